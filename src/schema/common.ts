@@ -1,0 +1,86 @@
+/**
+ * @module Built-in schemas a type may `$ref` by name (`typeplane:Tag`), so common shapes are written
+ * once. When a type is normalised they are copied into its `definitions` under the same name, which
+ * no user definition can take (user names are alphanumeric).
+ */
+import type { JsonSchema } from './model.js';
+
+export const COMMON_REF_PREFIX = 'typeplane:';
+
+export const COMMON_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
+  'typeplane:Tag': {
+    type: 'object',
+    description: 'A key-value tag.',
+    additionalProperties: false,
+    required: ['Key', 'Value'],
+    properties: {
+      Key: { type: 'string', minLength: 1, maxLength: 128 },
+      Value: { type: 'string', maxLength: 256 },
+    },
+  },
+  'typeplane:Tags': {
+    type: 'array',
+    description: 'A list of key-value tags.',
+    uniqueItems: true,
+    insertionOrder: false,
+    items: { $ref: '#/definitions/typeplane:Tag' },
+  },
+  'typeplane:RecipeStatus': {
+    type: 'object',
+    description: 'What the provider reports after provisioning: outputs it produced and their binding.',
+    additionalProperties: false,
+    properties: {
+      binding: { type: 'object', additionalProperties: { type: 'string' } },
+      outputResources: { type: 'array', items: { type: 'object', additionalProperties: { type: 'string' } } },
+    },
+  },
+};
+
+/** The definition name a ref resolves to in the normalised model, or `undefined` if unknown. */
+export function commonSchema(ref: string): JsonSchema | undefined {
+  return Object.hasOwn(COMMON_SCHEMAS, ref) ? COMMON_SCHEMAS[ref] : undefined;
+}
+
+/** `typeplane:Tag` → `#/definitions/typeplane:Tag`, the form used inside a normalised model. */
+export function commonRefTarget(ref: string): string {
+  return `#/definitions/${ref}`;
+}
+
+/**
+ * Rewrite every `typeplane:` `$ref` in a model schema to a local one and copy the built-in schemas it
+ * needs (transitively) into `definitions`, so the model is self-contained.
+ */
+export function inlineCommonSchemas(schema: JsonSchema): void {
+  const needed = new Set<string>();
+  const rewrite = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      node.forEach(rewrite);
+      return;
+    }
+    if (typeof node !== 'object' || node === null) return;
+    const record = node as Record<string, unknown>;
+    if (typeof record.$ref === 'string' && record.$ref.startsWith(COMMON_REF_PREFIX) && commonSchema(record.$ref)) {
+      needed.add(record.$ref);
+      record.$ref = commonRefTarget(record.$ref);
+    }
+    // `default`, `const`, `enum` and `examples` hold data, not schemas.
+    for (const [key, value] of Object.entries(record)) {
+      if (key !== 'default' && key !== 'const' && key !== 'enum' && key !== 'examples') rewrite(value);
+    }
+  };
+  rewrite(schema);
+  if (needed.size === 0) return;
+  const definitions = ((schema.definitions as Record<string, unknown> | undefined) ??= {});
+  const queue = [...needed];
+  while (queue.length > 0) {
+    const name = queue.pop()!;
+    if (Object.hasOwn(definitions, name)) continue;
+    const copy = structuredClone(COMMON_SCHEMAS[name]!);
+    definitions[name] = copy;
+    // Built-ins refer to each other in the local form already.
+    JSON.stringify(copy, (_k, v: unknown) => {
+      if (typeof v === 'string' && v.startsWith(`#/definitions/${COMMON_REF_PREFIX}`)) queue.push(v.slice('#/definitions/'.length));
+      return v;
+    });
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * @module Diagnostics: what the schema toolkit reports about a document.
+ *
+ * Every problem carries a stable rule id (users and tooling match on ids, never on text), the JSON
+ * pointer of the offending value, and — once located against the source text — a line and column.
+ */
+
+export type Severity = 'error' | 'warning';
+
+export interface Diagnostic {
+  severity: Severity;
+  /** Stable rule id, e.g. `TP2010`. See {@link RULES}. */
+  rule: string;
+  /** What is wrong and how to fix it. */
+  message: string;
+  /** JSON pointer (RFC 6901) to the value in the document; `''` is the whole document. */
+  pointer: string;
+  /** Source file, when the document came from one. */
+  file?: string;
+  /** 1-based line and column in the source text. */
+  line?: number;
+  column?: number;
+}
+
+export interface RuleInfo {
+  severity: Severity;
+  title: string;
+}
+
+/**
+ * The catalogue of rules: one entry per rule id, declared once.
+ * TP1xxx: the document itself (reading, parsing, dialect); TP2xxx: resource schemas; TP3xxx: manifests.
+ */
+export const RULES = {
+  // Documents
+  TP1001: { severity: 'error', title: 'file cannot be read' },
+  TP1002: { severity: 'error', title: 'document is empty' },
+  TP1003: { severity: 'error', title: 'document is binary, not text' },
+  TP1004: { severity: 'error', title: 'document is too large' },
+  TP1005: { severity: 'error', title: 'JSON syntax error' },
+  TP1006: { severity: 'error', title: 'YAML syntax error' },
+  TP1007: { severity: 'error', title: 'document is nested too deeply' },
+  TP1008: { severity: 'error', title: 'document is neither a resource schema nor a manifest' },
+  TP1009: { severity: 'warning', title: 'duplicate key' },
+  TP1010: { severity: 'error', title: 'a value has the wrong type' },
+
+  // Resource schemas
+  TP2001: { severity: 'error', title: 'typeName is malformed' },
+  TP2002: { severity: 'error', title: 'required key is missing' },
+  TP2003: { severity: 'error', title: 'unknown top-level key' },
+  TP2004: { severity: 'error', title: 'top-level additionalProperties must be false' },
+  TP2005: { severity: 'error', title: 'property pointer is malformed' },
+  TP2010: { severity: 'error', title: 'identifier does not resolve to a declared property' },
+  TP2011: { severity: 'warning', title: 'property pointer does not resolve to a declared property' },
+  TP2012: { severity: 'error', title: 'property is both create-only and conditionally create-only' },
+  TP2013: { severity: 'error', title: 'property is both read-only and conditionally create-only' },
+  TP2014: { severity: 'warning', title: 'property is both read-only and write-only' },
+  TP2015: { severity: 'error', title: '$ref points at a definition that does not exist' },
+  TP2016: { severity: 'error', title: '$ref is not local' },
+  TP2020: { severity: 'error', title: '$id/$schema inside a property schema' },
+  TP2021: { severity: 'error', title: 'if/then/else/not are not supported' },
+  TP2022: { severity: 'error', title: 'propertyNames is not supported' },
+  TP2023: { severity: 'error', title: 'additionalProperties must be false' },
+  TP2024: { severity: 'error', title: 'properties and patternProperties together' },
+  TP2025: { severity: 'error', title: 'items must be a single schema; additionalItems is not supported' },
+  TP2026: { severity: 'error', title: 'property or definition name is malformed' },
+  TP2027: { severity: 'error', title: 'unknown keyword in a property schema' },
+  TP2028: { severity: 'error', title: 'pattern is not a valid regular expression' },
+  TP2030: { severity: 'error', title: 'handler definition is invalid' },
+  TP2031: { severity: 'error', title: 'handler timeoutInMinutes out of range' },
+  TP2032: { severity: 'error', title: 'tagging is invalid' },
+  TP2033: { severity: 'error', title: 'insertionOrder, arrayType or relationshipRef is invalid' },
+  TP2034: { severity: 'error', title: 'identifier list is malformed' },
+  TP2040: { severity: 'warning', title: 'nested object allows additional properties' },
+  TP2041: { severity: 'warning', title: 'wildcard handler permission' },
+  TP2042: { severity: 'warning', title: 'identifier is neither read-only nor create-only' },
+  TP2043: { severity: 'warning', title: 'unknown format' },
+  TP2044: { severity: 'warning', title: 'tagging.tagProperty does not resolve' },
+
+  // Manifests
+  TP3001: { severity: 'error', title: 'manifest name/namespace is malformed' },
+  TP3002: { severity: 'error', title: 'required manifest key is missing' },
+  TP3003: { severity: 'error', title: 'unknown manifest key' },
+  TP3004: { severity: 'error', title: 'type name is malformed' },
+  TP3005: { severity: 'error', title: 'API version is malformed' },
+  TP3006: { severity: 'error', title: 'schema root must be type: object' },
+  TP3007: { severity: 'error', title: 'schema node declares no type' },
+  TP3008: { severity: 'error', title: 'composition keyword is not supported' },
+  TP3009: { severity: 'error', title: '$ref is not a built-in Typeplane schema' },
+  TP3010: { severity: 'error', title: 'properties and additionalProperties together' },
+  TP3011: { severity: 'error', title: 'unknown keyword in a manifest schema' },
+  TP3012: { severity: 'error', title: 'capabilities are invalid' },
+  TP3013: { severity: 'error', title: 'schema keyword has the wrong shape' },
+  TP3014: { severity: 'error', title: 'property name is reserved' },
+  TP3015: { severity: 'error', title: 'required lists an undeclared property' },
+} as const satisfies Record<string, RuleInfo>;
+
+export type RuleId = keyof typeof RULES;
+
+/** Build a diagnostic whose severity comes from the catalogue. */
+export function diagnostic(rule: RuleId, pointer: string, message: string): Diagnostic {
+  return { severity: RULES[rule].severity, rule, message, pointer };
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error');
+}
+
+/** Escape one reference token of a JSON pointer (RFC 6901). */
+export function escapePointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function pointerOf(tokens: readonly (string | number)[]): string {
+  return tokens.map((t) => '/' + escapePointerToken(String(t))).join('');
+}
+
+export function pointerTokens(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+}

@@ -1,0 +1,62 @@
+/**
+ * @module The one internal model both dialects normalise to.
+ *
+ * The engine, the store and the providers see only `ResourceType`; whether it came from a
+ * CloudFormation-style resource schema or a Radius-style manifest is recorded in `dialect` and
+ * nowhere else matters.
+ */
+
+export type JsonSchema = { [key: string]: unknown };
+
+export type HandlerAction = 'create' | 'read' | 'update' | 'delete' | 'list';
+
+export interface HandlerSettings {
+  permissions: string[];
+  /** Minutes the engine lets an operation run before failing it with NotStabilized. */
+  timeoutInMinutes: number;
+}
+
+/** A property that refers to a resource of another type (Smithy `references`, CFN `relationshipRef`). */
+export interface Reference {
+  /** Pointer of the referring property in the model, e.g. `/properties/DatabaseName`. */
+  property: string;
+  /** The referenced type. */
+  typeName: string;
+  /** Pointer of the identifier property in the referenced type, e.g. `/properties/Name`. */
+  propertyPath: string;
+}
+
+export interface Traits {
+  /** A create-or-replace (PUT) on an existing resource is refused instead of replacing it. */
+  noReplace: boolean;
+  references: Reference[];
+}
+
+export interface ResourceType {
+  /** `Org::Service::Resource` or `Namespace.Area/typeName`. */
+  typeName: string;
+  /** Manifest API version (`2025-08-01-preview`), or `undefined` for resource schemas (one version). */
+  apiVersion?: string;
+  dialect: 'resource-schema' | 'manifest';
+  description: string;
+  /**
+   * Draft-07 JSON Schema of the resource model (an object schema with `properties` and, where used,
+   * `definitions`), free of the dialect's own annotations.
+   */
+  schema: JsonSchema;
+  /** JSON pointers (`/properties/Name`) making up the primary identifier, in order. */
+  primaryIdentifier: string[];
+  additionalIdentifiers: string[][];
+  readOnlyProperties: string[];
+  writeOnlyProperties: string[];
+  createOnlyProperties: string[];
+  conditionalCreateOnlyProperties: string[];
+  deprecatedProperties: string[];
+  handlers: Partial<Record<HandlerAction, HandlerSettings>>;
+  traits: Traits;
+  /** Where it was defined, for messages. */
+  source?: string;
+}
+
+/** Default operation timeout when a schema declares none (CloudFormation's default is 120). */
+export const DEFAULT_TIMEOUT_MINUTES = 120;

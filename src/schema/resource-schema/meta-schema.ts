@@ -1,0 +1,251 @@
+/**
+ * @module Typeplane's own meta-schema for resource schema documents (draft-07).
+ *
+ * It checks shape only: which keys exist, their types, and the restricted property-schema language.
+ * What needs the whole document (pointers resolving, `$ref` targets existing, overlaps between
+ * property lists) is checked by `semantic.ts`. Each failure is mapped to a rule id in `validate.ts`
+ * from its `schemaPath`, so the paths below are part of that contract.
+ */
+
+/** Keywords a property schema may use: draft-07 minus the unsupported ones, plus CloudFormation's. */
+export const PROPERTY_KEYWORDS = [
+  '$ref',
+  '$comment',
+  'title',
+  'description',
+  'examples',
+  'default',
+  'readOnly',
+  'writeOnly',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'format',
+  'contentEncoding',
+  'contentMediaType',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'contains',
+  'items',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'dependencies',
+  'const',
+  'enum',
+  'type',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'insertionOrder',
+  'arrayType',
+  'relationshipRef',
+] as const;
+
+/** Keywords refused inside property schemas, each with its own rule and advice. */
+export const FORBIDDEN_PROPERTY_KEYWORDS: Record<string, { rule: 'TP2020' | 'TP2021' | 'TP2022' | 'TP2025' | 'TP2027'; advice: string }> = {
+  $id: { rule: 'TP2020', advice: 'remove it: property schemas live inside the resource schema and take no identity of their own' },
+  $schema: { rule: 'TP2020', advice: 'remove it: only the document itself may name its meta-schema' },
+  if: { rule: 'TP2021', advice: 'express the condition with oneOf/anyOf branches' },
+  then: { rule: 'TP2021', advice: 'express the condition with oneOf/anyOf branches' },
+  else: { rule: 'TP2021', advice: 'express the condition with oneOf/anyOf branches' },
+  not: { rule: 'TP2021', advice: 'list the allowed values (enum) or shapes (oneOf) instead' },
+  propertyNames: { rule: 'TP2022', advice: 'constrain member names with patternProperties' },
+  additionalItems: { rule: 'TP2025', advice: 'give items a single schema; tuples are not supported' },
+  definitions: { rule: 'TP2027', advice: 'move it to the top-level definitions and refer to it with $ref' },
+};
+
+export const POINTER_PATTERN = '^/properties/[^/]+(/[^/]+)*$';
+export const LIST_POINTER_PATTERN = '^/(properties|definitions)/[^/]+(/[^/]+)*$';
+export const NAME_PATTERN = '^[A-Za-z0-9]{1,64}$';
+export const TYPE_NAME_PATTERN = '^[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}$';
+export const MIN_TIMEOUT_MINUTES = 2;
+export const MAX_TIMEOUT_MINUTES = 2160;
+
+const nonNegativeInteger = { type: 'integer', minimum: 0 };
+const stringList = { type: 'array', items: { type: 'string' } };
+const jsonTypes = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
+
+export const resourceSchemaMetaSchema = {
+  $id: 'https://typeplane.dev/schemas/resource-schema.json',
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'Typeplane resource schema',
+  type: 'object',
+  required: ['typeName', 'description', 'properties', 'primaryIdentifier', 'additionalProperties'],
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' },
+    $id: { type: 'string' },
+    $comment: { type: 'string' },
+    title: { type: 'string' },
+    typeName: { type: 'string', pattern: TYPE_NAME_PATTERN },
+    description: { type: 'string' },
+    sourceUrl: { type: 'string' },
+    documentationUrl: { type: 'string' },
+    replacementStrategy: { enum: ['create_then_delete', 'delete_then_create'] },
+    taggable: { type: 'boolean' },
+    tagging: { $ref: '#/definitions/tagging' },
+    definitions: {
+      type: 'object',
+      propertyNames: { pattern: NAME_PATTERN },
+      additionalProperties: { $ref: '#/definitions/property' },
+    },
+    properties: {
+      type: 'object',
+      minProperties: 1,
+      propertyNames: { pattern: NAME_PATTERN },
+      additionalProperties: { $ref: '#/definitions/property' },
+    },
+    required: stringList,
+    additionalProperties: { const: false },
+    allOf: { $ref: '#/definitions/schemaArray' },
+    anyOf: { $ref: '#/definitions/schemaArray' },
+    oneOf: { $ref: '#/definitions/schemaArray' },
+    primaryIdentifier: { $ref: '#/definitions/identifier' },
+    additionalIdentifiers: {
+      type: 'array',
+      minItems: 1,
+      items: { $ref: '#/definitions/identifier' },
+    },
+    readOnlyProperties: { $ref: '#/definitions/pointerList' },
+    writeOnlyProperties: { $ref: '#/definitions/pointerList' },
+    createOnlyProperties: { $ref: '#/definitions/pointerList' },
+    conditionalCreateOnlyProperties: { $ref: '#/definitions/pointerList' },
+    deprecatedProperties: { $ref: '#/definitions/pointerList' },
+    nonPublicProperties: { $ref: '#/definitions/pointerList' },
+    nonPublicDefinitions: stringList,
+    propertyTransform: { type: 'object', additionalProperties: { type: 'string' } },
+    resourceLink: {
+      type: 'object',
+      required: ['templateUri', 'mappings'],
+      additionalProperties: false,
+      properties: {
+        $comment: { type: 'string' },
+        templateUri: { type: 'string' },
+        mappings: { type: 'object', additionalProperties: { type: 'string' } },
+      },
+    },
+    typeConfiguration: { type: 'object' },
+    handlers: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        create: { $ref: '#/definitions/handler' },
+        read: { $ref: '#/definitions/handler' },
+        update: { $ref: '#/definitions/handler' },
+        delete: { $ref: '#/definitions/handler' },
+        list: { $ref: '#/definitions/handler' },
+      },
+    },
+  },
+  definitions: {
+    pointer: { type: 'string', pattern: POINTER_PATTERN },
+    // Published schemas repeat entries and point into definitions here; both are harmless.
+    pointerList: { type: 'array', items: { type: 'string', pattern: LIST_POINTER_PATTERN } },
+    identifier: { type: 'array', minItems: 1, uniqueItems: true, items: { $ref: '#/definitions/pointer' } },
+    schemaArray: { type: 'array', minItems: 1, items: { $ref: '#/definitions/property' } },
+    handler: {
+      type: 'object',
+      required: ['permissions'],
+      additionalProperties: false,
+      properties: {
+        permissions: stringList,
+        timeoutInMinutes: { type: 'integer', minimum: MIN_TIMEOUT_MINUTES, maximum: MAX_TIMEOUT_MINUTES },
+        handlerSchema: { type: 'object' },
+      },
+    },
+    tagging: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        taggable: { type: 'boolean' },
+        tagOnCreate: { type: 'boolean' },
+        tagUpdatable: { type: 'boolean' },
+        cloudFormationSystemTags: { type: 'boolean' },
+        tagProperty: { $ref: '#/definitions/pointer' },
+        permissions: stringList,
+      },
+    },
+    property: {
+      type: 'object',
+      additionalProperties: false,
+      not: { required: ['properties', 'patternProperties'] },
+      properties: {
+        $ref: { type: 'string' },
+        $comment: { type: 'string' },
+        title: { type: 'string' },
+        description: { type: 'string' },
+        examples: { type: 'array' },
+        default: true,
+        readOnly: { type: 'boolean' },
+        writeOnly: { type: 'boolean' },
+        multipleOf: { type: 'number', exclusiveMinimum: 0 },
+        maximum: { type: 'number' },
+        exclusiveMaximum: { type: 'number' },
+        minimum: { type: 'number' },
+        exclusiveMinimum: { type: 'number' },
+        maxLength: nonNegativeInteger,
+        minLength: nonNegativeInteger,
+        pattern: { type: 'string' },
+        format: { type: 'string' },
+        contentEncoding: { type: 'string' },
+        contentMediaType: { type: 'string' },
+        maxItems: nonNegativeInteger,
+        minItems: nonNegativeInteger,
+        uniqueItems: { type: 'boolean' },
+        contains: { $ref: '#/definitions/property' },
+        items: { $ref: '#/definitions/property' },
+        maxProperties: nonNegativeInteger,
+        minProperties: nonNegativeInteger,
+        required: { type: 'array', uniqueItems: true, items: { type: 'string' } },
+        properties: {
+          type: 'object',
+          propertyNames: { pattern: NAME_PATTERN },
+          additionalProperties: { $ref: '#/definitions/property' },
+        },
+        patternProperties: {
+          type: 'object',
+          additionalProperties: { $ref: '#/definitions/property' },
+        },
+        additionalProperties: { const: false },
+        dependencies: {
+          type: 'object',
+          additionalProperties: { type: ['array', 'object'] },
+        },
+        const: true,
+        enum: { type: 'array', minItems: 1 },
+        // One keyword type for both forms: `pattern` applies to a string, `items` to a list.
+        type: {
+          type: ['string', 'array'],
+          pattern: `^(${jsonTypes.join('|')})$`,
+          minItems: 1,
+          uniqueItems: true,
+          items: { enum: jsonTypes },
+        },
+        allOf: { $ref: '#/definitions/schemaArray' },
+        anyOf: { $ref: '#/definitions/schemaArray' },
+        oneOf: { $ref: '#/definitions/schemaArray' },
+        insertionOrder: { type: 'boolean' },
+        arrayType: { enum: ['AttributeList', 'Standard'] },
+        relationshipRef: {
+          type: 'object',
+          required: ['typeName', 'propertyPath'],
+          additionalProperties: false,
+          properties: {
+            typeName: { type: 'string', pattern: TYPE_NAME_PATTERN },
+            propertyPath: { $ref: '#/definitions/pointer' },
+          },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,243 @@
+/**
+ * @module Checks on a resource schema that need the whole document: property pointers resolve,
+ * `$ref`s have targets, property lists do not contradict each other, regexes compile.
+ *
+ * Runs after the structural check and tolerates anything that check already reported (it skips
+ * values of the wrong shape instead of failing on them).
+ */
+import { diagnostic, escapePointerToken, pointerTokens, type RuleId } from '../diagnostics.js';
+import type { Finding } from '../finding.js';
+import { checkPattern, compilePattern } from '../regex.js';
+import { COMMON_REF_PREFIX, commonSchema } from '../common.js';
+import { KNOWN_FORMATS } from '../formats.js';
+
+type Schema = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** Property lists whose dangling pointers are warnings (upstream accepts them). */
+const PROPERTY_LISTS = [
+  'readOnlyProperties',
+  'writeOnlyProperties',
+  'createOnlyProperties',
+  'conditionalCreateOnlyProperties',
+  'deprecatedProperties',
+] as const;
+
+const COMPOSITIONS = ['allOf', 'anyOf', 'oneOf'] as const;
+
+export interface SemanticResult {
+  findings: Finding[];
+  /** Whether any `$ref` names a built-in `typeplane:` schema. */
+  usesCommonSchemas: boolean;
+}
+
+export function checkSemantics(doc: Schema): SemanticResult {
+  const findings: Finding[] = [];
+  let usesCommonSchemas = false;
+  const resolver = new PointerResolver(doc);
+
+  // Identifiers must resolve; other lists only warn.
+  stringsOf(doc.primaryIdentifier).forEach((p, i) => {
+    if (!resolver.resolves(p)) {
+      findings.push(diagnostic('TP2010', `/primaryIdentifier/${i}`, `primaryIdentifier '${p}' does not name a declared property; declare it under 'properties' or fix the pointer`));
+    }
+  });
+  if (Array.isArray(doc.additionalIdentifiers)) {
+    doc.additionalIdentifiers.forEach((list, i) =>
+      stringsOf(list).forEach((p, j) => {
+        if (!resolver.resolves(p)) {
+          findings.push(diagnostic('TP2010', `/additionalIdentifiers/${i}/${j}`, `additionalIdentifiers pointer '${p}' does not name a declared property; declare it or fix the pointer`));
+        }
+      }),
+    );
+  }
+  for (const list of PROPERTY_LISTS) {
+    stringsOf(doc[list]).forEach((p, i) => {
+      const declared = p.startsWith('/definitions/') ? resolveLocalRef(doc, `#${p}`) !== undefined : resolver.resolves(p);
+      if (!declared) {
+        findings.push(diagnostic('TP2011', `/${list}/${i}`, `${list} entry '${p}' does not name a declared property; it has no effect until it does`));
+      }
+    });
+  }
+  const tagProperty = isObject(doc.tagging) ? doc.tagging.tagProperty : undefined;
+  if (typeof tagProperty === 'string' && tagProperty.startsWith('/properties/') && !resolver.resolves(tagProperty)) {
+    findings.push(diagnostic('TP2044', '/tagging/tagProperty', `tagging.tagProperty '${tagProperty}' does not name a declared property`));
+  }
+
+  // Lists that must not overlap.
+  const overlap = (a: string, b: string, rule: RuleId, say: string) => {
+    const first = new Set(stringsOf(doc[a]));
+    stringsOf(doc[b]).forEach((p, i) => {
+      if (first.has(p)) findings.push(diagnostic(rule, `/${b}/${i}`, `'${p}' is in both ${a} and ${b}; ${say}`));
+    });
+  };
+  overlap('createOnlyProperties', 'conditionalCreateOnlyProperties', 'TP2012', 'keep it in one of the two lists');
+  overlap('readOnlyProperties', 'conditionalCreateOnlyProperties', 'TP2013', 'a read-only property cannot be set at creation; remove it from conditionalCreateOnlyProperties');
+  overlap('readOnlyProperties', 'writeOnlyProperties', 'TP2014', 'it can be neither written nor read back');
+
+  // Identifiers that can change after creation.
+  const stable = new Set([...stringsOf(doc.readOnlyProperties), ...stringsOf(doc.createOnlyProperties)]);
+  stringsOf(doc.primaryIdentifier).forEach((p, i) => {
+    if (!stable.has(p)) {
+      findings.push(diagnostic('TP2042', `/primaryIdentifier/${i}`, `identifier '${p}' is neither read-only nor create-only, so an update could change it; add it to createOnlyProperties or readOnlyProperties`));
+    }
+  });
+
+  // Handler permissions.
+  if (isObject(doc.handlers)) {
+    for (const [action, handler] of Object.entries(doc.handlers)) {
+      if (!isObject(handler)) continue;
+      stringsOf(handler.permissions).forEach((permission, i) => {
+        if (permission === '*' || permission.endsWith(':*')) {
+          findings.push(diagnostic('TP2041', `/handlers/${escapePointerToken(action)}/permissions/${i}`, `wildcard permission '${permission}' grants more than the handler needs; list the actions it calls`));
+        }
+      });
+    }
+  }
+
+  // Every schema node in properties, definitions and top-level compositions.
+  const visit = (node: unknown, at: string): void => {
+    if (!isObject(node)) return;
+    if (checkNode(doc, node, at, findings)) usesCommonSchemas = true;
+    for (const key of ['properties', 'patternProperties'] as const) {
+      const members = node[key];
+      if (isObject(members)) for (const [name, child] of Object.entries(members)) visit(child, `${at}/${key}/${escapePointerToken(name)}`);
+    }
+    for (const key of ['items', 'contains'] as const) visit(node[key], `${at}/${key}`);
+    for (const key of COMPOSITIONS) {
+      const branches = node[key];
+      if (Array.isArray(branches)) branches.forEach((b, i) => visit(b, `${at}/${key}/${i}`));
+    }
+    if (isObject(node.dependencies)) {
+      for (const [name, dep] of Object.entries(node.dependencies)) visit(dep, `${at}/dependencies/${escapePointerToken(name)}`);
+    }
+  };
+  for (const key of ['properties', 'definitions'] as const) {
+    const members = doc[key];
+    if (isObject(members)) for (const [name, child] of Object.entries(members)) visit(child, `/${key}/${escapePointerToken(name)}`);
+  }
+  for (const key of COMPOSITIONS) {
+    const branches = doc[key];
+    if (Array.isArray(branches)) branches.forEach((b, i) => visit(b, `/${key}/${i}`));
+  }
+  return { findings, usesCommonSchemas };
+}
+
+/** Checks one schema node; true when it refers to a built-in schema. */
+function checkNode(doc: Schema, node: Schema, at: string, findings: Finding[]): boolean {
+  const ref = node.$ref;
+  const common = typeof ref === 'string' && ref.startsWith(COMMON_REF_PREFIX);
+  if (typeof ref === 'string') {
+    if (ref.startsWith('#/definitions/') || ref.startsWith('#/properties/')) {
+      if (resolveLocalRef(doc, ref) === undefined) {
+        findings.push(diagnostic('TP2015', `${at}/$ref`, `$ref '${ref}' points at nothing; declare it under ${ref.startsWith('#/definitions/') ? "'definitions'" : "'properties'"} or fix the name`));
+      }
+    } else if (ref.startsWith(COMMON_REF_PREFIX)) {
+      if (!commonSchema(ref)) findings.push(diagnostic('TP2015', `${at}/$ref`, `$ref '${ref}' is not a built-in Typeplane schema`));
+    } else {
+      findings.push(diagnostic('TP2016', `${at}/$ref`, `$ref '${ref}' is not local; refer to '#/definitions/<Name>' (or a built-in 'typeplane:' schema) and copy external shapes into definitions`));
+    }
+  }
+  if (typeof node.pattern === 'string') {
+    const problem = checkPattern(node.pattern);
+    if (problem) findings.push(diagnostic('TP2028', `${at}/pattern`, `pattern is not a valid regular expression (${problem}); Typeplane uses RE2 syntax`));
+  }
+  if (isObject(node.patternProperties)) {
+    for (const key of Object.keys(node.patternProperties)) {
+      const problem = checkPattern(key);
+      if (problem) findings.push({ ...diagnostic('TP2028', `${at}/patternProperties/${escapePointerToken(key)}`, `patternProperties key is not a valid regular expression (${problem}); Typeplane uses RE2 syntax`), target: 'key' });
+    }
+  }
+  if (typeof node.format === 'string' && !KNOWN_FORMATS.has(node.format)) {
+    findings.push(diagnostic('TP2043', `${at}/format`, `format '${node.format}' is not known, so values are not checked against it; known formats include date-time, uri, email, uuid, ipv4`));
+  }
+  if (isObject(node.properties) && node.additionalProperties !== false) {
+    findings.push(diagnostic('TP2040', at, "object declares 'properties' without \"additionalProperties\": false, so unknown members are accepted; add it"));
+  }
+  return common;
+}
+
+function resolveLocalRef(doc: Schema, ref: string): unknown {
+  let node: unknown = doc;
+  for (const token of pointerTokens(ref.slice(1))) {
+    if (!isObject(node) || !Object.hasOwn(node, token)) return undefined;
+    node = node[token];
+  }
+  return node;
+}
+
+/**
+ * Resolves CloudFormation property pointers (`/properties/A/B/*\/C`) against the schema: through
+ * `$ref`s, nested objects, arrays (`*`) and composition branches.
+ */
+export class PointerResolver {
+  private readonly cache = new Map<string, boolean>();
+  constructor(private readonly doc: Schema) {}
+
+  resolves(pointer: string): boolean {
+    let verdict = this.cache.get(pointer);
+    if (verdict === undefined) {
+      verdict = this.walk(pointer) !== undefined;
+      this.cache.set(pointer, verdict);
+    }
+    return verdict;
+  }
+
+  /** The schema nodes a pointer may land on, or `undefined` when it lands nowhere. */
+  walk(pointer: string): Schema[] | undefined {
+    const tokens = pointerTokens(pointer);
+    if (tokens[0] !== 'properties' || tokens.length < 2) return undefined;
+    let nodes: Schema[] = [{ properties: this.doc.properties, allOf: this.doc.allOf, anyOf: this.doc.anyOf, oneOf: this.doc.oneOf }];
+    for (const token of tokens.slice(1)) {
+      const next: Schema[] = [];
+      for (const node of this.expand(nodes)) {
+        if (token === '*') {
+          if (isObject(node.items)) next.push(node.items);
+          continue;
+        }
+        const properties = node.properties;
+        if (isObject(properties) && Object.hasOwn(properties, token) && isObject(properties[token])) next.push(properties[token]);
+        if (isObject(node.patternProperties)) {
+          for (const [pattern, child] of Object.entries(node.patternProperties)) {
+            if (isObject(child) && safeTest(pattern, token)) next.push(child);
+          }
+        }
+      }
+      if (next.length === 0) return undefined;
+      nodes = next;
+    }
+    return this.expand(nodes);
+  }
+
+  /** The nodes themselves, their `$ref` targets and their composition branches, transitively. */
+  private expand(nodes: Schema[]): Schema[] {
+    const out: Schema[] = [];
+    const seen = new Set<Schema>();
+    const stack = [...nodes];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (seen.has(node)) continue;
+      seen.add(node);
+      out.push(node);
+      if (typeof node.$ref === 'string') {
+        const target = node.$ref.startsWith(COMMON_REF_PREFIX) ? commonSchema(node.$ref) : resolveLocalRef(this.doc, node.$ref);
+        if (isObject(target)) stack.push(target);
+      }
+      for (const key of COMPOSITIONS) {
+        const branches = node[key];
+        if (Array.isArray(branches)) for (const b of branches) if (isObject(b)) stack.push(b);
+      }
+    }
+    return out;
+  }
+}
+
+const matchers = new Map<string, ((input: string) => boolean) | undefined>();
+
+/** Pattern test with RE2 semantics: user patterns never run on a backtracking engine. */
+function safeTest(pattern: string, value: string): boolean {
+  if (!matchers.has(pattern)) matchers.set(pattern, compilePattern(pattern));
+  return matchers.get(pattern)?.(value) ?? false;
+}

@@ -1,0 +1,179 @@
+/**
+ * @module Structural check of a resource schema against Typeplane's meta-schema, with each ajv
+ * error turned into a diagnostic carrying a stable rule id.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { diagnostic, escapePointerToken, type RuleId } from '../diagnostics.js';
+import type { Finding } from '../finding.js';
+import { FORBIDDEN_PROPERTY_KEYWORDS, MAX_TIMEOUT_MINUTES, MIN_TIMEOUT_MINUTES, resourceSchemaMetaSchema } from './meta-schema.js';
+
+let compiled: ValidateFunction | undefined;
+
+/** The compiled meta-schema validator (compiled once per process). */
+export function metaSchemaValidator(): ValidateFunction {
+  compiled ??= new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true }).compile(resourceSchemaMetaSchema);
+  return compiled;
+}
+
+export function checkStructure(document: unknown): Finding[] {
+  const validate = metaSchemaValidator();
+  if (validate(document)) return [];
+  const findings: Finding[] = [];
+  for (const error of validate.errors ?? []) {
+    const finding = toFinding(error);
+    if (finding) findings.push(finding);
+  }
+  return findings;
+}
+
+/** Which rule a meta-schema failure breaks, decided by where in the meta-schema it failed. */
+const RULE_BY_SCHEMA_PATH: [prefix: string, rule: RuleId][] = [
+  ['#/properties/typeName/', 'TP2001'],
+  ['#/properties/additionalProperties/', 'TP2004'],
+  ['#/definitions/handler/properties/timeoutInMinutes/', 'TP2031'],
+  ['#/definitions/handler/', 'TP2030'],
+  ['#/properties/handlers/', 'TP2030'],
+  ['#/properties/tagging/', 'TP2032'],
+  ['#/definitions/tagging/', 'TP2032'],
+  ['#/definitions/pointer/', 'TP2005'],
+  ['#/definitions/pointerList/', 'TP2005'],
+  ['#/definitions/identifier/', 'TP2034'],
+  ['#/properties/additionalIdentifiers/', 'TP2034'],
+  ['#/definitions/property/properties/additionalProperties/', 'TP2023'],
+  ['#/definitions/property/not', 'TP2024'],
+  ['#/definitions/property/properties/insertionOrder/', 'TP2033'],
+  ['#/definitions/property/properties/arrayType/', 'TP2033'],
+  ['#/definitions/property/properties/relationshipRef/', 'TP2033'],
+  ['#/required', 'TP2002'],
+];
+
+function toFinding(error: ErrorObject): Finding | undefined {
+  const path = error.instancePath;
+  const name = lastToken(path);
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'propertyNames') return undefined; // its inner error says which name
+  if (error.propertyName !== undefined) {
+    const at = `${path}/${escapePointerToken(error.propertyName)}`;
+    return {
+      ...diagnostic(
+        'TP2026',
+        at,
+        `name '${error.propertyName}' is not allowed: property and definition names are 1 to 64 letters and digits (${'^[A-Za-z0-9]{1,64}$'})`,
+      ),
+      target: 'key',
+    };
+  }
+  if (error.keyword === 'additionalProperties') {
+    const key = String(params.additionalProperty);
+    const at = `${path}/${escapePointerToken(key)}`;
+    if (error.schemaPath === '#/additionalProperties') {
+      return { ...diagnostic('TP2003', at, `unknown top-level key '${key}'; remove it or check its spelling`), target: 'key' };
+    }
+    if (error.schemaPath === '#/definitions/property/additionalProperties') {
+      const forbidden = Object.hasOwn(FORBIDDEN_PROPERTY_KEYWORDS, key) ? FORBIDDEN_PROPERTY_KEYWORDS[key] : undefined;
+      if (forbidden) {
+        return { ...diagnostic(forbidden.rule, at, `'${key}' is not supported in property schemas; ${forbidden.advice}`), target: 'key' };
+      }
+      return { ...diagnostic('TP2027', at, `unknown keyword '${key}' in a property schema; remove it or check its spelling`), target: 'key' };
+    }
+    if (error.schemaPath.startsWith('#/properties/handlers/')) {
+      return {
+        ...diagnostic('TP2030', at, `unknown handler '${key}'; handlers are create, read, update, delete and list`),
+        target: 'key',
+      };
+    }
+    const rule = ruleFor(error.schemaPath) ?? 'TP1010';
+    return { ...diagnostic(rule, at, `unknown key '${key}' in ${name || 'the document'}; remove it or check its spelling`), target: 'key' };
+  }
+  if (error.keyword === 'required') {
+    const missing = String(params.missingProperty);
+    const rule = ruleFor(error.schemaPath) ?? (error.schemaPath.startsWith('#/definitions/handler/') ? 'TP2030' : 'TP1010');
+    const where = path === '' ? 'the resource schema' : `'${name}'`;
+    return diagnostic(rule, path, `${where} must have '${missing}'${missingAdvice(missing)}`);
+  }
+  // An array where a single property schema is expected.
+  if (error.keyword === 'type' && error.schemaPath === '#/definitions/property/type') {
+    if (name === 'items') {
+      return diagnostic('TP2025', path, "'items' must be a single schema; tuple validation (an array of schemas) is not supported");
+    }
+    return diagnostic('TP1010', path, `'${name}' must be a schema object`);
+  }
+  const rule = ruleFor(error.schemaPath) ?? 'TP1010';
+  return diagnostic(rule, path, describe(error, rule));
+}
+
+function ruleFor(schemaPath: string): RuleId | undefined {
+  for (const [prefix, rule] of RULE_BY_SCHEMA_PATH) if (schemaPath.startsWith(prefix)) return rule;
+  return undefined;
+}
+
+function describe(error: ErrorObject, rule: RuleId): string {
+  const name = lastToken(error.instancePath) || 'the document';
+  const params = error.params as Record<string, unknown>;
+  switch (rule) {
+    case 'TP2001':
+      return `typeName must be three parts of 2 to 64 letters or digits joined by '::', like 'Org::Service::Resource'`;
+    case 'TP2004':
+      return "top-level 'additionalProperties' must be false: a resource model accepts only the properties it declares";
+    case 'TP2005':
+      return `'${name}' must be a property pointer like '/properties/Name' or '/properties/Tags/*/Key'`;
+    case 'TP2023':
+      return "'additionalProperties' may only be false; describe maps with 'patternProperties' instead";
+    case 'TP2024':
+      return "'properties' and 'patternProperties' cannot be used together; choose a fixed shape or a map";
+    case 'TP2031':
+      return `timeoutInMinutes must be a whole number from ${MIN_TIMEOUT_MINUTES} to ${MAX_TIMEOUT_MINUTES}`;
+    case 'TP2034':
+      return error.keyword === 'minItems'
+        ? `'${name}' must list at least one property pointer`
+        : error.keyword === 'uniqueItems'
+          ? `'${name}' lists the same pointer twice`
+          : `'${name}' must be a list of property pointers`;
+    default:
+      break;
+  }
+  switch (error.keyword) {
+    case 'type':
+      return `'${name}' must be ${article(String(params.type))}`;
+    case 'enum':
+      return `'${name}' must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `'${name}' must be ${JSON.stringify(params.allowedValue)}`;
+    case 'pattern':
+      return `'${name}' must match ${String(params.pattern)}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+      return `'${name}' ${error.message ?? 'is out of range'}`;
+    case 'minItems':
+      return `'${name}' must not be empty`;
+    case 'minProperties':
+      return `'${name}' must declare at least one member`;
+    case 'uniqueItems':
+      return `'${name}' must not repeat items (items ${String(params.j)} and ${String(params.i)} are equal)`;
+    default:
+      return `'${name}' ${error.message ?? 'is invalid'}`;
+  }
+}
+
+function missingAdvice(key: string): string {
+  const advice: Record<string, string> = {
+    typeName: ", like 'Org::Service::Resource'",
+    description: ': one sentence that says what the resource is',
+    properties: ': the resource model, one entry per property',
+    primaryIdentifier: ": a list of property pointers that identify a resource, like ['/properties/Name']",
+    additionalProperties: ': add "additionalProperties": false',
+    permissions: ': the permissions the handler needs (may be an empty list)',
+  };
+  return advice[key] ?? '';
+}
+
+function article(type: string): string {
+  const t = type.replace(/,/g, ' or ');
+  return /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
+}
+
+function lastToken(pointer: string): string {
+  const i = pointer.lastIndexOf('/');
+  return pointer.slice(i + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+}

@@ -1,0 +1,80 @@
+/**
+ * @module Resource schema → `ResourceType`. Called only on documents without errors.
+ */
+import { COMMON_REF_PREFIX, inlineCommonSchemas } from '../common.js';
+import { escapePointerToken } from '../diagnostics.js';
+import { DEFAULT_TIMEOUT_MINUTES, type HandlerAction, type HandlerSettings, type JsonSchema, type Reference, type ResourceType } from '../model.js';
+
+type Schema = Record<string, unknown>;
+const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : []);
+
+/** Top-level keys that describe the model itself; everything else is CloudFormation metadata. */
+const MODEL_KEYS = ['description', 'properties', 'definitions', 'required', 'allOf', 'anyOf', 'oneOf'] as const;
+
+export function resourceSchemaToModel(doc: Schema, usesCommonSchemas: boolean, source?: string): ResourceType {
+  const schema: JsonSchema = { type: 'object', additionalProperties: false };
+  // The document is ours (freshly parsed), so the model shares its subtrees instead of copying them.
+  for (const key of MODEL_KEYS) if (doc[key] !== undefined) schema[key] = doc[key];
+  if (usesCommonSchemas) inlineCommonSchemas(schema);
+
+  const handlers: Partial<Record<HandlerAction, HandlerSettings>> = {};
+  if (isObject(doc.handlers)) {
+    for (const [action, h] of Object.entries(doc.handlers)) {
+      if (!isObject(h)) continue;
+      handlers[action as HandlerAction] = {
+        permissions: strings(h.permissions),
+        timeoutInMinutes: typeof h.timeoutInMinutes === 'number' ? h.timeoutInMinutes : DEFAULT_TIMEOUT_MINUTES,
+      };
+    }
+  }
+
+  const type: ResourceType = {
+    typeName: String(doc.typeName),
+    dialect: 'resource-schema',
+    description: String(doc.description),
+    schema,
+    primaryIdentifier: strings(doc.primaryIdentifier),
+    additionalIdentifiers: Array.isArray(doc.additionalIdentifiers) ? doc.additionalIdentifiers.map(strings) : [],
+    readOnlyProperties: strings(doc.readOnlyProperties),
+    writeOnlyProperties: strings(doc.writeOnlyProperties),
+    createOnlyProperties: strings(doc.createOnlyProperties),
+    conditionalCreateOnlyProperties: strings(doc.conditionalCreateOnlyProperties),
+    deprecatedProperties: strings(doc.deprecatedProperties),
+    handlers,
+    traits: { noReplace: false, references: collectReferences(doc) },
+  };
+  if (source !== undefined) type.source = source;
+  return type;
+}
+
+/** Every `relationshipRef`, with the property pointer it sits at (through `$ref`s and arrays). */
+function collectReferences(doc: Schema): Reference[] {
+  const references: Reference[] = [];
+  const definitions = isObject(doc.definitions) ? doc.definitions : {};
+  const visit = (node: unknown, pointer: string, refChain: ReadonlySet<string>): void => {
+    if (!isObject(node)) return;
+    const rel = node.relationshipRef;
+    if (isObject(rel) && typeof rel.typeName === 'string' && typeof rel.propertyPath === 'string') {
+      references.push({ property: pointer, typeName: rel.typeName, propertyPath: rel.propertyPath });
+    }
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/definitions/') && !ref.startsWith(`#/definitions/${COMMON_REF_PREFIX}`)) {
+      const name = ref.slice('#/definitions/'.length);
+      // A recursive definition is followed once along each path.
+      if (!refChain.has(name)) visit(definitions[name], pointer, new Set([...refChain, name]));
+    }
+    if (isObject(node.properties)) {
+      for (const [name, child] of Object.entries(node.properties)) visit(child, `${pointer}/${escapePointerToken(name)}`, refChain);
+    }
+    visit(node.items, `${pointer}/*`, refChain);
+    for (const key of ['allOf', 'anyOf', 'oneOf']) {
+      const branches = node[key];
+      if (Array.isArray(branches)) for (const b of branches) visit(b, pointer, refChain);
+    }
+  };
+  if (isObject(doc.properties)) {
+    for (const [name, child] of Object.entries(doc.properties)) visit(child, `/properties/${escapePointerToken(name)}`, new Set());
+  }
+  return references;
+}

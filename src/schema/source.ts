@@ -1,0 +1,350 @@
+/**
+ * @module Source documents: bytes → value, with a way back from a JSON pointer to line:column.
+ *
+ * JSON is parsed with the native `JSON.parse` (fast path); its source positions are computed only
+ * when a diagnostic needs one, with jsonc-parser. YAML is parsed once with `yaml`, which keeps them.
+ */
+import { isUtf8 } from 'node:buffer';
+import { parseTree, parse as parseJsonc, printParseErrorCode, type Node as JsonNode } from 'jsonc-parser';
+import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, type Node as YamlNode } from 'yaml';
+import { diagnostic, pointerTokens, type Diagnostic } from './diagnostics.js';
+
+export type SourceFormat = 'json' | 'yaml';
+
+export interface Position {
+  line: number;
+  column: number;
+}
+
+export interface SourceDocument {
+  file?: string;
+  format: SourceFormat;
+  text: string;
+  value: unknown;
+  /** Where the value (or, with `'key'`, the member name) at `pointer` starts; the nearest ancestor if absent. */
+  locate(pointer: string, target?: 'value' | 'key'): Position | undefined;
+}
+
+export interface ParseResult {
+  document?: SourceDocument;
+  diagnostics: Diagnostic[];
+}
+
+/** Bounds on every document: large or deep input is refused with a diagnostic, never a crash. */
+export const LIMITS = {
+  maxBytes: 10 * 1024 * 1024,
+  maxDepth: 64,
+  maxSyntaxErrors: 20,
+} as const;
+
+export interface ParseOptions {
+  file?: string;
+  format?: SourceFormat;
+}
+
+export function detectFormat(file: string | undefined, text: string): SourceFormat {
+  if (file) {
+    if (/\.json$/i.test(file)) return 'json';
+    if (/\.ya?ml$/i.test(file)) return 'yaml';
+  }
+  const first = /\S/.exec(text)?.[0];
+  return first === '{' || first === '[' ? 'json' : 'yaml';
+}
+
+/** Parse bytes or text into a located document, or diagnostics saying why it cannot be. */
+export function parseSource(input: string | Uint8Array, options: ParseOptions = {}): ParseResult {
+  const at = (d: Diagnostic, pos?: Position): Diagnostic => ({ ...d, file: options.file, line: pos?.line ?? 1, column: pos?.column ?? 1 });
+  const size = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
+  if (size > LIMITS.maxBytes) {
+    return {
+      diagnostics: [
+        at(
+          diagnostic(
+            'TP1004',
+            '',
+            `document is ${formatBytes(size)}, over the ${formatBytes(LIMITS.maxBytes)} limit; split it into one file per resource type`,
+          ),
+        ),
+      ],
+    };
+  }
+  let text: string;
+  if (typeof input === 'string') {
+    text = input;
+  } else {
+    const decoded = decodeText(input);
+    if (decoded === undefined) {
+      return {
+        diagnostics: [
+          at(diagnostic('TP1003', '', 'document is not UTF-8 text (binary data); give a JSON or YAML file')),
+        ],
+      };
+    }
+    text = decoded;
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.includes('\u0000')) {
+    return {
+      diagnostics: [at(diagnostic('TP1003', '', 'document contains NUL bytes (binary data); give a JSON or YAML file'))],
+    };
+  }
+  if (text.trim() === '') {
+    return {
+      diagnostics: [
+        at(diagnostic('TP1002', '', 'document is empty; a resource schema (JSON) or a manifest (YAML) is expected')),
+      ],
+    };
+  }
+  const format = options.format ?? detectFormat(options.file, text);
+  const lines = new LineIndex(text);
+  const depthError = (offset: number): ParseResult => ({
+    diagnostics: [
+      at(
+        diagnostic(
+          'TP1007',
+          '',
+          `document is nested more than ${LIMITS.maxDepth} levels deep; flatten it or move shared shapes into definitions`,
+        ),
+        lines.position(offset),
+      ),
+    ],
+  });
+  return format === 'json' ? parseJson(text, options.file, lines, at, depthError) : parseYaml(text, options.file, lines, at, depthError);
+}
+
+type Locate = (d: Diagnostic, pos?: Position) => Diagnostic;
+
+function parseJson(
+  text: string,
+  file: string | undefined,
+  lines: LineIndex,
+  at: Locate,
+  depthError: (offset: number) => ParseResult,
+): ParseResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    if (e instanceof RangeError) return depthError(0);
+    const errors: { error: number; offset: number; length: number }[] = [];
+    parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    const diagnostics = errors.slice(0, LIMITS.maxSyntaxErrors).map((e) =>
+      at(
+        diagnostic('TP1005', '', `JSON syntax error: ${describeJsonError(printParseErrorCode(e.error))}`),
+        lines.position(e.offset),
+      ),
+    );
+    if (diagnostics.length === 0) diagnostics.push(at(diagnostic('TP1005', '', 'JSON syntax error')));
+    return { diagnostics };
+  }
+  if (valueDepthExceeded(value, LIMITS.maxDepth)) return depthError(Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
+  let tree: JsonNode | undefined;
+  const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position | undefined => {
+    tree ??= parseTree(text, [], { disallowComments: true });
+    if (!tree) return undefined;
+    let node: JsonNode = tree;
+    let keyOffset: number | undefined;
+    for (const token of pointerTokens(pointer)) {
+      const next = jsonChild(node, token);
+      if (!next) {
+        keyOffset = undefined;
+        break;
+      }
+      node = next.value;
+      keyOffset = next.keyOffset;
+    }
+    return lines.position(target === 'key' && keyOffset !== undefined ? keyOffset : node.offset);
+  };
+  return { document: { file, format: 'json', text, value, locate }, diagnostics: [] };
+}
+
+function jsonChild(node: JsonNode, token: string): { value: JsonNode; keyOffset?: number } | undefined {
+  if (node.type === 'object') {
+    // The last duplicate wins, as with JSON.parse.
+    let found: { value: JsonNode; keyOffset?: number } | undefined;
+    for (const property of node.children ?? []) {
+      const [key, value] = property.children ?? [];
+      if (key?.value === token && value) found = { value, keyOffset: key.offset };
+    }
+    return found;
+  }
+  if (node.type === 'array' && /^(0|[1-9]\d*)$/.test(token)) {
+    const value = node.children?.[Number(token)];
+    return value ? { value } : undefined;
+  }
+  return undefined;
+}
+
+function parseYaml(
+  text: string,
+  file: string | undefined,
+  lines: LineIndex,
+  at: Locate,
+  depthError: (offset: number) => ParseResult,
+): ParseResult {
+  const lineCounter = new LineCounter();
+  let doc;
+  try {
+    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  } catch (e) {
+    if (e instanceof RangeError) return depthError(0);
+    throw e;
+  }
+  if (doc.errors.length > 0) {
+    return {
+      diagnostics: doc.errors.slice(0, LIMITS.maxSyntaxErrors).map((e) =>
+        at(diagnostic('TP1006', '', `YAML syntax error: ${firstLine(e.message)}`), lines.position(e.pos[0])),
+      ),
+    };
+  }
+  if (yamlDepthExceeded(doc.contents, LIMITS.maxDepth)) return depthError(0);
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    // Alias expansion beyond the bound ("billion laughs") lands here.
+    return {
+      diagnostics: [at(diagnostic('TP1006', '', `YAML error: ${firstLine((e as Error).message)}`))],
+    };
+  }
+  const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position | undefined => {
+    let node: unknown = doc.contents;
+    let keyNode: YamlNode | undefined;
+    for (const token of pointerTokens(pointer)) {
+      const next = yamlChild(node, token);
+      if (!next) {
+        keyNode = undefined;
+        break;
+      }
+      node = next.value;
+      keyNode = next.key;
+    }
+    const chosen = target === 'key' && keyNode ? keyNode : (node as YamlNode | null);
+    const offset = chosen?.range?.[0];
+    return offset === undefined ? undefined : lines.position(offset);
+  };
+  return { document: { file, format: 'yaml', text, value, locate }, diagnostics: [] };
+}
+
+function yamlChild(node: unknown, token: string): { value: unknown; key?: YamlNode } | undefined {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = pair.key;
+      const name = isScalar(key) ? String(key.value) : key;
+      if (name === token) return { value: pair.value, key: isScalar(key) ? key : undefined };
+    }
+    return undefined;
+  }
+  if (isSeq(node) && /^(0|[1-9]\d*)$/.test(token)) {
+    const value = node.items[Number(token)];
+    if (value === undefined) return undefined;
+    return { value: isPair(value) ? value.value : value };
+  }
+  return undefined;
+}
+
+function yamlDepthExceeded(root: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (isMap(node) || isSeq(node)) {
+      if (depth > max) return true;
+      for (const item of node.items) {
+        if (isPair(item)) stack.push([item.value, depth + 1]);
+        else stack.push([item, depth + 1]);
+      }
+    }
+  }
+  return false;
+}
+
+/** Whether a parsed value nests deeper than `max` (iterative: deep input must not overflow the stack). */
+function valueDepthExceeded(root: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/** Offset where JSON nesting first exceeds `max`, or -1: a single pass that skips strings. */
+function jsonDepthOffset(text: string, max: number): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip a string, honouring escapes.
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 0x5c) i++;
+        else if (s === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return i;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+function decodeText(bytes: Uint8Array): string | undefined {
+  if (bytes.subarray(0, 8192).includes(0) || !isUtf8(bytes)) return undefined;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+function describeJsonError(code: string): string {
+  const text: Record<string, string> = {
+    InvalidSymbol: 'unexpected character',
+    InvalidNumberFormat: 'malformed number',
+    PropertyNameExpected: 'a quoted member name is expected',
+    ValueExpected: 'a value is expected',
+    ColonExpected: "':' is expected after a member name",
+    CommaExpected: "',' is expected between members",
+    CloseBraceExpected: "'}' is expected",
+    CloseBracketExpected: "']' is expected",
+    EndOfFileExpected: 'unexpected content after the document',
+    InvalidCommentToken: 'comments are not allowed in JSON',
+    UnexpectedEndOfComment: 'unterminated comment',
+    UnexpectedEndOfString: 'unterminated string',
+    UnexpectedEndOfNumber: 'unterminated number',
+    InvalidUnicode: 'invalid \\u escape',
+    InvalidEscapeCharacter: 'invalid escape sequence',
+    InvalidCharacter: 'control character in a string; escape it',
+  };
+  return text[code] ?? code;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.trim();
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} KB`;
+}
+
+/** Offsets → 1-based line and column (columns count UTF-16 code units, as editors do). */
+class LineIndex {
+  private starts: number[] | undefined;
+  constructor(private readonly text: string) {}
+
+  position(offset: number): Position {
+    if (!this.starts) {
+      this.starts = [0];
+      for (let i = 0; i < this.text.length; i++) if (this.text.charCodeAt(i) === 10) this.starts.push(i + 1);
+    }
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - this.starts[lo]! + 1 };
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * @module validateDocument: one document (text or bytes) → located diagnostics and normalised types.
+ */
+import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
+import { placeFindings } from './finding.js';
+import { checkManifest } from './manifest/index.js';
+import type { ResourceType } from './model.js';
+import { checkResourceSchema, type DialectResult } from './resource-schema/index.js';
+import { parseSource, type SourceFormat } from './source.js';
+
+export type Dialect = 'resource-schema' | 'manifest';
+
+export interface ValidateOptions {
+  /** Path shown in diagnostics and used to guess the format. */
+  file?: string;
+  /** Force a format instead of guessing from the file name or content. */
+  format?: SourceFormat;
+}
+
+export interface ValidationResult {
+  file?: string;
+  dialect?: Dialect;
+  /** True when there is no error (warnings allowed). */
+  valid: boolean;
+  diagnostics: Diagnostic[];
+  /** The types the document defines, present only when it is valid. */
+  types: ResourceType[];
+}
+
+/**
+ * Parse and check one document in either dialect, collecting every problem in one pass.
+ *
+ * @example
+ * const result = validateDocument(text, { file: 'db.yaml' });
+ * for (const d of result.diagnostics) console.log(`${d.file}:${d.line}:${d.column} ${d.rule} ${d.message}`);
+ */
+export function validateDocument(input: string | Uint8Array, options: ValidateOptions = {}): ValidationResult {
+  const { file } = options;
+  const parsed = parseSource(input, options);
+  const base = file === undefined ? {} : { file };
+  if (!parsed.document) return { ...base, valid: false, diagnostics: parsed.diagnostics, types: [] };
+  const document = parsed.document;
+  const value = document.value;
+  const dialect = detectDialect(value);
+  if (!dialect) {
+    const finding = diagnostic(
+      'TP1008',
+      '',
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? "document has neither 'typeName' (a resource schema) nor 'types' (a manifest); add the one you mean"
+        : 'document must be an object: a resource schema with typeName, or a manifest with types',
+    );
+    return { ...base, valid: false, diagnostics: placeFindings([finding], document), types: [] };
+  }
+  const result: DialectResult = dialect === 'resource-schema' ? checkResourceSchema(value, file) : checkManifest(value, file);
+  const diagnostics = placeFindings(result.findings, document);
+  return { ...base, dialect, valid: !hasErrors(diagnostics), diagnostics, types: result.types };
+}
+
+function detectDialect(value: unknown): Dialect | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if ('typeName' in value) return 'resource-schema';
+  if ('types' in value) return 'manifest';
+  return undefined;
+}
