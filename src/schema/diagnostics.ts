@@ -41,8 +41,8 @@ export const RULES = {
   TP1006: { severity: 'error', title: 'YAML syntax error' },
   TP1007: { severity: 'error', title: 'document is nested too deeply' },
   TP1008: { severity: 'error', title: 'document is neither a resource schema nor a manifest' },
-  TP1009: { severity: 'warning', title: 'duplicate key' },
   TP1010: { severity: 'error', title: 'a value has the wrong type' },
+  TP1011: { severity: 'error', title: 'type is defined more than once' },
 
   // Resource schemas
   TP2001: { severity: 'error', title: 'typeName is malformed' },
@@ -108,6 +108,7 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 
 /** Escape one reference token of a JSON pointer (RFC 6901). */
 export function escapePointerToken(token: string): string {
+  if (!token.includes('~') && !token.includes('/')) return token;
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
@@ -117,8 +118,7 @@ export function pointerOf(tokens: readonly (string | number)[]): string {
 
 export function pointerTokens(pointer: string): string[] {
   if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = pointer.slice(1).split('/');
+  if (!pointer.includes('~')) return tokens;
+  return tokens.map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }

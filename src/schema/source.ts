@@ -260,13 +260,22 @@ function yamlDepthExceeded(root: unknown, max: number): boolean {
 
 /** Whether a parsed value nests deeper than `max` (iterative: deep input must not overflow the stack). */
 function valueDepthExceeded(root: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[root, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
+  const nodes: object[] = [];
+  const depths: number[] = [];
+  if (typeof root === 'object' && root !== null) {
+    nodes.push(root);
+    depths.push(1);
+  }
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Record<string, unknown>;
+    const depth = depths.pop()!;
     if (depth > max) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    for (const key in node) {
+      const child = node[key];
+      if (typeof child === 'object' && child !== null) {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
     }
   }
   return false;

@@ -23,5 +23,5 @@ export function checkResourceSchema(document: unknown, source?: string): Dialect
   const semantic = checkSemantics(document as Record<string, unknown>);
   findings.push(...semantic.findings);
   if (hasErrors(findings)) return { findings, types: [] };
-  return { findings, types: [resourceSchemaToModel(document as Record<string, unknown>, semantic.usesCommonSchemas, source)] };
+  return { findings, types: [resourceSchemaToModel(document as Record<string, unknown>, semantic, source)] };
 }

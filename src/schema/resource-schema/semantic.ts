@@ -31,11 +31,15 @@ export interface SemanticResult {
   findings: Finding[];
   /** Whether any `$ref` names a built-in `typeplane:` schema. */
   usesCommonSchemas: boolean;
+  /** Whether any property declares a `relationshipRef`. */
+  hasRelationshipRefs: boolean;
 }
 
 export function checkSemantics(doc: Schema): SemanticResult {
   const findings: Finding[] = [];
   let usesCommonSchemas = false;
+  let hasRelationshipRefs = false;
+  const refs = new Map<string, boolean>();
   const resolver = new PointerResolver(doc);
 
   // Identifiers must resolve; other lists only warn.
@@ -100,7 +104,8 @@ export function checkSemantics(doc: Schema): SemanticResult {
   // Every schema node in properties, definitions and top-level compositions.
   const visit = (node: unknown, at: string): void => {
     if (!isObject(node)) return;
-    if (checkNode(doc, node, at, findings)) usesCommonSchemas = true;
+    if (checkNode(doc, node, at, findings, refs)) usesCommonSchemas = true;
+    if (node.relationshipRef !== undefined) hasRelationshipRefs = true;
     for (const key of ['properties', 'patternProperties'] as const) {
       const members = node[key];
       if (isObject(members)) for (const [name, child] of Object.entries(members)) visit(child, `${at}/${key}/${escapePointerToken(name)}`);
@@ -122,16 +127,18 @@ export function checkSemantics(doc: Schema): SemanticResult {
     const branches = doc[key];
     if (Array.isArray(branches)) branches.forEach((b, i) => visit(b, `/${key}/${i}`));
   }
-  return { findings, usesCommonSchemas };
+  return { findings, usesCommonSchemas, hasRelationshipRefs };
 }
 
 /** Checks one schema node; true when it refers to a built-in schema. */
-function checkNode(doc: Schema, node: Schema, at: string, findings: Finding[]): boolean {
+function checkNode(doc: Schema, node: Schema, at: string, findings: Finding[], refs: Map<string, boolean>): boolean {
   const ref = node.$ref;
   const common = typeof ref === 'string' && ref.startsWith(COMMON_REF_PREFIX);
   if (typeof ref === 'string') {
     if (ref.startsWith('#/definitions/') || ref.startsWith('#/properties/')) {
-      if (resolveLocalRef(doc, ref) === undefined) {
+      let exists = refs.get(ref);
+      if (exists === undefined) refs.set(ref, (exists = resolveLocalRef(doc, ref) !== undefined));
+      if (!exists) {
         findings.push(diagnostic('TP2015', `${at}/$ref`, `$ref '${ref}' points at nothing; declare it under ${ref.startsWith('#/definitions/') ? "'definitions'" : "'properties'"} or fix the name`));
       }
     } else if (ref.startsWith(COMMON_REF_PREFIX)) {

@@ -12,11 +12,17 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : 
 /** Top-level keys that describe the model itself; everything else is CloudFormation metadata. */
 const MODEL_KEYS = ['description', 'properties', 'definitions', 'required', 'allOf', 'anyOf', 'oneOf'] as const;
 
-export function resourceSchemaToModel(doc: Schema, usesCommonSchemas: boolean, source?: string): ResourceType {
+export interface ModelHints {
+  usesCommonSchemas: boolean;
+  hasRelationshipRefs: boolean;
+}
+
+/** `hints` come from the semantic pass, which has already seen every node: no need to walk again. */
+export function resourceSchemaToModel(doc: Schema, hints: ModelHints, source?: string): ResourceType {
   const schema: JsonSchema = { type: 'object', additionalProperties: false };
   // The document is ours (freshly parsed), so the model shares its subtrees instead of copying them.
   for (const key of MODEL_KEYS) if (doc[key] !== undefined) schema[key] = doc[key];
-  if (usesCommonSchemas) inlineCommonSchemas(schema);
+  if (hints.usesCommonSchemas) inlineCommonSchemas(schema);
 
   const handlers: Partial<Record<HandlerAction, HandlerSettings>> = {};
   if (isObject(doc.handlers)) {
@@ -42,7 +48,7 @@ export function resourceSchemaToModel(doc: Schema, usesCommonSchemas: boolean, s
     conditionalCreateOnlyProperties: strings(doc.conditionalCreateOnlyProperties),
     deprecatedProperties: strings(doc.deprecatedProperties),
     handlers,
-    traits: { noReplace: false, references: collectReferences(doc) },
+    traits: { noReplace: false, references: hints.hasRelationshipRefs ? collectReferences(doc) : [] },
   };
   if (source !== undefined) type.source = source;
   return type;

@@ -1,0 +1,82 @@
+/**
+ * @module `typeplane validate <files or folders...>`
+ */
+import type { Command } from 'commander';
+import { loadTypes } from '../schema/index.js';
+import type { Diagnostic } from '../schema/index.js';
+import { plural, progressLine } from './output.js';
+
+export interface ValidateCommandOptions {
+  format: 'text' | 'json';
+  strict: boolean;
+  quiet: boolean;
+}
+
+export function registerValidate(program: Command): void {
+  program
+    .command('validate')
+    .description('check resource schemas (JSON/YAML) and manifests (YAML); folders are searched recursively')
+    .argument('<paths...>', 'files or folders')
+    .option('--format <format>', 'output format: text or json', 'text')
+    .option('--strict', 'treat warnings as errors', false)
+    .option('-q, --quiet', 'print errors only, not warnings', false)
+    .action(async (paths: string[], options: ValidateCommandOptions, command: Command) => {
+      if (options.format !== 'text' && options.format !== 'json') {
+        command.error(`error: --format must be 'text' or 'json', not '${String(options.format)}'`, { exitCode: 2, code: 'typeplane.usage' });
+      }
+      process.exitCode = await runValidate(paths, options);
+    });
+}
+
+/** Returns the exit code: 0 valid, 1 invalid. */
+export async function runValidate(paths: string[], options: ValidateCommandOptions): Promise<number> {
+  const progress = options.format === 'text' ? progressLine(process.stderr, 'validating') : undefined;
+  const { results } = await loadTypes(paths, { cwd: process.cwd(), onProgress: (done, total) => progress?.update(done, total) });
+  progress?.clear();
+
+  const failed = (d: Diagnostic) => d.severity === 'error' || options.strict;
+  let errors = 0;
+  let warnings = 0;
+  let validFiles = 0;
+  for (const result of results) {
+    const fileErrors = result.diagnostics.filter(failed).length;
+    errors += fileErrors;
+    warnings += result.diagnostics.length - fileErrors;
+    if (fileErrors === 0) validFiles++;
+  }
+  const ok = errors === 0;
+
+  if (options.format === 'json') {
+    const report = {
+      valid: ok,
+      summary: { files: results.length, validFiles, errors, warnings },
+      files: results.map((r) => ({
+        file: r.file,
+        dialect: r.dialect ?? null,
+        valid: !r.diagnostics.some(failed),
+        types: r.types.map((t) => (t.apiVersion ? `${t.typeName}@${t.apiVersion}` : t.typeName)),
+        diagnostics: r.diagnostics.map((d) => ({ ...d, severity: failed(d) ? 'error' : d.severity })),
+      })),
+    };
+    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    return ok ? 0 : 1;
+  }
+
+  const lines: string[] = [];
+  for (const result of results) {
+    for (const d of result.diagnostics) {
+      const severity = failed(d) ? 'error' : 'warning';
+      if (severity === 'warning' && options.quiet) continue;
+      lines.push(`${d.file ?? result.file ?? '-'}:${d.line ?? 1}:${d.column ?? 1}  ${severity.padEnd(7)}  ${d.rule}  ${d.message}`);
+    }
+  }
+  if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n');
+  if (results.length === 0) {
+    process.stderr.write('no resource schemas or manifests found (looked for .json, .yaml and .yml files)\n');
+    return 1;
+  }
+  const types = results.reduce((n, r) => n + r.types.length, 0);
+  const summary = `${plural(results.length, 'file')} checked: ${plural(validFiles, 'valid file')}, ${plural(types, 'type')}, ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
+  process.stdout.write(`${ok ? '✔' : '✖'} ${summary}\n`);
+  return ok ? 0 : 1;
+}
