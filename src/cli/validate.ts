@@ -38,11 +38,15 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
   let errors = 0;
   let warnings = 0;
   let validFiles = 0;
+  let types = 0;
   for (const result of results) {
     const fileErrors = result.diagnostics.filter(failed).length;
     errors += fileErrors;
     warnings += result.diagnostics.length - fileErrors;
-    if (fileErrors === 0) validFiles++;
+    if (fileErrors === 0) {
+      validFiles++;
+      types += result.types.length;
+    }
   }
   const ok = errors === 0;
 
@@ -75,7 +79,6 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
     process.stderr.write('no resource schemas or manifests found (looked for .json, .yaml and .yml files)\n');
     return 1;
   }
-  const types = results.reduce((n, r) => n + r.types.length, 0);
   const summary = `${plural(results.length, 'file')} checked: ${plural(validFiles, 'valid file')}, ${plural(types, 'type')}, ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
   process.stdout.write(`${ok ? '✔' : '✖'} ${summary}\n`);
   return ok ? 0 : 1;

@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+// Resolved here so the CLI can run from any working directory.
+const tsx = import.meta.resolve('tsx');
+
+function typeplane(args: string[], cwd = root) {
+  const run = spawnSync(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+const valid = JSON.stringify(
+  {
+    typeName: 'Acme::Test::Thing',
+    description: 'A thing.',
+    properties: { Name: { type: 'string' } },
+    additionalProperties: false,
+    primaryIdentifier: ['/properties/Name'],
+    createOnlyProperties: ['/properties/Name'],
+  },
+  null,
+  2,
+);
+
+function workspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'typeplane-cli-'));
+  mkdirSync(join(dir, 'types', 'nested'), { recursive: true });
+  writeFileSync(join(dir, 'types', 'ok.json'), valid);
+  return dir;
+}
+
+test('a folder of valid types exits 0 and prints a summary', () => {
+  const dir = workspace();
+  const { code, stdout } = typeplane(['validate', 'types'], dir);
+  assert.equal(code, 0);
+  assert.match(stdout, /✔ 1 file checked: 1 valid file, 1 type, 0 errors, 0 warnings/);
+});
+
+test('errors print as path:line:col  severity  rule  message and exit 1', () => {
+  const dir = workspace();
+  writeFileSync(
+    join(dir, 'types', 'nested', 'bad.json'),
+    valid.replace('"primaryIdentifier": [\n    "/properties/Name"', '"primaryIdentifier": [\n    "/properties/Nme"'),
+  );
+  const { code, stdout } = typeplane(['validate', 'types'], dir);
+  assert.equal(code, 1);
+  const line = stdout.split('\n').find((l) => l.includes('TP2010'));
+  assert.ok(line, stdout);
+  assert.match(line, /^types\/nested\/bad\.json:11:5 {2}error {4}TP2010 {2}primaryIdentifier '\/properties\/Nme'/);
+  assert.match(stdout, /✖ 2 files checked: 1 valid file, 1 type, 1 error, 1 warning/);
+});
+
+test('--strict turns warnings into errors', () => {
+  const dir = workspace();
+  writeFileSync(join(dir, 'types', 'ok.json'), valid.replace(',\n  "createOnlyProperties": [\n    "/properties/Name"\n  ]', ''));
+  assert.equal(typeplane(['validate', 'types'], dir).code, 0);
+  const strict = typeplane(['validate', 'types', '--strict'], dir);
+  assert.equal(strict.code, 1);
+  assert.match(strict.stdout, /error {4}TP2042/);
+});
+
+test('--format json reports every file with its diagnostics', () => {
+  const dir = workspace();
+  writeFileSync(join(dir, 'types', 'broken.yaml'), 'types: [\n');
+  const { code, stdout } = typeplane(['validate', 'types', '--format', 'json'], dir);
+  assert.equal(code, 1);
+  const report = JSON.parse(stdout) as {
+    valid: boolean;
+    summary: { files: number; errors: number };
+    files: { file: string; valid: boolean; types: string[]; diagnostics: { rule: string; line: number }[] }[];
+  };
+  assert.equal(report.valid, false);
+  assert.equal(report.summary.files, 2);
+  const broken = report.files.find((f) => f.file.endsWith('broken.yaml'));
+  assert.equal(broken?.valid, false);
+  assert.equal(broken?.diagnostics[0]?.rule, 'TP1006');
+  assert.deepEqual(report.files.find((f) => f.file.endsWith('ok.json'))?.types, ['Acme::Test::Thing']);
+});
+
+test('usage errors exit 2: no paths, unknown option, bad format', () => {
+  assert.equal(typeplane(['validate']).code, 2);
+  assert.equal(typeplane(['validate', 'x', '--nope']).code, 2);
+  const bad = typeplane(['validate', 'examples', '--format', 'xml']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--format must be 'text' or 'json'/);
+});
+
+test('a missing path is an error, not a crash', () => {
+  const { code, stdout } = typeplane(['validate', 'no/such/dir']);
+  assert.equal(code, 1);
+  assert.match(stdout, /TP1001 {2}no such file or folder: no\/such\/dir/);
+});
+
+test('the same type defined in two files is an error in the second', () => {
+  const dir = workspace();
+  writeFileSync(join(dir, 'types', 'twin.json'), valid);
+  const { code, stdout } = typeplane(['validate', 'types'], dir);
+  assert.equal(code, 1);
+  assert.match(stdout, /types\/twin\.json:1:1 {2}error {4}TP1011 {2}type Acme::Test::Thing is already defined in types\/ok\.json/);
+});
+
+test('the bundled examples are valid', () => {
+  const { code, stdout } = typeplane(['validate', 'examples']);
+  assert.equal(code, 0, stdout);
+});
