@@ -52,21 +52,22 @@ export function commonRefTarget(ref: string): string {
  */
 export function inlineCommonSchemas(schema: JsonSchema): void {
   const needed = new Set<string>();
+  // Walks schemas only: maps of named subschemas (properties, definitions, …) are entered member by
+  // member, so a property named `default` or `enum` is still a schema, while the values of the data
+  // keywords (`default`, `const`, `enum`, `examples`) are never taken for schemas.
+  const rewriteMap = (map: unknown): void => {
+    if (typeof map === 'object' && map !== null && !Array.isArray(map)) for (const child of Object.values(map)) rewrite(child);
+  };
   const rewrite = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      node.forEach(rewrite);
-      return;
-    }
-    if (typeof node !== 'object' || node === null) return;
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
     const record = node as Record<string, unknown>;
     if (typeof record.$ref === 'string' && record.$ref.startsWith(COMMON_REF_PREFIX) && commonSchema(record.$ref)) {
       needed.add(record.$ref);
       record.$ref = commonRefTarget(record.$ref);
     }
-    // `default`, `const`, `enum` and `examples` hold data, not schemas.
-    for (const [key, value] of Object.entries(record)) {
-      if (key !== 'default' && key !== 'const' && key !== 'enum' && key !== 'examples') rewrite(value);
-    }
+    for (const key of ['properties', 'patternProperties', 'definitions', 'dependencies']) rewriteMap(record[key]);
+    for (const key of ['items', 'additionalProperties', 'contains']) rewrite(record[key]);
+    for (const key of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(record[key])) (record[key] as unknown[]).forEach(rewrite);
   };
   rewrite(schema);
   if (needed.size === 0) return;

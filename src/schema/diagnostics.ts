@@ -93,6 +93,8 @@ export const RULES = {
   TP3013: { severity: 'error', title: 'schema keyword has the wrong shape' },
   TP3014: { severity: 'error', title: 'property name is reserved' },
   TP3015: { severity: 'error', title: 'required lists an undeclared property' },
+  TP3016: { severity: 'error', title: 'property name is malformed' },
+  TP3017: { severity: 'warning', title: 'unknown format' },
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleId = keyof typeof RULES;

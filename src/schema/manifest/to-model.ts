@@ -1,0 +1,193 @@
+/**
+ * @module Manifest → `ResourceType`s, one per type and API version. Called only on documents without
+ * errors, so shapes are as `schema.ts` checked them.
+ *
+ * The OpenAPI schema becomes a draft-07 JSON Schema of the resource model:
+ * - the model gets a `name` property (the identifier) in front of the manifest's properties;
+ * - `readOnly`, `writeOnly` and `x-radius-sensitive` / `x-typeplane-sensitive` leave the schema and
+ *   become `readOnlyProperties` / `writeOnlyProperties` pointers (`/properties/status/binding`; array
+ *   items and map values are `*`), and `deprecated` becomes `deprecatedProperties`; a marked node
+ *   covers everything below it, so its descendants are not listed again;
+ * - `nullable: true` adds `'null'` to the type (and to the enum, if any); `example` joins `examples`;
+ *   OpenAPI 3.0's boolean `exclusiveMinimum`/`exclusiveMaximum` become the draft-07 numeric form;
+ * - objects with `properties` accept no other members (`additionalProperties: false`); maps keep
+ *   their value schema;
+ * - `typeplane:` refs point at copies of the built-in schemas in `definitions`;
+ * - `type: any` (allowed only for the values of `platformOptions`) leaves the value unconstrained.
+ */
+import { COMMON_REF_PREFIX, commonRefTarget, inlineCommonSchemas } from '../common.js';
+import { escapePointerToken } from '../diagnostics.js';
+import type { JsonSchema, ResourceType } from '../model.js';
+import { SENSITIVE_KEYWORDS } from './keywords.js';
+import { RESOURCE_NAME_PATTERN } from './names.js';
+import { ANY_TYPE, isRecord } from './schema.js';
+
+type Node = Record<string, unknown>;
+
+/** Keywords that do not carry over to the JSON Schema as they are. */
+const TRANSLATED = new Set<string>([
+  'readOnly',
+  'writeOnly',
+  ...SENSITIVE_KEYWORDS,
+  'deprecated',
+  'nullable',
+  'example',
+  'examples',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minimum',
+  'maximum',
+  'properties',
+  'additionalProperties',
+  'items',
+  '$ref',
+]);
+
+export const NAME_PROPERTY: Readonly<JsonSchema> = {
+  type: 'string',
+  pattern: RESOURCE_NAME_PATTERN,
+  description: 'The resource name.',
+};
+
+interface Lists {
+  readOnly: string[];
+  writeOnly: string[];
+  deprecated: string[];
+  /** Built-in schemas referred to. */
+  common: Set<string>;
+}
+
+/** What an ancestor already marks, so descendants are not listed twice. */
+interface Inherited {
+  readOnly: boolean;
+  writeOnly: boolean;
+  deprecated: boolean;
+}
+
+export function manifestToModel(document: Node, source?: string): ResourceType[] {
+  const namespace = String(document.namespace ?? document.name);
+  const out: ResourceType[] = [];
+  for (const [name, definition] of Object.entries(document.types as Node)) {
+    const type = (definition ?? {}) as Node;
+    for (const [apiVersion, entry] of Object.entries(type.apiVersions as Node)) {
+      const lists: Lists = { readOnly: [], writeOnly: [], deprecated: [], common: new Set() };
+      const schema = modelSchema((entry as Node).schema as Node, lists);
+      const resourceType: ResourceType = {
+        typeName: `${namespace}/${name}`,
+        apiVersion,
+        dialect: 'manifest',
+        description: String(type.description),
+        schema,
+        primaryIdentifier: ['/properties/name'],
+        additionalIdentifiers: [],
+        readOnlyProperties: lists.readOnly,
+        writeOnlyProperties: lists.writeOnly,
+        createOnlyProperties: ['/properties/name'],
+        conditionalCreateOnlyProperties: [],
+        deprecatedProperties: lists.deprecated,
+        handlers: {},
+        traits: { noReplace: false, references: [] },
+      };
+      if (source !== undefined) resourceType.source = source;
+      out.push(resourceType);
+    }
+  }
+  return out;
+}
+
+/** The model schema of one API version: `name` plus the manifest's properties. */
+function modelSchema(root: Node, lists: Lists): JsonSchema {
+  const properties: JsonSchema = { name: { ...NAME_PROPERTY } };
+  const none: Inherited = { readOnly: false, writeOnly: false, deprecated: false };
+  if (isRecord(root.properties)) {
+    for (const [name, child] of Object.entries(root.properties)) {
+      setOwn(
+        properties,
+        name,
+        convert(child as Node, `/properties/${escapePointerToken(name)}`, none, lists),
+      );
+    }
+  }
+  const required = ['name'];
+  if (Array.isArray(root.required))
+    for (const r of root.required as string[]) if (!required.includes(r)) required.push(r);
+  const schema: JsonSchema = { type: 'object', additionalProperties: false, properties, required };
+  if (lists.common.size > 0) {
+    // Copy the built-ins (and those they use) through a holder: refs were already made local above.
+    const holder: JsonSchema = { refs: [...lists.common].map(($ref) => ({ $ref })) };
+    inlineCommonSchemas(holder);
+    schema.definitions = holder.definitions;
+  }
+  return schema;
+}
+
+/** One schema node, at property pointer `pointer`. */
+function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists): JsonSchema {
+  const readOnly = node.readOnly === true;
+  const writeOnly = node.writeOnly === true || SENSITIVE_KEYWORDS.some((key) => node[key] === true);
+  const deprecated = node.deprecated === true;
+  if (readOnly && !inherited.readOnly) lists.readOnly.push(pointer);
+  if (writeOnly && !inherited.writeOnly) lists.writeOnly.push(pointer);
+  if (deprecated && !inherited.deprecated) lists.deprecated.push(pointer);
+  const below: Inherited = {
+    readOnly: inherited.readOnly || readOnly,
+    writeOnly: inherited.writeOnly || writeOnly,
+    deprecated: inherited.deprecated || deprecated,
+  };
+
+  const out: JsonSchema = {};
+  const ref = node.$ref;
+  if (typeof ref === 'string') {
+    lists.common.add(ref);
+    out.$ref = ref.startsWith(COMMON_REF_PREFIX) ? commonRefTarget(ref) : ref;
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (TRANSLATED.has(key) || (key === 'type' && value === ANY_TYPE)) continue;
+    // `enum` and `default` are data: copied, so the model shares nothing with the document.
+    out[key] = key === 'enum' || key === 'default' || key === 'required' ? structuredClone(value) : value;
+  }
+
+  // Numeric bounds: OpenAPI 3.0 writes an exclusive bound as `minimum` plus `exclusiveMinimum: true`.
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    const flag = node[exclusive];
+    if (flag === true) out[exclusive] = node[bound];
+    else if (node[bound] !== undefined) out[bound] = node[bound];
+    if (typeof flag === 'number') out[exclusive] = flag;
+  }
+
+  const examples = [...(Array.isArray(node.examples) ? node.examples : [])];
+  if (Object.hasOwn(node, 'example')) examples.unshift(node.example);
+  if (examples.length > 0) out.examples = structuredClone(examples);
+
+  if (node.nullable === true && typeof node.type === 'string' && node.type !== ANY_TYPE) {
+    out.type = [node.type, 'null'];
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
+  }
+
+  if (isRecord(node.properties)) {
+    const properties: JsonSchema = {};
+    for (const [name, child] of Object.entries(node.properties)) {
+      setOwn(
+        properties,
+        name,
+        convert(child as Node, `${pointer}/${escapePointerToken(name)}`, below, lists),
+      );
+    }
+    out.properties = properties;
+    out.additionalProperties = false;
+  } else if (isRecord(node.additionalProperties)) {
+    out.additionalProperties = convert(node.additionalProperties, `${pointer}/*`, below, lists);
+  } else if (node.additionalProperties === false) {
+    out.additionalProperties = false;
+  }
+  if (isRecord(node.items)) out.items = convert(node.items, `${pointer}/*`, below, lists);
+  return out;
+}
+
+/** Set a member named by the user: `__proto__` must become a member, not the prototype. */
+function setOwn(target: JsonSchema, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}

@@ -1,0 +1,15 @@
+/**
+ * @module The store's front door: the interface every store implements, and the embedded one.
+ */
+export type {
+  Store,
+  StoredType,
+  StoredResource,
+  OperationRecord,
+  OperationFilter,
+  Page,
+  BeginResult,
+  ResourceChange,
+  KvEntry,
+} from './types.js';
+export { SqliteStore, openSqliteStore, type SqliteStoreOptions } from './sqlite/index.js';

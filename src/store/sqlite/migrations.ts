@@ -1,0 +1,101 @@
+/**
+ * @module The SQLite schema as a versioned list of migrations. `PRAGMA user_version` records how many
+ * have run; opening a store runs the rest, each in its own IMMEDIATE transaction so that processes
+ * opening the same file at once do not run one twice. Append only: never edit a released migration.
+ */
+import type Database from 'better-sqlite3';
+
+/** The statuses of an operation still running; kept in step with `ACTIVE_STATUSES`. */
+export const ACTIVE_SQL = `('PENDING','IN_PROGRESS','CANCEL_IN_PROGRESS')`;
+/** The terminal statuses; kept in step with `TERMINAL_STATUSES`. */
+export const TERMINAL_SQL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
+
+export const MIGRATIONS: readonly string[] = [
+  // 1: the tables.
+  `
+  CREATE TABLE types (
+    type_name     TEXT NOT NULL,
+    version       TEXT NOT NULL,
+    model_json    TEXT NOT NULL,
+    source        TEXT NOT NULL,
+    registered_at TEXT NOT NULL,
+    -- Registration order across all types: the default version of a type is its highest seq.
+    seq           INTEGER NOT NULL,
+    PRIMARY KEY (type_name, version)
+  ) WITHOUT ROWID;
+  CREATE INDEX types_latest ON types (type_name, seq);
+
+  CREATE TABLE resources (
+    type_name       TEXT NOT NULL,
+    identifier      TEXT NOT NULL,
+    properties_json TEXT NOT NULL,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL,
+    PRIMARY KEY (type_name, identifier)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE operations (
+    -- Start order, never reused (AUTOINCREMENT): the keyset of listOperations.
+    seq                   INTEGER PRIMARY KEY AUTOINCREMENT,
+    request_token         TEXT NOT NULL UNIQUE,
+    type_name             TEXT NOT NULL,
+    identifier            TEXT,
+    operation             TEXT NOT NULL,
+    status                TEXT NOT NULL,
+    event_time            TEXT NOT NULL,
+    resource_model_json   TEXT,
+    status_message        TEXT,
+    error_code            TEXT,
+    retry_after           TEXT,
+    request_json          TEXT NOT NULL,
+    callback_context_json TEXT,
+    started_at            TEXT NOT NULL,
+    deadline_at           TEXT NOT NULL,
+    attempts              INTEGER NOT NULL DEFAULT 0,
+    client_token          TEXT,
+    lease_owner           TEXT,
+    lease_until           TEXT
+  );
+  -- At most one active operation per resource.
+  CREATE UNIQUE INDEX operations_one_active ON operations (type_name, identifier)
+    WHERE status IN ${ACTIVE_SQL} AND identifier IS NOT NULL;
+  -- What claimOperations scans.
+  CREATE INDEX operations_active ON operations (seq) WHERE status IN ${ACTIVE_SQL};
+  CREATE INDEX operations_by_type ON operations (type_name, seq);
+  CREATE INDEX operations_terminal ON operations (event_time) WHERE status IN ${TERMINAL_SQL};
+
+  CREATE TABLE client_tokens (
+    client_token  TEXT PRIMARY KEY,
+    request_token TEXT NOT NULL REFERENCES operations (request_token) ON DELETE CASCADE,
+    request_hash  TEXT,
+    created_at    TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX client_tokens_created ON client_tokens (created_at);
+  CREATE INDEX client_tokens_request ON client_tokens (request_token);
+
+  CREATE TABLE kv (
+    namespace  TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    value_json TEXT NOT NULL,
+    written_by TEXT NOT NULL,
+    PRIMARY KEY (namespace, key)
+  ) WITHOUT ROWID;
+  `,
+];
+
+/** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */
+export function migrate(db: Database.Database): void {
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  if (version() > MIGRATIONS.length) {
+    throw new Error(
+      `The store schema is version ${version()}, newer than this Typeplane knows (${MIGRATIONS.length}): upgrade Typeplane.`,
+    );
+  }
+  const step = db.transaction((index: number) => {
+    // Another process may have run it between our read and our lock.
+    if (version() !== index) return;
+    db.exec(MIGRATIONS[index] ?? '');
+    db.pragma(`user_version = ${index + 1}`);
+  });
+  for (let index = version(); index < MIGRATIONS.length; index = version()) step.immediate(index);
+}

@@ -1,0 +1,705 @@
+/**
+ * @module The embedded store: one SQLite file (better-sqlite3), shareable by several processes.
+ *
+ * WAL journal, `synchronous = NORMAL`, foreign keys on, a busy timeout so writers queue instead of
+ * failing. Every change of more than one statement is one IMMEDIATE transaction: it takes the write
+ * lock when it begins, so a read-then-write (the token and conflict checks of beginOperation, the
+ * select-and-lease of claimOperations) cannot interleave with another process's.
+ *
+ * Times are stored as `toISOString()` text, so they compare as strings. better-sqlite3 is
+ * synchronous; the methods are `async` only to meet the interface (errors become rejections).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { TypeplaneError, type ErrorCode } from '../../errors.js';
+import type { Model, Operation, OperationStatus } from '../../engine/types.js';
+import type { ResourceType } from '../../schema/index.js';
+import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
+import type {
+  BeginResult,
+  KvEntry,
+  OperationFilter,
+  OperationRecord,
+  Page,
+  ResourceChange,
+  Store,
+  StoredResource,
+  StoredType,
+} from '../types.js';
+import { ACTIVE_SQL, TERMINAL_SQL, migrate } from './migrations.js';
+
+export interface SqliteStoreOptions {
+  /** How long a statement waits for another connection's write lock before failing (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+interface TypeRow {
+  type_name: string;
+  version: string;
+  model_json: string;
+  source: string;
+  registered_at: string;
+}
+
+interface ResourceRow {
+  type_name: string;
+  identifier: string;
+  properties_json: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface OperationRow {
+  seq: number;
+  request_token: string;
+  type_name: string;
+  identifier: string | null;
+  operation: string;
+  status: string;
+  event_time: string;
+  resource_model_json: string | null;
+  status_message: string | null;
+  error_code: string | null;
+  retry_after: string | null;
+  request_json: string;
+  callback_context_json: string | null;
+  started_at: string;
+  deadline_at: string;
+  attempts: number;
+  client_token: string | null;
+}
+
+/** The named parameters of an operation row. */
+interface OperationParams {
+  request_token: string;
+  type_name: string;
+  identifier: string | null;
+  operation: string;
+  status: string;
+  event_time: string;
+  resource_model_json: string | null;
+  status_message: string | null;
+  error_code: string | null;
+  retry_after: string | null;
+  request_json: string;
+  callback_context_json: string | null;
+  started_at: string;
+  deadline_at: string;
+  attempts: number;
+  client_token: string | null;
+}
+
+interface TokenRow {
+  request_token: string;
+  request_hash: string | null;
+}
+
+interface KvRow {
+  key: string;
+  value_json: string;
+  written_by: string;
+}
+
+/** The columns an operation is read with. */
+const OPERATION_COLUMNS = `seq, request_token, type_name, identifier, operation, status, event_time,
+  resource_model_json, status_message, error_code, retry_after, request_json, callback_context_json,
+  started_at, deadline_at, attempts, client_token`;
+
+/** Open (creating if needed) the SQLite store at `path`. */
+export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
+  return SqliteStore.open(path, options);
+}
+
+export class SqliteStore implements Store {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly sql;
+  private readonly tx;
+  /** listOperations statements, one per combination of filters present. */
+  private readonly listOperationsSql = new Map<
+    string,
+    Database.Statement<[Record<string, unknown>], OperationRow>
+  >();
+
+  /** Open (creating if needed) the store at `path`; `':memory:'` for a private in-memory one. */
+  static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
+    return new SqliteStore(path, options);
+  }
+
+  private constructor(path: string, options: SqliteStoreOptions) {
+    const inMemory = path === ':memory:' || path === '';
+    this.path = inMemory ? path : resolve(path);
+    if (!inMemory) mkdirSync(dirname(this.path), { recursive: true });
+    const db = new Database(this.path);
+    try {
+      db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    this.db = db;
+    this.sql = prepareStatements(db);
+    this.tx = this.transactions();
+  }
+
+  // ---- Types ----
+
+  async putType(type: StoredType): Promise<void> {
+    this.sql.putType.run(
+      type.typeName,
+      type.version,
+      JSON.stringify(type.model),
+      type.source,
+      isoTime(type.registeredAt, 'registeredAt'),
+    );
+  }
+
+  async getType(typeName: string, version?: string): Promise<StoredType | undefined> {
+    const row =
+      version === undefined
+        ? this.sql.getLatestType.get(typeName)
+        : this.sql.getTypeVersion.get(typeName, version);
+    return row && toStoredType(row);
+  }
+
+  /** Every version of the type, in registration order (the last one is the default). */
+  async listTypeVersions(typeName: string): Promise<StoredType[]> {
+    return this.sql.listTypeVersions.all(typeName).map(toStoredType);
+  }
+
+  async listTypes(): Promise<StoredType[]> {
+    return this.sql.listLatestTypes.all().map(toStoredType);
+  }
+
+  async deleteType(typeName: string): Promise<boolean> {
+    return this.tx.deleteType.immediate(typeName);
+  }
+
+  // ---- Resource index ----
+
+  async getResource(typeName: string, identifier: string): Promise<StoredResource | undefined> {
+    const row = this.sql.getResource.get(typeName, identifier);
+    return row && toStoredResource(row);
+  }
+
+  async listResources(
+    typeName: string,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<StoredResource>> {
+    checkLimit(options.limit);
+    const after = decodeCursor('resources', options.nextToken);
+    const rows =
+      after === undefined
+        ? this.sql.listResourcesFirst.all(typeName, options.limit + 1)
+        : this.sql.listResourcesAfter.all(typeName, after, options.limit + 1);
+    return page(rows.map(toStoredResource), options.limit, (last) =>
+      encodeCursor('resources', last.identifier),
+    );
+  }
+
+  async countResources(typeName: string): Promise<number> {
+    return this.sql.countResources.get(typeName)?.count ?? 0;
+  }
+
+  // ---- Operations ----
+
+  async beginOperation(operation: OperationRecord, requestHash?: string): Promise<BeginResult> {
+    const params = operationParams(operation);
+    try {
+      return this.tx.begin.immediate(operation, params, requestHash ?? null);
+    } catch (error) {
+      // The IMMEDIATE transaction already serialises the check and the insert; the index is the backstop.
+      if (isActiveConflict(error) && operation.identifier !== undefined) {
+        const active = this.sql.getActive.get(operation.typeName, operation.identifier);
+        if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
+      }
+      throw error;
+    }
+  }
+
+  /** Updates the state; `typeName`, `operation`, `startedAt`, `clientToken` are fixed at begin. The lease is kept. */
+  async saveOperation(operation: OperationRecord): Promise<void> {
+    let changes: number;
+    try {
+      changes = this.sql.saveOperation.run(operationParams(operation)).changes;
+    } catch (error) {
+      throw isActiveConflict(error) ? activeConflict(operation) : error;
+    }
+    if (changes === 0) throw missingOperation(operation.requestToken);
+  }
+
+  /** Updates the state as saveOperation does, drops the lease, and applies `change`, all or nothing. */
+  async finishOperation(operation: OperationRecord, change?: ResourceChange): Promise<void> {
+    try {
+      this.tx.finish.immediate(operation, operationParams(operation), change);
+    } catch (error) {
+      throw isActiveConflict(error) ? activeConflict(operation) : error;
+    }
+  }
+
+  async getOperation(requestToken: string): Promise<OperationRecord | undefined> {
+    const row = this.sql.getOperation.get(requestToken);
+    return row && toOperationRecord(row);
+  }
+
+  /**
+   * Newest first (by start order). An absent or empty filter list matches everything. The cursor is
+   * the start order of the last operation returned, so operations started meanwhile never shift a page.
+   */
+  async listOperations(
+    filter: OperationFilter,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<OperationRecord>> {
+    checkLimit(options.limit);
+    const before = decodeCursor('operations', options.nextToken);
+    const params: Record<string, unknown> = { limit: options.limit + 1 };
+    const where: string[] = [];
+    if (filter.typeName !== undefined) {
+      where.push('type_name = @typeName');
+      params.typeName = filter.typeName;
+    }
+    if (filter.operation !== undefined && filter.operation.length > 0) {
+      where.push('operation IN (SELECT value FROM json_each(@operations))');
+      params.operations = JSON.stringify(filter.operation);
+    }
+    if (filter.status !== undefined && filter.status.length > 0) {
+      where.push('status IN (SELECT value FROM json_each(@statuses))');
+      params.statuses = JSON.stringify(filter.status);
+    }
+    if (before !== undefined) {
+      where.push('seq < @before');
+      params.before = before;
+    }
+    const sql = `SELECT ${OPERATION_COLUMNS} FROM operations ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY seq DESC LIMIT @limit`;
+    let statement = this.listOperationsSql.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare<Record<string, unknown>, OperationRow>(sql);
+      this.listOperationsSql.set(sql, statement);
+    }
+    const rows = statement.all(params);
+    const result = page(rows, options.limit, (last) => encodeCursor('operations', last.seq));
+    return { ...result, items: result.items.map(toOperationRecord) };
+  }
+
+  /** Oldest due first. */
+  async claimOperations(
+    owner: string,
+    now: Date,
+    leaseMs: number,
+    limit: number,
+  ): Promise<OperationRecord[]> {
+    if (limit < 1) return [];
+    const at = now.toISOString();
+    const until = new Date(now.getTime() + leaseMs).toISOString();
+    return this.tx.claim.immediate(owner, at, until, Math.trunc(limit));
+  }
+
+  /**
+   * Succeeds while `owner` is still the lease holder, even if the lease ran out (as long as nobody
+   * claimed the operation meanwhile). A lease of 0 ms (or less) releases the operation.
+   */
+  async renewLease(requestToken: string, owner: string, now: Date, leaseMs: number): Promise<boolean> {
+    if (leaseMs <= 0) return this.sql.releaseLease.run(requestToken, owner).changes > 0;
+    const until = new Date(now.getTime() + leaseMs).toISOString();
+    return this.sql.renewLease.run(until, requestToken, owner).changes > 0;
+  }
+
+  /**
+   * Removes client tokens created before `before` and terminal operations whose last status change
+   * is before `before` (with their tokens); returns how many rows (tokens + operations) went.
+   */
+  async expireTokens(before: Date): Promise<number> {
+    return this.tx.expire.immediate(before.toISOString());
+  }
+
+  // ---- Provider state ----
+
+  async kvGet(namespace: string, key: string): Promise<KvEntry | undefined> {
+    const row = this.sql.kvGet.get(namespace, key);
+    return row && toKvEntry(row);
+  }
+
+  async kvInsert(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
+    return this.sql.kvInsert.run(namespace, key, JSON.stringify(entry.value), entry.writtenBy).changes > 0;
+  }
+
+  async kvReplace(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
+    return this.sql.kvReplace.run(JSON.stringify(entry.value), entry.writtenBy, namespace, key).changes > 0;
+  }
+
+  async kvDelete(namespace: string, key: string): Promise<boolean> {
+    return this.sql.kvDelete.run(namespace, key).changes > 0;
+  }
+
+  /** Ordered by key. */
+  async kvList(
+    namespace: string,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<{ key: string; entry: KvEntry }>> {
+    checkLimit(options.limit);
+    const after = decodeCursor('kv', options.nextToken);
+    const rows =
+      after === undefined
+        ? this.sql.kvListFirst.all(namespace, options.limit + 1)
+        : this.sql.kvListAfter.all(namespace, after, options.limit + 1);
+    const items = rows.map((row) => ({ key: row.key, entry: toKvEntry(row) }));
+    return page(items, options.limit, (last) => encodeCursor('kv', last.key));
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  // ---- Transactions (built once) ----
+
+  private transactions() {
+    return {
+      deleteType: this.db.transaction((typeName: string): boolean => {
+        const count = this.sql.countResources.get(typeName)?.count ?? 0;
+        if (count > 0) {
+          throw new TypeplaneError(
+            'ResourceConflict',
+            `Type ${typeName} still has ${count} resource${count === 1 ? '' : 's'}: delete ${count === 1 ? 'it' : 'them'} first.`,
+            [
+              {
+                pointer: '/typeName',
+                message: `${count} resource${count === 1 ? '' : 's'} of this type exist`,
+                resourceCount: count,
+              },
+            ],
+          );
+        }
+        return this.sql.deleteType.run(typeName).changes > 0;
+      }),
+
+      begin: this.db.transaction(
+        (operation: OperationRecord, params: OperationParams, requestHash: string | null): BeginResult => {
+          if (operation.clientToken !== undefined) {
+            const token = this.sql.getToken.get(operation.clientToken);
+            const earlier = token && this.sql.getOperation.get(token.request_token);
+            if (token && earlier) {
+              return {
+                kind: token.request_hash === requestHash ? 'replayed' : 'token-mismatch',
+                operation: toOperationRecord(earlier),
+              };
+            }
+            // A token whose operation has gone is stale: forget it.
+            if (token) this.sql.deleteToken.run(operation.clientToken);
+          }
+          if (operation.identifier !== undefined && ACTIVE.has(operation.status)) {
+            const active = this.sql.getActive.get(operation.typeName, operation.identifier);
+            if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
+          }
+          const inserted = this.sql.insertOperation.get(params);
+          if (operation.clientToken !== undefined) {
+            this.sql.insertToken.run(
+              operation.clientToken,
+              operation.requestToken,
+              requestHash,
+              params.started_at,
+            );
+          }
+          if (!inserted) throw missingOperation(operation.requestToken);
+          return { kind: 'started', operation: toOperationRecord(inserted) };
+        },
+      ),
+
+      finish: this.db.transaction(
+        (operation: OperationRecord, params: OperationParams, change: ResourceChange | undefined) => {
+          if (this.sql.finishOperation.run(params).changes === 0)
+            throw missingOperation(operation.requestToken);
+          if (change?.kind === 'put') {
+            const { resource } = change;
+            if (
+              operation.operation === 'CREATE' &&
+              this.sql.getResource.get(resource.typeName, resource.identifier)
+            ) {
+              throw new TypeplaneError(
+                'ResourceConflict',
+                `A resource of type ${resource.typeName} with identifier ${resource.identifier} already exists.`,
+                [{ pointer: '/identifier', message: 'already exists', identifier: resource.identifier }],
+              );
+            }
+            this.sql.putResource.run(
+              resource.typeName,
+              resource.identifier,
+              JSON.stringify(resource.properties),
+              isoTime(resource.createdAt, 'createdAt'),
+              isoTime(resource.updatedAt, 'updatedAt'),
+            );
+          } else if (change?.kind === 'delete') {
+            this.sql.deleteResource.run(change.typeName, change.identifier);
+          }
+        },
+      ),
+
+      claim: this.db.transaction(
+        (owner: string, now: string, until: string, limit: number): OperationRecord[] => {
+          const rows = this.sql.claimable.all(now, now, limit);
+          for (const row of rows) this.sql.lease.run(owner, until, row.seq);
+          return rows.map(toOperationRecord);
+        },
+      ),
+
+      expire: this.db.transaction((before: string): number => {
+        const tokens = this.sql.expireTokens.run(before, before).changes;
+        const operations = this.sql.expireOperations.run(before).changes;
+        return tokens + operations;
+      }),
+    };
+  }
+}
+
+const ACTIVE: ReadonlySet<string> = new Set(['PENDING', 'IN_PROGRESS', 'CANCEL_IN_PROGRESS']);
+
+function prepareStatements(db: Database.Database) {
+  const latestTypes = `SELECT type_name, version, model_json, source, registered_at FROM types t
+    WHERE seq = (SELECT MAX(seq) FROM types WHERE type_name = t.type_name)`;
+  return {
+    putType: db.prepare<[string, string, string, string, string]>(
+      `INSERT INTO types (type_name, version, model_json, source, registered_at, seq)
+       VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM types))
+       ON CONFLICT (type_name, version) DO UPDATE SET model_json = excluded.model_json, source = excluded.source,
+         registered_at = excluded.registered_at, seq = excluded.seq`,
+    ),
+    getTypeVersion: db.prepare<[string, string], TypeRow>(
+      `SELECT type_name, version, model_json, source, registered_at FROM types WHERE type_name = ? AND version = ?`,
+    ),
+    getLatestType: db.prepare<[string], TypeRow>(
+      `SELECT type_name, version, model_json, source, registered_at FROM types WHERE type_name = ?
+       ORDER BY seq DESC LIMIT 1`,
+    ),
+    listTypeVersions: db.prepare<[string], TypeRow>(
+      `SELECT type_name, version, model_json, source, registered_at FROM types WHERE type_name = ? ORDER BY seq`,
+    ),
+    listLatestTypes: db.prepare<[], TypeRow>(`${latestTypes} ORDER BY type_name`),
+    deleteType: db.prepare<[string]>(`DELETE FROM types WHERE type_name = ?`),
+
+    getResource: db.prepare<[string, string], ResourceRow>(
+      `SELECT type_name, identifier, properties_json, created_at, updated_at FROM resources
+       WHERE type_name = ? AND identifier = ?`,
+    ),
+    listResourcesFirst: db.prepare<[string, number], ResourceRow>(
+      `SELECT type_name, identifier, properties_json, created_at, updated_at FROM resources
+       WHERE type_name = ? ORDER BY identifier LIMIT ?`,
+    ),
+    listResourcesAfter: db.prepare<[string, string, number], ResourceRow>(
+      `SELECT type_name, identifier, properties_json, created_at, updated_at FROM resources
+       WHERE type_name = ? AND identifier > ? ORDER BY identifier LIMIT ?`,
+    ),
+    countResources: db.prepare<[string], { count: number }>(
+      `SELECT COUNT(*) AS count FROM resources WHERE type_name = ?`,
+    ),
+    putResource: db.prepare<[string, string, string, string, string]>(
+      `INSERT INTO resources (type_name, identifier, properties_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json,
+         updated_at = excluded.updated_at`,
+    ),
+    deleteResource: db.prepare<[string, string]>(
+      `DELETE FROM resources WHERE type_name = ? AND identifier = ?`,
+    ),
+
+    getOperation: db.prepare<[string], OperationRow>(
+      `SELECT ${OPERATION_COLUMNS} FROM operations WHERE request_token = ?`,
+    ),
+    getActive: db.prepare<[string, string], { request_token: string }>(
+      `SELECT request_token FROM operations
+       WHERE type_name = ? AND identifier = ? AND status IN ${ACTIVE_SQL} AND identifier IS NOT NULL`,
+    ),
+    insertOperation: db.prepare<OperationParams, OperationRow>(
+      `INSERT INTO operations (request_token, type_name, identifier, operation, status, event_time, resource_model_json,
+         status_message, error_code, retry_after, request_json, callback_context_json, started_at, deadline_at, attempts,
+         client_token)
+       VALUES (@request_token, @type_name, @identifier, @operation, @status, @event_time, @resource_model_json,
+         @status_message, @error_code, @retry_after, @request_json, @callback_context_json, @started_at, @deadline_at,
+         @attempts, @client_token)
+       RETURNING ${OPERATION_COLUMNS}`,
+    ),
+    saveOperation: db.prepare<OperationParams>(
+      `UPDATE operations SET identifier = @identifier, status = @status, event_time = @event_time,
+         resource_model_json = @resource_model_json, status_message = @status_message, error_code = @error_code,
+         retry_after = @retry_after, request_json = @request_json, callback_context_json = @callback_context_json,
+         deadline_at = @deadline_at, attempts = @attempts
+       WHERE request_token = @request_token`,
+    ),
+    finishOperation: db.prepare<OperationParams>(
+      `UPDATE operations SET identifier = @identifier, status = @status, event_time = @event_time,
+         resource_model_json = @resource_model_json, status_message = @status_message, error_code = @error_code,
+         retry_after = @retry_after, request_json = @request_json, callback_context_json = @callback_context_json,
+         deadline_at = @deadline_at, attempts = @attempts, lease_owner = NULL, lease_until = NULL
+       WHERE request_token = @request_token`,
+    ),
+    claimable: db.prepare<[string, string, number], OperationRow>(
+      `SELECT ${OPERATION_COLUMNS} FROM operations
+       WHERE status IN ${ACTIVE_SQL}
+         AND (retry_after IS NULL OR retry_after <= ?) AND (lease_until IS NULL OR lease_until <= ?)
+       ORDER BY seq LIMIT ?`,
+    ),
+    lease: db.prepare<[string, string, number]>(
+      `UPDATE operations SET lease_owner = ?, lease_until = ? WHERE seq = ?`,
+    ),
+    renewLease: db.prepare<[string, string, string]>(
+      `UPDATE operations SET lease_until = ? WHERE request_token = ? AND lease_owner = ? AND status IN ${ACTIVE_SQL}`,
+    ),
+    releaseLease: db.prepare<[string, string]>(
+      `UPDATE operations SET lease_owner = NULL, lease_until = NULL WHERE request_token = ? AND lease_owner = ?`,
+    ),
+
+    getToken: db.prepare<[string], TokenRow>(
+      `SELECT request_token, request_hash FROM client_tokens WHERE client_token = ?`,
+    ),
+    insertToken: db.prepare<[string, string, string | null, string]>(
+      `INSERT INTO client_tokens (client_token, request_token, request_hash, created_at) VALUES (?, ?, ?, ?)`,
+    ),
+    deleteToken: db.prepare<[string]>(`DELETE FROM client_tokens WHERE client_token = ?`),
+    expireTokens: db.prepare<[string, string]>(
+      `DELETE FROM client_tokens WHERE created_at < ? OR request_token IN
+         (SELECT request_token FROM operations WHERE status IN ${TERMINAL_SQL} AND event_time < ?)`,
+    ),
+    expireOperations: db.prepare<[string]>(
+      `DELETE FROM operations WHERE status IN ${TERMINAL_SQL} AND event_time < ?`,
+    ),
+
+    kvGet: db.prepare<[string, string], KvRow>(
+      `SELECT key, value_json, written_by FROM kv WHERE namespace = ? AND key = ?`,
+    ),
+    kvInsert: db.prepare<[string, string, string, string]>(
+      `INSERT INTO kv (namespace, key, value_json, written_by) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    ),
+    kvReplace: db.prepare<[string, string, string, string]>(
+      `UPDATE kv SET value_json = ?, written_by = ? WHERE namespace = ? AND key = ?`,
+    ),
+    kvDelete: db.prepare<[string, string]>(`DELETE FROM kv WHERE namespace = ? AND key = ?`),
+    kvListFirst: db.prepare<[string, number], KvRow>(
+      `SELECT key, value_json, written_by FROM kv WHERE namespace = ? ORDER BY key LIMIT ?`,
+    ),
+    kvListAfter: db.prepare<[string, string, number], KvRow>(
+      `SELECT key, value_json, written_by FROM kv WHERE namespace = ? AND key > ? ORDER BY key LIMIT ?`,
+    ),
+  };
+}
+
+// ---- Rows and records ----
+
+/** `limit + 1` rows → a page of `limit` and, when there were more, the cursor of its last item. */
+function page<T>(rows: T[], limit: number, cursor: (last: T) => string): Page<T> {
+  if (rows.length <= limit) return { items: rows };
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return last === undefined ? { items } : { items, nextToken: cursor(last) };
+}
+
+/** Normalise a time to `toISOString()` form so that stored times compare as text. */
+function isoTime(value: string, field: string): string {
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) {
+    throw new TypeplaneError('InvalidRequest', `${field} is not a valid time: ${JSON.stringify(value)}.`);
+  }
+  return time.toISOString();
+}
+
+function optionalIsoTime(value: string | undefined, field: string): string | null {
+  return value === undefined ? null : isoTime(value, field);
+}
+
+function json(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+function operationParams(operation: OperationRecord): OperationParams {
+  return {
+    request_token: operation.requestToken,
+    type_name: operation.typeName,
+    identifier: operation.identifier ?? null,
+    operation: operation.operation,
+    status: operation.status,
+    event_time: isoTime(operation.eventTime, 'eventTime'),
+    resource_model_json: json(operation.resourceModel),
+    status_message: operation.statusMessage ?? null,
+    error_code: operation.errorCode ?? null,
+    retry_after: optionalIsoTime(operation.retryAfter, 'retryAfter'),
+    request_json: JSON.stringify(operation.request),
+    callback_context_json: json(operation.callbackContext),
+    started_at: isoTime(operation.startedAt, 'startedAt'),
+    deadline_at: isoTime(operation.deadlineAt, 'deadlineAt'),
+    attempts: operation.attempts,
+    client_token: operation.clientToken ?? null,
+  };
+}
+
+function toOperationRecord(row: OperationRow): OperationRecord {
+  const record: OperationRecord = {
+    requestToken: row.request_token,
+    typeName: row.type_name,
+    operation: row.operation as Operation,
+    status: row.status as OperationStatus,
+    eventTime: row.event_time,
+    request: JSON.parse(row.request_json) as Record<string, unknown>,
+    startedAt: row.started_at,
+    deadlineAt: row.deadline_at,
+    attempts: row.attempts,
+  };
+  if (row.identifier !== null) record.identifier = row.identifier;
+  if (row.resource_model_json !== null) record.resourceModel = JSON.parse(row.resource_model_json) as Model;
+  if (row.status_message !== null) record.statusMessage = row.status_message;
+  if (row.error_code !== null) record.errorCode = row.error_code as ErrorCode;
+  if (row.retry_after !== null) record.retryAfter = row.retry_after;
+  if (row.callback_context_json !== null) {
+    record.callbackContext = JSON.parse(row.callback_context_json) as Record<string, unknown>;
+  }
+  if (row.client_token !== null) record.clientToken = row.client_token;
+  return record;
+}
+
+function toStoredType(row: TypeRow): StoredType {
+  return {
+    typeName: row.type_name,
+    version: row.version,
+    model: JSON.parse(row.model_json) as ResourceType,
+    source: row.source,
+    registeredAt: row.registered_at,
+  };
+}
+
+function toStoredResource(row: ResourceRow): StoredResource {
+  return {
+    typeName: row.type_name,
+    identifier: row.identifier,
+    properties: JSON.parse(row.properties_json) as Model,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toKvEntry(row: KvRow): KvEntry {
+  return { value: JSON.parse(row.value_json) as Model, writtenBy: row.written_by };
+}
+
+// ---- Errors ----
+
+/** The one-active-operation-per-resource index refused a row. */
+function isActiveConflict(error: unknown): boolean {
+  return (
+    error instanceof Database.SqliteError &&
+    error.code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+    error.message.includes('operations.type_name, operations.identifier')
+  );
+}
+
+function activeConflict(operation: OperationRecord): TypeplaneError {
+  return new TypeplaneError(
+    'ResourceConflict',
+    `Another operation is in progress on ${operation.typeName} ${operation.identifier ?? '(identifier unknown)'}.`,
+    [{ pointer: '/identifier', message: 'another operation is active on this resource' }],
+  );
+}
+
+function missingOperation(requestToken: string): TypeplaneError {
+  return new TypeplaneError('InternalFailure', `Operation ${requestToken} is not in the store.`);
+}

@@ -1,0 +1,152 @@
+/**
+ * @module The Store: everything Typeplane persists. There is no in-memory source of truth: several
+ * server replicas may share one store, so every state change is one transaction here.
+ *
+ * Implementations: `sqlite/` (embedded default). A PostgreSQL one follows the same contract.
+ */
+import type { ErrorCode } from '../errors.js';
+import type { Model, Operation, OperationStatus } from '../engine/types.js';
+import type { ResourceType } from '../schema/index.js';
+
+export interface StoredType {
+  typeName: string;
+  /** Manifest API version, or `'1'` for a resource schema. */
+  version: string;
+  /** The normalised model. */
+  model: ResourceType;
+  /** The document as registered (JSON or YAML text). */
+  source: string;
+  registeredAt: string;
+}
+
+export interface StoredResource {
+  typeName: string;
+  /** Primary identifier values joined by `|`. */
+  identifier: string;
+  /** The full model as last reported by the provider (write-only values included). */
+  properties: Model;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface OperationRecord {
+  requestToken: string;
+  typeName: string;
+  /** Known once the identifier is (before a create with a generated identifier completes, it is not). */
+  identifier?: string;
+  operation: Operation;
+  status: OperationStatus;
+  /** ISO time of the latest status change. */
+  eventTime: string;
+  resourceModel?: Model;
+  statusMessage?: string;
+  errorCode?: ErrorCode;
+  /** ISO time after which the next handler invocation is due. */
+  retryAfter?: string;
+  /** What the caller asked for: desired state (create/update), patch (update), as the engine needs to resume. */
+  request: Record<string, unknown>;
+  callbackContext?: Record<string, unknown>;
+  /** ISO time the operation started and the time it must be terminal by. */
+  startedAt: string;
+  deadlineAt: string;
+  attempts: number;
+  clientToken?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque keyset cursor for the next page; absent at the end. */
+  nextToken?: string;
+}
+
+export interface OperationFilter {
+  operation?: Operation[];
+  status?: OperationStatus[];
+  typeName?: string;
+}
+
+/** Outcome of {@link Store.beginOperation}. */
+export type BeginResult =
+  | { kind: 'started'; operation: OperationRecord }
+  /** The client token was used before with the same request: the earlier operation. */
+  | { kind: 'replayed'; operation: OperationRecord }
+  /** The client token was used before with a different request. */
+  | { kind: 'token-mismatch'; operation: OperationRecord }
+  /** Another operation is active on the same resource. */
+  | { kind: 'conflict'; activeRequestToken: string };
+
+/** A change to the resource index made atomically with an operation's completion. */
+export type ResourceChange =
+  { kind: 'put'; resource: StoredResource } | { kind: 'delete'; typeName: string; identifier: string };
+
+export interface Store {
+  // Types
+  putType(type: StoredType): Promise<void>;
+  /** The given version, or the default (latest registered) version when `version` is omitted. */
+  getType(typeName: string, version?: string): Promise<StoredType | undefined>;
+  listTypeVersions(typeName: string): Promise<StoredType[]>;
+  /** Latest version of every type, sorted by name. */
+  listTypes(): Promise<StoredType[]>;
+  /** Removes every version; false when there was none. Refuses (throws ResourceConflict) while resources exist. */
+  deleteType(typeName: string): Promise<boolean>;
+
+  // Resource index
+  getResource(typeName: string, identifier: string): Promise<StoredResource | undefined>;
+  /** Ordered by identifier; `nextToken` is a keyset cursor (cost independent of the page's position). */
+  listResources(
+    typeName: string,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<StoredResource>>;
+  countResources(typeName: string): Promise<number>;
+
+  // Operations
+  /**
+   * Atomically: check the client token (replay / mismatch), check no other operation is active on
+   * the same resource (when `operation.identifier` is set), insert the operation, remember the token.
+   * `requestHash` identifies the request for token comparison.
+   */
+  beginOperation(operation: OperationRecord, requestHash?: string): Promise<BeginResult>;
+  /** Persist a new state of the operation (progress, callback context, identifier once known). */
+  saveOperation(operation: OperationRecord): Promise<void>;
+  /**
+   * Persist a terminal state and apply the resource change in the same transaction. For a create
+   * whose identifier became known only now, `operation.identifier` is set here.
+   * Throws ResourceConflict if `change` is a put of a new resource whose identifier already exists.
+   */
+  finishOperation(operation: OperationRecord, change?: ResourceChange): Promise<void>;
+  getOperation(requestToken: string): Promise<OperationRecord | undefined>;
+  listOperations(
+    filter: OperationFilter,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<OperationRecord>>;
+  /**
+   * Operations not terminal whose `retryAfter` has passed (or is unset) and which no live worker
+   * holds; each returned one is leased to `owner` until `now + leaseMs`. Lets a restarted server or
+   * another replica resume them.
+   */
+  claimOperations(owner: string, now: Date, leaseMs: number, limit: number): Promise<OperationRecord[]>;
+  /** Extend or drop a lease (drop with `leaseMs = 0`). */
+  renewLease(requestToken: string, owner: string, now: Date, leaseMs: number): Promise<boolean>;
+  /** Remove client tokens (and terminal operations) older than `before`. */
+  expireTokens(before: Date): Promise<number>;
+
+  // Provider state (the built-in state provider keeps its resources here)
+  kvGet(namespace: string, key: string): Promise<KvEntry | undefined>;
+  /** Insert only if absent; false when the key exists. */
+  kvInsert(namespace: string, key: string, entry: KvEntry): Promise<boolean>;
+  /** Replace; false when absent. */
+  kvReplace(namespace: string, key: string, entry: KvEntry): Promise<boolean>;
+  kvDelete(namespace: string, key: string): Promise<boolean>;
+  kvList(
+    namespace: string,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<{ key: string; entry: KvEntry }>>;
+
+  close(): Promise<void>;
+}
+
+export interface KvEntry {
+  value: Model;
+  /** The request token that last wrote it: lets a handler re-invoked after a crash recognise its own write. */
+  writtenBy: string;
+}
