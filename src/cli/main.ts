@@ -3,6 +3,8 @@
  * @module The `typeplane` command line.
  */
 import { Command, CommanderError } from 'commander';
+import { registerApiCommands } from './api-commands.js';
+import { registerServe } from './serve.js';
 import { registerValidate } from './validate.js';
 
 export function buildProgram(): Command {
@@ -12,6 +14,8 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerValidate(program);
+  registerServe(program);
+  registerApiCommands(program);
   return program;
 }
 

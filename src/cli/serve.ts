@@ -1,0 +1,67 @@
+/**
+ * @module `typeplane serve`: the API server on the embedded store.
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { pino } from 'pino';
+import { DEFAULT_HOST, DEFAULT_PORT, startService } from '../service.js';
+
+interface ServeOptions {
+  host: string;
+  port?: string;
+  dataDir: string;
+  types?: string[];
+  logLevel: string;
+  lease: string;
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the resource API over HTTP, with state in an embedded SQLite file')
+    .option('--host <host>', 'address to listen on', DEFAULT_HOST)
+    .option('--port <port>', `port (0 picks a free one; env TYPEPLANE_PORT; default ${DEFAULT_PORT})`)
+    .option('--data-dir <dir>', 'folder for the state (typeplane.db)', '.typeplane')
+    .option('--types <paths...>', 'resource schemas / manifests (files or folders) to register at start')
+    .option('--log-level <level>', 'fatal, error, warn, info, debug or silent', 'info')
+    .option('--lease <seconds>', "how long a worker holds an operation without renewing; a crashed server's operations resume after this", '30')
+    .action(async (options: ServeOptions, command: Command) => {
+      const rawPort = options.port ?? process.env.TYPEPLANE_PORT ?? String(DEFAULT_PORT);
+      const port = Number(rawPort);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        command.error(`error: port must be a whole number from 0 to 65535, not '${rawPort}'`, { exitCode: 2, code: 'typeplane.usage' });
+      }
+      const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+      if (!levels.includes(options.logLevel)) {
+        command.error(`error: --log-level must be one of ${levels.join(', ')}`, { exitCode: 2, code: 'typeplane.usage' });
+      }
+      const lease = Number(options.lease);
+      if (!(lease > 0 && lease <= 3600)) command.error('error: --lease must be a number of seconds from 0 to 3600', { exitCode: 2, code: 'typeplane.usage' });
+      // Logs go to stderr so stdout carries only what a script reads (the listening line).
+      const logger = pino({ level: options.logLevel }, pino.destination(2));
+      const service = await startService({
+        dataDir: resolve(options.dataDir),
+        host: options.host,
+        port,
+        ...(options.types ? { types: options.types } : {}),
+        logger,
+        leaseMs: lease * 1000,
+      });
+      process.stdout.write(`listening on ${service.url}\n`);
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'shutting down: finishing in-flight operations');
+        service.close().then(
+          () => process.exit(0),
+          (e: unknown) => {
+            logger.error({ err: e }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+}

@@ -1,0 +1,717 @@
+/**
+ * @module The engine: uniform create/read/update/delete/list over registered types, with the handler
+ * contract enforced around every provider.
+ *
+ * Mutations are asynchronous operations: the caller gets a PENDING ProgressEvent at once; a worker
+ * loop claims due operations from the store (so a restarted server, or another replica, resumes
+ * them), invokes the provider, and records the outcome together with the resource index change in
+ * one store transaction. Everything decided before a handler runs (bad input, missing type,
+ * conflicts) is thrown as a TypeplaneError instead.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { TypeplaneError, isErrorCode, type ErrorCode } from '../errors.js';
+import type { Registry } from '../registry/registry.js';
+import type { CompiledType } from '../registry/compile.js';
+import type { HandlerAction, HandlerEvent, HandlerLogger, Provider } from '../providers/types.js';
+import type { OperationRecord, ResourceChange, Store } from '../store/types.js';
+import { DEFAULT_TIMEOUT_MINUTES, type ResourceType } from '../schema/index.js';
+import {
+  applyPatch,
+  createOnlyChanged,
+  identifierModel,
+  identifierOf,
+  readOnlyPresent,
+  stripNulls,
+  stripWriteOnly,
+  valuesAt,
+} from './model/index.js';
+import { TERMINAL_STATUSES, type Model, type Operation, type OperationStatus, type ProgressEvent, type ResourceDescription } from './types.js';
+
+export interface EngineLogger extends HandlerLogger {
+  child(bindings: Record<string, unknown>): EngineLogger;
+}
+
+export interface EngineOptions {
+  store: Store;
+  registry: Registry;
+  /** The provider serving a type (the state provider when none is configured). */
+  providerFor: (typeName: string) => Provider;
+  logger: EngineLogger;
+  /** How long a worker holds an operation without renewing (a crashed worker's work resumes after this). */
+  leaseMs?: number;
+  /** How often to look for due operations (other replicas', restarts'). */
+  pollIntervalMs?: number;
+  /** Client tokens are honoured at least this long. */
+  tokenRetentionMs?: number;
+  /** Most handler invocations running at once in this process. */
+  concurrency?: number;
+  /** Milliseconds in a "minute" of a handler's timeoutInMinutes (tests shorten it; default 60,000). */
+  minuteMs?: number;
+}
+
+export const DEFAULT_MAX_RESULTS = 100;
+export const MAX_RESULTS_LIMIT = 1000;
+const MAX_CALLBACK_DELAY_SECONDS = 3600;
+const SEVEN_DAYS_MS = 7 * 24 * 3600 * 1000;
+
+const ACTION: Record<Exclude<Operation, 'LIST' | 'READ'>, HandlerAction> = { CREATE: 'create', UPDATE: 'update', DELETE: 'delete' };
+
+export class Engine {
+  private readonly store: Store;
+  private readonly registry: Registry;
+  private readonly providerFor: (typeName: string) => Provider;
+  private readonly log: EngineLogger;
+  private readonly owner = `worker-${randomUUID()}`;
+  private readonly leaseMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly tokenRetentionMs: number;
+  private readonly concurrency: number;
+  private readonly minuteMs: number;
+  private readonly events = new EventEmitter();
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private pollTimer: NodeJS.Timeout | undefined;
+  private expiryTimer: NodeJS.Timeout | undefined;
+  private claiming: Promise<void> | undefined;
+  private claimAgain = false;
+  private stopped = true;
+
+  constructor(options: EngineOptions) {
+    this.store = options.store;
+    this.registry = options.registry;
+    this.providerFor = options.providerFor;
+    this.log = options.logger;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.tokenRetentionMs = Math.max(options.tokenRetentionMs ?? SEVEN_DAYS_MS, SEVEN_DAYS_MS);
+    this.concurrency = options.concurrency ?? 64;
+    this.minuteMs = options.minuteMs ?? 60_000;
+    this.events.setMaxListeners(0);
+  }
+
+  /** Start working: resume whatever is due, then keep polling. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const poll = () => {
+      this.kick();
+      this.pollTimer = setTimeout(poll, this.pollIntervalMs);
+      this.pollTimer.unref();
+    };
+    poll();
+    const expire = () => {
+      this.store.expireTokens(new Date(Date.now() - this.tokenRetentionMs)).catch((e: unknown) => this.log.error('token expiry failed', { err: String(e) }));
+    };
+    this.expiryTimer = setInterval(expire, 3600_000);
+    this.expiryTimer.unref();
+  }
+
+  /**
+   * Stop taking work; let running handler invocations finish for up to `graceMs`, then abort them.
+   * Whatever is not terminal stays in the store, leases released, to be resumed by the next start.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.stopped = true;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    if (this.expiryTimer) clearInterval(this.expiryTimer);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    const inflight = [...this.running.values()];
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+    await Promise.race([Promise.all(inflight.map((r) => r.done)), grace]);
+    for (const r of this.running.values()) r.abort.abort(new Error('server shutting down'));
+    await Promise.all([...this.running.values()].map((r) => r.done));
+    await this.claiming;
+  }
+
+  // ---- Resources -------------------------------------------------------------------------------
+
+  async create(typeName: string, desiredState: unknown, clientToken?: string): Promise<ProgressEvent> {
+    const compiled = await this.registry.get(typeName);
+    const type = compiled.type;
+    const desired = requireModel(desiredState, 'desiredState');
+    const readOnly = readOnlyPresent(type, desired);
+    if (readOnly.length > 0) {
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `read-only properties cannot be set: ${readOnly.join(', ')}`,
+        readOnly.map((pointer) => ({ pointer, message: 'is read-only: the provider sets it' })),
+      );
+    }
+    assertValid(compiled, desired);
+    const identifier = identifierOf(type, desired);
+    return this.begin({
+      compiled,
+      operation: 'CREATE',
+      identifier,
+      request: { desiredState: desired },
+      clientToken,
+      hashOf: { desiredState },
+    });
+  }
+
+  async update(typeName: string, identifier: string, patchDocument: unknown, clientToken?: string): Promise<ProgressEvent> {
+    const compiled = await this.registry.get(typeName);
+    const type = compiled.type;
+    const current = await this.store.getResource(type.typeName, identifier);
+    if (!current) return this.failImmediately(compiled, 'UPDATE', identifier, 'NotFound', `${type.typeName} ${identifier} does not exist`, clientToken, { patchDocument });
+    const desired = applyPatch(type, current.properties, patchDocument);
+    const changedReadOnly = type.readOnlyProperties.filter((p) => !sameValues(valuesAt(current.properties, p), valuesAt(desired, p)));
+    if (changedReadOnly.length > 0) {
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `read-only properties cannot be changed: ${changedReadOnly.join(', ')}`,
+        changedReadOnly.map((pointer) => ({ pointer, message: 'is read-only: the provider sets it' })),
+      );
+    }
+    const createOnly = createOnlyChanged(type, current.properties, desired);
+    if (createOnly.length > 0) {
+      throw new TypeplaneError(
+        'NotUpdatable',
+        `create-only properties cannot change after creation: ${createOnly.join(', ')}; delete and re-create the resource instead`,
+        createOnly.map((pointer) => ({ pointer, message: 'is create-only' })),
+      );
+    }
+    assertValid(compiled, desired);
+    return this.begin({
+      compiled,
+      operation: 'UPDATE',
+      identifier,
+      request: { desiredState: desired, previousState: current.properties },
+      clientToken,
+      hashOf: { identifier, patchDocument },
+    });
+  }
+
+  async delete(typeName: string, identifier: string, clientToken?: string): Promise<ProgressEvent> {
+    const compiled = await this.registry.get(typeName);
+    const type = compiled.type;
+    const current = await this.store.getResource(type.typeName, identifier);
+    if (!current) return this.failImmediately(compiled, 'DELETE', identifier, 'NotFound', `${type.typeName} ${identifier} does not exist`, clientToken, {});
+    return this.begin({
+      compiled,
+      operation: 'DELETE',
+      identifier,
+      request: { desiredState: current.properties },
+      clientToken,
+      hashOf: { identifier },
+    });
+  }
+
+  /** The resource as its provider reports it now. */
+  async read(typeName: string, identifier: string): Promise<ResourceDescription> {
+    const compiled = await this.registry.get(typeName);
+    const type = compiled.type;
+    const stored = await this.store.getResource(type.typeName, identifier);
+    const key = stored?.properties ?? identifierModel(type, identifier);
+    if (!stored || !key) throw new TypeplaneError('NotFound', `${type.typeName} ${identifier} does not exist`);
+    const provider = this.providerFor(type.typeName);
+    const requestToken = randomUUID();
+    const event = await this.invoke(provider, 'read', type, {
+      typeName: type.typeName,
+      desiredState: key,
+      clientRequestToken: requestToken,
+      logger: this.log.child({ requestToken, operation: 'READ' }),
+      signal: AbortSignal.timeout(timeoutMinutes(type, 'read') * this.minuteMs),
+    });
+    if (event.status === 'FAILED') {
+      const code = event.errorCode ?? 'GeneralServiceException';
+      throw new TypeplaneError(code, event.message ?? `read failed with ${code}`);
+    }
+    if (event.status !== 'SUCCESS') throw this.contractViolation(provider, 'read answered IN_PROGRESS; read handlers must answer at once');
+    const model = this.checkModel(provider, compiled, event.resourceModel, identifier);
+    return { identifier, properties: stripWriteOnly(type, model) };
+  }
+
+  async list(typeName: string, options: { maxResults?: unknown; nextToken?: unknown }): Promise<{ resourceDescriptions: ResourceDescription[]; nextToken: string | null }> {
+    const compiled = await this.registry.get(typeName);
+    const type = compiled.type;
+    const limit = parseMaxResults(options.maxResults);
+    if (options.nextToken !== undefined && typeof options.nextToken !== 'string') throw new TypeplaneError('InvalidRequest', 'nextToken must be a string');
+    const page = await this.store.listResources(type.typeName, { limit, ...(options.nextToken ? { nextToken: options.nextToken } : {}) });
+    return {
+      resourceDescriptions: page.items.map((r) => ({ identifier: r.identifier, properties: stripNulls(stripWriteOnly(type, r.properties)) as Model })),
+      nextToken: page.nextToken ?? null,
+    };
+  }
+
+  // ---- Requests --------------------------------------------------------------------------------
+
+  async getRequest(requestToken: string): Promise<ProgressEvent> {
+    const op = await this.store.getOperation(requestToken);
+    if (!op) throw new TypeplaneError('NotFound', `no request ${requestToken}`);
+    return this.toEvent(op);
+  }
+
+  async listRequests(filter: { operation?: Operation[]; status?: OperationStatus[] }, options: { maxResults?: unknown; nextToken?: unknown }): Promise<{ progressEvents: ProgressEvent[]; nextToken: string | null }> {
+    const limit = parseMaxResults(options.maxResults);
+    if (options.nextToken !== undefined && typeof options.nextToken !== 'string') throw new TypeplaneError('InvalidRequest', 'nextToken must be a string');
+    const page = await this.store.listOperations(filter, { limit, ...(options.nextToken ? { nextToken: options.nextToken } : {}) });
+    const events: ProgressEvent[] = [];
+    for (const op of page.items) events.push(await this.toEvent(op));
+    return { progressEvents: events, nextToken: page.nextToken ?? null };
+  }
+
+  /** Cancel a pending or in-progress operation. */
+  async cancel(requestToken: string): Promise<ProgressEvent> {
+    const op = await this.store.getOperation(requestToken);
+    if (!op) throw new TypeplaneError('NotFound', `no request ${requestToken}`);
+    if (TERMINAL_STATUSES.has(op.status)) {
+      throw new TypeplaneError('InvalidRequest', `request ${requestToken} is already ${op.status} and cannot be cancelled`, [], 409);
+    }
+    if (op.status !== 'CANCEL_IN_PROGRESS') {
+      op.status = 'CANCEL_IN_PROGRESS';
+      op.eventTime = new Date().toISOString();
+      op.statusMessage = 'cancellation requested';
+      delete op.retryAfter; // due at once: the worker completes the cancellation
+      await this.store.saveOperation(op);
+    }
+    this.running.get(requestToken)?.abort.abort(new Error('operation cancelled'));
+    this.kick();
+    return this.toEvent(op);
+  }
+
+  /** The operation's event once terminal, or the latest one when `waitMs` runs out. */
+  async waitFor(requestToken: string, waitMs: number): Promise<ProgressEvent> {
+    const deadline = Date.now() + Math.max(0, waitMs);
+    for (;;) {
+      const op = await this.store.getOperation(requestToken);
+      if (!op) throw new TypeplaneError('NotFound', `no request ${requestToken}`);
+      const left = deadline - Date.now();
+      if (TERMINAL_STATUSES.has(op.status) || left <= 0) return this.toEvent(op);
+      // Woken by our own workers at once; by other replicas' work within the poll interval.
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.events.off(requestToken, done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(left, 250));
+        this.events.on(requestToken, done);
+      });
+    }
+  }
+
+  // ---- Operations ------------------------------------------------------------------------------
+
+  private async begin(args: {
+    compiled: CompiledType;
+    operation: 'CREATE' | 'UPDATE' | 'DELETE';
+    identifier: string | undefined;
+    request: Record<string, unknown>;
+    clientToken: string | undefined;
+    hashOf: unknown;
+  }): Promise<ProgressEvent> {
+    const { compiled, operation, identifier, request, clientToken } = args;
+    const type = compiled.type;
+    const token = validateClientToken(clientToken);
+    const now = new Date();
+    const record: OperationRecord = {
+      requestToken: randomUUID(),
+      typeName: type.typeName,
+      operation,
+      status: 'PENDING',
+      eventTime: now.toISOString(),
+      request,
+      startedAt: now.toISOString(),
+      deadlineAt: new Date(now.getTime() + timeoutMinutes(type, ACTION[operation]) * this.minuteMs).toISOString(),
+      attempts: 0,
+    };
+    if (identifier !== undefined) record.identifier = identifier;
+    if (token !== undefined) record.clientToken = token;
+    const result = await this.store.beginOperation(record, requestHash(type.typeName, operation, args.hashOf));
+    switch (result.kind) {
+      case 'started':
+        this.kick();
+        return this.toEvent(result.operation);
+      case 'replayed':
+        return this.toEvent(result.operation);
+      case 'token-mismatch':
+        throw new TypeplaneError(
+          'InvalidRequest',
+          `clientToken ${token} was already used for a different request (${result.operation.requestToken}); use a new token for a new request`,
+        );
+      case 'conflict':
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `${type.typeName} ${identifier} has an operation in progress (${result.activeRequestToken}); wait for it to finish`,
+          [{ message: 'active operation', requestToken: result.activeRequestToken }],
+        );
+    }
+  }
+
+  /** An operation that fails before any handler runs but is still an operation (NotFound on update/delete). */
+  private async failImmediately(
+    compiled: CompiledType,
+    operation: 'UPDATE' | 'DELETE',
+    identifier: string,
+    errorCode: ErrorCode,
+    message: string,
+    clientToken: string | undefined,
+    hashOf: Record<string, unknown>,
+  ): Promise<ProgressEvent> {
+    const token = validateClientToken(clientToken);
+    const now = new Date().toISOString();
+    const record: OperationRecord = {
+      requestToken: randomUUID(),
+      typeName: compiled.type.typeName,
+      identifier,
+      operation,
+      status: 'FAILED',
+      eventTime: now,
+      errorCode,
+      statusMessage: message,
+      request: {},
+      startedAt: now,
+      deadlineAt: now,
+      attempts: 0,
+    };
+    if (token !== undefined) record.clientToken = token;
+    const result = await this.store.beginOperation(record, requestHash(compiled.type.typeName, operation, { identifier, ...hashOf }));
+    if (result.kind === 'token-mismatch') {
+      throw new TypeplaneError('InvalidRequest', `clientToken ${token} was already used for a different request; use a new token for a new request`);
+    }
+    if (result.kind === 'conflict') throw new TypeplaneError('ResourceConflict', `${compiled.type.typeName} ${identifier} has an operation in progress`);
+    return this.toEvent(result.operation);
+  }
+
+  /** Claim due operations and run them; coalesces concurrent calls. */
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = (async () => {
+      try {
+        do {
+          this.claimAgain = false;
+          const room = this.concurrency - this.running.size;
+          if (room <= 0) break;
+          const ops = await this.store.claimOperations(this.owner, new Date(), this.leaseMs, room);
+          for (const op of ops) this.launch(op);
+          if (ops.length === room) this.claimAgain = true;
+        } while (this.claimAgain && !this.stopped);
+      } catch (e) {
+        this.log.error('claiming operations failed', { err: String(e) });
+      } finally {
+        this.claiming = undefined;
+      }
+    })();
+  }
+
+  private launch(op: OperationRecord): void {
+    const abort = new AbortController();
+    const renew = setInterval(() => {
+      this.store.renewLease(op.requestToken, this.owner, new Date(), this.leaseMs).catch(() => undefined);
+    }, Math.max(100, this.leaseMs / 3));
+    renew.unref();
+    const done = this.step(op, abort.signal)
+      .catch((e: unknown) => this.log.error('operation step failed', { requestToken: op.requestToken, err: String(e) }))
+      .finally(() => {
+        clearInterval(renew);
+        this.running.delete(op.requestToken);
+        this.events.emit(op.requestToken);
+        // A finished slot may let queued work in.
+        this.kick();
+      });
+    this.running.set(op.requestToken, { abort, done });
+  }
+
+  /** One handler invocation for an operation this worker holds the lease on. */
+  private async step(op: OperationRecord, signal: AbortSignal): Promise<void> {
+    const log = this.log.child({ requestToken: op.requestToken, typeName: op.typeName, operation: op.operation });
+    if (op.status === 'CANCEL_IN_PROGRESS') {
+      return this.finish(op, 'CANCEL_COMPLETE', { statusMessage: 'cancelled' });
+    }
+    let compiled: CompiledType;
+    try {
+      compiled = await this.registry.get(op.typeName);
+    } catch {
+      return this.finish(op, 'FAILED', { errorCode: 'InvalidTypeConfiguration', statusMessage: `type ${op.typeName} is no longer registered` });
+    }
+    const type = compiled.type;
+    const now = Date.now();
+    if (now >= Date.parse(op.deadlineAt)) {
+      return this.finish(op, 'FAILED', { errorCode: 'NotStabilized', statusMessage: `did not finish within ${timeoutMinutes(type, ACTION[op.operation as 'CREATE'])} minutes` });
+    }
+    const resumed = op.status === 'IN_PROGRESS';
+    if (op.operation === 'CREATE' && op.identifier !== undefined && !resumed) {
+      if (await this.store.getResource(type.typeName, op.identifier)) {
+        return this.finish(op, 'FAILED', { errorCode: 'AlreadyExists', statusMessage: `${type.typeName} ${op.identifier} already exists` });
+      }
+    }
+    if (!resumed) {
+      op.status = 'IN_PROGRESS';
+      op.eventTime = new Date().toISOString();
+      await this.store.saveOperation(op);
+    }
+
+    const provider = this.providerFor(type.typeName);
+    const action = ACTION[op.operation as 'CREATE' | 'UPDATE' | 'DELETE'];
+    const remaining = Date.parse(op.deadlineAt) - now;
+    const timeout = AbortSignal.timeout(Math.max(1, remaining));
+    const request = {
+      typeName: type.typeName,
+      desiredState: structuredClone(op.request.desiredState as Model),
+      clientRequestToken: op.requestToken,
+      logger: log,
+      signal: AbortSignal.any([signal, timeout]),
+      ...(op.request.previousState ? { previousState: structuredClone(op.request.previousState as Model) } : {}),
+      ...(op.callbackContext ? { callbackContext: op.callbackContext } : {}),
+    };
+    const event = await this.invoke(provider, action, type, request);
+
+    // Someone may have asked to cancel while the handler ran.
+    const latest = await this.store.getOperation(op.requestToken);
+    if (latest?.status === 'CANCEL_IN_PROGRESS' && event.status === 'IN_PROGRESS') {
+      return this.finish(latest, 'CANCEL_COMPLETE', { statusMessage: 'cancelled' });
+    }
+    if (timeout.aborted && event.status !== 'SUCCESS') {
+      return this.finish(op, 'FAILED', { errorCode: 'NotStabilized', statusMessage: `did not finish within ${timeoutMinutes(type, action)} minutes` });
+    }
+
+    op.attempts += 1;
+    switch (event.status) {
+      case 'IN_PROGRESS': {
+        const delay = Math.min(Math.max(Number(event.callbackDelaySeconds ?? 0), 0), MAX_CALLBACK_DELAY_SECONDS);
+        op.callbackContext = event.callbackContext ?? {};
+        op.retryAfter = new Date(Date.now() + delay * 1000).toISOString();
+        op.eventTime = new Date().toISOString();
+        if (event.message) op.statusMessage = event.message;
+        if (event.resourceModel && typeof event.resourceModel === 'object') op.resourceModel = event.resourceModel;
+        await this.store.saveOperation(op);
+        await this.store.renewLease(op.requestToken, this.owner, new Date(), 0);
+        this.later(delay * 1000);
+        return;
+      }
+      case 'FAILED': {
+        const code = event.errorCode ?? 'GeneralServiceException';
+        // A delete re-invoked after its first attempt may find its own work done.
+        if (op.operation === 'DELETE' && code === 'NotFound' && resumed) {
+          return this.finish(op, 'SUCCESS', {}, { kind: 'delete', typeName: type.typeName, identifier: op.identifier! });
+        }
+        // The provider says the resource is gone: the index follows the truth.
+        const vanished: ResourceChange | undefined =
+          code === 'NotFound' && op.identifier !== undefined && op.operation !== 'CREATE' ? { kind: 'delete', typeName: type.typeName, identifier: op.identifier } : undefined;
+        return this.finish(op, 'FAILED', { errorCode: code, statusMessage: event.message ?? `${action} failed with ${code}` }, vanished);
+      }
+      case 'SUCCESS': {
+        if (op.operation === 'DELETE') {
+          return this.finish(op, 'SUCCESS', {}, { kind: 'delete', typeName: type.typeName, identifier: op.identifier! });
+        }
+        let model: Model;
+        let identifier: string;
+        try {
+          model = this.checkModel(provider, compiled, event.resourceModel, op.identifier);
+          identifier = identifierOf(type, model)!;
+        } catch (e) {
+          const message = e instanceof TypeplaneError ? e.message : String(e);
+          return this.finish(op, 'FAILED', { errorCode: 'HandlerInternalFailure', statusMessage: message });
+        }
+        const now = new Date().toISOString();
+        op.identifier = identifier;
+        const change: ResourceChange = {
+          kind: 'put',
+          resource: { typeName: type.typeName, identifier, properties: model, createdAt: now, updatedAt: now },
+        };
+        try {
+          return await this.finish(op, 'SUCCESS', { resourceModel: model }, change);
+        } catch (e) {
+          if (e instanceof TypeplaneError && e.code === 'ResourceConflict') {
+            return this.finish(op, 'FAILED', { errorCode: 'AlreadyExists', statusMessage: `${type.typeName} ${identifier} already exists` });
+          }
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Invoke a handler, turning every way it can misbehave into a FAILED event with the right code. */
+  private async invoke(provider: Provider, action: HandlerAction, type: ResourceType, request: Parameters<Provider['create']>[0]): Promise<HandlerEvent> {
+    let event: unknown;
+    try {
+      event = await raceAbort(provider[action](request), request.signal);
+    } catch (e) {
+      if (request.signal.aborted) {
+        return { status: 'FAILED', errorCode: 'NotStabilized', message: `${action} was stopped: ${String((request.signal.reason as Error)?.message ?? 'timed out')}` };
+      }
+      const code = (e as { code?: unknown }).code;
+      if (isErrorCode(code)) return { status: 'FAILED', errorCode: code, message: (e as Error).message };
+      this.log.error('handler threw', { provider: provider.name, typeName: type.typeName, action, err: String(e) });
+      return { status: 'FAILED', errorCode: 'HandlerInternalFailure', message: `provider ${provider.name} failed in ${action}: ${(e as Error)?.message ?? String(e)}` };
+    }
+    const problem = eventProblem(event);
+    if (problem) {
+      this.log.error('handler broke the contract', { provider: provider.name, typeName: type.typeName, action, problem });
+      return { status: 'FAILED', errorCode: 'HandlerInternalFailure', message: `provider ${provider.name} answered ${action} with an invalid event: ${problem}` };
+    }
+    return event as HandlerEvent;
+  }
+
+  /** A model a handler returned: shape-valid, carrying the (expected) primary identifier; nulls removed. */
+  private checkModel(provider: Provider, compiled: CompiledType, raw: unknown, expectedIdentifier: string | undefined): Model {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      throw this.contractViolation(provider, 'SUCCESS without a resource model');
+    }
+    const model = stripNulls(raw) as Model;
+    const problems = compiled.validateOutput(model);
+    if (problems.length > 0) {
+      throw this.contractViolation(provider, `returned a model that does not match the schema: ${problems.map((p) => `${p.pointer || '/'} ${p.message}`).join('; ')}`);
+    }
+    const identifier = identifierOf(compiled.type, model);
+    if (identifier === undefined) throw this.contractViolation(provider, `returned a model without its primary identifier (${compiled.type.primaryIdentifier.join(', ')})`);
+    if (expectedIdentifier !== undefined && identifier !== expectedIdentifier) {
+      throw this.contractViolation(provider, `returned identifier ${identifier} for resource ${expectedIdentifier}`);
+    }
+    return model;
+  }
+
+  private contractViolation(provider: Provider, message: string): TypeplaneError {
+    this.log.error('handler broke the contract', { provider: provider.name, problem: message });
+    return new TypeplaneError('HandlerInternalFailure', `provider ${provider.name} ${message}`);
+  }
+
+  private async finish(
+    op: OperationRecord,
+    status: OperationStatus,
+    fields: { errorCode?: ErrorCode; statusMessage?: string; resourceModel?: Model },
+    change?: ResourceChange,
+  ): Promise<void> {
+    op.status = status;
+    op.eventTime = new Date().toISOString();
+    delete op.retryAfter;
+    delete op.callbackContext;
+    if (fields.errorCode) op.errorCode = fields.errorCode;
+    if (fields.statusMessage !== undefined) op.statusMessage = fields.statusMessage;
+    if (fields.resourceModel) op.resourceModel = fields.resourceModel;
+    else if (op.operation === 'DELETE') delete op.resourceModel;
+    await this.store.finishOperation(op, change);
+    this.events.emit(op.requestToken);
+  }
+
+  private later(ms: number): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.kick();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  private async toEvent(op: OperationRecord): Promise<ProgressEvent> {
+    const event: ProgressEvent = {
+      typeName: op.typeName,
+      requestToken: op.requestToken,
+      operation: op.operation,
+      operationStatus: op.status,
+      eventTime: op.eventTime,
+    };
+    if (op.identifier !== undefined) event.identifier = op.identifier;
+    if (op.resourceModel && op.operation !== 'DELETE') {
+      let type: ResourceType | undefined;
+      try {
+        type = (await this.registry.get(op.typeName)).type;
+      } catch {
+        type = undefined;
+      }
+      // Without the type we cannot tell what is write-only, so we show nothing rather than too much.
+      if (type) event.resourceModel = stripNulls(stripWriteOnly(type, op.resourceModel)) as Model;
+    }
+    if (op.statusMessage !== undefined) event.statusMessage = op.statusMessage;
+    if (op.errorCode !== undefined) event.errorCode = op.errorCode;
+    if (op.retryAfter !== undefined && !TERMINAL_STATUSES.has(op.status)) event.retryAfter = op.retryAfter;
+    return event;
+  }
+}
+
+function requireModel(value: unknown, name: string): Model {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TypeplaneError('InvalidRequest', `${name} must be a JSON object of the resource's properties`);
+  }
+  return structuredClone(value as Model);
+}
+
+function assertValid(compiled: CompiledType, desired: Model): void {
+  const problems = compiled.validateInput(desired);
+  if (problems.length > 0) {
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `the desired state does not match the schema of ${compiled.type.typeName}: ${problems.map((p) => `${p.pointer || '/'} ${p.message}`).join('; ')}`,
+      problems,
+    );
+  }
+}
+
+function validateClientToken(token: unknown): string | undefined {
+  if (token === undefined || token === null) return undefined;
+  if (typeof token !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(token)) {
+    throw new TypeplaneError('InvalidRequest', 'clientToken must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"');
+  }
+  return token;
+}
+
+function parseMaxResults(value: unknown): number {
+  if (value === undefined || value === '') return DEFAULT_MAX_RESULTS;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_RESULTS_LIMIT) {
+    throw new TypeplaneError('InvalidRequest', `maxResults must be a whole number from 1 to ${MAX_RESULTS_LIMIT}`);
+  }
+  return n;
+}
+
+function timeoutMinutes(type: ResourceType, action: HandlerAction): number {
+  return type.handlers[action]?.timeoutInMinutes ?? DEFAULT_TIMEOUT_MINUTES;
+}
+
+/** Stable hash of a request, for client token comparison (key order does not matter). */
+function requestHash(typeName: string, operation: Operation, body: unknown): string {
+  return createHash('sha256').update(canonicalJson([typeName, operation, body])).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function sameValues(a: { value: unknown }[], b: { value: unknown }[]): boolean {
+  return canonicalJson(a.map((x) => x.value)) === canonicalJson(b.map((x) => x.value));
+}
+
+/** Why a handler's answer is not a valid event, or undefined. */
+function eventProblem(event: unknown): string | undefined {
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) return 'not an object';
+  const e = event as Record<string, unknown>;
+  if (e.status !== 'SUCCESS' && e.status !== 'FAILED' && e.status !== 'IN_PROGRESS') return `status must be SUCCESS, FAILED or IN_PROGRESS, not ${JSON.stringify(e.status)}`;
+  if (e.status === 'FAILED' && !isErrorCode(e.errorCode)) return `FAILED needs a contract errorCode, not ${JSON.stringify(e.errorCode)}`;
+  if (e.callbackDelaySeconds !== undefined && (typeof e.callbackDelaySeconds !== 'number' || !(e.callbackDelaySeconds >= 0))) return 'callbackDelaySeconds must be a non-negative number';
+  if (e.callbackContext !== undefined && (typeof e.callbackContext !== 'object' || e.callbackContext === null || Array.isArray(e.callbackContext))) return 'callbackContext must be an object';
+  return undefined;
+}
+
+/** Settle with the promise, or reject when the signal aborts (a hung handler must not hang the engine). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e as Error);
+      },
+    );
+  });
+}

@@ -1,0 +1,16 @@
+/**
+ * @module Pure functions on resource models (no I/O): property pointers, identifiers, property-list
+ * rules, JSON Patch.
+ */
+export { valuesAt, propertyTokens, type ValueAt, type ModelPath } from './pointer.js';
+export {
+  identifierOf,
+  identifierModel,
+  readOnlyPresent,
+  createOnlyChanged,
+  stripWriteOnly,
+  stripReadOnly,
+  IDENTIFIER_SEPARATOR,
+} from './properties.js';
+export { stripNulls, cloneJson, jsonEqual } from './json.js';
+export { applyPatch, MAX_PATCH_OPERATIONS, MAX_PATH_TOKENS } from './patch.js';

@@ -1,0 +1,84 @@
+/**
+ * @module CloudFormation property pointers (`/properties/A/*\/B`) applied to models.
+ *
+ * A property pointer names a place in the schema; in a model it designates zero or more values: `*`
+ * stands for every item of an array, and a member that is absent designates nothing.
+ */
+import { pointerTokens } from '../../schema/diagnostics.js';
+import { isObject } from './json.js';
+
+export type ModelPath = (string | number)[];
+
+export interface ValueAt {
+  /** Where the value is in the model: member names and array indices. */
+  path: ModelPath;
+  value: unknown;
+}
+
+const INDEX = /^(0|[1-9]\d*)$/;
+
+/**
+ * The member tokens of a property pointer, without the leading `properties`; `undefined` when the
+ * pointer does not name a model property (e.g. `/definitions/...`, which designates no model value).
+ */
+export function propertyTokens(pointer: string): string[] | undefined {
+  const tokens = pointerTokens(pointer);
+  if (tokens[0] !== 'properties' || tokens.length < 2) return undefined;
+  return tokens.slice(1);
+}
+
+/**
+ * Every value `pointer` designates in `model`, in document order.
+ *
+ * @example
+ * valuesAt({ Tags: [{ Key: 'a' }, { Key: 'b' }] }, '/properties/Tags/*\/Key')
+ * // → [{ path: ['Tags', 0, 'Key'], value: 'a' }, { path: ['Tags', 1, 'Key'], value: 'b' }]
+ */
+export function valuesAt(model: unknown, pointer: string): ValueAt[] {
+  const tokens = propertyTokens(pointer);
+  return tokens ? valuesAtTokens(model, tokens) : [];
+}
+
+export function valuesAtTokens(model: unknown, tokens: readonly string[]): ValueAt[] {
+  let current: ValueAt[] = [{ path: [], value: model }];
+  for (const token of tokens) {
+    const next: ValueAt[] = [];
+    for (const { path, value } of current) {
+      if (Array.isArray(value)) {
+        if (token === '*') {
+          value.forEach((item, i) => {
+            if (item !== undefined) next.push({ path: [...path, i], value: item });
+          });
+        } else if (INDEX.test(token) && Number(token) < value.length && value[Number(token)] !== undefined) {
+          next.push({ path: [...path, Number(token)], value: value[Number(token)] });
+        }
+      } else if (isObject(value) && token === '*') {
+        // `*` on a map (patternProperties / additionalProperties) designates every value.
+        for (const [key, item] of Object.entries(value)) if (item !== undefined) next.push({ path: [...path, key], value: item });
+      } else if (isObject(value) && Object.hasOwn(value, token) && value[token] !== undefined) {
+        next.push({ path: [...path, token], value: value[token] });
+      }
+    }
+    if (next.length === 0) return [];
+    current = next;
+  }
+  return current;
+}
+
+/**
+ * Removes, in place, every value `pointer` designates in `model`. A pointer ending in `*` empties the
+ * arrays it designates.
+ */
+export function removeAt(model: unknown, pointer: string): void {
+  const tokens = propertyTokens(pointer);
+  if (!tokens) return;
+  const last = tokens.at(-1)!;
+  for (const { value: parent } of valuesAtTokens(model, tokens.slice(0, -1))) {
+    if (last === '*') {
+      if (Array.isArray(parent)) parent.length = 0;
+      else if (isObject(parent)) for (const key of Object.keys(parent)) delete parent[key];
+    } else if (isObject(parent) && Object.hasOwn(parent, last)) {
+      delete parent[last];
+    }
+  }
+}

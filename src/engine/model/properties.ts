@@ -1,0 +1,152 @@
+/**
+ * @module What a type's property lists mean for a model: its identifier, which read-only values a
+ * request carries, which create-only values an update would change, and the model without the values
+ * a reader or a writer must not see.
+ */
+import { PointerResolver } from '../../schema/resource-schema/index.js';
+import type { JsonSchema, ResourceType } from '../../schema/model.js';
+import type { Model } from '../types.js';
+import { cloneJson, isObject, jsonEqual, setOwn } from './json.js';
+import { propertyTokens, removeAt, valuesAt } from './pointer.js';
+
+/** Separates the parts of a compound identifier, as in CloudFormation (`a|b`). */
+export const IDENTIFIER_SEPARATOR = '|';
+
+const resolvers = new WeakMap<JsonSchema, PointerResolver>();
+
+/** The pointer resolver of a type's schema (one per schema object). */
+export function resolverOf(type: ResourceType): PointerResolver {
+  let resolver = resolvers.get(type.schema);
+  if (!resolver) {
+    resolver = new PointerResolver(type.schema);
+    resolvers.set(type.schema, resolver);
+  }
+  return resolver;
+}
+
+/**
+ * The primary identifier of `model`: the values of the primary identifier properties, in order,
+ * joined by `|`. `undefined` when a part is missing or not a string, number or boolean, or when a part
+ * of a compound identifier contains `|` itself (the identifier could not be split back).
+ */
+export function identifierOf(type: ResourceType, model: Model): string | undefined {
+  const pointers = type.primaryIdentifier;
+  if (pointers.length === 0) return undefined;
+  const parts: string[] = [];
+  for (const pointer of pointers) {
+    const found = valuesAt(model, pointer);
+    if (found.length !== 1) return undefined;
+    const value = found[0]!.value;
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      return undefined;
+    const part = String(value);
+    if (pointers.length > 1 && part.includes(IDENTIFIER_SEPARATOR)) return undefined;
+    parts.push(part);
+  }
+  return parts.join(IDENTIFIER_SEPARATOR);
+}
+
+/**
+ * The model holding just the primary identifier properties named by `identifier` (the inverse of
+ * {@link identifierOf}). A part becomes a number or boolean when its property's schema says so and it
+ * reads as one. `undefined` when the identifier has the wrong number of parts or a part cannot be a
+ * value of its property (e.g. `abc` for an integer). A one-part identifier is never split.
+ */
+export function identifierModel(type: ResourceType, identifier: string): Model | undefined {
+  const pointers = type.primaryIdentifier;
+  if (pointers.length === 0) return undefined;
+  const parts = pointers.length === 1 ? [identifier] : identifier.split(IDENTIFIER_SEPARATOR);
+  if (parts.length !== pointers.length) return undefined;
+  const model: Model = {};
+  for (const [i, pointer] of pointers.entries()) {
+    const tokens = propertyTokens(pointer);
+    if (!tokens || tokens.includes('*')) return undefined;
+    const value = identifierValue(typesAt(type, pointer), parts[i]!);
+    if (value === undefined) return undefined;
+    let target: Model = model;
+    for (const token of tokens.slice(0, -1)) {
+      const next = Object.hasOwn(target, token) ? target[token] : undefined;
+      if (isObject(next)) target = next;
+      else {
+        const created: Model = {};
+        setOwn(target, token, created);
+        target = created;
+      }
+    }
+    setOwn(target, tokens.at(-1)!, value);
+  }
+  return model;
+}
+
+type ScalarType = 'string' | 'number' | 'integer' | 'boolean';
+
+/** The scalar types a property may have, from its schema (`type`, else the kinds of its `enum`/`const`). */
+function typesAt(type: ResourceType, pointer: string): Set<ScalarType> {
+  const types = new Set<ScalarType>();
+  const nodes = resolverOf(type).walk(pointer) ?? [];
+  const add = (t: unknown) => {
+    if (t === 'string' || t === 'number' || t === 'integer' || t === 'boolean') types.add(t);
+  };
+  for (const node of nodes) {
+    if (Array.isArray(node.type)) node.type.forEach(add);
+    else add(node.type);
+  }
+  if (types.size === 0) {
+    const values = [
+      ...nodes.flatMap((n) => (Array.isArray(n.enum) ? n.enum : [])),
+      ...nodes.filter((n) => 'const' in n).map((n) => n.const),
+    ];
+    for (const v of values) add(typeof v);
+  }
+  return types;
+}
+
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+function identifierValue(types: Set<ScalarType>, part: string): unknown {
+  // A string is the identity conversion, so it wins whenever the schema allows it (or says nothing).
+  if (types.size === 0 || types.has('string')) return part;
+  if ((types.has('number') || types.has('integer')) && JSON_NUMBER.test(part)) {
+    const n = Number(part);
+    if (Number.isFinite(n) && (types.has('number') || Number.isInteger(n))) return n;
+  }
+  if (types.has('boolean') && (part === 'true' || part === 'false')) return part === 'true';
+  return undefined;
+}
+
+/** The read-only property pointers that have a value in `model` (a request must not set them). */
+export function readOnlyPresent(type: ResourceType, model: Model): string[] {
+  return type.readOnlyProperties.filter((pointer) => valuesAt(model, pointer).length > 0);
+}
+
+/**
+ * The create-only property pointers whose values differ between `previous` and `desired` (deep JSON
+ * equality; a value present in only one of them is a change). Such an update needs a replacement.
+ */
+export function createOnlyChanged(type: ResourceType, previous: Model, desired: Model): string[] {
+  return type.createOnlyProperties.filter((pointer) => {
+    const before = valuesAt(previous, pointer);
+    const after = valuesAt(desired, pointer);
+    if (before.length !== after.length) return true;
+    return before.some((b, i) => {
+      const a = after[i]!;
+      return !jsonEqual(b.path, a.path) || !jsonEqual(b.value, a.value);
+    });
+  });
+}
+
+/** A deep copy of `model` without the write-only values (what a reader may see). */
+export function stripWriteOnly(type: ResourceType, model: Model): Model {
+  return without(model, type.writeOnlyProperties);
+}
+
+/** A deep copy of `model` without the read-only values (what a writer may set). */
+export function stripReadOnly(type: ResourceType, model: Model): Model {
+  return without(model, type.readOnlyProperties);
+}
+
+function without(model: Model, pointers: readonly string[]): Model {
+  const copy = cloneJson(model);
+  for (const pointer of pointers) removeAt(copy, pointer);
+  return copy;
+}

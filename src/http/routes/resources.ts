@@ -1,0 +1,70 @@
+/**
+ * @module /v1/resources — the uniform CRUDL API over every registered type.
+ *
+ * Mutations answer 202 with a ProgressEvent; `?wait=<seconds>` (at most 300) blocks until the
+ * operation is terminal or the wait ends. Answers decided before any handler runs are synchronous
+ * errors (400 InvalidRequest / NotUpdatable, 404 NotFound for an unknown type, 409 ResourceConflict).
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { TypeplaneError } from '../../errors.js';
+import type { Engine } from '../../engine/engine.js';
+import type { ProgressEvent } from '../../engine/types.js';
+
+export const RESOURCE_BODY_LIMIT = 1024 * 1024;
+const MAX_WAIT_SECONDS = 300;
+
+type TypeParams = { Params: { typeName: string }; Querystring: { wait?: string; maxResults?: string; nextToken?: string } };
+type ResourceParams = { Params: { typeName: string; identifier: string }; Querystring: { wait?: string } };
+
+function waitSeconds(value: string | undefined): number {
+  if (value === undefined || value === '') return 0;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > MAX_WAIT_SECONDS) throw new TypeplaneError('InvalidRequest', `wait must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}`);
+  return n;
+}
+
+function bodyObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new TypeplaneError('InvalidRequest', 'request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+export async function resourceRoutes(app: FastifyInstance, { engine }: { engine: Engine }): Promise<void> {
+  const accepted = async (reply: FastifyReply, event: ProgressEvent, wait: number) => {
+    const latest = wait > 0 ? await engine.waitFor(event.requestToken, wait * 1000) : event;
+    return reply.status(202).send({ progressEvent: latest });
+  };
+
+  app.post<TypeParams>('/v1/resources/:typeName', { bodyLimit: RESOURCE_BODY_LIMIT }, async (request, reply) => {
+    const wait = waitSeconds(request.query.wait);
+    const body = bodyObject(request.body);
+    const event = await engine.create(request.params.typeName, body.desiredState, body.clientToken as string | undefined);
+    return accepted(reply, event, wait);
+  });
+
+  app.get<TypeParams>('/v1/resources/:typeName', async (request) => {
+    const { typeName } = request.params;
+    const page = await engine.list(typeName, { maxResults: request.query.maxResults, nextToken: request.query.nextToken });
+    return { typeName, ...page };
+  });
+
+  app.get<ResourceParams>('/v1/resources/:typeName/:identifier', async (request) => {
+    const { typeName, identifier } = request.params;
+    const description = await engine.read(typeName, identifier);
+    return { typeName, ...description };
+  });
+
+  app.patch<ResourceParams>('/v1/resources/:typeName/:identifier', { bodyLimit: RESOURCE_BODY_LIMIT }, async (request, reply) => {
+    const wait = waitSeconds(request.query.wait);
+    const body = bodyObject(request.body);
+    const event = await engine.update(request.params.typeName, request.params.identifier, body.patchDocument, body.clientToken as string | undefined);
+    return accepted(reply, event, wait);
+  });
+
+  app.delete<ResourceParams>('/v1/resources/:typeName/:identifier', async (request, reply) => {
+    const wait = waitSeconds(request.query.wait);
+    const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);
+    const clientToken = (body.clientToken as string | undefined) ?? (request.headers['x-client-token'] as string | undefined);
+    const event = await engine.delete(request.params.typeName, request.params.identifier, clientToken);
+    return accepted(reply, event, wait);
+  });
+}

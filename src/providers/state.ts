@@ -1,0 +1,100 @@
+/**
+ * @module The built-in state provider: serves any type without a handler of its own by storing the
+ * desired state (as Radius does for a type without a recipe, and Kubernetes for a custom resource).
+ *
+ * It generates read-only identifier values (UUIDs) where the schema asks for them. Generation is
+ * derived from the request token, so a create re-invoked after a crash produces the same resource.
+ */
+import { createHash } from 'node:crypto';
+import type { Model } from '../engine/types.js';
+import type { ResourceType } from '../schema/index.js';
+import type { Store } from '../store/types.js';
+import { identifierOf } from '../engine/model/index.js';
+import type { HandlerEvent, HandlerRequest, Provider } from './types.js';
+
+export const STATE_PROVIDER_NAME = 'state';
+
+/** `typeOf` gives the (default version of the) type a request is for. */
+export function createStateProvider(store: Store, typeOf: (typeName: string) => Promise<ResourceType>): Provider {
+  const failed = (errorCode: HandlerEvent['errorCode'], message: string): HandlerEvent => ({ status: 'FAILED', errorCode, message });
+
+  const keyOf = async (request: HandlerRequest): Promise<{ type: ResourceType; key: string | undefined }> => {
+    const type = await typeOf(request.typeName);
+    return { type, key: identifierOf(type, request.desiredState) };
+  };
+
+  return {
+    name: STATE_PROVIDER_NAME,
+
+    async create(request) {
+      const type = await typeOf(request.typeName);
+      const model: Model = { ...request.desiredState };
+      generateIdentifiers(type, model, request.clientRequestToken);
+      const key = identifierOf(type, model);
+      if (key === undefined) return failed('InvalidRequest', 'the primary identifier is missing from the desired state');
+      const inserted = await store.kvInsert(type.typeName, key, { value: model, writtenBy: request.clientRequestToken });
+      if (!inserted) {
+        const existing = await store.kvGet(type.typeName, key);
+        // Our own write from an invocation that did not get to report back (crash, timeout).
+        if (existing?.writtenBy === request.clientRequestToken) return { status: 'SUCCESS', resourceModel: existing.value };
+        return failed('AlreadyExists', `${type.typeName} ${key} already exists`);
+      }
+      return { status: 'SUCCESS', resourceModel: model };
+    },
+
+    async read(request) {
+      const { type, key } = await keyOf(request);
+      const entry = key === undefined ? undefined : await store.kvGet(type.typeName, key);
+      if (!entry) return failed('NotFound', `${type.typeName} ${key ?? '(no identifier)'} does not exist`);
+      return { status: 'SUCCESS', resourceModel: entry.value };
+    },
+
+    async update(request) {
+      const { type, key } = await keyOf(request);
+      if (key === undefined) return failed('NotFound', 'the primary identifier is missing');
+      const replaced = await store.kvReplace(type.typeName, key, { value: request.desiredState, writtenBy: request.clientRequestToken });
+      if (!replaced) return failed('NotFound', `${type.typeName} ${key} does not exist`);
+      return { status: 'SUCCESS', resourceModel: request.desiredState };
+    },
+
+    async delete(request) {
+      const { type, key } = await keyOf(request);
+      const deleted = key !== undefined && (await store.kvDelete(type.typeName, key));
+      if (!deleted) return failed('NotFound', `${type.typeName} ${key ?? '(no identifier)'} does not exist`);
+      return { status: 'SUCCESS' };
+    },
+
+    async list(request) {
+      const page = await store.kvList(request.typeName, {
+        limit: request.maxResults ?? 100,
+        ...(request.nextToken === undefined ? {} : { nextToken: request.nextToken }),
+      });
+      return { status: 'SUCCESS', resourceModels: page.items.map((i) => i.entry.value), nextToken: page.nextToken ?? null };
+    },
+  };
+}
+
+/**
+ * Fill read-only identifier properties the caller cannot supply: a top-level string property in the
+ * primary identifier that is read-only gets a UUID derived from the request token and the pointer.
+ */
+function generateIdentifiers(type: ResourceType, model: Model, requestToken: string): void {
+  const readOnly = new Set(type.readOnlyProperties);
+  const properties = (type.schema.properties ?? {}) as Record<string, { type?: unknown; format?: unknown } | undefined>;
+  for (const pointer of type.primaryIdentifier) {
+    const match = /^\/properties\/([^/]+)$/.exec(pointer);
+    if (!match || !readOnly.has(pointer)) continue;
+    const name = match[1]!;
+    if (model[name] !== undefined) continue;
+    const schema = properties[name];
+    if (schema?.type === 'string' || schema?.type === undefined) model[name] = derivedUuid(requestToken, pointer);
+  }
+}
+
+function derivedUuid(seed: string, salt: string): string {
+  const h = createHash('sha256').update(seed).update('\u0000').update(salt).digest();
+  h[6] = (h[6]! & 0x0f) | 0x40; // version 4 layout
+  h[8] = (h[8]! & 0x3f) | 0x80; // RFC 4122 variant
+  const hex = h.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}

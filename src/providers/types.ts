@@ -1,0 +1,79 @@
+/**
+ * @module The provider interface: the handler contract every provider implements, built in or not.
+ *
+ * A handler receives a request and answers with a `HandlerEvent`: SUCCESS (with the model), FAILED
+ * (with a contract error code), or IN_PROGRESS (with a callback context the engine persists and
+ * hands back on the next invocation, after `callbackDelaySeconds`). The engine enforces the contract
+ * around every call; a provider only does the work.
+ */
+import type { ErrorCode } from '../errors.js';
+import type { Model } from '../engine/types.js';
+
+export type HandlerAction = 'create' | 'read' | 'update' | 'delete' | 'list';
+
+export interface HandlerLogger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface HandlerRequest {
+  typeName: string;
+  /**
+   * create/update: the desired model (defaults applied, write-only values included);
+   * read/delete: a model holding at least the primary identifier; list: `{}`.
+   */
+  desiredState: Model;
+  /** update: the model before the update. */
+  previousState?: Model;
+  /** What this handler returned with IN_PROGRESS last time, if anything. */
+  callbackContext?: Record<string, unknown>;
+  /** Unique per operation; stable across re-invocations, so handlers can be idempotent. */
+  clientRequestToken: string;
+  /** list: the page to continue from. */
+  nextToken?: string;
+  /** list: most models to return. */
+  maxResults?: number;
+  logger: HandlerLogger;
+  /** Aborted when the operation's time is up or it is cancelled. */
+  signal: AbortSignal;
+}
+
+export type HandlerStatus = 'SUCCESS' | 'FAILED' | 'IN_PROGRESS';
+
+export interface HandlerEvent {
+  status: HandlerStatus;
+  resourceModel?: Model;
+  /** list only. */
+  resourceModels?: Model[];
+  /** list only: `null`/absent at the end. */
+  nextToken?: string | null;
+  callbackContext?: Record<string, unknown>;
+  callbackDelaySeconds?: number;
+  errorCode?: ErrorCode;
+  message?: string;
+}
+
+export type Handler = (request: HandlerRequest) => Promise<HandlerEvent>;
+
+export interface Provider {
+  /** Shown in logs and errors, e.g. `state` or `postgresql`. */
+  readonly name: string;
+  create: Handler;
+  read: Handler;
+  update: Handler;
+  delete: Handler;
+  list: Handler;
+}
+
+/** Typed failure a handler may throw instead of returning FAILED. */
+export class HandlerError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HandlerError';
+  }
+}

@@ -1,0 +1,82 @@
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { WIDGET, WIDGET_TYPE, settle, startTestService, type TestService } from '../helpers/service.js';
+
+let svc: TestService;
+const T = encodeURIComponent(WIDGET_TYPE);
+
+before(async () => {
+  svc = await startTestService();
+  assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
+  await settle(svc, (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'base', Color: 'red' } })).body.progressEvent.requestToken);
+});
+after(() => svc.close());
+
+test('input that fails the schema is refused before any handler runs, with the failing pointers', async () => {
+  const res = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'Bad Name!', Size: 'XXL', Count: -1 } });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.errorCode, 'InvalidRequest');
+  const pointers = res.body.details.map((d: { pointer: string }) => d.pointer).sort();
+  assert.deepEqual(pointers, ['/Count', '/Name', '/Size']);
+  assert.equal((await svc.call('GET', `/v1/resources/${T}/Bad%20Name!`)).status, 404);
+});
+
+test('unknown properties and a missing required property are InvalidRequest', async () => {
+  const unknown = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'u1', Flavour: 'x' } });
+  assert.equal(unknown.status, 400);
+  const missing = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Color: 'x' } });
+  assert.equal(missing.status, 400);
+  assert.equal(missing.body.errorCode, 'InvalidRequest');
+  const notObject = await svc.call('POST', `/v1/resources/${T}`, { desiredState: [1, 2] });
+  assert.equal(notObject.status, 400);
+});
+
+test('a read-only property in a create is InvalidRequest', async () => {
+  const res = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'ro', Id: 'mine' } });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.errorCode, 'InvalidRequest');
+  assert.deepEqual(res.body.details.map((d: { pointer: string }) => d.pointer), ['/properties/Id']);
+});
+
+test('a patch that sets a read-only property is InvalidRequest', async () => {
+  const res = await svc.call('PATCH', `/v1/resources/${T}/base`, { patchDocument: [{ op: 'add', path: '/Id', value: 'x' }] });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.errorCode, 'InvalidRequest');
+});
+
+test('changing a create-only property is NotUpdatable', async () => {
+  const res = await svc.call('PATCH', `/v1/resources/${T}/base`, { patchDocument: [{ op: 'replace', path: '/Name', value: 'renamed' }] });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.errorCode, 'NotUpdatable');
+  assert.equal((await svc.call('GET', `/v1/resources/${T}/base`)).body.properties.Name, 'base');
+});
+
+test('a patch to a path the schema does not declare is refused', async () => {
+  const res = await svc.call('PATCH', `/v1/resources/${T}/base`, { patchDocument: [{ op: 'add', path: '/Nope', value: 1 }] });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.errorCode, 'InvalidRequest');
+  const malformed = await svc.call('PATCH', `/v1/resources/${T}/base`, { patchDocument: { op: 'add' } });
+  assert.equal(malformed.status, 400);
+  const badResult = await svc.call('PATCH', `/v1/resources/${T}/base`, { patchDocument: [{ op: 'replace', path: '/Size', value: 'XXL' }] });
+  assert.equal(badResult.status, 400, 'the patched model is validated too');
+});
+
+test('schema defaults are applied on create', async () => {
+  const res = await svc.call('POST', `/v1/resources/${T}?wait=5`, { desiredState: { Name: 'defaulted' } });
+  assert.equal(res.body.progressEvent.operationStatus, 'SUCCESS');
+  assert.equal(res.body.progressEvent.resourceModel.Size, 'S');
+});
+
+test('malformed bodies are InvalidRequest, never 500', async () => {
+  const notJson = await svc.call('POST', `/v1/resources/${T}`, '{"desiredState": ');
+  assert.equal(notJson.status, 400);
+  assert.equal(notJson.body.errorCode, 'InvalidRequest');
+  const proto = await svc.call('POST', `/v1/resources/${T}`, '{"desiredState": {"Name": "p1", "__proto__": {"polluted": true}}}');
+  assert.equal(proto.status, 400);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  const big = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'big', Color: 'x'.repeat(2 * 1024 * 1024) } });
+  assert.equal(big.status, 413);
+  assert.equal(big.body.errorCode, 'InvalidRequest');
+  const badToken = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'tok' }, clientToken: 'has spaces' });
+  assert.equal(badToken.status, 400);
+});

@@ -1,0 +1,124 @@
+/**
+ * A real Typeplane server for tests: real SQLite file in a fresh temp folder, real HTTP on loopback.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { startService, type Service, type ServiceOptions } from '../../src/service.js';
+
+export interface Api {
+  url: string;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+export function api(url: string): Api {
+  return {
+    url,
+    async call(method, path, body, headers = {}) {
+      const hasBody = body !== undefined;
+      const response = await fetch(url + path, {
+        method,
+        headers: hasBody ? { 'content-type': 'application/json', ...headers } : headers,
+        ...(hasBody ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        /* not JSON: keep the text */
+      }
+      return { status: response.status, body: parsed, headers: response.headers };
+    },
+  };
+}
+
+export function tempDir(prefix = 'typeplane-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export type TestService = Service & Api & { dataDir: string };
+
+export async function startTestService(options: Partial<ServiceOptions> = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? tempDir();
+  const service = await startService({
+    dataDir,
+    port: 0,
+    logger: pino({ level: 'silent' }),
+    pollIntervalMs: 100,
+    ...options,
+  });
+  return Object.assign(service, api(service.url), { dataDir });
+}
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const tsx = import.meta.resolve('tsx');
+
+/** `typeplane serve` in a child process; resolves once it prints its listening line. */
+export async function spawnServer(dataDir: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+  const child = spawn(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  let logs = '';
+  child.stderr!.on('data', (d: Buffer) => (logs += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s\n${logs}`)), 20_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}\n${logs}`));
+    });
+  });
+  return { child, url, logs: () => logs };
+}
+
+/** Poll a request until terminal. */
+export async function settle(client: Api, requestToken: string, timeoutMs = 10_000): Promise<any> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await client.call('GET', `/v1/requests/${requestToken}`);
+    const status = body?.progressEvent?.operationStatus;
+    if (status === 'SUCCESS' || status === 'FAILED' || status === 'CANCEL_COMPLETE') return body.progressEvent;
+    if (Date.now() > until) throw new Error(`request ${requestToken} still ${status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A small resource schema for tests: Name identifies it (create-only), Size has a default, Secret is write-only. */
+export const WIDGET = JSON.stringify(
+  {
+    typeName: 'Test::Shop::Widget',
+    description: 'A widget for tests.',
+    properties: {
+      Name: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,30}$' },
+      Size: { type: 'string', enum: ['S', 'M', 'L'], default: 'S' },
+      Color: { type: 'string' },
+      Count: { type: 'integer', minimum: 0 },
+      Secret: { type: 'string' },
+      Labels: { type: 'array', items: { type: 'string' } },
+      Id: { type: 'string' },
+    },
+    additionalProperties: false,
+    required: ['Name'],
+    primaryIdentifier: ['/properties/Name'],
+    createOnlyProperties: ['/properties/Name'],
+    readOnlyProperties: ['/properties/Id'],
+    writeOnlyProperties: ['/properties/Secret'],
+  },
+  null,
+  2,
+);
+
+export const WIDGET_TYPE = 'Test::Shop::Widget';
