@@ -114,7 +114,7 @@ function modelSchema(root: Node, lists: Lists): JsonSchema {
   const schema: JsonSchema = { type: 'object', additionalProperties: false, properties, required };
   if (lists.common.size > 0) {
     // Copy the built-ins (and those they use) through a holder: refs were already made local above.
-    const holder: JsonSchema = { refs: [...lists.common].map(($ref) => ({ $ref })) };
+    const holder: JsonSchema = { allOf: [...lists.common].map(($ref) => ({ $ref })) };
     inlineCommonSchemas(holder);
     schema.definitions = holder.definitions;
   }
