@@ -41,8 +41,8 @@ function time(fn: () => number): number {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // Warm both paths (JIT, meta-schema compile) before measuring; alternate to share machine noise.
-bareAjv();
-typeplane();
+const coldBare = time(bareAjv);
+const coldFull = time(typeplane);
 const bare: number[] = [];
 const full: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
@@ -55,6 +55,7 @@ console.log(`files: ${names.length} (median of ${ROUNDS} rounds, read + parse + 
 console.log(`bare ajv (meta-schema only):          ${b.toFixed(0)} ms`);
 console.log(`typeplane validate (all checks):      ${f.toFixed(0)} ms`);
 console.log(`ratio typeplane / bare ajv:           ${(f / b).toFixed(2)}x (target <= 2x)`);
+console.log(`first (cold) round: bare ${coldBare.toFixed(0)} ms, typeplane ${coldFull.toFixed(0)} ms (includes compiling every pattern once with RE2; cached after)`);
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 if (existsSync(cli)) {

@@ -17,25 +17,55 @@ export class ApiError extends Error {
 }
 
 export class Client {
-  constructor(readonly endpoint: string) {}
+  readonly endpoint: string;
+  private readonly base: URL;
+
+  constructor(endpoint: string) {
+    let base: URL | undefined;
+    try {
+      base = new URL(endpoint);
+    } catch {
+      /* reported below */
+    }
+    if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) {
+      throw new ApiError(0, 'InvalidRequest', `the endpoint must be an http:// or https:// URL, not '${endpoint}' (--endpoint or TYPEPLANE_ENDPOINT)`, []);
+    }
+    this.endpoint = endpoint;
+    this.base = base;
+  }
+
+  /** `path` is appended to the endpoint's own path, so a server behind a path prefix works. */
+  private url(path: string): URL {
+    const url = new URL(this.base);
+    const [pathname, query] = path.split('?', 2) as [string, string | undefined];
+    url.pathname = url.pathname.replace(/\/+$/, '') + pathname;
+    url.search = query ?? '';
+    return url;
+  }
 
   async call<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
     let response: Response;
+    let text: string;
     try {
-      response = await fetch(new URL(path, this.endpoint), {
+      response = await fetch(this.url(path), {
         method,
         headers: body === undefined ? {} : { 'content-type': contentType },
         ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
       });
+      text = await response.text();
     } catch (e) {
-      const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
-      throw new ApiError(0, 'NetworkFailure', `cannot reach Typeplane at ${this.endpoint} (${cause}); is 'typeplane serve' running? (--endpoint or TYPEPLANE_ENDPOINT)`, []);
+      // undici puts the reason in `cause`: a code for socket errors (ECONNREFUSED), only a message for others ('bad port').
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      const reason = cause?.code ?? cause?.message ?? (e as Error).message;
+      throw new ApiError(0, 'NetworkFailure', `cannot reach Typeplane at ${this.endpoint} (${reason}); is 'typeplane serve' running? (--endpoint or TYPEPLANE_ENDPOINT)`, []);
     }
-    const text = await response.text();
     const parsed: unknown = text === '' ? undefined : safeJson(text);
     if (!response.ok) {
-      const err = (parsed ?? {}) as { errorCode?: string; message?: string; details?: unknown[] };
-      throw new ApiError(response.status, err.errorCode ?? `HTTP${response.status}`, err.message ?? text, err.details ?? []);
+      const err = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as { errorCode?: string; message?: string; details?: unknown[] };
+      throw new ApiError(response.status, err.errorCode ?? `HTTP${response.status}`, err.message ?? (text || response.statusText), Array.isArray(err.details) ? err.details : []);
+    }
+    if (typeof parsed === 'string') {
+      throw new ApiError(response.status, 'UnexpectedResponse', `${this.endpoint} answered ${method} ${path} with something that is not JSON; is it a Typeplane server?`, []);
     }
     return parsed as T;
   }

@@ -10,8 +10,18 @@ import { RE2JS } from 're2js';
 
 const verdicts = new Map<string, string | undefined>();
 
-/** Constructs where ECMAScript and RE2 disagree: lookaround, backreferences, big repeat counts. */
-const DIALECT_SENSITIVE = /\(\?[=!<]|\\[1-9]|\\k<|\{\d{4,}|\{\d*,\d{4,}\}|\(\?[a-zA-Z]/;
+/**
+ * Constructs where ECMAScript (with the `u` flag) and RE2 may disagree, so RE2 must decide. Screening
+ * too much only costs time; screening too little accepts a pattern RE2 refuses, so this lists what is
+ * known to be neutral and sends everything else to RE2:
+ * - any escape but the common ones (`\d \w \s`, their negations, `\n \r \t \f \v`, escaped
+ *   punctuation): `\u`, `\c`, `\p{…}`, `\b` (a backspace in a class), `\k`, `\0`-`\9`, `\x`…;
+ * - any `(?` group: lookaround, named groups, flags;
+ * - `[]` and `[^]`, which are empty/any classes in ECMAScript and an unclosed class in RE2;
+ * - repeat counts of 100 or more, and a counted repeat of a group (RE2 caps nested repeats at 1000);
+ * - deep group nesting (RE2 caps it).
+ */
+const DIALECT_SENSITIVE = /\\[^dDwWsSnrtfv.\\/\-[\](){}*+?|^$]|\(\?|\[\^?\]|\{\d*,?\d{3,}|\)\{|(\([^()]*){50}/;
 
 /** `undefined` when the pattern compiles; otherwise the engine's reason. */
 export function checkPattern(pattern: string): string | undefined {

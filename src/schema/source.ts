@@ -6,7 +6,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { parseTree, parse as parseJsonc, printParseErrorCode, type Node as JsonNode } from 'jsonc-parser';
-import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, type Node as YamlNode } from 'yaml';
+import { Composer, CST, Lexer, Parser, isMap, isSeq, isPair, isScalar, visit, type Document as YamlDocument, type Node as YamlNode } from 'yaml';
 import { diagnostic, pointerTokens, type Diagnostic } from './diagnostics.js';
 
 export type SourceFormat = 'json' | 'yaml';
@@ -97,13 +97,13 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
   }
   const format = options.format ?? detectFormat(options.file, text);
   const lines = new LineIndex(text);
-  const depthError = (offset: number): ParseResult => ({
+  const depthError = (offset: number, why = ''): ParseResult => ({
     diagnostics: [
       at(
         diagnostic(
           'TP1007',
           '',
-          `document is nested more than ${LIMITS.maxDepth} levels deep; flatten it or move shared shapes into definitions`,
+          `document is nested more than ${LIMITS.maxDepth} levels deep${why}; flatten it or move shared shapes into definitions`,
         ),
         lines.position(offset),
       ),
@@ -119,16 +119,27 @@ function parseJson(
   file: string | undefined,
   lines: LineIndex,
   at: Locate,
-  depthError: (offset: number) => ParseResult,
+  depthError: (offset: number, why?: string) => ParseResult,
 ): ParseResult {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
     if (e instanceof RangeError) return depthError(0);
+    // jsonc-parser recurses once per level: deep input is refused before it gets there.
+    const deep = jsonDepthOffset(text, LIMITS.maxDepth);
+    if (deep >= 0) return depthError(deep);
     const errors: { error: number; offset: number; length: number }[] = [];
-    parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-    const diagnostics = errors.slice(0, LIMITS.maxSyntaxErrors).map((e) =>
+    try {
+      parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    } catch (e2) {
+      if (e2 instanceof RangeError) return depthError(0);
+      throw e2;
+    }
+    // One report per place: a missing member after a trailing comma, say, is also a missing value.
+    const seen = new Set<number>();
+    const located = errors.filter((e) => !seen.has(e.offset) && seen.add(e.offset));
+    const diagnostics = located.slice(0, LIMITS.maxSyntaxErrors).map((e) =>
       at(
         diagnostic('TP1005', '', `JSON syntax error: ${describeJsonError(printParseErrorCode(e.error))}`),
         lines.position(e.offset),
@@ -180,24 +191,39 @@ function parseYaml(
   file: string | undefined,
   lines: LineIndex,
   at: Locate,
-  depthError: (offset: number) => ParseResult,
+  depthError: (offset: number, why?: string) => ParseResult,
 ): ParseResult {
-  const lineCounter = new LineCounter();
-  let doc;
+  // The parser keeps every open level in memory and the composer recurses once per level, so depth
+  // is bounded first from the tokens alone, then exactly on the syntax tree, before composing.
+  const guard = yamlNestingGuard(text, LIMITS.maxDepth);
+  if (guard !== undefined) return depthError(guard);
+  const tokens = [...new Parser().parse(text)];
+  const deep = cstDepthOffset(tokens, LIMITS.maxDepth);
+  if (deep !== undefined) return depthError(deep);
+  const syntaxErrors = (errors: readonly { message: string; pos: [number, number] }[]): ParseResult => ({
+    diagnostics: errors
+      .slice(0, LIMITS.maxSyntaxErrors)
+      .map((e) => at(diagnostic('TP1006', '', `YAML syntax error: ${firstLine(e.message)}`), lines.position(e.pos[0]))),
+  });
+  let docs;
   try {
-    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    // The composer's own duplicate-key check is quadratic in the size of a mapping; ours is linear.
+    docs = [...new Composer({ prettyErrors: false, uniqueKeys: false, logLevel: 'error' }).compose(tokens, true, text.length)];
   } catch (e) {
     if (e instanceof RangeError) return depthError(0);
     throw e;
   }
-  if (doc.errors.length > 0) {
-    return {
-      diagnostics: doc.errors.slice(0, LIMITS.maxSyntaxErrors).map((e) =>
-        at(diagnostic('TP1006', '', `YAML syntax error: ${firstLine(e.message)}`), lines.position(e.pos[0])),
-      ),
-    };
+  const doc = docs[0]!;
+  if (docs.length > 1) {
+    const second = docs[1]!.range[0];
+    return syntaxErrors([...doc.errors, { message: 'a file holds one YAML document; remove the second one (after ---) or move it to its own file', pos: [second, second] }]);
   }
-  if (yamlDepthExceeded(doc.contents, LIMITS.maxDepth)) return depthError(0);
+  if (doc.errors.length > 0) return syntaxErrors(doc.errors);
+  const duplicates = duplicateKeys(doc);
+  if (duplicates.length > 0) return syntaxErrors(duplicates);
+  if (doc.contents === null) {
+    return { diagnostics: [at(diagnostic('TP1002', '', 'document is empty (only comments); a resource schema or a manifest is expected'))] };
+  }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: 100 });
@@ -207,6 +233,8 @@ function parseYaml(
       diagnostics: [at(diagnostic('TP1006', '', `YAML error: ${firstLine((e as Error).message)}`))],
     };
   }
+  // Aliases can nest a collection inside itself, or deeper than the text shows.
+  if (valueDepthExceeded(value, LIMITS.maxDepth)) return depthError(firstAliasOffset(text), ' once its aliases are expanded (or an alias refers to a collection that contains it)');
   const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position | undefined => {
     let node: unknown = doc.contents;
     let keyNode: YamlNode | undefined;
@@ -226,6 +254,26 @@ function parseYaml(
   return { document: { file, format: 'yaml', text, value, locate }, diagnostics: [] };
 }
 
+/** Keys repeated within one mapping (scalar keys, compared by value as YAML does). */
+function duplicateKeys(doc: YamlDocument.Parsed): { message: string; pos: [number, number] }[] {
+  const found: { message: string; pos: [number, number] }[] = [];
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        const value = pair.key.value;
+        if (seen.has(value)) {
+          const at = pair.key.range?.[0] ?? 0;
+          found.push({ message: `duplicate key '${String(value)}'; a key may appear once in a mapping`, pos: [at, at] });
+        }
+        seen.add(value);
+      }
+    },
+  });
+  return found;
+}
+
 function yamlChild(node: unknown, token: string): { value: unknown; key?: YamlNode } | undefined {
   if (isMap(node)) {
     for (const pair of node.items) {
@@ -243,19 +291,95 @@ function yamlChild(node: unknown, token: string): { value: unknown; key?: YamlNo
   return undefined;
 }
 
-function yamlDepthExceeded(root: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[root, 1]];
+/** Open block levels beyond which nesting surely exceeds the limit (each level opens at most ~3). */
+const blockColumnsCap = (max: number): number => 4 * max + 4;
+
+/**
+ * Where YAML nesting surely exceeds `max`, from the token stream alone: one linear pass that builds
+ * no tree, so hostile input costs little. Flow collections nest as their brackets do. Each block
+ * level starts at a deeper column or after an indicator on the same line, so the columns still open
+ * bound the block levels from above (at most ~3 columns per level). `undefined`: the parser may run;
+ * the exact check on its tree follows.
+ */
+function yamlNestingGuard(text: string, max: number): number | undefined {
+  const cap = blockColumnsCap(max);
+  const columns: number[] = [];
+  /** Where the open columns first outnumbered `max`: the likely place, reported if the cap is hit. */
+  let suspect: number | undefined;
+  let offset = 0;
+  let lineStart = 0;
+  let atLineStart = true;
+  let flow = 0;
+  let scalarNext = false;
+  for (const token of new Lexer().lex(text)) {
+    if (token === CST.DOCUMENT || token === CST.FLOW_END) continue;
+    if (token === CST.SCALAR) {
+      scalarNext = true;
+      continue;
+    }
+    const start = offset;
+    offset += token.length;
+    const type = scalarNext ? 'scalar' : CST.tokenType(token);
+    scalarNext = false;
+    if (type === 'newline') {
+      atLineStart = true;
+      lineStart = offset;
+      continue;
+    }
+    if (type !== 'space' && type !== 'comment') {
+      if (type === 'doc-start' || type === 'doc-end') {
+        columns.length = 0;
+        flow = 0;
+      } else if (flow === 0) {
+        const column = start - lineStart;
+        if (atLineStart) {
+          while (columns.length > 0 && columns[columns.length - 1]! > column) columns.pop();
+          if (columns.length === 0 || columns[columns.length - 1]! < column) columns.push(column);
+        } else if ((type === 'seq-item-ind' || type === 'explicit-key-ind' || type === 'map-value-ind') && columns[columns.length - 1]! < column) {
+          columns.push(column);
+        }
+        if (columns.length > max) suspect ??= start;
+        if (columns.length > cap) return suspect;
+      }
+      if (type === 'flow-seq-start' || type === 'flow-map-start') {
+        if (++flow > max) return start;
+      } else if ((type === 'flow-seq-end' || type === 'flow-map-end') && flow > 0) {
+        flow--;
+      }
+      atLineStart = false;
+    }
+    // Block scalars end with their last line break; quoted and plain scalars may span lines.
+    const lastBreak = token.lastIndexOf('\n');
+    if (lastBreak >= 0) {
+      lineStart = start + lastBreak + 1;
+      atLineStart = lastBreak === token.length - 1;
+    }
+  }
+  return undefined;
+}
+
+/** Offset of the first collection nested deeper than `max` in the syntax tree, in document order. */
+function cstDepthOffset(tokens: readonly CST.Token[], max: number): number | undefined {
+  const stack: [CST.Token | null | undefined, number][] = tokens.map((t): [CST.Token, number] => [t, 0]).reverse();
   while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (isMap(node) || isSeq(node)) {
-      if (depth > max) return true;
-      for (const item of node.items) {
-        if (isPair(item)) stack.push([item.value, depth + 1]);
-        else stack.push([item, depth + 1]);
+    const [token, depth] = stack.pop()!;
+    if (!token) continue;
+    if (token.type === 'document') {
+      stack.push([token.value, depth]);
+    } else if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
+      if (depth + 1 > max) return token.offset;
+      for (let i = token.items.length - 1; i >= 0; i--) {
+        const item = token.items[i]!;
+        stack.push([item.value, depth + 1], [item.key, depth + 1]);
       }
     }
   }
-  return false;
+  return undefined;
+}
+
+function firstAliasOffset(text: string): number {
+  const match = /(^|[\s,[{:-])\*[^\s,[\]{}]/.exec(text);
+  return match ? match.index + match[1]!.length : 0;
 }
 
 /** Whether a parsed value nests deeper than `max` (iterative: deep input must not overflow the stack). */
@@ -287,12 +411,19 @@ function jsonDepthOffset(text: string, max: number): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // Skip a string, honouring escapes.
+      // Skip a string, honouring escapes; like jsonc-parser, a line break ends an unterminated one.
       for (i++; i < text.length; i++) {
         const s = text.charCodeAt(i);
         if (s === 0x5c) i++;
         else if (s === 0x22) break;
+        else if (s === 0x0a || s === 0x0d) break;
       }
+    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2f) {
+      // A comment (an error in JSON, but jsonc-parser skips it): brackets in it do not nest.
+      while (i < text.length && text.charCodeAt(i) !== 0x0a) i++;
+    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2a) {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 1;
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > max) return i;
     } else if (c === 0x7d || c === 0x5d) {

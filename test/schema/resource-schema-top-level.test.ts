@@ -50,8 +50,21 @@ describe('TP2001 typeName', () => {
   });
 
   it('reports every malformed form at the value', () => {
-    for (const bad of ['"Org::Service::Thing::Extra"', '"O::Service::Thing"', '"Org::Serv-ice::Thing"', '"Org:Service:Thing"', '""', '5', 'null']) {
-      assertOnly(validate(valid.replace('"Org::Service::Thing"', bad)), { rule: 'TP2001', pointer: '/typeName', line: 2, column: 15 });
+    for (const bad of [
+      '"Org::Service::Thing::Extra"',
+      '"O::Service::Thing"',
+      '"Org::Serv-ice::Thing"',
+      '"Org:Service:Thing"',
+      '""',
+      '5',
+      'null',
+    ]) {
+      assertOnly(validate(valid.replace('"Org::Service::Thing"', bad)), {
+        rule: 'TP2001',
+        pointer: '/typeName',
+        line: 2,
+        column: 15,
+      });
     }
   });
 
@@ -67,7 +80,13 @@ primaryIdentifier:
 createOnlyProperties:
   - /properties/Name
 `;
-    assertOnly(validate(text, { file: 'x.yaml' }), { rule: 'TP2001', pointer: '/typeName', line: 1, column: 11, file: 'x.yaml' });
+    assertOnly(validate(text, { file: 'x.yaml' }), {
+      rule: 'TP2001',
+      pointer: '/typeName',
+      line: 1,
+      column: 11,
+      file: 'x.yaml',
+    });
   });
 });
 
@@ -89,7 +108,12 @@ describe('TP2002 required key missing', () => {
 
   for (const key of ['description', 'properties', 'primaryIdentifier', 'additionalProperties']) {
     it(`reports a missing ${key}, and nothing else`, () => {
-      const d = assertOnly(validate(pretty(schemaWith({ [key]: undefined }))), { rule: 'TP2002', pointer: '', line: 1, column: 1 });
+      const d = assertOnly(validate(pretty(schemaWith({ [key]: undefined }))), {
+        rule: 'TP2002',
+        pointer: '',
+        line: 1,
+        column: 1,
+      });
       assert.match(d.message, new RegExp(`'${key}'`));
     });
   }
@@ -135,7 +159,13 @@ createOnlyProperties:
   - /properties/Name
 sourceURL: https://example.com
 `;
-    assertOnly(validate(text, { file: 'x.yaml' }), { rule: 'TP2003', pointer: '/sourceURL', line: 11, column: 1, file: 'x.yaml' });
+    assertOnly(validate(text, { file: 'x.yaml' }), {
+      rule: 'TP2003',
+      pointer: '/sourceURL',
+      line: 11,
+      column: 1,
+      file: 'x.yaml',
+    });
   });
 
   it('escapes the key in the pointer', () => {
@@ -151,7 +181,10 @@ describe('TP2004 top-level additionalProperties', () => {
   });
 
   it('reports a schema', () => {
-    const text = valid.replace('"additionalProperties": false', '"additionalProperties": { "type": "string" }');
+    const text = valid.replace(
+      '"additionalProperties": false',
+      '"additionalProperties": { "type": "string" }',
+    );
     assertOnly(validate(text), { rule: 'TP2004', pointer: '/additionalProperties', line: 7, column: 27 });
   });
 });

@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { LIMITS } from '../../src/schema/source.js';
-import { assertClean, assertDiagnostics, assertOnly, minimalSchema, pretty, schemaWith, validate } from './helpers.js';
+import {
+  assertClean,
+  assertDiagnostics,
+  assertOnly,
+  minimalSchema,
+  pretty,
+  schemaWith,
+  validate,
+} from './helpers.js';
 
 const yaml = { file: 'x.yaml' };
 
@@ -21,17 +29,32 @@ describe('TP1002 empty document', () => {
   });
 
   it('reports a YAML file of only comments', () => {
-    assertOnly(validate('# nothing here\n# yet\n', yaml), { rule: 'TP1002', pointer: '', line: 1, column: 1 });
+    assertOnly(validate('# nothing here\n# yet\n', yaml), {
+      rule: 'TP1002',
+      pointer: '',
+      line: 1,
+      column: 1,
+    });
   });
 });
 
 describe('TP1003 binary document', () => {
   it('reports NUL bytes in bytes input', () => {
-    assertOnly(validate(new Uint8Array([0x7b, 0x00, 0x7d])), { rule: 'TP1003', pointer: '', line: 1, column: 1 });
+    assertOnly(validate(new Uint8Array([0x7b, 0x00, 0x7d])), {
+      rule: 'TP1003',
+      pointer: '',
+      line: 1,
+      column: 1,
+    });
   });
 
   it('reports invalid UTF-8', () => {
-    assertOnly(validate(new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])), { rule: 'TP1003', pointer: '', line: 1, column: 1 });
+    assertOnly(validate(new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])), {
+      rule: 'TP1003',
+      pointer: '',
+      line: 1,
+      column: 1,
+    });
   });
 
   it('reports a NUL byte far into otherwise valid UTF-8', () => {
@@ -112,7 +135,12 @@ describe('TP1005 JSON syntax', () => {
   });
 
   it('reports an unterminated string', () => {
-    assertOnly(validate('{\n  "typeName": "Org::Service::Thing\n}\n'), { rule: 'TP1005', pointer: '', line: 2, column: 15 });
+    assertOnly(validate('{\n  "typeName": "Org::Service::Thing\n}\n'), {
+      rule: 'TP1005',
+      pointer: '',
+      line: 2,
+      column: 15,
+    });
   });
 
   it('reports YAML in a .json file as JSON errors', () => {
@@ -135,7 +163,9 @@ describe('TP1006 YAML syntax', () => {
     const text = 'typeName: Org::Service::Thing\nproperties: [a, b\ndescription: x\n';
     const result = validate(text, yaml);
     assert.ok(result.diagnostics.length >= 1);
-    assert.ok(result.diagnostics.every((d) => d.rule === 'TP1006' && d.severity === 'error' && d.file === 'x.yaml'));
+    assert.ok(
+      result.diagnostics.every((d) => d.rule === 'TP1006' && d.severity === 'error' && d.file === 'x.yaml'),
+    );
     assert.deepEqual([result.diagnostics[0]!.line, result.diagnostics[0]!.column], [3, 1]);
   });
 
@@ -146,7 +176,14 @@ describe('TP1006 YAML syntax', () => {
   });
 
   it('reports duplicate keys in nested mappings too', () => {
-    const text = ['typeName: Org::Service::Thing', 'properties:', '  Name:', '    type: string', '    type: integer', ''].join('\n');
+    const text = [
+      'typeName: Org::Service::Thing',
+      'properties:',
+      '  Name:',
+      '    type: string',
+      '    type: integer',
+      '',
+    ].join('\n');
     assertOnly(validate(text, yaml), { rule: 'TP1006', pointer: '', line: 5, column: 5 });
   });
 
@@ -186,7 +223,12 @@ describe('TP1007 nesting too deep', () => {
   });
 
   it('refuses 100,000 closed JSON arrays', () => {
-    assertOnly(validate(deepJson + ']'.repeat(100_000)), { rule: 'TP1007', pointer: '', line: 1, column: LIMITS.maxDepth + 1 });
+    assertOnly(validate(deepJson + ']'.repeat(100_000)), {
+      rule: 'TP1007',
+      pointer: '',
+      line: 1,
+      column: LIMITS.maxDepth + 1,
+    });
   });
 
   it('refuses deep JSON objects, located at the first level too many', () => {
@@ -195,9 +237,24 @@ describe('TP1007 nesting too deep', () => {
   });
 
   it('refuses deep JSON that also has syntax errors, or hides brackets from a naive scan', () => {
-    assertOnly(validate('{"a": [1,,2], "b": ' + deepJson), { rule: 'TP1007', pointer: '', line: 1, column: 20 + LIMITS.maxDepth - 1 });
-    assertOnly(validate('"\n' + deepJson), { rule: 'TP1007', pointer: '', line: 2, column: LIMITS.maxDepth + 1 });
-    assertOnly(validate('/* " */' + deepJson), { rule: 'TP1007', pointer: '', line: 1, column: 8 + LIMITS.maxDepth });
+    assertOnly(validate('{"a": [1,,2], "b": ' + deepJson), {
+      rule: 'TP1007',
+      pointer: '',
+      line: 1,
+      column: 20 + LIMITS.maxDepth - 1,
+    });
+    assertOnly(validate('"\n' + deepJson), {
+      rule: 'TP1007',
+      pointer: '',
+      line: 2,
+      column: LIMITS.maxDepth + 1,
+    });
+    assertOnly(validate('/* " */' + deepJson), {
+      rule: 'TP1007',
+      pointer: '',
+      line: 1,
+      column: 8 + LIMITS.maxDepth,
+    });
   });
 
   it(`accepts exactly ${LIMITS.maxDepth} levels`, () => {
@@ -212,11 +269,26 @@ describe('TP1007 nesting too deep', () => {
   });
 
   it('refuses deep YAML flow collections, closed or not', () => {
-    assertOnly(validate('['.repeat(100_000), yaml), { rule: 'TP1007', pointer: '', line: 1, column: LIMITS.maxDepth + 1 });
-    assertOnly(validate('['.repeat(100_000) + ']'.repeat(100_000), yaml), { rule: 'TP1007', pointer: '', line: 1, column: LIMITS.maxDepth + 1 });
+    assertOnly(validate('['.repeat(100_000), yaml), {
+      rule: 'TP1007',
+      pointer: '',
+      line: 1,
+      column: LIMITS.maxDepth + 1,
+    });
+    assertOnly(validate('['.repeat(100_000) + ']'.repeat(100_000), yaml), {
+      rule: 'TP1007',
+      pointer: '',
+      line: 1,
+      column: LIMITS.maxDepth + 1,
+    });
     // Flow nesting is bounded from the tokens alone, so this points at the bracket where the flow
     // levels by themselves pass the limit (the enclosing block mapping is one more level).
-    assertOnly(validate('typeName: ' + '{a: '.repeat(100_000), yaml), { rule: 'TP1007', pointer: '', line: 1, column: 11 + 4 * LIMITS.maxDepth });
+    assertOnly(validate('typeName: ' + '{a: '.repeat(100_000), yaml), {
+      rule: 'TP1007',
+      pointer: '',
+      line: 1,
+      column: 11 + 4 * LIMITS.maxDepth,
+    });
   });
 
   it('counts block and flow levels together', () => {
@@ -229,18 +301,29 @@ describe('TP1007 nesting too deep', () => {
 
   it('refuses deep YAML block nesting, located at the first level too many', () => {
     const text = Array.from({ length: 200 }, (_, i) => `${' '.repeat(2 * i)}k${i}:`).join('\n') + ' 1\n';
-    assertOnly(validate(text, yaml), { rule: 'TP1007', pointer: '', line: LIMITS.maxDepth + 1, column: 2 * LIMITS.maxDepth + 1 });
+    assertOnly(validate(text, yaml), {
+      rule: 'TP1007',
+      pointer: '',
+      line: LIMITS.maxDepth + 1,
+      column: 2 * LIMITS.maxDepth + 1,
+    });
   });
 
   it('refuses millions of compact block sequences quickly', () => {
     const text = '- '.repeat(4_000_000) + 'x\n';
     const started = performance.now();
-    assertOnly(validate(text, yaml), { rule: 'TP1007', pointer: '', line: 1, column: 2 * LIMITS.maxDepth + 1 });
+    assertOnly(validate(text, yaml), {
+      rule: 'TP1007',
+      pointer: '',
+      line: 1,
+      column: 2 * LIMITS.maxDepth + 1,
+    });
     assert.ok(performance.now() - started < 2000, 'refused from the tokens, before building a tree');
   });
 
   it(`accepts exactly ${LIMITS.maxDepth} YAML levels`, () => {
-    const text = Array.from({ length: LIMITS.maxDepth }, (_, i) => `${' '.repeat(2 * i)}k${i}:`).join('\n') + ' 1\n';
+    const text =
+      Array.from({ length: LIMITS.maxDepth }, (_, i) => `${' '.repeat(2 * i)}k${i}:`).join('\n') + ' 1\n';
     assertOnly(validate(text, yaml), { rule: 'TP1008', pointer: '', line: 1, column: 1 });
   });
 
@@ -264,7 +347,12 @@ describe('TP1008 neither dialect', () => {
   });
 
   it('reports an array document', () => {
-    const d = assertOnly(validate('[\n  {"typeName": "Org::Service::Thing"}\n]\n'), { rule: 'TP1008', pointer: '', line: 1, column: 1 });
+    const d = assertOnly(validate('[\n  {"typeName": "Org::Service::Thing"}\n]\n'), {
+      rule: 'TP1008',
+      pointer: '',
+      line: 1,
+      column: 1,
+    });
     assert.match(d.message, /must be an object/);
   });
 
@@ -273,23 +361,59 @@ describe('TP1008 neither dialect', () => {
       assertOnly(validate(text), { rule: 'TP1008', pointer: '', line: 1, column: 1 });
     }
     assertOnly(validate('just a string\n', yaml), { rule: 'TP1008', pointer: '', line: 1, column: 1 });
-    assertOnly(validate('- typeName: Org::Service::Thing\n', yaml), { rule: 'TP1008', pointer: '', line: 1, column: 1 });
+    assertOnly(validate('- typeName: Org::Service::Thing\n', yaml), {
+      rule: 'TP1008',
+      pointer: '',
+      line: 1,
+      column: 1,
+    });
   });
 });
 
 describe('hostile input', () => {
-  const pieces = ['[', ']', '{', '}', ':', ',', '-', '?', ' ', '\n', '"', "'", '#', '&a', '*a', '|', '>', '!', 'a', '1', '---', '\t', '\\', '/*', 'typeName', '<<'];
+  const pieces = [
+    '[',
+    ']',
+    '{',
+    '}',
+    ':',
+    ',',
+    '-',
+    '?',
+    ' ',
+    '\n',
+    '"',
+    "'",
+    '#',
+    '&a',
+    '*a',
+    '|',
+    '>',
+    '!',
+    'a',
+    '1',
+    '---',
+    '\t',
+    '\\',
+    '/*',
+    'typeName',
+    '<<',
+  ];
 
   it('never throws, and every diagnostic is located', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 60 }), fc.constantFrom('x.json', 'x.yaml'), (parts, file) => {
-        const result = validate(parts.join(''), { file });
-        for (const d of result.diagnostics) {
-          assert.equal(d.file, file);
-          assert.ok(d.line !== undefined && d.column !== undefined, `${d.rule} is located`);
-        }
-        assert.equal(result.valid, !result.diagnostics.some((d) => d.severity === 'error'));
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...pieces), { maxLength: 60 }),
+        fc.constantFrom('x.json', 'x.yaml'),
+        (parts, file) => {
+          const result = validate(parts.join(''), { file });
+          for (const d of result.diagnostics) {
+            assert.equal(d.file, file);
+            assert.ok(d.line !== undefined && d.column !== undefined, `${d.rule} is located`);
+          }
+          assert.equal(result.valid, !result.diagnostics.some((d) => d.severity === 'error'));
+        },
+      ),
       { numRuns: 2000, seed: 7 },
     );
   });

@@ -3,8 +3,11 @@
  *
  * It checks shape only: which keys exist, their types, and the restricted property-schema language.
  * What needs the whole document (pointers resolving, `$ref` targets existing, overlaps between
- * property lists) is checked by `semantic.ts`. Each failure is mapped to a rule id in `validate.ts`
- * from its `schemaPath`, so the paths below are part of that contract.
+ * property lists) is checked by `semantic.ts`. Each failure is mapped to a rule id in `structure.ts`
+ * from where it failed in this meta-schema (its absolute path, e.g.
+ * `#/definitions/property/properties/additionalProperties/const`), so the paths below are part of that
+ * contract. Every subschema object appears once (no shared constants): the path is found from the
+ * failing subschema object itself.
  */
 
 /** Keywords a property schema may use: draft-07 minus the unsupported ones, plus CloudFormation's. */
@@ -71,8 +74,9 @@ export const TYPE_NAME_PATTERN = '^[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}::[a-zA-Z
 export const MIN_TIMEOUT_MINUTES = 2;
 export const MAX_TIMEOUT_MINUTES = 2160;
 
-const nonNegativeInteger = { type: 'integer', minimum: 0 };
-const stringList = { type: 'array', items: { type: 'string' } };
+// Functions, not constants: each use must be its own object (see above).
+const nonNegativeInteger = () => ({ type: 'integer', minimum: 0 }) as const;
+const stringList = () => ({ type: 'array', items: { type: 'string' } }) as const;
 const jsonTypes = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
 
 export const resourceSchemaMetaSchema = {
@@ -105,7 +109,7 @@ export const resourceSchemaMetaSchema = {
       propertyNames: { pattern: NAME_PATTERN },
       additionalProperties: { $ref: '#/definitions/property' },
     },
-    required: stringList,
+    required: stringList(),
     additionalProperties: { const: false },
     allOf: { $ref: '#/definitions/schemaArray' },
     anyOf: { $ref: '#/definitions/schemaArray' },
@@ -122,7 +126,7 @@ export const resourceSchemaMetaSchema = {
     conditionalCreateOnlyProperties: { $ref: '#/definitions/pointerList' },
     deprecatedProperties: { $ref: '#/definitions/pointerList' },
     nonPublicProperties: { $ref: '#/definitions/pointerList' },
-    nonPublicDefinitions: stringList,
+    nonPublicDefinitions: stringList(),
     propertyTransform: { type: 'object', additionalProperties: { type: 'string' } },
     resourceLink: {
       type: 'object',
@@ -158,7 +162,7 @@ export const resourceSchemaMetaSchema = {
       required: ['permissions'],
       additionalProperties: false,
       properties: {
-        permissions: stringList,
+        permissions: stringList(),
         timeoutInMinutes: { type: 'integer', minimum: MIN_TIMEOUT_MINUTES, maximum: MAX_TIMEOUT_MINUTES },
         handlerSchema: { type: 'object' },
       },
@@ -172,13 +176,14 @@ export const resourceSchemaMetaSchema = {
         tagUpdatable: { type: 'boolean' },
         cloudFormationSystemTags: { type: 'boolean' },
         tagProperty: { $ref: '#/definitions/pointer' },
-        permissions: stringList,
+        permissions: stringList(),
       },
     },
     property: {
       type: 'object',
       additionalProperties: false,
-      not: { required: ['properties', 'patternProperties'] },
+      // `type: 'object'` so that a non-object (reported by `type` above) does not also fail here.
+      not: { type: 'object', required: ['properties', 'patternProperties'] },
       properties: {
         $ref: { type: 'string' },
         $comment: { type: 'string' },
@@ -193,19 +198,19 @@ export const resourceSchemaMetaSchema = {
         exclusiveMaximum: { type: 'number' },
         minimum: { type: 'number' },
         exclusiveMinimum: { type: 'number' },
-        maxLength: nonNegativeInteger,
-        minLength: nonNegativeInteger,
+        maxLength: nonNegativeInteger(),
+        minLength: nonNegativeInteger(),
         pattern: { type: 'string' },
         format: { type: 'string' },
         contentEncoding: { type: 'string' },
         contentMediaType: { type: 'string' },
-        maxItems: nonNegativeInteger,
-        minItems: nonNegativeInteger,
+        maxItems: nonNegativeInteger(),
+        minItems: nonNegativeInteger(),
         uniqueItems: { type: 'boolean' },
         contains: { $ref: '#/definitions/property' },
         items: { $ref: '#/definitions/property' },
-        maxProperties: nonNegativeInteger,
-        minProperties: nonNegativeInteger,
+        maxProperties: nonNegativeInteger(),
+        minProperties: nonNegativeInteger(),
         required: { type: 'array', uniqueItems: true, items: { type: 'string' } },
         properties: {
           type: 'object',
@@ -242,7 +247,8 @@ export const resourceSchemaMetaSchema = {
           additionalProperties: false,
           properties: {
             typeName: { type: 'string', pattern: TYPE_NAME_PATTERN },
-            propertyPath: { $ref: '#/definitions/pointer' },
+            // Not `#/definitions/pointer`: a bad path here breaks TP2033, not TP2005.
+            propertyPath: { type: 'string', pattern: POINTER_PATTERN },
           },
         },
       },

@@ -10,11 +10,16 @@ import type { Finding } from '../finding.js';
 import { checkPattern, compilePattern } from '../regex.js';
 import { COMMON_REF_PREFIX, commonSchema } from '../common.js';
 import { KNOWN_FORMATS } from '../formats.js';
+import { LIST_POINTER_PATTERN, POINTER_PATTERN } from './meta-schema.js';
 
 type Schema = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+// Malformed pointers are the structural check's to report (TP2005); here they are skipped.
+const POINTER = new RegExp(POINTER_PATTERN);
+const LIST_POINTER = new RegExp(LIST_POINTER_PATTERN);
 
 /** Property lists whose dangling pointers are warnings (upstream accepts them). */
 const PROPERTY_LISTS = [
@@ -26,6 +31,7 @@ const PROPERTY_LISTS = [
 ] as const;
 
 const COMPOSITIONS = ['allOf', 'anyOf', 'oneOf'] as const;
+const COMMON_DEFINITION_PREFIX = `#/definitions/${COMMON_REF_PREFIX}`;
 
 export interface SemanticResult {
   findings: Finding[];
@@ -41,17 +47,20 @@ export function checkSemantics(doc: Schema): SemanticResult {
   let hasRelationshipRefs = false;
   const refs = new Map<string, boolean>();
   const resolver = new PointerResolver(doc);
+  // Without a model (missing or empty `properties`, already reported) no pointer can resolve: say nothing more.
+  const hasModel = isObject(doc.properties) && Object.keys(doc.properties).length > 0;
+  const checkable = (p: string): boolean => hasModel && POINTER.test(p);
 
   // Identifiers must resolve; other lists only warn.
   stringsOf(doc.primaryIdentifier).forEach((p, i) => {
-    if (!resolver.resolves(p)) {
+    if (checkable(p) && !resolver.resolves(p)) {
       findings.push(diagnostic('TP2010', `/primaryIdentifier/${i}`, `primaryIdentifier '${p}' does not name a declared property; declare it under 'properties' or fix the pointer`));
     }
   });
   if (Array.isArray(doc.additionalIdentifiers)) {
     doc.additionalIdentifiers.forEach((list, i) =>
       stringsOf(list).forEach((p, j) => {
-        if (!resolver.resolves(p)) {
+        if (checkable(p) && !resolver.resolves(p)) {
           findings.push(diagnostic('TP2010', `/additionalIdentifiers/${i}/${j}`, `additionalIdentifiers pointer '${p}' does not name a declared property; declare it or fix the pointer`));
         }
       }),
@@ -59,6 +68,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
   }
   for (const list of PROPERTY_LISTS) {
     stringsOf(doc[list]).forEach((p, i) => {
+      if (!hasModel || !LIST_POINTER.test(p)) return;
       const declared = p.startsWith('/definitions/') ? resolveLocalRef(doc, `#${p}`) !== undefined : resolver.resolves(p);
       if (!declared) {
         findings.push(diagnostic('TP2011', `/${list}/${i}`, `${list} entry '${p}' does not name a declared property; it has no effect until it does`));
@@ -66,7 +76,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
     });
   }
   const tagProperty = isObject(doc.tagging) ? doc.tagging.tagProperty : undefined;
-  if (typeof tagProperty === 'string' && tagProperty.startsWith('/properties/') && !resolver.resolves(tagProperty)) {
+  if (typeof tagProperty === 'string' && checkable(tagProperty) && !resolver.resolves(tagProperty)) {
     findings.push(diagnostic('TP2044', '/tagging/tagProperty', `tagging.tagProperty '${tagProperty}' does not name a declared property`));
   }
 
@@ -81,10 +91,10 @@ export function checkSemantics(doc: Schema): SemanticResult {
   overlap('readOnlyProperties', 'conditionalCreateOnlyProperties', 'TP2013', 'a read-only property cannot be set at creation; remove it from conditionalCreateOnlyProperties');
   overlap('readOnlyProperties', 'writeOnlyProperties', 'TP2014', 'it can be neither written nor read back');
 
-  // Identifiers that can change after creation.
+  // Identifiers that can change after creation (one that resolves nowhere is already an error).
   const stable = new Set([...stringsOf(doc.readOnlyProperties), ...stringsOf(doc.createOnlyProperties)]);
   stringsOf(doc.primaryIdentifier).forEach((p, i) => {
-    if (!stable.has(p)) {
+    if (!stable.has(p) && checkable(p) && resolver.resolves(p)) {
       findings.push(diagnostic('TP2042', `/primaryIdentifier/${i}`, `identifier '${p}' is neither read-only nor create-only, so an update could change it; add it to createOnlyProperties or readOnlyProperties`));
     }
   });
@@ -229,7 +239,9 @@ export class PointerResolver {
       seen.add(node);
       out.push(node);
       if (typeof node.$ref === 'string') {
-        const target = node.$ref.startsWith(COMMON_REF_PREFIX) ? commonSchema(node.$ref) : resolveLocalRef(this.doc, node.$ref);
+        // Built-in schemas refer to each other as `#/definitions/typeplane:…`, the form they take once inlined.
+        const ref = node.$ref.startsWith(COMMON_DEFINITION_PREFIX) ? node.$ref.slice('#/definitions/'.length) : node.$ref;
+        const target = ref.startsWith(COMMON_REF_PREFIX) ? commonSchema(ref) : resolveLocalRef(this.doc, ref);
         if (isObject(target)) stack.push(target);
       }
       for (const key of COMPOSITIONS) {

@@ -3,7 +3,7 @@
  * error turned into a diagnostic carrying a stable rule id.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { diagnostic, escapePointerToken, type RuleId } from '../diagnostics.js';
+import { diagnostic, escapePointerToken, pointerTokens, type RuleId } from '../diagnostics.js';
 import type { Finding } from '../finding.js';
 import { FORBIDDEN_PROPERTY_KEYWORDS, MAX_TIMEOUT_MINUTES, MIN_TIMEOUT_MINUTES, resourceSchemaMetaSchema } from './meta-schema.js';
 
@@ -11,7 +11,10 @@ let compiled: ValidateFunction | undefined;
 
 /** The compiled meta-schema validator (compiled once per process). */
 export function metaSchemaValidator(): ValidateFunction {
-  compiled ??= new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true }).compile(resourceSchemaMetaSchema);
+  // `verbose` puts the failing subschema on each error: see `absoluteSchemaPath`.
+  compiled ??= new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true }).compile(
+    resourceSchemaMetaSchema,
+  );
   return compiled;
 }
 
@@ -20,10 +23,35 @@ export function checkStructure(document: unknown): Finding[] {
   if (validate(document)) return [];
   const findings: Finding[] = [];
   for (const error of validate.errors ?? []) {
-    const finding = toFinding(error);
+    const finding = toFinding({ ...error, schemaPath: absoluteSchemaPath(error) });
     if (finding) findings.push(finding);
   }
   return findings;
+}
+
+let subschemaPaths: Map<object, string> | undefined;
+
+/**
+ * Where in the meta-schema an error failed, from its root. ajv's own `schemaPath` starts again at
+ * `#` inside every definition compiled as a function of its own (the recursive `property`, and any
+ * definition that refers to another), so `#/additionalProperties` could be the document's or a
+ * property schema's. The failing subschema object (`parentSchema`) says which.
+ */
+function absoluteSchemaPath(error: ErrorObject): string {
+  if (!subschemaPaths) {
+    const paths = new Map<object, string>();
+    const stack: [unknown, string][] = [[resourceSchemaMetaSchema, '#']];
+    while (stack.length > 0) {
+      const [node, path] = stack.pop()!;
+      if (typeof node !== 'object' || node === null || paths.has(node)) continue;
+      paths.set(node, path);
+      for (const [key, child] of Object.entries(node)) stack.push([child, `${path}/${escapePointerToken(key)}`]);
+    }
+    subschemaPaths = paths;
+  }
+  const parent = error.parentSchema;
+  const base = typeof parent === 'object' && parent !== null ? subschemaPaths.get(parent) : undefined;
+  return base === undefined ? error.schemaPath : `${base}/${error.keyword}`;
 }
 
 /** Which rule a meta-schema failure breaks, decided by where in the meta-schema it failed. */
@@ -93,7 +121,7 @@ function toFinding(error: ErrorObject): Finding | undefined {
   }
   // An array where a single property schema is expected.
   if (error.keyword === 'type' && error.schemaPath === '#/definitions/property/type') {
-    if (name === 'items') {
+    if (isItemsKeyword(path) && Array.isArray(error.data)) {
       return diagnostic('TP2025', path, "'items' must be a single schema; tuple validation (an array of schemas) is not supported");
     }
     return diagnostic('TP1010', path, `'${name}' must be a schema object`);
@@ -102,21 +130,44 @@ function toFinding(error: ErrorObject): Finding | undefined {
   return diagnostic(rule, path, describe(error, rule));
 }
 
+/**
+ * Whether `pointer` is the `items` keyword of a schema (not a property named `items`): walks the
+ * document's grammar, where names follow `properties`, `definitions`, `patternProperties` and
+ * `dependencies`, and indices follow the composition keywords.
+ */
+function isItemsKeyword(pointer: string): boolean {
+  const tokens = pointerTokens(pointer);
+  let i = 0;
+  while (i < tokens.length) {
+    const token = tokens[i]!;
+    if (i === tokens.length - 1) return token === 'items';
+    // A keyword that takes names or indices consumes the next token too.
+    i += NAMED_MEMBERS.has(token) || COMPOSITIONS.has(token) ? 2 : 1;
+  }
+  return false;
+}
+
+const NAMED_MEMBERS = new Set(['properties', 'definitions', 'patternProperties', 'dependencies']);
+const COMPOSITIONS = new Set(['allOf', 'anyOf', 'oneOf']);
+
 function ruleFor(schemaPath: string): RuleId | undefined {
   for (const [prefix, rule] of RULE_BY_SCHEMA_PATH) if (schemaPath.startsWith(prefix)) return rule;
   return undefined;
 }
 
 function describe(error: ErrorObject, rule: RuleId): string {
-  const name = lastToken(error.instancePath) || 'the document';
+  const name = nameOf(error.instancePath);
   const params = error.params as Record<string, unknown>;
+  const pointerAdvice = "a property pointer like '/properties/Name' or '/properties/Tags/*/Key'";
   switch (rule) {
     case 'TP2001':
       return `typeName must be three parts of 2 to 64 letters or digits joined by '::', like 'Org::Service::Resource'`;
     case 'TP2004':
       return "top-level 'additionalProperties' must be false: a resource model accepts only the properties it declares";
     case 'TP2005':
-      return `'${name}' must be a property pointer like '/properties/Name' or '/properties/Tags/*/Key'`;
+      return typeof error.data === 'string'
+        ? `${name} is '${error.data}', not ${pointerAdvice}`
+        : `${name} must be ${pointerAdvice}`;
     case 'TP2023':
       return "'additionalProperties' may only be false; describe maps with 'patternProperties' instead";
     case 'TP2024':
@@ -125,34 +176,45 @@ function describe(error: ErrorObject, rule: RuleId): string {
       return `timeoutInMinutes must be a whole number from ${MIN_TIMEOUT_MINUTES} to ${MAX_TIMEOUT_MINUTES}`;
     case 'TP2034':
       return error.keyword === 'minItems'
-        ? `'${name}' must list at least one property pointer`
+        ? `${name} must list at least one property pointer`
         : error.keyword === 'uniqueItems'
-          ? `'${name}' lists the same pointer twice`
-          : `'${name}' must be a list of property pointers`;
+          ? `${name} lists the same pointer twice`
+          : `${name} must be a list of property pointers`;
+    case 'TP2033':
+      if (error.keyword === 'pattern' && lastToken(error.instancePath) === 'propertyPath') {
+        return `relationshipRef.propertyPath must be ${pointerAdvice}, in the referenced type`;
+      }
+      if (error.keyword === 'pattern' && lastToken(error.instancePath) === 'typeName') {
+        return "relationshipRef.typeName must be a type name like 'Org::Service::Resource'";
+      }
+      break;
     default:
       break;
   }
+  if (error.keyword === 'pattern' && error.schemaPath === '#/definitions/property/properties/type/pattern') {
+    return `'${String(error.data)}' is not a JSON type; use one of ${JSON_TYPES.join(', ')}`;
+  }
   switch (error.keyword) {
     case 'type':
-      return `'${name}' must be ${article(String(params.type))}`;
+      return `${name} must be ${article(String(params.type))}`;
     case 'enum':
-      return `'${name}' must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      return `${name} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'const':
-      return `'${name}' must be ${JSON.stringify(params.allowedValue)}`;
+      return `${name} must be ${JSON.stringify(params.allowedValue)}`;
     case 'pattern':
-      return `'${name}' must match ${String(params.pattern)}`;
+      return `${name} must match ${String(params.pattern)}`;
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
-      return `'${name}' ${error.message ?? 'is out of range'}`;
+      return `${name} ${error.message ?? 'is out of range'}`;
     case 'minItems':
-      return `'${name}' must not be empty`;
+      return `${name} must not be empty`;
     case 'minProperties':
-      return `'${name}' must declare at least one member`;
+      return `${name} must declare at least one member`;
     case 'uniqueItems':
-      return `'${name}' must not repeat items (items ${String(params.j)} and ${String(params.i)} are equal)`;
+      return `${name} must not repeat items (items ${String(params.j)} and ${String(params.i)} are equal)`;
     default:
-      return `'${name}' ${error.message ?? 'is invalid'}`;
+      return `${name} ${error.message ?? 'is invalid'}`;
   }
 }
 
@@ -171,6 +233,18 @@ function missingAdvice(key: string): string {
 function article(type: string): string {
   const t = type.replace(/,/g, ' or ');
   return /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
+}
+
+const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
+
+/** How a value is named in messages: `'Name'`, `'primaryIdentifier[0]'`, or the document. */
+function nameOf(pointer: string): string {
+  if (pointer === '') return 'the document';
+  const tokens = pointerTokens(pointer);
+  let i = tokens.length - 1;
+  let index = '';
+  while (i > 0 && /^(0|[1-9]\d*)$/.test(tokens[i]!)) index = `[${tokens[i--]}]` + index;
+  return `'${tokens[i]}${index}'`;
 }
 
 function lastToken(pointer: string): string {
