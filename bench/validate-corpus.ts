@@ -28,7 +28,8 @@ function bareAjv(): number {
 
 function typeplane(): number {
   let invalid = 0;
-  for (const name of names) if (!validateDocument(readFileSync(corpus + name), { file: name }).valid) invalid++;
+  for (const name of names)
+    if (!validateDocument(readFileSync(corpus + name), { file: name }).valid) invalid++;
   return invalid;
 }
 
@@ -55,7 +56,9 @@ console.log(`files: ${names.length} (median of ${ROUNDS} rounds, read + parse + 
 console.log(`bare ajv (meta-schema only):          ${b.toFixed(0)} ms`);
 console.log(`typeplane validate (all checks):      ${f.toFixed(0)} ms`);
 console.log(`ratio typeplane / bare ajv:           ${(f / b).toFixed(2)}x (target <= 2x)`);
-console.log(`first (cold) round: bare ${coldBare.toFixed(0)} ms, typeplane ${coldFull.toFixed(0)} ms (includes compiling every pattern once with RE2; cached after)`);
+console.log(
+  `first (cold) round: bare ${coldBare.toFixed(0)} ms, typeplane ${coldFull.toFixed(0)} ms (includes compiling every pattern once with RE2; cached after)`,
+);
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 if (existsSync(cli)) {
@@ -69,7 +72,9 @@ if (existsSync(cli)) {
       process.exit(1);
     }
   }
-  console.log(`CLI 'typeplane validate' wall (whole folder, median of 3): ${median(walls).toFixed(0)} ms (target < 3000 ms)`);
+  console.log(
+    `CLI 'typeplane validate' wall (whole folder, median of 3): ${median(walls).toFixed(0)} ms (target < 3000 ms)`,
+  );
 } else {
   console.log('CLI wall time: skipped, run `npm run build` first');
 }

@@ -7,10 +7,15 @@ import { spawnSync } from 'node:child_process';
 const passthrough = process.argv.slice(2);
 const only = passthrough.filter((a) => !a.startsWith('-'));
 const flags = passthrough.filter((a) => a.startsWith('-'));
-const files = only.length > 0 ? only : readdirSync('test', { recursive: true })
-  .map(String)
-  .filter((f) => f.endsWith('.test.ts'))
-  .map((f) => `test/${f}`)
-  .sort();
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...flags, ...files], { stdio: 'inherit' });
+const files =
+  only.length > 0
+    ? only
+    : readdirSync('test', { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => `test/${f}`)
+        .sort();
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...flags, ...files], {
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

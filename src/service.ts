@@ -96,7 +96,11 @@ async function registerFromDisk(registry: Registry, paths: string[], logger: Log
   const loaded = await loadTypes(paths);
   const failed = loaded.results.filter((r) => !r.valid);
   if (failed.length > 0) {
-    const lines = failed.flatMap((r) => r.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.line ?? 1}:${d.column ?? 1} ${d.rule} ${d.message}`));
+    const lines = failed.flatMap((r) =>
+      r.diagnostics
+        .filter((d) => d.severity === 'error')
+        .map((d) => `${d.file}:${d.line ?? 1}:${d.column ?? 1} ${d.rule} ${d.message}`),
+    );
     throw new Error(`cannot start: invalid type documents\n${lines.join('\n')}`);
   }
   for (const result of loaded.results) {

@@ -26,7 +26,14 @@ import {
   stripWriteOnly,
   valuesAt,
 } from './model/index.js';
-import { TERMINAL_STATUSES, type Model, type Operation, type OperationStatus, type ProgressEvent, type ResourceDescription } from './types.js';
+import {
+  TERMINAL_STATUSES,
+  type Model,
+  type Operation,
+  type OperationStatus,
+  type ProgressEvent,
+  type ResourceDescription,
+} from './types.js';
 
 export interface EngineLogger extends HandlerLogger {
   child(bindings: Record<string, unknown>): EngineLogger;
@@ -55,7 +62,11 @@ export const MAX_RESULTS_LIMIT = 1000;
 const MAX_CALLBACK_DELAY_SECONDS = 3600;
 const SEVEN_DAYS_MS = 7 * 24 * 3600 * 1000;
 
-const ACTION: Record<Exclude<Operation, 'LIST' | 'READ'>, HandlerAction> = { CREATE: 'create', UPDATE: 'update', DELETE: 'delete' };
+const ACTION: Record<Exclude<Operation, 'LIST' | 'READ'>, HandlerAction> = {
+  CREATE: 'create',
+  UPDATE: 'update',
+  DELETE: 'delete',
+};
 
 export class Engine {
   private readonly store: Store;
@@ -101,7 +112,9 @@ export class Engine {
     };
     poll();
     const expire = () => {
-      this.store.expireTokens(new Date(Date.now() - this.tokenRetentionMs)).catch((e: unknown) => this.log.error('token expiry failed', { err: String(e) }));
+      this.store
+        .expireTokens(new Date(Date.now() - this.tokenRetentionMs))
+        .catch((e: unknown) => this.log.error('token expiry failed', { err: String(e) }));
     };
     this.expiryTimer = setInterval(expire, 3600_000);
     this.expiryTimer.unref();
@@ -151,13 +164,29 @@ export class Engine {
     });
   }
 
-  async update(typeName: string, identifier: string, patchDocument: unknown, clientToken?: string): Promise<ProgressEvent> {
+  async update(
+    typeName: string,
+    identifier: string,
+    patchDocument: unknown,
+    clientToken?: string,
+  ): Promise<ProgressEvent> {
     const compiled = await this.registry.get(typeName);
     const type = compiled.type;
     const current = await this.store.getResource(type.typeName, identifier);
-    if (!current) return this.failImmediately(compiled, 'UPDATE', identifier, 'NotFound', `${type.typeName} ${identifier} does not exist`, clientToken, { patchDocument });
+    if (!current)
+      return this.failImmediately(
+        compiled,
+        'UPDATE',
+        identifier,
+        'NotFound',
+        `${type.typeName} ${identifier} does not exist`,
+        clientToken,
+        { patchDocument },
+      );
     const desired = applyPatch(type, current.properties, patchDocument);
-    const changedReadOnly = type.readOnlyProperties.filter((p) => !sameValues(valuesAt(current.properties, p), valuesAt(desired, p)));
+    const changedReadOnly = type.readOnlyProperties.filter(
+      (p) => !sameValues(valuesAt(current.properties, p), valuesAt(desired, p)),
+    );
     if (changedReadOnly.length > 0) {
       throw new TypeplaneError(
         'InvalidRequest',
@@ -188,7 +217,16 @@ export class Engine {
     const compiled = await this.registry.get(typeName);
     const type = compiled.type;
     const current = await this.store.getResource(type.typeName, identifier);
-    if (!current) return this.failImmediately(compiled, 'DELETE', identifier, 'NotFound', `${type.typeName} ${identifier} does not exist`, clientToken, {});
+    if (!current)
+      return this.failImmediately(
+        compiled,
+        'DELETE',
+        identifier,
+        'NotFound',
+        `${type.typeName} ${identifier} does not exist`,
+        clientToken,
+        {},
+      );
     return this.begin({
       compiled,
       operation: 'DELETE',
@@ -205,7 +243,8 @@ export class Engine {
     const type = compiled.type;
     const stored = await this.store.getResource(type.typeName, identifier);
     const key = stored?.properties ?? identifierModel(type, identifier);
-    if (!stored || !key) throw new TypeplaneError('NotFound', `${type.typeName} ${identifier} does not exist`);
+    if (!stored || !key)
+      throw new TypeplaneError('NotFound', `${type.typeName} ${identifier} does not exist`);
     const provider = this.providerFor(type.typeName);
     const requestToken = randomUUID();
     const event = await this.invoke(provider, 'read', type, {
@@ -219,19 +258,30 @@ export class Engine {
       const code = event.errorCode ?? 'GeneralServiceException';
       throw new TypeplaneError(code, event.message ?? `read failed with ${code}`);
     }
-    if (event.status !== 'SUCCESS') throw this.contractViolation(provider, 'read answered IN_PROGRESS; read handlers must answer at once');
+    if (event.status !== 'SUCCESS')
+      throw this.contractViolation(provider, 'read answered IN_PROGRESS; read handlers must answer at once');
     const model = this.checkModel(provider, compiled, event.resourceModel, identifier);
     return { identifier, properties: stripWriteOnly(type, model) };
   }
 
-  async list(typeName: string, options: { maxResults?: unknown; nextToken?: unknown }): Promise<{ resourceDescriptions: ResourceDescription[]; nextToken: string | null }> {
+  async list(
+    typeName: string,
+    options: { maxResults?: unknown; nextToken?: unknown },
+  ): Promise<{ resourceDescriptions: ResourceDescription[]; nextToken: string | null }> {
     const compiled = await this.registry.get(typeName);
     const type = compiled.type;
     const limit = parseMaxResults(options.maxResults);
-    if (options.nextToken !== undefined && typeof options.nextToken !== 'string') throw new TypeplaneError('InvalidRequest', 'nextToken must be a string');
-    const page = await this.store.listResources(type.typeName, { limit, ...(options.nextToken ? { nextToken: options.nextToken } : {}) });
+    if (options.nextToken !== undefined && typeof options.nextToken !== 'string')
+      throw new TypeplaneError('InvalidRequest', 'nextToken must be a string');
+    const page = await this.store.listResources(type.typeName, {
+      limit,
+      ...(options.nextToken ? { nextToken: options.nextToken } : {}),
+    });
     return {
-      resourceDescriptions: page.items.map((r) => ({ identifier: r.identifier, properties: stripNulls(stripWriteOnly(type, r.properties)) as Model })),
+      resourceDescriptions: page.items.map((r) => ({
+        identifier: r.identifier,
+        properties: stripNulls(stripWriteOnly(type, r.properties)) as Model,
+      })),
       nextToken: page.nextToken ?? null,
     };
   }
@@ -244,10 +294,17 @@ export class Engine {
     return this.toEvent(op);
   }
 
-  async listRequests(filter: { operation?: Operation[]; status?: OperationStatus[] }, options: { maxResults?: unknown; nextToken?: unknown }): Promise<{ progressEvents: ProgressEvent[]; nextToken: string | null }> {
+  async listRequests(
+    filter: { operation?: Operation[]; status?: OperationStatus[] },
+    options: { maxResults?: unknown; nextToken?: unknown },
+  ): Promise<{ progressEvents: ProgressEvent[]; nextToken: string | null }> {
     const limit = parseMaxResults(options.maxResults);
-    if (options.nextToken !== undefined && typeof options.nextToken !== 'string') throw new TypeplaneError('InvalidRequest', 'nextToken must be a string');
-    const page = await this.store.listOperations(filter, { limit, ...(options.nextToken ? { nextToken: options.nextToken } : {}) });
+    if (options.nextToken !== undefined && typeof options.nextToken !== 'string')
+      throw new TypeplaneError('InvalidRequest', 'nextToken must be a string');
+    const page = await this.store.listOperations(filter, {
+      limit,
+      ...(options.nextToken ? { nextToken: options.nextToken } : {}),
+    });
     const events: ProgressEvent[] = [];
     for (const op of page.items) events.push(await this.toEvent(op));
     return { progressEvents: events, nextToken: page.nextToken ?? null };
@@ -258,7 +315,12 @@ export class Engine {
     const op = await this.store.getOperation(requestToken);
     if (!op) throw new TypeplaneError('NotFound', `no request ${requestToken}`);
     if (TERMINAL_STATUSES.has(op.status)) {
-      throw new TypeplaneError('InvalidRequest', `request ${requestToken} is already ${op.status} and cannot be cancelled`, [], 409);
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `request ${requestToken} is already ${op.status} and cannot be cancelled`,
+        [],
+        409,
+      );
     }
     if (op.status !== 'CANCEL_IN_PROGRESS') {
       op.status = 'CANCEL_IN_PROGRESS';
@@ -315,12 +377,17 @@ export class Engine {
       eventTime: now.toISOString(),
       request,
       startedAt: now.toISOString(),
-      deadlineAt: new Date(now.getTime() + timeoutMinutes(type, ACTION[operation]) * this.minuteMs).toISOString(),
+      deadlineAt: new Date(
+        now.getTime() + timeoutMinutes(type, ACTION[operation]) * this.minuteMs,
+      ).toISOString(),
       attempts: 0,
     };
     if (identifier !== undefined) record.identifier = identifier;
     if (token !== undefined) record.clientToken = token;
-    const result = await this.store.beginOperation(record, requestHash(type.typeName, operation, args.hashOf));
+    const result = await this.store.beginOperation(
+      record,
+      requestHash(type.typeName, operation, args.hashOf),
+    );
     switch (result.kind) {
       case 'started':
         this.kick();
@@ -368,11 +435,21 @@ export class Engine {
       attempts: 0,
     };
     if (token !== undefined) record.clientToken = token;
-    const result = await this.store.beginOperation(record, requestHash(compiled.type.typeName, operation, { identifier, ...hashOf }));
+    const result = await this.store.beginOperation(
+      record,
+      requestHash(compiled.type.typeName, operation, { identifier, ...hashOf }),
+    );
     if (result.kind === 'token-mismatch') {
-      throw new TypeplaneError('InvalidRequest', `clientToken ${token} was already used for a different request; use a new token for a new request`);
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `clientToken ${token} was already used for a different request; use a new token for a new request`,
+      );
     }
-    if (result.kind === 'conflict') throw new TypeplaneError('ResourceConflict', `${compiled.type.typeName} ${identifier} has an operation in progress`);
+    if (result.kind === 'conflict')
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `${compiled.type.typeName} ${identifier} has an operation in progress`,
+      );
     return this.toEvent(result.operation);
   }
 
@@ -403,12 +480,17 @@ export class Engine {
 
   private launch(op: OperationRecord): void {
     const abort = new AbortController();
-    const renew = setInterval(() => {
-      this.store.renewLease(op.requestToken, this.owner, new Date(), this.leaseMs).catch(() => undefined);
-    }, Math.max(100, this.leaseMs / 3));
+    const renew = setInterval(
+      () => {
+        this.store.renewLease(op.requestToken, this.owner, new Date(), this.leaseMs).catch(() => undefined);
+      },
+      Math.max(100, this.leaseMs / 3),
+    );
     renew.unref();
     const done = this.step(op, abort.signal)
-      .catch((e: unknown) => this.log.error('operation step failed', { requestToken: op.requestToken, err: String(e) }))
+      .catch((e: unknown) =>
+        this.log.error('operation step failed', { requestToken: op.requestToken, err: String(e) }),
+      )
       .finally(() => {
         clearInterval(renew);
         this.running.delete(op.requestToken);
@@ -421,7 +503,11 @@ export class Engine {
 
   /** One handler invocation for an operation this worker holds the lease on. */
   private async step(op: OperationRecord, signal: AbortSignal): Promise<void> {
-    const log = this.log.child({ requestToken: op.requestToken, typeName: op.typeName, operation: op.operation });
+    const log = this.log.child({
+      requestToken: op.requestToken,
+      typeName: op.typeName,
+      operation: op.operation,
+    });
     if (op.status === 'CANCEL_IN_PROGRESS') {
       return this.finish(op, 'CANCEL_COMPLETE', { statusMessage: 'cancelled' });
     }
@@ -429,17 +515,26 @@ export class Engine {
     try {
       compiled = await this.registry.get(op.typeName);
     } catch {
-      return this.finish(op, 'FAILED', { errorCode: 'InvalidTypeConfiguration', statusMessage: `type ${op.typeName} is no longer registered` });
+      return this.finish(op, 'FAILED', {
+        errorCode: 'InvalidTypeConfiguration',
+        statusMessage: `type ${op.typeName} is no longer registered`,
+      });
     }
     const type = compiled.type;
     const now = Date.now();
     if (now >= Date.parse(op.deadlineAt)) {
-      return this.finish(op, 'FAILED', { errorCode: 'NotStabilized', statusMessage: `did not finish within ${timeoutMinutes(type, ACTION[op.operation as 'CREATE'])} minutes` });
+      return this.finish(op, 'FAILED', {
+        errorCode: 'NotStabilized',
+        statusMessage: `did not finish within ${timeoutMinutes(type, ACTION[op.operation as 'CREATE'])} minutes`,
+      });
     }
     const resumed = op.status === 'IN_PROGRESS';
     if (op.operation === 'CREATE' && op.identifier !== undefined && !resumed) {
       if (await this.store.getResource(type.typeName, op.identifier)) {
-        return this.finish(op, 'FAILED', { errorCode: 'AlreadyExists', statusMessage: `${type.typeName} ${op.identifier} already exists` });
+        return this.finish(op, 'FAILED', {
+          errorCode: 'AlreadyExists',
+          statusMessage: `${type.typeName} ${op.identifier} already exists`,
+        });
       }
     }
     if (!resumed) {
@@ -458,7 +553,9 @@ export class Engine {
       clientRequestToken: op.requestToken,
       logger: log,
       signal: AbortSignal.any([signal, timeout]),
-      ...(op.request.previousState ? { previousState: structuredClone(op.request.previousState as Model) } : {}),
+      ...(op.request.previousState
+        ? { previousState: structuredClone(op.request.previousState as Model) }
+        : {}),
       ...(op.callbackContext ? { callbackContext: op.callbackContext } : {}),
     };
     const event = await this.invoke(provider, action, type, request);
@@ -469,18 +566,25 @@ export class Engine {
       return this.finish(latest, 'CANCEL_COMPLETE', { statusMessage: 'cancelled' });
     }
     if (timeout.aborted && event.status !== 'SUCCESS') {
-      return this.finish(op, 'FAILED', { errorCode: 'NotStabilized', statusMessage: `did not finish within ${timeoutMinutes(type, action)} minutes` });
+      return this.finish(op, 'FAILED', {
+        errorCode: 'NotStabilized',
+        statusMessage: `did not finish within ${timeoutMinutes(type, action)} minutes`,
+      });
     }
 
     op.attempts += 1;
     switch (event.status) {
       case 'IN_PROGRESS': {
-        const delay = Math.min(Math.max(Number(event.callbackDelaySeconds ?? 0), 0), MAX_CALLBACK_DELAY_SECONDS);
+        const delay = Math.min(
+          Math.max(Number(event.callbackDelaySeconds ?? 0), 0),
+          MAX_CALLBACK_DELAY_SECONDS,
+        );
         op.callbackContext = event.callbackContext ?? {};
         op.retryAfter = new Date(Date.now() + delay * 1000).toISOString();
         op.eventTime = new Date().toISOString();
         if (event.message) op.statusMessage = event.message;
-        if (event.resourceModel && typeof event.resourceModel === 'object') op.resourceModel = event.resourceModel;
+        if (event.resourceModel && typeof event.resourceModel === 'object')
+          op.resourceModel = event.resourceModel;
         await this.store.saveOperation(op);
         await this.store.renewLease(op.requestToken, this.owner, new Date(), 0);
         this.later(delay * 1000);
@@ -490,16 +594,33 @@ export class Engine {
         const code = event.errorCode ?? 'GeneralServiceException';
         // A delete re-invoked after its first attempt may find its own work done.
         if (op.operation === 'DELETE' && code === 'NotFound' && resumed) {
-          return this.finish(op, 'SUCCESS', {}, { kind: 'delete', typeName: type.typeName, identifier: op.identifier! });
+          return this.finish(
+            op,
+            'SUCCESS',
+            {},
+            { kind: 'delete', typeName: type.typeName, identifier: op.identifier! },
+          );
         }
         // The provider says the resource is gone: the index follows the truth.
         const vanished: ResourceChange | undefined =
-          code === 'NotFound' && op.identifier !== undefined && op.operation !== 'CREATE' ? { kind: 'delete', typeName: type.typeName, identifier: op.identifier } : undefined;
-        return this.finish(op, 'FAILED', { errorCode: code, statusMessage: event.message ?? `${action} failed with ${code}` }, vanished);
+          code === 'NotFound' && op.identifier !== undefined && op.operation !== 'CREATE'
+            ? { kind: 'delete', typeName: type.typeName, identifier: op.identifier }
+            : undefined;
+        return this.finish(
+          op,
+          'FAILED',
+          { errorCode: code, statusMessage: event.message ?? `${action} failed with ${code}` },
+          vanished,
+        );
       }
       case 'SUCCESS': {
         if (op.operation === 'DELETE') {
-          return this.finish(op, 'SUCCESS', {}, { kind: 'delete', typeName: type.typeName, identifier: op.identifier! });
+          return this.finish(
+            op,
+            'SUCCESS',
+            {},
+            { kind: 'delete', typeName: type.typeName, identifier: op.identifier! },
+          );
         }
         let model: Model;
         let identifier: string;
@@ -514,13 +635,22 @@ export class Engine {
         op.identifier = identifier;
         const change: ResourceChange = {
           kind: 'put',
-          resource: { typeName: type.typeName, identifier, properties: model, createdAt: now, updatedAt: now },
+          resource: {
+            typeName: type.typeName,
+            identifier,
+            properties: model,
+            createdAt: now,
+            updatedAt: now,
+          },
         };
         try {
           return await this.finish(op, 'SUCCESS', { resourceModel: model }, change);
         } catch (e) {
           if (e instanceof TypeplaneError && e.code === 'ResourceConflict') {
-            return this.finish(op, 'FAILED', { errorCode: 'AlreadyExists', statusMessage: `${type.typeName} ${identifier} already exists` });
+            return this.finish(op, 'FAILED', {
+              errorCode: 'AlreadyExists',
+              statusMessage: `${type.typeName} ${identifier} already exists`,
+            });
           }
           throw e;
         }
@@ -529,41 +659,83 @@ export class Engine {
   }
 
   /** Invoke a handler, turning every way it can misbehave into a FAILED event with the right code. */
-  private async invoke(provider: Provider, action: HandlerAction, type: ResourceType, request: Parameters<Provider['create']>[0]): Promise<HandlerEvent> {
+  private async invoke(
+    provider: Provider,
+    action: HandlerAction,
+    type: ResourceType,
+    request: Parameters<Provider['create']>[0],
+  ): Promise<HandlerEvent> {
     let event: unknown;
     try {
       event = await raceAbort(provider[action](request), request.signal);
     } catch (e) {
       if (request.signal.aborted) {
-        return { status: 'FAILED', errorCode: 'NotStabilized', message: `${action} was stopped: ${String((request.signal.reason as Error)?.message ?? 'timed out')}` };
+        return {
+          status: 'FAILED',
+          errorCode: 'NotStabilized',
+          message: `${action} was stopped: ${String((request.signal.reason as Error)?.message ?? 'timed out')}`,
+        };
       }
       const code = (e as { code?: unknown }).code;
       if (isErrorCode(code)) return { status: 'FAILED', errorCode: code, message: (e as Error).message };
-      this.log.error('handler threw', { provider: provider.name, typeName: type.typeName, action, err: String(e) });
-      return { status: 'FAILED', errorCode: 'HandlerInternalFailure', message: `provider ${provider.name} failed in ${action}: ${(e as Error)?.message ?? String(e)}` };
+      this.log.error('handler threw', {
+        provider: provider.name,
+        typeName: type.typeName,
+        action,
+        err: String(e),
+      });
+      return {
+        status: 'FAILED',
+        errorCode: 'HandlerInternalFailure',
+        message: `provider ${provider.name} failed in ${action}: ${(e as Error)?.message ?? String(e)}`,
+      };
     }
     const problem = eventProblem(event);
     if (problem) {
-      this.log.error('handler broke the contract', { provider: provider.name, typeName: type.typeName, action, problem });
-      return { status: 'FAILED', errorCode: 'HandlerInternalFailure', message: `provider ${provider.name} answered ${action} with an invalid event: ${problem}` };
+      this.log.error('handler broke the contract', {
+        provider: provider.name,
+        typeName: type.typeName,
+        action,
+        problem,
+      });
+      return {
+        status: 'FAILED',
+        errorCode: 'HandlerInternalFailure',
+        message: `provider ${provider.name} answered ${action} with an invalid event: ${problem}`,
+      };
     }
     return event as HandlerEvent;
   }
 
   /** A model a handler returned: shape-valid, carrying the (expected) primary identifier; nulls removed. */
-  private checkModel(provider: Provider, compiled: CompiledType, raw: unknown, expectedIdentifier: string | undefined): Model {
+  private checkModel(
+    provider: Provider,
+    compiled: CompiledType,
+    raw: unknown,
+    expectedIdentifier: string | undefined,
+  ): Model {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       throw this.contractViolation(provider, 'SUCCESS without a resource model');
     }
     const model = stripNulls(raw) as Model;
     const problems = compiled.validateOutput(model);
     if (problems.length > 0) {
-      throw this.contractViolation(provider, `returned a model that does not match the schema: ${problems.map((p) => `${p.pointer || '/'} ${p.message}`).join('; ')}`);
+      throw this.contractViolation(
+        provider,
+        `returned a model that does not match the schema: ${problems.map((p) => `${p.pointer || '/'} ${p.message}`).join('; ')}`,
+      );
     }
     const identifier = identifierOf(compiled.type, model);
-    if (identifier === undefined) throw this.contractViolation(provider, `returned a model without its primary identifier (${compiled.type.primaryIdentifier.join(', ')})`);
+    if (identifier === undefined)
+      throw this.contractViolation(
+        provider,
+        `returned a model without its primary identifier (${compiled.type.primaryIdentifier.join(', ')})`,
+      );
     if (expectedIdentifier !== undefined && identifier !== expectedIdentifier) {
-      throw this.contractViolation(provider, `returned identifier ${identifier} for resource ${expectedIdentifier}`);
+      throw this.contractViolation(
+        provider,
+        `returned identifier ${identifier} for resource ${expectedIdentifier}`,
+      );
     }
     return model;
   }
@@ -648,7 +820,10 @@ function assertValid(compiled: CompiledType, desired: Model): void {
 function validateClientToken(token: unknown): string | undefined {
   if (token === undefined || token === null) return undefined;
   if (typeof token !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(token)) {
-    throw new TypeplaneError('InvalidRequest', 'clientToken must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"');
+    throw new TypeplaneError(
+      'InvalidRequest',
+      'clientToken must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"',
+    );
   }
   return token;
 }
@@ -657,7 +832,10 @@ function parseMaxResults(value: unknown): number {
   if (value === undefined || value === '') return DEFAULT_MAX_RESULTS;
   const n = typeof value === 'number' ? value : Number(value);
   if (!Number.isInteger(n) || n < 1 || n > MAX_RESULTS_LIMIT) {
-    throw new TypeplaneError('InvalidRequest', `maxResults must be a whole number from 1 to ${MAX_RESULTS_LIMIT}`);
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `maxResults must be a whole number from 1 to ${MAX_RESULTS_LIMIT}`,
+    );
   }
   return n;
 }
@@ -668,7 +846,9 @@ function timeoutMinutes(type: ResourceType, action: HandlerAction): number {
 
 /** Stable hash of a request, for client token comparison (key order does not matter). */
 function requestHash(typeName: string, operation: Operation, body: unknown): string {
-  return createHash('sha256').update(canonicalJson([typeName, operation, body])).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson([typeName, operation, body]))
+    .digest('hex');
 }
 
 function canonicalJson(value: unknown): string {
@@ -690,10 +870,20 @@ function sameValues(a: { value: unknown }[], b: { value: unknown }[]): boolean {
 function eventProblem(event: unknown): string | undefined {
   if (typeof event !== 'object' || event === null || Array.isArray(event)) return 'not an object';
   const e = event as Record<string, unknown>;
-  if (e.status !== 'SUCCESS' && e.status !== 'FAILED' && e.status !== 'IN_PROGRESS') return `status must be SUCCESS, FAILED or IN_PROGRESS, not ${JSON.stringify(e.status)}`;
-  if (e.status === 'FAILED' && !isErrorCode(e.errorCode)) return `FAILED needs a contract errorCode, not ${JSON.stringify(e.errorCode)}`;
-  if (e.callbackDelaySeconds !== undefined && (typeof e.callbackDelaySeconds !== 'number' || !(e.callbackDelaySeconds >= 0))) return 'callbackDelaySeconds must be a non-negative number';
-  if (e.callbackContext !== undefined && (typeof e.callbackContext !== 'object' || e.callbackContext === null || Array.isArray(e.callbackContext))) return 'callbackContext must be an object';
+  if (e.status !== 'SUCCESS' && e.status !== 'FAILED' && e.status !== 'IN_PROGRESS')
+    return `status must be SUCCESS, FAILED or IN_PROGRESS, not ${JSON.stringify(e.status)}`;
+  if (e.status === 'FAILED' && !isErrorCode(e.errorCode))
+    return `FAILED needs a contract errorCode, not ${JSON.stringify(e.errorCode)}`;
+  if (
+    e.callbackDelaySeconds !== undefined &&
+    (typeof e.callbackDelaySeconds !== 'number' || !(e.callbackDelaySeconds >= 0))
+  )
+    return 'callbackDelaySeconds must be a non-negative number';
+  if (
+    e.callbackContext !== undefined &&
+    (typeof e.callbackContext !== 'object' || e.callbackContext === null || Array.isArray(e.callbackContext))
+  )
+    return 'callbackContext must be an object';
   return undefined;
 }
 

@@ -1,6 +1,12 @@
 /**
  * @module The resource engine.
  */
-export { Engine, DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, type EngineOptions, type EngineLogger } from './engine.js';
+export {
+  Engine,
+  DEFAULT_MAX_RESULTS,
+  MAX_RESULTS_LIMIT,
+  type EngineOptions,
+  type EngineLogger,
+} from './engine.js';
 export { engineLogger } from './logger.js';
 export * from './types.js';

@@ -5,9 +5,14 @@ import type { ErrorCode } from '../errors.js';
 
 export type Operation = 'CREATE' | 'READ' | 'UPDATE' | 'DELETE' | 'LIST';
 
-export type OperationStatus = 'PENDING' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILED' | 'CANCEL_IN_PROGRESS' | 'CANCEL_COMPLETE';
+export type OperationStatus =
+  'PENDING' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILED' | 'CANCEL_IN_PROGRESS' | 'CANCEL_COMPLETE';
 
-export const TERMINAL_STATUSES: ReadonlySet<OperationStatus> = new Set(['SUCCESS', 'FAILED', 'CANCEL_COMPLETE']);
+export const TERMINAL_STATUSES: ReadonlySet<OperationStatus> = new Set([
+  'SUCCESS',
+  'FAILED',
+  'CANCEL_COMPLETE',
+]);
 export const ACTIVE_STATUSES: readonly OperationStatus[] = ['PENDING', 'IN_PROGRESS', 'CANCEL_IN_PROGRESS'];
 
 /** A resource model: the properties of one resource. */

@@ -18,9 +18,21 @@ export function errorBody(code: ErrorCode, message: string, details: unknown[] =
 function fromFastify(error: FastifyError): { status: number; body: ErrorBody } | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, body: errorBody('InvalidRequest', `request body is larger than the limit of this route: ${error.message}`) };
+      return {
+        status: 413,
+        body: errorBody(
+          'InvalidRequest',
+          `request body is larger than the limit of this route: ${error.message}`,
+        ),
+      };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, body: errorBody('InvalidRequest', `unsupported Content-Type: ${error.message}; send application/json (or application/yaml to register a manifest)`) };
+      return {
+        status: 415,
+        body: errorBody(
+          'InvalidRequest',
+          `unsupported Content-Type: ${error.message}; send application/json (or application/yaml to register a manifest)`,
+        ),
+      };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 400, body: errorBody('InvalidRequest', 'request body is empty; send a JSON object') };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -45,5 +57,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     return;
   }
   request.log.error({ err: error }, 'unexpected error');
-  void reply.status(500).send(errorBody('InternalFailure', 'internal error; the server log has details under this request id'));
+  void reply
+    .status(500)
+    .send(errorBody('InternalFailure', 'internal error; the server log has details under this request id'));
 }

@@ -34,7 +34,9 @@ export async function buildServer({ engine, registry, logger }: ServerOptions): 
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send(errorBody('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`));
+    void reply
+      .status(404)
+      .send(errorBody('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(typeRoutes, { registry });

@@ -15,8 +15,15 @@ import type { HandlerEvent, HandlerRequest, Provider } from './types.js';
 export const STATE_PROVIDER_NAME = 'state';
 
 /** `typeOf` gives the (default version of the) type a request is for. */
-export function createStateProvider(store: Store, typeOf: (typeName: string) => Promise<ResourceType>): Provider {
-  const failed = (errorCode: HandlerEvent['errorCode'], message: string): HandlerEvent => ({ status: 'FAILED', errorCode, message });
+export function createStateProvider(
+  store: Store,
+  typeOf: (typeName: string) => Promise<ResourceType>,
+): Provider {
+  const failed = (errorCode: HandlerEvent['errorCode'], message: string): HandlerEvent => ({
+    status: 'FAILED',
+    errorCode,
+    message,
+  });
 
   const keyOf = async (request: HandlerRequest): Promise<{ type: ResourceType; key: string | undefined }> => {
     const type = await typeOf(request.typeName);
@@ -31,12 +38,17 @@ export function createStateProvider(store: Store, typeOf: (typeName: string) => 
       const model: Model = { ...request.desiredState };
       generateIdentifiers(type, model, request.clientRequestToken);
       const key = identifierOf(type, model);
-      if (key === undefined) return failed('InvalidRequest', 'the primary identifier is missing from the desired state');
-      const inserted = await store.kvInsert(type.typeName, key, { value: model, writtenBy: request.clientRequestToken });
+      if (key === undefined)
+        return failed('InvalidRequest', 'the primary identifier is missing from the desired state');
+      const inserted = await store.kvInsert(type.typeName, key, {
+        value: model,
+        writtenBy: request.clientRequestToken,
+      });
       if (!inserted) {
         const existing = await store.kvGet(type.typeName, key);
         // Our own write from an invocation that did not get to report back (crash, timeout).
-        if (existing?.writtenBy === request.clientRequestToken) return { status: 'SUCCESS', resourceModel: existing.value };
+        if (existing?.writtenBy === request.clientRequestToken)
+          return { status: 'SUCCESS', resourceModel: existing.value };
         return failed('AlreadyExists', `${type.typeName} ${key} already exists`);
       }
       return { status: 'SUCCESS', resourceModel: model };
@@ -52,7 +64,10 @@ export function createStateProvider(store: Store, typeOf: (typeName: string) => 
     async update(request) {
       const { type, key } = await keyOf(request);
       if (key === undefined) return failed('NotFound', 'the primary identifier is missing');
-      const replaced = await store.kvReplace(type.typeName, key, { value: request.desiredState, writtenBy: request.clientRequestToken });
+      const replaced = await store.kvReplace(type.typeName, key, {
+        value: request.desiredState,
+        writtenBy: request.clientRequestToken,
+      });
       if (!replaced) return failed('NotFound', `${type.typeName} ${key} does not exist`);
       return { status: 'SUCCESS', resourceModel: request.desiredState };
     },
@@ -69,7 +84,11 @@ export function createStateProvider(store: Store, typeOf: (typeName: string) => 
         limit: request.maxResults ?? 100,
         ...(request.nextToken === undefined ? {} : { nextToken: request.nextToken }),
       });
-      return { status: 'SUCCESS', resourceModels: page.items.map((i) => i.entry.value), nextToken: page.nextToken ?? null };
+      return {
+        status: 'SUCCESS',
+        resourceModels: page.items.map((i) => i.entry.value),
+        nextToken: page.nextToken ?? null,
+      };
     },
   };
 }
@@ -80,14 +99,18 @@ export function createStateProvider(store: Store, typeOf: (typeName: string) => 
  */
 function generateIdentifiers(type: ResourceType, model: Model, requestToken: string): void {
   const readOnly = new Set(type.readOnlyProperties);
-  const properties = (type.schema.properties ?? {}) as Record<string, { type?: unknown; format?: unknown } | undefined>;
+  const properties = (type.schema.properties ?? {}) as Record<
+    string,
+    { type?: unknown; format?: unknown } | undefined
+  >;
   for (const pointer of type.primaryIdentifier) {
     const match = /^\/properties\/([^/]+)$/.exec(pointer);
     if (!match || !readOnly.has(pointer)) continue;
     const name = match[1]!;
     if (model[name] !== undefined) continue;
     const schema = properties[name];
-    if (schema?.type === 'string' || schema?.type === undefined) model[name] = derivedUuid(requestToken, pointer);
+    if (schema?.type === 'string' || schema?.type === undefined)
+      model[name] = derivedUuid(requestToken, pointer);
   }
 }
 

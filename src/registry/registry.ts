@@ -76,7 +76,8 @@ export class Registry {
   async deregister(typeName: string): Promise<void> {
     const removed = await this.store.deleteType(typeName);
     if (!removed) throw notRegistered(typeName);
-    for (const key of this.compiled.keys()) if (key.startsWith(`${typeName}\u0000`)) this.compiled.delete(key);
+    for (const key of this.compiled.keys())
+      if (key.startsWith(`${typeName}\u0000`)) this.compiled.delete(key);
   }
 
   private compile(record: StoredType): CompiledType {
@@ -94,5 +95,8 @@ function cacheKey(record: StoredType): string {
 }
 
 function notRegistered(typeName: string): TypeplaneError {
-  return new TypeplaneError('NotFound', `type ${typeName} is not registered; register it with POST /v1/types or 'typeplane type register'`);
+  return new TypeplaneError(
+    'NotFound',
+    `type ${typeName} is not registered; register it with POST /v1/types or 'typeplane type register'`,
+  );
 }

@@ -56,18 +56,25 @@ export function inlineCommonSchemas(schema: JsonSchema): void {
   // member, so a property named `default` or `enum` is still a schema, while the values of the data
   // keywords (`default`, `const`, `enum`, `examples`) are never taken for schemas.
   const rewriteMap = (map: unknown): void => {
-    if (typeof map === 'object' && map !== null && !Array.isArray(map)) for (const child of Object.values(map)) rewrite(child);
+    if (typeof map === 'object' && map !== null && !Array.isArray(map))
+      for (const child of Object.values(map)) rewrite(child);
   };
   const rewrite = (node: unknown): void => {
     if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
     const record = node as Record<string, unknown>;
-    if (typeof record.$ref === 'string' && record.$ref.startsWith(COMMON_REF_PREFIX) && commonSchema(record.$ref)) {
+    if (
+      typeof record.$ref === 'string' &&
+      record.$ref.startsWith(COMMON_REF_PREFIX) &&
+      commonSchema(record.$ref)
+    ) {
       needed.add(record.$ref);
       record.$ref = commonRefTarget(record.$ref);
     }
-    for (const key of ['properties', 'patternProperties', 'definitions', 'dependencies']) rewriteMap(record[key]);
+    for (const key of ['properties', 'patternProperties', 'definitions', 'dependencies'])
+      rewriteMap(record[key]);
     for (const key of ['items', 'additionalProperties', 'contains']) rewrite(record[key]);
-    for (const key of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(record[key])) (record[key] as unknown[]).forEach(rewrite);
+    for (const key of ['allOf', 'anyOf', 'oneOf'])
+      if (Array.isArray(record[key])) (record[key] as unknown[]).forEach(rewrite);
   };
   rewrite(schema);
   if (needed.size === 0) return;
@@ -80,7 +87,8 @@ export function inlineCommonSchemas(schema: JsonSchema): void {
     definitions[name] = copy;
     // Built-ins refer to each other in the local form already.
     JSON.stringify(copy, (_k, v: unknown) => {
-      if (typeof v === 'string' && v.startsWith(`#/definitions/${COMMON_REF_PREFIX}`)) queue.push(v.slice('#/definitions/'.length));
+      if (typeof v === 'string' && v.startsWith(`#/definitions/${COMMON_REF_PREFIX}`))
+        queue.push(v.slice('#/definitions/'.length));
       return v;
     });
   }

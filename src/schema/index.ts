@@ -5,5 +5,13 @@ export { validateDocument, type ValidateOptions, type ValidationResult, type Dia
 export { loadTypes, findDocuments, type LoadOptions, type LoadResult } from './load-types.js';
 export { parseSource, LIMITS, type SourceDocument, type SourceFormat, type Position } from './source.js';
 export { RULES, hasErrors, type Diagnostic, type Severity, type RuleId } from './diagnostics.js';
-export { DEFAULT_TIMEOUT_MINUTES, type ResourceType, type JsonSchema, type HandlerAction, type HandlerSettings, type Reference, type Traits } from './model.js';
+export {
+  DEFAULT_TIMEOUT_MINUTES,
+  type ResourceType,
+  type JsonSchema,
+  type HandlerAction,
+  type HandlerSettings,
+  type Reference,
+  type Traits,
+} from './model.js';
 export { COMMON_SCHEMAS } from './common.js';

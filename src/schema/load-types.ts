@@ -27,7 +27,9 @@ export interface LoadResult {
 const DOCUMENT_FILE = /\.(json|ya?ml)$/i;
 
 /** Expand files and folders (recursively) into the document files they hold, sorted. */
-export async function findDocuments(paths: readonly string[]): Promise<{ files: string[]; missing: string[] }> {
+export async function findDocuments(
+  paths: readonly string[],
+): Promise<{ files: string[]; missing: string[] }> {
   const files: string[] = [];
   const missing: string[] = [];
   const walk = async (path: string, explicit: boolean): Promise<void> => {
@@ -77,9 +79,18 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
     if (content instanceof Error || typeof content === 'number') {
       const problem =
         typeof content === 'number'
-          ? diagnostic('TP1004', '', `file is ${(content / 1048576).toFixed(1)} MB, over the ${LIMITS.maxBytes / 1048576} MB limit; split it into one file per resource type`)
+          ? diagnostic(
+              'TP1004',
+              '',
+              `file is ${(content / 1048576).toFixed(1)} MB, over the ${LIMITS.maxBytes / 1048576} MB limit; split it into one file per resource type`,
+            )
           : diagnostic('TP1001', '', content.message);
-      results.push({ file: shown(file), valid: false, diagnostics: [{ ...problem, file: shown(file), line: 1, column: 1 }], types: [] });
+      results.push({
+        file: shown(file),
+        valid: false,
+        diagnostics: [{ ...problem, file: shown(file), line: 1, column: 1 }],
+        types: [],
+      });
     } else {
       results.push(validateDocument(content, { file: shown(file) }));
     }
@@ -113,7 +124,11 @@ function flagDuplicateTypes(results: ValidationResult[]): void {
       const other = firstSeen.get(key);
       if (other !== undefined) {
         extra.push({
-          ...diagnostic('TP1011', '', `type ${key} is already defined in ${other}; give each type one definition`),
+          ...diagnostic(
+            'TP1011',
+            '',
+            `type ${key} is already defined in ${other}; give each type one definition`,
+          ),
           ...(result.file === undefined ? {} : { file: result.file }),
           line: 1,
           column: 1,

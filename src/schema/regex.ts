@@ -21,7 +21,8 @@ const verdicts = new Map<string, string | undefined>();
  * - repeat counts of 100 or more, and a counted repeat of a group (RE2 caps nested repeats at 1000);
  * - deep group nesting (RE2 caps it).
  */
-const DIALECT_SENSITIVE = /\\[^dDwWsSnrtfv.\\/\-[\](){}*+?|^$]|\(\?|\[\^?\]|\{\d*,?\d{3,}|\)\{|(\([^()]*){50}/;
+const DIALECT_SENSITIVE =
+  /\\[^dDwWsSnrtfv.\\/\-[\](){}*+?|^$]|\(\?|\[\^?\]|\{\d*,?\d{3,}|\)\{|(\([^()]*){50}/;
 
 /** `undefined` when the pattern compiles; otherwise the engine's reason. */
 export function checkPattern(pattern: string): string | undefined {

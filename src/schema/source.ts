@@ -6,7 +6,19 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { parseTree, parse as parseJsonc, printParseErrorCode, type Node as JsonNode } from 'jsonc-parser';
-import { Composer, CST, Lexer, Parser, isMap, isSeq, isPair, isScalar, visit, type Document as YamlDocument, type Node as YamlNode } from 'yaml';
+import {
+  Composer,
+  CST,
+  Lexer,
+  Parser,
+  isMap,
+  isSeq,
+  isPair,
+  isScalar,
+  visit,
+  type Document as YamlDocument,
+  type Node as YamlNode,
+} from 'yaml';
 import { diagnostic, pointerTokens, type Diagnostic } from './diagnostics.js';
 
 export type SourceFormat = 'json' | 'yaml';
@@ -53,7 +65,12 @@ export function detectFormat(file: string | undefined, text: string): SourceForm
 
 /** Parse bytes or text into a located document, or diagnostics saying why it cannot be. */
 export function parseSource(input: string | Uint8Array, options: ParseOptions = {}): ParseResult {
-  const at = (d: Diagnostic, pos?: Position): Diagnostic => ({ ...d, file: options.file, line: pos?.line ?? 1, column: pos?.column ?? 1 });
+  const at = (d: Diagnostic, pos?: Position): Diagnostic => ({
+    ...d,
+    file: options.file,
+    line: pos?.line ?? 1,
+    column: pos?.column ?? 1,
+  });
   const size = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
   if (size > LIMITS.maxBytes) {
     return {
@@ -85,13 +102,21 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.includes('\u0000')) {
     return {
-      diagnostics: [at(diagnostic('TP1003', '', 'document contains NUL bytes (binary data); give a JSON or YAML file'))],
+      diagnostics: [
+        at(diagnostic('TP1003', '', 'document contains NUL bytes (binary data); give a JSON or YAML file')),
+      ],
     };
   }
   if (text.trim() === '') {
     return {
       diagnostics: [
-        at(diagnostic('TP1002', '', 'document is empty; a resource schema (JSON) or a manifest (YAML) is expected')),
+        at(
+          diagnostic(
+            'TP1002',
+            '',
+            'document is empty; a resource schema (JSON) or a manifest (YAML) is expected',
+          ),
+        ),
       ],
     };
   }
@@ -109,7 +134,9 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
       ),
     ],
   });
-  return format === 'json' ? parseJson(text, options.file, lines, at, depthError) : parseYaml(text, options.file, lines, at, depthError);
+  return format === 'json'
+    ? parseJson(text, options.file, lines, at, depthError)
+    : parseYaml(text, options.file, lines, at, depthError);
 }
 
 type Locate = (d: Diagnostic, pos?: Position) => Diagnostic;
@@ -131,7 +158,11 @@ function parseJson(
     if (deep >= 0) return depthError(deep);
     const errors: { error: number; offset: number; length: number }[] = [];
     try {
-      parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+      parseJsonc(text, errors, {
+        disallowComments: true,
+        allowTrailingComma: false,
+        allowEmptyContent: false,
+      });
     } catch (e2) {
       if (e2 instanceof RangeError) return depthError(0);
       throw e2;
@@ -139,16 +170,19 @@ function parseJson(
     // One report per place: a missing member after a trailing comma, say, is also a missing value.
     const seen = new Set<number>();
     const located = errors.filter((e) => !seen.has(e.offset) && seen.add(e.offset));
-    const diagnostics = located.slice(0, LIMITS.maxSyntaxErrors).map((e) =>
-      at(
-        diagnostic('TP1005', '', `JSON syntax error: ${describeJsonError(printParseErrorCode(e.error))}`),
-        lines.position(e.offset),
-      ),
-    );
+    const diagnostics = located
+      .slice(0, LIMITS.maxSyntaxErrors)
+      .map((e) =>
+        at(
+          diagnostic('TP1005', '', `JSON syntax error: ${describeJsonError(printParseErrorCode(e.error))}`),
+          lines.position(e.offset),
+        ),
+      );
     if (diagnostics.length === 0) diagnostics.push(at(diagnostic('TP1005', '', 'JSON syntax error')));
     return { diagnostics };
   }
-  if (valueDepthExceeded(value, LIMITS.maxDepth)) return depthError(Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
+  if (valueDepthExceeded(value, LIMITS.maxDepth))
+    return depthError(Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
   let tree: JsonNode | undefined;
   const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position | undefined => {
     tree ??= parseTree(text, [], { disallowComments: true });
@@ -203,12 +237,20 @@ function parseYaml(
   const syntaxErrors = (errors: readonly { message: string; pos: [number, number] }[]): ParseResult => ({
     diagnostics: errors
       .slice(0, LIMITS.maxSyntaxErrors)
-      .map((e) => at(diagnostic('TP1006', '', `YAML syntax error: ${firstLine(e.message)}`), lines.position(e.pos[0]))),
+      .map((e) =>
+        at(diagnostic('TP1006', '', `YAML syntax error: ${firstLine(e.message)}`), lines.position(e.pos[0])),
+      ),
   });
   let docs;
   try {
     // The composer's own duplicate-key check is quadratic in the size of a mapping; ours is linear.
-    docs = [...new Composer({ prettyErrors: false, uniqueKeys: false, logLevel: 'error' }).compose(tokens, true, text.length)];
+    docs = [
+      ...new Composer({ prettyErrors: false, uniqueKeys: false, logLevel: 'error' }).compose(
+        tokens,
+        true,
+        text.length,
+      ),
+    ];
   } catch (e) {
     if (e instanceof RangeError) return depthError(0);
     throw e;
@@ -216,13 +258,30 @@ function parseYaml(
   const doc = docs[0]!;
   if (docs.length > 1) {
     const second = docs[1]!.range[0];
-    return syntaxErrors([...doc.errors, { message: 'a file holds one YAML document; remove the second one (after ---) or move it to its own file', pos: [second, second] }]);
+    return syntaxErrors([
+      ...doc.errors,
+      {
+        message:
+          'a file holds one YAML document; remove the second one (after ---) or move it to its own file',
+        pos: [second, second],
+      },
+    ]);
   }
   if (doc.errors.length > 0) return syntaxErrors(doc.errors);
   const duplicates = duplicateKeys(doc);
   if (duplicates.length > 0) return syntaxErrors(duplicates);
   if (doc.contents === null) {
-    return { diagnostics: [at(diagnostic('TP1002', '', 'document is empty (only comments); a resource schema or a manifest is expected'))] };
+    return {
+      diagnostics: [
+        at(
+          diagnostic(
+            'TP1002',
+            '',
+            'document is empty (only comments); a resource schema or a manifest is expected',
+          ),
+        ),
+      ],
+    };
   }
   let value: unknown;
   try {
@@ -234,7 +293,11 @@ function parseYaml(
     };
   }
   // Aliases can nest a collection inside itself, or deeper than the text shows.
-  if (valueDepthExceeded(value, LIMITS.maxDepth)) return depthError(firstAliasOffset(text), ' once its aliases are expanded (or an alias refers to a collection that contains it)');
+  if (valueDepthExceeded(value, LIMITS.maxDepth))
+    return depthError(
+      firstAliasOffset(text),
+      ' once its aliases are expanded (or an alias refers to a collection that contains it)',
+    );
   const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position | undefined => {
     let node: unknown = doc.contents;
     let keyNode: YamlNode | undefined;
@@ -265,7 +328,10 @@ function duplicateKeys(doc: YamlDocument.Parsed): { message: string; pos: [numbe
         const value = pair.key.value;
         if (seen.has(value)) {
           const at = pair.key.range?.[0] ?? 0;
-          found.push({ message: `duplicate key '${String(value)}'; a key may appear once in a mapping`, pos: [at, at] });
+          found.push({
+            message: `duplicate key '${String(value)}'; a key may appear once in a mapping`,
+            pos: [at, at],
+          });
         }
         seen.add(value);
       }
@@ -335,7 +401,10 @@ function yamlNestingGuard(text: string, max: number): number | undefined {
         if (atLineStart) {
           while (columns.length > 0 && columns[columns.length - 1]! > column) columns.pop();
           if (columns.length === 0 || columns[columns.length - 1]! < column) columns.push(column);
-        } else if ((type === 'seq-item-ind' || type === 'explicit-key-ind' || type === 'map-value-ind') && columns[columns.length - 1]! < column) {
+        } else if (
+          (type === 'seq-item-ind' || type === 'explicit-key-ind' || type === 'map-value-ind') &&
+          columns[columns.length - 1]! < column
+        ) {
           columns.push(column);
         }
         if (columns.length > max) suspect ??= start;
@@ -360,7 +429,9 @@ function yamlNestingGuard(text: string, max: number): number | undefined {
 
 /** Offset of the first collection nested deeper than `max` in the syntax tree, in document order. */
 function cstDepthOffset(tokens: readonly CST.Token[], max: number): number | undefined {
-  const stack: [CST.Token | null | undefined, number][] = tokens.map((t): [CST.Token, number] => [t, 0]).reverse();
+  const stack: [CST.Token | null | undefined, number][] = tokens
+    .map((t): [CST.Token, number] => [t, 0])
+    .reverse();
   while (stack.length > 0) {
     const [token, depth] = stack.pop()!;
     if (!token) continue;

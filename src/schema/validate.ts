@@ -34,7 +34,10 @@ export interface ValidationResult {
  * const result = validateDocument(text, { file: 'db.yaml' });
  * for (const d of result.diagnostics) console.log(`${d.file}:${d.line}:${d.column} ${d.rule} ${d.message}`);
  */
-export function validateDocument(input: string | Uint8Array, options: ValidateOptions = {}): ValidationResult {
+export function validateDocument(
+  input: string | Uint8Array,
+  options: ValidateOptions = {},
+): ValidationResult {
   const { file } = options;
   const parsed = parseSource(input, options);
   const base = file === undefined ? {} : { file };
@@ -52,7 +55,8 @@ export function validateDocument(input: string | Uint8Array, options: ValidateOp
     );
     return { ...base, valid: false, diagnostics: placeFindings([finding], document), types: [] };
   }
-  const result: DialectResult = dialect === 'resource-schema' ? checkResourceSchema(value, file) : checkManifest(value, file);
+  const result: DialectResult =
+    dialect === 'resource-schema' ? checkResourceSchema(value, file) : checkManifest(value, file);
   const diagnostics = placeFindings(result.findings, document);
   return { ...base, dialect, valid: !hasErrors(diagnostics), diagnostics, types: result.types };
 }

@@ -25,12 +25,22 @@ test('create answers 202 PENDING, then the operation succeeds and the resource r
   assert.equal(done.identifier, 'alpha');
   const read = await svc.call('GET', `/v1/resources/${T}/alpha`);
   assert.equal(read.status, 200);
-  assert.deepEqual(read.body, { typeName: WIDGET_TYPE, identifier: 'alpha', properties: { Name: 'alpha', Color: 'red', Size: 'S' } });
+  assert.deepEqual(read.body, {
+    typeName: WIDGET_TYPE,
+    identifier: 'alpha',
+    properties: { Name: 'alpha', Color: 'red', Size: 'S' },
+  });
 });
 
 test('creating an existing identifier fails with AlreadyExists and leaves the resource alone', async () => {
-  await settle(svc, (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'twice', Color: 'blue' } })).body.progressEvent.requestToken);
-  const second = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'twice', Color: 'green' } });
+  await settle(
+    svc,
+    (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'twice', Color: 'blue' } })).body
+      .progressEvent.requestToken,
+  );
+  const second = await svc.call('POST', `/v1/resources/${T}`, {
+    desiredState: { Name: 'twice', Color: 'green' },
+  });
   assert.equal(second.status, 202);
   const done = await settle(svc, second.body.progressEvent.requestToken);
   assert.equal(done.operationStatus, 'FAILED');
@@ -43,14 +53,23 @@ test('read, update and delete of a missing resource are NotFound', async () => {
   const read = await svc.call('GET', `/v1/resources/${T}/ghost`);
   assert.equal(read.status, 404);
   assert.equal(read.body.errorCode, 'NotFound');
-  const update = await svc.call('PATCH', `/v1/resources/${T}/ghost`, { patchDocument: [{ op: 'replace', path: '/Color', value: 'x' }] });
+  const update = await svc.call('PATCH', `/v1/resources/${T}/ghost`, {
+    patchDocument: [{ op: 'replace', path: '/Color', value: 'x' }],
+  });
   assert.equal((await settle(svc, update.body.progressEvent.requestToken)).errorCode, 'NotFound');
   const del = await svc.call('DELETE', `/v1/resources/${T}/ghost`);
   assert.equal((await settle(svc, del.body.progressEvent.requestToken)).errorCode, 'NotFound');
 });
 
 test('update applies a JSON Patch; delete removes; afterwards everything is NotFound and create works again', async () => {
-  await settle(svc, (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'cycle', Color: 'red', Labels: ['a'] } })).body.progressEvent.requestToken);
+  await settle(
+    svc,
+    (
+      await svc.call('POST', `/v1/resources/${T}`, {
+        desiredState: { Name: 'cycle', Color: 'red', Labels: ['a'] },
+      })
+    ).body.progressEvent.requestToken,
+  );
   const up = await svc.call('PATCH', `/v1/resources/${T}/cycle`, {
     patchDocument: [
       { op: 'replace', path: '/Color', value: 'green' },
@@ -61,15 +80,26 @@ test('update applies a JSON Patch; delete removes; afterwards everything is NotF
   assert.equal(up.status, 202);
   const updated = await settle(svc, up.body.progressEvent.requestToken);
   assert.equal(updated.operationStatus, 'SUCCESS');
-  assert.deepEqual(updated.resourceModel, { Name: 'cycle', Color: 'green', Labels: ['a', 'b'], Count: 3, Size: 'S' });
-  assert.deepEqual((await svc.call('GET', `/v1/resources/${T}/cycle`)).body.properties, updated.resourceModel);
+  assert.deepEqual(updated.resourceModel, {
+    Name: 'cycle',
+    Color: 'green',
+    Labels: ['a', 'b'],
+    Count: 3,
+    Size: 'S',
+  });
+  assert.deepEqual(
+    (await svc.call('GET', `/v1/resources/${T}/cycle`)).body.properties,
+    updated.resourceModel,
+  );
 
   const del = await svc.call('DELETE', `/v1/resources/${T}/cycle`);
   const deleted = await settle(svc, del.body.progressEvent.requestToken);
   assert.equal(deleted.operationStatus, 'SUCCESS');
   assert.equal(deleted.resourceModel, undefined, 'a delete reports no model');
   assert.equal((await svc.call('GET', `/v1/resources/${T}/cycle`)).status, 404);
-  const again = await svc.call('PATCH', `/v1/resources/${T}/cycle`, { patchDocument: [{ op: 'replace', path: '/Color', value: 'x' }] });
+  const again = await svc.call('PATCH', `/v1/resources/${T}/cycle`, {
+    patchDocument: [{ op: 'replace', path: '/Color', value: 'x' }],
+  });
   assert.equal((await settle(svc, again.body.progressEvent.requestToken)).errorCode, 'NotFound');
   const delAgain = await svc.call('DELETE', `/v1/resources/${T}/cycle`);
   assert.equal((await settle(svc, delAgain.body.progressEvent.requestToken)).errorCode, 'NotFound');
@@ -87,7 +117,9 @@ test('?wait= blocks until the operation is terminal', async () => {
 });
 
 test('an unknown type is 404 NotFound with a hint', async () => {
-  const res = await svc.call('POST', `/v1/resources/${encodeURIComponent('No::Such::Type')}`, { desiredState: {} });
+  const res = await svc.call('POST', `/v1/resources/${encodeURIComponent('No::Such::Type')}`, {
+    desiredState: {},
+  });
   assert.equal(res.status, 404);
   assert.equal(res.body.errorCode, 'NotFound');
   assert.match(res.body.message, /not registered/);

@@ -8,7 +8,10 @@ const services: TestService[] = [];
 after(() => Promise.all(services.map((s) => s.close())));
 
 async function serviceWith(provider: ReturnType<typeof memoryProvider>, minuteMs?: number) {
-  const svc = await startTestService({ providers: new Map([[WIDGET_TYPE, provider]]), ...(minuteMs ? { minuteMs } : {}) });
+  const svc = await startTestService({
+    providers: new Map([[WIDGET_TYPE, provider]]),
+    ...(minuteMs ? { minuteMs } : {}),
+  });
   services.push(svc);
   assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
   return svc;
@@ -18,7 +21,13 @@ test('IN_PROGRESS answers are re-invoked with their callback context until SUCCE
   const provider = memoryProvider({
     create: (req, store) => {
       const step = Number(req.callbackContext?.step ?? 0);
-      if (step < 3) return { status: 'IN_PROGRESS', callbackContext: { step: step + 1 }, callbackDelaySeconds: 0, message: `step ${step}` };
+      if (step < 3)
+        return {
+          status: 'IN_PROGRESS',
+          callbackContext: { step: step + 1 },
+          callbackDelaySeconds: 0,
+          message: `step ${step}`,
+        };
       store.set(String(req.desiredState.Name), req.desiredState);
       return { status: 'SUCCESS', resourceModel: req.desiredState };
     },
@@ -28,14 +37,21 @@ test('IN_PROGRESS answers are re-invoked with their callback context until SUCCE
   const done = await settle(svc, res.body.progressEvent.requestToken);
   assert.equal(done.operationStatus, 'SUCCESS');
   const creates = provider.calls.filter((c) => c.action === 'create');
-  assert.deepEqual(creates.map((c) => c.req.callbackContext?.step ?? 0), [0, 1, 2, 3]);
-  assert.ok(creates.every((c) => c.req.clientRequestToken === res.body.progressEvent.requestToken), 'the request token is stable across invocations');
+  assert.deepEqual(
+    creates.map((c) => c.req.callbackContext?.step ?? 0),
+    [0, 1, 2, 3],
+  );
+  assert.ok(
+    creates.every((c) => c.req.clientRequestToken === res.body.progressEvent.requestToken),
+    'the request token is stable across invocations',
+  );
 });
 
 test('callbackDelaySeconds is honoured and reported as retryAfter while waiting', async () => {
   const provider = memoryProvider({
     create: (req, store) => {
-      if (!req.callbackContext) return { status: 'IN_PROGRESS', callbackContext: { waited: true }, callbackDelaySeconds: 1 };
+      if (!req.callbackContext)
+        return { status: 'IN_PROGRESS', callbackContext: { waited: true }, callbackDelaySeconds: 1 };
       store.set(String(req.desiredState.Name), req.desiredState);
       return { status: 'SUCCESS', resourceModel: req.desiredState };
     },
@@ -45,7 +61,8 @@ test('callbackDelaySeconds is honoured and reported as retryAfter while waiting'
   const res = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'delayed' } });
   let sawRetryAfter = false;
   for (let i = 0; i < 40; i++) {
-    const e = (await svc.call('GET', `/v1/requests/${res.body.progressEvent.requestToken}`)).body.progressEvent;
+    const e = (await svc.call('GET', `/v1/requests/${res.body.progressEvent.requestToken}`)).body
+      .progressEvent;
     if (e.operationStatus === 'IN_PROGRESS' && e.retryAfter) sawRetryAfter = true;
     if (e.operationStatus === 'SUCCESS') break;
     await new Promise((r) => setTimeout(r, 50));
@@ -57,7 +74,9 @@ test('callbackDelaySeconds is honoured and reported as retryAfter while waiting'
 });
 
 test('an operation still IN_PROGRESS when its timeout passes fails with NotStabilized', async () => {
-  const provider = memoryProvider({ create: () => ({ status: 'IN_PROGRESS', callbackContext: {}, callbackDelaySeconds: 0 }) });
+  const provider = memoryProvider({
+    create: () => ({ status: 'IN_PROGRESS', callbackContext: {}, callbackDelaySeconds: 0 }),
+  });
   // timeoutInMinutes defaults to 120; a "minute" of 5 ms makes that 600 ms here.
   const svc = await serviceWith(provider, 5);
   const res = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'never' } });
@@ -76,7 +95,9 @@ test('a handler that hangs is stopped at the timeout with NotStabilized', async 
 });
 
 test('cancelling an in-progress operation completes the cancellation', async () => {
-  const provider = memoryProvider({ create: () => ({ status: 'IN_PROGRESS', callbackContext: {}, callbackDelaySeconds: 2 }) });
+  const provider = memoryProvider({
+    create: () => ({ status: 'IN_PROGRESS', callbackContext: {}, callbackDelaySeconds: 2 }),
+  });
   const svc = await serviceWith(provider);
   const res = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'cancelme' } });
   const token = res.body.progressEvent.requestToken;

@@ -17,12 +17,16 @@ async function serviceWith(hooks: Hooks) {
 
 async function createOutcome(hooks: Hooks) {
   const { svc } = await serviceWith(hooks);
-  const res = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'x1', Secret: 's3cr3t-value' } });
+  const res = await svc.call('POST', `/v1/resources/${T}`, {
+    desiredState: { Name: 'x1', Secret: 's3cr3t-value' },
+  });
   return { svc, done: await settle(svc, res.body.progressEvent.requestToken) };
 }
 
 test('a model that breaks the schema shape fails with HandlerInternalFailure naming the provider', async () => {
-  const { svc, done } = await createOutcome({ create: (req) => ({ status: 'SUCCESS', resourceModel: { ...req.desiredState, Size: 'HUGE' } }) });
+  const { svc, done } = await createOutcome({
+    create: (req) => ({ status: 'SUCCESS', resourceModel: { ...req.desiredState, Size: 'HUGE' } }),
+  });
   assert.equal(done.operationStatus, 'FAILED');
   assert.equal(done.errorCode, 'HandlerInternalFailure');
   assert.match(done.statusMessage, /broken/);
@@ -30,13 +34,17 @@ test('a model that breaks the schema shape fails with HandlerInternalFailure nam
 });
 
 test('a model without its primary identifier fails with HandlerInternalFailure', async () => {
-  const { done } = await createOutcome({ create: () => ({ status: 'SUCCESS', resourceModel: { Color: 'red' } }) });
+  const { done } = await createOutcome({
+    create: () => ({ status: 'SUCCESS', resourceModel: { Color: 'red' } }),
+  });
   assert.equal(done.errorCode, 'HandlerInternalFailure');
   assert.match(done.statusMessage, /primary identifier/);
 });
 
 test('required properties are not demanded of returned models (shape only)', async () => {
-  const { done } = await createOutcome({ create: () => ({ status: 'SUCCESS', resourceModel: { Name: 'x1' } }) });
+  const { done } = await createOutcome({
+    create: () => ({ status: 'SUCCESS', resourceModel: { Name: 'x1' } }),
+  });
   assert.equal(done.operationStatus, 'SUCCESS');
 });
 
@@ -55,7 +63,9 @@ test('answers that are not events, unknown error codes and thrown errors are Han
 });
 
 test('a handler FAILED code is passed through', async () => {
-  const { done } = await createOutcome({ create: () => ({ status: 'FAILED', errorCode: 'ServiceLimitExceeded', message: 'quota' }) });
+  const { done } = await createOutcome({
+    create: () => ({ status: 'FAILED', errorCode: 'ServiceLimitExceeded', message: 'quota' }),
+  });
   assert.equal(done.errorCode, 'ServiceLimitExceeded');
   assert.equal(done.statusMessage, 'quota');
 });
@@ -68,10 +78,16 @@ test('write-only properties and nulls never come back: events, reads, lists', as
       return { status: 'SUCCESS', resourceModel: model };
     },
   });
-  const res = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'w1', Secret: 's3cr3t-value' } });
+  const res = await svc.call('POST', `/v1/resources/${T}`, {
+    desiredState: { Name: 'w1', Secret: 's3cr3t-value' },
+  });
   const done = await settle(svc, res.body.progressEvent.requestToken);
   assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
-  assert.equal(provider.calls[0]?.req.desiredState.Secret, 's3cr3t-value', 'the provider receives the write-only value');
+  assert.equal(
+    provider.calls[0]?.req.desiredState.Secret,
+    's3cr3t-value',
+    'the provider receives the write-only value',
+  );
   const read = await svc.call('GET', `/v1/resources/${T}/w1`);
   const list = await svc.call('GET', `/v1/resources/${T}`);
   const requests = await svc.call('GET', '/v1/requests');
@@ -79,23 +95,40 @@ test('write-only properties and nulls never come back: events, reads, lists', as
     const text = JSON.stringify(body);
     assert.ok(!text.includes('s3cr3t-value'), `write-only value leaked: ${text}`);
   }
-  const models = [done.resourceModel, read.body.properties, ...list.body.resourceDescriptions.map((r: { properties: unknown }) => r.properties)];
-  for (const model of models) assert.ok(!JSON.stringify(model).includes('null'), `null returned in a model: ${JSON.stringify(model)}`);
+  const models = [
+    done.resourceModel,
+    read.body.properties,
+    ...list.body.resourceDescriptions.map((r: { properties: unknown }) => r.properties),
+  ];
+  for (const model of models)
+    assert.ok(!JSON.stringify(model).includes('null'), `null returned in a model: ${JSON.stringify(model)}`);
   assert.deepEqual(read.body.properties, { Name: 'w1', Size: 'S' });
 });
 
 test('a read handler that answers IN_PROGRESS breaks the contract', async () => {
   const { svc } = await serviceWith({ read: () => ({ status: 'IN_PROGRESS', callbackContext: {} }) });
-  await settle(svc, (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'r1' } })).body.progressEvent.requestToken);
+  await settle(
+    svc,
+    (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'r1' } })).body.progressEvent
+      .requestToken,
+  );
   const read = await svc.call('GET', `/v1/resources/${T}/r1`);
   assert.equal(read.status, 502);
   assert.equal(read.body.errorCode, 'HandlerInternalFailure');
 });
 
 test('an update that changes the primary identifier fails with HandlerInternalFailure', async () => {
-  const { svc } = await serviceWith({ update: (req) => ({ status: 'SUCCESS', resourceModel: { ...req.desiredState, Name: 'other' } }) });
-  await settle(svc, (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'u1' } })).body.progressEvent.requestToken);
-  const up = await svc.call('PATCH', `/v1/resources/${T}/u1`, { patchDocument: [{ op: 'add', path: '/Color', value: 'red' }] });
+  const { svc } = await serviceWith({
+    update: (req) => ({ status: 'SUCCESS', resourceModel: { ...req.desiredState, Name: 'other' } }),
+  });
+  await settle(
+    svc,
+    (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'u1' } })).body.progressEvent
+      .requestToken,
+  );
+  const up = await svc.call('PATCH', `/v1/resources/${T}/u1`, {
+    patchDocument: [{ op: 'add', path: '/Color', value: 'red' }],
+  });
   const done = await settle(svc, up.body.progressEvent.requestToken);
   assert.equal(done.errorCode, 'HandlerInternalFailure');
   assert.equal((await svc.call('GET', `/v1/resources/${T}/other`)).status, 404);

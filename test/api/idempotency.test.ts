@@ -14,27 +14,44 @@ after(() => svc.close());
 test('the same client token with the same body returns the same operation and creates one resource', async () => {
   const body = { desiredState: { Name: 'idem', Color: 'red' }, clientToken: 'token-1' };
   const first = await svc.call('POST', `/v1/resources/${T}`, body);
-  const second = await svc.call('POST', `/v1/resources/${T}`, { clientToken: 'token-1', desiredState: { Color: 'red', Name: 'idem' } });
+  const second = await svc.call('POST', `/v1/resources/${T}`, {
+    clientToken: 'token-1',
+    desiredState: { Color: 'red', Name: 'idem' },
+  });
   assert.equal(second.status, 202);
   assert.equal(second.body.progressEvent.requestToken, first.body.progressEvent.requestToken);
   await settle(svc, first.body.progressEvent.requestToken);
   const third = await svc.call('POST', `/v1/resources/${T}`, body);
   assert.equal(third.body.progressEvent.requestToken, first.body.progressEvent.requestToken);
-  assert.equal(third.body.progressEvent.operationStatus, 'SUCCESS', 'a retry after completion reports the outcome, not AlreadyExists');
+  assert.equal(
+    third.body.progressEvent.operationStatus,
+    'SUCCESS',
+    'a retry after completion reports the outcome, not AlreadyExists',
+  );
   const list = await svc.call('GET', `/v1/resources/${T}`);
-  assert.equal(list.body.resourceDescriptions.filter((r: { identifier: string }) => r.identifier === 'idem').length, 1);
+  assert.equal(
+    list.body.resourceDescriptions.filter((r: { identifier: string }) => r.identifier === 'idem').length,
+    1,
+  );
 });
 
 test('the same client token with a different body is InvalidRequest', async () => {
   await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'idem2' }, clientToken: 'token-2' });
-  const res = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'idem3' }, clientToken: 'token-2' });
+  const res = await svc.call('POST', `/v1/resources/${T}`, {
+    desiredState: { Name: 'idem3' },
+    clientToken: 'token-2',
+  });
   assert.equal(res.status, 400);
   assert.equal(res.body.errorCode, 'InvalidRequest');
   assert.match(res.body.message, /already used/);
 });
 
 test('client tokens make updates and deletes idempotent too', async () => {
-  await settle(svc, (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'idem4' } })).body.progressEvent.requestToken);
+  await settle(
+    svc,
+    (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'idem4' } })).body.progressEvent
+      .requestToken,
+  );
   const patch = { patchDocument: [{ op: 'add', path: '/Count', value: 1 }], clientToken: 'up-1' };
   const a = await svc.call('PATCH', `/v1/resources/${T}/idem4`, patch);
   await settle(svc, a.body.progressEvent.requestToken);

@@ -8,12 +8,18 @@ const T = encodeURIComponent(WIDGET_TYPE);
 before(async () => {
   svc = await startTestService();
   assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
-  await settle(svc, (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'base', Color: 'red' } })).body.progressEvent.requestToken);
+  await settle(
+    svc,
+    (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'base', Color: 'red' } })).body
+      .progressEvent.requestToken,
+  );
 });
 after(() => svc.close());
 
 test('input that fails the schema is refused before any handler runs, with the failing pointers', async () => {
-  const res = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'Bad Name!', Size: 'XXL', Count: -1 } });
+  const res = await svc.call('POST', `/v1/resources/${T}`, {
+    desiredState: { Name: 'Bad Name!', Size: 'XXL', Count: -1 },
+  });
   assert.equal(res.status, 400);
   assert.equal(res.body.errorCode, 'InvalidRequest');
   const pointers = res.body.details.map((d: { pointer: string }) => d.pointer).sort();
@@ -22,7 +28,9 @@ test('input that fails the schema is refused before any handler runs, with the f
 });
 
 test('unknown properties and a missing required property are InvalidRequest', async () => {
-  const unknown = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'u1', Flavour: 'x' } });
+  const unknown = await svc.call('POST', `/v1/resources/${T}`, {
+    desiredState: { Name: 'u1', Flavour: 'x' },
+  });
   assert.equal(unknown.status, 400);
   const missing = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Color: 'x' } });
   assert.equal(missing.status, 400);
@@ -35,29 +43,40 @@ test('a read-only property in a create is InvalidRequest', async () => {
   const res = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'ro', Id: 'mine' } });
   assert.equal(res.status, 400);
   assert.equal(res.body.errorCode, 'InvalidRequest');
-  assert.deepEqual(res.body.details.map((d: { pointer: string }) => d.pointer), ['/properties/Id']);
+  assert.deepEqual(
+    res.body.details.map((d: { pointer: string }) => d.pointer),
+    ['/properties/Id'],
+  );
 });
 
 test('a patch that sets a read-only property is InvalidRequest', async () => {
-  const res = await svc.call('PATCH', `/v1/resources/${T}/base`, { patchDocument: [{ op: 'add', path: '/Id', value: 'x' }] });
+  const res = await svc.call('PATCH', `/v1/resources/${T}/base`, {
+    patchDocument: [{ op: 'add', path: '/Id', value: 'x' }],
+  });
   assert.equal(res.status, 400);
   assert.equal(res.body.errorCode, 'InvalidRequest');
 });
 
 test('changing a create-only property is NotUpdatable', async () => {
-  const res = await svc.call('PATCH', `/v1/resources/${T}/base`, { patchDocument: [{ op: 'replace', path: '/Name', value: 'renamed' }] });
+  const res = await svc.call('PATCH', `/v1/resources/${T}/base`, {
+    patchDocument: [{ op: 'replace', path: '/Name', value: 'renamed' }],
+  });
   assert.equal(res.status, 400);
   assert.equal(res.body.errorCode, 'NotUpdatable');
   assert.equal((await svc.call('GET', `/v1/resources/${T}/base`)).body.properties.Name, 'base');
 });
 
 test('a patch to a path the schema does not declare is refused', async () => {
-  const res = await svc.call('PATCH', `/v1/resources/${T}/base`, { patchDocument: [{ op: 'add', path: '/Nope', value: 1 }] });
+  const res = await svc.call('PATCH', `/v1/resources/${T}/base`, {
+    patchDocument: [{ op: 'add', path: '/Nope', value: 1 }],
+  });
   assert.equal(res.status, 400);
   assert.equal(res.body.errorCode, 'InvalidRequest');
   const malformed = await svc.call('PATCH', `/v1/resources/${T}/base`, { patchDocument: { op: 'add' } });
   assert.equal(malformed.status, 400);
-  const badResult = await svc.call('PATCH', `/v1/resources/${T}/base`, { patchDocument: [{ op: 'replace', path: '/Size', value: 'XXL' }] });
+  const badResult = await svc.call('PATCH', `/v1/resources/${T}/base`, {
+    patchDocument: [{ op: 'replace', path: '/Size', value: 'XXL' }],
+  });
   assert.equal(badResult.status, 400, 'the patched model is validated too');
 });
 
@@ -71,12 +90,21 @@ test('malformed bodies are InvalidRequest, never 500', async () => {
   const notJson = await svc.call('POST', `/v1/resources/${T}`, '{"desiredState": ');
   assert.equal(notJson.status, 400);
   assert.equal(notJson.body.errorCode, 'InvalidRequest');
-  const proto = await svc.call('POST', `/v1/resources/${T}`, '{"desiredState": {"Name": "p1", "__proto__": {"polluted": true}}}');
+  const proto = await svc.call(
+    'POST',
+    `/v1/resources/${T}`,
+    '{"desiredState": {"Name": "p1", "__proto__": {"polluted": true}}}',
+  );
   assert.equal(proto.status, 400);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
-  const big = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'big', Color: 'x'.repeat(2 * 1024 * 1024) } });
+  const big = await svc.call('POST', `/v1/resources/${T}`, {
+    desiredState: { Name: 'big', Color: 'x'.repeat(2 * 1024 * 1024) },
+  });
   assert.equal(big.status, 413);
   assert.equal(big.body.errorCode, 'InvalidRequest');
-  const badToken = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'tok' }, clientToken: 'has spaces' });
+  const badToken = await svc.call('POST', `/v1/resources/${T}`, {
+    desiredState: { Name: 'tok' },
+    clientToken: 'has spaces',
+  });
   assert.equal(badToken.status, 400);
 });

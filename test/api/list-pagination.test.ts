@@ -12,7 +12,9 @@ before(async () => {
 after(() => svc.close());
 
 const create = async (name: string) => {
-  const res = await svc.call('POST', `/v1/resources/${T}?wait=5`, { desiredState: { Name: name, Secret: 'hidden' } });
+  const res = await svc.call('POST', `/v1/resources/${T}?wait=5`, {
+    desiredState: { Name: name, Secret: 'hidden' },
+  });
   assert.equal(res.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(res.body));
 };
 

@@ -22,9 +22,13 @@ test('logs carry request ids and never a write-only value, even at debug level a
   const svc = await startTestService({ logger, providers: new Map([[WIDGET_TYPE, broken]]) });
   try {
     assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
-    const created = await svc.call('POST', `/v1/resources/${T}?wait=5`, { desiredState: { Name: 'sec', Secret: SECRET } });
+    const created = await svc.call('POST', `/v1/resources/${T}?wait=5`, {
+      desiredState: { Name: 'sec', Secret: SECRET },
+    });
     assert.equal(created.body.progressEvent.operationStatus, 'SUCCESS');
-    const up = await svc.call('PATCH', `/v1/resources/${T}/sec?wait=5`, { patchDocument: [{ op: 'replace', path: '/Secret', value: `${SECRET}-2` }] });
+    const up = await svc.call('PATCH', `/v1/resources/${T}/sec?wait=5`, {
+      patchDocument: [{ op: 'replace', path: '/Secret', value: `${SECRET}-2` }],
+    });
     assert.equal(up.body.progressEvent.errorCode, 'HandlerInternalFailure');
     const del = await svc.call('DELETE', `/v1/resources/${T}/sec?wait=5`);
     assert.equal(del.body.progressEvent.errorCode, 'HandlerInternalFailure');
@@ -36,6 +40,9 @@ test('logs carry request ids and never a write-only value, even at debug level a
   }
   const logs = readFileSync(logFile, 'utf8');
   assert.ok(logs.includes('"reqId"'), 'request logs carry a request id');
-  assert.ok(logs.includes('handler broke the contract') && logs.includes('"provider":"memory"'), 'contract violations are logged with the provider name');
+  assert.ok(
+    logs.includes('handler broke the contract') && logs.includes('"provider":"memory"'),
+    'contract violations are logged with the provider name',
+  );
   assert.ok(!logs.includes(SECRET), 'a write-only value reached the log');
 });

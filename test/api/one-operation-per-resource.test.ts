@@ -19,11 +19,19 @@ test('a second mutating call while one is in progress is ResourceConflict; after
   });
   svc = await startTestService({ providers: new Map([[WIDGET_TYPE, provider]]) });
   assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
-  await settle(svc, (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'busy' } })).body.progressEvent.requestToken);
+  await settle(
+    svc,
+    (await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'busy' } })).body.progressEvent
+      .requestToken,
+  );
 
-  const first = await svc.call('PATCH', `/v1/resources/${T}/busy`, { patchDocument: [{ op: 'add', path: '/Count', value: 1 }] });
+  const first = await svc.call('PATCH', `/v1/resources/${T}/busy`, {
+    patchDocument: [{ op: 'add', path: '/Count', value: 1 }],
+  });
   assert.equal(first.status, 202);
-  const second = await svc.call('PATCH', `/v1/resources/${T}/busy`, { patchDocument: [{ op: 'add', path: '/Count', value: 2 }] });
+  const second = await svc.call('PATCH', `/v1/resources/${T}/busy`, {
+    patchDocument: [{ op: 'add', path: '/Count', value: 2 }],
+  });
   assert.equal(second.status, 409);
   assert.equal(second.body.errorCode, 'ResourceConflict');
   assert.equal(second.body.details[0].requestToken, first.body.progressEvent.requestToken);
@@ -32,7 +40,9 @@ test('a second mutating call while one is in progress is ResourceConflict; after
 
   release();
   assert.equal((await settle(svc, first.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
-  const third = await svc.call('PATCH', `/v1/resources/${T}/busy?wait=5`, { patchDocument: [{ op: 'replace', path: '/Count', value: 3 }] });
+  const third = await svc.call('PATCH', `/v1/resources/${T}/busy?wait=5`, {
+    patchDocument: [{ op: 'replace', path: '/Count', value: 3 }],
+  });
   assert.equal(third.body.progressEvent.operationStatus, 'SUCCESS');
   assert.equal((await svc.call('GET', `/v1/resources/${T}/busy`)).body.properties.Count, 3);
 });

@@ -11,7 +11,8 @@ before(async () => {
 after(() => svc.close());
 
 test('requests are listed, filtered by operation and status, and paginated', async () => {
-  for (const name of ['q1', 'q2', 'q3']) await svc.call('POST', `/v1/resources/${T}?wait=5`, { desiredState: { Name: name } });
+  for (const name of ['q1', 'q2', 'q3'])
+    await svc.call('POST', `/v1/resources/${T}?wait=5`, { desiredState: { Name: name } });
   await svc.call('DELETE', `/v1/resources/${T}/q1?wait=5`);
   await svc.call('POST', `/v1/resources/${T}?wait=5`, { desiredState: { Name: 'q2' } }); // AlreadyExists
 
@@ -19,7 +20,10 @@ test('requests are listed, filtered by operation and status, and paginated', asy
   assert.equal(creates.status, 200);
   assert.equal(creates.body.progressEvents.length, 4);
   const failed = await svc.call('GET', '/v1/requests?operation=CREATE&status=FAILED');
-  assert.deepEqual(failed.body.progressEvents.map((e: { errorCode: string }) => e.errorCode), ['AlreadyExists']);
+  assert.deepEqual(
+    failed.body.progressEvents.map((e: { errorCode: string }) => e.errorCode),
+    ['AlreadyExists'],
+  );
   const both = await svc.call('GET', '/v1/requests?operation=CREATE,DELETE&status=SUCCESS');
   assert.equal(both.body.progressEvents.length, 4);
 

@@ -7,78 +7,104 @@ import { WIDGET, WIDGET_TYPE, api, settle, spawnServer, tempDir } from '../helpe
 const T = encodeURIComponent(WIDGET_TYPE);
 const N = 200;
 
-test('SIGKILL during a burst of creates: after a restart every operation finishes, nothing lost or duplicated', { timeout: 90_000 }, async () => {
-  const dataDir = tempDir();
-  const first = await spawnServer(dataDir, ['--lease', '1']);
-  const a = api(first.url);
-  assert.equal((await a.call('POST', '/v1/types', WIDGET)).status, 201);
+test(
+  'SIGKILL during a burst of creates: after a restart every operation finishes, nothing lost or duplicated',
+  { timeout: 90_000 },
+  async () => {
+    const dataDir = tempDir();
+    const first = await spawnServer(dataDir, ['--lease', '1']);
+    const a = api(first.url);
+    assert.equal((await a.call('POST', '/v1/types', WIDGET)).status, 201);
 
-  const body = (i: number) => ({ desiredState: { Name: `n${i}`, Color: `c${i}`, Secret: `secret-${i}` }, clientToken: `tok-${i}` });
-  const sent = Array.from({ length: N }, (_, i) => a.call('POST', `/v1/resources/${T}`, body(i)).catch((e: unknown) => e));
-  // Kill once some (not all) answers have arrived.
-  await Promise.race([Promise.any(sent), new Promise((r) => setTimeout(r, 2000))]);
-  first.child.kill('SIGKILL');
-  await new Promise((r) => first.child.once('exit', r));
-  const answered = (await Promise.all(sent)).filter((r) => !(r instanceof Error)).length;
-
-  const second = await spawnServer(dataDir, ['--lease', '1']);
-  try {
-    const b = api(second.url);
-    // Every client retries its call with its token: the same operation comes back, or the first one starts now.
-    const tokens: string[] = [];
-    for (let i = 0; i < N; i++) {
-      const res = await b.call('POST', `/v1/resources/${T}`, body(i));
-      assert.equal(res.status, 202, JSON.stringify(res.body));
-      tokens.push(res.body.progressEvent.requestToken);
-    }
-    const outcomes = await Promise.all(tokens.map((t) => settle(b, t, 30_000)));
-    assert.deepEqual(
-      outcomes.filter((o) => o.operationStatus !== 'SUCCESS').map((o) => [o.identifier, o.errorCode, o.statusMessage]),
-      [],
-      'every operation ends in SUCCESS',
+    const body = (i: number) => ({
+      desiredState: { Name: `n${i}`, Color: `c${i}`, Secret: `secret-${i}` },
+      clientToken: `tok-${i}`,
+    });
+    const sent = Array.from({ length: N }, (_, i) =>
+      a.call('POST', `/v1/resources/${T}`, body(i)).catch((e: unknown) => e),
     );
-    const identifiers: string[] = [];
-    let nextToken: string | null = null;
-    do {
-      const q: string = nextToken ? `&nextToken=${encodeURIComponent(nextToken)}` : '';
-      const page = await b.call('GET', `/v1/resources/${T}?maxResults=1000${q}`);
-      identifiers.push(...page.body.resourceDescriptions.map((r: { identifier: string }) => r.identifier));
-      nextToken = page.body.nextToken;
-    } while (nextToken);
-    assert.equal(identifiers.length, N);
-    assert.equal(new Set(identifiers).size, N, 'no duplicates');
-    for (const i of [0, Math.floor(N / 2), N - 1]) {
-      const read = await b.call('GET', `/v1/resources/${T}/n${i}`);
-      assert.equal(read.body.properties.Color, `c${i}`);
-    }
-    assert.ok(answered >= 0);
-  } finally {
-    second.child.kill('SIGTERM');
-    await new Promise((r) => second.child.once('exit', r));
-  }
-  // What the state provider holds and what the engine's index knows agree: no leaked resources.
-  const db = new Database(join(dataDir, 'typeplane.db'), { readonly: true });
-  const kv = db.prepare('SELECT key FROM kv WHERE namespace = ? ORDER BY key').all(WIDGET_TYPE) as { key: string }[];
-  const index = db.prepare('SELECT identifier FROM resources WHERE type_name = ? ORDER BY identifier').all(WIDGET_TYPE) as { identifier: string }[];
-  db.close();
-  assert.deepEqual(kv.map((r) => r.key), index.map((r) => r.identifier));
-});
+    // Kill once some (not all) answers have arrived.
+    await Promise.race([Promise.any(sent), new Promise((r) => setTimeout(r, 2000))]);
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    const answered = (await Promise.all(sent)).filter((r) => !(r instanceof Error)).length;
 
-test('SIGTERM shuts down gracefully and the server starts again on the same data', { timeout: 60_000 }, async () => {
-  const dataDir = tempDir();
-  const first = await spawnServer(dataDir);
-  const a = api(first.url);
-  assert.equal((await a.call('POST', '/v1/types', WIDGET)).status, 201);
-  assert.equal((await a.call('POST', `/v1/resources/${T}?wait=5`, { desiredState: { Name: 'kept' } })).body.progressEvent.operationStatus, 'SUCCESS');
-  first.child.kill('SIGTERM');
-  const code = await new Promise((r) => first.child.once('exit', r));
-  assert.equal(code, 0);
-  const second = await spawnServer(dataDir);
-  try {
-    const read = await api(second.url).call('GET', `/v1/resources/${T}/kept`);
-    assert.equal(read.status, 200);
-  } finally {
-    second.child.kill('SIGTERM');
-    await new Promise((r) => second.child.once('exit', r));
-  }
-});
+    const second = await spawnServer(dataDir, ['--lease', '1']);
+    try {
+      const b = api(second.url);
+      // Every client retries its call with its token: the same operation comes back, or the first one starts now.
+      const tokens: string[] = [];
+      for (let i = 0; i < N; i++) {
+        const res = await b.call('POST', `/v1/resources/${T}`, body(i));
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+        tokens.push(res.body.progressEvent.requestToken);
+      }
+      const outcomes = await Promise.all(tokens.map((t) => settle(b, t, 30_000)));
+      assert.deepEqual(
+        outcomes
+          .filter((o) => o.operationStatus !== 'SUCCESS')
+          .map((o) => [o.identifier, o.errorCode, o.statusMessage]),
+        [],
+        'every operation ends in SUCCESS',
+      );
+      const identifiers: string[] = [];
+      let nextToken: string | null = null;
+      do {
+        const q: string = nextToken ? `&nextToken=${encodeURIComponent(nextToken)}` : '';
+        const page = await b.call('GET', `/v1/resources/${T}?maxResults=1000${q}`);
+        identifiers.push(...page.body.resourceDescriptions.map((r: { identifier: string }) => r.identifier));
+        nextToken = page.body.nextToken;
+      } while (nextToken);
+      assert.equal(identifiers.length, N);
+      assert.equal(new Set(identifiers).size, N, 'no duplicates');
+      for (const i of [0, Math.floor(N / 2), N - 1]) {
+        const read = await b.call('GET', `/v1/resources/${T}/n${i}`);
+        assert.equal(read.body.properties.Color, `c${i}`);
+      }
+      assert.ok(answered >= 0);
+    } finally {
+      second.child.kill('SIGTERM');
+      await new Promise((r) => second.child.once('exit', r));
+    }
+    // What the state provider holds and what the engine's index knows agree: no leaked resources.
+    const db = new Database(join(dataDir, 'typeplane.db'), { readonly: true });
+    const kv = db.prepare('SELECT key FROM kv WHERE namespace = ? ORDER BY key').all(WIDGET_TYPE) as {
+      key: string;
+    }[];
+    const index = db
+      .prepare('SELECT identifier FROM resources WHERE type_name = ? ORDER BY identifier')
+      .all(WIDGET_TYPE) as { identifier: string }[];
+    db.close();
+    assert.deepEqual(
+      kv.map((r) => r.key),
+      index.map((r) => r.identifier),
+    );
+  },
+);
+
+test(
+  'SIGTERM shuts down gracefully and the server starts again on the same data',
+  { timeout: 60_000 },
+  async () => {
+    const dataDir = tempDir();
+    const first = await spawnServer(dataDir);
+    const a = api(first.url);
+    assert.equal((await a.call('POST', '/v1/types', WIDGET)).status, 201);
+    assert.equal(
+      (await a.call('POST', `/v1/resources/${T}?wait=5`, { desiredState: { Name: 'kept' } })).body
+        .progressEvent.operationStatus,
+      'SUCCESS',
+    );
+    first.child.kill('SIGTERM');
+    const code = await new Promise((r) => first.child.once('exit', r));
+    assert.equal(code, 0);
+    const second = await spawnServer(dataDir);
+    try {
+      const read = await api(second.url).call('GET', `/v1/resources/${T}/kept`);
+      assert.equal(read.status, 200);
+    } finally {
+      second.child.kill('SIGTERM');
+      await new Promise((r) => second.child.once('exit', r));
+    }
+  },
+);

@@ -3,17 +3,29 @@
  */
 import type { HandlerEvent, HandlerRequest, Provider } from '../../src/providers/types.js';
 
-export type Hooks = Partial<Record<'create' | 'read' | 'update' | 'delete' | 'list', (req: HandlerRequest, store: Map<string, Record<string, unknown>>) => Promise<HandlerEvent> | HandlerEvent>>;
+export type Hooks = Partial<
+  Record<
+    'create' | 'read' | 'update' | 'delete' | 'list',
+    (req: HandlerRequest, store: Map<string, Record<string, unknown>>) => Promise<HandlerEvent> | HandlerEvent
+  >
+>;
 
 /** A well-behaved provider keyed by `Name`, whose handlers can be overridden one by one. */
-export function memoryProvider(hooks: Hooks = {}, name = 'memory'): Provider & { store: Map<string, Record<string, unknown>>; calls: { action: string; req: HandlerRequest }[] } {
+export function memoryProvider(
+  hooks: Hooks = {},
+  name = 'memory',
+): Provider & {
+  store: Map<string, Record<string, unknown>>;
+  calls: { action: string; req: HandlerRequest }[];
+} {
   const store = new Map<string, Record<string, unknown>>();
   const calls: { action: string; req: HandlerRequest }[] = [];
-  const wrap = (action: keyof Hooks, fallback: (req: HandlerRequest) => HandlerEvent) => async (req: HandlerRequest) => {
-    calls.push({ action, req });
-    const hook = hooks[action];
-    return hook ? hook(req, store) : fallback(req);
-  };
+  const wrap =
+    (action: keyof Hooks, fallback: (req: HandlerRequest) => HandlerEvent) => async (req: HandlerRequest) => {
+      calls.push({ action, req });
+      const hook = hooks[action];
+      return hook ? hook(req, store) : fallback(req);
+    };
   return {
     name,
     store,
@@ -26,7 +38,9 @@ export function memoryProvider(hooks: Hooks = {}, name = 'memory'): Provider & {
     }),
     read: wrap('read', (req) => {
       const model = store.get(String(req.desiredState.Name));
-      return model ? { status: 'SUCCESS', resourceModel: model } : { status: 'FAILED', errorCode: 'NotFound' };
+      return model
+        ? { status: 'SUCCESS', resourceModel: model }
+        : { status: 'FAILED', errorCode: 'NotFound' };
     }),
     update: wrap('update', (req) => {
       const key = String(req.desiredState.Name);

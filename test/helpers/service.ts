@@ -11,7 +11,12 @@ import { startService, type Service, type ServiceOptions } from '../../src/servi
 
 export interface Api {
   url: string;
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 export function api(url: string): Api {
@@ -58,11 +63,31 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsx = import.meta.resolve('tsx');
 
 /** `typeplane serve` in a child process; resolves once it prints its listening line. */
-export async function spawnServer(dataDir: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
-  const child = spawn(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', ...extraArgs], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+export async function spawnServer(
+  dataDir: string,
+  extraArgs: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      tsx,
+      join(root, 'src/cli/main.ts'),
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warn',
+      ...extraArgs,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    },
+  );
   let logs = '';
   child.stderr!.on('data', (d: Buffer) => (logs += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -90,7 +115,8 @@ export async function settle(client: Api, requestToken: string, timeoutMs = 10_0
   for (;;) {
     const { body } = await client.call('GET', `/v1/requests/${requestToken}`);
     const status = body?.progressEvent?.operationStatus;
-    if (status === 'SUCCESS' || status === 'FAILED' || status === 'CANCEL_COMPLETE') return body.progressEvent;
+    if (status === 'SUCCESS' || status === 'FAILED' || status === 'CANCEL_COMPLETE')
+      return body.progressEvent;
     if (Date.now() > until) throw new Error(`request ${requestToken} still ${status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }

@@ -54,7 +54,8 @@ export function valuesAtTokens(model: unknown, tokens: readonly string[]): Value
         }
       } else if (isObject(value) && token === '*') {
         // `*` on a map (patternProperties / additionalProperties) designates every value.
-        for (const [key, item] of Object.entries(value)) if (item !== undefined) next.push({ path: [...path, key], value: item });
+        for (const [key, item] of Object.entries(value))
+          if (item !== undefined) next.push({ path: [...path, key], value: item });
       } else if (isObject(value) && Object.hasOwn(value, token) && value[token] !== undefined) {
         next.push({ path: [...path, token], value: value[token] });
       }

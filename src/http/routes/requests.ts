@@ -7,19 +7,38 @@ import type { Engine } from '../../engine/engine.js';
 import type { Operation, OperationStatus } from '../../engine/types.js';
 
 const OPERATIONS: readonly Operation[] = ['CREATE', 'READ', 'UPDATE', 'DELETE', 'LIST'];
-const STATUSES: readonly OperationStatus[] = ['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILED', 'CANCEL_IN_PROGRESS', 'CANCEL_COMPLETE'];
+const STATUSES: readonly OperationStatus[] = [
+  'PENDING',
+  'IN_PROGRESS',
+  'SUCCESS',
+  'FAILED',
+  'CANCEL_IN_PROGRESS',
+  'CANCEL_COMPLETE',
+];
 
 /** `?status=A,B` or repeated `?status=A&status=B`, each checked against the allowed values. */
-function listParam<T extends string>(name: string, raw: string | string[] | undefined, allowed: readonly T[]): T[] | undefined {
+function listParam<T extends string>(
+  name: string,
+  raw: string | string[] | undefined,
+  allowed: readonly T[],
+): T[] | undefined {
   if (raw === undefined) return undefined;
   const values = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(',')).filter((v) => v !== '');
   for (const v of values) {
-    if (!allowed.includes(v as T)) throw new TypeplaneError('InvalidRequest', `${name} must be one of ${allowed.join(', ')}, not '${v}'`);
+    if (!allowed.includes(v as T))
+      throw new TypeplaneError('InvalidRequest', `${name} must be one of ${allowed.join(', ')}, not '${v}'`);
   }
   return values as T[];
 }
 
-type ListQuery = { Querystring: { operation?: string | string[]; status?: string | string[]; maxResults?: string; nextToken?: string } };
+type ListQuery = {
+  Querystring: {
+    operation?: string | string[];
+    status?: string | string[];
+    maxResults?: string;
+    nextToken?: string;
+  };
+};
 
 export async function requestRoutes(app: FastifyInstance, { engine }: { engine: Engine }): Promise<void> {
   app.get<{ Params: { requestToken: string } }>('/v1/requests/:requestToken', async (request) => ({

@@ -13,18 +13,26 @@ import type { ProgressEvent } from '../../engine/types.js';
 export const RESOURCE_BODY_LIMIT = 1024 * 1024;
 const MAX_WAIT_SECONDS = 300;
 
-type TypeParams = { Params: { typeName: string }; Querystring: { wait?: string; maxResults?: string; nextToken?: string } };
+type TypeParams = {
+  Params: { typeName: string };
+  Querystring: { wait?: string; maxResults?: string; nextToken?: string };
+};
 type ResourceParams = { Params: { typeName: string; identifier: string }; Querystring: { wait?: string } };
 
 function waitSeconds(value: string | undefined): number {
   if (value === undefined || value === '') return 0;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > MAX_WAIT_SECONDS) throw new TypeplaneError('InvalidRequest', `wait must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}`);
+  if (!Number.isFinite(n) || n < 0 || n > MAX_WAIT_SECONDS)
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `wait must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}`,
+    );
   return n;
 }
 
 function bodyObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new TypeplaneError('InvalidRequest', 'request body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new TypeplaneError('InvalidRequest', 'request body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
@@ -34,16 +42,27 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     return reply.status(202).send({ progressEvent: latest });
   };
 
-  app.post<TypeParams>('/v1/resources/:typeName', { bodyLimit: RESOURCE_BODY_LIMIT }, async (request, reply) => {
-    const wait = waitSeconds(request.query.wait);
-    const body = bodyObject(request.body);
-    const event = await engine.create(request.params.typeName, body.desiredState, body.clientToken as string | undefined);
-    return accepted(reply, event, wait);
-  });
+  app.post<TypeParams>(
+    '/v1/resources/:typeName',
+    { bodyLimit: RESOURCE_BODY_LIMIT },
+    async (request, reply) => {
+      const wait = waitSeconds(request.query.wait);
+      const body = bodyObject(request.body);
+      const event = await engine.create(
+        request.params.typeName,
+        body.desiredState,
+        body.clientToken as string | undefined,
+      );
+      return accepted(reply, event, wait);
+    },
+  );
 
   app.get<TypeParams>('/v1/resources/:typeName', async (request) => {
     const { typeName } = request.params;
-    const page = await engine.list(typeName, { maxResults: request.query.maxResults, nextToken: request.query.nextToken });
+    const page = await engine.list(typeName, {
+      maxResults: request.query.maxResults,
+      nextToken: request.query.nextToken,
+    });
     return { typeName, ...page };
   });
 
@@ -53,17 +72,27 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     return { typeName, ...description };
   });
 
-  app.patch<ResourceParams>('/v1/resources/:typeName/:identifier', { bodyLimit: RESOURCE_BODY_LIMIT }, async (request, reply) => {
-    const wait = waitSeconds(request.query.wait);
-    const body = bodyObject(request.body);
-    const event = await engine.update(request.params.typeName, request.params.identifier, body.patchDocument, body.clientToken as string | undefined);
-    return accepted(reply, event, wait);
-  });
+  app.patch<ResourceParams>(
+    '/v1/resources/:typeName/:identifier',
+    { bodyLimit: RESOURCE_BODY_LIMIT },
+    async (request, reply) => {
+      const wait = waitSeconds(request.query.wait);
+      const body = bodyObject(request.body);
+      const event = await engine.update(
+        request.params.typeName,
+        request.params.identifier,
+        body.patchDocument,
+        body.clientToken as string | undefined,
+      );
+      return accepted(reply, event, wait);
+    },
+  );
 
   app.delete<ResourceParams>('/v1/resources/:typeName/:identifier', async (request, reply) => {
     const wait = waitSeconds(request.query.wait);
     const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);
-    const clientToken = (body.clientToken as string | undefined) ?? (request.headers['x-client-token'] as string | undefined);
+    const clientToken =
+      (body.clientToken as string | undefined) ?? (request.headers['x-client-token'] as string | undefined);
     const event = await engine.delete(request.params.typeName, request.params.identifier, clientToken);
     return accepted(reply, event, wait);
   });

@@ -38,11 +38,19 @@ export function typeDetail(latest: StoredType, versions: StoredType[]) {
 export async function typeRoutes(app: FastifyInstance, { registry }: { registry: Registry }): Promise<void> {
   // Type documents are kept as text so diagnostics can point at line and column.
   const asText = { parseAs: 'string' as const, bodyLimit: LIMITS.maxBytes };
-  app.addContentTypeParser(['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'], asText, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(
+    ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'],
+    asText,
+    (_req, body, done) => done(null, body),
+  );
 
   app.post('/v1/types', { bodyLimit: LIMITS.maxBytes }, async (request, reply) => {
     const body = request.body;
-    if (typeof body !== 'string' || body.trim() === '') throw new TypeplaneError('InvalidRequest', 'send a resource schema (application/json) or a manifest (application/yaml) as the body');
+    if (typeof body !== 'string' || body.trim() === '')
+      throw new TypeplaneError(
+        'InvalidRequest',
+        'send a resource schema (application/json) or a manifest (application/yaml) as the body',
+      );
     const contentType = String(request.headers['content-type'] ?? '');
     const format = /json/i.test(contentType) ? 'json' : /yaml/i.test(contentType) ? 'yaml' : undefined;
     const registered = await registry.register(body, { ...(format ? { format } : {}), file: 'request body' });

@@ -55,8 +55,14 @@ export const PROPERTY_KEYWORDS = [
 ] as const;
 
 /** Keywords refused inside property schemas, each with its own rule and advice. */
-export const FORBIDDEN_PROPERTY_KEYWORDS: Record<string, { rule: 'TP2020' | 'TP2021' | 'TP2022' | 'TP2025' | 'TP2027'; advice: string }> = {
-  $id: { rule: 'TP2020', advice: 'remove it: property schemas live inside the resource schema and take no identity of their own' },
+export const FORBIDDEN_PROPERTY_KEYWORDS: Record<
+  string,
+  { rule: 'TP2020' | 'TP2021' | 'TP2022' | 'TP2025' | 'TP2027'; advice: string }
+> = {
+  $id: {
+    rule: 'TP2020',
+    advice: 'remove it: property schemas live inside the resource schema and take no identity of their own',
+  },
   $schema: { rule: 'TP2020', advice: 'remove it: only the document itself may name its meta-schema' },
   if: { rule: 'TP2021', advice: 'express the condition with oneOf/anyOf branches' },
   then: { rule: 'TP2021', advice: 'express the condition with oneOf/anyOf branches' },

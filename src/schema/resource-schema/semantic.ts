@@ -15,7 +15,8 @@ import { LIST_POINTER_PATTERN, POINTER_PATTERN } from './meta-schema.js';
 type Schema = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
-const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const stringsOf = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 
 // Malformed pointers are the structural check's to report (TP2005); here they are skipped.
 const POINTER = new RegExp(POINTER_PATTERN);
@@ -54,14 +55,26 @@ export function checkSemantics(doc: Schema): SemanticResult {
   // Identifiers must resolve; other lists only warn.
   stringsOf(doc.primaryIdentifier).forEach((p, i) => {
     if (checkable(p) && !resolver.resolves(p)) {
-      findings.push(diagnostic('TP2010', `/primaryIdentifier/${i}`, `primaryIdentifier '${p}' does not name a declared property; declare it under 'properties' or fix the pointer`));
+      findings.push(
+        diagnostic(
+          'TP2010',
+          `/primaryIdentifier/${i}`,
+          `primaryIdentifier '${p}' does not name a declared property; declare it under 'properties' or fix the pointer`,
+        ),
+      );
     }
   });
   if (Array.isArray(doc.additionalIdentifiers)) {
     doc.additionalIdentifiers.forEach((list, i) =>
       stringsOf(list).forEach((p, j) => {
         if (checkable(p) && !resolver.resolves(p)) {
-          findings.push(diagnostic('TP2010', `/additionalIdentifiers/${i}/${j}`, `additionalIdentifiers pointer '${p}' does not name a declared property; declare it or fix the pointer`));
+          findings.push(
+            diagnostic(
+              'TP2010',
+              `/additionalIdentifiers/${i}/${j}`,
+              `additionalIdentifiers pointer '${p}' does not name a declared property; declare it or fix the pointer`,
+            ),
+          );
         }
       }),
     );
@@ -69,33 +82,64 @@ export function checkSemantics(doc: Schema): SemanticResult {
   for (const list of PROPERTY_LISTS) {
     stringsOf(doc[list]).forEach((p, i) => {
       if (!hasModel || !LIST_POINTER.test(p)) return;
-      const declared = p.startsWith('/definitions/') ? resolveLocalRef(doc, `#${p}`) !== undefined : resolver.resolves(p);
+      const declared = p.startsWith('/definitions/')
+        ? resolveLocalRef(doc, `#${p}`) !== undefined
+        : resolver.resolves(p);
       if (!declared) {
-        findings.push(diagnostic('TP2011', `/${list}/${i}`, `${list} entry '${p}' does not name a declared property; it has no effect until it does`));
+        findings.push(
+          diagnostic(
+            'TP2011',
+            `/${list}/${i}`,
+            `${list} entry '${p}' does not name a declared property; it has no effect until it does`,
+          ),
+        );
       }
     });
   }
   const tagProperty = isObject(doc.tagging) ? doc.tagging.tagProperty : undefined;
   if (typeof tagProperty === 'string' && checkable(tagProperty) && !resolver.resolves(tagProperty)) {
-    findings.push(diagnostic('TP2044', '/tagging/tagProperty', `tagging.tagProperty '${tagProperty}' does not name a declared property`));
+    findings.push(
+      diagnostic(
+        'TP2044',
+        '/tagging/tagProperty',
+        `tagging.tagProperty '${tagProperty}' does not name a declared property`,
+      ),
+    );
   }
 
   // Lists that must not overlap.
   const overlap = (a: string, b: string, rule: RuleId, say: string) => {
     const first = new Set(stringsOf(doc[a]));
     stringsOf(doc[b]).forEach((p, i) => {
-      if (first.has(p)) findings.push(diagnostic(rule, `/${b}/${i}`, `'${p}' is in both ${a} and ${b}; ${say}`));
+      if (first.has(p))
+        findings.push(diagnostic(rule, `/${b}/${i}`, `'${p}' is in both ${a} and ${b}; ${say}`));
     });
   };
-  overlap('createOnlyProperties', 'conditionalCreateOnlyProperties', 'TP2012', 'keep it in one of the two lists');
-  overlap('readOnlyProperties', 'conditionalCreateOnlyProperties', 'TP2013', 'a read-only property cannot be set at creation; remove it from conditionalCreateOnlyProperties');
+  overlap(
+    'createOnlyProperties',
+    'conditionalCreateOnlyProperties',
+    'TP2012',
+    'keep it in one of the two lists',
+  );
+  overlap(
+    'readOnlyProperties',
+    'conditionalCreateOnlyProperties',
+    'TP2013',
+    'a read-only property cannot be set at creation; remove it from conditionalCreateOnlyProperties',
+  );
   overlap('readOnlyProperties', 'writeOnlyProperties', 'TP2014', 'it can be neither written nor read back');
 
   // Identifiers that can change after creation (one that resolves nowhere is already an error).
   const stable = new Set([...stringsOf(doc.readOnlyProperties), ...stringsOf(doc.createOnlyProperties)]);
   stringsOf(doc.primaryIdentifier).forEach((p, i) => {
     if (!stable.has(p) && checkable(p) && resolver.resolves(p)) {
-      findings.push(diagnostic('TP2042', `/primaryIdentifier/${i}`, `identifier '${p}' is neither read-only nor create-only, so an update could change it; add it to createOnlyProperties or readOnlyProperties`));
+      findings.push(
+        diagnostic(
+          'TP2042',
+          `/primaryIdentifier/${i}`,
+          `identifier '${p}' is neither read-only nor create-only, so an update could change it; add it to createOnlyProperties or readOnlyProperties`,
+        ),
+      );
     }
   });
 
@@ -105,7 +149,13 @@ export function checkSemantics(doc: Schema): SemanticResult {
       if (!isObject(handler)) continue;
       stringsOf(handler.permissions).forEach((permission, i) => {
         if (permission === '*' || permission.endsWith(':*')) {
-          findings.push(diagnostic('TP2041', `/handlers/${escapePointerToken(action)}/permissions/${i}`, `wildcard permission '${permission}' grants more than the handler needs; list the actions it calls`));
+          findings.push(
+            diagnostic(
+              'TP2041',
+              `/handlers/${escapePointerToken(action)}/permissions/${i}`,
+              `wildcard permission '${permission}' grants more than the handler needs; list the actions it calls`,
+            ),
+          );
         }
       });
     }
@@ -118,7 +168,9 @@ export function checkSemantics(doc: Schema): SemanticResult {
     if (node.relationshipRef !== undefined) hasRelationshipRefs = true;
     for (const key of ['properties', 'patternProperties'] as const) {
       const members = node[key];
-      if (isObject(members)) for (const [name, child] of Object.entries(members)) visit(child, `${at}/${key}/${escapePointerToken(name)}`);
+      if (isObject(members))
+        for (const [name, child] of Object.entries(members))
+          visit(child, `${at}/${key}/${escapePointerToken(name)}`);
     }
     for (const key of ['items', 'contains'] as const) visit(node[key], `${at}/${key}`);
     for (const key of COMPOSITIONS) {
@@ -126,12 +178,15 @@ export function checkSemantics(doc: Schema): SemanticResult {
       if (Array.isArray(branches)) branches.forEach((b, i) => visit(b, `${at}/${key}/${i}`));
     }
     if (isObject(node.dependencies)) {
-      for (const [name, dep] of Object.entries(node.dependencies)) visit(dep, `${at}/dependencies/${escapePointerToken(name)}`);
+      for (const [name, dep] of Object.entries(node.dependencies))
+        visit(dep, `${at}/dependencies/${escapePointerToken(name)}`);
     }
   };
   for (const key of ['properties', 'definitions'] as const) {
     const members = doc[key];
-    if (isObject(members)) for (const [name, child] of Object.entries(members)) visit(child, `/${key}/${escapePointerToken(name)}`);
+    if (isObject(members))
+      for (const [name, child] of Object.entries(members))
+        visit(child, `/${key}/${escapePointerToken(name)}`);
   }
   for (const key of COMPOSITIONS) {
     const branches = doc[key];
@@ -141,7 +196,13 @@ export function checkSemantics(doc: Schema): SemanticResult {
 }
 
 /** Checks one schema node; true when it refers to a built-in schema. */
-function checkNode(doc: Schema, node: Schema, at: string, findings: Finding[], refs: Map<string, boolean>): boolean {
+function checkNode(
+  doc: Schema,
+  node: Schema,
+  at: string,
+  findings: Finding[],
+  refs: Map<string, boolean>,
+): boolean {
   const ref = node.$ref;
   const common = typeof ref === 'string' && ref.startsWith(COMMON_REF_PREFIX);
   if (typeof ref === 'string') {
@@ -149,29 +210,69 @@ function checkNode(doc: Schema, node: Schema, at: string, findings: Finding[], r
       let exists = refs.get(ref);
       if (exists === undefined) refs.set(ref, (exists = resolveLocalRef(doc, ref) !== undefined));
       if (!exists) {
-        findings.push(diagnostic('TP2015', `${at}/$ref`, `$ref '${ref}' points at nothing; declare it under ${ref.startsWith('#/definitions/') ? "'definitions'" : "'properties'"} or fix the name`));
+        findings.push(
+          diagnostic(
+            'TP2015',
+            `${at}/$ref`,
+            `$ref '${ref}' points at nothing; declare it under ${ref.startsWith('#/definitions/') ? "'definitions'" : "'properties'"} or fix the name`,
+          ),
+        );
       }
     } else if (ref.startsWith(COMMON_REF_PREFIX)) {
-      if (!commonSchema(ref)) findings.push(diagnostic('TP2015', `${at}/$ref`, `$ref '${ref}' is not a built-in Typeplane schema`));
+      if (!commonSchema(ref))
+        findings.push(diagnostic('TP2015', `${at}/$ref`, `$ref '${ref}' is not a built-in Typeplane schema`));
     } else {
-      findings.push(diagnostic('TP2016', `${at}/$ref`, `$ref '${ref}' is not local; refer to '#/definitions/<Name>' (or a built-in 'typeplane:' schema) and copy external shapes into definitions`));
+      findings.push(
+        diagnostic(
+          'TP2016',
+          `${at}/$ref`,
+          `$ref '${ref}' is not local; refer to '#/definitions/<Name>' (or a built-in 'typeplane:' schema) and copy external shapes into definitions`,
+        ),
+      );
     }
   }
   if (typeof node.pattern === 'string') {
     const problem = checkPattern(node.pattern);
-    if (problem) findings.push(diagnostic('TP2028', `${at}/pattern`, `pattern is not a valid regular expression (${problem}); Typeplane uses RE2 syntax`));
+    if (problem)
+      findings.push(
+        diagnostic(
+          'TP2028',
+          `${at}/pattern`,
+          `pattern is not a valid regular expression (${problem}); Typeplane uses RE2 syntax`,
+        ),
+      );
   }
   if (isObject(node.patternProperties)) {
     for (const key of Object.keys(node.patternProperties)) {
       const problem = checkPattern(key);
-      if (problem) findings.push({ ...diagnostic('TP2028', `${at}/patternProperties/${escapePointerToken(key)}`, `patternProperties key is not a valid regular expression (${problem}); Typeplane uses RE2 syntax`), target: 'key' });
+      if (problem)
+        findings.push({
+          ...diagnostic(
+            'TP2028',
+            `${at}/patternProperties/${escapePointerToken(key)}`,
+            `patternProperties key is not a valid regular expression (${problem}); Typeplane uses RE2 syntax`,
+          ),
+          target: 'key',
+        });
     }
   }
   if (typeof node.format === 'string' && !KNOWN_FORMATS.has(node.format)) {
-    findings.push(diagnostic('TP2043', `${at}/format`, `format '${node.format}' is not known, so values are not checked against it; known formats include date-time, uri, email, uuid, ipv4`));
+    findings.push(
+      diagnostic(
+        'TP2043',
+        `${at}/format`,
+        `format '${node.format}' is not known, so values are not checked against it; known formats include date-time, uri, email, uuid, ipv4`,
+      ),
+    );
   }
   if (isObject(node.properties) && node.additionalProperties !== false) {
-    findings.push(diagnostic('TP2040', at, "object declares 'properties' without \"additionalProperties\": false, so unknown members are accepted; add it"));
+    findings.push(
+      diagnostic(
+        'TP2040',
+        at,
+        'object declares \'properties\' without "additionalProperties": false, so unknown members are accepted; add it',
+      ),
+    );
   }
   return common;
 }
@@ -206,7 +307,14 @@ export class PointerResolver {
   walk(pointer: string): Schema[] | undefined {
     const tokens = pointerTokens(pointer);
     if (tokens[0] !== 'properties' || tokens.length < 2) return undefined;
-    let nodes: Schema[] = [{ properties: this.doc.properties, allOf: this.doc.allOf, anyOf: this.doc.anyOf, oneOf: this.doc.oneOf }];
+    let nodes: Schema[] = [
+      {
+        properties: this.doc.properties,
+        allOf: this.doc.allOf,
+        anyOf: this.doc.anyOf,
+        oneOf: this.doc.oneOf,
+      },
+    ];
     for (const token of tokens.slice(1)) {
       const next: Schema[] = [];
       for (const node of this.expand(nodes)) {
@@ -215,7 +323,8 @@ export class PointerResolver {
           continue;
         }
         const properties = node.properties;
-        if (isObject(properties) && Object.hasOwn(properties, token) && isObject(properties[token])) next.push(properties[token]);
+        if (isObject(properties) && Object.hasOwn(properties, token) && isObject(properties[token]))
+          next.push(properties[token]);
         if (isObject(node.patternProperties)) {
           for (const [pattern, child] of Object.entries(node.patternProperties)) {
             if (isObject(child) && safeTest(pattern, token)) next.push(child);
@@ -240,7 +349,9 @@ export class PointerResolver {
       out.push(node);
       if (typeof node.$ref === 'string') {
         // Built-in schemas refer to each other as `#/definitions/typeplane:…`, the form they take once inlined.
-        const ref = node.$ref.startsWith(COMMON_DEFINITION_PREFIX) ? node.$ref.slice('#/definitions/'.length) : node.$ref;
+        const ref = node.$ref.startsWith(COMMON_DEFINITION_PREFIX)
+          ? node.$ref.slice('#/definitions/'.length)
+          : node.$ref;
         const target = ref.startsWith(COMMON_REF_PREFIX) ? commonSchema(ref) : resolveLocalRef(this.doc, ref);
         if (isObject(target)) stack.push(target);
       }

@@ -5,16 +5,25 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { diagnostic, escapePointerToken, pointerTokens, type RuleId } from '../diagnostics.js';
 import type { Finding } from '../finding.js';
-import { FORBIDDEN_PROPERTY_KEYWORDS, MAX_TIMEOUT_MINUTES, MIN_TIMEOUT_MINUTES, resourceSchemaMetaSchema } from './meta-schema.js';
+import {
+  FORBIDDEN_PROPERTY_KEYWORDS,
+  MAX_TIMEOUT_MINUTES,
+  MIN_TIMEOUT_MINUTES,
+  resourceSchemaMetaSchema,
+} from './meta-schema.js';
 
 let compiled: ValidateFunction | undefined;
 
 /** The compiled meta-schema validator (compiled once per process). */
 export function metaSchemaValidator(): ValidateFunction {
   // `verbose` puts the failing subschema on each error: see `absoluteSchemaPath`.
-  compiled ??= new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true }).compile(
-    resourceSchemaMetaSchema,
-  );
+  compiled ??= new Ajv({
+    allErrors: true,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    verbose: true,
+  }).compile(resourceSchemaMetaSchema);
   return compiled;
 }
 
@@ -45,7 +54,8 @@ function absoluteSchemaPath(error: ErrorObject): string {
       const [node, path] = stack.pop()!;
       if (typeof node !== 'object' || node === null || paths.has(node)) continue;
       paths.set(node, path);
-      for (const [key, child] of Object.entries(node)) stack.push([child, `${path}/${escapePointerToken(key)}`]);
+      for (const [key, child] of Object.entries(node))
+        stack.push([child, `${path}/${escapePointerToken(key)}`]);
     }
     subschemaPaths = paths;
   }
@@ -95,34 +105,70 @@ function toFinding(error: ErrorObject): Finding | undefined {
     const key = String(params.additionalProperty);
     const at = `${path}/${escapePointerToken(key)}`;
     if (error.schemaPath === '#/additionalProperties') {
-      return { ...diagnostic('TP2003', at, `unknown top-level key '${key}'; remove it or check its spelling`), target: 'key' };
+      return {
+        ...diagnostic('TP2003', at, `unknown top-level key '${key}'; remove it or check its spelling`),
+        target: 'key',
+      };
     }
     if (error.schemaPath === '#/definitions/property/additionalProperties') {
-      const forbidden = Object.hasOwn(FORBIDDEN_PROPERTY_KEYWORDS, key) ? FORBIDDEN_PROPERTY_KEYWORDS[key] : undefined;
+      const forbidden = Object.hasOwn(FORBIDDEN_PROPERTY_KEYWORDS, key)
+        ? FORBIDDEN_PROPERTY_KEYWORDS[key]
+        : undefined;
       if (forbidden) {
-        return { ...diagnostic(forbidden.rule, at, `'${key}' is not supported in property schemas; ${forbidden.advice}`), target: 'key' };
+        return {
+          ...diagnostic(
+            forbidden.rule,
+            at,
+            `'${key}' is not supported in property schemas; ${forbidden.advice}`,
+          ),
+          target: 'key',
+        };
       }
-      return { ...diagnostic('TP2027', at, `unknown keyword '${key}' in a property schema; remove it or check its spelling`), target: 'key' };
+      return {
+        ...diagnostic(
+          'TP2027',
+          at,
+          `unknown keyword '${key}' in a property schema; remove it or check its spelling`,
+        ),
+        target: 'key',
+      };
     }
     if (error.schemaPath.startsWith('#/properties/handlers/')) {
       return {
-        ...diagnostic('TP2030', at, `unknown handler '${key}'; handlers are create, read, update, delete and list`),
+        ...diagnostic(
+          'TP2030',
+          at,
+          `unknown handler '${key}'; handlers are create, read, update, delete and list`,
+        ),
         target: 'key',
       };
     }
     const rule = ruleFor(error.schemaPath) ?? 'TP1010';
-    return { ...diagnostic(rule, at, `unknown key '${key}' in ${name || 'the document'}; remove it or check its spelling`), target: 'key' };
+    return {
+      ...diagnostic(
+        rule,
+        at,
+        `unknown key '${key}' in ${name || 'the document'}; remove it or check its spelling`,
+      ),
+      target: 'key',
+    };
   }
   if (error.keyword === 'required') {
     const missing = String(params.missingProperty);
-    const rule = ruleFor(error.schemaPath) ?? (error.schemaPath.startsWith('#/definitions/handler/') ? 'TP2030' : 'TP1010');
+    const rule =
+      ruleFor(error.schemaPath) ??
+      (error.schemaPath.startsWith('#/definitions/handler/') ? 'TP2030' : 'TP1010');
     const where = path === '' ? 'the resource schema' : `'${name}'`;
     return diagnostic(rule, path, `${where} must have '${missing}'${missingAdvice(missing)}`);
   }
   // An array where a single property schema is expected.
   if (error.keyword === 'type' && error.schemaPath === '#/definitions/property/type') {
     if (isItemsKeyword(path) && Array.isArray(error.data)) {
-      return diagnostic('TP2025', path, "'items' must be a single schema; tuple validation (an array of schemas) is not supported");
+      return diagnostic(
+        'TP2025',
+        path,
+        "'items' must be a single schema; tuple validation (an array of schemas) is not supported",
+      );
     }
     return diagnostic('TP1010', path, `'${name}' must be a schema object`);
   }
@@ -249,5 +295,8 @@ function nameOf(pointer: string): string {
 
 function lastToken(pointer: string): string {
   const i = pointer.lastIndexOf('/');
-  return pointer.slice(i + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+  return pointer
+    .slice(i + 1)
+    .replace(/~1/g, '/')
+    .replace(/~0/g, '~');
 }

@@ -3,14 +3,29 @@
  */
 import { COMMON_REF_PREFIX, inlineCommonSchemas } from '../common.js';
 import { escapePointerToken } from '../diagnostics.js';
-import { DEFAULT_TIMEOUT_MINUTES, type HandlerAction, type HandlerSettings, type JsonSchema, type Reference, type ResourceType } from '../model.js';
+import {
+  DEFAULT_TIMEOUT_MINUTES,
+  type HandlerAction,
+  type HandlerSettings,
+  type JsonSchema,
+  type Reference,
+  type ResourceType,
+} from '../model.js';
 
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : []);
 
 /** Top-level keys that describe the model itself; everything else is CloudFormation metadata. */
-const MODEL_KEYS = ['description', 'properties', 'definitions', 'required', 'allOf', 'anyOf', 'oneOf'] as const;
+const MODEL_KEYS = [
+  'description',
+  'properties',
+  'definitions',
+  'required',
+  'allOf',
+  'anyOf',
+  'oneOf',
+] as const;
 
 export interface ModelHints {
   usesCommonSchemas: boolean;
@@ -30,7 +45,8 @@ export function resourceSchemaToModel(doc: Schema, hints: ModelHints, source?: s
       if (!isObject(h)) continue;
       handlers[action as HandlerAction] = {
         permissions: strings(h.permissions),
-        timeoutInMinutes: typeof h.timeoutInMinutes === 'number' ? h.timeoutInMinutes : DEFAULT_TIMEOUT_MINUTES,
+        timeoutInMinutes:
+          typeof h.timeoutInMinutes === 'number' ? h.timeoutInMinutes : DEFAULT_TIMEOUT_MINUTES,
       };
     }
   }
@@ -41,7 +57,9 @@ export function resourceSchemaToModel(doc: Schema, hints: ModelHints, source?: s
     description: String(doc.description),
     schema,
     primaryIdentifier: strings(doc.primaryIdentifier),
-    additionalIdentifiers: Array.isArray(doc.additionalIdentifiers) ? doc.additionalIdentifiers.map(strings) : [],
+    additionalIdentifiers: Array.isArray(doc.additionalIdentifiers)
+      ? doc.additionalIdentifiers.map(strings)
+      : [],
     readOnlyProperties: strings(doc.readOnlyProperties),
     writeOnlyProperties: strings(doc.writeOnlyProperties),
     createOnlyProperties: strings(doc.createOnlyProperties),
@@ -65,13 +83,18 @@ function collectReferences(doc: Schema): Reference[] {
       references.push({ property: pointer, typeName: rel.typeName, propertyPath: rel.propertyPath });
     }
     const ref = node.$ref;
-    if (typeof ref === 'string' && ref.startsWith('#/definitions/') && !ref.startsWith(`#/definitions/${COMMON_REF_PREFIX}`)) {
+    if (
+      typeof ref === 'string' &&
+      ref.startsWith('#/definitions/') &&
+      !ref.startsWith(`#/definitions/${COMMON_REF_PREFIX}`)
+    ) {
       const name = ref.slice('#/definitions/'.length);
       // A recursive definition is followed once along each path.
       if (!refChain.has(name)) visit(definitions[name], pointer, new Set([...refChain, name]));
     }
     if (isObject(node.properties)) {
-      for (const [name, child] of Object.entries(node.properties)) visit(child, `${pointer}/${escapePointerToken(name)}`, refChain);
+      for (const [name, child] of Object.entries(node.properties))
+        visit(child, `${pointer}/${escapePointerToken(name)}`, refChain);
     }
     visit(node.items, `${pointer}/*`, refChain);
     for (const key of ['allOf', 'anyOf', 'oneOf']) {
@@ -80,7 +103,8 @@ function collectReferences(doc: Schema): Reference[] {
     }
   };
   if (isObject(doc.properties)) {
-    for (const [name, child] of Object.entries(doc.properties)) visit(child, `/properties/${escapePointerToken(name)}`, new Set());
+    for (const [name, child] of Object.entries(doc.properties))
+      visit(child, `/properties/${escapePointerToken(name)}`, new Set());
   }
   return references;
 }
