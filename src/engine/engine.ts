@@ -153,6 +153,7 @@ export class Engine {
       );
     }
     assertValid(compiled, desired);
+    await this.assertReferencesExist(type, desired);
     const identifier = identifierOf(type, desired);
     return this.begin({
       compiled,
@@ -184,25 +185,7 @@ export class Engine {
         { patchDocument },
       );
     const desired = applyPatch(type, current.properties, patchDocument);
-    const changedReadOnly = type.readOnlyProperties.filter(
-      (p) => !sameValues(valuesAt(current.properties, p), valuesAt(desired, p)),
-    );
-    if (changedReadOnly.length > 0) {
-      throw new TypeplaneError(
-        'InvalidRequest',
-        `read-only properties cannot be changed: ${changedReadOnly.join(', ')}`,
-        changedReadOnly.map((pointer) => ({ pointer, message: 'is read-only: the provider sets it' })),
-      );
-    }
-    const createOnly = createOnlyChanged(type, current.properties, desired);
-    if (createOnly.length > 0) {
-      throw new TypeplaneError(
-        'NotUpdatable',
-        `create-only properties cannot change after creation: ${createOnly.join(', ')}; delete and re-create the resource instead`,
-        createOnly.map((pointer) => ({ pointer, message: 'is create-only' })),
-      );
-    }
-    assertValid(compiled, desired);
+    await this.assertUpdatable(compiled, current.properties, desired);
     return this.begin({
       compiled,
       operation: 'UPDATE',
@@ -211,6 +194,170 @@ export class Engine {
       clientToken,
       hashOf: { identifier, patchDocument },
     });
+  }
+
+  /**
+   * Create-or-replace (PUT, as ARM and Radius do): creates the resource when it does not exist,
+   * otherwise replaces its whole desired state — unless the type has the `noReplace` trait, in which
+   * case the operation fails with AlreadyExists.
+   */
+  async put(typeName: string, identifier: string, desiredState: unknown, clientToken?: string): Promise<ProgressEvent> {
+    const compiled = await this.registry.get(typeName);
+    const type = compiled.type;
+    const desired = requireModel(desiredState, 'desiredState');
+    const given = identifierOf(type, desired);
+    if (given !== undefined && given !== identifier) {
+      throw new TypeplaneError('InvalidRequest', `the desired state identifies ${given}, but the path names ${identifier}`);
+    }
+    const current = await this.store.getResource(type.typeName, identifier);
+    if (!current) {
+      // Identifier values not in the body come from the path.
+      const fromPath = identifierModel(type, identifier);
+      if (!fromPath) throw new TypeplaneError('InvalidRequest', `'${identifier}' is not an identifier of ${type.typeName}`);
+      for (const [key, value] of Object.entries(fromPath)) if (desired[key] === undefined) desired[key] = value;
+      return this.create(typeName, desired, clientToken);
+    }
+    if (type.traits.noReplace) {
+      return this.failImmediately(
+        compiled,
+        'UPDATE',
+        identifier,
+        'AlreadyExists',
+        `${type.typeName} ${identifier} already exists and its type does not allow replacing (noReplace); update it with PATCH`,
+        clientToken,
+        { put: desiredState },
+      );
+    }
+    const readOnly = readOnlyPresent(type, desired);
+    if (readOnly.length > 0) {
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `read-only properties cannot be set: ${readOnly.join(', ')}`,
+        readOnly.map((pointer) => ({ pointer, message: 'is read-only: the provider sets it' })),
+      );
+    }
+    // What the provider set stays; everything else is replaced by the body.
+    for (const pointer of type.readOnlyProperties) {
+      for (const { path, value } of valuesAt(current.properties, pointer)) {
+        if (path.length === 1) desired[String(path[0])] = structuredClone(value);
+      }
+    }
+    for (const [key, value] of Object.entries(identifierModel(type, identifier) ?? {})) {
+      if (desired[key] === undefined) desired[key] = value;
+    }
+    await this.assertUpdatable(compiled, current.properties, desired);
+    return this.begin({
+      compiled,
+      operation: 'UPDATE',
+      identifier,
+      request: { desiredState: desired, previousState: current.properties },
+      clientToken,
+      hashOf: { identifier, put: desiredState },
+    });
+  }
+
+  /** The contract checks of an update, before any handler runs. */
+  private async assertUpdatable(compiled: CompiledType, current: Model, desired: Model): Promise<void> {
+    const type = compiled.type;
+    const changedReadOnly = type.readOnlyProperties.filter(
+      (p) => !sameValues(valuesAt(current, p), valuesAt(desired, p)),
+    );
+    if (changedReadOnly.length > 0) {
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `read-only properties cannot be changed: ${changedReadOnly.join(', ')}`,
+        changedReadOnly.map((pointer) => ({ pointer, message: 'is read-only: the provider sets it' })),
+      );
+    }
+    const createOnly = createOnlyChanged(type, current, desired);
+    if (createOnly.length > 0) {
+      throw new TypeplaneError(
+        'NotUpdatable',
+        `create-only properties cannot change after creation: ${createOnly.join(', ')}; delete and re-create the resource instead`,
+        createOnly.map((pointer) => ({ pointer, message: 'is create-only' })),
+      );
+    }
+    assertValid(compiled, desired);
+    await this.assertReferencesExist(type, desired);
+  }
+
+  /** Every resource the model refers to exists (InvalidRequest naming the member otherwise). */
+  private async assertReferencesExist(type: ResourceType, model: Model): Promise<void> {
+    const missing: { pointer: string; message: string }[] = [];
+    for (const ref of await this.referencesOf(type, model)) {
+      if (ref.unregistered) {
+        missing.push({ pointer: ref.member, message: `refers to type ${ref.typeName}, which is not registered` });
+      } else if (!(await this.store.getResource(ref.typeName, ref.identifier))) {
+        missing.push({ pointer: ref.member, message: `refers to ${ref.typeName} ${ref.identifier}, which does not exist` });
+      }
+    }
+    if (missing.length > 0) {
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `referenced resources do not exist: ${missing.map((m) => `${m.pointer} ${m.message}`).join('; ')}`,
+        missing,
+      );
+    }
+  }
+
+  /**
+   * The resources a model refers to, by its type's `references`. A reference is enforced when its
+   * ids cover the referenced type's primary identifier (a CloudFormation relationshipRef to, say, an
+   * Arn that is not the identifier is documentation only).
+   */
+  private async referencesOf(
+    type: ResourceType,
+    model: Model,
+  ): Promise<{ typeName: string; identifier: string; member: string; unregistered?: boolean }[]> {
+    const found: { typeName: string; identifier: string; member: string; unregistered?: boolean }[] = [];
+    for (const ref of type.traits.references) {
+      let target: ResourceType | undefined;
+      try {
+        target = (await this.registry.get(ref.typeName)).type;
+      } catch {
+        target = undefined;
+      }
+      const ids =
+        ref.ids.length > 0
+          ? ref.ids.map((id) => ({ target: id.target === '' ? (target?.primaryIdentifier.length === 1 ? target.primaryIdentifier[0]! : '') : id.target, member: id.member }))
+          : (target?.primaryIdentifier.map((p) => ({ target: p, member: p })) ?? []);
+      const members = ids.map((id) => valuesAt(model, id.member));
+      if (members.every((values) => values.length === 0)) continue; // nothing referred to
+      if (!target) {
+        found.push({ typeName: ref.typeName, identifier: '', member: ids[0]?.member ?? '', unregistered: true });
+        continue;
+      }
+      const targets = new Set(ids.map((id) => id.target));
+      if (targets.size !== target.primaryIdentifier.length || !target.primaryIdentifier.every((p) => targets.has(p))) continue;
+      if (ids.length === 1) {
+        for (const { value } of members[0]!) {
+          if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+            found.push({ typeName: target.typeName, identifier: String(value), member: ids[0]!.member });
+          }
+        }
+        continue;
+      }
+      // Compound identifier: one value per part, in the referenced type's identifier order.
+      if (members.some((values) => values.length !== 1)) continue;
+      const parts = target.primaryIdentifier.map((p) => members[ids.findIndex((id) => id.target === p)]![0]!.value);
+      found.push({ typeName: target.typeName, identifier: parts.map(String).join('|'), member: ids[0]!.member });
+    }
+    return found;
+  }
+
+  /** Both directions of references for one resource. */
+  async references(
+    typeName: string,
+    identifier: string,
+  ): Promise<{ references: { typeName: string; identifier: string }[]; referencedBy: { typeName: string; identifier: string }[] }> {
+    const compiled = await this.registry.get(typeName);
+    if (!(await this.store.getResource(compiled.type.typeName, identifier))) {
+      throw new TypeplaneError('NotFound', `${compiled.type.typeName} ${identifier} does not exist`);
+    }
+    return {
+      references: await this.store.listReferences(compiled.type.typeName, identifier),
+      referencedBy: await this.store.listReferrers(compiled.type.typeName, identifier, MAX_RESULTS_LIMIT),
+    };
   }
 
   async delete(typeName: string, identifier: string, clientToken?: string): Promise<ProgressEvent> {
@@ -227,6 +374,14 @@ export class Engine {
         clientToken,
         {},
       );
+    const dependants = await this.store.listReferrers(type.typeName, identifier, 20);
+    if (dependants.length > 0) {
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `${type.typeName} ${identifier} is still referenced by ${dependants.map((d) => `${d.typeName} ${d.identifier}`).join(', ')}; delete or change those first`,
+        dependants.map((d) => ({ message: 'refers to this resource', typeName: d.typeName, identifier: d.identifier })),
+      );
+    }
     return this.begin({
       compiled,
       operation: 'DELETE',

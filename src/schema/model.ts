@@ -16,14 +16,22 @@ export interface HandlerSettings {
   timeoutInMinutes: number;
 }
 
-/** A property that refers to a resource of another type (Smithy `references`, CFN `relationshipRef`). */
+/**
+ * A reference to a resource of another type (Smithy `references`; CloudFormation `relationshipRef`
+ * is the one-property form). Each entry of `ids` says which member of this model supplies which
+ * property of the referenced type — Smithy's `resourceIdentifier`: implicit when the names match.
+ */
 export interface Reference {
-  /** Pointer of the referring property in the model, e.g. `/properties/DatabaseName`. */
-  property: string;
   /** The referenced type. */
   typeName: string;
-  /** Pointer of the identifier property in the referenced type, e.g. `/properties/Name`. */
-  propertyPath: string;
+  ids: ReferenceId[];
+}
+
+export interface ReferenceId {
+  /** Pointer of the property in the referenced type, e.g. `/properties/Name`. */
+  target: string;
+  /** Pointer of the member in this model that holds its value, e.g. `/properties/DatabaseName` (may use `*`). */
+  member: string;
 }
 
 export interface Traits {

@@ -75,9 +75,18 @@ export type BeginResult =
   /** Another operation is active on the same resource. */
   | { kind: 'conflict'; activeRequestToken: string };
 
-/** A change to the resource index made atomically with an operation's completion. */
+export interface ResourceKey {
+  typeName: string;
+  identifier: string;
+}
+
+/**
+ * A change to the resource index made atomically with an operation's completion. A put replaces the
+ * resource's outgoing references with `references` (when given); a delete removes them.
+ */
 export type ResourceChange =
-  { kind: 'put'; resource: StoredResource } | { kind: 'delete'; typeName: string; identifier: string };
+  | { kind: 'put'; resource: StoredResource; references?: ResourceKey[] }
+  | { kind: 'delete'; typeName: string; identifier: string };
 
 export interface Store {
   // Types
@@ -98,6 +107,10 @@ export interface Store {
     options: { limit: number; nextToken?: string },
   ): Promise<Page<StoredResource>>;
   countResources(typeName: string): Promise<number>;
+  /** Resources this one refers to. */
+  listReferences(typeName: string, identifier: string): Promise<ResourceKey[]>;
+  /** Resources that refer to this one (at most `limit`). */
+  listReferrers(typeName: string, identifier: string, limit: number): Promise<ResourceKey[]>;
 
   // Operations
   /**

@@ -134,27 +134,11 @@ describe('normalising a resource schema', () => {
     assert.deepEqual(type.traits, {
       noReplace: false,
       references: [
-        { property: '/properties/VpcId', typeName: 'AWS::EC2::VPC', propertyPath: '/properties/VpcId' },
-        {
-          property: '/properties/SubnetIds/*',
-          typeName: 'AWS::EC2::Subnet',
-          propertyPath: '/properties/SubnetId',
-        },
-        {
-          property: '/properties/Encryption/KeyArn',
-          typeName: 'AWS::KMS::Key',
-          propertyPath: '/properties/Arn',
-        },
-        {
-          property: '/properties/Rules/*/TopicArn',
-          typeName: 'AWS::SNS::Topic',
-          propertyPath: '/properties/TopicArn',
-        },
-        {
-          property: '/properties/Tree/Peer',
-          typeName: 'Org::Network::Endpoint',
-          propertyPath: '/properties/Name',
-        },
+        { typeName: 'AWS::EC2::VPC', ids: [{ target: '/properties/VpcId', member: '/properties/VpcId' }] },
+        { typeName: 'AWS::EC2::Subnet', ids: [{ target: '/properties/SubnetId', member: '/properties/SubnetIds/*' }] },
+        { typeName: 'AWS::KMS::Key', ids: [{ target: '/properties/Arn', member: '/properties/Encryption/KeyArn' }] },
+        { typeName: 'AWS::SNS::Topic', ids: [{ target: '/properties/TopicArn', member: '/properties/Rules/*/TopicArn' }] },
+        { typeName: 'Org::Network::Endpoint', ids: [{ target: '/properties/Name', member: '/properties/Tree/Peer' }] },
       ],
     });
   });

@@ -51,7 +51,7 @@ test('the file is in WAL mode with the schema at the latest version', async (t) 
     )
     .all()
     .map((r) => r.name);
-  assert.deepEqual(tables, ['client_tokens', 'kv', 'operations', 'resources', 'types']);
+  assert.deepEqual(tables, ['client_tokens', 'kv', 'operations', 'resource_refs', 'resources', 'types']);
   // Keyset paging uses the primary key: no sort step, no full scan.
   const plan = db
     .prepare<[], { detail: string }>(

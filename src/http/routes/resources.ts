@@ -88,6 +88,27 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     },
   );
 
+  app.put<ResourceParams>(
+    '/v1/resources/:typeName/:identifier',
+    { bodyLimit: RESOURCE_BODY_LIMIT },
+    async (request, reply) => {
+      const wait = waitSeconds(request.query.wait);
+      const body = bodyObject(request.body);
+      const event = await engine.put(
+        request.params.typeName,
+        request.params.identifier,
+        body.desiredState,
+        body.clientToken as string | undefined,
+      );
+      return accepted(reply, event, wait);
+    },
+  );
+
+  app.get<ResourceParams>('/v1/resources/:typeName/:identifier/references', async (request) => {
+    const { typeName, identifier } = request.params;
+    return { typeName, identifier, ...(await engine.references(typeName, identifier)) };
+  });
+
   app.delete<ResourceParams>('/v1/resources/:typeName/:identifier', async (request, reply) => {
     const wait = waitSeconds(request.query.wait);
     const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);

@@ -80,7 +80,7 @@ function collectReferences(doc: Schema): Reference[] {
     if (!isObject(node)) return;
     const rel = node.relationshipRef;
     if (isObject(rel) && typeof rel.typeName === 'string' && typeof rel.propertyPath === 'string') {
-      references.push({ property: pointer, typeName: rel.typeName, propertyPath: rel.propertyPath });
+      references.push({ typeName: rel.typeName, ids: [{ target: rel.propertyPath, member: pointer }] });
     }
     const ref = node.$ref;
     if (

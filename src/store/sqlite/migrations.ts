@@ -81,6 +81,17 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (namespace, key)
   ) WITHOUT ROWID;
   `,
+  // 2: references between resources, both directions indexed.
+  `
+  CREATE TABLE resource_refs (
+    from_type TEXT NOT NULL,
+    from_id   TEXT NOT NULL,
+    to_type   TEXT NOT NULL,
+    to_id     TEXT NOT NULL,
+    PRIMARY KEY (from_type, from_id, to_type, to_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX resource_refs_to ON resource_refs (to_type, to_id);
+  `,
 ];
 
 /** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */

@@ -23,6 +23,7 @@ import type {
   OperationRecord,
   Page,
   ResourceChange,
+  ResourceKey,
   Store,
   StoredResource,
   StoredType,
@@ -204,6 +205,16 @@ export class SqliteStore implements Store {
 
   async countResources(typeName: string): Promise<number> {
     return this.sql.countResources.get(typeName)?.count ?? 0;
+  }
+
+  async listReferences(typeName: string, identifier: string): Promise<ResourceKey[]> {
+    return this.sql.refsFrom.all(typeName, identifier).map((r) => ({ typeName: r.to_type, identifier: r.to_id }));
+  }
+
+  async listReferrers(typeName: string, identifier: string, limit: number): Promise<ResourceKey[]> {
+    return this.sql.refsTo
+      .all(typeName, identifier, limit)
+      .map((r) => ({ typeName: r.from_type, identifier: r.from_id }));
   }
 
   // ---- Operations ----
@@ -433,8 +444,15 @@ export class SqliteStore implements Store {
               isoTime(resource.createdAt, 'createdAt'),
               isoTime(resource.updatedAt, 'updatedAt'),
             );
+            if (change.references) {
+              this.sql.deleteRefsFrom.run(resource.typeName, resource.identifier);
+              for (const ref of change.references) {
+                this.sql.insertRef.run(resource.typeName, resource.identifier, ref.typeName, ref.identifier);
+              }
+            }
           } else if (change?.kind === 'delete') {
             this.sql.deleteResource.run(change.typeName, change.identifier);
+            this.sql.deleteRefsFrom.run(change.typeName, change.identifier);
           }
         },
       ),
@@ -503,6 +521,16 @@ function prepareStatements(db: Database.Database) {
     ),
     deleteResource: db.prepare<[string, string]>(
       `DELETE FROM resources WHERE type_name = ? AND identifier = ?`,
+    ),
+    refsFrom: db.prepare<[string, string], { to_type: string; to_id: string }>(
+      `SELECT to_type, to_id FROM resource_refs WHERE from_type = ? AND from_id = ? ORDER BY to_type, to_id`,
+    ),
+    refsTo: db.prepare<[string, string, number], { from_type: string; from_id: string }>(
+      `SELECT from_type, from_id FROM resource_refs WHERE to_type = ? AND to_id = ? ORDER BY from_type, from_id LIMIT ?`,
+    ),
+    deleteRefsFrom: db.prepare<[string, string]>(`DELETE FROM resource_refs WHERE from_type = ? AND from_id = ?`),
+    insertRef: db.prepare<[string, string, string, string]>(
+      `INSERT OR IGNORE INTO resource_refs (from_type, from_id, to_type, to_id) VALUES (?, ?, ?, ?)`,
     ),
 
     getOperation: db.prepare<[string], OperationRow>(

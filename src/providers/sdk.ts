@@ -1,0 +1,86 @@
+/**
+ * @module The TypeScript provider SDK.
+ *
+ * @example
+ * import { defineProvider, progress } from 'typeplane/provider';
+ *
+ * export default defineProvider({
+ *   name: 'queues',
+ *   types: ['Acme::Messaging::Queue'],
+ *   schemas: ['./queue.json'],
+ *   async create({ desiredState }) {
+ *     await makeQueue(desiredState.Name);
+ *     return progress.success(desiredState);
+ *   },
+ *   // read, update, delete, list …
+ * });
+ */
+import type { ErrorCode } from '../errors.js';
+import type { Model } from '../engine/types.js';
+import { HandlerError, type Handler, type HandlerEvent, type Provider } from './types.js';
+
+export interface ProviderDefinition extends Provider {
+  /** The type names this provider serves. */
+  readonly types: readonly string[];
+  /** Schema or manifest files (relative to the module, or absolute) registered when the provider loads. */
+  readonly schemas?: readonly string[];
+  /** Receives the provider's section of the configuration before any handler runs. */
+  configure?(config: Record<string, unknown>): void | Promise<void>;
+  /** Release connections and the like when the server stops. */
+  close?(): void | Promise<void>;
+}
+
+export interface ProviderSpec {
+  name: string;
+  types: readonly string[];
+  schemas?: readonly string[];
+  configure?(config: Record<string, unknown>): void | Promise<void>;
+  close?(): void | Promise<void>;
+  create: Handler;
+  read: Handler;
+  update: Handler;
+  delete: Handler;
+  list: Handler;
+}
+
+/** Declare a provider; checks the definition so mistakes show at load, not at the first request. */
+export function defineProvider(spec: ProviderSpec): ProviderDefinition {
+  if (typeof spec !== 'object' || spec === null) throw new TypeError('defineProvider takes an object');
+  if (typeof spec.name !== 'string' || spec.name === '') throw new TypeError('a provider needs a name');
+  if (!Array.isArray(spec.types) || spec.types.length === 0 || !spec.types.every((t) => typeof t === 'string')) {
+    throw new TypeError(`provider ${spec.name}: 'types' must list the type names it serves`);
+  }
+  for (const action of ['create', 'read', 'update', 'delete', 'list'] as const) {
+    if (typeof spec[action] !== 'function') throw new TypeError(`provider ${spec.name}: the ${action} handler is missing`);
+  }
+  return Object.freeze({ ...spec });
+}
+
+/** Builders for the events handlers return. */
+export const progress = {
+  success(model?: Model): HandlerEvent {
+    return model === undefined ? { status: 'SUCCESS' } : { status: 'SUCCESS', resourceModel: model };
+  },
+  /** Ask to be invoked again after `callbackDelaySeconds`, with `callbackContext` handed back. */
+  inProgress(model: Model | undefined, options: { callbackContext?: Record<string, unknown>; callbackDelaySeconds?: number; message?: string } = {}): HandlerEvent {
+    return {
+      status: 'IN_PROGRESS',
+      ...(model === undefined ? {} : { resourceModel: model }),
+      callbackContext: options.callbackContext ?? {},
+      callbackDelaySeconds: options.callbackDelaySeconds ?? 0,
+      ...(options.message === undefined ? {} : { message: options.message }),
+    };
+  },
+  failed(errorCode: ErrorCode, message: string): HandlerEvent {
+    return { status: 'FAILED', errorCode, message };
+  },
+  /** A list page; `nextToken` null (or absent) on the last page. */
+  list(models: Model[], nextToken?: string | null): HandlerEvent {
+    return { status: 'SUCCESS', resourceModels: models, nextToken: nextToken ?? null };
+  },
+};
+
+export { HandlerError };
+export type { Handler, HandlerEvent, HandlerRequest, HandlerLogger, Provider } from './types.js';
+export type { Model } from '../engine/types.js';
+export type { ErrorCode } from '../errors.js';
