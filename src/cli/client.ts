@@ -28,7 +28,12 @@ export class Client {
       /* reported below */
     }
     if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) {
-      throw new ApiError(0, 'InvalidRequest', `the endpoint must be an http:// or https:// URL, not '${endpoint}' (--endpoint or TYPEPLANE_ENDPOINT)`, []);
+      throw new ApiError(
+        0,
+        'InvalidRequest',
+        `the endpoint must be an http:// or https:// URL, not '${endpoint}' (--endpoint or TYPEPLANE_ENDPOINT)`,
+        [],
+      );
     }
     this.endpoint = endpoint;
     this.base = base;
@@ -57,15 +62,34 @@ export class Client {
       // undici puts the reason in `cause`: a code for socket errors (ECONNREFUSED), only a message for others ('bad port').
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       const reason = cause?.code ?? cause?.message ?? (e as Error).message;
-      throw new ApiError(0, 'NetworkFailure', `cannot reach Typeplane at ${this.endpoint} (${reason}); is 'typeplane serve' running? (--endpoint or TYPEPLANE_ENDPOINT)`, []);
+      throw new ApiError(
+        0,
+        'NetworkFailure',
+        `cannot reach Typeplane at ${this.endpoint} (${reason}); is 'typeplane serve' running? (--endpoint or TYPEPLANE_ENDPOINT)`,
+        [],
+      );
     }
     const parsed: unknown = text === '' ? undefined : safeJson(text);
     if (!response.ok) {
-      const err = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as { errorCode?: string; message?: string; details?: unknown[] };
-      throw new ApiError(response.status, err.errorCode ?? `HTTP${response.status}`, err.message ?? (text || response.statusText), Array.isArray(err.details) ? err.details : []);
+      const err = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as {
+        errorCode?: string;
+        message?: string;
+        details?: unknown[];
+      };
+      throw new ApiError(
+        response.status,
+        err.errorCode ?? `HTTP${response.status}`,
+        err.message ?? (truncate(text.trim(), 200) || response.statusText),
+        Array.isArray(err.details) ? err.details : [],
+      );
     }
     if (typeof parsed === 'string') {
-      throw new ApiError(response.status, 'UnexpectedResponse', `${this.endpoint} answered ${method} ${path} with something that is not JSON; is it a Typeplane server?`, []);
+      throw new ApiError(
+        response.status,
+        'UnexpectedResponse',
+        `${this.endpoint} answered ${method} ${path} with something that is not JSON; is it a Typeplane server?`,
+        [],
+      );
     }
     return parsed as T;
   }
@@ -90,7 +114,8 @@ export function render(value: unknown, format: OutputFormat, table?: () => strin
 /** Fixed-width columns, the way kubectl prints lists. */
 export function columns(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('   ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('   ');
   return [line(headers), ...rows.map(line)].join('\n');
 }
 

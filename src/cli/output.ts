@@ -3,7 +3,10 @@
  */
 
 /** A one-line progress indicator on a TTY; silent elsewhere (CI logs, pipes). */
-export function progressLine(stream: NodeJS.WriteStream, label: string): {
+export function progressLine(
+  stream: NodeJS.WriteStream,
+  label: string,
+): {
   update(done: number, total: number): void;
   clear(): void;
 } {

@@ -23,20 +23,35 @@ export function registerServe(program: Command): void {
     .option('--port <port>', `port (0 picks a free one; env TYPEPLANE_PORT; default ${DEFAULT_PORT})`)
     .option('--data-dir <dir>', 'folder for the state (typeplane.db)', '.typeplane')
     .option('--types <paths...>', 'resource schemas / manifests (files or folders) to register at start')
-    .option('--log-level <level>', 'fatal, error, warn, info, debug or silent', 'info')
-    .option('--lease <seconds>', "how long a worker holds an operation without renewing; a crashed server's operations resume after this", '30')
+    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'info')
+    .option(
+      '--lease <seconds>',
+      "how long a worker holds an operation without renewing; a crashed server's operations resume after this",
+      '30',
+    )
     .action(async (options: ServeOptions, command: Command) => {
       const rawPort = options.port ?? process.env.TYPEPLANE_PORT ?? String(DEFAULT_PORT);
-      const port = Number(rawPort);
+      // Digits only: Number() would read '' as 0 (a random port), '1e3' as 1000 and '0x10' as 16.
+      const port = /^\d{1,5}$/.test(rawPort) ? Number(rawPort) : NaN;
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        command.error(`error: port must be a whole number from 0 to 65535, not '${rawPort}'`, { exitCode: 2, code: 'typeplane.usage' });
+        command.error(`error: port must be a whole number from 0 to 65535, not '${rawPort}'`, {
+          exitCode: 2,
+          code: 'typeplane.usage',
+        });
       }
       const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
       if (!levels.includes(options.logLevel)) {
-        command.error(`error: --log-level must be one of ${levels.join(', ')}`, { exitCode: 2, code: 'typeplane.usage' });
+        command.error(`error: --log-level must be one of ${levels.join(', ')}`, {
+          exitCode: 2,
+          code: 'typeplane.usage',
+        });
       }
-      const lease = Number(options.lease);
-      if (!(lease > 0 && lease <= 3600)) command.error('error: --lease must be a number of seconds from 0 to 3600', { exitCode: 2, code: 'typeplane.usage' });
+      const lease = options.lease.trim() === '' ? NaN : Number(options.lease);
+      if (!(lease > 0 && lease <= 3600))
+        command.error(
+          `error: --lease must be a number of seconds above 0 and at most 3600, not '${options.lease}'`,
+          { exitCode: 2, code: 'typeplane.usage' },
+        );
       // Logs go to stderr so stdout carries only what a script reads (the listening line).
       const logger = pino({ level: options.logLevel }, pino.destination(2));
       const service = await startService({

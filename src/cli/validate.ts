@@ -22,7 +22,10 @@ export function registerValidate(program: Command): void {
     .option('-q, --quiet', 'print errors only, not warnings', false)
     .action(async (paths: string[], options: ValidateCommandOptions, command: Command) => {
       if (options.format !== 'text' && options.format !== 'json') {
-        command.error(`error: --format must be 'text' or 'json', not '${String(options.format)}'`, { exitCode: 2, code: 'typeplane.usage' });
+        command.error(`error: --format must be 'text' or 'json', not '${String(options.format)}'`, {
+          exitCode: 2,
+          code: 'typeplane.usage',
+        });
       }
       process.exitCode = await runValidate(paths, options);
     });
@@ -31,7 +34,10 @@ export function registerValidate(program: Command): void {
 /** Returns the exit code: 0 valid, 1 invalid. */
 export async function runValidate(paths: string[], options: ValidateCommandOptions): Promise<number> {
   const progress = options.format === 'text' ? progressLine(process.stderr, 'validating') : undefined;
-  const { results } = await loadTypes(paths, { cwd: process.cwd(), onProgress: (done, total) => progress?.update(done, total) });
+  const { results } = await loadTypes(paths, {
+    cwd: process.cwd(),
+    onProgress: (done, total) => progress?.update(done, total),
+  });
   progress?.clear();
 
   const failed = (d: Diagnostic) => d.severity === 'error' || options.strict;
@@ -71,7 +77,9 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
     for (const d of result.diagnostics) {
       const severity = failed(d) ? 'error' : 'warning';
       if (severity === 'warning' && options.quiet) continue;
-      lines.push(`${d.file ?? result.file ?? '-'}:${d.line ?? 1}:${d.column ?? 1}  ${severity.padEnd(7)}  ${d.rule}  ${d.message}`);
+      lines.push(
+        `${d.file ?? result.file ?? '-'}:${d.line ?? 1}:${d.column ?? 1}  ${severity.padEnd(7)}  ${d.rule}  ${d.message}`,
+      );
     }
   }
   if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n');

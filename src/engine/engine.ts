@@ -144,14 +144,7 @@ export class Engine {
     const compiled = await this.registry.get(typeName);
     const type = compiled.type;
     const desired = requireModel(desiredState, 'desiredState');
-    const readOnly = readOnlyPresent(type, desired);
-    if (readOnly.length > 0) {
-      throw new TypeplaneError(
-        'InvalidRequest',
-        `read-only properties cannot be set: ${readOnly.join(', ')}`,
-        readOnly.map((pointer) => ({ pointer, message: 'is read-only: the provider sets it' })),
-      );
-    }
+    refuseReadOnly(type, desired);
     assertValid(compiled, desired);
     await this.assertReferencesExist(type, desired);
     const identifier = identifierOf(type, desired);
@@ -201,20 +194,33 @@ export class Engine {
    * otherwise replaces its whole desired state — unless the type has the `noReplace` trait, in which
    * case the operation fails with AlreadyExists.
    */
-  async put(typeName: string, identifier: string, desiredState: unknown, clientToken?: string): Promise<ProgressEvent> {
+  async put(
+    typeName: string,
+    identifier: string,
+    desiredState: unknown,
+    clientToken?: string,
+  ): Promise<ProgressEvent> {
     const compiled = await this.registry.get(typeName);
     const type = compiled.type;
     const desired = requireModel(desiredState, 'desiredState');
     const given = identifierOf(type, desired);
     if (given !== undefined && given !== identifier) {
-      throw new TypeplaneError('InvalidRequest', `the desired state identifies ${given}, but the path names ${identifier}`);
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `the desired state identifies ${given}, but the path names ${identifier}`,
+      );
     }
     const current = await this.store.getResource(type.typeName, identifier);
     if (!current) {
       // Identifier values not in the body come from the path.
       const fromPath = identifierModel(type, identifier);
-      if (!fromPath) throw new TypeplaneError('InvalidRequest', `'${identifier}' is not an identifier of ${type.typeName}`);
-      for (const [key, value] of Object.entries(fromPath)) if (desired[key] === undefined) desired[key] = value;
+      if (!fromPath)
+        throw new TypeplaneError(
+          'InvalidRequest',
+          `'${identifier}' is not an identifier of ${type.typeName}`,
+        );
+      for (const [key, value] of Object.entries(fromPath))
+        if (desired[key] === undefined) desired[key] = value;
       return this.create(typeName, desired, clientToken);
     }
     if (type.traits.noReplace) {
@@ -228,14 +234,7 @@ export class Engine {
         { put: desiredState },
       );
     }
-    const readOnly = readOnlyPresent(type, desired);
-    if (readOnly.length > 0) {
-      throw new TypeplaneError(
-        'InvalidRequest',
-        `read-only properties cannot be set: ${readOnly.join(', ')}`,
-        readOnly.map((pointer) => ({ pointer, message: 'is read-only: the provider sets it' })),
-      );
-    }
+    refuseReadOnly(type, desired);
     // What the provider set stays; everything else is replaced by the body.
     for (const pointer of type.readOnlyProperties) {
       for (const { path, value } of valuesAt(current.properties, pointer)) {
@@ -286,9 +285,15 @@ export class Engine {
     const missing: { pointer: string; message: string }[] = [];
     for (const ref of await this.referencesOf(type, model)) {
       if (ref.unregistered) {
-        missing.push({ pointer: ref.member, message: `refers to type ${ref.typeName}, which is not registered` });
+        missing.push({
+          pointer: ref.member,
+          message: `refers to type ${ref.typeName}, which is not registered`,
+        });
       } else if (!(await this.store.getResource(ref.typeName, ref.identifier))) {
-        missing.push({ pointer: ref.member, message: `refers to ${ref.typeName} ${ref.identifier}, which does not exist` });
+        missing.push({
+          pointer: ref.member,
+          message: `refers to ${ref.typeName} ${ref.identifier}, which does not exist`,
+        });
       }
     }
     if (missing.length > 0) {
@@ -319,16 +324,33 @@ export class Engine {
       }
       const ids =
         ref.ids.length > 0
-          ? ref.ids.map((id) => ({ target: id.target === '' ? (target?.primaryIdentifier.length === 1 ? target.primaryIdentifier[0]! : '') : id.target, member: id.member }))
+          ? ref.ids.map((id) => ({
+              target:
+                id.target === ''
+                  ? target?.primaryIdentifier.length === 1
+                    ? target.primaryIdentifier[0]!
+                    : ''
+                  : id.target,
+              member: id.member,
+            }))
           : (target?.primaryIdentifier.map((p) => ({ target: p, member: p })) ?? []);
       const members = ids.map((id) => valuesAt(model, id.member));
       if (members.every((values) => values.length === 0)) continue; // nothing referred to
       if (!target) {
-        found.push({ typeName: ref.typeName, identifier: '', member: ids[0]?.member ?? '', unregistered: true });
+        found.push({
+          typeName: ref.typeName,
+          identifier: '',
+          member: ids[0]?.member ?? '',
+          unregistered: true,
+        });
         continue;
       }
       const targets = new Set(ids.map((id) => id.target));
-      if (targets.size !== target.primaryIdentifier.length || !target.primaryIdentifier.every((p) => targets.has(p))) continue;
+      if (
+        targets.size !== target.primaryIdentifier.length ||
+        !target.primaryIdentifier.every((p) => targets.has(p))
+      )
+        continue;
       if (ids.length === 1) {
         for (const { value } of members[0]!) {
           if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
@@ -339,8 +361,14 @@ export class Engine {
       }
       // Compound identifier: one value per part, in the referenced type's identifier order.
       if (members.some((values) => values.length !== 1)) continue;
-      const parts = target.primaryIdentifier.map((p) => members[ids.findIndex((id) => id.target === p)]![0]!.value);
-      found.push({ typeName: target.typeName, identifier: parts.map(String).join('|'), member: ids[0]!.member });
+      const parts = target.primaryIdentifier.map(
+        (p) => members[ids.findIndex((id) => id.target === p)]![0]!.value,
+      );
+      found.push({
+        typeName: target.typeName,
+        identifier: parts.map(String).join('|'),
+        member: ids[0]!.member,
+      });
     }
     return found;
   }
@@ -349,7 +377,10 @@ export class Engine {
   async references(
     typeName: string,
     identifier: string,
-  ): Promise<{ references: { typeName: string; identifier: string }[]; referencedBy: { typeName: string; identifier: string }[] }> {
+  ): Promise<{
+    references: { typeName: string; identifier: string }[];
+    referencedBy: { typeName: string; identifier: string }[];
+  }> {
     const compiled = await this.registry.get(typeName);
     if (!(await this.store.getResource(compiled.type.typeName, identifier))) {
       throw new TypeplaneError('NotFound', `${compiled.type.typeName} ${identifier} does not exist`);
@@ -379,7 +410,11 @@ export class Engine {
       throw new TypeplaneError(
         'ResourceConflict',
         `${type.typeName} ${identifier} is still referenced by ${dependants.map((d) => `${d.typeName} ${d.identifier}`).join(', ')}; delete or change those first`,
-        dependants.map((d) => ({ message: 'refers to this resource', typeName: d.typeName, identifier: d.identifier })),
+        dependants.map((d) => ({
+          message: 'refers to this resource',
+          typeName: d.typeName,
+          identifier: d.identifier,
+        })),
       );
     }
     return this.begin({
@@ -959,6 +994,17 @@ function requireModel(value: unknown, name: string): Model {
     throw new TypeplaneError('InvalidRequest', `${name} must be a JSON object of the resource's properties`);
   }
   return structuredClone(value as Model);
+}
+
+function refuseReadOnly(type: ResourceType, desired: Model): void {
+  const readOnly = readOnlyPresent(type, desired);
+  if (readOnly.length > 0) {
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `read-only properties cannot be set: ${readOnly.join(', ')}`,
+      readOnly.map((pointer) => ({ pointer, message: 'is read-only: the provider sets it' })),
+    );
+  }
 }
 
 function assertValid(compiled: CompiledType, desired: Model): void {

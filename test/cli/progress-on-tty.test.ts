@@ -4,7 +4,10 @@ import { progressLine } from '../../src/cli/output.js';
 
 function fakeStream(isTTY: boolean) {
   const written: string[] = [];
-  return { stream: { isTTY, write: (s: string) => written.push(s) } as unknown as NodeJS.WriteStream, written };
+  return {
+    stream: { isTTY, write: (s: string) => written.push(s) } as unknown as NodeJS.WriteStream,
+    written,
+  };
 }
 
 test('progress is drawn on a terminal and cleared at the end', () => {

@@ -50,19 +50,28 @@ test('errors print as path:line:col  severity  rule  message and exit 1', () => 
   const dir = workspace();
   writeFileSync(
     join(dir, 'types', 'nested', 'bad.json'),
-    valid.replace('"primaryIdentifier": [\n    "/properties/Name"', '"primaryIdentifier": [\n    "/properties/Nme"'),
+    valid.replace(
+      '"primaryIdentifier": [\n    "/properties/Name"',
+      '"primaryIdentifier": [\n    "/properties/Nme"',
+    ),
   );
   const { code, stdout } = typeplane(['validate', 'types'], dir);
   assert.equal(code, 1);
   const line = stdout.split('\n').find((l) => l.includes('TP2010'));
   assert.ok(line, stdout);
-  assert.match(line, /^types\/nested\/bad\.json:11:5 {2}error {4}TP2010 {2}primaryIdentifier '\/properties\/Nme'/);
+  assert.match(
+    line,
+    /^types\/nested\/bad\.json:11:5 {2}error {4}TP2010 {2}primaryIdentifier '\/properties\/Nme'/,
+  );
   assert.match(stdout, /✖ 2 files checked: 1 valid file, 1 type, 1 error, 0 warnings/);
 });
 
 test('--strict turns warnings into errors', () => {
   const dir = workspace();
-  writeFileSync(join(dir, 'types', 'ok.json'), valid.replace(',\n  "createOnlyProperties": [\n    "/properties/Name"\n  ]', ''));
+  writeFileSync(
+    join(dir, 'types', 'ok.json'),
+    valid.replace(',\n  "createOnlyProperties": [\n    "/properties/Name"\n  ]', ''),
+  );
   assert.equal(typeplane(['validate', 'types'], dir).code, 0);
   const strict = typeplane(['validate', 'types', '--strict'], dir);
   assert.equal(strict.code, 1);
@@ -106,7 +115,10 @@ test('the same type defined in two files is an error in the second', () => {
   writeFileSync(join(dir, 'types', 'twin.json'), valid);
   const { code, stdout } = typeplane(['validate', 'types'], dir);
   assert.equal(code, 1);
-  assert.match(stdout, /types\/twin\.json:1:1 {2}error {4}TP1011 {2}type Acme::Test::Thing is already defined in types\/ok\.json/);
+  assert.match(
+    stdout,
+    /types\/twin\.json:1:1 {2}error {4}TP1011 {2}type Acme::Test::Thing is already defined in types\/ok\.json/,
+  );
 });
 
 test('the bundled examples are valid', () => {

@@ -1,0 +1,546 @@
+/**
+ * `typeplane type|resource|request …` and `typeplane serve`, driven as child processes against one
+ * real server (in-process, loopback, temp SQLite). Each CLI child costs about a second of tsx start-up,
+ * so independent calls run concurrently and setup the CLI is not tested on goes straight to HTTP.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { startTestService, tempDir, type TestService } from '../helpers/service.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+// Resolved here so the CLI runs with the same tsx whatever the working directory.
+const tsx = import.meta.resolve('tsx');
+const MAIN = join(root, 'src/cli/main.ts');
+
+const PG = 'Typeplane.Data/postgresDatabases';
+const PGSQL = 'Typeplane::PostgreSQL::Database';
+const PASSWORD = 'correct-horse-battery';
+const STACK_FRAME = /^\s+at /m;
+
+let svc: TestService;
+
+before(async () => {
+  svc = await startTestService();
+});
+after(() => svc.close());
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Run the CLI. `--endpoint <the test server>` is appended unless `endpoint` says otherwise (`null`: none).
+ * TYPEPLANE_ENDPOINT / TYPEPLANE_PORT from the outer environment never leak in.
+ */
+function typeplane(
+  args: string[],
+  options: { endpoint?: string | null; env?: Record<string, string> } = {},
+): Promise<Run> {
+  const endpoint = options.endpoint === undefined ? svc.url : options.endpoint;
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.TYPEPLANE_ENDPOINT;
+  delete env.TYPEPLANE_PORT;
+  Object.assign(env, options.env);
+  const child = spawn(
+    process.execPath,
+    ['--import', tsx, MAIN, ...args, ...(endpoint === null ? [] : ['--endpoint', endpoint])],
+    {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`typeplane ${args.join(' ')} did not finish in 30 s\n${stdout}\n${stderr}`));
+    }, 30_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Assert the exit code, showing the output when it is wrong. */
+function exits(run: Run, code: number): void {
+  assert.equal(run.code, code, `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`);
+}
+
+/** The value of `label` in the key/value table printed for a progress event. */
+function field(stdout: string, label: string): string | undefined {
+  return new RegExp(`^${label}\\s+(.*)$`, 'm').exec(stdout)?.[1];
+}
+
+function noSecret(...runs: Run[]): void {
+  for (const run of runs)
+    assert.ok(
+      !run.stdout.includes(PASSWORD) && !run.stderr.includes(PASSWORD),
+      `password leaked:\n${run.stdout}\n${run.stderr}`,
+    );
+}
+
+/** Request tokens of operations the tests below look up again. */
+const tokens: { create?: string; update?: string; delete?: string } = {};
+
+test('type register takes a YAML manifest and a JSON resource schema; list, show and delete', async () => {
+  const [manifest, schema] = await Promise.all([
+    typeplane(['type', 'register', 'examples/postgresDatabases.yaml']),
+    typeplane(['type', 'register', 'examples/typeplane-postgresql-database.json']),
+  ]);
+  exits(manifest, 0);
+  assert.equal(manifest.stdout, 'registered Typeplane.Data/postgresDatabases (version 2025-01-01-preview)\n');
+  exits(schema, 0);
+  assert.equal(schema.stdout, 'registered Typeplane::PostgreSQL::Database (version 1)\n');
+
+  const [list, showJson, showDefault, deleteUnknown, invalidDocument, missingFile] = await Promise.all([
+    typeplane(['type', 'list']),
+    typeplane(['type', 'show', PG, '-o', 'json']),
+    typeplane(['type', 'show', PGSQL]),
+    typeplane(['type', 'delete', 'Nope::Such::Type']),
+    typeplane(['type', 'register', 'package.json']),
+    typeplane(['type', 'register', 'no/such/types.yaml']),
+  ]);
+
+  exits(list, 0);
+  const lines = list.stdout.trimEnd().split('\n');
+  assert.match(lines[0]!, /^TYPE\s+VERSION\s+DIALECT\s+DESCRIPTION$/);
+  assert.ok(
+    lines.some((l) =>
+      /^Typeplane\.Data\/postgresDatabases\s+2025-01-01-preview\s+manifest\s+A PostgreSQL database/.test(l),
+    ),
+    list.stdout,
+  );
+  assert.ok(
+    lines.some((l) => /^Typeplane::PostgreSQL::Database\s+1\s+resource-schema\s+/.test(l)),
+    list.stdout,
+  );
+
+  exits(showJson, 0);
+  const shown = JSON.parse(showJson.stdout) as {
+    typeName: string;
+    dialect: string;
+    primaryIdentifier: string[];
+    schema: { properties: Record<string, unknown> };
+  };
+  assert.equal(shown.typeName, PG);
+  assert.equal(shown.dialect, 'manifest');
+  assert.deepEqual(shown.primaryIdentifier, ['/properties/name']);
+  assert.ok('name' in shown.schema.properties && 'password' in shown.schema.properties);
+
+  // Without -o, `show` prints YAML (a schema does not fit a table).
+  exits(showDefault, 0);
+  const shownYaml = parseYaml(showDefault.stdout) as { typeName: string; primaryIdentifier: string[] };
+  assert.equal(shownYaml.typeName, PGSQL);
+  assert.deepEqual(shownYaml.primaryIdentifier, ['/properties/Name']);
+
+  exits(deleteUnknown, 1);
+  assert.match(deleteUnknown.stderr, /^error: NotFound: type Nope::Such::Type is not registered/m);
+  assert.equal(deleteUnknown.stdout, '');
+
+  // Diagnostics name the local file, not the server's 'request body'.
+  exits(invalidDocument, 1);
+  assert.match(invalidDocument.stderr, /^error: InvalidRequest: the type document is invalid/m);
+  assert.match(invalidDocument.stderr, /^ {2}- package\.json:1:1 error TP1008 /m);
+
+  exits(missingFile, 1);
+  assert.equal(missingFile.stderr, 'error: InvalidRequest: no such file: no/such/types.yaml\n');
+});
+
+test('resource create: --properties, -o json, --file, invalid input and option misuse', async () => {
+  const dir = tempDir('typeplane-cli-api-');
+  writeFileSync(join(dir, 'db.yaml'), `# desired state\nname: from-file\nsize: XL\npassword: ${PASSWORD}\n`);
+  writeFileSync(join(dir, 'broken.yaml'), 'name: [oops\n');
+  const create = (...rest: string[]) => typeplane(['resource', 'create', PG, ...rest]);
+  const [table, json, file, invalid, neither, both, badJson, badYaml] = await Promise.all([
+    create('--properties', JSON.stringify({ name: 'orders', size: 'M', password: PASSWORD }), '--wait'),
+    create(
+      '--properties',
+      JSON.stringify({ name: 'orders-json', password: PASSWORD }),
+      '--wait',
+      '-o',
+      'json',
+    ),
+    create('--file', join(dir, 'db.yaml'), '--wait', '-o', 'yaml'),
+    create('--properties', JSON.stringify({ name: 'too-big', size: 'XXL', password: PASSWORD }), '--wait'),
+    create('--wait'),
+    create('--properties', '{"name":"x"}', '--file', join(dir, 'db.yaml')),
+    create('--properties', '{name: x}'),
+    create('--file', join(dir, 'broken.yaml')),
+  ]);
+  noSecret(table, json, file, invalid);
+
+  exits(table, 0);
+  assert.equal(field(table.stdout, 'operation'), 'CREATE');
+  assert.equal(field(table.stdout, 'status'), 'SUCCESS');
+  assert.equal(field(table.stdout, 'identifier'), 'orders');
+  assert.equal(field(table.stdout, 'model'), '{"name":"orders","size":"M"}');
+  tokens.create = field(table.stdout, 'request token');
+  assert.match(tokens.create ?? '', /^\S+$/);
+
+  exits(json, 0);
+  const event = (
+    JSON.parse(json.stdout) as {
+      progressEvent: { operationStatus: string; identifier: string; resourceModel: unknown };
+    }
+  ).progressEvent;
+  assert.equal(event.operationStatus, 'SUCCESS');
+  assert.equal(event.identifier, 'orders-json');
+  assert.deepEqual(event.resourceModel, { name: 'orders-json', size: 'S' }, 'the default size is applied');
+
+  exits(file, 0);
+  const fromFile = (
+    parseYaml(file.stdout) as {
+      progressEvent: { operationStatus: string; identifier: string; resourceModel: unknown };
+    }
+  ).progressEvent;
+  assert.equal(fromFile.operationStatus, 'SUCCESS');
+  assert.deepEqual(fromFile.resourceModel, { name: 'from-file', size: 'XL' });
+
+  exits(invalid, 1);
+  assert.equal(invalid.stdout, '');
+  assert.match(invalid.stderr, /^error: InvalidRequest: /m);
+  assert.match(invalid.stderr, /^ {2}- \/size: must be one of S, M, L, XL$/m);
+
+  for (const misuse of [neither, both]) {
+    exits(misuse, 1);
+    assert.equal(
+      misuse.stderr,
+      'error: InvalidRequest: give the desired state with exactly one of --properties <json> or --file <path>\n',
+    );
+  }
+  exits(badJson, 1);
+  assert.match(badJson.stderr, /^error: InvalidRequest: --properties is not valid JSON: /);
+  exits(badYaml, 1);
+  assert.match(badYaml.stderr, /^error: InvalidRequest: \S*broken\.yaml is not valid YAML: /);
+  assert.doesNotMatch(badYaml.stderr, STACK_FRAME);
+});
+
+test('resource get, update --patch, list (table, pages, --all) and delete', async () => {
+  const update = await typeplane([
+    'resource',
+    'update',
+    PG,
+    'orders',
+    '--patch',
+    '[{"op":"replace","path":"/size","value":"L"}]',
+    '--wait',
+  ]);
+  exits(update, 0);
+  assert.equal(field(update.stdout, 'operation'), 'UPDATE');
+  assert.equal(field(update.stdout, 'status'), 'SUCCESS');
+  tokens.update = field(update.stdout, 'request token');
+
+  const [getJson, getDefault, listTable, listAll, listPage] = await Promise.all([
+    typeplane(['resource', 'get', PG, 'orders', '-o', 'json']),
+    typeplane(['resource', 'get', PG, 'from-file']),
+    typeplane(['resource', 'list', PG]),
+    typeplane(['resource', 'list', PG, '--all', '--max-results', '1', '-o', 'json']),
+    typeplane(['resource', 'list', PG, '--max-results', '1']),
+  ]);
+  noSecret(update, getJson, getDefault, listTable, listAll, listPage);
+
+  exits(getJson, 0);
+  assert.deepEqual(JSON.parse(getJson.stdout), {
+    typeName: PG,
+    identifier: 'orders',
+    properties: { name: 'orders', size: 'L' },
+  });
+  exits(getDefault, 0);
+  assert.deepEqual((parseYaml(getDefault.stdout) as { properties: unknown }).properties, {
+    name: 'from-file',
+    size: 'XL',
+  });
+
+  exits(listTable, 0);
+  assert.match(listTable.stdout, /^IDENTIFIER\s+PROPERTIES\n/);
+  assert.match(listTable.stdout, /^orders\s+\{"name":"orders","size":"L"\}$/m);
+  assert.doesNotMatch(listTable.stdout, /more: --next-token/);
+
+  // Three resources at one per page: --all follows nextToken through every page.
+  exits(listAll, 0);
+  const all = JSON.parse(listAll.stdout) as {
+    resourceDescriptions: { identifier: string }[];
+    nextToken: string | null;
+  };
+  assert.deepEqual(all.resourceDescriptions.map((r) => r.identifier).sort(), [
+    'from-file',
+    'orders',
+    'orders-json',
+  ]);
+  assert.equal(all.nextToken, null);
+
+  exits(listPage, 0);
+  const pageLines = listPage.stdout.trimEnd().split('\n');
+  assert.equal(pageLines.length, 3, listPage.stdout);
+  assert.match(pageLines[2]!, /^\(more: --next-token \S+\)$/);
+
+  const removed = await typeplane(['resource', 'delete', PG, 'orders', '--wait']);
+  exits(removed, 0);
+  assert.equal(field(removed.stdout, 'operation'), 'DELETE');
+  assert.equal(field(removed.stdout, 'status'), 'SUCCESS');
+  tokens.delete = field(removed.stdout, 'request token');
+
+  const [getGone, deleteAgain] = await Promise.all([
+    typeplane(['resource', 'get', PG, 'orders']),
+    typeplane(['resource', 'delete', PG, 'orders', '--wait']),
+  ]);
+  exits(getGone, 1);
+  assert.match(getGone.stderr, /^error: NotFound: /m);
+  assert.equal(getGone.stdout, '');
+  // A delete that fails is reported as a FAILED event and exit 1.
+  exits(deleteAgain, 1);
+  assert.equal(field(deleteAgain.stdout, 'status'), 'FAILED');
+  assert.equal(field(deleteAgain.stdout, 'error'), 'NotFound');
+});
+
+test('--client-token: the same body twice is the same request; another body with it is refused', async () => {
+  const body = JSON.stringify({ name: 'idem', password: PASSWORD });
+  const first = await typeplane([
+    'resource',
+    'create',
+    PG,
+    '--properties',
+    body,
+    '--client-token',
+    'cli-token-1',
+    '-o',
+    'json',
+  ]);
+  exits(first, 0);
+  const [again, other] = await Promise.all([
+    typeplane([
+      'resource',
+      'create',
+      PG,
+      '--properties',
+      body,
+      '--client-token',
+      'cli-token-1',
+      '-o',
+      'json',
+    ]),
+    typeplane([
+      'resource',
+      'create',
+      PG,
+      '--properties',
+      JSON.stringify({ name: 'idem', size: 'L', password: PASSWORD }),
+      '--client-token',
+      'cli-token-1',
+    ]),
+  ]);
+  exits(again, 0);
+  const token = (run: Run) =>
+    (JSON.parse(run.stdout) as { progressEvent: { requestToken: string } }).progressEvent.requestToken;
+  assert.equal(token(again), token(first));
+  exits(other, 1);
+  assert.match(
+    other.stderr,
+    /^error: InvalidRequest: clientToken cli-token-1 was already used for a different request/m,
+  );
+  noSecret(first, again, other);
+});
+
+test('request list, get and cancel', async () => {
+  const { create, update, delete: deleted } = tokens;
+  assert.ok(create && update && deleted, 'the resource tests ran first');
+  const [listJson, listTable, getTable, getJson, cancelDone, getUnknown] = await Promise.all([
+    typeplane(['request', 'list', '--max-results', '100', '-o', 'json']),
+    typeplane(['request', 'list', '--operation', 'UPDATE']),
+    typeplane(['request', 'get', create]),
+    typeplane(['request', 'get', update, '-o', 'json']),
+    typeplane(['request', 'cancel', create]),
+    typeplane(['request', 'get', 'no-such-request']),
+  ]);
+  noSecret(listJson, listTable, getTable, getJson);
+
+  exits(listJson, 0);
+  const events = (
+    JSON.parse(listJson.stdout) as {
+      progressEvents: { requestToken: string; operation: string; operationStatus: string }[];
+    }
+  ).progressEvents;
+  const byToken = new Map(events.map((e) => [e.requestToken, e]));
+  assert.equal(byToken.get(create)?.operation, 'CREATE');
+  assert.equal(byToken.get(update)?.operation, 'UPDATE');
+  assert.equal(byToken.get(deleted)?.operation, 'DELETE');
+  assert.equal(byToken.get(deleted)?.operationStatus, 'SUCCESS');
+
+  exits(listTable, 0);
+  const rows = listTable.stdout.trimEnd().split('\n');
+  assert.match(rows[0]!, /^REQUEST TOKEN\s+OPERATION\s+STATUS\s+TYPE\s+IDENTIFIER\s+ERROR$/);
+  assert.equal(rows.length, 2, listTable.stdout);
+  assert.match(
+    rows[1]!,
+    new RegExp(`^${update}\\s+UPDATE\\s+SUCCESS\\s+Typeplane\\.Data/postgresDatabases\\s+orders\\b`),
+  );
+
+  exits(getTable, 0);
+  assert.equal(field(getTable.stdout, 'request token'), create);
+  assert.equal(field(getTable.stdout, 'status'), 'SUCCESS');
+  exits(getJson, 0);
+  assert.equal(
+    (JSON.parse(getJson.stdout) as { progressEvent: { requestToken: string } }).progressEvent.requestToken,
+    update,
+  );
+
+  exits(cancelDone, 1);
+  assert.equal(cancelDone.stdout, '');
+  assert.match(
+    cancelDone.stderr,
+    new RegExp(`^error: InvalidRequest: request ${create} is already SUCCESS and cannot be cancelled`, 'm'),
+  );
+
+  exits(getUnknown, 1);
+  assert.match(getUnknown.stderr, /^error: NotFound: /m);
+});
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+test('the endpoint: unreachable servers, bad URLs, TYPEPLANE_ENDPOINT and its precedence', async () => {
+  const refused = `http://127.0.0.1:${await closedPort()}`;
+  const [portOne, closed, notUrl, fromEnv, flagWins] = await Promise.all([
+    typeplane(['type', 'list'], { endpoint: 'http://127.0.0.1:1' }),
+    typeplane(['resource', 'list', PG], { endpoint: refused }),
+    typeplane(['type', 'list'], { endpoint: 'localhost:4780' }),
+    typeplane(['type', 'list', '-o', 'json'], { endpoint: null, env: { TYPEPLANE_ENDPOINT: svc.url } }),
+    typeplane(['type', 'list', '-o', 'json'], { env: { TYPEPLANE_ENDPOINT: refused } }),
+  ]);
+
+  for (const run of [portOne, closed]) {
+    exits(run, 1);
+    assert.equal(run.stdout, '');
+    assert.match(
+      run.stderr,
+      /^error: NetworkFailure: cannot reach Typeplane at http:\/\/127\.0\.0\.1:\d+ \(.+\); is 'typeplane serve' running\?/,
+    );
+    assert.doesNotMatch(run.stderr, STACK_FRAME);
+    assert.doesNotMatch(run.stderr, /fetch failed/, 'the reason is the cause, not the generic fetch message');
+  }
+  assert.match(closed.stderr, /\(ECONNREFUSED\)/);
+
+  exits(notUrl, 1);
+  assert.match(
+    notUrl.stderr,
+    /^error: InvalidRequest: the endpoint must be an http:\/\/ or https:\/\/ URL, not 'localhost:4780'/,
+  );
+
+  for (const run of [fromEnv, flagWins]) {
+    exits(run, 0);
+    const names = (JSON.parse(run.stdout) as { types: { typeName: string }[] }).types.map((t) => t.typeName);
+    assert.ok(names.includes(PG) && names.includes(PGSQL), run.stdout);
+  }
+});
+
+test('serve: usage errors exit 2', async () => {
+  const dataDir = tempDir('typeplane-cli-serve-');
+  const [badPort, emptyPort, envPort, badLease] = await Promise.all([
+    typeplane(['serve', '--port', 'abc', '--data-dir', dataDir], { endpoint: null }),
+    typeplane(['serve', '--port', '', '--data-dir', dataDir], { endpoint: null }),
+    typeplane(['serve', '--data-dir', dataDir], { endpoint: null, env: { TYPEPLANE_PORT: '1e3' } }),
+    typeplane(['serve', '--port', '0', '--lease', '0', '--data-dir', dataDir], { endpoint: null }),
+  ]);
+  for (const [run, shown] of [
+    [badPort, 'abc'],
+    [emptyPort, ''],
+    [envPort, '1e3'],
+  ] as const) {
+    exits(run, 2);
+    assert.equal(run.stdout, '');
+    assert.match(
+      run.stderr,
+      new RegExp(`^error: port must be a whole number from 0 to 65535, not '${shown}'$`, 'm'),
+    );
+  }
+  exits(badLease, 2);
+  assert.match(
+    badLease.stderr,
+    /^error: --lease must be a number of seconds above 0 and at most 3600, not '0'$/m,
+  );
+});
+
+// Not spawnServer from test/helpers/service.ts: it keeps the stdout it reads to itself, and this
+// test is about exactly what stdout carries.
+test('serve --port 0 prints exactly one listening line on stdout and exits 0 on SIGTERM', async () => {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      tsx,
+      MAIN,
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      tempDir('typeplane-cli-serve-'),
+      '--log-level',
+      'info',
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, TYPEPLANE_PORT: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not start in 20 s\n${stderr}`)), 20_000);
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        const m = /listening on (\S+)\n/.exec(stdout);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      void exited.then(({ code }) => {
+        clearTimeout(timer);
+        reject(new Error(`serve exited with ${code}\n${stderr}`));
+      });
+    });
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.notEqual(url, 'http://127.0.0.1:0');
+
+    const list = await typeplane(['type', 'list'], { endpoint: url });
+    exits(list, 0);
+    assert.equal(list.stdout, 'TYPE   VERSION   DIALECT   DESCRIPTION\n', 'a fresh data dir has no types');
+
+    child.kill('SIGTERM');
+    assert.deepEqual(await exited, { code: 0, signal: null });
+    assert.equal(
+      stdout,
+      `listening on ${url}\n`,
+      'logs go to stderr; stdout carries only the listening line',
+    );
+    assert.match(stderr, /shutting down/);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+});
