@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { Engine, engineLogger } from './engine/index.js';
 import { buildServer } from './http/index.js';
-import { createStateProvider, type Provider } from './providers/index.js';
+import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
 import { Registry } from './registry/registry.js';
 import { loadTypes } from './schema/index.js';
 import { openSqliteStore, type Store } from './store/index.js';
@@ -25,6 +25,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Providers by type name; types without one are served by the state provider. */
   providers?: Map<string, Provider>;
+  /** Providers that name their own types and schemas (SDK modules, built-ins, remote): their schemas are registered at start. */
+  providerDefinitions?: ProviderDefinition[];
   leaseMs?: number;
   pollIntervalMs?: number;
   /** Milliseconds per minute of handler timeouts (tests shorten it). */
@@ -52,7 +54,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   try {
     const registry = new Registry(store);
     const state = createStateProvider(store, async (typeName) => (await registry.get(typeName)).type);
-    const providers = options.providers ?? new Map<string, Provider>();
+    const providers = new Map<string, Provider>(options.providers ?? []);
+    for (const definition of options.providerDefinitions ?? []) {
+      for (const typeName of definition.types) {
+        const other = providers.get(typeName);
+        if (other)
+          throw new Error(
+            `cannot start: type ${typeName} is served by both ${other.name} and ${definition.name}`,
+          );
+        providers.set(typeName, definition);
+      }
+    }
     const engine = new Engine({
       store,
       registry,
@@ -62,7 +74,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
       ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
     });
-    if (options.types && options.types.length > 0) await registerFromDisk(registry, options.types, logger);
+    const schemaFiles = (options.providerDefinitions ?? []).flatMap((d) => d.schemas ?? []);
+    const typeFiles = [...schemaFiles, ...(options.types ?? [])];
+    if (typeFiles.length > 0) await registerFromDisk(registry, typeFiles, logger);
     const app = await buildServer({ engine, registry, logger });
     await app.listen({ host: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT });
     const address = app.server.address();
@@ -80,6 +94,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         closing ??= (async () => {
           await app.close();
           await engine.stop(graceMs);
+          for (const definition of options.providerDefinitions ?? []) await definition.close?.();
           await store.close();
         })();
         return closing;

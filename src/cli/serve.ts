@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { pino } from 'pino';
+import { loadProviders, readConfig, type ProviderEntry } from '../providers/load.js';
 import { DEFAULT_HOST, DEFAULT_PORT, startService } from '../service.js';
 
 interface ServeOptions {
@@ -13,6 +14,8 @@ interface ServeOptions {
   types?: string[];
   logLevel: string;
   lease: string;
+  provider?: string[];
+  config?: string;
 }
 
 export function registerServe(program: Command): void {
@@ -23,6 +26,14 @@ export function registerServe(program: Command): void {
     .option('--port <port>', `port (0 picks a free one; env TYPEPLANE_PORT; default ${DEFAULT_PORT})`)
     .option('--data-dir <dir>', 'folder for the state (typeplane.db)', '.typeplane')
     .option('--types <paths...>', 'resource schemas / manifests (files or folders) to register at start')
+    .option(
+      '--provider <modules...>',
+      'provider modules written with typeplane/provider (their schemas are registered)',
+    )
+    .option(
+      '--config <file>',
+      'a typeplane.config.yaml/json: types and providers (built-in, modules, URLs) with their settings',
+    )
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'info')
     .option(
       '--lease <seconds>',
@@ -52,13 +63,30 @@ export function registerServe(program: Command): void {
           `error: --lease must be a number of seconds above 0 and at most 3600, not '${options.lease}'`,
           { exitCode: 2, code: 'typeplane.usage' },
         );
+      const entries: ProviderEntry[] = [];
+      const types = [...(options.types ?? [])];
+      let baseDir = process.cwd();
+      if (options.config) {
+        const { config, baseDir: configDir } = await readConfig(options.config);
+        baseDir = configDir;
+        entries.push(...(config.providers ?? []));
+        types.push(...(config.types ?? []).map((t) => resolve(configDir, t)));
+      }
+      const providerDefinitions = [
+        ...(await loadProviders(entries, baseDir)),
+        ...(await loadProviders(
+          (options.provider ?? []).map((module) => ({ module })),
+          process.cwd(),
+        )),
+      ];
       // Logs go to stderr so stdout carries only what a script reads (the listening line).
       const logger = pino({ level: options.logLevel }, pino.destination(2));
       const service = await startService({
         dataDir: resolve(options.dataDir),
         host: options.host,
         port,
-        ...(options.types ? { types: options.types } : {}),
+        ...(types.length > 0 ? { types } : {}),
+        providerDefinitions,
         logger,
         leaseMs: lease * 1000,
       });

@@ -3,3 +3,12 @@
  */
 export * from './types.js';
 export { createStateProvider, STATE_PROVIDER_NAME } from './state.js';
+export { defineProvider, progress, type ProviderDefinition, type ProviderSpec } from './sdk.js';
+export {
+  loadProviders,
+  loadModule,
+  readConfig,
+  ConfigError,
+  type ProviderEntry,
+  type TypeplaneConfig,
+} from './load.js';

@@ -1,0 +1,149 @@
+/**
+ * @module Loading providers named on the command line or in a configuration file: a module written
+ * with the SDK, a built-in provider by name, or an out-of-process provider by URL.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import type { ProviderDefinition } from './sdk.js';
+
+/** One entry of the configuration's `providers` list. */
+export type ProviderEntry =
+  | { module: string; config?: Record<string, unknown> }
+  | { builtin: 'postgresql' | 'file'; config?: Record<string, unknown> }
+  | { url: string; name?: string; types: string[]; schemas?: string[]; timeoutMs?: number };
+
+export interface TypeplaneConfig {
+  /** Type documents (files or folders) to register at start. */
+  types?: string[];
+  providers?: ProviderEntry[];
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Read `typeplane.config.json|yaml`; relative paths in it are resolved against its folder. */
+export async function readConfig(file: string): Promise<{ config: TypeplaneConfig; baseDir: string }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(
+      `cannot read the configuration ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text);
+  } catch (e) {
+    throw new ConfigError(
+      `${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+    );
+  }
+  return { config: checkConfig(value, file), baseDir: dirname(resolve(file)) };
+}
+
+function checkConfig(value: unknown, file: string): TypeplaneConfig {
+  const fail = (where: string, what: string): never => {
+    throw new ConfigError(`${file}: ${where} ${what}`);
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail('the configuration', 'must be an object with `types` and/or `providers`');
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record))
+    if (key !== 'types' && key !== 'providers')
+      fail(`'${key}'`, 'is not a configuration key (known: types, providers)');
+  if (
+    record.types !== undefined &&
+    !(Array.isArray(record.types) && record.types.every((t) => typeof t === 'string'))
+  ) {
+    fail("'types'", 'must be a list of paths');
+  }
+  if (record.providers !== undefined) {
+    if (!Array.isArray(record.providers)) fail("'providers'", 'must be a list');
+    (record.providers as unknown[]).forEach((entry, i) => {
+      const where = `providers[${i}]`;
+      if (typeof entry !== 'object' || entry === null) return fail(where, 'must be an object');
+      const e = entry as Record<string, unknown>;
+      const kinds = ['module', 'builtin', 'url'].filter((k) => e[k] !== undefined);
+      if (kinds.length !== 1) return fail(where, 'needs exactly one of `module`, `builtin` or `url`');
+      if (e.builtin !== undefined && e.builtin !== 'postgresql' && e.builtin !== 'file')
+        fail(where, `names an unknown built-in provider '${String(e.builtin)}' (known: postgresql, file)`);
+      if (e.url !== undefined && !(Array.isArray(e.types) && e.types.length > 0))
+        fail(where, 'with a `url` must list the `types` it serves');
+      if (
+        e.config !== undefined &&
+        (typeof e.config !== 'object' || e.config === null || Array.isArray(e.config))
+      )
+        fail(where, '`config` must be an object');
+    });
+  }
+  return record as TypeplaneConfig;
+}
+
+/** Resolve every entry to a provider, configured and ready. */
+export async function loadProviders(
+  entries: readonly ProviderEntry[],
+  baseDir: string,
+): Promise<ProviderDefinition[]> {
+  const loaded: ProviderDefinition[] = [];
+  for (const entry of entries) {
+    const provider = await loadOne(entry, baseDir);
+    if ('config' in entry && entry.config && provider.configure) await provider.configure(entry.config);
+    loaded.push(provider);
+  }
+  return loaded;
+}
+
+async function loadOne(entry: ProviderEntry, baseDir: string): Promise<ProviderDefinition> {
+  if ('builtin' in entry) {
+    if (entry.builtin === 'postgresql')
+      return (await import('./postgresql/index.js')).createPostgresProvider();
+    return (await import('./file/index.js')).createFileProvider();
+  }
+  if ('url' in entry) {
+    const { createRemoteProvider } = await import('./remote/index.js');
+    const remote = createRemoteProvider({
+      name: entry.name ?? entry.url,
+      url: entry.url,
+      types: entry.types,
+      ...(entry.timeoutMs === undefined ? {} : { timeoutMs: entry.timeoutMs }),
+    });
+    return entry.schemas ? { ...remote, schemas: entry.schemas.map((s) => absolute(s, baseDir)) } : remote;
+  }
+  return loadModule(absolute(entry.module, baseDir));
+}
+
+/** Import an SDK module: its default export (or `provider`) must be what `defineProvider` returns. */
+export async function loadModule(path: string): Promise<ProviderDefinition> {
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (e) {
+    throw new ConfigError(`cannot load the provider module ${path}: ${(e as Error).message}`);
+  }
+  const candidate = (module.default ?? module.provider) as Partial<ProviderDefinition> | undefined;
+  const handlers = ['create', 'read', 'update', 'delete', 'list'] as const;
+  if (
+    !candidate ||
+    typeof candidate !== 'object' ||
+    !Array.isArray(candidate.types) ||
+    handlers.some((h) => typeof candidate[h] !== 'function')
+  ) {
+    throw new ConfigError(
+      `${path} does not export a provider: export default defineProvider({ name, types, create, read, update, delete, list }) from 'typeplane/provider'`,
+    );
+  }
+  const definition = candidate as ProviderDefinition;
+  // Schema paths in a module are relative to the module.
+  return definition.schemas
+    ? { ...definition, schemas: definition.schemas.map((s) => absolute(s, dirname(path))) }
+    : definition;
+}
+
+function absolute(path: string, baseDir: string): string {
+  if (path.startsWith('file:')) return new URL(path).pathname;
+  return isAbsolute(path) ? path : resolve(baseDir, path);
+}
