@@ -60,6 +60,7 @@ export interface EngineOptions {
 export const DEFAULT_MAX_RESULTS = 100;
 export const MAX_RESULTS_LIMIT = 1000;
 const MAX_CALLBACK_DELAY_SECONDS = 3600;
+const MAX_READ_MS = 60_000;
 const SEVEN_DAYS_MS = 7 * 24 * 3600 * 1000;
 
 const ACTION: Record<Exclude<Operation, 'LIST' | 'READ'>, HandlerAction> = {
@@ -442,7 +443,8 @@ export class Engine {
       desiredState: key,
       clientRequestToken: requestToken,
       logger: this.log.child({ requestToken, operation: 'READ' }),
-      signal: AbortSignal.timeout(timeoutMinutes(type, 'read') * this.minuteMs),
+      // A read answers an HTTP request: bounded by the type's read timeout and by a minute at most.
+      signal: AbortSignal.timeout(Math.min(timeoutMinutes(type, 'read') * this.minuteMs, MAX_READ_MS)),
     });
     if (event.status === 'FAILED') {
       const code = event.errorCode ?? 'GeneralServiceException';
@@ -752,7 +754,8 @@ export class Engine {
 
     // Someone may have asked to cancel while the handler ran.
     const latest = await this.store.getOperation(op.requestToken);
-    if (latest?.status === 'CANCEL_IN_PROGRESS' && event.status === 'IN_PROGRESS') {
+    // A SUCCESS still stands: the resource exists and must be recorded, or it would leak.
+    if (latest?.status === 'CANCEL_IN_PROGRESS' && event.status !== 'SUCCESS') {
       return this.finish(latest, 'CANCEL_COMPLETE', { statusMessage: 'cancelled' });
     }
     if (timeout.aborted && event.status !== 'SUCCESS') {
@@ -769,7 +772,7 @@ export class Engine {
           Math.max(Number(event.callbackDelaySeconds ?? 0), 0),
           MAX_CALLBACK_DELAY_SECONDS,
         );
-        op.callbackContext = event.callbackContext ?? {};
+        if (event.callbackContext) op.callbackContext = event.callbackContext;
         op.retryAfter = new Date(Date.now() + delay * 1000).toISOString();
         op.eventTime = new Date().toISOString();
         if (event.message) op.statusMessage = event.message;
@@ -946,7 +949,9 @@ export class Engine {
     delete op.retryAfter;
     delete op.callbackContext;
     if (fields.errorCode) op.errorCode = fields.errorCode;
+    // A message from an earlier IN_PROGRESS step does not describe the outcome.
     if (fields.statusMessage !== undefined) op.statusMessage = fields.statusMessage;
+    else delete op.statusMessage;
     if (fields.resourceModel) op.resourceModel = fields.resourceModel;
     else if (op.operation === 'DELETE') delete op.resourceModel;
     await this.store.finishOperation(op, change);

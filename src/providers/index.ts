@@ -12,3 +12,4 @@ export {
   type ProviderEntry,
   type TypeplaneConfig,
 } from './load.js';
+export { createRemoteProvider, type RemoteProviderOptions } from './remote/index.js';

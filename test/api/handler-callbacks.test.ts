@@ -111,3 +111,35 @@ test('cancelling an in-progress operation completes the cancellation', async () 
   assert.equal(again.status, 409);
   assert.equal((await svc.call('POST', '/v1/requests/nope/cancel')).status, 404);
 });
+
+test('cancelling while a handler runs aborts it and completes the cancellation', async () => {
+  const provider = memoryProvider({
+    create: (req) =>
+      new Promise((_, reject) =>
+        req.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+      ),
+  });
+  const svc = await serviceWith(provider);
+  const res = await svc.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'midflight' } });
+  const token = res.body.progressEvent.requestToken;
+  for (let i = 0; i < 80 && provider.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  assert.equal(provider.calls.length, 1, 'the handler is running');
+  assert.equal((await svc.call('POST', `/v1/requests/${token}/cancel`)).status, 200);
+  const done = await settle(svc, token);
+  assert.equal(done.operationStatus, 'CANCEL_COMPLETE', JSON.stringify(done));
+});
+
+test('a progress message from an IN_PROGRESS step does not outlive it', async () => {
+  const provider = memoryProvider({
+    create: (req, store) => {
+      if (!req.callbackContext)
+        return { status: 'IN_PROGRESS', callbackContext: { n: 1 }, message: 'reserving' };
+      store.set(String(req.desiredState.Name), req.desiredState);
+      return { status: 'SUCCESS', resourceModel: req.desiredState };
+    },
+  });
+  const svc = await serviceWith(provider);
+  const res = await svc.call('POST', `/v1/resources/${T}?wait=5`, { desiredState: { Name: 'msg' } });
+  assert.equal(res.body.progressEvent.operationStatus, 'SUCCESS');
+  assert.equal(res.body.progressEvent.statusMessage, undefined);
+});
