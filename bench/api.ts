@@ -3,8 +3,9 @@
  * doing the least the same API shape needs, in one run; then list-page latency at 1k and at 200k
  * stored resources. Prints figures.
  *
- *   npm run bench:api            (DURATION_S=10 CLIENTS=16 WARMUP_S=2 LIST_SAMPLES=300 LIST_BIG=200000)
- *   PROFILE=1 npm run bench:api  (also writes --cpu-prof profiles of the Typeplane server to bench/.profiles/)
+ *   npm run bench:api            (DURATION_S=10 CLIENTS=16 WARMUP_S=2 LIST_SAMPLES=1000 LIST_BIG=200000)
+ *   PROFILE=1 npm run bench:api  (also writes --cpu-prof profiles of each Typeplane server to a temp folder;
+ *                                  the main thread's is the largest file, the other is tsx's loader thread)
  *
  * This process is the load generator (one keep-alive connection per client, a minimal HTTP/1.1 client); each
  * server runs in a child process so that it has a core of its own on a 2-core machine. The CPU that
@@ -23,10 +24,11 @@ import { encodeCursor } from '../src/store/cursor.js';
 const DURATION_S = Number(process.env.DURATION_S ?? 10);
 const WARMUP_S = Number(process.env.WARMUP_S ?? 2);
 const CLIENTS = Number(process.env.CLIENTS ?? 16);
-const LIST_SAMPLES = Number(process.env.LIST_SAMPLES ?? 300);
+const LIST_SAMPLES = Number(process.env.LIST_SAMPLES ?? 1000);
 const LIST_BIG = Number(process.env.LIST_BIG ?? 200_000);
 const LIST_SMALL = 1_000;
 const PROFILE = process.env.PROFILE === '1';
+const profileDir = join(tmpdir(), `typeplane-bench-api-profiles-${process.pid}`);
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const tsx = import.meta.resolve('tsx');
@@ -136,9 +138,10 @@ async function startServer(
 function startTypeplane(dataDir: string, typeFile: string, profileName?: string): Promise<Server> {
   const nodeArgs: string[] = [];
   if (PROFILE && profileName) {
-    const dir = join(root, 'bench/.profiles');
+    const dir = join(profileDir, profileName);
     mkdirSync(dir, { recursive: true });
-    nodeArgs.push('--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${profileName}.cpuprofile`);
+    // No --cpu-prof-name: tsx's loader thread writes a profile too, and one name would let it overwrite the main thread's.
+    nodeArgs.push('--cpu-prof', '--cpu-prof-dir', dir);
   }
   return startServer(
     'typeplane',
@@ -148,13 +151,41 @@ function startTypeplane(dataDir: string, typeFile: string, profileName?: string)
   );
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc; NaN where there is no /proc. */
-function cpuSeconds(pid: number | undefined): number {
+/** CPU seconds (user, system) a process has used so far, from /proc; NaN where there is no /proc. */
+function cpuSeconds(pid: number | undefined): { user: number; system: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // utime and stime are fields 14 and 15 of stat (11 and 12 after the command name); clock ticks of 1/100 s.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+  } catch {
+    return { user: Number.NaN, system: Number.NaN };
+  }
+}
+
+/** Bytes a process has caused to be written to storage so far (`write_bytes` of /proc/<pid>/io); NaN where unknown. */
+function diskWriteBytes(pid: number | undefined): number {
+  try {
+    const m = /^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return m ? Number(m[1]) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * User-mode CPU seconds of the whole machine so far (all cores), from /proc/stat; NaN where there is
+ * none. Kernel time is left out: the benchmark's own loopback traffic and disk write-back land there.
+ */
+function machineUserSeconds(): number {
+  try {
+    const [user = 0, nice = 0] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1, 3)
+      .map(Number);
+    return (user + nice) / 100;
   } catch {
     return Number.NaN;
   }
@@ -249,6 +280,10 @@ interface PhaseResult {
   p99: number;
   serverCpu: number;
   clientCpu: number;
+  /** Bytes the server caused to be written to storage, per successful request. */
+  diskBytesPerOk: number;
+  /** Cores' worth of user-mode CPU used by other processes meanwhile. */
+  otherCpu: number;
   firstFailure?: string;
 }
 
@@ -266,6 +301,8 @@ async function phase(
   let failed = 0;
   let firstFailure: string | undefined;
   const cpu0 = cpuSeconds(server.child.pid);
+  const disk0 = diskWriteBytes(server.child.pid);
+  const machine0 = machineUserSeconds();
   const client0 = process.cpuUsage();
   const start = performance.now();
   const end = start + seconds * 1000;
@@ -290,6 +327,10 @@ async function phase(
   );
   const wall = (performance.now() - start) / 1000;
   const client = process.cpuUsage(client0);
+  const cpu1 = cpuSeconds(server.child.pid);
+  const serverCpu = (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / wall;
+  const clientCpu = (client.user + client.system) / 1e6 / wall;
+  const ownUser = (cpu1.user - cpu0.user + client.user / 1e6) / wall;
   latencies.sort((a, b) => a - b);
   return {
     ok,
@@ -298,8 +339,10 @@ async function phase(
     perSecond: ok / wall,
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
-    serverCpu: (cpuSeconds(server.child.pid) - cpu0) / wall,
-    clientCpu: (client.user + client.system) / 1e6 / wall,
+    serverCpu,
+    clientCpu,
+    otherCpu: Math.max(0, (machineUserSeconds() - machine0) / wall - ownUser),
+    diskBytesPerOk: (diskWriteBytes(server.child.pid) - disk0) / ok,
     ...(firstFailure === undefined ? {} : { firstFailure }),
   };
 }
@@ -360,7 +403,7 @@ const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : 'n/
 
 function describe(label: string, r: PhaseResult): void {
   console.log(
-    `  ${label.padEnd(34)} ${fmt(r.perSecond).padStart(7)}/s  ok ${fmt(r.ok)} failed ${fmt(r.failed)}  p50 ${fmt(r.p50, 1)} ms p99 ${fmt(r.p99, 1)} ms  cpu server ${pct(r.serverCpu)} client ${pct(r.clientCpu)}`,
+    `  ${label.padEnd(34)} ${fmt(r.perSecond).padStart(7)}/s  ok ${fmt(r.ok)} failed ${fmt(r.failed)}  p50 ${fmt(r.p50, 1)} ms p99 ${fmt(r.p99, 1)} ms  cpu server ${pct(r.serverCpu)} client ${pct(r.clientCpu)} other ${pct(r.otherCpu)}`,
   );
   if (r.firstFailure) console.log(`    first failure: ${r.firstFailure}`);
 }
@@ -655,6 +698,24 @@ async function main(): Promise<void> {
     '',
     '',
   );
+  const kb = (n: number) => `${fmt(n / 1024, 1)} KiB`;
+  row(
+    'disk writes per create (server)',
+    kb(tp.createWait.diskBytesPerOk),
+    kb(bare.create.diskBytesPerOk),
+    fmt(tp.createWait.diskBytesPerOk / bare.create.diskBytesPerOk, 1),
+    '(WAL + checkpoints)',
+  );
+  const other = Math.max(
+    ...[tp.createWait, tp.accepted, tp.read, bare.create, bare.read].map((r) => r.otherCpu),
+  );
+  row(
+    "other processes' CPU, worst phase",
+    pct(other),
+    '',
+    '',
+    other > 0.2 ? 'BUSY machine: other processes competed, figures are noisy' : '(quiet machine)',
+  );
   console.log('');
   row('list page, maxResults=100 (ms)', `${fmt(LIST_SMALL)}`, `${fmt(LIST_BIG)}`, 'ratio', 'target');
   row(
@@ -702,7 +763,7 @@ async function main(): Promise<void> {
     );
     process.exitCode = 1;
   }
-  if (PROFILE) console.log(`\nCPU profiles of the Typeplane server: ${join(root, 'bench/.profiles')}`);
+  if (PROFILE) console.log(`\nCPU profiles of the Typeplane servers (kept): ${profileDir}`);
 }
 
 try {
