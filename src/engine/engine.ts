@@ -87,6 +87,8 @@ export class Engine {
   private expiryTimer: NodeJS.Timeout | undefined;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
+  /** More due operations may be waiting than there was room for. */
+  private backlog = false;
   private stopped = true;
 
   constructor(options: EngineOptions) {
@@ -561,11 +563,13 @@ export class Engine {
     const type = compiled.type;
     const token = validateClientToken(clientToken);
     const now = new Date();
+    // Started here when there is room: leased to this worker at once and run without a claim.
+    const runHere = !this.stopped && this.running.size < this.concurrency;
     const record: OperationRecord = {
       requestToken: randomUUID(),
       typeName: type.typeName,
       operation,
-      status: 'PENDING',
+      status: runHere ? 'IN_PROGRESS' : 'PENDING',
       eventTime: now.toISOString(),
       request,
       startedAt: now.toISOString(),
@@ -579,10 +583,16 @@ export class Engine {
     const result = await this.store.beginOperation(
       record,
       requestHash(type.typeName, operation, args.hashOf),
+      runHere ? { owner: this.owner, until: new Date(now.getTime() + this.leaseMs) } : undefined,
     );
     switch (result.kind) {
       case 'started':
-        this.kick();
+        if (runHere) {
+          this.launch(result.operation, true);
+        } else {
+          this.backlog = true;
+          this.kick();
+        }
         return this.toEvent(result.operation);
       case 'replayed':
         return this.toEvent(result.operation);
@@ -660,7 +670,8 @@ export class Engine {
           if (room <= 0) break;
           const ops = await this.store.claimOperations(this.owner, new Date(), this.leaseMs, room);
           for (const op of ops) this.launch(op);
-          if (ops.length === room) this.claimAgain = true;
+          this.backlog = ops.length === room;
+          if (this.backlog) this.claimAgain = true;
         } while (this.claimAgain && !this.stopped);
       } catch (e) {
         this.log.error('claiming operations failed', { err: String(e) });
@@ -670,7 +681,8 @@ export class Engine {
     })();
   }
 
-  private launch(op: OperationRecord): void {
+  /** Run one step of an operation this worker holds; `fresh` when it was just begun here (never invoked). */
+  private launch(op: OperationRecord, fresh = false): void {
     const abort = new AbortController();
     const renew = setInterval(
       () => {
@@ -679,7 +691,7 @@ export class Engine {
       Math.max(100, this.leaseMs / 3),
     );
     renew.unref();
-    const done = this.step(op, abort.signal)
+    const done = this.step(op, abort.signal, fresh)
       .catch((e: unknown) =>
         this.log.error('operation step failed', { requestToken: op.requestToken, err: String(e) }),
       )
@@ -687,14 +699,14 @@ export class Engine {
         clearInterval(renew);
         this.running.delete(op.requestToken);
         this.events.emit(op.requestToken);
-        // A finished slot may let queued work in.
-        this.kick();
+        // A finished slot lets queued work in; without a backlog the poll loop is enough.
+        if (this.backlog) this.kick();
       });
     this.running.set(op.requestToken, { abort, done });
   }
 
   /** One handler invocation for an operation this worker holds the lease on. */
-  private async step(op: OperationRecord, signal: AbortSignal): Promise<void> {
+  private async step(op: OperationRecord, signal: AbortSignal, fresh: boolean): Promise<void> {
     const log = this.log.child({
       requestToken: op.requestToken,
       typeName: op.typeName,
@@ -720,7 +732,8 @@ export class Engine {
         statusMessage: `did not finish within ${timeoutMinutes(type, ACTION[op.operation as 'CREATE'])} minutes`,
       });
     }
-    const resumed = op.status === 'IN_PROGRESS';
+    // Invoked before (a callback, or a worker that died mid-call) unless it was just begun here.
+    const resumed = !fresh && op.status === 'IN_PROGRESS';
     if (op.operation === 'CREATE' && op.identifier !== undefined && !resumed) {
       if (await this.store.getResource(type.typeName, op.identifier)) {
         return this.finish(op, 'FAILED', {
@@ -729,7 +742,7 @@ export class Engine {
         });
       }
     }
-    if (!resumed) {
+    if (op.status === 'PENDING') {
       op.status = 'IN_PROGRESS';
       op.eventTime = new Date().toISOString();
       await this.store.saveOperation(op);
@@ -752,8 +765,8 @@ export class Engine {
     };
     const event = await this.invoke(provider, action, type, request);
 
-    // Someone may have asked to cancel while the handler ran.
-    const latest = await this.store.getOperation(op.requestToken);
+    // Someone may have asked to cancel while the handler ran (a SUCCESS stands regardless).
+    const latest = event.status === 'SUCCESS' ? undefined : await this.store.getOperation(op.requestToken);
     // A SUCCESS still stands: the resource exists and must be recorded, or it would leak.
     if (latest?.status === 'CANCEL_IN_PROGRESS' && event.status !== 'SUCCESS') {
       return this.finish(latest, 'CANCEL_COMPLETE', { statusMessage: 'cancelled' });

@@ -9,6 +9,8 @@ import type { Store, StoredType } from '../store/types.js';
 import { compileType, type CompiledType } from './compile.js';
 
 export const RESOURCE_SCHEMA_VERSION = '1';
+/** How long a replica trusts its view of a type before checking the store again. */
+export const STAMP_TTL_MS = 1000;
 
 export interface RegisterOptions {
   format?: SourceFormat;
@@ -18,6 +20,8 @@ export interface RegisterOptions {
 
 export class Registry {
   private readonly compiled = new Map<string, { registeredAt: string; compiled: CompiledType }>();
+  /** The default version of each type as last checked against the store. */
+  private readonly latest = new Map<string, { compiled: CompiledType; checkedAt: number }>();
 
   constructor(private readonly store: Store) {}
 
@@ -49,6 +53,7 @@ export class Registry {
         registeredAt,
       };
       await this.store.putType(record);
+      this.latest.delete(record.typeName);
       this.compiled.set(cacheKey(record), { registeredAt, compiled: compiled[i]! });
       stored.push(record);
     }
@@ -57,9 +62,27 @@ export class Registry {
 
   /** The default version of a type, compiled; NotFound when it is not registered. */
   async get(typeName: string): Promise<CompiledType> {
-    const record = await this.store.getType(typeName);
-    if (!record) throw notRegistered(typeName);
-    return this.compile(record);
+    // Within STAMP_TTL_MS a type is served from memory; after that a two-column query checks it is
+    // still the registered version (another replica may have re-registered or removed it).
+    const now = Date.now();
+    const fresh = this.latest.get(typeName);
+    if (fresh && now - fresh.checkedAt < STAMP_TTL_MS) return fresh.compiled;
+    const stamp = await this.store.getTypeStamp(typeName);
+    if (!stamp) {
+      this.latest.delete(typeName);
+      throw notRegistered(typeName);
+    }
+    const hit = this.compiled.get(`${typeName}\u0000${stamp.version}`);
+    let compiled: CompiledType;
+    if (hit && hit.registeredAt === stamp.registeredAt) {
+      compiled = hit.compiled;
+    } else {
+      const record = await this.store.getType(typeName);
+      if (!record) throw notRegistered(typeName);
+      compiled = this.compile(record);
+    }
+    this.latest.set(typeName, { compiled, checkedAt: now });
+    return compiled;
   }
 
   async describe(typeName: string): Promise<{ latest: StoredType; versions: StoredType[] }> {
@@ -78,6 +101,7 @@ export class Registry {
     if (!removed) throw notRegistered(typeName);
     for (const key of this.compiled.keys())
       if (key.startsWith(`${typeName}\u0000`)) this.compiled.delete(key);
+    this.latest.delete(typeName);
   }
 
   private compile(record: StoredType): CompiledType {

@@ -94,6 +94,8 @@ export interface Store {
   /** The given version, or the default (latest registered) version when `version` is omitted. */
   getType(typeName: string, version?: string): Promise<StoredType | undefined>;
   listTypeVersions(typeName: string): Promise<StoredType[]>;
+  /** Version and registration time of the default version, without reading the model (a cache check). */
+  getTypeStamp(typeName: string): Promise<{ version: string; registeredAt: string } | undefined>;
   /** Latest version of every type, sorted by name. */
   listTypes(): Promise<StoredType[]>;
   /** Removes every version; false when there was none. Refuses (throws ResourceConflict) while resources exist. */
@@ -116,9 +118,14 @@ export interface Store {
   /**
    * Atomically: check the client token (replay / mismatch), check no other operation is active on
    * the same resource (when `operation.identifier` is set), insert the operation, remember the token.
-   * `requestHash` identifies the request for token comparison.
+   * `requestHash` identifies the request for token comparison. With `lease`, a started operation is
+   * leased to `owner` at once, so the worker that began it can run it without claiming it.
    */
-  beginOperation(operation: OperationRecord, requestHash?: string): Promise<BeginResult>;
+  beginOperation(
+    operation: OperationRecord,
+    requestHash?: string,
+    lease?: { owner: string; until: Date },
+  ): Promise<BeginResult>;
   /** Persist a new state of the operation (progress, callback context, identifier once known). */
   saveOperation(operation: OperationRecord): Promise<void>;
   /**

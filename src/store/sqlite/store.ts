@@ -168,6 +168,11 @@ export class SqliteStore implements Store {
     return row && toStoredType(row);
   }
 
+  async getTypeStamp(typeName: string): Promise<{ version: string; registeredAt: string } | undefined> {
+    const row = this.sql.getTypeStamp.get(typeName);
+    return row && { version: row.version, registeredAt: row.registered_at };
+  }
+
   /** Every version of the type, in registration order (the last one is the default). */
   async listTypeVersions(typeName: string): Promise<StoredType[]> {
     return this.sql.listTypeVersions.all(typeName).map(toStoredType);
@@ -208,7 +213,9 @@ export class SqliteStore implements Store {
   }
 
   async listReferences(typeName: string, identifier: string): Promise<ResourceKey[]> {
-    return this.sql.refsFrom.all(typeName, identifier).map((r) => ({ typeName: r.to_type, identifier: r.to_id }));
+    return this.sql.refsFrom
+      .all(typeName, identifier)
+      .map((r) => ({ typeName: r.to_type, identifier: r.to_id }));
   }
 
   async listReferrers(typeName: string, identifier: string, limit: number): Promise<ResourceKey[]> {
@@ -219,10 +226,14 @@ export class SqliteStore implements Store {
 
   // ---- Operations ----
 
-  async beginOperation(operation: OperationRecord, requestHash?: string): Promise<BeginResult> {
+  async beginOperation(
+    operation: OperationRecord,
+    requestHash?: string,
+    lease?: { owner: string; until: Date },
+  ): Promise<BeginResult> {
     const params = operationParams(operation);
     try {
-      return this.tx.begin.immediate(operation, params, requestHash ?? null);
+      return this.tx.begin.immediate(operation, params, requestHash ?? null, lease ?? null);
     } catch (error) {
       // The IMMEDIATE transaction already serialises the check and the insert; the index is the backstop.
       if (isActiveConflict(error) && operation.identifier !== undefined) {
@@ -390,7 +401,12 @@ export class SqliteStore implements Store {
       }),
 
       begin: this.db.transaction(
-        (operation: OperationRecord, params: OperationParams, requestHash: string | null): BeginResult => {
+        (
+          operation: OperationRecord,
+          params: OperationParams,
+          requestHash: string | null,
+          lease: { owner: string; until: Date } | null,
+        ): BeginResult => {
           if (operation.clientToken !== undefined) {
             const token = this.sql.getToken.get(operation.clientToken);
             const earlier = token && this.sql.getOperation.get(token.request_token);
@@ -408,6 +424,9 @@ export class SqliteStore implements Store {
             if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
           }
           const inserted = this.sql.insertOperation.get(params);
+          if (inserted && lease) {
+            this.sql.lease.run(lease.owner, lease.until.toISOString(), inserted.seq);
+          }
           if (operation.clientToken !== undefined) {
             this.sql.insertToken.run(
               operation.clientToken,
@@ -489,6 +508,9 @@ function prepareStatements(db: Database.Database) {
     getTypeVersion: db.prepare<[string, string], TypeRow>(
       `SELECT type_name, version, model_json, source, registered_at FROM types WHERE type_name = ? AND version = ?`,
     ),
+    getTypeStamp: db.prepare<[string], { version: string; registered_at: string }>(
+      `SELECT version, registered_at FROM types WHERE type_name = ? ORDER BY seq DESC LIMIT 1`,
+    ),
     getLatestType: db.prepare<[string], TypeRow>(
       `SELECT type_name, version, model_json, source, registered_at FROM types WHERE type_name = ?
        ORDER BY seq DESC LIMIT 1`,
@@ -528,7 +550,9 @@ function prepareStatements(db: Database.Database) {
     refsTo: db.prepare<[string, string, number], { from_type: string; from_id: string }>(
       `SELECT from_type, from_id FROM resource_refs WHERE to_type = ? AND to_id = ? ORDER BY from_type, from_id LIMIT ?`,
     ),
-    deleteRefsFrom: db.prepare<[string, string]>(`DELETE FROM resource_refs WHERE from_type = ? AND from_id = ?`),
+    deleteRefsFrom: db.prepare<[string, string]>(
+      `DELETE FROM resource_refs WHERE from_type = ? AND from_id = ?`,
+    ),
     insertRef: db.prepare<[string, string, string, string]>(
       `INSERT OR IGNORE INTO resource_refs (from_type, from_id, to_type, to_id) VALUES (?, ?, ?, ?)`,
     ),
