@@ -11,7 +11,6 @@ import type { ProviderDefinition } from './sdk.js';
 /** One entry of the configuration's `providers` list. */
 export type ProviderEntry =
   | { module: string; config?: Record<string, unknown> }
-  | { builtin: 'postgresql' | 'file'; config?: Record<string, unknown> }
   | { url: string; name?: string; types: string[]; schemas?: string[]; timeoutMs?: number };
 
 export interface TypeplaneConfig {
@@ -67,10 +66,10 @@ function checkConfig(value: unknown, file: string): TypeplaneConfig {
       const where = `providers[${i}]`;
       if (typeof entry !== 'object' || entry === null) return fail(where, 'must be an object');
       const e = entry as Record<string, unknown>;
-      const kinds = ['module', 'builtin', 'url'].filter((k) => e[k] !== undefined);
-      if (kinds.length !== 1) return fail(where, 'needs exactly one of `module`, `builtin` or `url`');
-      if (e.builtin !== undefined && e.builtin !== 'postgresql' && e.builtin !== 'file')
-        fail(where, `names an unknown built-in provider '${String(e.builtin)}' (known: postgresql, file)`);
+      const kinds = ['module', 'url'].filter((k) => e[k] !== undefined);
+      if (e.builtin !== undefined)
+        fail(where, `names a built-in provider '${String(e.builtin)}', but this build has none`);
+      if (kinds.length !== 1) return fail(where, 'needs exactly one of `module` or `url`');
       if (e.url !== undefined && !(Array.isArray(e.types) && e.types.length > 0))
         fail(where, 'with a `url` must list the `types` it serves');
       if (
@@ -98,11 +97,6 @@ export async function loadProviders(
 }
 
 async function loadOne(entry: ProviderEntry, baseDir: string): Promise<ProviderDefinition> {
-  if ('builtin' in entry) {
-    if (entry.builtin === 'postgresql')
-      return (await import('./postgresql/index.js')).createPostgresProvider();
-    return (await import('./file/index.js')).createFileProvider();
-  }
   if ('url' in entry) {
     const { createRemoteProvider } = await import('./remote/index.js');
     const remote = createRemoteProvider({

@@ -79,7 +79,7 @@ test('bad configurations and modules are refused with a message saying what to f
   };
   await assert.rejects(
     readConfig(write('a.yaml', 'providers: [{ builtin: mysql }]')),
-    (e: Error) => e instanceof ConfigError && /unknown built-in provider 'mysql'/.test(e.message),
+    (e: Error) => e instanceof ConfigError && /built-in provider 'mysql'/.test(e.message),
   );
   await assert.rejects(
     readConfig(write('b.yaml', 'providers: [{ url: "http://x" }]')),
@@ -94,9 +94,9 @@ test('bad configurations and modules are refused with a message saying what to f
   );
   await assert.rejects(loadModule(join(dir, 'nothing.mjs')), /cannot load the provider module/);
   const ok = await readConfig(
-    write('f.yaml', 'types: [./types]\nproviders:\n  - builtin: file\n    config: { root: ./files }\n'),
+    write('f.yaml', 'types: [./types]\nproviders:\n  - module: ./p.js\n    config: { root: ./files }\n'),
   );
-  assert.deepEqual(ok.config.providers, [{ builtin: 'file', config: { root: './files' } }]);
+  assert.deepEqual(ok.config.providers, [{ module: './p.js', config: { root: './files' } }]);
   assert.equal(ok.baseDir, dir);
 });
 
