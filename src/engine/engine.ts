@@ -839,6 +839,10 @@ export class Engine {
         }
         const now = new Date().toISOString();
         op.identifier = identifier;
+        // What it refers to now, recorded with it (so a referenced resource cannot be deleted under it).
+        const references = (await this.referencesOf(type, model))
+          .filter((r) => !r.unregistered)
+          .map(({ typeName, identifier }) => ({ typeName, identifier }));
         const change: ResourceChange = {
           kind: 'put',
           resource: {
@@ -848,6 +852,7 @@ export class Engine {
             createdAt: now,
             updatedAt: now,
           },
+          references,
         };
         try {
           return await this.finish(op, 'SUCCESS', { resourceModel: model }, change);

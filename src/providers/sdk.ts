@@ -47,11 +47,16 @@ export interface ProviderSpec {
 export function defineProvider(spec: ProviderSpec): ProviderDefinition {
   if (typeof spec !== 'object' || spec === null) throw new TypeError('defineProvider takes an object');
   if (typeof spec.name !== 'string' || spec.name === '') throw new TypeError('a provider needs a name');
-  if (!Array.isArray(spec.types) || spec.types.length === 0 || !spec.types.every((t) => typeof t === 'string')) {
+  if (
+    !Array.isArray(spec.types) ||
+    spec.types.length === 0 ||
+    !spec.types.every((t) => typeof t === 'string')
+  ) {
     throw new TypeError(`provider ${spec.name}: 'types' must list the type names it serves`);
   }
   for (const action of ['create', 'read', 'update', 'delete', 'list'] as const) {
-    if (typeof spec[action] !== 'function') throw new TypeError(`provider ${spec.name}: the ${action} handler is missing`);
+    if (typeof spec[action] !== 'function')
+      throw new TypeError(`provider ${spec.name}: the ${action} handler is missing`);
   }
   return Object.freeze({ ...spec });
 }
@@ -62,7 +67,14 @@ export const progress = {
     return model === undefined ? { status: 'SUCCESS' } : { status: 'SUCCESS', resourceModel: model };
   },
   /** Ask to be invoked again after `callbackDelaySeconds`, with `callbackContext` handed back. */
-  inProgress(model: Model | undefined, options: { callbackContext?: Record<string, unknown>; callbackDelaySeconds?: number; message?: string } = {}): HandlerEvent {
+  inProgress(
+    model: Model | undefined,
+    options: {
+      callbackContext?: Record<string, unknown>;
+      callbackDelaySeconds?: number;
+      message?: string;
+    } = {},
+  ): HandlerEvent {
     return {
       status: 'IN_PROGRESS',
       ...(model === undefined ? {} : { resourceModel: model }),

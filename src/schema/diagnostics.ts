@@ -76,6 +76,8 @@ export const RULES = {
   TP2042: { severity: 'warning', title: 'identifier is neither read-only nor create-only' },
   TP2043: { severity: 'warning', title: 'unknown format' },
   TP2044: { severity: 'warning', title: 'tagging.tagProperty does not resolve' },
+  TP2045: { severity: 'error', title: 'traits are invalid' },
+  TP2046: { severity: 'error', title: 'reference member does not resolve to a declared property' },
 
   // Manifests
   TP3001: { severity: 'error', title: 'manifest name/namespace is malformed' },
@@ -95,6 +97,8 @@ export const RULES = {
   TP3015: { severity: 'error', title: 'required lists an undeclared property' },
   TP3016: { severity: 'error', title: 'property name is malformed' },
   TP3017: { severity: 'warning', title: 'unknown format' },
+  TP3018: { severity: 'error', title: 'x-typeplane traits are invalid' },
+  TP3019: { severity: 'error', title: 'reference member is not a property of the type' },
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleId = keyof typeof RULES;

@@ -135,10 +135,22 @@ describe('normalising a resource schema', () => {
       noReplace: false,
       references: [
         { typeName: 'AWS::EC2::VPC', ids: [{ target: '/properties/VpcId', member: '/properties/VpcId' }] },
-        { typeName: 'AWS::EC2::Subnet', ids: [{ target: '/properties/SubnetId', member: '/properties/SubnetIds/*' }] },
-        { typeName: 'AWS::KMS::Key', ids: [{ target: '/properties/Arn', member: '/properties/Encryption/KeyArn' }] },
-        { typeName: 'AWS::SNS::Topic', ids: [{ target: '/properties/TopicArn', member: '/properties/Rules/*/TopicArn' }] },
-        { typeName: 'Org::Network::Endpoint', ids: [{ target: '/properties/Name', member: '/properties/Tree/Peer' }] },
+        {
+          typeName: 'AWS::EC2::Subnet',
+          ids: [{ target: '/properties/SubnetId', member: '/properties/SubnetIds/*' }],
+        },
+        {
+          typeName: 'AWS::KMS::Key',
+          ids: [{ target: '/properties/Arn', member: '/properties/Encryption/KeyArn' }],
+        },
+        {
+          typeName: 'AWS::SNS::Topic',
+          ids: [{ target: '/properties/TopicArn', member: '/properties/Rules/*/TopicArn' }],
+        },
+        {
+          typeName: 'Org::Network::Endpoint',
+          ids: [{ target: '/properties/Name', member: '/properties/Tree/Peer' }],
+        },
       ],
     });
   });

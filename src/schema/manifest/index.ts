@@ -36,11 +36,19 @@ import {
   type Report,
 } from './schema.js';
 import { manifestToModel } from './to-model.js';
+import { REFERENCED_TYPE_PATTERN } from '../resource-schema/meta-schema.js';
 
 /** Keys of the manifest itself (`location` is Radius's map of provider addresses, accepted and unused). */
 const MANIFEST_KEYS = ['namespace', 'name', 'types', 'location'] as const;
 /** Keys of one type (`defaultApiVersion` names the version clients use when they give none). */
-const TYPE_KEYS = ['description', 'capabilities', 'apiVersions', 'defaultApiVersion'] as const;
+const TYPE_KEYS = [
+  'description',
+  'capabilities',
+  'apiVersions',
+  'defaultApiVersion',
+  'x-typeplane-noReplace',
+  'x-typeplane-references',
+] as const;
 const VERSION_KEYS = ['schema'] as const;
 
 /**
@@ -187,6 +195,8 @@ function checkType(name: string, definition: unknown, findings: Finding[]): void
     );
   }
 
+  checkTraits(type, at, report);
+
   const capabilities = type.capabilities;
   if (capabilities !== undefined && capabilities !== null) {
     if (!Array.isArray(capabilities)) {
@@ -299,4 +309,83 @@ function unknownKeys(
       'key',
     );
   }
+}
+
+/**
+ * `x-typeplane-noReplace: true` and `x-typeplane-references: [{ typeName, ids: { <target>: /properties/<member> } }]`:
+ * the same traits as a resource schema's `traits`; every member must be a top-level property of
+ * each API version's schema (or `name`).
+ */
+function checkTraits(type: Record<string, unknown>, at: string, report: ReturnType<typeof reporter>): void {
+  const noReplace = type['x-typeplane-noReplace'];
+  if (noReplace !== undefined && typeof noReplace !== 'boolean') {
+    report(
+      'TP3018',
+      `${at}/x-typeplane-noReplace`,
+      `'x-typeplane-noReplace' must be true or false, not ${describeValue(noReplace)}`,
+    );
+  }
+  const references = type['x-typeplane-references'];
+  if (references === undefined) return;
+  if (!Array.isArray(references)) {
+    report(
+      'TP3018',
+      `${at}/x-typeplane-references`,
+      `'x-typeplane-references' must be a list of { typeName, ids }, not ${describeValue(references)}`,
+    );
+    return;
+  }
+  const versions = isRecord(type.apiVersions) ? Object.values(type.apiVersions) : [];
+  const declared = (member: string): boolean => {
+    const m = /^\/properties\/([^/]+)$/.exec(member);
+    if (!m) return false;
+    if (m[1] === 'name') return true;
+    return versions.every((v) => {
+      const props =
+        isRecord(v) && isRecord(v.schema) && isRecord(v.schema.properties) ? v.schema.properties : {};
+      return Object.hasOwn(props, m[1]!);
+    });
+  };
+  references.forEach((ref, i) => {
+    const where = `${at}/x-typeplane-references/${i}`;
+    if (
+      !isRecord(ref) ||
+      typeof ref.typeName !== 'string' ||
+      !new RegExp(REFERENCED_TYPE_PATTERN).test(ref.typeName)
+    ) {
+      report(
+        'TP3018',
+        where,
+        "each reference needs a 'typeName' like 'Typeplane.Data/postgresDatabases' or 'Org::Service::Resource'",
+      );
+      return;
+    }
+    for (const key of Object.keys(ref)) {
+      if (key !== 'typeName' && key !== 'ids')
+        report(
+          'TP3018',
+          `${where}/${escapePointerToken(key)}`,
+          `unknown key '${key}' in a reference (known: typeName, ids)`,
+          'key',
+        );
+    }
+    if (ref.ids === undefined) return;
+    if (!isRecord(ref.ids) || Object.keys(ref.ids).length === 0) {
+      report(
+        'TP3018',
+        `${where}/ids`,
+        "'ids' must map the referenced type's identifier properties to members, like { name: /properties/database }",
+      );
+      return;
+    }
+    for (const [target, member] of Object.entries(ref.ids)) {
+      if (typeof member !== 'string' || !declared(member)) {
+        report(
+          'TP3019',
+          `${where}/ids/${escapePointerToken(target)}`,
+          `member ${describeValue(member)} is not a property of this type; write '/properties/<name>' of a declared property`,
+        );
+      }
+    }
+  });
 }

@@ -86,7 +86,7 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
         conditionalCreateOnlyProperties: [],
         deprecatedProperties: lists.deprecated,
         handlers: {},
-        traits: { noReplace: false, references: [] },
+        traits: { noReplace: type['x-typeplane-noReplace'] === true, references: manifestReferences(type) },
       };
       if (source !== undefined) resourceType.source = source;
       out.push(resourceType);
@@ -190,4 +190,17 @@ function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists
 /** Set a member named by the user: `__proto__` must become a member, not the prototype. */
 function setOwn(target: JsonSchema, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function manifestReferences(type: Node): ResourceType['traits']['references'] {
+  const list = Array.isArray(type['x-typeplane-references'])
+    ? (type['x-typeplane-references'] as Node[])
+    : [];
+  return list.map((ref) => ({
+    typeName: String(ref.typeName),
+    ids: Object.entries((ref.ids ?? {}) as Node).map(([target, member]) => ({
+      target: target.startsWith('/') ? target : `/properties/${escapePointerToken(target)}`,
+      member: String(member),
+    })),
+  }));
 }

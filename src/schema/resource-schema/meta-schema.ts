@@ -77,6 +77,9 @@ export const POINTER_PATTERN = '^/properties/[^/]+(/[^/]+)*$';
 export const LIST_POINTER_PATTERN = '^/(properties|definitions)/[^/]+(/[^/]+)*$';
 export const NAME_PATTERN = '^[A-Za-z0-9]{1,64}$';
 export const TYPE_NAME_PATTERN = '^[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}$';
+/** A type a reference may name: a resource schema's `Org::Service::Resource` or a manifest's `Ns.Area/type`. */
+export const REFERENCED_TYPE_PATTERN =
+  '^([a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}|[A-Za-z][A-Za-z0-9]*(\\.[A-Za-z][A-Za-z0-9]*)+/[a-z][A-Za-z0-9]{0,62})$';
 export const MIN_TIMEOUT_MINUTES = 2;
 export const MAX_TIMEOUT_MINUTES = 2160;
 
@@ -104,6 +107,30 @@ export const resourceSchemaMetaSchema = {
     replacementStrategy: { enum: ['create_then_delete', 'delete_then_create'] },
     taggable: { type: 'boolean' },
     tagging: { $ref: '#/definitions/tagging' },
+    // Typeplane's modelling traits (Smithy): see ReferenceId in model.ts.
+    traits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        noReplace: { type: 'boolean' },
+        references: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['typeName'],
+            additionalProperties: false,
+            properties: {
+              typeName: { type: 'string', pattern: REFERENCED_TYPE_PATTERN },
+              ids: {
+                type: 'object',
+                minProperties: 1,
+                additionalProperties: { type: 'string', pattern: POINTER_PATTERN },
+              },
+            },
+          },
+        },
+      },
+    },
     definitions: {
       type: 'object',
       propertyNames: { pattern: NAME_PATTERN },

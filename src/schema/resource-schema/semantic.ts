@@ -107,6 +107,24 @@ export function checkSemantics(doc: Schema): SemanticResult {
     );
   }
 
+  // Members that supply a referenced type's identifiers must be properties of this model.
+  const references =
+    isObject(doc.traits) && Array.isArray(doc.traits.references) ? doc.traits.references : [];
+  references.forEach((ref, i) => {
+    if (!isObject(ref) || !isObject(ref.ids)) return;
+    for (const [target, member] of Object.entries(ref.ids)) {
+      if (typeof member === 'string' && checkable(member) && !resolver.resolves(member)) {
+        findings.push(
+          diagnostic(
+            'TP2046',
+            `/traits/references/${i}/ids/${escapePointerToken(target)}`,
+            `reference member '${member}' does not name a declared property; point it at the property that holds ${target}`,
+          ),
+        );
+      }
+    }
+  });
+
   // Lists that must not overlap.
   const overlap = (a: string, b: string, rule: RuleId, say: string) => {
     const first = new Set(stringsOf(doc[a]));

@@ -82,6 +82,7 @@ const RULE_BY_SCHEMA_PATH: [prefix: string, rule: RuleId][] = [
   ['#/definitions/property/properties/insertionOrder/', 'TP2033'],
   ['#/definitions/property/properties/arrayType/', 'TP2033'],
   ['#/definitions/property/properties/relationshipRef/', 'TP2033'],
+  ['#/properties/traits/', 'TP2045'],
   ['#/required', 'TP2002'],
 ];
 

@@ -66,10 +66,25 @@ export function resourceSchemaToModel(doc: Schema, hints: ModelHints, source?: s
     conditionalCreateOnlyProperties: strings(doc.conditionalCreateOnlyProperties),
     deprecatedProperties: strings(doc.deprecatedProperties),
     handlers,
-    traits: { noReplace: false, references: hints.hasRelationshipRefs ? collectReferences(doc) : [] },
+    traits: {
+      noReplace: isObject(doc.traits) && doc.traits.noReplace === true,
+      references: [...declaredReferences(doc), ...(hints.hasRelationshipRefs ? collectReferences(doc) : [])],
+    },
   };
   if (source !== undefined) type.source = source;
   return type;
+}
+
+/** `traits.references`: `ids` keys are the referenced type's properties (a name or a pointer). */
+function declaredReferences(doc: Schema): Reference[] {
+  const list = isObject(doc.traits) && Array.isArray(doc.traits.references) ? doc.traits.references : [];
+  return list.filter(isObject).map((ref) => ({
+    typeName: String(ref.typeName),
+    ids: Object.entries(isObject(ref.ids) ? ref.ids : {}).map(([target, member]) => ({
+      target: target.startsWith('/') ? target : `/properties/${escapePointerToken(target)}`,
+      member: String(member),
+    })),
+  }));
 }
 
 /** Every `relationshipRef`, with the property pointer it sits at (through `$ref`s and arrays). */
