@@ -11,6 +11,7 @@ import type { ProviderDefinition } from './sdk.js';
 /** One entry of the configuration's `providers` list. */
 export type ProviderEntry =
   | { module: string; config?: Record<string, unknown> }
+  | { builtin: 'file'; config?: Record<string, unknown> }
   | { url: string; name?: string; types: string[]; schemas?: string[]; timeoutMs?: number };
 
 export interface TypeplaneConfig {
@@ -18,6 +19,8 @@ export interface TypeplaneConfig {
   types?: string[];
   providers?: ProviderEntry[];
 }
+
+const BUILTIN = ['file'];
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -66,10 +69,14 @@ function checkConfig(value: unknown, file: string): TypeplaneConfig {
       const where = `providers[${i}]`;
       if (typeof entry !== 'object' || entry === null) return fail(where, 'must be an object');
       const e = entry as Record<string, unknown>;
-      const kinds = ['module', 'url'].filter((k) => e[k] !== undefined);
-      if (e.builtin !== undefined)
-        fail(where, `names a built-in provider '${String(e.builtin)}', but this build has none`);
-      if (kinds.length !== 1) return fail(where, 'needs exactly one of `module` or `url`');
+      const kinds = ['module', 'builtin', 'url'].filter((k) => e[k] !== undefined);
+      if (kinds.length !== 1) return fail(where, 'needs exactly one of `module`, `builtin` or `url`');
+      if (e.builtin !== undefined && !BUILTIN.includes(e.builtin as string)) {
+        fail(
+          where,
+          `names an unknown built-in provider '${String(e.builtin)}' (known: ${BUILTIN.join(', ')})`,
+        );
+      }
       if (e.url !== undefined && !(Array.isArray(e.types) && e.types.length > 0))
         fail(where, 'with a `url` must list the `types` it serves');
       if (
@@ -90,13 +97,19 @@ export async function loadProviders(
   const loaded: ProviderDefinition[] = [];
   for (const entry of entries) {
     const provider = await loadOne(entry, baseDir);
-    if ('config' in entry && entry.config && provider.configure) await provider.configure(entry.config);
+    if ('module' in entry && entry.config && provider.configure) await provider.configure(entry.config);
     loaded.push(provider);
   }
   return loaded;
 }
 
 async function loadOne(entry: ProviderEntry, baseDir: string): Promise<ProviderDefinition> {
+  if ('builtin' in entry) {
+    const { createFileProvider } = await import('./file/index.js');
+    // Relative roots are relative to the configuration file, like every other path in it.
+    const root = entry.config?.root;
+    return createFileProvider(typeof root === 'string' ? { root: absolute(root, baseDir) } : {});
+  }
   if ('url' in entry) {
     const { createRemoteProvider } = await import('./remote/index.js');
     const remote = createRemoteProvider({

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { api, settle, spawnServer, tempDir } from '../helpers/service.js';
@@ -47,11 +47,13 @@ test('a configuration file names providers with their settings, and types', { ti
     config,
     [
       'types:',
-      `  - ${join(root, 'examples/typeplane-local-file.yaml')}`,
+      `  - ${join(root, 'examples/queues.yaml')}`,
       'providers:',
       `  - module: ${example}`,
       '    config:',
       "      punctuation: '?'",
+      '  - builtin: file',
+      '    config: { root: ./files }',
       '',
     ].join('\n'),
   );
@@ -61,9 +63,23 @@ test('a configuration file names providers with their settings, and types', { ti
     const created = await a.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'bob' } });
     const done = await settle(a, created.body.progressEvent.requestToken);
     assert.equal(done.resourceModel.Text, 'Hello, bob?');
+    const file = await a.call(
+      'POST',
+      `/v1/resources/${encodeURIComponent('Typeplane::Local::File')}?wait=10`,
+      {
+        desiredState: { Path: 'hello.txt', Content: 'hi' },
+      },
+    );
+    assert.equal(file.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(file.body));
     assert.equal(
-      (await a.call('GET', `/v1/types/${encodeURIComponent('Typeplane::Local::File')}`)).status,
-      200,
+      readFileSync(join(dir, 'files', 'hello.txt'), 'utf8'),
+      'hi',
+      'the root is relative to the configuration',
+    );
+    const types = (await a.call('GET', '/v1/types')).body.types.map((t: { typeName: string }) => t.typeName);
+    assert.ok(
+      types.some((t: string) => t.startsWith('Typeplane.Messaging/')),
+      JSON.stringify(types),
     );
   } finally {
     server.child.kill('SIGTERM');
@@ -79,7 +95,7 @@ test('bad configurations and modules are refused with a message saying what to f
   };
   await assert.rejects(
     readConfig(write('a.yaml', 'providers: [{ builtin: mysql }]')),
-    (e: Error) => e instanceof ConfigError && /built-in provider 'mysql'/.test(e.message),
+    (e: Error) => e instanceof ConfigError && /unknown built-in provider 'mysql'/.test(e.message),
   );
   await assert.rejects(
     readConfig(write('b.yaml', 'providers: [{ url: "http://x" }]')),
