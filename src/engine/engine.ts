@@ -839,6 +839,9 @@ export class Engine {
         }
         const now = new Date().toISOString();
         op.identifier = identifier;
+        // Providers need not echo write-only values; the index keeps what was asked for, so a later
+        // patch applies to the whole desired state (they are stripped from every answer regardless).
+        keepWriteOnly(type, op.request.desiredState as Model | undefined, model);
         // What it refers to now, recorded with it (so a referenced resource cannot be deleted under it).
         const references = (await this.referencesOf(type, model))
           .filter((r) => !r.unregistered)
@@ -1017,6 +1020,18 @@ function requireModel(value: unknown, name: string): Model {
     throw new TypeplaneError('InvalidRequest', `${name} must be a JSON object of the resource's properties`);
   }
   return structuredClone(value as Model);
+}
+
+/** Copy top-level write-only values the model lacks from the desired state. */
+function keepWriteOnly(type: ResourceType, desired: Model | undefined, model: Model): void {
+  if (!desired) return;
+  for (const pointer of type.writeOnlyProperties) {
+    const match = /^\/properties\/([^/]+)$/.exec(pointer);
+    if (!match) continue;
+    const name = match[1]!.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (model[name] === undefined && desired[name] !== undefined)
+      model[name] = structuredClone(desired[name]);
+  }
 }
 
 function refuseReadOnly(type: ResourceType, desired: Model): void {

@@ -11,7 +11,7 @@ import type { ProviderDefinition } from './sdk.js';
 /** One entry of the configuration's `providers` list. */
 export type ProviderEntry =
   | { module: string; config?: Record<string, unknown> }
-  | { builtin: 'file'; config?: Record<string, unknown> }
+  | { builtin: 'file' | 'postgresql'; config?: Record<string, unknown> }
   | { url: string; name?: string; types: string[]; schemas?: string[]; timeoutMs?: number };
 
 export interface TypeplaneConfig {
@@ -20,7 +20,7 @@ export interface TypeplaneConfig {
   providers?: ProviderEntry[];
 }
 
-const BUILTIN = ['file'];
+const BUILTIN = ['file', 'postgresql'];
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -104,6 +104,11 @@ export async function loadProviders(
 }
 
 async function loadOne(entry: ProviderEntry, baseDir: string): Promise<ProviderDefinition> {
+  if ('builtin' in entry && entry.builtin === 'postgresql') {
+    const { createPostgresProvider } = await import('./postgresql/index.js');
+    const url = entry.config?.url;
+    return createPostgresProvider(typeof url === 'string' ? { url } : {});
+  }
   if ('builtin' in entry) {
     const { createFileProvider } = await import('./file/index.js');
     // Relative roots are relative to the configuration file, like every other path in it.
