@@ -1,0 +1,4 @@
+/**
+ * @module Code generation from resource types.
+ */
+export { generateTypeScript, interfaceName } from './typescript.js';
