@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerApiCommands } from './api-commands.js';
+import { registerGenerate } from './generate.js';
 import { registerServe } from './serve.js';
 import { registerValidate } from './validate.js';
 
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerValidate(program);
   registerServe(program);
+  registerGenerate(program);
   registerApiCommands(program);
   return program;
 }
