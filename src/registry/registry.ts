@@ -4,7 +4,8 @@
  * stored record, so replicas sharing a store see each other's registrations.
  */
 import { TypeplaneError } from '../errors.js';
-import { validateDocument, type SourceFormat } from '../schema/index.js';
+import { validateDocument, type ResourceType, type SourceFormat } from '../schema/index.js';
+import { PointerResolver } from '../schema/resource-schema/index.js';
 import type { Store, StoredType } from '../store/types.js';
 import { compileType, type CompiledType } from './compile.js';
 
@@ -42,6 +43,7 @@ export class Registry {
     const source = typeof input === 'string' ? input : Buffer.from(input).toString('utf8');
     const registeredAt = new Date().toISOString();
     const stored: StoredType[] = [];
+    await this.checkReferences(result.types);
     // Compile before storing anything: a type the engine could not validate against is refused whole.
     const compiled = result.types.map((type) => compileType(type));
     for (const [i, type] of result.types.entries()) {
@@ -58,6 +60,38 @@ export class Registry {
       stored.push(record);
     }
     return stored;
+  }
+
+  /**
+   * A reference must point at properties the referenced type has. Checked when the referenced type
+   * is known (registered, or in the same document); one registered later is checked by the engine
+   * when a resource is created.
+   */
+  private async checkReferences(types: readonly ResourceType[]): Promise<void> {
+    const problems: { pointer: string; message: string }[] = [];
+    for (const type of types) {
+      for (const [i, ref] of type.traits.references.entries()) {
+        const target =
+          types.find((t) => t.typeName === ref.typeName) ?? (await this.store.getType(ref.typeName))?.model;
+        if (!target) continue;
+        const resolver = new PointerResolver(target.schema as Record<string, unknown>);
+        for (const id of ref.ids) {
+          if (id.target !== '' && !resolver.resolves(id.target)) {
+            problems.push({
+              pointer: `/traits/references/${i}`,
+              message: `${type.typeName} refers to ${ref.typeName} property ${id.target}, which ${ref.typeName} does not declare`,
+            });
+          }
+        }
+      }
+    }
+    if (problems.length > 0) {
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `references point at undeclared properties: ${problems.map((p) => p.message).join('; ')}`,
+        problems,
+      );
+    }
   }
 
   /** The default version of a type, compiled; NotFound when it is not registered. */

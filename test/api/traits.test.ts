@@ -182,3 +182,18 @@ test('a noReplace type refuses a PUT on an existing resource with AlreadyExists'
   });
   assert.equal(patched.body.progressEvent.operationStatus, 'SUCCESS', 'PATCH still updates a noReplace type');
 });
+
+test('registering a type whose reference names a property the referenced type lacks is refused', async () => {
+  const res = await svc.call(
+    'POST',
+    '/v1/types',
+    schema(
+      'Test::App::Broken',
+      { Name: { type: 'string' }, Db: { type: 'string' } },
+      { traits: { references: [{ typeName: DB, ids: { Nope: '/properties/Db' } }] } },
+    ),
+  );
+  assert.equal(res.status, 400);
+  assert.equal(res.body.errorCode, 'InvalidRequest');
+  assert.match(res.body.message, /Test::Data::Db property \/properties\/Nope/);
+});
