@@ -233,7 +233,7 @@ export class SqliteStore implements Store {
   ): Promise<BeginResult> {
     const params = operationParams(operation);
     try {
-      return this.tx.begin.immediate(operation, params, requestHash ?? null, lease ?? null);
+      return await this.grouped(() => this.tx.begin(operation, params, requestHash ?? null, lease ?? null));
     } catch (error) {
       // The IMMEDIATE transaction already serialises the check and the insert; the index is the backstop.
       if (isActiveConflict(error) && operation.identifier !== undefined) {
@@ -248,7 +248,7 @@ export class SqliteStore implements Store {
   async saveOperation(operation: OperationRecord): Promise<void> {
     let changes: number;
     try {
-      changes = this.sql.saveOperation.run(operationParams(operation)).changes;
+      changes = await this.grouped(() => this.sql.saveOperation.run(operationParams(operation)).changes);
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
     }
@@ -258,7 +258,7 @@ export class SqliteStore implements Store {
   /** Updates the state as saveOperation does, drops the lease, and applies `change`, all or nothing. */
   async finishOperation(operation: OperationRecord, change?: ResourceChange): Promise<void> {
     try {
-      this.tx.finish.immediate(operation, operationParams(operation), change);
+      await this.grouped(() => this.tx.finish(operation, operationParams(operation), change));
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
     }
@@ -348,15 +348,17 @@ export class SqliteStore implements Store {
   }
 
   async kvInsert(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
-    return this.sql.kvInsert.run(namespace, key, JSON.stringify(entry.value), entry.writtenBy).changes > 0;
+    const value = JSON.stringify(entry.value);
+    return this.grouped(() => this.sql.kvInsert.run(namespace, key, value, entry.writtenBy).changes > 0);
   }
 
   async kvReplace(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
-    return this.sql.kvReplace.run(JSON.stringify(entry.value), entry.writtenBy, namespace, key).changes > 0;
+    const value = JSON.stringify(entry.value);
+    return this.grouped(() => this.sql.kvReplace.run(value, entry.writtenBy, namespace, key).changes > 0);
   }
 
   async kvDelete(namespace: string, key: string): Promise<boolean> {
-    return this.sql.kvDelete.run(namespace, key).changes > 0;
+    return this.grouped(() => this.sql.kvDelete.run(namespace, key).changes > 0);
   }
 
   /** Ordered by key. */
@@ -378,10 +380,61 @@ export class SqliteStore implements Store {
     if (this.db.open) this.db.close();
   }
 
+  // ---- Group commit ----
+
+  private pending: { work: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] =
+    [];
+  private flushScheduled = false;
+
+  /**
+   * Run `work` in the next group transaction: every write issued in the same turn of the event loop
+   * shares one BEGIN IMMEDIATE … COMMIT (commits, not statements, dominate the cost). Each piece runs
+   * in its own savepoint, so one failing does not undo the others.
+   */
+  private grouped<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      this.tx.group.immediate(() => {
+        for (const item of batch) {
+          try {
+            outcomes.push({ ok: true, value: this.tx.piece(item.work) });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The group itself failed (the file is locked past busy_timeout, the disk is full): nothing committed.
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+  }
+
   // ---- Transactions (built once) ----
 
   private transactions() {
     return {
+      group: this.db.transaction((run: () => void) => run()),
+      // Nested in `group`: a savepoint.
+      piece: this.db.transaction((work: () => unknown) => work()),
       deleteType: this.db.transaction((typeName: string): boolean => {
         const count = this.sql.countResources.get(typeName)?.count ?? 0;
         if (count > 0) {
