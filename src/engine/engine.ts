@@ -444,7 +444,7 @@ export class Engine {
       typeName: type.typeName,
       desiredState: key,
       clientRequestToken: requestToken,
-      logger: this.log.child({ requestToken, operation: 'READ' }),
+      logger: lazyChild(this.log, { requestToken, operation: 'READ' }),
       // A read answers an HTTP request: bounded by the type's read timeout and by a minute at most.
       signal: AbortSignal.timeout(Math.min(timeoutMinutes(type, 'read') * this.minuteMs, MAX_READ_MS)),
     });
@@ -707,7 +707,7 @@ export class Engine {
 
   /** One handler invocation for an operation this worker holds the lease on. */
   private async step(op: OperationRecord, signal: AbortSignal, fresh: boolean): Promise<void> {
-    const log = this.log.child({
+    const log = lazyChild(this.log, {
       requestToken: op.requestToken,
       typeName: op.typeName,
       operation: op.operation,
@@ -1020,6 +1020,19 @@ function requireModel(value: unknown, name: string): Model {
     throw new TypeplaneError('InvalidRequest', `${name} must be a JSON object of the resource's properties`);
   }
   return structuredClone(value as Model);
+}
+
+/** A child logger made only when something is logged (most handler calls log nothing). */
+function lazyChild(parent: EngineLogger, bindings: Record<string, unknown>): EngineLogger {
+  let child: EngineLogger | undefined;
+  const get = () => (child ??= parent.child(bindings));
+  return {
+    debug: (message, fields) => get().debug(message, fields),
+    info: (message, fields) => get().info(message, fields),
+    warn: (message, fields) => get().warn(message, fields),
+    error: (message, fields) => get().error(message, fields),
+    child: (more) => get().child(more),
+  };
 }
 
 /** Copy top-level write-only values the model lacks from the desired state. */
