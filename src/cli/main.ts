@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { registerApiCommands } from './api-commands.js';
 import { registerGenerate } from './generate.js';
 import { registerServe } from './serve.js';
+import { registerTest } from './test-command.js';
 import { registerValidate } from './validate.js';
 
 export function buildProgram(): Command {
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerGenerate(program);
   registerApiCommands(program);
+  registerTest(program);
   return program;
 }
 

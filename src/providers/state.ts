@@ -1,6 +1,6 @@
 /**
  * @module The built-in state provider: serves any type without a handler of its own by storing the
- * desired state (as Radius does for a type without a recipe, and Kubernetes for a custom resource).
+ * desired state (less write-only values, which the engine keeps itself) (as Radius does for a type without a recipe, and Kubernetes for a custom resource).
  *
  * It generates read-only identifier values (UUIDs) where the schema asks for them. Generation is
  * derived from the request token, so a create re-invoked after a crash produces the same resource.
@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Model } from '../engine/types.js';
 import type { ResourceType } from '../schema/index.js';
 import type { Store } from '../store/types.js';
-import { identifierOf } from '../engine/model/index.js';
+import { identifierOf, stripWriteOnly } from '../engine/model/index.js';
 import type { HandlerEvent, HandlerRequest, Provider } from './types.js';
 
 export const STATE_PROVIDER_NAME = 'state';
@@ -40,8 +40,10 @@ export function createStateProvider(
       const key = identifierOf(type, model);
       if (key === undefined)
         return failed('InvalidRequest', 'the primary identifier is missing from the desired state');
+      // Write-only values are not kept here nor returned: the engine holds the desired ones.
+      const kept = stripWriteOnly(type, model);
       const inserted = await store.kvInsert(type.typeName, key, {
-        value: model,
+        value: kept,
         writtenBy: request.clientRequestToken,
       });
       if (!inserted) {
@@ -51,7 +53,7 @@ export function createStateProvider(
           return { status: 'SUCCESS', resourceModel: existing.value };
         return failed('AlreadyExists', `${type.typeName} ${key} already exists`);
       }
-      return { status: 'SUCCESS', resourceModel: model };
+      return { status: 'SUCCESS', resourceModel: kept };
     },
 
     async read(request) {
@@ -64,12 +66,13 @@ export function createStateProvider(
     async update(request) {
       const { type, key } = await keyOf(request);
       if (key === undefined) return failed('NotFound', 'the primary identifier is missing');
+      const kept = stripWriteOnly(type, request.desiredState);
       const replaced = await store.kvReplace(type.typeName, key, {
-        value: request.desiredState,
+        value: kept,
         writtenBy: request.clientRequestToken,
       });
       if (!replaced) return failed('NotFound', `${type.typeName} ${key} does not exist`);
-      return { status: 'SUCCESS', resourceModel: request.desiredState };
+      return { status: 'SUCCESS', resourceModel: kept };
     },
 
     async delete(request) {

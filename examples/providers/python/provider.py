@@ -14,8 +14,8 @@ It keeps the handler contract:
     finishes when invoked again with that context (the shape of any create that has to wait for
     something);
   - READ and LIST answer at once; LIST pages with nextToken;
-  - the write-only Secret is stored and returned to Typeplane, which keeps it for later updates and
-    never shows it to users. It is never logged.
+  - the write-only Secret is stored but never returned (the handler contract: Typeplane keeps the
+    desired value itself for later updates and never shows it to users). It is never logged.
 
     python3 provider.py --data-dir /tmp/notes --port 8080
 """
@@ -46,8 +46,14 @@ IDLE_SECONDS = 60
 Event = dict[str, Any]
 
 
+WRITE_ONLY = ("Secret",)
+
+
 def success(model: dict[str, Any] | None = None) -> Event:
-    return {"status": "SUCCESS"} if model is None else {"status": "SUCCESS", "resourceModel": model}
+    if model is None:
+        return {"status": "SUCCESS"}
+    # Write-only values are kept here but never returned.
+    return {"status": "SUCCESS", "resourceModel": {k: v for k, v in model.items() if k not in WRITE_ONLY}}
 
 
 def failed(code: str, message: str) -> Event:

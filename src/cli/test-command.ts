@@ -1,0 +1,218 @@
+/**
+ * @module `typeplane test --schema <file> (--provider <module> | --endpoint <url>)`: the contract test
+ * suite, run against a provider directly (no engine, no Docker).
+ *
+ * Exit codes: 0 the provider keeps the contract; 1 a test failed (or something was left behind);
+ * 2 usage or setup error; 130 interrupted (after the cleanup).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import {
+  ContractSetupError,
+  DEFAULT_RUNS,
+  TEST_NAMES,
+  jsonReport,
+  junitReport,
+  readInputs,
+  readSchemaType,
+  runContractSuite,
+  textHeader,
+  textResult,
+  textSummary,
+  type SuiteReport,
+} from '../contract/index.js';
+import { ConfigError, loadModule } from '../providers/load.js';
+import { createRemoteProvider } from '../providers/remote/index.js';
+import type { ProviderDefinition } from '../providers/sdk.js';
+
+interface TestOptions {
+  schema: string;
+  provider?: string;
+  endpoint?: string;
+  type?: string;
+  config?: string;
+  inputs?: string;
+  seed?: string;
+  runs: string;
+  timeout?: string;
+  only?: string[];
+  junit?: string;
+  format: string;
+}
+
+export function registerTest(program: Command): void {
+  program
+    .command('test')
+    .description(
+      'run the contract test suite against a provider: proves, with inputs generated from the schema, that its handlers keep the handler contract',
+    )
+    .requiredOption('--schema <file>', 'resource schema (or manifest) of the type the provider serves')
+    .option(
+      '--provider <module>',
+      'a provider module written with typeplane/provider (its default export), run in this process',
+    )
+    .option('--endpoint <url>', 'an out-of-process provider serving the provider protocol at this URL')
+    .option('--type <typeName>', 'the type to test, when the schema document defines several')
+    .option('--config <file>', "a JSON file handed to the provider's configure() (its configuration section)")
+    .option(
+      '--inputs <dir>',
+      'use inputs_N_create.json, inputs_N_update.json and inputs_N_invalid.json from this folder instead of generated inputs',
+    )
+    .option('--seed <n>', 'seed of the generated inputs (a failing run prints it, to reproduce it)')
+    .option('--runs <n>', 'generated inputs per test', String(DEFAULT_RUNS))
+    .option('--timeout <seconds>', "cap on every handler's timeout (default: the schema's handler timeouts)")
+    .option('--only <names...>', `run only these tests (${TEST_NAMES.slice(0, 3).join(', ')}, …; -> for →)`)
+    .option('--junit <file>', 'also write the results as JUnit XML')
+    .option('--format <format>', 'output format: text or json', 'text')
+    .action(async (options: TestOptions, command: Command) => {
+      const usage = (message: string): never =>
+        command.error(`error: ${message}`, { exitCode: 2, code: 'typeplane.usage' });
+      if (options.format !== 'text' && options.format !== 'json')
+        usage(`--format must be 'text' or 'json', not '${options.format}'`);
+      if ((options.provider === undefined) === (options.endpoint === undefined))
+        usage('give exactly one of --provider <module> and --endpoint <url>');
+      const seed =
+        options.seed === undefined ? undefined : wholeNumber(options.seed, '--seed', usage, -(2 ** 31));
+      const runs = wholeNumber(options.runs, '--runs', usage, 1);
+      const timeout =
+        options.timeout === undefined ? undefined : wholeNumber(options.timeout, '--timeout', usage, 1);
+      const only = options.only?.map((n) => n.replace(/->/g, '→'));
+      const unknown = only?.filter((n) => !TEST_NAMES.includes(n)) ?? [];
+      if (unknown.length > 0) usage(`unknown tests: ${unknown.join(', ')} (known: ${TEST_NAMES.join(', ')})`);
+      process.exitCode = await runTestCommand({
+        ...options,
+        ...(only ? { only } : {}),
+        ...(seed === undefined ? {} : { seedNumber: seed }),
+        runsNumber: runs,
+        ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
+      });
+    });
+}
+
+function wholeNumber(value: string, name: string, usage: (m: string) => never, min: number): number {
+  const n = /^-?\d{1,10}$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > 2 ** 31 - 1)
+    return usage(`${name} must be a whole number${min > 0 ? ` from ${min}` : ''}, not '${value}'`);
+  return n;
+}
+
+/** Run the suite as the command line asks; returns the exit code. */
+export async function runTestCommand(
+  options: TestOptions & { seedNumber?: number; runsNumber: number; timeoutMs?: number },
+): Promise<number> {
+  let provider: ProviderDefinition | undefined;
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write(
+        '\ninterrupted: stopping the tests and deleting what they created (interrupt again to quit at once)\n',
+      );
+      controller.abort(new Error('interrupted'));
+    } else {
+      process.stderr.write('quitting without cleaning up: resources the suite created may be left behind\n');
+      process.exit(130);
+    }
+  };
+  try {
+    const type = await readSchemaType(resolve(options.schema), options.type);
+    const inputs = options.inputs ? await readInputs(resolve(options.inputs), type) : undefined;
+    provider = await loadProvider(options, type.typeName);
+    if (!provider.types.includes(type.typeName))
+      throw new ContractSetupError(
+        `the provider ${provider.name} serves ${provider.types.join(', ')}, not ${type.typeName}`,
+      );
+    if (options.endpoint !== undefined) await checkReachable(provider, type.typeName, options.endpoint);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const text = options.format === 'text';
+    // Chosen here rather than by the runner so that the header can show it.
+    const seed = options.seedNumber ?? Math.floor(Math.random() * 2 ** 31);
+    const color = text && process.stdout.isTTY === true && !process.env.NO_COLOR;
+    if (text)
+      process.stdout.write(
+        textHeader({
+          typeName: type.typeName,
+          provider: provider.name,
+          inputs: inputs
+            ? { source: 'files', sets: inputs.map((s) => s.name) }
+            : { source: 'generated', seed, runs: options.runsNumber },
+        }),
+      );
+    const report: SuiteReport = await runContractSuite({
+      type,
+      provider,
+      ...(inputs ? { inputs } : {}),
+      seed,
+      runs: options.runsNumber,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.only ? { only: options.only } : {}),
+      signal: controller.signal,
+      onResult: (result) => {
+        if (text) process.stdout.write(textResult(result, { color }));
+      },
+    });
+    process.stdout.write(text ? textSummary(report, { color }) : jsonReport(report));
+    if (options.junit) {
+      const file = resolve(options.junit);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, junitReport(report));
+    }
+    if (report.interrupted) return 130;
+    return report.ok ? 0 : 1;
+  } catch (e) {
+    if (e instanceof ContractSetupError || e instanceof ConfigError) {
+      process.stderr.write(`typeplane test: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await provider?.close?.();
+  }
+}
+
+async function loadProvider(options: TestOptions, typeName: string): Promise<ProviderDefinition> {
+  let config: Record<string, unknown> | undefined;
+  if (options.config) {
+    try {
+      const value: unknown = JSON.parse(await readFile(resolve(options.config), 'utf8'));
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        throw new Error('not an object');
+      config = value as Record<string, unknown>;
+    } catch (e) {
+      throw new ContractSetupError(
+        `--config ${options.config} must be a JSON object: ${(e as Error).message}`,
+      );
+    }
+  }
+  if (options.endpoint !== undefined) {
+    try {
+      return createRemoteProvider({ name: options.endpoint, url: options.endpoint, types: [typeName] });
+    } catch (e) {
+      throw new ContractSetupError(`--endpoint: ${(e as Error).message}`);
+    }
+  }
+  const spec = options.provider!;
+  const provider = await loadModule(resolve(spec));
+  if (config && provider.configure) await provider.configure(config);
+  return provider;
+}
+
+/** One list call before the suite: an endpoint that cannot be reached is a setup error, not 21 failures. */
+async function checkReachable(provider: ProviderDefinition, typeName: string, url: string): Promise<void> {
+  const event = await provider.list({
+    typeName,
+    desiredState: {},
+    clientRequestToken: randomUUID(),
+    maxResults: 1,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    signal: AbortSignal.timeout(60_000),
+  });
+  if (event.status === 'FAILED' && event.errorCode === 'NetworkFailure')
+    throw new ContractSetupError(`cannot reach the provider at ${url}: ${event.message ?? 'no answer'}`);
+}

@@ -1,0 +1,1083 @@
+/**
+ * @module The contract tests, as data: each one named after the clause of the handler contract it
+ * proves, with pure assertions that return failures carrying the request and the response.
+ *
+ * Two kinds:
+ * - sequence tests drive the provider through a short sequence (create → read, delete → update, …)
+ *   with generated or given inputs;
+ * - observation tests judge every answer the provider gave during the sequence tests (every model
+ *   matches the schema, read never answers IN_PROGRESS, …), so a clause broken anywhere is reported
+ *   once, under its own name.
+ */
+import { identifierOf, jsonEqual, stripNulls, valuesAt } from '../engine/model/index.js';
+import { resolverOf } from '../engine/model/properties.js';
+import type { Model } from '../engine/types.js';
+import type { CompiledType } from '../registry/compile.js';
+import type { HandlerAction, HandlerEvent } from '../providers/types.js';
+import type { ResourceType } from '../schema/model.js';
+import { canonicalJson, type InputPair } from './generate.js';
+
+export type TestStatus = 'pass' | 'fail' | 'skip' | 'error';
+
+/** A handler request as recorded for the report (no logger, no signal). */
+export interface RecordedRequest {
+  typeName: string;
+  desiredState: Model;
+  previousState?: Model;
+  clientRequestToken: string;
+  nextToken?: string;
+  maxResults?: number;
+}
+
+/** One handler invocation as the suite saw it, IN_PROGRESS steps included. */
+export interface Call {
+  /** The test it belongs to. */
+  test: string;
+  action: HandlerAction;
+  request: RecordedRequest;
+  /** Every answer in order: IN_PROGRESS steps, then the last one. */
+  events: unknown[];
+  /** The last answer, when it was a valid event. */
+  final?: HandlerEvent;
+  /** What went wrong on the way. */
+  problem?: { kind: 'threw' | 'invalid' | 'timeout' | 'interrupted'; message: string };
+  durationMs: number;
+  /** What the handler logged (the first lines). */
+  logs: string[];
+}
+
+export interface Failure {
+  /** What the provider did against which clause. */
+  message: string;
+  /** The request and response it concerns. */
+  call?: Call;
+  /** What the clause asks for and what came instead, shown as a diff. */
+  expected?: unknown;
+  actual?: unknown;
+}
+
+/** What a sequence test can do with the provider, for one set of inputs. */
+export interface TestContext {
+  readonly type: ResourceType;
+  readonly compiled: CompiledType;
+  create(desired: Model): Promise<Call>;
+  read(key: Model): Promise<Call>;
+  update(desired: Model, previous: Model): Promise<Call>;
+  delete(key: Model): Promise<Call>;
+  list(page: { nextToken?: string; maxResults?: number }): Promise<Call>;
+  /** The input as the engine would send it: defaults applied. */
+  desired(input: Model): Model;
+  /** An update input as the engine would send it: read-only values and identifier kept from `current`. */
+  updateDesired(input: Model, current: Model): Model;
+  /** The primary identifier of a model (`a|b` for compound ones). */
+  id(model: Model): string | undefined;
+  /** A model holding only the primary identifier of `model`. */
+  keyOf(model: Model): Model | undefined;
+  /** Go on only if no resource with this desired state's identifier exists yet (else the input is set aside). */
+  assumeAbsent(desired: Model): Promise<void>;
+  /** A remark shown with the test's result. */
+  note(text: string): void;
+}
+
+export type InputKind = 'one' | 'pair' | 'several' | 'absent' | 'invalid';
+
+export interface SequenceTest {
+  kind: 'sequence';
+  name: string;
+  clause: string;
+  input: InputKind;
+  /** Why the test does not apply to this type, if it does not. */
+  skip?(type: ResourceType): string | undefined;
+  run(ctx: TestContext, input: unknown): Promise<Failure[]>;
+}
+
+export interface ObservationTest {
+  kind: 'observation';
+  name: string;
+  clause: string;
+  check(calls: readonly Call[], compiled: CompiledType): { failures: Failure[]; note?: string };
+}
+
+export type ContractTest = SequenceTest | ObservationTest;
+
+// ---- Assertions --------------------------------------------------------------------------------
+
+const failure = (message: string, call?: Call, expected?: unknown, actual?: unknown): Failure => ({
+  message,
+  ...(call ? { call } : {}),
+  ...(expected === undefined ? {} : { expected }),
+  ...(actual === undefined ? {} : { actual }),
+});
+
+/** The answer in short, for messages: `SUCCESS`, `FAILED NotFound`, `IN_PROGRESS`. */
+export function describeAnswer(call: Call): string {
+  if (call.problem) return call.problem.message;
+  const e = call.final;
+  if (!e) return 'nothing';
+  return e.status === 'FAILED' ? `FAILED ${e.errorCode ?? '(no errorCode)'}` : e.status;
+}
+
+/** The parts of an answer a status expectation is about. */
+function statusOf(call: Call): unknown {
+  if (call.problem) return { problem: call.problem.message };
+  const e = call.final;
+  if (!e) return {};
+  return {
+    status: e.status,
+    ...(e.errorCode === undefined ? {} : { errorCode: e.errorCode }),
+    ...(e.message === undefined ? {} : { message: e.message }),
+  };
+}
+
+function expectSuccess(call: Call, what: string): Failure | undefined {
+  if (!call.problem && call.final?.status === 'SUCCESS') return undefined;
+  return failure(
+    `${what} should succeed, but answered ${describeAnswer(call)}`,
+    call,
+    { status: 'SUCCESS' },
+    statusOf(call),
+  );
+}
+
+function expectFailed(call: Call, code: string, what: string): Failure | undefined {
+  if (!call.problem && call.final?.status === 'FAILED' && call.final.errorCode === code) return undefined;
+  return failure(
+    `${what} should fail with ${code}, but answered ${describeAnswer(call)}`,
+    call,
+    { status: 'FAILED', errorCode: code },
+    statusOf(call),
+  );
+}
+
+const isModel = (v: unknown): v is Model => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A model path as a property pointer with array indices as `*` (`['Tags', 0, 'Key']` → `/properties/Tags/*\/Key`). */
+function pointerOfPath(path: readonly (string | number)[]): string {
+  return (
+    '/properties/' +
+    path.map((t) => (typeof t === 'number' ? '*' : t.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/')
+  );
+}
+
+/** Whether a property pointer (with `*`) designates the model path. */
+function designates(pointer: string, path: readonly (string | number)[]): boolean {
+  const tokens = pointer.split('/').slice(2);
+  if (tokens.length > path.length) return false;
+  return tokens.every((t, i) => {
+    const p = path[i]!;
+    const decoded = t.replace(/~1/g, '/').replace(/~0/g, '~');
+    return decoded === '*' || decoded === String(p);
+  });
+}
+
+export interface Difference {
+  pointer: string;
+  expected: unknown;
+  actual: unknown;
+}
+
+/**
+ * Where `actual` does not show `expected`: every member of `expected` must be in `actual` with the same
+ * value (objects may have more members; arrays must match in full, in order unless the schema says
+ * `insertionOrder: false`). Values under `ignore` pointers are not compared.
+ */
+export function differences(
+  type: ResourceType,
+  expected: unknown,
+  actual: unknown,
+  ignore: readonly string[] = [],
+): Difference[] {
+  const out: Difference[] = [];
+  const walk = (e: unknown, a: unknown, path: (string | number)[]): void => {
+    if (path.length > 0 && ignore.some((p) => designates(p, path))) return;
+    const here = () => (path.length === 0 ? '/' : pointerOfPath(path).replace('/properties', ''));
+    if (isModel(e)) {
+      if (!isModel(a)) {
+        out.push({ pointer: here(), expected: e, actual: a });
+        return;
+      }
+      for (const key of Object.keys(e)) {
+        if (e[key] === undefined || e[key] === null) continue;
+        walk(e[key], a[key], [...path, key]);
+      }
+      return;
+    }
+    if (Array.isArray(e)) {
+      if (!Array.isArray(a) || a.length !== e.length) {
+        out.push({ pointer: here(), expected: e, actual: a });
+        return;
+      }
+      if (unordered(type, path)) {
+        const used = new Set<number>();
+        for (const item of e) {
+          const match = a.findIndex(
+            (candidate, i) => !used.has(i) && differences(type, item, candidate).length === 0,
+          );
+          if (match < 0) {
+            out.push({ pointer: here(), expected: e, actual: a });
+            return;
+          }
+          used.add(match);
+        }
+        return;
+      }
+      e.forEach((item, i) => walk(item, a[i], [...path, i]));
+      return;
+    }
+    if (!jsonEqual(e, a)) out.push({ pointer: here(), expected: e, actual: a });
+  };
+  walk(expected, actual, []);
+  return out;
+}
+
+function unordered(type: ResourceType, path: readonly (string | number)[]): boolean {
+  if (path.length === 0) return false;
+  const nodes = resolverOf(type).walk(pointerOfPath(path)) ?? [];
+  return nodes.some((n) => n.insertionOrder === false);
+}
+
+/** The member paths of `model` holding `null`, as pointers. */
+function nullsIn(value: unknown, path: string[] = []): string[] {
+  if (value === null) return [`/${path.join('/')}`];
+  if (Array.isArray(value)) return value.flatMap((v, i) => nullsIn(v, [...path, String(i)]));
+  if (isModel(value)) return Object.entries(value).flatMap(([k, v]) => nullsIn(v, [...path, k]));
+  return [];
+}
+
+function present(model: Model, pointer: string): boolean {
+  return valuesAt(stripNulls(model), pointer).length > 0;
+}
+
+function modelOf(call: Call): Model | undefined {
+  const model = call.final?.resourceModel;
+  return isModel(model) ? model : undefined;
+}
+
+/** `model` without the values at `pointers` (a copy). */
+function without(model: Model, pointers: readonly string[]): Model {
+  const copy = JSON.parse(JSON.stringify(model)) as Model;
+  for (const pointer of pointers) {
+    for (const { path } of valuesAt(copy, pointer).reverse()) {
+      let parent: unknown = copy;
+      for (const token of path.slice(0, -1)) parent = (parent as Record<string | number, unknown>)[token];
+      const last = path.at(-1)!;
+      if (Array.isArray(parent) && typeof last === 'number') parent.splice(last, 1);
+      else if (isModel(parent)) delete parent[String(last)];
+    }
+  }
+  return copy;
+}
+
+// ---- Steps shared by the tests -------------------------------------------------------------------
+
+interface Created {
+  desired: Model;
+  call: Call;
+  model: Model;
+  key: Model;
+  id: string;
+}
+
+const isFailure = (v: unknown): v is Failure => typeof v === 'object' && v !== null && 'message' in v;
+
+/** Create a resource from an input; a failure when the provider does not. */
+async function createResource(ctx: TestContext, input: Model): Promise<Created | Failure> {
+  const desired = ctx.desired(input);
+  await ctx.assumeAbsent(desired);
+  const call = await ctx.create(desired);
+  const problem = expectSuccess(call, 'create');
+  if (problem) return problem;
+  const model = modelOf(call);
+  if (!model) return failure('create answered SUCCESS without a resource model', call);
+  const key = ctx.keyOf(model) ?? ctx.keyOf(desired);
+  const id = ctx.id(model) ?? ctx.id(desired);
+  if (!key || id === undefined)
+    return failure(
+      `the created model has no primary identifier (${ctx.type.primaryIdentifier.join(', ')}), so the resource cannot be addressed`,
+      call,
+    );
+  return { desired, call, model, key, id };
+}
+
+async function readModel(
+  ctx: TestContext,
+  key: Model,
+  what: string,
+): Promise<{ call: Call; model: Model } | Failure> {
+  const call = await ctx.read(key);
+  const problem = expectSuccess(call, what);
+  if (problem) return problem;
+  const model = modelOf(call);
+  if (!model) return failure(`${what} answered SUCCESS without a resource model`, call);
+  return { call, model };
+}
+
+async function deleteResource(ctx: TestContext, created: Created): Promise<Failure | undefined> {
+  const call = await ctx.delete(created.key);
+  return expectSuccess(call, 'delete');
+}
+
+async function updateResource(
+  ctx: TestContext,
+  created: Created,
+  update: Model,
+): Promise<{ call: Call; desired: Model } | Failure> {
+  const desired = ctx.updateDesired(update, created.model);
+  const call = await ctx.update(desired, stripNulls(created.model));
+  const problem = expectSuccess(call, 'update');
+  if (problem) return problem;
+  return { call, desired };
+}
+
+/** Every model the list handler gives over all pages, and the calls it took. */
+async function listAll(
+  ctx: TestContext,
+  maxResults?: number,
+): Promise<{ models: Model[]; calls: Call[] } | Failure> {
+  const models: Model[] = [];
+  const calls: Call[] = [];
+  const tokens = new Set<string>();
+  let nextToken: string | undefined;
+  let previousPage: string | undefined;
+  for (let page = 0; ; page++) {
+    if (page >= MAX_PAGES)
+      return failure(`list gave more than ${MAX_PAGES} pages without a null nextToken`, calls.at(-1));
+    const call = await ctx.list({
+      ...(nextToken === undefined ? {} : { nextToken }),
+      ...(maxResults === undefined ? {} : { maxResults }),
+    });
+    calls.push(call);
+    const problem = expectSuccess(call, nextToken === undefined ? 'list' : `list with nextToken`);
+    if (problem) return problem;
+    const event = call.final!;
+    const items = event.resourceModels;
+    if (!Array.isArray(items))
+      return failure(
+        'list answered SUCCESS without a resourceModels array (a page with nothing on it is [])',
+        call,
+        { resourceModels: [] },
+        { resourceModels: items ?? null },
+      );
+    if (maxResults !== undefined && items.length > maxResults)
+      return failure(
+        `list answered ${items.length} models when asked for at most ${maxResults}`,
+        call,
+        { most: maxResults },
+        { count: items.length },
+      );
+    models.push(...items.filter(isModel));
+    const next = event.nextToken;
+    if (next === undefined || next === null) return { models, calls };
+    if (typeof next !== 'string' || next === '')
+      return failure('nextToken must be a non-empty string, or null on the last page', call, null, next);
+    const pageIds = canonicalJson(items.map((m) => (isModel(m) ? (ctx.id(m) ?? m) : m)));
+    if (tokens.has(next))
+      return failure(
+        `list answered nextToken ${JSON.stringify(next)} a second time: paging would never end`,
+        call,
+      );
+    if (nextToken !== undefined && previousPage === pageIds && items.length > 0)
+      return failure(
+        `list answered the same page again for nextToken ${JSON.stringify(nextToken)}: it ignores nextToken`,
+        call,
+      );
+    tokens.add(next);
+    previousPage = pageIds;
+    nextToken = next;
+  }
+}
+
+const MAX_PAGES = 10_000;
+
+function containsId(ctx: TestContext, models: readonly Model[], id: string): boolean {
+  return models.some((m) => ctx.id(m) === id);
+}
+
+/** The update tests need an update handler when the schema names its handlers. */
+const needsUpdate = (type: ResourceType): string | undefined =>
+  Object.keys(type.handlers).length > 0 && !type.handlers.update
+    ? 'the type declares no update handler'
+    : undefined;
+const needsList = (type: ResourceType): string | undefined =>
+  Object.keys(type.handlers).length > 0 && !type.handlers.list
+    ? 'the type declares no list handler'
+    : undefined;
+
+// ---- The tests ---------------------------------------------------------------------------------
+
+const createDelete: SequenceTest = {
+  kind: 'sequence',
+  name: 'create→delete',
+  clause: 'a resource can be created, and the created resource deleted',
+  input: 'one',
+  async run(ctx, input) {
+    const created = await createResource(ctx, input as Model);
+    if (isFailure(created)) return [created];
+    const problem = await deleteResource(ctx, created);
+    return problem ? [problem] : [];
+  },
+};
+
+const createCreate: SequenceTest = {
+  kind: 'sequence',
+  name: 'create→create',
+  clause: 'creating a resource that exists fails with AlreadyExists',
+  input: 'one',
+  skip: (type) =>
+    type.primaryIdentifier.some((p) => type.readOnlyProperties.includes(p))
+      ? 'the primary identifier is read-only: every create makes a new resource'
+      : undefined,
+  async run(ctx, input) {
+    const created = await createResource(ctx, input as Model);
+    if (isFailure(created)) return [created];
+    const again = await ctx.create(created.desired);
+    const problem = expectFailed(again, 'AlreadyExists', 'a second create of the same resource');
+    return problem ? [problem] : [];
+  },
+};
+
+const createRead: SequenceTest = {
+  kind: 'sequence',
+  name: 'create→read',
+  clause:
+    'a created resource reads back as created: input equals output except write-only values; read-only values and defaults present; no nulls',
+  input: 'one',
+  async run(ctx, input) {
+    const { type } = ctx;
+    const created = await createResource(ctx, input as Model);
+    if (isFailure(created)) return [created];
+    const failures: Failure[] = [];
+    const expected = without(created.desired, type.writeOnlyProperties);
+    const inCreate = differences(type, expected, created.model, type.writeOnlyProperties);
+    if (inCreate.length > 0)
+      failures.push(
+        failure(
+          `create answered a model that differs from the input at ${inCreate.map((d) => d.pointer).join(', ')}`,
+          created.call,
+          expected,
+          created.model,
+        ),
+      );
+    const read = await readModel(ctx, created.key, 'read of the created resource');
+    if (isFailure(read)) return [...failures, read];
+    const writeOnly = type.writeOnlyProperties.filter((p) => present(read.model, p));
+    if (writeOnly.length > 0)
+      failures.push(
+        failure(
+          `read returned write-only properties: ${writeOnly.join(', ')}`,
+          read.call,
+          without(read.model, writeOnly),
+          read.model,
+        ),
+      );
+    const inRead = differences(type, expected, read.model, type.writeOnlyProperties);
+    if (inRead.length > 0)
+      failures.push(
+        failure(
+          `read does not return what was created: ${inRead.map((d) => d.pointer).join(', ')} differ`,
+          read.call,
+          expected,
+          read.model,
+        ),
+      );
+    const lostReadOnly = type.readOnlyProperties.filter(
+      (p) => present(created.model, p) && !present(read.model, p),
+    );
+    if (lostReadOnly.length > 0)
+      failures.push(
+        failure(
+          `read leaves out read-only properties that create returned: ${lostReadOnly.join(', ')}`,
+          read.call,
+          created.model,
+          read.model,
+        ),
+      );
+    const nulls = nullsIn(read.model);
+    if (nulls.length > 0)
+      failures.push(
+        failure(
+          `read returned null at ${nulls.join(', ')}; leave a property out instead`,
+          read.call,
+          stripNulls(read.model),
+          read.model,
+        ),
+      );
+    return failures;
+  },
+};
+
+const createList: SequenceTest = {
+  kind: 'sequence',
+  name: 'create→list',
+  clause: 'a created resource is listed (on one of the pages)',
+  input: 'one',
+  skip: needsList,
+  async run(ctx, input) {
+    const created = await createResource(ctx, input as Model);
+    if (isFailure(created)) return [created];
+    const listed = await listAll(ctx);
+    if (isFailure(listed)) return [listed];
+    if (containsId(ctx, listed.models, created.id)) return [];
+    return [
+      failure(
+        `list does not show the created resource ${created.id} (${listed.models.length} models on ${listed.calls.length} pages)`,
+        listed.calls.at(-1),
+        { identifier: created.id },
+        { identifiers: listed.models.map((m) => ctx.id(m) ?? null) },
+      ),
+    ];
+  },
+};
+
+const updateRead: SequenceTest = {
+  kind: 'sequence',
+  name: 'update→read',
+  clause:
+    'an update is applied in full: every property of the update reads back, lists replaced whole, the primary identifier unchanged',
+  input: 'pair',
+  skip: needsUpdate,
+  async run(ctx, input) {
+    const { type } = ctx;
+    const pair = input as InputPair;
+    const created = await createResource(ctx, pair.create);
+    if (isFailure(created)) return [created];
+    const updated = await updateResource(ctx, created, pair.update);
+    if (isFailure(updated)) return [updated];
+    const failures: Failure[] = [];
+    const ignore = [...type.writeOnlyProperties, ...type.readOnlyProperties];
+    const expected = without(updated.desired, ignore);
+    const answered = modelOf(updated.call);
+    if (answered) {
+      const inUpdate = differences(type, expected, answered, ignore);
+      if (inUpdate.length > 0)
+        failures.push(
+          failure(
+            `update answered a model without the update applied at ${inUpdate.map((d) => d.pointer).join(', ')}`,
+            updated.call,
+            expected,
+            answered,
+          ),
+        );
+    }
+    const read = await readModel(ctx, created.key, 'read after the update');
+    if (isFailure(read)) return [...failures, read];
+    const inRead = differences(type, expected, read.model, ignore);
+    if (inRead.length > 0)
+      failures.push(
+        failure(
+          `read after the update does not show it: ${inRead.map((d) => d.pointer).join(', ')} differ`,
+          read.call,
+          expected,
+          read.model,
+        ),
+      );
+    const id = ctx.id(read.model);
+    if (id !== created.id)
+      failures.push(
+        failure(
+          `the primary identifier changed in the update: ${created.id} became ${id ?? '(none)'}`,
+          read.call,
+          { identifier: created.id },
+          { identifier: id ?? null },
+        ),
+      );
+    return failures;
+  },
+};
+
+const updateList: SequenceTest = {
+  kind: 'sequence',
+  name: 'update→list',
+  clause: 'an updated resource is still listed',
+  input: 'pair',
+  skip: (type) => needsUpdate(type) ?? needsList(type),
+  async run(ctx, input) {
+    const pair = input as InputPair;
+    const created = await createResource(ctx, pair.create);
+    if (isFailure(created)) return [created];
+    const updated = await updateResource(ctx, created, pair.update);
+    if (isFailure(updated)) return [updated];
+    const listed = await listAll(ctx);
+    if (isFailure(listed)) return [listed];
+    if (containsId(ctx, listed.models, created.id)) return [];
+    return [
+      failure(
+        `list does not show the updated resource ${created.id}`,
+        listed.calls.at(-1),
+        { identifier: created.id },
+        { identifiers: listed.models.map((m) => ctx.id(m) ?? null) },
+      ),
+    ];
+  },
+};
+
+const updateWithoutCreate: SequenceTest = {
+  kind: 'sequence',
+  name: 'update without create',
+  clause: 'updating a resource that does not exist fails with NotFound (and creates nothing)',
+  input: 'absent',
+  skip: needsUpdate,
+  async run(ctx, input) {
+    const desired = ctx.desired(input as Model);
+    await ctx.assumeAbsent(desired);
+    const call = await ctx.update(desired, desired);
+    const problem = expectFailed(call, 'NotFound', 'an update of a resource that was never created');
+    return problem ? [problem] : [];
+  },
+};
+
+/** Create, delete, then `after` (which judges what the provider does with the deleted resource). */
+function afterDelete(
+  name: string,
+  clause: string,
+  after: (ctx: TestContext, created: Created, input: unknown) => Promise<Failure[]>,
+  options: { input?: InputKind; skip?: (type: ResourceType) => string | undefined } = {},
+): SequenceTest {
+  return {
+    kind: 'sequence',
+    name,
+    clause,
+    input: options.input ?? 'one',
+    ...(options.skip ? { skip: options.skip } : {}),
+    async run(ctx, input) {
+      const created = await createResource(
+        ctx,
+        options.input === 'pair' ? (input as InputPair).create : (input as Model),
+      );
+      if (isFailure(created)) return [created];
+      const problem = await deleteResource(ctx, created);
+      if (problem) return [problem];
+      return after(ctx, created, input);
+    },
+  };
+}
+
+const deleteRead = afterDelete(
+  'delete→read',
+  'a deleted resource cannot be read: NotFound',
+  async (ctx, created) => {
+    const problem = expectFailed(await ctx.read(created.key), 'NotFound', 'read of a deleted resource');
+    return problem ? [problem] : [];
+  },
+);
+
+const deleteUpdate = afterDelete(
+  'delete→update',
+  'a deleted resource cannot be updated: NotFound',
+  async (ctx, created, input) => {
+    const desired = ctx.updateDesired((input as InputPair).update, created.model);
+    const call = await ctx.update(desired, stripNulls(created.model));
+    const problem = expectFailed(call, 'NotFound', 'an update of a deleted resource');
+    return problem ? [problem] : [];
+  },
+  { input: 'pair', skip: needsUpdate },
+);
+
+const deleteDelete = afterDelete(
+  'delete→delete',
+  'a deleted resource cannot be deleted again: NotFound',
+  async (ctx, created) => {
+    const problem = expectFailed(await ctx.delete(created.key), 'NotFound', 'a second delete');
+    return problem ? [problem] : [];
+  },
+);
+
+const deleteList = afterDelete(
+  'delete→list',
+  'a deleted resource is no longer listed',
+  async (ctx, created) => {
+    const listed = await listAll(ctx);
+    if (isFailure(listed)) return [listed];
+    if (!containsId(ctx, listed.models, created.id)) return [];
+    return [
+      failure(
+        `list still shows the deleted resource ${created.id}`,
+        listed.calls.find((c) =>
+          containsId(ctx, (c.final?.resourceModels ?? []).filter(isModel), created.id),
+        ),
+        { without: created.id },
+        { identifiers: listed.models.map((m) => ctx.id(m) ?? null) },
+      ),
+    ];
+  },
+  { skip: needsList },
+);
+
+const deleteCreate = afterDelete(
+  'delete→create',
+  'a deleted resource can be created again (no AlreadyExists)',
+  async (ctx, created) => {
+    const call = await ctx.create(created.desired);
+    const problem = expectSuccess(call, 'create after delete');
+    return problem ? [problem] : [];
+  },
+);
+
+const PAGE_SIZE = 1;
+
+const listPagination: SequenceTest = {
+  kind: 'sequence',
+  name: 'list pagination',
+  clause:
+    'list pages: at most maxResults models, nextToken handed back gives the next page, null at the end, [] when there is nothing',
+  input: 'several',
+  skip: needsList,
+  async run(ctx, input) {
+    const inputs = input as Model[];
+    const before = await listAll(ctx, PAGE_SIZE);
+    if (isFailure(before)) return [before];
+    const baseline = new Set(before.models.map((m) => ctx.id(m) ?? canonicalJson(m)));
+    const failures: Failure[] = [];
+    if (baseline.size === 0) {
+      const first = before.calls[0]!;
+      if (!(jsonEqual(first.final?.resourceModels, []) && first.final?.nextToken == null))
+        failures.push(
+          failure(
+            'with nothing to list, list must answer resourceModels [] and nextToken null',
+            first,
+            { resourceModels: [], nextToken: null },
+            {
+              resourceModels: first.final?.resourceModels ?? null,
+              nextToken: first.final?.nextToken ?? null,
+            },
+          ),
+        );
+    } else {
+      ctx.note('the empty list was not checked: the provider already had resources');
+    }
+    const created: Created[] = [];
+    for (const model of inputs) {
+      const c = await createResource(ctx, model);
+      if (isFailure(c)) return [...failures, c];
+      created.push(c);
+    }
+    const after = await listAll(ctx, PAGE_SIZE);
+    if (isFailure(after)) return [...failures, after];
+    const ids = after.models.map((m) => ctx.id(m));
+    const twice = ids.filter((id, i) => id !== undefined && ids.indexOf(id) !== i);
+    if (twice.length > 0)
+      failures.push(
+        failure(`list showed ${[...new Set(twice)].join(', ')} on more than one page`, after.calls.at(-1)),
+      );
+    const missing = created.filter((c) => !ids.includes(c.id)).map((c) => c.id);
+    if (missing.length > 0)
+      failures.push(
+        failure(
+          `paging through list with maxResults ${PAGE_SIZE} misses ${missing.join(', ')}`,
+          after.calls.at(-1),
+          { identifiers: created.map((c) => c.id) },
+          { identifiers: ids.map((id) => id ?? null) },
+        ),
+      );
+    if (after.calls.length < 2 && created.length > PAGE_SIZE)
+      failures.push(
+        failure(
+          `list answered ${after.models.length} models on one page when asked for ${PAGE_SIZE} at a time`,
+          after.calls[0],
+        ),
+      );
+    for (const c of created) {
+      const problem = await deleteResource(ctx, c);
+      if (problem) return [...failures, problem];
+    }
+    if (baseline.size === 0) {
+      const empty = await listAll(ctx, PAGE_SIZE);
+      if (isFailure(empty)) return [...failures, empty];
+      const last = empty.calls[0]!;
+      if (!(jsonEqual(last.final?.resourceModels, []) && last.final?.nextToken == null))
+        failures.push(
+          failure(
+            'once everything is deleted, list must answer resourceModels [] and nextToken null',
+            last,
+            { resourceModels: [], nextToken: null },
+            { resourceModels: last.final?.resourceModels ?? null, nextToken: last.final?.nextToken ?? null },
+          ),
+        );
+    }
+    return failures;
+  },
+};
+
+const createOnlyReadOnly: SequenceTest = {
+  kind: 'sequence',
+  name: 'create-only and read-only properties respected',
+  clause:
+    'an update keeps create-only values as they were created, and read-only values the provider set stay set',
+  input: 'pair',
+  skip: (type) =>
+    needsUpdate(type) ??
+    (type.createOnlyProperties.length === 0 && type.readOnlyProperties.length === 0
+      ? 'the type has no create-only or read-only properties'
+      : undefined),
+  async run(ctx, input) {
+    const { type } = ctx;
+    const pair = input as InputPair;
+    const created = await createResource(ctx, pair.create);
+    if (isFailure(created)) return [created];
+    const before = await readModel(ctx, created.key, 'read of the created resource');
+    if (isFailure(before)) return [before];
+    const updated = await updateResource(ctx, created, pair.update);
+    if (isFailure(updated)) return [updated];
+    const after = await readModel(ctx, created.key, 'read after the update');
+    if (isFailure(after)) return [after];
+    const failures: Failure[] = [];
+    const values = (m: Model, p: string) => valuesAt(stripNulls(m), p).map((v) => v.value);
+    const changed = type.createOnlyProperties.filter(
+      (p) =>
+        !type.writeOnlyProperties.includes(p) && !jsonEqual(values(before.model, p), values(after.model, p)),
+    );
+    if (changed.length > 0)
+      failures.push(
+        failure(
+          `create-only properties changed in an update: ${changed.join(', ')}`,
+          after.call,
+          before.model,
+          after.model,
+        ),
+      );
+    const lost = type.readOnlyProperties.filter((p) => present(before.model, p) && !present(after.model, p));
+    if (lost.length > 0)
+      failures.push(
+        failure(
+          `read-only properties are gone after an update: ${lost.join(', ')}`,
+          after.call,
+          before.model,
+          after.model,
+        ),
+      );
+    return failures;
+  },
+};
+
+const invalidInputs: SequenceTest = {
+  kind: 'sequence',
+  name: 'invalid inputs refused by the schema',
+  clause:
+    'every inputs_N_invalid.json is refused before any handler runs (the schema rejects it, or it sets read-only properties)',
+  input: 'invalid',
+  async run(ctx, input) {
+    const model = input as Model;
+    const problems = ctx.compiled.validateInput(JSON.parse(JSON.stringify(model)) as Model);
+    const readOnly = ctx.type.readOnlyProperties.filter((p) => present(model, p));
+    if (problems.length > 0 || readOnly.length > 0) return [];
+    return [
+      failure(
+        'the invalid input is valid for the schema, so the engine would hand it to the provider; make it invalid',
+        undefined,
+        'an input the schema refuses',
+        model,
+      ),
+    ];
+  },
+};
+
+// ---- Observation tests ---------------------------------------------------------------------------
+
+/** Up to three failures, smallest request first, and how many there were in all. */
+function worst(found: Failure[], what: string): { failures: Failure[]; note?: string } {
+  const sorted = [...found].sort(
+    (a, b) => JSON.stringify(a.call?.request ?? '').length - JSON.stringify(b.call?.request ?? '').length,
+  );
+  return {
+    failures: sorted.slice(0, 3),
+    ...(found.length > 3 ? { note: `${found.length} ${what} in all; the smallest shown` } : {}),
+  };
+}
+
+/** The models a call's answers carry, with where each came from. */
+function modelsIn(call: Call): { model: Model; where: string }[] {
+  const out: { model: Model; where: string }[] = [];
+  call.events.forEach((raw, i) => {
+    if (!isModel(raw)) return;
+    const last = i === call.events.length - 1;
+    if (isModel(raw.resourceModel))
+      out.push({ model: raw.resourceModel, where: last ? 'resourceModel' : `step ${i + 1}` });
+    if (call.action === 'list' && Array.isArray(raw.resourceModels))
+      raw.resourceModels.forEach((m, j) => {
+        if (isModel(m)) out.push({ model: m, where: `resourceModels[${j}]` });
+      });
+  });
+  return out;
+}
+
+const modelsMatchSchema: ObservationTest = {
+  kind: 'observation',
+  name: 'models match the schema',
+  clause: 'every model a handler returns matches the schema (every keyword but required)',
+  check(calls, compiled) {
+    const found: Failure[] = [];
+    for (const call of calls) {
+      if (call.action === 'delete') continue;
+      for (const { model, where } of modelsIn(call)) {
+        const problems = compiled.validateOutput(stripNulls(model));
+        if (problems.length === 0) continue;
+        found.push(
+          failure(
+            `${call.action} returned a model (${where}) that does not match the schema: ${problems
+              .slice(0, 5)
+              .map((p) => `${p.pointer || '/'} ${p.message}`)
+              .join('; ')}`,
+            call,
+          ),
+        );
+      }
+    }
+    return worst(found, 'models off the schema');
+  },
+};
+
+const modelsCarryIdentifier: ObservationTest = {
+  kind: 'observation',
+  name: 'models carry the primary identifier',
+  clause:
+    'every model create, read, update and list return carries its primary identifier (the one asked for, for read and update)',
+  check(calls, compiled) {
+    const type = compiled.type;
+    const found: Failure[] = [];
+    const idOf = (m: Model) => identifierOf(type, m);
+    for (const call of calls) {
+      if (call.action === 'delete' || call.final?.status !== 'SUCCESS') continue;
+      const models =
+        call.action === 'list'
+          ? (call.final.resourceModels ?? []).filter(isModel)
+          : isModel(call.final.resourceModel)
+            ? [call.final.resourceModel]
+            : [];
+      for (const model of models) {
+        const id = idOf(model);
+        if (id === undefined) {
+          found.push(
+            failure(
+              `${call.action} returned a model without its primary identifier (${type.primaryIdentifier.join(', ')})`,
+              call,
+            ),
+          );
+          continue;
+        }
+        const asked = idOf(call.request.desiredState);
+        if ((call.action === 'read' || call.action === 'update') && asked !== undefined && asked !== id)
+          found.push(
+            failure(
+              `${call.action} for ${asked} returned the model of ${id}`,
+              call,
+              { identifier: asked },
+              { identifier: id },
+            ),
+          );
+      }
+    }
+    return worst(found, 'models without their identifier');
+  },
+};
+
+const neverInProgress: ObservationTest = {
+  kind: 'observation',
+  name: 'read and list never IN_PROGRESS',
+  clause: 'read and list answer at once: SUCCESS or FAILED, never IN_PROGRESS',
+  check(calls) {
+    const found = calls
+      .filter((c) => (c.action === 'read' || c.action === 'list') && c.final?.status === 'IN_PROGRESS')
+      .map((c) =>
+        failure(
+          `${c.action} answered IN_PROGRESS`,
+          c,
+          { status: 'SUCCESS or FAILED' },
+          { status: 'IN_PROGRESS' },
+        ),
+      );
+    return worst(found, 'IN_PROGRESS answers to read or list');
+  },
+};
+
+const deleteNoModel: ObservationTest = {
+  kind: 'observation',
+  name: 'delete SUCCESS carries no model',
+  clause: 'a delete that succeeds returns no resource model: the resource is gone',
+  check(calls) {
+    const found = calls
+      .filter(
+        (c) =>
+          c.action === 'delete' &&
+          c.final?.status === 'SUCCESS' &&
+          c.final.resourceModel !== undefined &&
+          c.final.resourceModel !== null,
+      )
+      .map((c) =>
+        failure(
+          'delete answered SUCCESS with a resource model',
+          c,
+          { status: 'SUCCESS' },
+          {
+            status: 'SUCCESS',
+            resourceModel: c.final!.resourceModel,
+          },
+        ),
+      );
+    return worst(found, 'delete answers with a model');
+  },
+};
+
+const terminalInTime: ObservationTest = {
+  kind: 'observation',
+  name: 'IN_PROGRESS reaches a terminal status in time',
+  clause:
+    "IN_PROGRESS answers, followed with their callback context and delay, end in SUCCESS or FAILED within the handler's timeout",
+  check(calls) {
+    const found = calls
+      .filter((c) => c.problem?.kind === 'timeout')
+      .map((c) => failure(`${c.action} ${c.problem!.message}`, c));
+    const followed = calls.filter(
+      (c) =>
+        c.events.length > 1 ||
+        (c.final?.status === 'IN_PROGRESS' && c.action !== 'read' && c.action !== 'list'),
+    );
+    const longest = Math.max(0, ...followed.map((c) => c.events.length));
+    const note =
+      followed.length === 0
+        ? 'no handler answered IN_PROGRESS'
+        : `${followed.length} IN_PROGRESS sequences followed, the longest ${longest} answers`;
+    const result = worst(found, 'handlers past their timeout');
+    return { failures: result.failures, note: result.note ?? note };
+  },
+};
+
+const validEvents: ObservationTest = {
+  kind: 'observation',
+  name: 'answers are valid events',
+  clause:
+    'every answer is a progress event: status SUCCESS, FAILED (with a contract error code) or IN_PROGRESS; handlers do not throw',
+  check(calls) {
+    const found = calls
+      .filter((c) => c.problem?.kind === 'threw' || c.problem?.kind === 'invalid')
+      .map((c) => failure(`${c.action} ${c.problem!.message}`, c));
+    return worst(found, 'invalid answers');
+  },
+};
+
+/** Every test, in the order they run and are reported. */
+export const CONTRACT_TESTS: readonly ContractTest[] = [
+  createDelete,
+  createCreate,
+  createRead,
+  createList,
+  updateRead,
+  updateList,
+  updateWithoutCreate,
+  deleteRead,
+  deleteUpdate,
+  deleteDelete,
+  deleteList,
+  deleteCreate,
+  listPagination,
+  createOnlyReadOnly,
+  invalidInputs,
+  modelsMatchSchema,
+  modelsCarryIdentifier,
+  neverInProgress,
+  deleteNoModel,
+  terminalInTime,
+  validEvents,
+];
+
+/** The names of every test, for `--only` and for checking results. */
+export const TEST_NAMES: readonly string[] = CONTRACT_TESTS.map((t) => t.name);
