@@ -38,6 +38,7 @@ import {
   type TestContext,
   type TestStatus,
 } from './suite.js';
+import { raceAbort } from '../providers/abort.js';
 
 /** One numbered set of input files: `inputs_1_create.json`, `inputs_1_update.json`, `inputs_1_invalid.json`. */
 export interface InputSet {
@@ -655,24 +656,6 @@ function safeClone<T>(value: T): T {
   } catch {
     return value;
   }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e as Error);
-      },
-    );
-  });
 }
 
 /** Wait `ms`; false when the signal aborted first. */

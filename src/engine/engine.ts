@@ -34,6 +34,7 @@ import {
   type ProgressEvent,
   type ResourceDescription,
 } from './types.js';
+import { raceAbort } from '../providers/abort.js';
 
 export interface EngineLogger extends HandlerLogger {
   child(bindings: Record<string, unknown>): EngineLogger;
@@ -1137,23 +1138,4 @@ function eventProblem(event: unknown): string | undefined {
   )
     return 'callbackContext must be an object';
   return undefined;
-}
-
-/** Settle with the promise, or reject when the signal aborts (a hung handler must not hang the engine). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e as Error);
-      },
-    );
-  });
 }
