@@ -71,6 +71,7 @@ export class Registry {
     const problems: { pointer: string; message: string }[] = [];
     for (const type of types) {
       for (const [i, ref] of type.traits.references.entries()) {
+        if (ref.relationshipRef) continue;
         const target =
           types.find((t) => t.typeName === ref.typeName) ?? (await this.store.getType(ref.typeName))?.model;
         if (!target) continue;

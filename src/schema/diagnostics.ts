@@ -43,6 +43,7 @@ export const RULES = {
   TP1008: { severity: 'error', title: 'document is neither a resource schema nor a manifest' },
   TP1010: { severity: 'error', title: 'a value has the wrong type' },
   TP1011: { severity: 'error', title: 'type is defined more than once' },
+  TP1013: { severity: 'error', title: 'reference target is not declared by the referenced type' },
 
   // Resource schemas
   TP2001: { severity: 'error', title: 'typeName is malformed' },

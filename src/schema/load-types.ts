@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
 import { LIMITS } from './source.js';
 import type { ResourceType } from './model.js';
+import { PointerResolver } from './resource-schema/semantic.js';
 import { validateDocument, type ValidationResult } from './validate.js';
 
 export interface LoadOptions {
@@ -99,6 +100,7 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
     if (options.onProgress && i % 64 === 63) await new Promise((resolve) => setImmediate(resolve));
   }
   flagDuplicateTypes(results);
+  flagUndeclaredReferenceTargets(results);
   const types = results.filter((r) => r.valid).flatMap((r) => r.types);
   return { results, types, valid: results.every((r) => r.valid) };
 }
@@ -141,6 +143,44 @@ function flagDuplicateTypes(results: ValidationResult[]): void {
       result.diagnostics.push(...extra);
       result.valid = !hasErrors(result.diagnostics);
       result.types = [];
+    }
+  }
+}
+
+/**
+ * Across the loaded documents: a reference (from `traits` / `x-typeplane-references`) to a loaded type
+ * must name properties that type declares. References to types not loaded here are checked when
+ * they are registered or used.
+ */
+function flagUndeclaredReferenceTargets(results: ValidationResult[]): void {
+  const loaded = new Map<string, ResourceType>();
+  for (const r of results) for (const t of r.types) loaded.set(t.typeName, t);
+  for (const result of results) {
+    const extra: Diagnostic[] = [];
+    for (const type of result.types) {
+      for (const ref of type.traits.references) {
+        const target = loaded.get(ref.typeName);
+        if (!target || ref.relationshipRef) continue;
+        const resolver = new PointerResolver(target.schema as Record<string, unknown>);
+        for (const id of ref.ids) {
+          if (id.target === '' || resolver.resolves(id.target)) continue;
+          extra.push({
+            ...diagnostic(
+              'TP1013',
+              '',
+              `${type.typeName} refers to ${ref.typeName} property ${id.target}, which ${ref.typeName} does not declare; name one of its properties`,
+            ),
+            ...(result.file === undefined ? {} : { file: result.file }),
+            line: 1,
+            column: 1,
+          });
+        }
+      }
+    }
+    if (extra.length > 0) {
+      result.diagnostics.push(...extra);
+      result.valid = !hasErrors(result.diagnostics);
+      if (!result.valid) result.types = [];
     }
   }
 }

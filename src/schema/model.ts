@@ -25,10 +25,18 @@ export interface Reference {
   /** The referenced type. */
   typeName: string;
   ids: ReferenceId[];
+  /**
+   * Set when derived from a CloudFormation `relationshipRef`: published schemas point some of those at
+   * properties the referenced type does not declare, so their targets are not checked.
+   */
+  relationshipRef?: true;
 }
 
 export interface ReferenceId {
-  /** Pointer of the property in the referenced type, e.g. `/properties/Name`. */
+  /**
+   * Pointer of the property in the referenced type, e.g. `/properties/Name`; `''` means "its single
+   * primary identifier" (a manifest property marked `x-typeplane-references: <type>`).
+   */
   target: string;
   /** Pointer of the member in this model that holds its value, e.g. `/properties/DatabaseName` (may use `*`). */
   member: string;

@@ -134,22 +134,30 @@ describe('normalising a resource schema', () => {
     assert.deepEqual(type.traits, {
       noReplace: false,
       references: [
-        { typeName: 'AWS::EC2::VPC', ids: [{ target: '/properties/VpcId', member: '/properties/VpcId' }] },
+        {
+          typeName: 'AWS::EC2::VPC',
+          ids: [{ target: '/properties/VpcId', member: '/properties/VpcId' }],
+          relationshipRef: true,
+        },
         {
           typeName: 'AWS::EC2::Subnet',
           ids: [{ target: '/properties/SubnetId', member: '/properties/SubnetIds/*' }],
+          relationshipRef: true,
         },
         {
           typeName: 'AWS::KMS::Key',
           ids: [{ target: '/properties/Arn', member: '/properties/Encryption/KeyArn' }],
+          relationshipRef: true,
         },
         {
           typeName: 'AWS::SNS::Topic',
           ids: [{ target: '/properties/TopicArn', member: '/properties/Rules/*/TopicArn' }],
+          relationshipRef: true,
         },
         {
           typeName: 'Org::Network::Endpoint',
           ids: [{ target: '/properties/Name', member: '/properties/Tree/Peer' }],
+          relationshipRef: true,
         },
       ],
     });

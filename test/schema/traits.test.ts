@@ -128,3 +128,79 @@ test('TP3018 and TP3019: malformed manifest traits and unknown members', () => {
     file: 'apps.yaml',
   });
 });
+
+test('TP1013: across loaded documents, a reference must name properties the referenced type declares', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { loadTypes } = await import('../../src/schema/index.js');
+  const dir = mkdtempSync(join(tmpdir(), 'typeplane-refs-'));
+  const db = schemaWith({ typeName: 'Org::Data::Db' });
+  writeFileSync(join(dir, 'db.json'), pretty(db));
+  writeFileSync(
+    join(dir, 'app.json'),
+    pretty(
+      withTraits({ references: [{ typeName: 'Org::Data::Db', ids: { Nope: '/properties/DatabaseName' } }] }),
+    ),
+  );
+  const bad = await loadTypes([dir]);
+  const app = bad.results.find((r) => r.file?.endsWith('app.json'))!;
+  assert.deepEqual(
+    app.diagnostics.map((d) => d.rule),
+    ['TP1013'],
+  );
+  assert.match(app.diagnostics[0]!.message, /Org::Data::Db property \/properties\/Nope/);
+  assert.equal(bad.valid, false);
+  writeFileSync(
+    join(dir, 'app.json'),
+    pretty(
+      withTraits({ references: [{ typeName: 'Org::Data::Db', ids: { Name: '/properties/DatabaseName' } }] }),
+    ),
+  );
+  assert.equal((await loadTypes([dir])).valid, true);
+});
+
+test('a manifest property marked x-typeplane-references holds the referenced type identifier', () => {
+  const text = [
+    'namespace: Acme.Apps',
+    'types:',
+    '  apps:',
+    '    description: An application.',
+    '    apiVersions:',
+    "      '2025-01-01':",
+    '        schema:',
+    '          type: object',
+    '          properties:',
+    '            database:',
+    '              type: string',
+    '              x-typeplane-references: Typeplane.Data/postgresDatabases',
+    '            broken:',
+    '              type: string',
+    '',
+  ].join('\n');
+  const ok = validate(text, { file: 'apps.yaml' });
+  assert.deepEqual(ok.diagnostics, []);
+  assert.deepEqual(ok.types[0]!.traits.references, [
+    { typeName: 'Typeplane.Data/postgresDatabases', ids: [{ target: '', member: '/properties/database' }] },
+  ]);
+  assert.equal(
+    (ok.types[0]!.schema.properties as Record<string, Record<string, unknown>>).database![
+      'x-typeplane-references'
+    ],
+    undefined,
+  );
+  const bad = validate(
+    text.replace(
+      '            broken:\n              type: string',
+      '            broken:\n              type: string\n              x-typeplane-references: 42',
+    ),
+    { file: 'apps.yaml' },
+  );
+  assertOnly(bad, {
+    rule: 'TP3018',
+    pointer: '/types/apps/apiVersions/2025-01-01/schema/properties/broken/x-typeplane-references',
+    line: 15,
+    column: 39,
+    file: 'apps.yaml',
+  });
+});

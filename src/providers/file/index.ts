@@ -569,6 +569,11 @@ export function createFileProvider(config: { root?: string } = {}): ProviderDefi
     delete: ({ desiredState }) =>
       guard(async () => {
         const { base, relative, absolute, kind } = await locate(desiredState.Path);
+        if (kind === 'other')
+          return progress.failed('NotFound', `${relative} is not a file: nothing of ours to delete`);
+        // The marker first (a bookkeeping folder that is not ours stops us before anything changes);
+        // also when the file is gone already: a delete re-invoked after a crash finishes the clean-up.
+        await removeRecord(base, 'files', relative);
         let deleted = false;
         if (kind === 'file') {
           try {
@@ -579,11 +584,7 @@ export function createFileProvider(config: { root?: string } = {}): ProviderDefi
             if (errnoOf(e) !== 'ENOENT') throw e;
           }
         }
-        if (kind !== 'other') {
-          // Also when already gone: a delete re-invoked after a crash finishes the clean-up.
-          await removeRecord(base, 'files', relative);
-          await removeEmptyFolders(base, relative);
-        }
+        await removeEmptyFolders(base, relative);
         return deleted
           ? progress.success()
           : progress.failed('NotFound', `${relative} does not exist under the root`);

@@ -34,6 +34,7 @@ export const COUNT_KEYWORDS = [
 /** Keywords that apply to values of some types only; on any other type they are a mistake. */
 export const APPLIES_TO: Readonly<Record<string, readonly SchemaType[]>> = {
   minLength: ['string'],
+  'x-typeplane-references': ['string', 'integer'],
   maxLength: ['string'],
   pattern: ['string'],
   format: ['string', 'number', 'integer'],
@@ -56,6 +57,8 @@ export const APPLIES_TO: Readonly<Record<string, readonly SchemaType[]>> = {
 /** Every keyword a schema node may use. */
 export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
   'type',
+  // "this value is the identifier of a resource of that type" (the one-member form of a reference)
+  'x-typeplane-references',
   '$ref',
   'description',
   'title',

@@ -26,6 +26,7 @@ import {
   isSchemaType,
   type SchemaType,
 } from './keywords.js';
+import { REFERENCED_TYPE_PATTERN } from '../resource-schema/meta-schema.js';
 import { PROPERTY_NAME_PATTERN } from './names.js';
 
 type Node = Record<string, unknown>;
@@ -413,6 +414,17 @@ function checkValues(
 
 /** Boolean keywords, and the flags that contradict each other. */
 function checkFlags(node: Node, at: string, report: Report): void {
+  const referenced = node['x-typeplane-references'];
+  if (
+    referenced !== undefined &&
+    (typeof referenced !== 'string' || !new RegExp(REFERENCED_TYPE_PATTERN).test(referenced))
+  ) {
+    report(
+      'TP3018',
+      `${at}/x-typeplane-references`,
+      `'x-typeplane-references' must name a type, like 'Typeplane.Data/postgresDatabases', not ${describeValue(referenced)}`,
+    );
+  }
   for (const key of BOOLEAN_KEYWORDS) {
     const value = node[key];
     if (value !== undefined && typeof value !== 'boolean') {

@@ -26,6 +26,7 @@ type Node = Record<string, unknown>;
 
 /** Keywords that do not carry over to the JSON Schema as they are. */
 const TRANSLATED = new Set<string>([
+  'x-typeplane-references',
   'readOnly',
   'writeOnly',
   ...SENSITIVE_KEYWORDS,
@@ -55,6 +56,8 @@ interface Lists {
   deprecated: string[];
   /** Built-in schemas referred to. */
   common: Set<string>;
+  /** Members marked `x-typeplane-references: <type>`. */
+  references: { typeName: string; member: string }[];
 }
 
 /** What an ancestor already marks, so descendants are not listed twice. */
@@ -70,7 +73,7 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
   for (const [name, definition] of Object.entries(document.types as Node)) {
     const type = (definition ?? {}) as Node;
     for (const [apiVersion, entry] of Object.entries(type.apiVersions as Node)) {
-      const lists: Lists = { readOnly: [], writeOnly: [], deprecated: [], common: new Set() };
+      const lists: Lists = { readOnly: [], writeOnly: [], deprecated: [], common: new Set(), references: [] };
       const schema = modelSchema((entry as Node).schema as Node, lists);
       const resourceType: ResourceType = {
         typeName: `${namespace}/${name}`,
@@ -86,7 +89,17 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
         conditionalCreateOnlyProperties: [],
         deprecatedProperties: lists.deprecated,
         handlers: {},
-        traits: { noReplace: type['x-typeplane-noReplace'] === true, references: manifestReferences(type) },
+        traits: {
+          noReplace: type['x-typeplane-noReplace'] === true,
+          references: [
+            ...manifestReferences(type),
+            // The property holds the referenced type's (single) identifier: target '' says so.
+            ...lists.references.map((r) => ({
+              typeName: r.typeName,
+              ids: [{ target: '', member: r.member }],
+            })),
+          ],
+        },
       };
       if (source !== undefined) resourceType.source = source;
       out.push(resourceType);
@@ -129,6 +142,9 @@ function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists
   if (readOnly && !inherited.readOnly) lists.readOnly.push(pointer);
   if (writeOnly && !inherited.writeOnly) lists.writeOnly.push(pointer);
   if (deprecated && !inherited.deprecated) lists.deprecated.push(pointer);
+  if (typeof node['x-typeplane-references'] === 'string') {
+    lists.references.push({ typeName: node['x-typeplane-references'], member: pointer });
+  }
   const below: Inherited = {
     readOnly: inherited.readOnly || readOnly,
     writeOnly: inherited.writeOnly || writeOnly,

@@ -95,7 +95,11 @@ function collectReferences(doc: Schema): Reference[] {
     if (!isObject(node)) return;
     const rel = node.relationshipRef;
     if (isObject(rel) && typeof rel.typeName === 'string' && typeof rel.propertyPath === 'string') {
-      references.push({ typeName: rel.typeName, ids: [{ target: rel.propertyPath, member: pointer }] });
+      references.push({
+        typeName: rel.typeName,
+        ids: [{ target: rel.propertyPath, member: pointer }],
+        relationshipRef: true,
+      });
     }
     const ref = node.$ref;
     if (
