@@ -133,3 +133,15 @@ test('an update that changes the primary identifier fails with HandlerInternalFa
   assert.equal(done.errorCode, 'HandlerInternalFailure');
   assert.equal((await svc.call('GET', `/v1/resources/${T}/other`)).status, 404);
 });
+
+test('a thrown HandlerError maps to its contract code', async () => {
+  const { HandlerError } = await import('../../src/providers/sdk.js');
+  const { done } = await createOutcome({
+    create: () => {
+      throw new HandlerError('Throttling', 'slow down');
+    },
+  });
+  assert.equal(done.operationStatus, 'FAILED');
+  assert.equal(done.errorCode, 'Throttling');
+  assert.equal(done.statusMessage, 'slow down');
+});
