@@ -51,26 +51,6 @@ interface ResourceRow {
   updated_at: string;
 }
 
-interface OperationRow {
-  seq: number;
-  request_token: string;
-  type_name: string;
-  identifier: string | null;
-  operation: string;
-  status: string;
-  event_time: string;
-  resource_model_json: string | null;
-  status_message: string | null;
-  error_code: string | null;
-  retry_after: string | null;
-  request_json: string;
-  callback_context_json: string | null;
-  started_at: string;
-  deadline_at: string;
-  attempts: number;
-  client_token: string | null;
-}
-
 /** The named parameters of an operation row. */
 interface OperationParams {
   request_token: string;
@@ -89,6 +69,11 @@ interface OperationParams {
   deadline_at: string;
   attempts: number;
   client_token: string | null;
+}
+
+/** A stored operation: its parameters plus the keyset column. */
+interface OperationRow extends OperationParams {
+  seq: number;
 }
 
 interface TokenRow {
