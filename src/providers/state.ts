@@ -32,6 +32,7 @@ export function createStateProvider(
 
   return {
     name: STATE_PROVIDER_NAME,
+    readsFromRecord: true,
 
     async create(request) {
       const type = await typeOf(request.typeName);

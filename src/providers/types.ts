@@ -60,6 +60,12 @@ export type Handler = (request: HandlerRequest) => Promise<HandlerEvent>;
 export interface Provider {
   /** Shown in logs and errors, e.g. `state` or `postgresql`. */
   readonly name: string;
+  /**
+   * Set by a provider whose truth is the desired state the engine records (the built-in state
+   * provider): the engine answers reads from its own record instead of asking the provider for the
+   * same model again.
+   */
+  readonly readsFromRecord?: true;
   create: Handler;
   read: Handler;
   update: Handler;
