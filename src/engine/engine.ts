@@ -858,7 +858,8 @@ export class Engine {
             createdAt: now,
             updatedAt: now,
           },
-          references,
+          // A type without references never has any to replace.
+          ...(type.traits.references.length > 0 ? { references } : {}),
         };
         try {
           return await this.finish(op, 'SUCCESS', { resourceModel: model }, change);

@@ -218,7 +218,9 @@ export class SqliteStore implements Store {
   ): Promise<BeginResult> {
     const params = operationParams(operation);
     try {
-      return await this.grouped(() => this.tx.begin(operation, params, requestHash ?? null, lease ?? null));
+      return await this.grouped(true, () =>
+        this.tx.begin(operation, params, requestHash ?? null, lease ?? null),
+      );
     } catch (error) {
       // The IMMEDIATE transaction already serialises the check and the insert; the index is the backstop.
       if (isActiveConflict(error) && operation.identifier !== undefined) {
@@ -233,7 +235,10 @@ export class SqliteStore implements Store {
   async saveOperation(operation: OperationRecord): Promise<void> {
     let changes: number;
     try {
-      changes = await this.grouped(() => this.sql.saveOperation.run(operationParams(operation)).changes);
+      changes = await this.grouped(
+        false,
+        () => this.sql.saveOperation.run(operationParams(operation)).changes,
+      );
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
     }
@@ -243,7 +248,7 @@ export class SqliteStore implements Store {
   /** Updates the state as saveOperation does, drops the lease, and applies `change`, all or nothing. */
   async finishOperation(operation: OperationRecord, change?: ResourceChange): Promise<void> {
     try {
-      await this.grouped(() => this.tx.finish(operation, operationParams(operation), change));
+      await this.grouped(true, () => this.tx.finish(operation, operationParams(operation), change));
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
     }
@@ -334,16 +339,22 @@ export class SqliteStore implements Store {
 
   async kvInsert(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
     const value = JSON.stringify(entry.value);
-    return this.grouped(() => this.sql.kvInsert.run(namespace, key, value, entry.writtenBy).changes > 0);
+    return this.grouped(
+      false,
+      () => this.sql.kvInsert.run(namespace, key, value, entry.writtenBy).changes > 0,
+    );
   }
 
   async kvReplace(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
     const value = JSON.stringify(entry.value);
-    return this.grouped(() => this.sql.kvReplace.run(value, entry.writtenBy, namespace, key).changes > 0);
+    return this.grouped(
+      false,
+      () => this.sql.kvReplace.run(value, entry.writtenBy, namespace, key).changes > 0,
+    );
   }
 
   async kvDelete(namespace: string, key: string): Promise<boolean> {
-    return this.grouped(() => this.sql.kvDelete.run(namespace, key).changes > 0);
+    return this.grouped(false, () => this.sql.kvDelete.run(namespace, key).changes > 0);
   }
 
   /** Ordered by key. */
@@ -367,18 +378,22 @@ export class SqliteStore implements Store {
 
   // ---- Group commit ----
 
-  private pending: { work: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] =
-    [];
+  private pending: {
+    work: () => unknown;
+    atomic: boolean;
+    resolve: (v: unknown) => void;
+    reject: (e: unknown) => void;
+  }[] = [];
   private flushScheduled = false;
 
   /**
    * Run `work` in the next group transaction: every write issued in the same turn of the event loop
-   * shares one BEGIN IMMEDIATE … COMMIT (commits, not statements, dominate the cost). Each piece runs
-   * in its own savepoint, so one failing does not undo the others.
+   * shares one BEGIN IMMEDIATE … COMMIT (commits, not statements, dominate the cost). An `atomic`
+   * piece (several statements) runs in its own savepoint, so one failing does not undo the others.
    */
-  private grouped<T>(work: () => T): Promise<T> {
+  private grouped<T>(atomic: boolean, work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      this.pending.push({ work, atomic, resolve: resolve as (v: unknown) => void, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -395,7 +410,8 @@ export class SqliteStore implements Store {
       this.tx.group.immediate(() => {
         for (const item of batch) {
           try {
-            outcomes.push({ ok: true, value: this.tx.piece(item.work) });
+            // A single statement is atomic by itself; several need a savepoint.
+            outcomes.push({ ok: true, value: item.atomic ? this.tx.piece(item.work) : item.work() });
           } catch (error) {
             outcomes.push({ ok: false, error });
           }
