@@ -76,6 +76,18 @@ export class Registry {
           types.find((t) => t.typeName === ref.typeName) ?? (await this.store.getType(ref.typeName))?.model;
         if (!target) continue;
         const resolver = new PointerResolver(target.schema as Record<string, unknown>);
+        if (ref.ids.length === 0) {
+          // Without ids, members named like the target's identifiers supply them (as loadTypes' TP1014).
+          const own = new PointerResolver(type.schema as Record<string, unknown>);
+          for (const p of target.primaryIdentifier) {
+            if (!own.resolves(p)) {
+              problems.push({
+                pointer: `/traits/references/${i}`,
+                message: `${type.typeName} refers to ${ref.typeName} without ids, but has no property ${p} to supply that identifier; add ids mapping it to a property`,
+              });
+            }
+          }
+        }
         for (const id of ref.ids) {
           if (id.target !== '' && !resolver.resolves(id.target)) {
             problems.push({

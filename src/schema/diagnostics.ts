@@ -43,7 +43,12 @@ export const RULES = {
   TP1008: { severity: 'error', title: 'document is neither a resource schema nor a manifest' },
   TP1010: { severity: 'error', title: 'a value has the wrong type' },
   TP1011: { severity: 'error', title: 'type is defined more than once' },
+  TP1012: { severity: 'warning', title: 'reference to a type not among the loaded ones' },
   TP1013: { severity: 'error', title: 'reference target is not declared by the referenced type' },
+  TP1014: {
+    severity: 'error',
+    title: "reference without ids: the referenced type's identifiers are not members",
+  },
 
   // Resource schemas
   TP2001: { severity: 'error', title: 'typeName is malformed' },

@@ -5,8 +5,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
-import { LIMITS } from './source.js';
+import { placeFindings, type Finding } from './finding.js';
+import { LIMITS, parseSource } from './source.js';
 import type { ResourceType } from './model.js';
+import { originOf } from './resource-schema/reference-origins.js';
 import { PointerResolver } from './resource-schema/semantic.js';
 import { validateDocument, type ValidationResult } from './validate.js';
 
@@ -72,6 +74,7 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
     diagnostics: [{ ...diagnostic('TP1001', '', `no such file or folder: ${file}`), file }],
     types: [],
   }));
+  const contents = new Map<ValidationResult, Buffer>();
   const total = files.length;
   for (let i = 0; i < total; i++) {
     const file = files[i]!;
@@ -93,14 +96,17 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
         types: [],
       });
     } else {
-      results.push(validateDocument(content, { file: shown(file) }));
+      const result = validateDocument(content, { file: shown(file) });
+      // Kept to place the cross-document findings about references (few documents have any).
+      if (result.types.some((t) => t.traits.references.length > 0)) contents.set(result, content);
+      results.push(result);
     }
     options.onProgress?.(i + 1, total);
     // Let a progress bar paint and signals arrive during long runs.
     if (options.onProgress && i % 64 === 63) await new Promise((resolve) => setImmediate(resolve));
   }
   flagDuplicateTypes(results);
-  flagUndeclaredReferenceTargets(results);
+  checkReferencesAcrossDocuments(results, contents);
   const types = results.filter((r) => r.valid).flatMap((r) => r.types);
   return { results, types, valid: results.every((r) => r.valid) };
 }
@@ -148,39 +154,105 @@ function flagDuplicateTypes(results: ValidationResult[]): void {
 }
 
 /**
- * Across the loaded documents: a reference (from `traits` / `x-typeplane-references`) to a loaded type
- * must name properties that type declares. References to types not loaded here are checked when
- * they are registered or used.
+ * Across the loaded documents, for each reference (`traits`, `relationshipRef`, `x-typeplane-references`):
+ * - TP1012 (warning): the referenced type is not among the loaded ones. It may be registered
+ *   separately, so this is not an error; the engine refuses resources that refer to it until it is.
+ * - TP1013: an explicit `ids` target is not a property of the loaded referenced type (in any of its
+ *   versions), or `''` (a manifest property's shorthand: "its single identifier") names a type whose
+ *   identifier has several parts. Not checked for `relationshipRef`s: published AWS schemas point
+ *   some at properties the referenced type does not declare.
+ * - TP1014: without `ids`, the referenced type's identifier properties must be this model's
+ *   same-named properties.
+ * Each is placed where the reference is written, so `content` re-parses the documents concerned.
  */
-function flagUndeclaredReferenceTargets(results: ValidationResult[]): void {
-  const loaded = new Map<string, ResourceType>();
-  for (const r of results) for (const t of r.types) loaded.set(t.typeName, t);
+function checkReferencesAcrossDocuments(
+  results: ValidationResult[],
+  contents: ReadonlyMap<ValidationResult, Buffer>,
+): void {
+  const loaded = new Map<string, ResourceType[]>();
+  for (const r of results) {
+    for (const t of r.types) loaded.set(t.typeName, [...(loaded.get(t.typeName) ?? []), t]);
+  }
+  const resolvers = new Map<ResourceType, PointerResolver>();
+  const resolverOf = (t: ResourceType) => {
+    let resolver = resolvers.get(t);
+    if (!resolver) resolvers.set(t, (resolver = new PointerResolver(t.schema as Record<string, unknown>)));
+    return resolver;
+  };
   for (const result of results) {
-    const extra: Diagnostic[] = [];
+    const findings = new Map<string, Finding>();
+    const add = (finding: Finding) =>
+      findings.set(`${finding.rule} ${finding.pointer} ${finding.message}`, finding);
     for (const type of result.types) {
       for (const ref of type.traits.references) {
-        const target = loaded.get(ref.typeName);
-        if (!target || ref.relationshipRef) continue;
-        const resolver = new PointerResolver(target.schema as Record<string, unknown>);
-        for (const id of ref.ids) {
-          if (id.target === '' || resolver.resolves(id.target)) continue;
-          extra.push({
-            ...diagnostic(
-              'TP1013',
-              '',
-              `${type.typeName} refers to ${ref.typeName} property ${id.target}, which ${ref.typeName} does not declare; name one of its properties`,
+        const at = originOf(ref) ?? '';
+        const targets = loaded.get(ref.typeName);
+        if (!targets) {
+          add(
+            diagnostic(
+              'TP1012',
+              at,
+              `${type.typeName} refers to ${ref.typeName}, which is not among the loaded types; load its document too, or register it before resources refer to it`,
             ),
-            ...(result.file === undefined ? {} : { file: result.file }),
-            line: 1,
-            column: 1,
-          });
+          );
+          continue;
+        }
+        if (ref.relationshipRef) continue;
+        if (ref.ids.length === 0) {
+          const identifiers = new Set(targets.flatMap((t) => t.primaryIdentifier));
+          const missing = [...identifiers].filter((p) => !resolverOf(type).resolves(p));
+          if (missing.length > 0) {
+            add(
+              diagnostic(
+                'TP1014',
+                at,
+                `${type.typeName} refers to ${ref.typeName} without 'ids', so its identifier ${missing.join(', ')} must be a property of the same name here, and is not; declare it, or map the identifier to a member with 'ids'`,
+              ),
+            );
+          }
+          continue;
+        }
+        for (const id of ref.ids) {
+          if (id.target === '') {
+            const parts = targets.find((t) => t.primaryIdentifier.length !== 1)?.primaryIdentifier;
+            if (parts) {
+              add(
+                diagnostic(
+                  'TP1013',
+                  at,
+                  `${id.member} is to hold the identifier of ${ref.typeName}, but ${ref.typeName} is identified by ${parts.length} properties (${parts.join(', ')}); refer to it from the type's 'x-typeplane-references' with one member per part in 'ids'`,
+                ),
+              );
+            }
+          } else if (!targets.some((t) => resolverOf(t).resolves(id.target))) {
+            const origin = originOf(id);
+            add({
+              ...diagnostic(
+                'TP1013',
+                origin ?? at,
+                `${type.typeName} refers to ${ref.typeName} property ${id.target}, which ${ref.typeName} does not declare; name one of its properties`,
+              ),
+              ...(origin === undefined ? {} : { target: 'key' as const }),
+            });
+          }
         }
       }
     }
-    if (extra.length > 0) {
-      result.diagnostics.push(...extra);
-      result.valid = !hasErrors(result.diagnostics);
-      if (!result.valid) result.types = [];
-    }
+    if (findings.size === 0) continue;
+    result.diagnostics.push(...place([...findings.values()], result, contents.get(result)));
+    result.valid = !hasErrors(result.diagnostics);
+    if (!result.valid) result.types = [];
   }
+}
+
+/** Findings placed in their document's text; at its start when the text is not at hand. */
+function place(findings: Finding[], result: ValidationResult, content: Buffer | undefined): Diagnostic[] {
+  const file = result.file === undefined ? {} : { file: result.file };
+  const document = content === undefined ? undefined : parseSource(content, { ...file }).document;
+  if (document) {
+    return placeFindings(findings, document).map((d) =>
+      d.line === undefined ? { ...d, line: 1, column: 1 } : d,
+    );
+  }
+  return findings.map(({ target: _target, ...d }) => ({ ...d, ...file, line: 1, column: 1 }));
 }

@@ -24,6 +24,12 @@ export interface HandlerSettings {
 export interface Reference {
   /** The referenced type. */
   typeName: string;
+  /**
+   * Empty when the document gives no `ids`: the mapping is implicit, and the engine resolves it
+   * against the referenced type's `primaryIdentifier` — each of its pointers `/properties/X` is
+   * supplied by this model's same-named `/properties/X` (the conversion of one document cannot know
+   * another type's identifier; `loadTypes` checks the names match when both are loaded).
+   */
   ids: ReferenceId[];
   /**
    * Set when derived from a CloudFormation `relationshipRef`: published schemas point some of those at

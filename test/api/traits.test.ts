@@ -197,3 +197,28 @@ test('registering a type whose reference names a property the referenced type la
   assert.equal(res.body.errorCode, 'InvalidRequest');
   assert.match(res.body.message, /Test::Data::Db property \/properties\/Nope/);
 });
+
+test("registering a reference without ids is refused when this type lacks the target's identifier properties", async () => {
+  const res = await svc.call(
+    'POST',
+    '/v1/types',
+    schema(
+      'Test::App::NoIds',
+      { Name: { type: 'string' }, Other: { type: 'string' } },
+      { traits: { references: [{ typeName: TABLE }] } },
+    ),
+  );
+  assert.equal(res.status, 400, JSON.stringify(res.body));
+  assert.equal(res.body.errorCode, 'InvalidRequest');
+  assert.match(res.body.message, /without ids, but has no property \/properties\/Db/);
+  const ok = await svc.call(
+    'POST',
+    '/v1/types',
+    schema(
+      'Test::App::WithIds',
+      { Name: { type: 'string' }, Db: { type: 'string' }, Table: { type: 'string' } },
+      { traits: { references: [{ typeName: TABLE }] } },
+    ),
+  );
+  assert.equal(ok.status, 201, JSON.stringify(ok.body));
+});

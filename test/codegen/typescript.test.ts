@@ -1,16 +1,24 @@
+/**
+ * `typeplane generate`: TypeScript interfaces for resource models. The generated text is checked rule by
+ * rule, then compiled with the TypeScript compiler (strict) next to code that uses it: a valid model
+ * must compile and an invalid one must not, so the types are real. The whole AWS corpus (when present)
+ * must generate a module that type-checks.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import * as prettier from 'prettier';
 import { generateTypeScript, interfaceName } from '../../src/codegen/index.js';
-import { validateDocument, type ResourceType } from '../../src/schema/index.js';
+import { loadTypes, validateDocument, type JsonSchema, type ResourceType } from '../../src/schema/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsx = import.meta.resolve('tsx');
+const corpus = fileURLToPath(new URL('../../../shared/corpus/aws-resource-schemas/', import.meta.url));
 
 function typeFrom(text: string, file = 'x.json'): ResourceType {
   const result = validateDocument(text, { file });
@@ -18,21 +26,58 @@ function typeFrom(text: string, file = 'x.json'): ResourceType {
   return result.types[0]!;
 }
 
-/** Type-check generated code plus a snippet; returns the diagnostics' messages. */
+/** A hand-made normalised type, for schema shapes the dialects' validators would refuse. */
+function model(schema: JsonSchema, extra: Partial<ResourceType> = {}): ResourceType {
+  return {
+    typeName: 'Acme::Edge::Case',
+    dialect: 'resource-schema',
+    description: 'Edge cases.',
+    schema,
+    primaryIdentifier: ['/properties/Id'],
+    additionalIdentifiers: [],
+    readOnlyProperties: [],
+    writeOnlyProperties: [],
+    createOnlyProperties: [],
+    conditionalCreateOnlyProperties: [],
+    deprecatedProperties: [],
+    handlers: {},
+    traits: { noReplace: false, references: [] },
+    ...extra,
+  };
+}
+
+/**
+ * Type-check the generated module (`types.ts`) and a snippet using it (`use.ts`, which sees the module
+ * as `T`) with a real program over a temp folder, strict options as in this repository. Returns the
+ * diagnostics as `file:line message`.
+ */
 function typeCheck(code: string, snippet = ''): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'typeplane-codegen-'));
-  writeFileSync(join(dir, 'types.ts'), code);
-  writeFileSync(join(dir, 'use.ts'), `import type * as T from './types.js';\n${snippet}\n`);
-  const program = ts.createProgram([join(dir, 'types.ts'), join(dir, 'use.ts')], {
-    strict: true,
-    noEmit: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    skipLibCheck: true,
-    types: [],
-  });
-  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  try {
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    writeFileSync(join(dir, 'types.ts'), code);
+    writeFileSync(join(dir, 'use.ts'), `import type * as T from './types.js';\n${snippet}\nexport {};\n`);
+    const program = ts.createProgram([join(dir, 'types.ts'), join(dir, 'use.ts')], {
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: false,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2023.d.ts'],
+      skipLibCheck: true,
+      types: [],
+    });
+    return ts.getPreEmitDiagnostics(program).map((d) => {
+      const where = d.file
+        ? `${d.file.fileName.slice(dir.length + 1)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} `
+        : '';
+      return where + ts.flattenDiagnosticMessageText(d.messageText, '\n');
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const DB = JSON.stringify({
@@ -41,6 +86,7 @@ const DB = JSON.stringify({
   definitions: {
     Endpoint: {
       type: 'object',
+      description: 'Where to connect.',
       additionalProperties: false,
       properties: { Host: { type: 'string' }, Port: { type: 'integer' } },
     },
@@ -51,11 +97,21 @@ const DB = JSON.stringify({
         Name: { type: 'string' },
         Children: { type: 'array', items: { $ref: '#/definitions/Node' } },
       },
+      required: ['Name'],
+    },
+    Rule: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { Id: { type: 'string' }, Action: { type: 'string', enum: ['allow', 'deny'] } },
+      required: ['Action'],
     },
   },
   properties: {
     Name: { type: 'string', description: 'The name.' },
-    Size: { type: 'string', enum: ['S', 'M', 'L'], default: 'S' },
+    Size: { type: 'string', enum: ['S', 'M', 'L', 'XL'], default: 'S' },
+    Version: { const: 'v1' },
+    Port: { type: 'integer' },
+    Ratio: { type: 'number' },
     Password: { type: 'string' },
     Endpoint: { $ref: '#/definitions/Endpoint' },
     Labels: {
@@ -63,99 +119,421 @@ const DB = JSON.stringify({
       additionalProperties: false,
       patternProperties: { '^[a-z]+$': { type: 'string' } },
     },
+    Limits: {
+      type: 'object',
+      additionalProperties: false,
+      patternProperties: { '^cpu': { type: 'integer' }, '^note': { type: 'string' } },
+    },
     Ports: { type: 'array', items: { type: 'integer' } },
     Either: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+    Any: { anyOf: [{ type: 'boolean' }, { $ref: '#/definitions/Endpoint' }] },
+    Both: {
+      allOf: [
+        { $ref: '#/definitions/Endpoint' },
+        { type: 'object', additionalProperties: false, properties: { Zone: { type: 'string' } } },
+      ],
+    },
     Free: { type: 'object' },
+    Untyped: { description: 'Anything at all.' },
     Tree: { $ref: '#/definitions/Node' },
+    Rules: { type: 'array', items: { $ref: '#/definitions/Rule' } },
     Tags: { $ref: 'typeplane:Tags' },
-    'x-odd': { type: 'boolean' },
     Nullable: { type: ['string', 'null'] },
+    Mixed: { type: ['string', 'integer', 'boolean'] },
+    Old: { type: 'string' },
   },
   additionalProperties: false,
   required: ['Name', 'Size'],
   primaryIdentifier: ['/properties/Name'],
-  createOnlyProperties: ['/properties/Name'],
+  createOnlyProperties: ['/properties/Name', '/properties/Endpoint/Host'],
   writeOnlyProperties: ['/properties/Password'],
-  readOnlyProperties: ['/properties/Endpoint'],
-}).replace('"x-odd"', '"Xodd"');
+  readOnlyProperties: ['/properties/Port', '/properties/Rules/*/Id'],
+  deprecatedProperties: ['/properties/Old'],
+});
 
 test('interface names come from type names', () => {
   assert.equal(interfaceName('Typeplane::PostgreSQL::Database'), 'TypeplanePostgreSQLDatabase');
   assert.equal(interfaceName('Typeplane.Data/postgresDatabases'), 'TypeplaneDataPostgresDatabases');
+  assert.equal(interfaceName('AWS::EC2::VPC'), 'AWSEC2VPC');
 });
 
-test('each schema construct maps to its TypeScript form, with TSDoc notes', () => {
+test('each schema construct maps to its TypeScript form', () => {
   const code = generateTypeScript([typeFrom(DB)], ['db.json']);
-  assert.match(code, /Generated by `typeplane generate` from db\.json/);
-  assert.match(code, /export interface AcmeDataDb \{/);
-  assert.match(code, / {2}Name: string;/);
-  assert.match(code, / {2}Size: "S" \| "M" \| "L";/);
-  assert.match(code, /@defaultValue "S"/);
-  assert.match(code, /\/\*\* Write-only: never returned\. \*\/\n {2}Password\?: string;/);
-  assert.match(code, /\/\*\* Read-only: set by the provider\. \*\/\n {2}Endpoint\?: AcmeDataDbEndpoint;/);
-  assert.match(code, /Create-only: cannot change after creation\./);
-  assert.match(code, /Labels\?: Record<string, string>;/);
-  assert.match(code, /Ports\?: number\[\];/);
-  assert.match(code, /Either\?: string \| number;/);
-  assert.match(code, /Free\?: Record<string, unknown>;/);
-  assert.match(code, /Nullable\?: string \| null;/);
-  assert.match(code, /export interface AcmeDataDbNode \{\n(.*\n)*? {2}Children\?: AcmeDataDbNode\[\];/);
-  assert.match(code, /export type AcmeDataDbTags = AcmeDataDbTag\[\];/);
-  assert.match(code, /export type AcmeDataDbIdentifier = Pick<AcmeDataDb, "Name">;/);
-});
-
-test('the generated module type-checks, accepts a valid model and refuses a wrong enum', () => {
-  const code = generateTypeScript([typeFrom(DB)], ['db.json']);
-  const ok = typeCheck(
-    code,
-    "export const a: T.AcmeDataDb = { Name: 'n', Size: 'M', Tags: [{ Key: 'k', Value: 'v' }], Tree: { Children: [{ Name: 'c' }] } };",
+  const has = (text: string) => assert.ok(code.includes(text), `missing:\n${text}\n--- in ---\n${code}`);
+  has('export interface AcmeDataDb {');
+  has('  Name: string;'); // required
+  has("  Size: 'S' | 'M' | 'L' | 'XL';"); // required enum
+  has("  Version?: 'v1';"); // const
+  has('  Port?: number;'); // integer
+  has('  Ratio?: number;');
+  has('  Endpoint?: AcmeDataDbEndpoint;');
+  has('  Labels?: Record<string, string>;'); // patternProperties
+  has('  Limits?: Record<string, number | string>;'); // several patterns
+  has('  Ports?: number[];');
+  has('  Either?: string | number;'); // oneOf
+  has('  Any?: boolean | AcmeDataDbEndpoint;'); // anyOf
+  has('  Both?: AcmeDataDbEndpoint & {\n    Zone?: string;\n  };'); // allOf
+  has('  Free?: Record<string, unknown>;');
+  has('  Untyped?: unknown;');
+  has('  Tree?: AcmeDataDbNode;');
+  has('  Rules?: AcmeDataDbRule[];');
+  has('  Tags?: AcmeDataDbTags;');
+  has('  Nullable?: string | null;'); // type array
+  has('  Mixed?: string | number | boolean;');
+  // One interface per definition used, prefixed; recursion refers to itself; built-ins by their short name.
+  has('export interface AcmeDataDbNode {\n  Name: string;\n  Children?: AcmeDataDbNode[];\n}');
+  has('export type AcmeDataDbTags = AcmeDataDbTag[];');
+  has('export interface AcmeDataDbTag {\n  Key: string;\n  Value: string;\n}');
+  has("export type AcmeDataDbIdentifier = Pick<AcmeDataDb, 'Name'>;");
+  // Definitions come in the order they are first used, after the model and its identifier.
+  const positions = [
+    'export interface AcmeDataDb {',
+    'export type AcmeDataDbIdentifier',
+    'export interface AcmeDataDbEndpoint',
+    'export interface AcmeDataDbNode',
+    'export interface AcmeDataDbRule',
+    'export type AcmeDataDbTags',
+    'export interface AcmeDataDbTag',
+  ].map((s) => code.indexOf(s));
+  assert.ok(positions.every((p) => p >= 0));
+  assert.deepEqual(
+    positions,
+    [...positions].sort((a, b) => a - b),
   );
-  assert.deepEqual(ok, []);
-  const bad = typeCheck(code, "export const a: T.AcmeDataDb = { Name: 'n', Size: 'XXL' };");
-  assert.equal(bad.length, 1);
+});
+
+test('TSDoc carries descriptions, read-only / write-only / create-only notes (nested ones too) and defaults', () => {
+  const code = generateTypeScript([typeFrom(DB)], ['db.json']);
+  const has = (text: string) => assert.ok(code.includes(text), `missing:\n${text}\n--- in ---\n${code}`);
+  assert.match(code, /^\/\*\*\n \* Generated by `typeplane generate` from db\.json\.\n \* Do not edit/);
+  has(
+    '/**\n * A database.\n *\n * Model of the resource type `Acme::Data::Db`.\n * Primary identifier: `Name`.\n */\nexport interface AcmeDataDb {',
+  );
+  has('  /**\n   * The name.\n   * Create-only: cannot change after creation.\n   */\n  Name: string;');
+  has("  /** @defaultValue 'S' */\n  Size: 'S' | 'M' | 'L' | 'XL';");
+  has('  /** Read-only: set by the provider. */\n  Port?: number;');
+  has('  /** Write-only: never returned. */\n  Password?: string;');
+  has('  /** Anything at all. */\n  Untyped?: unknown;');
+  has('  /** @deprecated */\n  Old?: string;');
+  // Through `*` into a definition used in one place: the plain note.
+  has('export interface AcmeDataDbRule {\n  /** Read-only: set by the provider. */\n  Id?: string;');
+  // Into a definition used in several places: the note says where it applies.
+  has(
+    '/** Where to connect. */\nexport interface AcmeDataDbEndpoint {\n  /** Create-only: cannot change after creation. Applies at `/properties/Endpoint/Host`. */\n  Host?: string;',
+  );
+});
+
+test('the generated module compiles, accepts a valid model and refuses invalid ones', () => {
+  const code = generateTypeScript([typeFrom(DB)], ['db.json']);
+  const valid = `
+    export const db: T.AcmeDataDb = {
+      Name: 'orders', Size: 'XL', Version: 'v1', Port: 5432, Ratio: 0.5, Password: 'secret',
+      Endpoint: { Host: 'db', Port: 5432 }, Labels: { team: 'a' }, Limits: { cpu: 2, note: 'n' }, Ports: [1, 2],
+      Either: 3, Any: { Host: 'h' }, Both: { Host: 'h', Zone: 'z' }, Free: { anything: [1, 'x'] },
+      Untyped: 42, Tree: { Name: 'root', Children: [{ Name: 'leaf', Children: [] }] },
+      Rules: [{ Id: 'r1', Action: 'deny' }], Tags: [{ Key: 'k', Value: 'v' }], Nullable: null, Mixed: true,
+    };
+    export const id: T.AcmeDataDbIdentifier = { Name: 'orders' };`;
+  assert.deepEqual(typeCheck(code, valid), []);
+
+  const invalid: Record<string, string> = {
+    'wrong enum literal': `{ Name: 'n', Size: 'XXL' }`,
+    'missing required property': `{ Size: 'S' }`,
+    'wrong const': `{ Name: 'n', Size: 'S', Version: 'v2' }`,
+    'unknown property': `{ Name: 'n', Size: 'S', Colour: 'red' }`,
+    'wrong map value': `{ Name: 'n', Size: 'S', Limits: { cpu: true } }`,
+    'wrong nested enum': `{ Name: 'n', Size: 'S', Rules: [{ Action: 'maybe' }] }`,
+    'wrong recursive member': `{ Name: 'n', Size: 'S', Tree: { Name: 'r', Children: [{ Name: 1 }] } }`,
+    'wrong union member': `{ Name: 'n', Size: 'S', Either: true }`,
+  };
+  for (const [what, literal] of Object.entries(invalid)) {
+    const diagnostics = typeCheck(code, `export const db: T.AcmeDataDb = ${literal};`);
+    assert.equal(diagnostics.length, 1, `${what}: ${diagnostics.join('\n')}`);
+    assert.match(diagnostics[0]!, /^use\.ts:2 /, what);
+  }
+  assert.match(
+    typeCheck(code, `export const db: T.AcmeDataDb = ${invalid['wrong enum literal']};`)[0]!,
+    /"XXL"/,
+  );
+});
+
+test('manifests generate too: quoted names, nested read-only, sensitive as write-only', () => {
+  const manifest = `namespace: Typeplane.Data
+types:
+  postgresDatabases:
+    description: A PostgreSQL database.
+    apiVersions:
+      '2025-01-01-preview':
+        schema:
+          type: object
+          properties:
+            size: { type: string, enum: [S, M, L, XL], default: S }
+            password: { type: string, x-radius-sensitive: true }
+            labels: { type: object, additionalProperties: { type: string } }
+            connection-string: { type: string, readOnly: true }
+            status:
+              type: object
+              properties:
+                ready: { type: boolean, readOnly: true }
+          required: [size]
+`;
+  const type = typeFrom(manifest, 'db.yaml');
+  const code = generateTypeScript([type], ['db.yaml']);
+  const has = (text: string) => assert.ok(code.includes(text), `missing:\n${text}\n--- in ---\n${code}`);
+  has('export interface TypeplaneDataPostgresDatabases {');
+  has('Model of the resource type `Typeplane.Data/postgresDatabases` (API version 2025-01-01-preview).');
+  has("  size: 'S' | 'M' | 'L' | 'XL';");
+  has('  /** Write-only: never returned. */\n  password?: string;');
+  has('  labels?: Record<string, string>;'); // additionalProperties schema
+  has("  /** Read-only: set by the provider. */\n  'connection-string'?: string;");
+  has('    /** Read-only: set by the provider. */\n    ready?: boolean;');
+  has("export type TypeplaneDataPostgresDatabasesIdentifier = Pick<TypeplaneDataPostgresDatabases, 'name'>;");
+  assert.deepEqual(
+    typeCheck(
+      code,
+      `export const a: T.TypeplaneDataPostgresDatabases = { name: 'db', size: 'M', 'connection-string': 'x', status: { ready: true } };`,
+    ),
+    [],
+  );
+  const bad = typeCheck(
+    code,
+    `export const a: T.TypeplaneDataPostgresDatabases = { name: 'db', size: 'XXL' };`,
+  );
+  assert.equal(bad.length, 1, bad.join('\n'));
   assert.match(bad[0]!, /"XXL"/);
 });
 
-test('manifests generate too, and two versions of one type do not collide', () => {
+test('types whose names collide get their API version; without one, a number', () => {
   const manifest = (version: string) =>
-    `namespace: Acme.Apps\ntypes:\n  apps:\n    description: An app.\n    apiVersions:\n      '${version}':\n        schema:\n          type: object\n          properties:\n            size: { type: string, enum: [S, M] }\n            secret: { type: string, x-radius-sensitive: true }\n`;
+    `namespace: Acme.Apps\ntypes:\n  apps:\n    description: An app.\n    apiVersions:\n      '${version}':\n        schema:\n          type: object\n          properties:\n            size: { type: string, enum: [S, M] }\n`;
   const a = typeFrom(manifest('2025-01-01'), 'a.yaml');
-  const b = typeFrom(manifest('2025-02-01'), 'b.yaml');
+  const b = typeFrom(manifest('2025-02-01-preview'), 'b.yaml');
+  const single = generateTypeScript([a], ['a.yaml']);
+  assert.match(single, /export interface AcmeAppsApps \{/);
   const code = generateTypeScript([a, b], ['a.yaml', 'b.yaml']);
-  assert.match(code, /export interface AcmeAppsApps \{/);
-  assert.match(code, /export interface AcmeAppsApps20250201 \{/);
-  assert.match(code, /Write-only: never returned\./);
-  assert.deepEqual(typeCheck(code, "export const x: T.AcmeAppsApps = { name: 'a', size: 'S' };"), []);
+  assert.match(code, /export interface AcmeAppsApps20250101 \{/);
+  assert.match(code, /export interface AcmeAppsApps20250201Preview \{/);
+  assert.match(code, /export type AcmeAppsApps20250201PreviewIdentifier = /);
+  assert.match(code, /Generated by `typeplane generate` from:\n \* {3}a\.yaml\n \* {3}b\.yaml\n/);
+  const twins = generateTypeScript(
+    [
+      model({ properties: {} }, { typeName: 'Acme::Apps::Apps' }),
+      model({ properties: {} }, { typeName: 'Acme.Apps/apps' }),
+    ],
+    ['x'],
+  );
+  assert.match(twins, /export interface AcmeAppsApps \{/);
+  assert.match(twins, /export interface AcmeAppsApps2 \{/);
+  assert.deepEqual(typeCheck(code + twins.replace(/^\/\*\*[\s\S]*?\*\/\n/, '')), []);
 });
 
-test('the whole AWS corpus generates code that type-checks', { timeout: 120_000 }, (t) => {
-  const dir = fileURLToPath(new URL('../../../shared/corpus/aws-resource-schemas/', import.meta.url));
-  if (!existsSync(dir)) return t.skip(`corpus not found at ${dir}`);
-  // Every 10th schema keeps the test fast; `typeplane generate ../shared/corpus/aws-resource-schemas` checks them all.
-  const types = readdirSync(dir)
-    .filter((_, i) => i % 10 === 0)
-    .map((f) => validateDocument(readFileSync(join(dir, f)), { file: f }).types[0]!);
-  assert.ok(types.length > 100);
-  assert.deepEqual(typeCheck(generateTypeScript(types, ['corpus'])), []);
+test('edge cases: tuples, local refs, recursive maps, literals, odd names, comments, identifiers', () => {
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: {
+      Id: { type: 'string' },
+      Pair: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false },
+      Parent: { $ref: '#' },
+      Copy: { $ref: '#/properties/Id' },
+      Deep: { $ref: '#/definitions/Wrapper/properties/Inner' },
+      Json: { $ref: '#/definitions/Json' },
+      Headers: { $ref: '#/definitions/Headers' },
+      Choice: { enum: [1, "it's", true, null] },
+      Shape: { const: { kind: 'circle', 'r-1': [1, 2] } },
+      Nothing: { type: 'object', additionalProperties: false },
+      Constrained: { type: 'string', anyOf: [{ pattern: '^a' }, { enum: ['b'] }] },
+      Narrowed: { type: 'string', oneOf: [{ enum: ['a', 'b'] }, { enum: ['c'] }] },
+      Comment: { type: 'string', description: 'Ends a comment */ early, not.\nSecond line.' },
+      Impossible: false,
+      Under: { $ref: '#/definitions/a_b' },
+      Collide: { $ref: '#/definitions/AB' },
+      Mixed: {
+        type: 'object',
+        properties: { Fixed: { type: 'string' } },
+        additionalProperties: { type: 'number' },
+      },
+    },
+    required: ['Id'],
+    definitions: {
+      Wrapper: { type: 'object', properties: { Inner: { type: 'boolean' } } },
+      Json: {
+        type: ['string', 'number', 'boolean', 'null', 'array', 'object'],
+        items: { $ref: '#/definitions/Json' },
+        additionalProperties: { $ref: '#/definitions/Json' },
+      },
+      Headers: { type: 'object', additionalProperties: { type: 'string' } },
+      a_b: { type: 'string' },
+      AB: { type: 'integer' },
+      Unused: { type: 'string' },
+    },
+  };
+  const type = model(schema, {
+    primaryIdentifier: ['/properties/Id', '/properties/Parent/Id'],
+    readOnlyProperties: ['/properties/Id'],
+  });
+  const code = generateTypeScript([type], ['edge.json']);
+  const has = (text: string) => assert.ok(code.includes(text), `missing:\n${text}\n--- in ---\n${code}`);
+  has('  Pair?: Array<string | number>;');
+  has('  Parent?: AcmeEdgeCase;');
+  has('  Copy?: string;');
+  has('  Deep?: boolean;');
+  has('  Json?: AcmeEdgeCaseJson;');
+  has(
+    'export type AcmeEdgeCaseJson =\n  string | number | boolean | null | AcmeEdgeCaseJson[] | { [key: string]: AcmeEdgeCaseJson };',
+  );
+  has('export interface AcmeEdgeCaseHeaders {\n  [key: string]: string;\n}');
+  has("  Choice?: 1 | 'it\\'s' | true | null;");
+  has("  Shape?: { kind: 'circle'; 'r-1': [1, 2] };");
+  has('  Nothing?: Record<string, never>;');
+  has('  Constrained?: string;');
+  has("  Narrowed?: 'a' | 'b' | 'c';");
+  has('   * Ends a comment *\\/ early, not.\n   * Second line.');
+  has('  Impossible?: never;');
+  has('  Under?: AcmeEdgeCaseAB;');
+  has('  Collide?: AcmeEdgeCaseABDefinition;');
+  has('  Mixed?: {\n    Fixed?: string;\n    [key: string]: unknown;\n  };');
+  assert.doesNotMatch(code, /Unused/);
+  has(
+    "export type AcmeEdgeCaseIdentifier = Pick<AcmeEdgeCase, 'Id'> & {\n  Parent: {\n    Id: NonNullable<NonNullable<AcmeEdgeCase['Parent']>['Id']>;\n  };\n};",
+  );
+  assert.deepEqual(
+    typeCheck(
+      code,
+      `export const a: T.AcmeEdgeCase = { Id: 'x', Pair: ['a', 1], Parent: { Id: 'p' }, Json: { a: [1, 'b', null, { c: true }] }, Headers: { h: 'v' }, Choice: "it's", Shape: { kind: 'circle', 'r-1': [1, 2] }, Nothing: {}, Narrowed: 'c', Mixed: { Fixed: 'f', other: 1 } };
+       export const id: T.AcmeEdgeCaseIdentifier = { Id: 'x', Parent: { Id: 'p' } };`,
+    ),
+    [],
+  );
+  // An identifier only a composition branch declares cannot be picked; it is still required.
+  const branchOnly = generateTypeScript(
+    [
+      model(
+        {
+          type: 'object',
+          properties: { A: { type: 'string' } },
+          required: ['A'],
+          oneOf: [{ properties: { Ghost: { type: 'string' } } }, { type: 'object', required: ['A'] }],
+        },
+        { primaryIdentifier: ['/properties/A', '/properties/Ghost'] },
+      ),
+    ],
+    ['edge.json'],
+  );
+  assert.match(branchOnly, /export interface AcmeEdgeCase \{\n {2}A: string;\n\}/);
+  assert.match(
+    branchOnly,
+    /export type AcmeEdgeCaseIdentifier = Pick<AcmeEdgeCase, 'A'> & \{\n {2}Ghost: unknown;\n\};/,
+  );
+  assert.deepEqual(
+    typeCheck(branchOnly, `export const id: T.AcmeEdgeCaseIdentifier = { A: 'a', Ghost: 'g' };`),
+    [],
+  );
+  // A provider-set identifier is optional in the model but not in the identifier.
+  const optional = generateTypeScript(
+    [model(schema, { primaryIdentifier: ['/properties/Copy'] })],
+    ['edge.json'],
+  );
+  assert.match(optional, /export type AcmeEdgeCaseIdentifier = Required<Pick<AcmeEdgeCase, 'Copy'>>;/);
 });
 
-test('the CLI writes a file, refuses invalid input, and reports usage errors', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'typeplane-gen-'));
+test('output is deterministic and already formatted (prettier leaves it as it is)', async () => {
+  const { types, valid } = await loadTypes([join(root, 'examples')], { cwd: root });
+  assert.equal(valid, true);
+  const code = generateTypeScript(types, ['examples']);
+  assert.equal(generateTypeScript(types, ['examples']), code);
+  assert.doesNotMatch(code, /\t| +\n/);
+  const config = JSON.parse(readFileSync(join(root, '.prettierrc.json'), 'utf8')) as prettier.Options;
+  assert.equal(await prettier.format(code, { ...config, parser: 'typescript' }), code);
+  for (const name of [
+    'TypeplanePostgreSQLDatabase',
+    'TypeplaneDataPostgresDatabases',
+    'TypeplaneMessagingQueues',
+    'TypeplaneLocalFile',
+  ]) {
+    assert.match(code, new RegExp(`export interface ${name} \\{`));
+    assert.match(code, new RegExp(`export type ${name}Identifier = Pick<${name}, '`));
+  }
+});
+
+test('handlers can use the generated types with the provider SDK', () => {
+  const code = generateTypeScript([typeFrom(DB)], ['db.json']);
+  const sdk = join(root, 'src/providers/sdk.js');
+  // The SDK's Model is an index-signature type: an interface converts through `unknown`, and a
+  // spread of it is a Model again.
+  const snippet = `
+    import { progress, type HandlerRequest, type HandlerEvent } from ${JSON.stringify(sdk)};
+    export async function create({ desiredState }: HandlerRequest): Promise<HandlerEvent> {
+      const db = desiredState as unknown as T.AcmeDataDb;
+      const size: 'S' | 'M' | 'L' | 'XL' = db.Size;
+      const made: T.AcmeDataDb = { ...db, Port: size === 'XL' ? 6432 : 5432 };
+      return progress.success({ ...made });
+    }`;
+  const diagnostics = typeCheck(code, snippet).filter(
+    (d) => d.startsWith('use.ts') || d.startsWith('types.ts'),
+  );
+  assert.deepEqual(diagnostics, []);
+});
+
+test('the whole AWS corpus generates a module that type-checks', { timeout: 300_000 }, async (t) => {
+  if (!existsSync(corpus)) return t.skip(`corpus not found at ${corpus}`);
+  const { types, valid, results } = await loadTypes([corpus]);
+  assert.equal(valid, true);
+  assert.equal(types.length, results.length);
+  const code = generateTypeScript(types, ['aws-resource-schemas']);
+  assert.equal((code.match(/^ \* Model of the resource type /gm) ?? []).length, types.length);
+  assert.deepEqual(typeCheck(code).slice(0, 20), []);
+});
+
+test('the CLI writes a file, refuses invalid input without writing, and reports usage errors', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'typeplane-generate-'));
   const cli = (...args: string[]) =>
     spawnSync(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), 'generate', ...args], {
       encoding: 'utf8',
       cwd: root,
     });
-  const ok = cli('examples', '--out', join(dir, 'types.ts'));
-  assert.equal(ok.status, 0, ok.stderr);
-  assert.match(
-    readFileSync(join(dir, 'types.ts'), 'utf8'),
-    /export interface TypeplaneDataPostgresDatabases/,
-  );
-  writeFileSync(join(dir, 'bad.json'), '{"typeName": "x"}');
-  const bad = cli(join(dir, 'bad.json'), '--out', join(dir, 'bad.ts'));
-  assert.equal(bad.status, 1);
-  assert.match(bad.stderr, /TP2001/);
-  assert.equal(existsSync(join(dir, 'bad.ts')), false);
-  assert.equal(cli().status, 2);
+  try {
+    const out = join(dir, 'types.ts');
+    const ok = cli('examples', '--out', out);
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal(ok.stdout, '');
+    assert.match(ok.stderr, /wrote 6 types to /);
+    const written = readFileSync(out, 'utf8');
+    assert.match(written, /export interface TypeplaneDataPostgresDatabases \{/);
+    assert.match(written, /export interface TypeplanePostgreSQLDatabase \{/);
+    assert.match(written, /from:\n \* {3}examples\/postgresDatabases\.yaml\n/);
+    assert.deepEqual(typeCheck(written), []);
+
+    // Without --out: the module on standard output.
+    const toStdout = cli('examples/queues.yaml');
+    assert.equal(toStdout.status, 0, toStdout.stderr);
+    assert.match(
+      toStdout.stdout,
+      /^\/\*\*\n \* Generated by `typeplane generate` from examples\/queues\.yaml\./,
+    );
+    assert.match(toStdout.stdout, /export interface TypeplaneMessagingQueues \{/);
+
+    // An invalid input: diagnostics as `validate` prints them, exit 1, the old file left alone.
+    writeFileSync(join(dir, 'bad.json'), '{"typeName": "x"}');
+    writeFileSync(join(dir, 'keep.ts'), 'previous\n');
+    const bad = cli('examples', join(dir, 'bad.json'), '--out', join(dir, 'keep.ts'));
+    assert.equal(bad.status, 1);
+    assert.match(
+      bad.stderr,
+      /bad\.json:1:1 {2}error {4}TP2002 {2}the resource schema must have 'description'/,
+    );
+    assert.match(bad.stderr, /nothing generated/);
+    assert.equal(bad.stdout, '');
+    assert.equal(readFileSync(join(dir, 'keep.ts'), 'utf8'), 'previous\n');
+    const fresh = cli(join(dir, 'bad.json'), '--out', join(dir, 'new.ts'));
+    assert.equal(fresh.status, 1);
+    assert.equal(existsSync(join(dir, 'new.ts')), false);
+    assert.equal(cli(join(dir, 'missing.json')).status, 1);
+
+    // Usage errors.
+    assert.equal(cli().status, 2);
+    assert.equal(cli('examples', '--out').status, 2);
+    assert.equal(cli('examples', '--bogus').status, 2);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

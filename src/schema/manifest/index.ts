@@ -36,7 +36,7 @@ import {
   type Report,
 } from './schema.js';
 import { manifestToModel } from './to-model.js';
-import { REFERENCED_TYPE_PATTERN } from '../resource-schema/meta-schema.js';
+import { REFERENCED_TYPE_PATTERN, REFERENCE_TARGET_PATTERN } from '../resource-schema/meta-schema.js';
 
 /** Keys of the manifest itself (`location` is Radius's map of provider addresses, accepted and unused). */
 const MANIFEST_KEYS = ['namespace', 'name', 'types', 'location'] as const;
@@ -50,6 +50,7 @@ const TYPE_KEYS = [
   'x-typeplane-references',
 ] as const;
 const VERSION_KEYS = ['schema'] as const;
+const REFERENCE_TARGET = new RegExp(REFERENCE_TARGET_PATTERN);
 
 /**
  * Check a parsed manifest and, when it has no error, normalise it.
@@ -313,8 +314,9 @@ function unknownKeys(
 
 /**
  * `x-typeplane-noReplace: true` and `x-typeplane-references: [{ typeName, ids: { <target>: /properties/<member> } }]`:
- * the same traits as a resource schema's `traits`; every member must be a top-level property of
- * each API version's schema (or `name`).
+ * the same traits as a resource schema's `traits`. `ids` keys name the referenced type's properties
+ * (`name` or `/properties/name`); every member must be a top-level property of each API version's
+ * schema (or `name`). Without `ids` the referenced type's identifiers are matched by name.
  */
 function checkTraits(type: Record<string, unknown>, at: string, report: ReturnType<typeof reporter>): void {
   const noReplace = type['x-typeplane-noReplace'];
@@ -379,6 +381,14 @@ function checkTraits(type: Record<string, unknown>, at: string, report: ReturnTy
       return;
     }
     for (const [target, member] of Object.entries(ref.ids)) {
+      if (!REFERENCE_TARGET.test(target)) {
+        report(
+          'TP3018',
+          `${where}/ids/${escapePointerToken(target)}`,
+          `'${clip(target)}' must name a property of the referenced type: a name like 'name' or a pointer like '/properties/name'`,
+          'key',
+        );
+      }
       if (typeof member !== 'string' || !declared(member)) {
         report(
           'TP3019',

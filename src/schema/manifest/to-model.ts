@@ -17,7 +17,8 @@
  */
 import { COMMON_REF_PREFIX, commonRefTarget, inlineCommonSchemas } from '../common.js';
 import { escapePointerToken } from '../diagnostics.js';
-import type { JsonSchema, ResourceType } from '../model.js';
+import type { JsonSchema, Reference, ResourceType } from '../model.js';
+import { withOrigin } from '../resource-schema/reference-origins.js';
 import { SENSITIVE_KEYWORDS } from './keywords.js';
 import { RESOURCE_NAME_PATTERN } from './names.js';
 import { ANY_TYPE, isRecord } from './schema.js';
@@ -56,8 +57,8 @@ interface Lists {
   deprecated: string[];
   /** Built-in schemas referred to. */
   common: Set<string>;
-  /** Members marked `x-typeplane-references: <type>`. */
-  references: { typeName: string; member: string }[];
+  /** Members marked `x-typeplane-references: <type>`, with where the mark is written. */
+  references: { typeName: string; member: string; origin: string }[];
 }
 
 /** What an ancestor already marks, so descendants are not listed twice. */
@@ -72,9 +73,14 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
   const out: ResourceType[] = [];
   for (const [name, definition] of Object.entries(document.types as Node)) {
     const type = (definition ?? {}) as Node;
+    const at = `/types/${escapePointerToken(name)}`;
     for (const [apiVersion, entry] of Object.entries(type.apiVersions as Node)) {
       const lists: Lists = { readOnly: [], writeOnly: [], deprecated: [], common: new Set(), references: [] };
-      const schema = modelSchema((entry as Node).schema as Node, lists);
+      const schema = modelSchema(
+        (entry as Node).schema as Node,
+        lists,
+        `${at}/apiVersions/${escapePointerToken(apiVersion)}/schema`,
+      );
       const resourceType: ResourceType = {
         typeName: `${namespace}/${name}`,
         apiVersion,
@@ -92,12 +98,11 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
         traits: {
           noReplace: type['x-typeplane-noReplace'] === true,
           references: [
-            ...manifestReferences(type),
+            ...manifestReferences(type, at),
             // The property holds the referenced type's (single) identifier: target '' says so.
-            ...lists.references.map((r) => ({
-              typeName: r.typeName,
-              ids: [{ target: '', member: r.member }],
-            })),
+            ...lists.references.map((r) =>
+              withOrigin({ typeName: r.typeName, ids: [{ target: '', member: r.member }] }, r.origin),
+            ),
           ],
         },
       };
@@ -108,16 +113,17 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
   return out;
 }
 
-/** The model schema of one API version: `name` plus the manifest's properties. */
-function modelSchema(root: Node, lists: Lists): JsonSchema {
+/** The model schema of one API version (written at `at`): `name` plus the manifest's properties. */
+function modelSchema(root: Node, lists: Lists, at: string): JsonSchema {
   const properties: JsonSchema = { name: { ...NAME_PROPERTY } };
   const none: Inherited = { readOnly: false, writeOnly: false, deprecated: false };
   if (isRecord(root.properties)) {
     for (const [name, child] of Object.entries(root.properties)) {
+      const token = escapePointerToken(name);
       setOwn(
         properties,
         name,
-        convert(child as Node, `/properties/${escapePointerToken(name)}`, none, lists),
+        convert(child as Node, `/properties/${token}`, none, lists, `${at}/properties/${token}`),
       );
     }
   }
@@ -134,8 +140,8 @@ function modelSchema(root: Node, lists: Lists): JsonSchema {
   return schema;
 }
 
-/** One schema node, at property pointer `pointer`. */
-function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists): JsonSchema {
+/** One schema node, at property pointer `pointer`, written at `at` in the document. */
+function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists, at: string): JsonSchema {
   const readOnly = node.readOnly === true;
   const writeOnly = node.writeOnly === true || SENSITIVE_KEYWORDS.some((key) => node[key] === true);
   const deprecated = node.deprecated === true;
@@ -143,7 +149,11 @@ function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists
   if (writeOnly && !inherited.writeOnly) lists.writeOnly.push(pointer);
   if (deprecated && !inherited.deprecated) lists.deprecated.push(pointer);
   if (typeof node['x-typeplane-references'] === 'string') {
-    lists.references.push({ typeName: node['x-typeplane-references'], member: pointer });
+    lists.references.push({
+      typeName: node['x-typeplane-references'],
+      member: pointer,
+      origin: `${at}/x-typeplane-references`,
+    });
   }
   const below: Inherited = {
     readOnly: inherited.readOnly || readOnly,
@@ -186,20 +196,27 @@ function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists
   if (isRecord(node.properties)) {
     const properties: JsonSchema = {};
     for (const [name, child] of Object.entries(node.properties)) {
+      const token = escapePointerToken(name);
       setOwn(
         properties,
         name,
-        convert(child as Node, `${pointer}/${escapePointerToken(name)}`, below, lists),
+        convert(child as Node, `${pointer}/${token}`, below, lists, `${at}/properties/${token}`),
       );
     }
     out.properties = properties;
     out.additionalProperties = false;
   } else if (isRecord(node.additionalProperties)) {
-    out.additionalProperties = convert(node.additionalProperties, `${pointer}/*`, below, lists);
+    out.additionalProperties = convert(
+      node.additionalProperties,
+      `${pointer}/*`,
+      below,
+      lists,
+      `${at}/additionalProperties`,
+    );
   } else if (node.additionalProperties === false) {
     out.additionalProperties = false;
   }
-  if (isRecord(node.items)) out.items = convert(node.items, `${pointer}/*`, below, lists);
+  if (isRecord(node.items)) out.items = convert(node.items, `${pointer}/*`, below, lists, `${at}/items`);
   return out;
 }
 
@@ -208,15 +225,22 @@ function setOwn(target: JsonSchema, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function manifestReferences(type: Node): ResourceType['traits']['references'] {
+/** `x-typeplane-references` of type `type` (written at `at`); see `Reference.ids` for an omitted `ids`. */
+function manifestReferences(type: Node, at: string): Reference[] {
   const list = Array.isArray(type['x-typeplane-references'])
     ? (type['x-typeplane-references'] as Node[])
     : [];
-  return list.map((ref) => ({
-    typeName: String(ref.typeName),
-    ids: Object.entries((ref.ids ?? {}) as Node).map(([target, member]) => ({
-      target: target.startsWith('/') ? target : `/properties/${escapePointerToken(target)}`,
-      member: String(member),
-    })),
-  }));
+  return list.map((ref, i) => {
+    const where = `${at}/x-typeplane-references/${i}`;
+    const ids = Object.entries((ref.ids ?? {}) as Node).map(([target, member]) =>
+      withOrigin(
+        {
+          target: target.startsWith('/') ? target : `/properties/${escapePointerToken(target)}`,
+          member: String(member),
+        },
+        `${where}/ids/${escapePointerToken(target)}`,
+      ),
+    );
+    return withOrigin({ typeName: String(ref.typeName), ids }, `${where}/typeName`);
+  });
 }

@@ -80,6 +80,8 @@ export const TYPE_NAME_PATTERN = '^[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}::[a-zA-Z
 /** A type a reference may name: a resource schema's `Org::Service::Resource` or a manifest's `Ns.Area/type`. */
 export const REFERENCED_TYPE_PATTERN =
   '^([a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}|[A-Za-z][A-Za-z0-9]*(\\.[A-Za-z][A-Za-z0-9]*)+/[a-z][A-Za-z0-9]{0,62})$';
+/** A key of a reference's `ids`: a property of the referenced type, by name (`Name`) or pointer (`/properties/Name`). */
+export const REFERENCE_TARGET_PATTERN = '^(/properties/[^/]+(/[^/]+)*|[^/]+)$';
 export const MIN_TIMEOUT_MINUTES = 2;
 export const MAX_TIMEOUT_MINUTES = 2160;
 
@@ -121,9 +123,11 @@ export const resourceSchemaMetaSchema = {
             additionalProperties: false,
             properties: {
               typeName: { type: 'string', pattern: REFERENCED_TYPE_PATTERN },
+              // Omitted: implicit, the referenced type's identifiers by name (see Reference.ids).
               ids: {
                 type: 'object',
                 minProperties: 1,
+                propertyNames: { pattern: REFERENCE_TARGET_PATTERN },
                 additionalProperties: { type: 'string', pattern: POINTER_PATTERN },
               },
             },

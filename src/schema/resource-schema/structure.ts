@@ -93,6 +93,16 @@ function toFinding(error: ErrorObject): Finding | undefined {
   if (error.keyword === 'propertyNames') return undefined; // its inner error says which name
   if (error.propertyName !== undefined) {
     const at = `${path}/${escapePointerToken(error.propertyName)}`;
+    if (ruleFor(error.schemaPath) === 'TP2045') {
+      return {
+        ...diagnostic(
+          'TP2045',
+          at,
+          `reference ids key '${error.propertyName}' must name a property of the referenced type: a name like 'Name' or a pointer like '/properties/Name'`,
+        ),
+        target: 'key',
+      };
+    }
     return {
       ...diagnostic(
         'TP2026',
@@ -233,6 +243,17 @@ function describe(error: ErrorObject, rule: RuleId): string {
       }
       if (error.keyword === 'pattern' && lastToken(error.instancePath) === 'typeName') {
         return "relationshipRef.typeName must be a type name like 'Org::Service::Resource'";
+      }
+      break;
+    case 'TP2045':
+      if (error.schemaPath.endsWith('/properties/typeName/pattern')) {
+        return "a reference's typeName must name a type, like 'Org::Service::Resource' or 'Namespace.Area/typeName'";
+      }
+      if (error.keyword === 'pattern') {
+        return `reference member '${String(error.data)}' must be a property pointer in this schema, like '/properties/DatabaseName'`;
+      }
+      if (error.keyword === 'minProperties') {
+        return "'ids' must map at least one property; omit it to match the referenced type's identifiers by name";
       }
       break;
     default:

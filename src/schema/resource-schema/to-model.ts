@@ -11,6 +11,7 @@ import {
   type Reference,
   type ResourceType,
 } from '../model.js';
+import { withOrigin } from './reference-origins.js';
 
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -75,31 +76,46 @@ export function resourceSchemaToModel(doc: Schema, hints: ModelHints, source?: s
   return type;
 }
 
-/** `traits.references`: `ids` keys are the referenced type's properties (a name or a pointer). */
+/**
+ * `traits.references`: `ids` keys are the referenced type's properties (a name or a pointer, made a
+ * pointer here). Without `ids` the mapping is implicit: `ids: []`, see `Reference.ids`.
+ */
 function declaredReferences(doc: Schema): Reference[] {
   const list = isObject(doc.traits) && Array.isArray(doc.traits.references) ? doc.traits.references : [];
-  return list.filter(isObject).map((ref) => ({
-    typeName: String(ref.typeName),
-    ids: Object.entries(isObject(ref.ids) ? ref.ids : {}).map(([target, member]) => ({
-      target: target.startsWith('/') ? target : `/properties/${escapePointerToken(target)}`,
-      member: String(member),
-    })),
-  }));
+  return list.filter(isObject).map((ref, i) => {
+    const at = `/traits/references/${i}`;
+    const ids = Object.entries(isObject(ref.ids) ? ref.ids : {}).map(([target, member]) =>
+      withOrigin(
+        {
+          target: target.startsWith('/') ? target : `/properties/${escapePointerToken(target)}`,
+          member: String(member),
+        },
+        `${at}/ids/${escapePointerToken(target)}`,
+      ),
+    );
+    return withOrigin({ typeName: String(ref.typeName), ids }, `${at}/typeName`);
+  });
 }
 
 /** Every `relationshipRef`, with the property pointer it sits at (through `$ref`s and arrays). */
 function collectReferences(doc: Schema): Reference[] {
   const references: Reference[] = [];
   const definitions = isObject(doc.definitions) ? doc.definitions : {};
-  const visit = (node: unknown, pointer: string, refChain: ReadonlySet<string>): void => {
+  // `pointer` is the member in the model; `at` is where the node is written in the document.
+  const visit = (node: unknown, pointer: string, at: string, refChain: ReadonlySet<string>): void => {
     if (!isObject(node)) return;
     const rel = node.relationshipRef;
     if (isObject(rel) && typeof rel.typeName === 'string' && typeof rel.propertyPath === 'string') {
-      references.push({
-        typeName: rel.typeName,
-        ids: [{ target: rel.propertyPath, member: pointer }],
-        relationshipRef: true,
-      });
+      references.push(
+        withOrigin(
+          {
+            typeName: rel.typeName,
+            ids: [{ target: rel.propertyPath, member: pointer }],
+            relationshipRef: true,
+          },
+          `${at}/relationshipRef/typeName`,
+        ),
+      );
     }
     const ref = node.$ref;
     if (
@@ -109,21 +125,27 @@ function collectReferences(doc: Schema): Reference[] {
     ) {
       const name = ref.slice('#/definitions/'.length);
       // A recursive definition is followed once along each path.
-      if (!refChain.has(name)) visit(definitions[name], pointer, new Set([...refChain, name]));
+      if (!refChain.has(name))
+        visit(definitions[name], pointer, `/definitions/${name}`, new Set([...refChain, name]));
     }
     if (isObject(node.properties)) {
-      for (const [name, child] of Object.entries(node.properties))
-        visit(child, `${pointer}/${escapePointerToken(name)}`, refChain);
+      for (const [name, child] of Object.entries(node.properties)) {
+        const token = escapePointerToken(name);
+        visit(child, `${pointer}/${token}`, `${at}/properties/${token}`, refChain);
+      }
     }
-    visit(node.items, `${pointer}/*`, refChain);
+    visit(node.items, `${pointer}/*`, `${at}/items`, refChain);
     for (const key of ['allOf', 'anyOf', 'oneOf']) {
       const branches = node[key];
-      if (Array.isArray(branches)) for (const b of branches) visit(b, pointer, refChain);
+      if (Array.isArray(branches))
+        branches.forEach((b, i) => visit(b, pointer, `${at}/${key}/${i}`, refChain));
     }
   };
   if (isObject(doc.properties)) {
-    for (const [name, child] of Object.entries(doc.properties))
-      visit(child, `/properties/${escapePointerToken(name)}`, new Set());
+    for (const [name, child] of Object.entries(doc.properties)) {
+      const token = escapePointerToken(name);
+      visit(child, `/properties/${token}`, `/properties/${token}`, new Set());
+    }
   }
   return references;
 }
