@@ -12,6 +12,7 @@
  * each side used is printed, so a saturated load generator shows.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
@@ -31,6 +32,8 @@ const PROFILE = process.env.PROFILE === '1';
 const profileDir = join(tmpdir(), `typeplane-bench-api-profiles-${process.pid}`);
 
 const root = fileURLToPath(new URL('../', import.meta.url));
+/** The Typeplane server's admin token (TYPEPLANE_ADMIN_TOKEN), sent by every client. */
+const ADMIN_TOKEN = `tp_bench_${randomBytes(24).toString('base64url')}`;
 const tsx = import.meta.resolve('tsx');
 const TYPE_NAME = 'Bench::Api::Widget';
 const TYPE_PATH = `/v1/resources/${encodeURIComponent(TYPE_NAME)}`;
@@ -92,6 +95,7 @@ async function startServer(
   const child = spawn(process.execPath, [...nodeArgs, '--import', tsx, join(root, script), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TYPEPLANE_ADMIN_TOKEN: ADMIN_TOKEN },
   });
   children.add(child);
   let logs = '';
@@ -213,7 +217,8 @@ class Connection {
   request(method: string, path: string, body?: string): Promise<Reply> {
     if (this.pending) return Promise.reject(new Error('connection busy'));
     const socket = this.open();
-    const head = `${method} ${path} HTTP/1.1\r\nHost: ${this.server.host}:${this.server.port}\r\n`;
+    // Both servers get the token (the bare one ignores it), so both parse the same bytes.
+    const head = `${method} ${path} HTTP/1.1\r\nHost: ${this.server.host}:${this.server.port}\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n`;
     const promise = new Promise<Reply>((resolve, reject) => (this.pending = { resolve, reject }));
     socket.write(
       body === undefined

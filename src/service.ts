@@ -2,15 +2,17 @@
  * @module The composition root: store → registry → engine → HTTP server, wired once. Used by
  * `typeplane serve` and by tests that run a real server on loopback.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
+import { plainListenProblem, Tokens } from './auth/index.js';
 import { Engine, engineLogger } from './engine/index.js';
 import { buildServer } from './http/index.js';
 import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
 import { Registry } from './registry/registry.js';
+import { checkSecretKey, createSealer, loadSecretKey, SECRET_KEY_FILE_NAME } from './secrets/index.js';
 import { loadTypes } from './schema/index.js';
 import { openSqliteStore, type Store } from './store/index.js';
 
@@ -31,6 +33,19 @@ export interface ServiceOptions {
   pollIntervalMs?: number;
   /** Milliseconds per minute of handler timeouts (tests shorten it). */
   minuteMs?: number;
+  /** The key sealing write-only values at rest, as base64 of 32 bytes (`TYPEPLANE_SECRET_KEY`); wins over the file. */
+  secretKey?: string;
+  /** The key file, created (mode 0600) on first start when absent; default `<dataDir>/secret.key`. */
+  secretKeyFile?: string;
+  /**
+   * An admin token to accept (`TYPEPLANE_ADMIN_TOKEN`): stored hashed if new. Without it, the first
+   * start (no token stored) creates one and hands it out once as `Service.firstAdminToken`.
+   */
+  adminToken?: string;
+  /** Serve HTTPS with this certificate and key (PEM). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Allow plain HTTP on a non-loopback host (a proxy in front terminates TLS). */
+  allowPlainHttp?: boolean;
 }
 
 export interface Service {
@@ -38,7 +53,9 @@ export interface Service {
   engine: Engine;
   registry: Registry;
   store: Store;
-  /** `http://host:port` once listening. */
+  /** The admin token created on this first start, to be shown once; undefined otherwise. */
+  firstAdminToken?: string;
+  /** `http://host:port` (or https) once listening. */
   url: string;
   /** Stop accepting requests, let in-flight operations finish (or persist them as resumable), close the store. */
   close(graceMs?: number): Promise<void>;
@@ -47,11 +64,35 @@ export interface Service {
 export const DEFAULT_PORT = 4780;
 export const DEFAULT_HOST = '127.0.0.1';
 
+/** Log paths that may hold credentials: request logs never carry a token. */
+export const LOG_REDACTIONS = ['req.headers.authorization', 'headers.authorization'];
+
 export async function startService(options: ServiceOptions): Promise<Service> {
-  const logger = options.logger ?? pino({ level: 'info' }, pino.destination(2));
+  const logger = options.logger ?? pino({ level: 'info', redact: LOG_REDACTIONS }, pino.destination(2));
+  const refusal = plainListenProblem(options.host ?? DEFAULT_HOST, {
+    tls: options.tls !== undefined,
+    allowPlainHttp: options.allowPlainHttp === true,
+  });
+  if (refusal) throw new Error(`cannot start: ${refusal}`);
   mkdirSync(options.dataDir, { recursive: true });
+  const keyFile = options.secretKeyFile ?? join(options.dataDir, SECRET_KEY_FILE_NAME);
+  const key = loadSecretKey({ key: options.secretKey, file: keyFile });
+  const sealer = createSealer(key.key);
   const store = await openSqliteStore(join(options.dataDir, 'typeplane.db'));
   try {
+    try {
+      await checkSecretKey(store, sealer);
+    } catch (e) {
+      // A key made just now for a store sealed with another must not stand in the way of restoring that one.
+      if (key.created) rmSync(keyFile, { force: true });
+      throw e;
+    }
+    if (key.created)
+      logger.warn(
+        { file: keyFile, keyId: sealer.keyId },
+        'created a new secret key file: back it up with the data; sealed values cannot be read without it',
+      );
+    else logger.info({ keyId: sealer.keyId, from: key.from }, 'secret key loaded');
     const registry = new Registry(store);
     const state = createStateProvider(store, async (typeName) => (await registry.get(typeName)).type);
     const providers = new Map<string, Provider>(options.providers ?? []);
@@ -69,6 +110,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       store,
       registry,
       providerFor: (typeName) => providers.get(typeName) ?? state,
+      sealer,
       logger: engineLogger(logger),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
@@ -77,7 +119,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const schemaFiles = (options.providerDefinitions ?? []).flatMap((d) => d.schemas ?? []);
     const typeFiles = [...schemaFiles, ...(options.types ?? [])];
     if (typeFiles.length > 0) await registerFromDisk(registry, typeFiles, logger);
-    const app = await buildServer({ engine, registry, logger });
+    const tokens = new Tokens(store);
+    const firstAdminToken = await tokens.bootstrap(options.adminToken);
+    if (firstAdminToken) logger.info('no API token was stored: created an admin token, shown once');
+    const app = await buildServer({
+      engine,
+      registry,
+      logger,
+      tokens,
+      ...(options.tls ? { tls: options.tls } : {}),
+    });
     await app.listen({ host: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);
@@ -89,7 +140,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       engine,
       registry,
       store,
-      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      ...(firstAdminToken ? { firstAdminToken } : {}),
+      url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
       close(graceMs = 10_000) {
         closing ??= (async () => {
           await app.close();

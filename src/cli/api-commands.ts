@@ -15,8 +15,9 @@ import {
   type OutputFormat,
 } from './client.js';
 
-interface Common {
+export interface Common {
   endpoint?: string;
+  token?: string;
   output: OutputFormat;
 }
 
@@ -34,9 +35,10 @@ interface ProgressEvent {
 
 const TERMINAL = new Set(['SUCCESS', 'FAILED', 'CANCEL_COMPLETE']);
 
-function common(command: Command): Command {
+export function common(command: Command): Command {
   return command
     .option('--endpoint <url>', `Typeplane server (env TYPEPLANE_ENDPOINT; default ${DEFAULT_ENDPOINT})`)
+    .option('--token <token>', 'API token (env TYPEPLANE_TOKEN)')
     .addOption(
       new Option('-o, --output <format>', 'output format')
         .choices(['json', 'yaml', 'table'])
@@ -44,15 +46,22 @@ function common(command: Command): Command {
     );
 }
 
-function clientFor(options: Common): Client {
-  // An empty TYPEPLANE_ENDPOINT counts as unset.
-  return new Client(options.endpoint ?? (process.env.TYPEPLANE_ENDPOINT || DEFAULT_ENDPOINT));
+export function clientFor(options: Common): Client {
+  // An empty TYPEPLANE_ENDPOINT (or TYPEPLANE_TOKEN) counts as unset.
+  return new Client(
+    options.endpoint ?? (process.env.TYPEPLANE_ENDPOINT || DEFAULT_ENDPOINT),
+    options.token ?? (process.env.TYPEPLANE_TOKEN || undefined),
+  );
 }
+
+/** What to do about a 401: where a token comes from and how to pass it. */
+const TOKEN_HINT =
+  "hint: pass an API token with --token or env TYPEPLANE_TOKEN; 'typeplane serve' prints an admin token on first start, and an admin makes more with 'typeplane token create --role admin|writer|reader'";
 
 const enc = encodeURIComponent;
 
 /** Run an action; API errors print `error: <code>: message` and exit 1. */
-function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>) {
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>) {
   return async (...args: A) => {
     try {
       process.exitCode = (await fn(...args)) ?? 0;
@@ -60,6 +69,7 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>)
       if (e instanceof ApiError) {
         process.stderr.write(`error: ${e.errorCode}: ${e.message}\n`);
         for (const d of e.details.slice(0, 50)) process.stderr.write(`  - ${formatDetail(d)}\n`);
+        if (e.status === 401) process.stderr.write(`${TOKEN_HINT}\n`);
         process.exitCode = 1;
         return;
       }

@@ -20,7 +20,11 @@ export class Client {
   readonly endpoint: string;
   private readonly base: URL;
 
-  constructor(endpoint: string) {
+  /** `token` is sent as `Authorization: Bearer` on every call. */
+  constructor(
+    endpoint: string,
+    private readonly token?: string,
+  ) {
     let base: URL | undefined;
     try {
       base = new URL(endpoint);
@@ -54,7 +58,10 @@ export class Client {
     try {
       response = await fetch(this.url(path), {
         method,
-        headers: body === undefined ? {} : { 'content-type': contentType },
+        headers: {
+          ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+          ...(body === undefined ? {} : { 'content-type': contentType }),
+        },
         ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
       });
       text = await response.text();

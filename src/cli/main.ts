@@ -7,6 +7,7 @@ import { registerApiCommands } from './api-commands.js';
 import { registerGenerate } from './generate.js';
 import { registerServe } from './serve.js';
 import { registerTest } from './test-command.js';
+import { registerTokenCommands } from './token-commands.js';
 import { registerValidate } from './validate.js';
 
 export function buildProgram(): Command {
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerGenerate(program);
   registerApiCommands(program);
+  registerTokenCommands(program);
   registerTest(program);
   return program;
 }

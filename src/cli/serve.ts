@@ -1,11 +1,12 @@
 /**
  * @module `typeplane serve`: the API server on the embedded store.
  */
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { pino } from 'pino';
 import { loadProviders, readConfig, type ProviderEntry } from '../providers/load.js';
-import { DEFAULT_HOST, DEFAULT_PORT, startService } from '../service.js';
+import { DEFAULT_HOST, DEFAULT_PORT, LOG_REDACTIONS, startService } from '../service.js';
 
 interface ServeOptions {
   host: string;
@@ -16,6 +17,10 @@ interface ServeOptions {
   lease: string;
   provider?: string[];
   config?: string;
+  secretKeyFile?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  allowPlainHttp?: boolean;
 }
 
 export function registerServe(program: Command): void {
@@ -34,11 +39,25 @@ export function registerServe(program: Command): void {
       '--config <file>',
       'a typeplane.config.yaml/json: types and providers (built-in, modules, URLs) with their settings',
     )
+    .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM; with --tls-key)')
+    .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
+    .option(
+      '--allow-plain-http',
+      'allow plain HTTP on a non-loopback --host (tokens cross the network in clear text; for a TLS-terminating proxy in front)',
+    )
+    .option(
+      '--secret-key-file <file>',
+      'the key sealing write-only values at rest, created (mode 0600) if absent; ignored when env TYPEPLANE_SECRET_KEY is set (default <data-dir>/secret.key)',
+    )
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'info')
     .option(
       '--lease <seconds>',
       "how long a worker holds an operation without renewing; a crashed server's operations resume after this",
       '30',
+    )
+    .addHelpText(
+      'after',
+      '\nEvery API route but /healthz needs a token. The first start on empty data prints an admin token\n(once); env TYPEPLANE_ADMIN_TOKEN instead makes the given token an admin token and prints nothing.',
     )
     .action(async (options: ServeOptions, command: Command) => {
       const rawPort = options.port ?? process.env.TYPEPLANE_PORT ?? String(DEFAULT_PORT);
@@ -63,6 +82,17 @@ export function registerServe(program: Command): void {
           `error: --lease must be a number of seconds above 0 and at most 3600, not '${options.lease}'`,
           { exitCode: 2, code: 'typeplane.usage' },
         );
+      if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
+        command.error('error: give both --tls-cert and --tls-key, or neither', {
+          exitCode: 2,
+          code: 'typeplane.usage',
+        });
+      const tls =
+        options.tlsCert !== undefined && options.tlsKey !== undefined
+          ? { cert: await readFile(options.tlsCert), key: await readFile(options.tlsKey) }
+          : undefined;
+      // An empty TYPEPLANE_ADMIN_TOKEN counts as unset.
+      const adminToken = process.env.TYPEPLANE_ADMIN_TOKEN || undefined;
       const entries: ProviderEntry[] = [];
       const types = [...(options.types ?? [])];
       let baseDir = process.cwd();
@@ -80,7 +110,7 @@ export function registerServe(program: Command): void {
         )),
       ];
       // Logs go to stderr so stdout carries only what a script reads (the listening line).
-      const logger = pino({ level: options.logLevel }, pino.destination(2));
+      const logger = pino({ level: options.logLevel, redact: LOG_REDACTIONS }, pino.destination(2));
       const service = await startService({
         dataDir: resolve(options.dataDir),
         host: options.host,
@@ -89,7 +119,15 @@ export function registerServe(program: Command): void {
         providerDefinitions,
         logger,
         leaseMs: lease * 1000,
+        // An empty TYPEPLANE_SECRET_KEY counts as unset.
+        ...(process.env.TYPEPLANE_SECRET_KEY ? { secretKey: process.env.TYPEPLANE_SECRET_KEY } : {}),
+        ...(options.secretKeyFile ? { secretKeyFile: resolve(options.secretKeyFile) } : {}),
+        ...(adminToken ? { adminToken } : {}),
+        ...(tls ? { tls } : {}),
+        ...(options.allowPlainHttp ? { allowPlainHttp: true } : {}),
       });
+      // Shown once, on stdout only (never in the logs): only its hash is stored.
+      if (service.firstAdminToken) process.stdout.write(`admin token: ${service.firstAdminToken}\n`);
       process.stdout.write(`listening on ${service.url}\n`);
       let stopping = false;
       const stop = (signal: string) => {

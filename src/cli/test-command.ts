@@ -31,6 +31,7 @@ interface TestOptions {
   schema: string;
   provider?: string;
   endpoint?: string;
+  token?: string;
   type?: string;
   config?: string;
   inputs?: string;
@@ -54,6 +55,10 @@ export function registerTest(program: Command): void {
       'a provider module written with typeplane/provider (its default export), run in this process',
     )
     .option('--endpoint <url>', 'an out-of-process provider serving the provider protocol at this URL')
+    .option(
+      '--token <token>',
+      "sent to --endpoint as 'Authorization: Bearer' (env TYPEPLANE_PROVIDER_TOKEN; TYPEPLANE_TOKEN, the Typeplane API's token, is never sent to a provider)",
+    )
     .option('--type <typeName>', 'the type to test, when the schema document defines several')
     .option('--config <file>', "a JSON file handed to the provider's configure() (its configuration section)")
     .option(
@@ -192,7 +197,14 @@ async function loadProvider(options: TestOptions, typeName: string): Promise<Pro
   }
   if (options.endpoint !== undefined) {
     try {
-      return createRemoteProvider({ name: options.endpoint, url: options.endpoint, types: [typeName] });
+      // An empty TYPEPLANE_PROVIDER_TOKEN counts as unset.
+      const token = options.token ?? (process.env.TYPEPLANE_PROVIDER_TOKEN || undefined);
+      return createRemoteProvider({
+        name: options.endpoint,
+        url: options.endpoint,
+        types: [typeName],
+        ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+      });
     } catch (e) {
       throw new ContractSetupError(`--endpoint: ${(e as Error).message}`);
     }

@@ -8,13 +8,21 @@
  * one store transaction. Everything decided before a handler runs (bad input, missing type,
  * conflicts) is thrown as a TypeplaneError instead.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { TypeplaneError, isErrorCode, type ErrorCode } from '../errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { HandlerAction, HandlerEvent, HandlerLogger, Provider } from '../providers/types.js';
-import type { OperationRecord, ResourceChange, Store } from '../store/types.js';
+import {
+  OperationMovedOn,
+  type Completion,
+  type OperationRecord,
+  type ResourceChange,
+  type ResourceKey,
+  type Store,
+  type StoredResource,
+} from '../store/types.js';
 import { DEFAULT_TIMEOUT_MINUTES, type ResourceType } from '../schema/index.js';
 import {
   applyPatch,
@@ -25,6 +33,9 @@ import {
   stripNulls,
   stripWriteOnly,
   valuesAt,
+  mergeWriteOnly,
+  patchReadsWriteOnly,
+  type WriteOnlyValue,
 } from './model/index.js';
 import {
   TERMINAL_STATUSES,
@@ -35,6 +46,16 @@ import {
   type ResourceDescription,
 } from './types.js';
 import { raceAbort } from '../providers/abort.js';
+import type { Sealer } from '../secrets/index.js';
+import {
+  maskWriteOnly,
+  openContext,
+  openRequest,
+  openResource,
+  sealContext,
+  sealRequest,
+  sealResource,
+} from './sealing.js';
 
 export interface EngineLogger extends HandlerLogger {
   child(bindings: Record<string, unknown>): EngineLogger;
@@ -45,6 +66,8 @@ export interface EngineOptions {
   registry: Registry;
   /** The provider serving a type (the state provider when none is configured). */
   providerFor: (typeName: string) => Provider;
+  /** Seals write-only values, callback contexts and request hashes before they reach the store. */
+  sealer: Sealer;
   logger: EngineLogger;
   /** How long a worker holds an operation without renewing (a crashed worker's work resumes after this). */
   leaseMs?: number;
@@ -75,6 +98,7 @@ export class Engine {
   private readonly registry: Registry;
   private readonly providerFor: (typeName: string) => Provider;
   private readonly log: EngineLogger;
+  private readonly sealer: Sealer;
   private readonly owner = `worker-${randomUUID()}`;
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
@@ -97,6 +121,7 @@ export class Engine {
     this.registry = options.registry;
     this.providerFor = options.providerFor;
     this.log = options.logger;
+    this.sealer = options.sealer;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.tokenRetentionMs = Math.max(options.tokenRetentionMs ?? SEVEN_DAYS_MS, SEVEN_DAYS_MS);
@@ -151,6 +176,10 @@ export class Engine {
     refuseReadOnly(type, desired);
     assertValid(compiled, desired);
     await this.assertReferencesExist(type, desired);
+    const provider = this.providerFor(type.typeName);
+    if (provider.recordBacked) {
+      return this.createInRecord(compiled, provider, desired, clientToken, { desiredState });
+    }
     const identifier = identifierOf(type, desired);
     return this.begin({
       compiled,
@@ -162,6 +191,123 @@ export class Engine {
     });
   }
 
+  /** A create for a record-backed provider: decided and written in one transaction. */
+  private async createInRecord(
+    compiled: CompiledType,
+    provider: Provider,
+    desired: Model,
+    clientToken: string | undefined,
+    hashOf: unknown,
+  ): Promise<ProgressEvent> {
+    const type = compiled.type;
+    const requestToken = newRequestToken();
+    let model: Model | undefined;
+    let problem: string | undefined;
+    try {
+      const created = provider.recordBacked!.create(type, desired, requestToken);
+      // The desired state was validated above: only a model the provider added to needs the check again.
+      if (Object.keys(created).length === Object.keys(desired).length && identifierOf(type, created)) {
+        model = stripNulls(created);
+      } else {
+        model = this.checkModel(provider, compiled, created, undefined);
+      }
+    } catch (e) {
+      problem = e instanceof Error ? e.message : String(e);
+    }
+    const references = model ? await this.recordedReferences(type, model) : undefined;
+    const identifier = model && identifierOf(type, model);
+    return this.begin({
+      compiled,
+      operation: 'CREATE',
+      identifier,
+      request: { desiredState: desired },
+      clientToken,
+      hashOf,
+      requestToken,
+      decide: (current): Completion => {
+        if (!model || problem !== undefined)
+          return {
+            status: 'FAILED',
+            errorCode: 'HandlerInternalFailure',
+            statusMessage: problem ?? 'no model',
+          };
+        if (current)
+          return {
+            status: 'FAILED',
+            errorCode: 'AlreadyExists',
+            statusMessage: `${type.typeName} ${identifier} already exists`,
+          };
+        const now = new Date().toISOString();
+        return {
+          status: 'SUCCESS',
+          resourceModel: stripWriteOnly(type, model),
+          change: {
+            kind: 'put',
+            resource: {
+              typeName: type.typeName,
+              identifier: identifier!,
+              properties: model,
+              createdAt: now,
+              updatedAt: now,
+            },
+            ...(references ? { references } : {}),
+          },
+        };
+      },
+    });
+  }
+
+  /**
+   * How an update of a record-backed resource ends, decided under the write lock: it applies only to
+   * the state it was computed from (so concurrent updates cannot lose one another's changes).
+   */
+  private async replaceInRecord(
+    type: ResourceType,
+    identifier: string,
+    base: StoredResource,
+    desired: Model,
+  ): Promise<(current: StoredResource | undefined) => Completion> {
+    const references = await this.recordedReferences(type, desired);
+    const baseJson = JSON.stringify(base.properties);
+    return (current) => {
+      if (!current)
+        return {
+          status: 'FAILED',
+          errorCode: 'NotFound',
+          statusMessage: `${type.typeName} ${identifier} does not exist`,
+        };
+      if (JSON.stringify(current.properties) !== baseJson) {
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `${type.typeName} ${identifier} changed while this update was being prepared; read it again and retry`,
+        );
+      }
+      return {
+        status: 'SUCCESS',
+        resourceModel: stripWriteOnly(type, desired),
+        change: {
+          kind: 'put',
+          resource: {
+            typeName: type.typeName,
+            identifier,
+            properties: desired,
+            createdAt: current.createdAt,
+            updatedAt: new Date().toISOString(),
+          },
+          ...(references ? { references } : {}),
+        },
+      };
+    };
+  }
+
+  /** The references to record with a model; undefined for a type that has none (nothing to replace). */
+  private async recordedReferences(type: ResourceType, model: Model): Promise<ResourceKey[] | undefined> {
+    if (type.traits.references.length === 0) return undefined;
+    return (await this.referencesOf(type, model))
+      .filter((r) => !r.unregistered)
+      .map(({ typeName, identifier }) => ({ typeName, identifier }));
+  }
+
   async update(
     typeName: string,
     identifier: string,
@@ -170,7 +316,7 @@ export class Engine {
   ): Promise<ProgressEvent> {
     const compiled = await this.registry.get(typeName);
     const type = compiled.type;
-    const current = await this.store.getResource(type.typeName, identifier);
+    const current = await this.resourceWithSecrets(type.typeName, identifier);
     if (!current)
       return this.failImmediately(
         compiled,
@@ -181,8 +327,16 @@ export class Engine {
         clientToken,
         { patchDocument },
       );
+    const readsWriteOnly = patchReadsWriteOnly(type, patchDocument);
+    if (readsWriteOnly.length > 0)
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `a patch cannot read write-only values: ${readsWriteOnly.map((p) => `operation ${String(p.index)} ${p.message}`).join('; ')}`,
+        readsWriteOnly,
+      );
     const desired = applyPatch(type, current.properties, patchDocument);
     await this.assertUpdatable(compiled, current.properties, desired);
+    const provider = this.providerFor(type.typeName);
     return this.begin({
       compiled,
       operation: 'UPDATE',
@@ -190,6 +344,9 @@ export class Engine {
       request: { desiredState: desired, previousState: current.properties },
       clientToken,
       hashOf: { identifier, patchDocument },
+      ...(provider.recordBacked
+        ? { decide: await this.replaceInRecord(type, identifier, current, desired) }
+        : { basedOn: current }),
     });
   }
 
@@ -214,7 +371,7 @@ export class Engine {
         `the desired state identifies ${given}, but the path names ${identifier}`,
       );
     }
-    const current = await this.store.getResource(type.typeName, identifier);
+    const current = await this.resourceWithSecrets(type.typeName, identifier);
     if (!current) {
       // Identifier values not in the body come from the path.
       const fromPath = identifierModel(type, identifier);
@@ -249,6 +406,7 @@ export class Engine {
       if (desired[key] === undefined) desired[key] = value;
     }
     await this.assertUpdatable(compiled, current.properties, desired);
+    const provider = this.providerFor(type.typeName);
     return this.begin({
       compiled,
       operation: 'UPDATE',
@@ -256,6 +414,9 @@ export class Engine {
       request: { desiredState: desired, previousState: current.properties },
       clientToken,
       hashOf: { identifier, put: desiredState },
+      ...(provider.recordBacked
+        ? { decide: await this.replaceInRecord(type, identifier, current, desired) }
+        : { basedOn: current }),
     });
   }
 
@@ -398,7 +559,7 @@ export class Engine {
   async delete(typeName: string, identifier: string, clientToken?: string): Promise<ProgressEvent> {
     const compiled = await this.registry.get(typeName);
     const type = compiled.type;
-    const current = await this.store.getResource(type.typeName, identifier);
+    const current = await this.resourceWithSecrets(type.typeName, identifier);
     if (!current)
       return this.failImmediately(
         compiled,
@@ -410,17 +571,8 @@ export class Engine {
         {},
       );
     const dependants = await this.store.listReferrers(type.typeName, identifier, 20);
-    if (dependants.length > 0) {
-      throw new TypeplaneError(
-        'ResourceConflict',
-        `${type.typeName} ${identifier} is still referenced by ${dependants.map((d) => `${d.typeName} ${d.identifier}`).join(', ')}; delete or change those first`,
-        dependants.map((d) => ({
-          message: 'refers to this resource',
-          typeName: d.typeName,
-          identifier: d.identifier,
-        })),
-      );
-    }
+    if (dependants.length > 0) throw stillReferenced(type.typeName, identifier, dependants);
+    const provider = this.providerFor(type.typeName);
     return this.begin({
       compiled,
       operation: 'DELETE',
@@ -428,6 +580,20 @@ export class Engine {
       request: { desiredState: current.properties },
       clientToken,
       hashOf: { identifier },
+      ...(provider.recordBacked
+        ? {
+            decide: (now: StoredResource | undefined, referrers: ResourceKey[]): Completion => {
+              if (!now)
+                return {
+                  status: 'FAILED',
+                  errorCode: 'NotFound',
+                  statusMessage: `${type.typeName} ${identifier} does not exist`,
+                };
+              if (referrers.length > 0) throw stillReferenced(type.typeName, identifier, referrers);
+              return { status: 'SUCCESS', change: { kind: 'delete', typeName: type.typeName, identifier } };
+            },
+          }
+        : {}),
     });
   }
 
@@ -442,10 +608,11 @@ export class Engine {
     const provider = this.providerFor(type.typeName);
     // Recorded models were checked against the schema when their operation finished.
     if (provider.readsFromRecord) return { identifier, properties: stripWriteOnly(type, stored.properties) };
-    const requestToken = randomUUID();
+    const requestToken = newRequestToken();
     const event = await this.invoke(provider, 'read', type, {
       typeName: type.typeName,
-      desiredState: key,
+      // The provider is handed the whole recorded model, as for the other handlers.
+      desiredState: this.opened(stored).properties,
       clientRequestToken: requestToken,
       logger: lazyChild(this.log, { requestToken, operation: 'READ' }),
       // A read answers an HTTP request: bounded by the type's read timeout and by a minute at most.
@@ -513,10 +680,8 @@ export class Engine {
     if (!op) throw new TypeplaneError('NotFound', `no request ${requestToken}`);
     if (TERMINAL_STATUSES.has(op.status)) {
       throw new TypeplaneError(
-        'InvalidRequest',
+        'ResourceConflict',
         `request ${requestToken} is already ${op.status} and cannot be cancelled`,
-        [],
-        409,
       );
     }
     if (op.status !== 'CANCEL_IN_PROGRESS') {
@@ -524,7 +689,17 @@ export class Engine {
       op.eventTime = new Date().toISOString();
       op.statusMessage = 'cancellation requested';
       delete op.retryAfter; // due at once: the worker completes the cancellation
-      await this.store.saveOperation(op);
+      try {
+        await this.store.saveOperation(op);
+      } catch (e) {
+        // It ended between the read and the write: say how.
+        if (!(e instanceof OperationMovedOn)) throw e;
+        const ended = await this.store.getOperation(requestToken);
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `request ${requestToken} is already ${ended?.status ?? 'gone'} and cannot be cancelled`,
+        );
+      }
     }
     this.running.get(requestToken)?.abort.abort(new Error('operation cancelled'));
     this.kick();
@@ -554,6 +729,59 @@ export class Engine {
 
   // ---- Operations ------------------------------------------------------------------------------
 
+  /** A stored resource with its whole model (write-only values opened); undefined when absent. */
+  private async resourceWithSecrets(
+    typeName: string,
+    identifier: string,
+  ): Promise<StoredResource | undefined> {
+    const stored = await this.store.getResource(typeName, identifier);
+    return stored && this.opened(stored);
+  }
+
+  private opened(stored: StoredResource): StoredResource {
+    return stored.sealed === undefined
+      ? stored
+      : { ...stored, properties: openResource(this.sealer, stored) };
+  }
+
+  /** A resource change as stored: the model's write-only values sealed to the resource. */
+  private sealedChange(type: ResourceType, change: ResourceChange): ResourceChange {
+    if (change.kind !== 'put') return change;
+    const { sealed: _previous, ...resource } = change.resource;
+    const record = sealResource(this.sealer, type, resource.identifier, resource.properties);
+    return { ...change, resource: { ...resource, ...record } };
+  }
+
+  /** A record-backed decision that sees whole models and stores sealed ones. */
+  /** A precondition: the resource is still as `base` (else another update won the race: refused). */
+  private unchangedSince(
+    type: ResourceType,
+    identifier: string,
+    base: StoredResource,
+  ): (current: StoredResource | undefined) => void {
+    const baseJson = JSON.stringify(base.properties);
+    return (current) => {
+      if (!current || JSON.stringify(this.opened(current).properties) !== baseJson) {
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `${type.typeName} ${identifier} changed while this update was being prepared; read it again and retry`,
+        );
+      }
+    };
+  }
+
+  private sealedDecision(
+    type: ResourceType,
+    decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion,
+  ): (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion {
+    return (current, referrers) => {
+      const outcome = decide(current && this.opened(current), referrers);
+      return outcome.status === 'SUCCESS'
+        ? { ...outcome, change: this.sealedChange(type, outcome.change) }
+        : outcome;
+    };
+  }
+
   private async begin(args: {
     compiled: CompiledType;
     operation: 'CREATE' | 'UPDATE' | 'DELETE';
@@ -561,20 +789,27 @@ export class Engine {
     request: Record<string, unknown>;
     clientToken: string | undefined;
     hashOf: unknown;
+    requestToken?: string;
+    /** Set for a record-backed provider: the operation is decided and written in one transaction. */
+    decide?: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion;
+    /** The stored resource an update was computed from: it begins only if that is still the state. */
+    basedOn?: StoredResource;
   }): Promise<ProgressEvent> {
-    const { compiled, operation, identifier, request, clientToken } = args;
+    const { compiled, operation, identifier, request, clientToken, decide } = args;
     const type = compiled.type;
     const token = validateClientToken(clientToken);
     const now = new Date();
     // Started here when there is room: leased to this worker at once and run without a claim.
-    const runHere = !this.stopped && this.running.size < this.concurrency;
+    const runHere = !decide && !this.stopped && this.running.size < this.concurrency;
+    const requestToken = args.requestToken ?? newRequestToken();
     const record: OperationRecord = {
-      requestToken: randomUUID(),
+      requestToken,
       typeName: type.typeName,
       operation,
       status: runHere ? 'IN_PROGRESS' : 'PENDING',
       eventTime: now.toISOString(),
-      request,
+      // A completed-inline operation never runs a handler: it keeps no copy of its request.
+      request: decide ? {} : sealRequest(this.sealer, type, requestToken, request as { desiredState: Model }),
       startedAt: now.toISOString(),
       deadlineAt: new Date(
         now.getTime() + timeoutMinutes(type, ACTION[operation]) * this.minuteMs,
@@ -583,14 +818,22 @@ export class Engine {
     };
     if (identifier !== undefined) record.identifier = identifier;
     if (token !== undefined) record.clientToken = token;
-    const result = await this.store.beginOperation(
-      record,
-      requestHash(type.typeName, operation, args.hashOf),
-      runHere ? { owner: this.owner, until: new Date(now.getTime() + this.leaseMs) } : undefined,
-    );
+    // The hash only serves to compare requests made with the same client token.
+    const hash =
+      token === undefined ? undefined : requestHash(this.sealer, type.typeName, operation, args.hashOf);
+    const result = decide
+      ? await this.store.completeOperation(record, hash, this.sealedDecision(type, decide))
+      : await this.store.beginOperation(
+          record,
+          hash,
+          runHere ? { owner: this.owner, until: new Date(now.getTime() + this.leaseMs) } : undefined,
+          args.basedOn && this.unchangedSince(type, identifier!, args.basedOn),
+        );
     switch (result.kind) {
       case 'started':
-        if (runHere) {
+        if (decide) {
+          // Already terminal.
+        } else if (runHere) {
           this.launch(result.operation, true);
         } else {
           this.backlog = true;
@@ -626,7 +869,7 @@ export class Engine {
     const token = validateClientToken(clientToken);
     const now = new Date().toISOString();
     const record: OperationRecord = {
-      requestToken: randomUUID(),
+      requestToken: newRequestToken(),
       typeName: compiled.type.typeName,
       identifier,
       operation,
@@ -642,7 +885,9 @@ export class Engine {
     if (token !== undefined) record.clientToken = token;
     const result = await this.store.beginOperation(
       record,
-      requestHash(compiled.type.typeName, operation, { identifier, ...hashOf }),
+      token === undefined
+        ? undefined
+        : requestHash(this.sealer, compiled.type.typeName, operation, { identifier, ...hashOf }),
     );
     if (result.kind === 'token-mismatch') {
       throw new TypeplaneError(
@@ -666,11 +911,18 @@ export class Engine {
       return;
     }
     this.claiming = (async () => {
+      // Yield first: otherwise a pass that ends at once runs its finally (clearing `claiming`) before
+      // `claiming` is assigned, leaving it set for good and the loop stopped.
+      await null;
       try {
         do {
           this.claimAgain = false;
           const room = this.concurrency - this.running.size;
-          if (room <= 0) break;
+          if (room <= 0) {
+            // Full: the next finished slot claims again.
+            this.backlog = true;
+            break;
+          }
           const ops = await this.store.claimOperations(this.owner, new Date(), this.leaseMs, room);
           for (const op of ops) this.launch(op);
           this.backlog = ops.length === room;
@@ -695,9 +947,18 @@ export class Engine {
     );
     renew.unref();
     const done = this.step(op, abort.signal, fresh)
-      .catch((e: unknown) =>
-        this.log.error('operation step failed', { requestToken: op.requestToken, err: String(e) }),
-      )
+      .catch((e: unknown) => {
+        if (e instanceof OperationMovedOn) {
+          this.log.warn(
+            'operation moved on while this worker ran it (ended, or taken over): its step is dropped',
+            {
+              requestToken: op.requestToken,
+            },
+          );
+        } else {
+          this.log.error('operation step failed', { requestToken: op.requestToken, err: String(e) });
+        }
+      })
       .finally(() => {
         clearInterval(renew);
         this.running.delete(op.requestToken);
@@ -748,31 +1009,46 @@ export class Engine {
     if (op.status === 'PENDING') {
       op.status = 'IN_PROGRESS';
       op.eventTime = new Date().toISOString();
-      await this.store.saveOperation(op);
+      await this.store.saveOperation(op, this.owner);
     }
 
     const provider = this.providerFor(type.typeName);
     const action = ACTION[op.operation as 'CREATE' | 'UPDATE' | 'DELETE'];
     const remaining = Date.parse(op.deadlineAt) - now;
     const timeout = AbortSignal.timeout(Math.max(1, remaining));
+    // Write-only values and the callback context are opened here only, for the provider.
+    let opened: ReturnType<typeof openRequest>;
+    let callbackContext: Record<string, unknown> | undefined;
+    try {
+      opened = openRequest(this.sealer, op.requestToken, op.request);
+      callbackContext = op.callbackContext && openContext(this.sealer, op.requestToken, op.callbackContext);
+    } catch (e) {
+      return this.finish(op, 'FAILED', { errorCode: 'InternalFailure', statusMessage: (e as Error).message });
+    }
     const request = {
       typeName: type.typeName,
-      desiredState: structuredClone(op.request.desiredState as Model),
+      desiredState: opened.desiredState ?? {},
       clientRequestToken: op.requestToken,
       logger: log,
       signal: AbortSignal.any([signal, timeout]),
-      ...(op.request.previousState
-        ? { previousState: structuredClone(op.request.previousState as Model) }
-        : {}),
-      ...(op.callbackContext ? { callbackContext: op.callbackContext } : {}),
+      ...(opened.previousState ? { previousState: opened.previousState } : {}),
+      ...(callbackContext ? { callbackContext } : {}),
     };
-    const event = await this.invoke(provider, action, type, request);
+    // Operations begun before a record-backed provider completed them inline are finished the same way.
+    const event = provider.recordBacked
+      ? recordEvent(provider, type, op, request.desiredState)
+      : await this.invoke(provider, action, type, request);
 
     // Someone may have asked to cancel while the handler ran (a SUCCESS stands regardless).
     const latest = event.status === 'SUCCESS' ? undefined : await this.store.getOperation(op.requestToken);
     // A SUCCESS still stands: the resource exists and must be recorded, or it would leak.
     if (latest?.status === 'CANCEL_IN_PROGRESS' && event.status !== 'SUCCESS') {
       return this.finish(latest, 'CANCEL_COMPLETE', { statusMessage: 'cancelled' });
+    }
+    // Stopped by a shutdown, not by its deadline: left as it is (lease released) for the next start to resume.
+    if (this.stopped && signal.aborted && !timeout.aborted && event.status !== 'SUCCESS') {
+      await this.store.renewLease(op.requestToken, this.owner, new Date(), 0);
+      return;
     }
     if (timeout.aborted && event.status !== 'SUCCESS') {
       return this.finish(op, 'FAILED', {
@@ -788,13 +1064,14 @@ export class Engine {
           Math.max(Number(event.callbackDelaySeconds ?? 0), 0),
           MAX_CALLBACK_DELAY_SECONDS,
         );
-        if (event.callbackContext) op.callbackContext = event.callbackContext;
+        if (event.callbackContext)
+          op.callbackContext = sealContext(this.sealer, op.requestToken, event.callbackContext);
         op.retryAfter = new Date(Date.now() + delay * 1000).toISOString();
         op.eventTime = new Date().toISOString();
         if (event.message) op.statusMessage = event.message;
         if (event.resourceModel && typeof event.resourceModel === 'object')
-          op.resourceModel = event.resourceModel;
-        await this.store.saveOperation(op);
+          op.resourceModel = stripWriteOnly(type, event.resourceModel);
+        await this.store.saveOperation(op, this.owner);
         await this.store.renewLease(op.requestToken, this.owner, new Date(), 0);
         this.later(delay * 1000);
         return;
@@ -844,17 +1121,19 @@ export class Engine {
         op.identifier = identifier;
         // Providers need not echo write-only values; the index keeps what was asked for, so a later
         // patch applies to the whole desired state (they are stripped from every answer regardless).
-        keepWriteOnly(type, op.request.desiredState as Model | undefined, model);
+        keepWriteOnly(type, request.desiredState, model);
         // What it refers to now, recorded with it (so a referenced resource cannot be deleted under it).
         const references = (await this.referencesOf(type, model))
           .filter((r) => !r.unregistered)
           .map(({ typeName, identifier }) => ({ typeName, identifier }));
+        // Kept at rest without its write-only values; those are sealed beside it.
+        const record = sealResource(this.sealer, type, identifier, model);
         const change: ResourceChange = {
           kind: 'put',
           resource: {
             typeName: type.typeName,
             identifier,
-            properties: model,
+            ...record,
             createdAt: now,
             updatedAt: now,
           },
@@ -862,7 +1141,7 @@ export class Engine {
           ...(type.traits.references.length > 0 ? { references } : {}),
         };
         try {
-          return await this.finish(op, 'SUCCESS', { resourceModel: model }, change);
+          return await this.finish(op, 'SUCCESS', { resourceModel: record.properties }, change);
         } catch (e) {
           if (e instanceof TypeplaneError && e.code === 'ResourceConflict') {
             return this.finish(op, 'FAILED', {
@@ -883,6 +1162,8 @@ export class Engine {
     type: ResourceType,
     request: Parameters<Provider['create']>[0],
   ): Promise<HandlerEvent> {
+    // A provider's words may quote what it was handed; they are kept and logged, so never the secrets.
+    const mask = (text: string) => maskWriteOnly(type, text, [request.desiredState, request.previousState]);
     let event: unknown;
     try {
       event = await raceAbort(provider[action](request), request.signal);
@@ -895,17 +1176,18 @@ export class Engine {
         };
       }
       const code = (e as { code?: unknown }).code;
-      if (isErrorCode(code)) return { status: 'FAILED', errorCode: code, message: (e as Error).message };
+      if (isErrorCode(code))
+        return { status: 'FAILED', errorCode: code, message: mask(String((e as Error).message)) };
       this.log.error('handler threw', {
         provider: provider.name,
         typeName: type.typeName,
         action,
-        err: String(e),
+        err: mask(String(e)),
       });
       return {
         status: 'FAILED',
         errorCode: 'HandlerInternalFailure',
-        message: `provider ${provider.name} failed in ${action}: ${(e as Error)?.message ?? String(e)}`,
+        message: mask(`provider ${provider.name} failed in ${action}: ${(e as Error)?.message ?? String(e)}`),
       };
     }
     const problem = eventProblem(event);
@@ -922,7 +1204,8 @@ export class Engine {
         message: `provider ${provider.name} answered ${action} with an invalid event: ${problem}`,
       };
     }
-    return event as HandlerEvent;
+    const answer = event as HandlerEvent;
+    return typeof answer.message === 'string' ? { ...answer, message: mask(answer.message) } : answer;
   }
 
   /** A model a handler returned: shape-valid, carrying the (expected) primary identifier; nulls removed. */
@@ -979,7 +1262,8 @@ export class Engine {
     else delete op.statusMessage;
     if (fields.resourceModel) op.resourceModel = fields.resourceModel;
     else if (op.operation === 'DELETE') delete op.resourceModel;
-    await this.store.finishOperation(op, change);
+    // Fenced: a worker that lost its lease (another took the operation over) cannot overwrite it.
+    await this.store.finishOperation(op, change, this.owner);
     this.events.emit(op.requestToken);
   }
 
@@ -1039,16 +1323,16 @@ function lazyChild(parent: EngineLogger, bindings: Record<string, unknown>): Eng
   };
 }
 
-/** Copy top-level write-only values the model lacks from the desired state. */
+/**
+ * Copy the write-only values the model lacks from the desired state, at any depth (array items by
+ * position), where the model has the place for them.
+ */
 function keepWriteOnly(type: ResourceType, desired: Model | undefined, model: Model): void {
   if (!desired) return;
-  for (const pointer of type.writeOnlyProperties) {
-    const match = /^\/properties\/([^/]+)$/.exec(pointer);
-    if (!match) continue;
-    const name = match[1]!.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (model[name] === undefined && desired[name] !== undefined)
-      model[name] = structuredClone(desired[name]);
-  }
+  const values: WriteOnlyValue[] = [];
+  for (const pointer of type.writeOnlyProperties)
+    for (const { path, value } of valuesAt(desired, pointer)) values.push([path, value]);
+  if (values.length > 0) mergeWriteOnly(model, values, true);
 }
 
 function refuseReadOnly(type: ResourceType, desired: Model): void {
@@ -1100,11 +1384,12 @@ function timeoutMinutes(type: ResourceType, action: HandlerAction): number {
   return type.handlers[action]?.timeoutInMinutes ?? DEFAULT_TIMEOUT_MINUTES;
 }
 
-/** Stable hash of a request, for client token comparison (key order does not matter). */
-function requestHash(typeName: string, operation: Operation, body: unknown): string {
-  return createHash('sha256')
-    .update(canonicalJson([typeName, operation, body]))
-    .digest('hex');
+/**
+ * Stable hash of a request, for client token comparison (key order does not matter). Keyed: a body
+ * may hold a guessable secret, which a plain hash would let anyone with the store check guesses of.
+ */
+function requestHash(sealer: Sealer, typeName: string, operation: Operation, body: unknown): string {
+  return sealer.mac(canonicalJson([typeName, operation, body]));
 }
 
 function canonicalJson(value: unknown): string {
@@ -1141,4 +1426,49 @@ function eventProblem(event: unknown): string | undefined {
   )
     return 'callbackContext must be an object';
   return undefined;
+}
+
+function stillReferenced(typeName: string, identifier: string, dependants: ResourceKey[]): TypeplaneError {
+  return new TypeplaneError(
+    'ResourceConflict',
+    `${typeName} ${identifier} is still referenced by ${dependants.map((d) => `${d.typeName} ${d.identifier}`).join(', ')}; delete or change those first`,
+    dependants.map((d) => ({
+      message: 'refers to this resource',
+      typeName: d.typeName,
+      identifier: d.identifier,
+    })),
+  );
+}
+
+/** What a record-backed provider's handler would answer: the record is the state. */
+function recordEvent(
+  provider: Provider,
+  type: ResourceType,
+  op: OperationRecord,
+  desiredState: Model,
+): HandlerEvent {
+  const desired = structuredClone(desiredState);
+  switch (op.operation) {
+    case 'CREATE':
+      return {
+        status: 'SUCCESS',
+        resourceModel: provider.recordBacked!.create(type, desired, op.requestToken),
+      };
+    case 'UPDATE':
+      return { status: 'SUCCESS', resourceModel: desired };
+    default:
+      return { status: 'SUCCESS' };
+  }
+}
+
+/**
+ * Request tokens are time-ordered UUIDs (version 7, RFC 9562): the indexes keyed by them then grow
+ * at their end, so a burst of operations writes a few pages instead of one random page each. Built
+ * from randomUUID, whose entropy Node draws in batches (a per-call getRandomValues cost 5% of a
+ * create): the first 48 bits become the millisecond time and the version nibble 7.
+ */
+function newRequestToken(): string {
+  const time = Date.now().toString(16).padStart(12, '0');
+  const random = randomUUID();
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
 }

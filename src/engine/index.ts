@@ -9,4 +9,5 @@ export {
   type EngineLogger,
 } from './engine.js';
 export { engineLogger } from './logger.js';
+export { checkConsistency, type ConsistencyProblem } from './consistency.js';
 export * from './types.js';

@@ -1,8 +1,13 @@
 /**
  * @module Every error answer has one shape: `{ errorCode, message, details }` with a contract code.
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { TypeplaneError, type ErrorCode } from '../errors.js';
+
+/** The longest path segment (a type name or identifier, URL-encoded) a route accepts; 414 beyond. */
+export const MAX_PARAM_LENGTH = 4096;
 
 export interface ErrorBody {
   errorCode: ErrorCode;
@@ -60,4 +65,56 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   void reply
     .status(500)
     .send(errorBody('InternalFailure', 'internal error; the server log has details under this request id'));
+}
+
+/** Refusals of the router, before any route runs: a URL that does not decode, a segment too long. */
+export function handleFrameworkError(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply
+      .status(414)
+      .send(
+        errorBody(
+          'InvalidRequest',
+          `a path segment is longer than ${MAX_PARAM_LENGTH} characters (URL-encoded)`,
+        ),
+      );
+    return;
+  }
+  void reply
+    .status(400)
+    .send(
+      errorBody(
+        'InvalidRequest',
+        'the URL is not valid: a path segment is not well-formed percent-encoded UTF-8',
+      ),
+    );
+}
+
+/**
+ * Requests Node's HTTP parser refuses (headers over its size limit, malformed requests, timeouts)
+ * answered in the one error shape, then the connection closed: its framing cannot be trusted.
+ */
+export function handleClientError(error: ConnectionError, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, `the request line and headers are larger than ${maxHeaderSize} bytes`]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'the request did not arrive in time']
+        : [400, 'the request is not well-formed HTTP'];
+  const body = JSON.stringify(errorBody('InvalidRequest', message));
+  // An answer to HEAD has no body, or the client would read it as the start of another answer.
+  // Node passes the bytes it read as a Buffer (fastify's type describes their JSON form).
+  const raw: unknown = error.rawPacket;
+  const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -6,28 +6,60 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/engine.js';
 import type { Registry } from '../registry/registry.js';
-import { errorBody, handleError } from './errors.js';
+import type { Tokens } from '../auth/index.js';
+import { registerAuth } from './auth.js';
+import { parseJsonBody } from './body.js';
+import {
+  errorBody,
+  handleClientError,
+  handleError,
+  handleFrameworkError,
+  MAX_PARAM_LENGTH,
+} from './errors.js';
 import { RESOURCE_BODY_LIMIT, resourceRoutes } from './routes/resources.js';
 import { requestRoutes } from './routes/requests.js';
 import { typeRoutes } from './routes/types.js';
+import { tokenRoutes } from './routes/tokens.js';
 
 export interface ServerOptions {
   engine: Engine;
   registry: Registry;
   logger: Logger;
+  /** API tokens: every route but /healthz needs one. */
+  tokens: Tokens;
+  /** Serve HTTPS with this certificate and key (PEM). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
-export async function buildServer({ engine, registry, logger }: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer({
+  engine,
+  registry,
+  logger,
+  tokens,
+  tls,
+}: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
+    ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: RESOURCE_BODY_LIMIT,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    // Refuse JSON that tries to reach prototypes, rather than silently dropping the key.
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Identifiers such as ARNs run long; the default (100 characters) would refuse real ones.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
+  });
+  // Bounded JSON for every route (depth; prototype keys refused, not silently dropped); /v1/types
+  // reads its documents as text with its own parser.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
   });
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
@@ -38,9 +70,11 @@ export async function buildServer({ engine, registry, logger }: ServerOptions): 
       .status(404)
       .send(errorBody('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
+  registerAuth(app, tokens);
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(typeRoutes, { registry });
   await app.register(resourceRoutes, { engine });
   await app.register(requestRoutes, { engine });
+  await app.register(tokenRoutes, { tokens });
   return app;
 }

@@ -33,6 +33,15 @@ export function createStateProvider(
   return {
     name: STATE_PROVIDER_NAME,
     readsFromRecord: true,
+    // Served by the engine, the record is the state; the handlers below (with their own copy in the
+    // store's key-value table) serve standalone use, such as the contract suite.
+    recordBacked: {
+      create(type, desired, requestToken) {
+        const model: Model = { ...desired };
+        generateIdentifiers(type, model, requestToken);
+        return model;
+      },
+    },
 
     async create(request) {
       const type = await typeOf(request.typeName);

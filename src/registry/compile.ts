@@ -15,6 +15,7 @@ import { TypeplaneError, type ErrorDetail } from '../errors.js';
 import type { Model } from '../engine/types.js';
 import type { JsonSchema, ResourceType } from '../schema/model.js';
 import { toDetails } from './messages.js';
+import { schemaLimitExceeded } from './limits.js';
 import { outputSchema } from './output-schema.js';
 import { re2Engine } from './re2.js';
 
@@ -74,6 +75,14 @@ export function compileType(type: ResourceType): CompiledType {
 class SourceTooLarge extends Error {}
 
 function compileValidator(type: ResourceType, schema: JsonSchema, useDefaults: boolean): ValidateFunction {
+  // Limits first: the meta-schema check itself is quadratic in the length of an enum.
+  const overLimit = schemaLimitExceeded(schema);
+  if (overLimit !== undefined) {
+    throw new TypeplaneError(
+      'InvalidTypeConfiguration',
+      `the schema of ${type.typeName} is too complex to validate: ${overLimit}`,
+    );
+  }
   checkMetaSchema(type, schema);
   let size = 0;
   const ajv = new Ajv({

@@ -5,3 +5,4 @@ export { Registry, RESOURCE_SCHEMA_VERSION, type RegisterOptions } from './regis
 export { compileType, MAX_VALIDATOR_SOURCE, ANNOTATION_KEYWORDS, type CompiledType } from './compile.js';
 export { outputSchema } from './output-schema.js';
 export { re2Engine } from './re2.js';
+export { SCHEMA_LIMITS, schemaLimitExceeded } from './limits.js';

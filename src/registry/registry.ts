@@ -45,7 +45,7 @@ export class Registry {
     const stored: StoredType[] = [];
     await this.checkReferences(result.types);
     // Compile before storing anything: a type the engine could not validate against is refused whole.
-    const compiled = result.types.map((type) => compileType(type));
+    const compiled = result.types.map((type) => compileForRegistration(type));
     for (const [i, type] of result.types.entries()) {
       const record: StoredType = {
         typeName: type.typeName,
@@ -158,6 +158,17 @@ export class Registry {
     const compiled = compileType(record.model);
     this.compiled.set(key, { registeredAt: record.registeredAt, compiled });
     return compiled;
+  }
+}
+
+/** A schema the validator compiler refuses (too complex, not compilable) is a refused request here. */
+function compileForRegistration(type: ResourceType): CompiledType {
+  try {
+    return compileType(type);
+  } catch (e) {
+    if (e instanceof TypeplaneError && e.code === 'InvalidTypeConfiguration')
+      throw new TypeplaneError('InvalidRequest', e.message, e.details);
+    throw e;
   }
 }
 

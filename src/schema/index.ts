@@ -3,7 +3,14 @@
  */
 export { validateDocument, type ValidateOptions, type ValidationResult, type Dialect } from './validate.js';
 export { loadTypes, findDocuments, type LoadOptions, type LoadResult } from './load-types.js';
-export { parseSource, LIMITS, type SourceDocument, type SourceFormat, type Position } from './source.js';
+export {
+  parseSource,
+  jsonDepthOffset,
+  LIMITS,
+  type SourceDocument,
+  type SourceFormat,
+  type Position,
+} from './source.js';
 export { RULES, hasErrors, type Diagnostic, type Severity, type RuleId } from './diagnostics.js';
 export {
   DEFAULT_TIMEOUT_MINUTES,
@@ -15,3 +22,4 @@ export {
   type Traits,
 } from './model.js';
 export { COMMON_SCHEMAS } from './common.js';
+export { MAX_PATTERN_LENGTH } from './regex.js';

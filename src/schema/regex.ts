@@ -10,6 +10,9 @@ import { RE2JS } from 're2js';
 
 const verdicts = new Map<string, string | undefined>();
 
+/** The longest pattern accepted: RE2 compiles in time linear in the pattern, so a huge one stalls. */
+export const MAX_PATTERN_LENGTH = 10_000;
+
 /**
  * Constructs where ECMAScript (with the `u` flag) and RE2 may disagree, so RE2 must decide. Screening
  * too much only costs time; screening too little accepts a pattern RE2 refuses, so this lists what is
@@ -26,6 +29,8 @@ const DIALECT_SENSITIVE =
 
 /** `undefined` when the pattern compiles; otherwise the engine's reason. */
 export function checkPattern(pattern: string): string | undefined {
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    return `the pattern has ${pattern.length} characters; at most ${MAX_PATTERN_LENGTH} are allowed`;
   if (verdicts.has(pattern)) return verdicts.get(pattern);
   let verdict: string | undefined;
   let nativeOk = true;

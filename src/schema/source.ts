@@ -477,7 +477,7 @@ function valueDepthExceeded(root: unknown, max: number): boolean {
 }
 
 /** Offset where JSON nesting first exceeds `max`, or -1: a single pass that skips strings. */
-function jsonDepthOffset(text: string, max: number): number {
+export function jsonDepthOffset(text: string, max: number): number {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

@@ -12,4 +12,5 @@ export type {
   ResourceChange,
   KvEntry,
 } from './types.js';
+export { OperationMovedOn } from './types.js';
 export { SqliteStore, openSqliteStore, type SqliteStoreOptions } from './sqlite/index.js';

@@ -23,8 +23,10 @@ export interface StoredResource {
   typeName: string;
   /** Primary identifier values joined by `|`. */
   identifier: string;
-  /** The full model as last reported by the provider (write-only values included). */
+  /** The model as last reported by the provider, without write-only values when `sealed` holds them. */
   properties: Model;
+  /** The write-only values, sealed by the engine (opaque to the store). */
+  sealed?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -88,6 +90,21 @@ export type ResourceChange =
   | { kind: 'put'; resource: StoredResource; references?: ResourceKey[] }
   | { kind: 'delete'; typeName: string; identifier: string };
 
+/** How an operation completed by {@link Store.completeOperation} ends. */
+export type Completion =
+  | { status: 'SUCCESS'; resourceModel?: Model; change: ResourceChange }
+  | { status: 'FAILED'; errorCode: ErrorCode; statusMessage: string };
+
+/** The operation ended, or another worker holds it now: the write was refused. */
+export class OperationMovedOn extends Error {
+  constructor(readonly requestToken: string) {
+    super(
+      `operation ${requestToken} has moved on (it ended, or another worker took it over): this write was refused`,
+    );
+    this.name = 'OperationMovedOn';
+  }
+}
+
 export interface Store {
   // Types
   putType(type: StoredType): Promise<void>;
@@ -125,15 +142,38 @@ export interface Store {
     operation: OperationRecord,
     requestHash?: string,
     lease?: { owner: string; until: Date },
+    /**
+     * Checked under the write lock with the resource as stored now (an update applies only to the
+     * state it was computed from); throwing refuses the operation and nothing is written.
+     */
+    precondition?: (current: StoredResource | undefined) => void,
   ): Promise<BeginResult>;
-  /** Persist a new state of the operation (progress, callback context, identifier once known). */
-  saveOperation(operation: OperationRecord): Promise<void>;
+  /**
+   * Begin and finish an operation in one transaction, for providers whose resources are nothing but
+   * this record (the state provider): the checks of beginOperation, then `decide` — synchronous,
+   * under the write lock — sees the resource as stored now (and, for a delete, what refers to it) and
+   * says how the operation ends; the operation is written terminal with its change applied. `decide`
+   * may throw (a TypeplaneError): nothing is written and the error is the answer.
+   */
+  completeOperation(
+    operation: OperationRecord,
+    requestHash: string | undefined,
+    decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion,
+  ): Promise<BeginResult>;
+  /**
+   * Persist a new state of the operation (progress, callback context, identifier once known). Only an
+   * active operation changes, and with `owner` only while `owner` holds its lease: a worker that lost
+   * its lease (another took the operation over) or an operation that ended meanwhile is refused with
+   * {@link OperationMovedOn}, so a late writer cannot overwrite newer state.
+   */
+  saveOperation(operation: OperationRecord, owner?: string): Promise<void>;
   /**
    * Persist a terminal state and apply the resource change in the same transaction. For a create
    * whose identifier became known only now, `operation.identifier` is set here.
-   * Throws ResourceConflict if `change` is a put of a new resource whose identifier already exists.
+   * Throws ResourceConflict if `change` is a put of a new resource whose identifier already exists, and
+   * {@link OperationMovedOn} as saveOperation does (nothing is written then).
    */
-  finishOperation(operation: OperationRecord, change?: ResourceChange): Promise<void>;
+  finishOperation(operation: OperationRecord, change?: ResourceChange, owner?: string): Promise<void>;
   getOperation(requestToken: string): Promise<OperationRecord | undefined>;
   listOperations(
     filter: OperationFilter,
@@ -147,7 +187,7 @@ export interface Store {
   claimOperations(owner: string, now: Date, leaseMs: number, limit: number): Promise<OperationRecord[]>;
   /** Extend or drop a lease (drop with `leaseMs = 0`). */
   renewLease(requestToken: string, owner: string, now: Date, leaseMs: number): Promise<boolean>;
-  /** Remove client tokens (and terminal operations) older than `before`. */
+  /** Remove terminal operations (and with them their client tokens) older than `before`; how many went. */
   expireTokens(before: Date): Promise<number>;
 
   // Provider state (the built-in state provider keeps its resources here)

@@ -13,7 +13,7 @@ test(
   async () => {
     const dataDir = tempDir();
     const first = await spawnServer(dataDir, ['--lease', '1']);
-    const a = api(first.url);
+    const a = api(first.url, first.token);
     assert.equal((await a.call('POST', '/v1/types', WIDGET)).status, 201);
 
     const body = (i: number) => ({
@@ -31,7 +31,7 @@ test(
 
     const second = await spawnServer(dataDir, ['--lease', '1']);
     try {
-      const b = api(second.url);
+      const b = api(second.url, second.token);
       // Every client retries its call with its token: the same operation comes back, or the first one starts now.
       const tokens: string[] = [];
       for (let i = 0; i < N; i++) {
@@ -66,17 +66,20 @@ test(
       second.child.kill('SIGTERM');
       await new Promise((r) => second.child.once('exit', r));
     }
-    // What the state provider holds and what the engine's index knows agree: no leaked resources.
+    // The state provider's resources are the engine's record, written with their operation in one
+    // transaction: every successful create has its row and there is no row without one.
     const db = new Database(join(dataDir, 'typeplane.db'), { readonly: true });
-    const kv = db.prepare('SELECT key FROM kv WHERE namespace = ? ORDER BY key').all(WIDGET_TYPE) as {
-      key: string;
-    }[];
+    const created = db
+      .prepare(
+        `SELECT identifier FROM operations WHERE type_name = ? AND operation = 'CREATE' AND status = 'SUCCESS' ORDER BY identifier`,
+      )
+      .all(WIDGET_TYPE) as { identifier: string }[];
     const index = db
       .prepare('SELECT identifier FROM resources WHERE type_name = ? ORDER BY identifier')
       .all(WIDGET_TYPE) as { identifier: string }[];
     db.close();
     assert.deepEqual(
-      kv.map((r) => r.key),
+      created.map((r) => r.identifier),
       index.map((r) => r.identifier),
     );
   },
@@ -88,7 +91,7 @@ test(
   async () => {
     const dataDir = tempDir();
     const first = await spawnServer(dataDir);
-    const a = api(first.url);
+    const a = api(first.url, first.token);
     assert.equal((await a.call('POST', '/v1/types', WIDGET)).status, 201);
     assert.equal(
       (await a.call('POST', `/v1/resources/${T}?wait=5`, { desiredState: { Name: 'kept' } })).body
@@ -100,7 +103,7 @@ test(
     assert.equal(code, 0);
     const second = await spawnServer(dataDir);
     try {
-      const read = await api(second.url).call('GET', `/v1/resources/${T}/kept`);
+      const read = await api(second.url, second.token).call('GET', `/v1/resources/${T}/kept`);
       assert.equal(read.status, 200);
     } finally {
       second.child.kill('SIGTERM');

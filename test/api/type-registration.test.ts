@@ -30,7 +30,7 @@ test('a resource schema registers with 201 and is listed and described', async (
 test('a YAML manifest registers every type it defines; names with / go URL-encoded in paths', async () => {
   const res = await fetch(`${svc.url}/v1/types`, {
     method: 'POST',
-    headers: { 'content-type': 'application/yaml' },
+    headers: { 'content-type': 'application/yaml', authorization: `Bearer ${svc.token}` },
     body: manifest,
   });
   assert.equal(res.status, 201, await res.clone().text());

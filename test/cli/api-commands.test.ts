@@ -38,6 +38,7 @@ interface Run {
 
 /**
  * Run the CLI. `--endpoint <the test server>` is appended unless `endpoint` says otherwise (`null`: none).
+ * TYPEPLANE_TOKEN is the test server's admin token unless `env` says otherwise.
  * TYPEPLANE_ENDPOINT / TYPEPLANE_PORT from the outer environment never leak in.
  */
 function typeplane(
@@ -48,6 +49,7 @@ function typeplane(
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.TYPEPLANE_ENDPOINT;
   delete env.TYPEPLANE_PORT;
+  env.TYPEPLANE_TOKEN = svc.token;
   Object.assign(env, options.env);
   const child = spawn(
     process.execPath,
@@ -402,7 +404,7 @@ test('request list, get and cancel', async () => {
   assert.equal(cancelDone.stdout, '');
   assert.match(
     cancelDone.stderr,
-    new RegExp(`^error: InvalidRequest: request ${create} is already SUCCESS and cannot be cancelled`, 'm'),
+    new RegExp(`^error: ResourceConflict: request ${create} is already SUCCESS and cannot be cancelled`, 'm'),
   );
 
   exits(getUnknown, 1);
@@ -482,7 +484,7 @@ test('serve: usage errors exit 2', async () => {
 
 // Not spawnServer from test/helpers/service.ts: it keeps the stdout it reads to itself, and this
 // test is about exactly what stdout carries.
-test('serve --port 0 prints exactly one listening line on stdout and exits 0 on SIGTERM', async () => {
+test('serve --port 0 prints the first admin token and one listening line on stdout and exits 0 on SIGTERM', async () => {
   const child = spawn(
     process.execPath,
     [
@@ -499,7 +501,7 @@ test('serve --port 0 prints exactly one listening line on stdout and exits 0 on 
     ],
     {
       cwd: root,
-      env: { ...process.env, TYPEPLANE_PORT: '' },
+      env: { ...process.env, TYPEPLANE_PORT: '', TYPEPLANE_ADMIN_TOKEN: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -528,7 +530,9 @@ test('serve --port 0 prints exactly one listening line on stdout and exits 0 on 
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.notEqual(url, 'http://127.0.0.1:0');
 
-    const list = await typeplane(['type', 'list'], { endpoint: url });
+    const token = /^admin token: (tp_[A-Za-z0-9_-]{43})\n/.exec(stdout)?.[1];
+    assert.ok(token, `a fresh data dir prints an admin token first:\n${stdout}`);
+    const list = await typeplane(['type', 'list'], { endpoint: url, env: { TYPEPLANE_TOKEN: token } });
     exits(list, 0);
     assert.equal(list.stdout, 'TYPE   VERSION   DIALECT   DESCRIPTION\n', 'a fresh data dir has no types');
 
@@ -536,8 +540,8 @@ test('serve --port 0 prints exactly one listening line on stdout and exits 0 on 
     assert.deepEqual(await exited, { code: 0, signal: null });
     assert.equal(
       stdout,
-      `listening on ${url}\n`,
-      'logs go to stderr; stdout carries only the listening line',
+      `admin token: ${token}\nlistening on ${url}\n`,
+      'logs go to stderr; stdout carries only the admin token and the listening line',
     );
     assert.match(stderr, /shutting down/);
   } finally {

@@ -7,10 +7,13 @@ import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
+import { generateToken } from '../../src/auth/index.js';
 import { startService, type Service, type ServiceOptions } from '../../src/service.js';
 
 export interface Api {
   url: string;
+  /** The token `call` sends as `Authorization: Bearer`, if any. */
+  token?: string;
   call(
     method: string,
     path: string,
@@ -19,10 +22,14 @@ export interface Api {
   ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
-export function api(url: string): Api {
+/** A caller of the API at `url`; with `token`, every call sends it (a `headers` entry overrides it). */
+export function api(url: string, token?: string): Api {
   return {
     url,
-    async call(method, path, body, headers = {}) {
+    ...(token !== undefined ? { token } : {}),
+    async call(method, path, body, extraHeaders = {}) {
+      const headers =
+        token !== undefined ? { authorization: `Bearer ${token}`, ...extraHeaders } : extraHeaders;
       const hasBody = body !== undefined;
       const response = await fetch(url + path, {
         method,
@@ -45,29 +52,37 @@ export function tempDir(prefix = 'typeplane-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export type TestService = Service & Api & { dataDir: string };
+export type TestService = Service &
+  Api & { dataDir: string; /** The admin token `call` sends. */ token: string };
 
 export async function startTestService(options: Partial<ServiceOptions> = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDir();
+  const token = options.adminToken ?? generateToken();
   const service = await startService({
     dataDir,
     port: 0,
     logger: pino({ level: 'silent' }),
     pollIntervalMs: 100,
     ...options,
+    adminToken: token,
   });
-  return Object.assign(service, api(service.url), { dataDir });
+  return Object.assign(service, api(service.url, token), { dataDir, token });
 }
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsx = import.meta.resolve('tsx');
 
-/** `typeplane serve` in a child process; resolves once it prints its listening line. */
+/**
+ * `typeplane serve` in a child process; resolves once it prints its listening line. Env
+ * `TYPEPLANE_ADMIN_TOKEN` is a fresh random admin token unless `env` sets it (to '' for none: then
+ * the first start prints one, and `token` is that one or undefined); `stdout()` is what it printed.
+ */
 export async function spawnServer(
   dataDir: string,
   extraArgs: string[] = [],
   env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+): Promise<{ child: ChildProcess; url: string; token: string; logs: () => string; stdout: () => string }> {
+  const adminToken = env.TYPEPLANE_ADMIN_TOKEN ?? generateToken();
   const child = spawn(
     process.execPath,
     [
@@ -85,17 +100,17 @@ export async function spawnServer(
     ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, TYPEPLANE_ADMIN_TOKEN: adminToken },
     },
   );
   let logs = '';
+  let out = '';
   child.stderr!.on('data', (d: Buffer) => (logs += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
     const timer = setTimeout(() => reject(new Error(`server did not start in 20 s\n${logs}`)), 20_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
@@ -106,7 +121,8 @@ export async function spawnServer(
       reject(new Error(`server exited with ${code}\n${logs}`));
     });
   });
-  return { child, url, logs: () => logs };
+  const printed = /^admin token: (\S+)$/m.exec(out)?.[1];
+  return { child, url, token: adminToken || printed || '', logs: () => logs, stdout: () => out };
 }
 
 /** Poll a request until terminal. */

@@ -17,7 +17,7 @@ test(
   async () => {
     const server = await spawnServer(tempDir(), ['--provider', example]);
     try {
-      const a = api(server.url);
+      const a = api(server.url, server.token);
       const types = await a.call('GET', '/v1/types');
       assert.ok(types.body.types.some((t: { typeName: string }) => t.typeName === 'Example::Demo::Greeting'));
       const created = await a.call('POST', `/v1/resources/${T}?wait=10`, {
@@ -59,7 +59,7 @@ test('a configuration file names providers with their settings, and types', { ti
   );
   const server = await spawnServer(tempDir(), ['--config', config]);
   try {
-    const a = api(server.url);
+    const a = api(server.url, server.token);
     const created = await a.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'bob' } });
     const done = await settle(a, created.body.progressEvent.requestToken);
     assert.equal(done.resourceModel.Text, 'Hello, bob?');

@@ -51,7 +51,14 @@ test('the file is in WAL mode with the schema at the latest version', async (t) 
     )
     .all()
     .map((r) => r.name);
-  assert.deepEqual(tables, ['client_tokens', 'kv', 'operations', 'resource_refs', 'resources', 'types']);
+  assert.deepEqual(tables, ['kv', 'operations', 'resource_refs', 'resources', 'types']);
+  // A client token is found through its own index, not a scan of the operations.
+  const tokenPlan = db
+    .prepare<[], { detail: string }>(`EXPLAIN QUERY PLAN SELECT * FROM operations WHERE client_token = 't'`)
+    .all()
+    .map((r) => r.detail)
+    .join('\n');
+  assert.match(tokenPlan, /USING INDEX operations_client_token/);
   // Keyset paging uses the primary key: no sort step, no full scan.
   const plan = db
     .prepare<[], { detail: string }>(
@@ -74,4 +81,60 @@ test('reopening does not run migrations again, and a newer schema is refused', a
   db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
   db.close();
   await assert.rejects(openSqliteStore(path), /newer than this Typeplane knows/);
+});
+
+test('migrating a store of schema version 3 keeps its client tokens and their operations', async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'typeplane.db');
+  const old = new Database(path);
+  old.pragma('journal_mode = WAL');
+  old.exec(MIGRATIONS.slice(0, 3).join(';\n'));
+  old.pragma('user_version = 3');
+  const insertOp = old.prepare(
+    `INSERT INTO operations (request_token, type_name, identifier, operation, status, event_time, request_json,
+       started_at, deadline_at, client_token) VALUES (?, 'Acme::Test::Thing', ?, 'CREATE', 'SUCCESS', ?, '{}', ?, ?, ?)`,
+  );
+  const now = new Date().toISOString();
+  insertOp.run('r1', 'a', now, now, now, 'tok-1');
+  // The table forgot this token (it was reused later): the older operation must lose it.
+  insertOp.run('r2', 'b', now, now, now, 'tok-2');
+  insertOp.run('r3', 'c', now, now, now, 'tok-2');
+  old
+    .prepare(
+      `INSERT INTO client_tokens (client_token, request_token, request_hash, created_at) VALUES (?, ?, ?, ?)`,
+    )
+    .run('tok-1', 'r1', 'hash-1', now);
+  old
+    .prepare(
+      `INSERT INTO client_tokens (client_token, request_token, request_hash, created_at) VALUES (?, ?, ?, ?)`,
+    )
+    .run('tok-2', 'r3', 'hash-2', now);
+  old.close();
+
+  const store = await openSqliteStore(path);
+  t.after(() => store.close());
+  const replay = (token: string, identifier: string, hash: string) =>
+    store.beginOperation(
+      {
+        requestToken: `new-${token}`,
+        typeName: 'Acme::Test::Thing',
+        identifier,
+        operation: 'CREATE',
+        status: 'PENDING',
+        eventTime: now,
+        request: {},
+        startedAt: now,
+        deadlineAt: now,
+        attempts: 0,
+        clientToken: token,
+      },
+      hash,
+    );
+  const one = await replay('tok-1', 'a', 'hash-1');
+  assert.equal(one.kind, 'replayed');
+  assert.equal(one.kind === 'replayed' && one.operation.requestToken, 'r1');
+  const two = await replay('tok-2', 'c', 'hash-2');
+  assert.equal(two.kind === 'replayed' && two.operation.requestToken, 'r3');
+  assert.equal((await replay('tok-2', 'c', 'other')).kind, 'token-mismatch');
+  assert.equal((await store.getOperation('r2'))?.clientToken, undefined);
 });

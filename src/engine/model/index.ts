@@ -13,4 +13,11 @@ export {
   IDENTIFIER_SEPARATOR,
 } from './properties.js';
 export { stripNulls, cloneJson, jsonEqual } from './json.js';
+export {
+  splitWriteOnly,
+  mergeWriteOnly,
+  patchReadsWriteOnly,
+  touchesWriteOnly,
+  type WriteOnlyValue,
+} from './write-only.js';
 export { applyPatch, MAX_PATCH_OPERATIONS, MAX_PATH_TOKENS } from './patch.js';

@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Operation, OperationStatus } from '../../engine/types.js';
+import { assertTypeVisible, typeVisible } from '../../auth/index.js';
+import { principalOf } from '../auth.js';
 
 const OPERATIONS: readonly Operation[] = ['CREATE', 'READ', 'UPDATE', 'DELETE', 'LIST'];
 const STATUSES: readonly OperationStatus[] = [
@@ -41,20 +43,27 @@ type ListQuery = {
 };
 
 export async function requestRoutes(app: FastifyInstance, { engine }: { engine: Engine }): Promise<void> {
-  app.get<{ Params: { requestToken: string } }>('/v1/requests/:requestToken', async (request) => ({
-    progressEvent: await engine.getRequest(request.params.requestToken),
-  }));
+  app.get<{ Params: { requestToken: string } }>('/v1/requests/:requestToken', async (request) => {
+    const progressEvent = await engine.getRequest(request.params.requestToken);
+    assertTypeVisible(principalOf(request), progressEvent.typeName);
+    return { progressEvent };
+  });
 
   app.get<ListQuery>('/v1/requests', async (request) => {
     const operation = listParam('operation', request.query.operation, OPERATIONS);
     const status = listParam('status', request.query.status, STATUSES);
-    return engine.listRequests(
+    const page = await engine.listRequests(
       { ...(operation ? { operation } : {}), ...(status ? { status } : {}) },
       { maxResults: request.query.maxResults, nextToken: request.query.nextToken },
     );
+    // A type-scoped token sees its types only; a page may then hold fewer events than maxResults.
+    const principal = principalOf(request);
+    return { ...page, progressEvents: page.progressEvents.filter((e) => typeVisible(principal, e.typeName)) };
   });
 
-  app.post<{ Params: { requestToken: string } }>('/v1/requests/:requestToken/cancel', async (request) => ({
-    progressEvent: await engine.cancel(request.params.requestToken),
-  }));
+  app.post<{ Params: { requestToken: string } }>('/v1/requests/:requestToken/cancel', async (request) => {
+    const { typeName } = await engine.getRequest(request.params.requestToken);
+    assertTypeVisible(principalOf(request), typeName);
+    return { progressEvent: await engine.cancel(request.params.requestToken) };
+  });
 }

@@ -8,7 +8,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
 import type { Engine } from '../../engine/engine.js';
-import type { ProgressEvent } from '../../engine/types.js';
+import { TERMINAL_STATUSES, type ProgressEvent } from '../../engine/types.js';
+import { typeVisible } from '../../auth/index.js';
+import { principalOf } from '../auth.js';
 
 export const RESOURCE_BODY_LIMIT = 1024 * 1024;
 const MAX_WAIT_SECONDS = 300;
@@ -38,7 +40,10 @@ function bodyObject(body: unknown): Record<string, unknown> {
 
 export async function resourceRoutes(app: FastifyInstance, { engine }: { engine: Engine }): Promise<void> {
   const accepted = async (reply: FastifyReply, event: ProgressEvent, wait: number) => {
-    const latest = wait > 0 ? await engine.waitFor(event.requestToken, wait * 1000) : event;
+    const latest =
+      wait > 0 && !TERMINAL_STATUSES.has(event.operationStatus)
+        ? await engine.waitFor(event.requestToken, wait * 1000)
+        : event;
     return reply.status(202).send({ progressEvent: latest });
   };
 
@@ -106,7 +111,16 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
 
   app.get<ResourceParams>('/v1/resources/:typeName/:identifier/references', async (request) => {
     const { typeName, identifier } = request.params;
-    return { typeName, identifier, ...(await engine.references(typeName, identifier)) };
+    const { references, referencedBy } = await engine.references(typeName, identifier);
+    // Links to types outside a scoped token's globs are left out, as lists leave them out.
+    const principal = principalOf(request);
+    const visible = (link: { typeName: string }) => typeVisible(principal, link.typeName);
+    return {
+      typeName,
+      identifier,
+      references: references.filter(visible),
+      referencedBy: referencedBy.filter(visible),
+    };
   });
 
   app.delete<ResourceParams>('/v1/resources/:typeName/:identifier', async (request, reply) => {

@@ -6,6 +6,8 @@ import { TypeplaneError } from '../../errors.js';
 import type { Registry } from '../../registry/registry.js';
 import type { StoredType } from '../../store/types.js';
 import { LIMITS } from '../../schema/index.js';
+import { typeVisible } from '../../auth/index.js';
+import { principalOf } from '../auth.js';
 
 export function typeSummary(record: StoredType) {
   const t = record.model;
@@ -38,6 +40,7 @@ export function typeDetail(latest: StoredType, versions: StoredType[]) {
 export async function typeRoutes(app: FastifyInstance, { registry }: { registry: Registry }): Promise<void> {
   // Type documents are kept as text so diagnostics can point at line and column.
   const asText = { parseAs: 'string' as const, bodyLimit: LIMITS.maxBytes };
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(
     ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'],
     asText,
@@ -57,7 +60,11 @@ export async function typeRoutes(app: FastifyInstance, { registry }: { registry:
     return reply.status(201).send({ types: registered.map(typeSummary) });
   });
 
-  app.get('/v1/types', async () => ({ types: (await registry.list()).map(typeSummary) }));
+  app.get('/v1/types', async (request) => {
+    const principal = principalOf(request);
+    const visible = (await registry.list()).filter((t) => typeVisible(principal, t.model.typeName));
+    return { types: visible.map(typeSummary) };
+  });
 
   app.get<{ Params: { typeName: string } }>('/v1/types/:typeName', async (request) => {
     const { latest, versions } = await registry.describe(request.params.typeName);

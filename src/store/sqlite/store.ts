@@ -16,17 +16,19 @@ import { TypeplaneError, type ErrorCode } from '../../errors.js';
 import type { Model, Operation, OperationStatus } from '../../engine/types.js';
 import type { ResourceType } from '../../schema/index.js';
 import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
-import type {
-  BeginResult,
-  KvEntry,
-  OperationFilter,
-  OperationRecord,
-  Page,
-  ResourceChange,
-  ResourceKey,
-  Store,
-  StoredResource,
-  StoredType,
+import {
+  OperationMovedOn,
+  type BeginResult,
+  type Completion,
+  type KvEntry,
+  type OperationFilter,
+  type OperationRecord,
+  type Page,
+  type ResourceChange,
+  type ResourceKey,
+  type Store,
+  type StoredResource,
+  type StoredType,
 } from '../types.js';
 import { ACTIVE_SQL, TERMINAL_SQL, migrate } from './migrations.js';
 
@@ -47,11 +49,22 @@ interface ResourceRow {
   type_name: string;
   identifier: string;
   properties_json: string;
+  sealed: string | null;
   created_at: string;
   updated_at: string;
 }
 
 /** The named parameters of an operation row. */
+interface GuardedParams extends OperationParams {
+  owner: string | null;
+}
+
+interface InsertParams extends OperationParams {
+  request_hash: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+}
+
 interface OperationParams {
   request_token: string;
   type_name: string;
@@ -76,7 +89,7 @@ interface OperationRow extends OperationParams {
   seq: number;
 }
 
-interface TokenRow {
+interface TokenRow extends OperationRow {
   request_token: string;
   request_hash: string | null;
 }
@@ -122,6 +135,8 @@ export class SqliteStore implements Store {
       db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // Index pages of a busy store stay in memory (the default is 2 MiB): fewer reads per write.
+      db.pragma('cache_size = -32768');
       db.pragma('foreign_keys = ON');
       migrate(db);
     } catch (error) {
@@ -215,11 +230,12 @@ export class SqliteStore implements Store {
     operation: OperationRecord,
     requestHash?: string,
     lease?: { owner: string; until: Date },
+    precondition?: (current: StoredResource | undefined) => void,
   ): Promise<BeginResult> {
     const params = operationParams(operation);
     try {
       return await this.grouped(true, () =>
-        this.tx.begin(operation, params, requestHash ?? null, lease ?? null),
+        this.tx.begin(operation, params, requestHash ?? null, lease ?? null, precondition),
       );
     } catch (error) {
       // The IMMEDIATE transaction already serialises the check and the insert; the index is the backstop.
@@ -231,24 +247,49 @@ export class SqliteStore implements Store {
     }
   }
 
+  async completeOperation(
+    operation: OperationRecord,
+    requestHash: string | undefined,
+    decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion,
+  ): Promise<BeginResult> {
+    try {
+      return await this.grouped(true, () => this.tx.complete(operation, requestHash ?? null, decide));
+    } catch (error) {
+      if (isActiveConflict(error) && operation.identifier !== undefined) {
+        const active = this.sql.getActive.get(operation.typeName, operation.identifier);
+        if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
+      }
+      throw error;
+    }
+  }
+
   /** Updates the state; `typeName`, `operation`, `startedAt`, `clientToken` are fixed at begin. The lease is kept. */
-  async saveOperation(operation: OperationRecord): Promise<void> {
+  async saveOperation(operation: OperationRecord, owner?: string): Promise<void> {
     let changes: number;
     try {
       changes = await this.grouped(
         false,
-        () => this.sql.saveOperation.run(operationParams(operation)).changes,
+        () => this.sql.saveOperation.run({ ...operationParams(operation), owner: owner ?? null }).changes,
       );
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
     }
-    if (changes === 0) throw missingOperation(operation.requestToken);
+    if (changes === 0) throw this.notWritten(operation.requestToken);
+  }
+
+  /** Why a guarded write changed nothing: the operation moved on, or it does not exist. */
+  private notWritten(requestToken: string): Error {
+    return this.sql.getOperation.get(requestToken)
+      ? new OperationMovedOn(requestToken)
+      : missingOperation(requestToken);
   }
 
   /** Updates the state as saveOperation does, drops the lease, and applies `change`, all or nothing. */
-  async finishOperation(operation: OperationRecord, change?: ResourceChange): Promise<void> {
+  async finishOperation(operation: OperationRecord, change?: ResourceChange, owner?: string): Promise<void> {
     try {
-      await this.grouped(true, () => this.tx.finish(operation, operationParams(operation), change));
+      await this.grouped(true, () =>
+        this.tx.finish(operation, { ...operationParams(operation), owner: owner ?? null }, change),
+      );
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
     }
@@ -323,8 +364,8 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Removes client tokens created before `before` and terminal operations whose last status change
-   * is before `before` (with their tokens); returns how many rows (tokens + operations) went.
+   * Removes terminal operations whose last status change is before `before`, and with them their
+   * client tokens; returns how many operations went.
    */
   async expireTokens(before: Date): Promise<number> {
     return this.tx.expire.immediate(before.toISOString());
@@ -429,6 +470,52 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** A client token used before: the earlier operation (replayed or mismatched); undefined otherwise. */
+  private checkToken(operation: OperationRecord, requestHash: string | null): BeginResult | undefined {
+    if (operation.clientToken === undefined) return undefined;
+    const earlier = this.sql.getToken.get(operation.clientToken);
+    if (!earlier) return undefined;
+    return {
+      kind: earlier.request_hash === requestHash ? 'replayed' : 'token-mismatch',
+      operation: toOperationRecord(earlier),
+    };
+  }
+
+  /** Applies an operation's resource change, inside the operation's transaction. */
+  private applyChange(operation: OperationRecord, change: ResourceChange | undefined, checkNew = true): void {
+    if (change?.kind === 'put') {
+      const { resource } = change;
+      if (
+        checkNew &&
+        operation.operation === 'CREATE' &&
+        this.sql.getResource.get(resource.typeName, resource.identifier)
+      ) {
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `A resource of type ${resource.typeName} with identifier ${resource.identifier} already exists.`,
+          [{ pointer: '/identifier', message: 'already exists', identifier: resource.identifier }],
+        );
+      }
+      this.sql.putResource.run(
+        resource.typeName,
+        resource.identifier,
+        JSON.stringify(resource.properties),
+        resource.sealed ?? null,
+        isoTime(resource.createdAt, 'createdAt'),
+        isoTime(resource.updatedAt, 'updatedAt'),
+      );
+      if (change.references) {
+        this.sql.deleteRefsFrom.run(resource.typeName, resource.identifier);
+        for (const ref of change.references) {
+          this.sql.insertRef.run(resource.typeName, resource.identifier, ref.typeName, ref.identifier);
+        }
+      }
+    } else if (change?.kind === 'delete') {
+      this.sql.deleteResource.run(change.typeName, change.identifier);
+      this.sql.deleteRefsFrom.run(change.typeName, change.identifier);
+    }
+  }
+
   // ---- Transactions (built once) ----
 
   private transactions() {
@@ -460,73 +547,83 @@ export class SqliteStore implements Store {
           params: OperationParams,
           requestHash: string | null,
           lease: { owner: string; until: Date } | null,
+          precondition?: (current: StoredResource | undefined) => void,
         ): BeginResult => {
-          if (operation.clientToken !== undefined) {
-            const token = this.sql.getToken.get(operation.clientToken);
-            const earlier = token && this.sql.getOperation.get(token.request_token);
-            if (token && earlier) {
-              return {
-                kind: token.request_hash === requestHash ? 'replayed' : 'token-mismatch',
-                operation: toOperationRecord(earlier),
-              };
-            }
-            // A token whose operation has gone is stale: forget it.
-            if (token) this.sql.deleteToken.run(operation.clientToken);
-          }
+          const earlier = this.checkToken(operation, requestHash);
+          if (earlier) return earlier;
           if (operation.identifier !== undefined && ACTIVE.has(operation.status)) {
             const active = this.sql.getActive.get(operation.typeName, operation.identifier);
             if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
           }
-          const inserted = this.sql.insertOperation.get(params);
-          if (inserted && lease) {
-            this.sql.lease.run(lease.owner, lease.until.toISOString(), inserted.seq);
+          if (precondition && operation.identifier !== undefined) {
+            const row = this.sql.getResource.get(operation.typeName, operation.identifier);
+            precondition(row && toStoredResource(row));
           }
-          if (operation.clientToken !== undefined) {
-            this.sql.insertToken.run(
-              operation.clientToken,
-              operation.requestToken,
-              requestHash,
-              params.started_at,
-            );
+          this.sql.insertOperation.run({
+            ...params,
+            request_hash: requestHash,
+            lease_owner: lease?.owner ?? null,
+            lease_until: lease ? lease.until.toISOString() : null,
+          });
+          // As stored (times normalised), without reading the row back.
+          return {
+            kind: 'started',
+            operation: {
+              ...operation,
+              eventTime: params.event_time,
+              startedAt: params.started_at,
+              deadlineAt: params.deadline_at,
+            },
+          };
+        },
+      ),
+
+      complete: this.db.transaction(
+        (
+          operation: OperationRecord,
+          requestHash: string | null,
+          decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion,
+        ): BeginResult => {
+          const earlier = this.checkToken(operation, requestHash);
+          if (earlier) return earlier;
+          const identifier = operation.identifier;
+          if (identifier !== undefined) {
+            const active = this.sql.getActive.get(operation.typeName, identifier);
+            if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
           }
-          if (!inserted) throw missingOperation(operation.requestToken);
-          return { kind: 'started', operation: toOperationRecord(inserted) };
+          const row =
+            identifier === undefined ? undefined : this.sql.getResource.get(operation.typeName, identifier);
+          const referrers =
+            operation.operation === 'DELETE' && identifier !== undefined
+              ? this.sql.refsTo
+                  .all(operation.typeName, identifier, 20)
+                  .map((r) => ({ typeName: r.from_type, identifier: r.from_id }))
+              : [];
+          const outcome = decide(row && toStoredResource(row), referrers);
+          operation.status = outcome.status;
+          if (outcome.status === 'FAILED') {
+            operation.errorCode = outcome.errorCode;
+            operation.statusMessage = outcome.statusMessage;
+          } else if (outcome.resourceModel) {
+            operation.resourceModel = outcome.resourceModel;
+          }
+          this.sql.insertOperation.run({
+            ...operationParams(operation),
+            request_hash: requestHash,
+            lease_owner: null,
+            lease_until: null,
+          });
+          // The resource's absence was checked above, under the same lock.
+          if (outcome.status === 'SUCCESS') this.applyChange(operation, outcome.change, false);
+          return { kind: 'started', operation };
         },
       ),
 
       finish: this.db.transaction(
-        (operation: OperationRecord, params: OperationParams, change: ResourceChange | undefined) => {
+        (operation: OperationRecord, params: GuardedParams, change: ResourceChange | undefined) => {
           if (this.sql.finishOperation.run(params).changes === 0)
-            throw missingOperation(operation.requestToken);
-          if (change?.kind === 'put') {
-            const { resource } = change;
-            if (
-              operation.operation === 'CREATE' &&
-              this.sql.getResource.get(resource.typeName, resource.identifier)
-            ) {
-              throw new TypeplaneError(
-                'ResourceConflict',
-                `A resource of type ${resource.typeName} with identifier ${resource.identifier} already exists.`,
-                [{ pointer: '/identifier', message: 'already exists', identifier: resource.identifier }],
-              );
-            }
-            this.sql.putResource.run(
-              resource.typeName,
-              resource.identifier,
-              JSON.stringify(resource.properties),
-              isoTime(resource.createdAt, 'createdAt'),
-              isoTime(resource.updatedAt, 'updatedAt'),
-            );
-            if (change.references) {
-              this.sql.deleteRefsFrom.run(resource.typeName, resource.identifier);
-              for (const ref of change.references) {
-                this.sql.insertRef.run(resource.typeName, resource.identifier, ref.typeName, ref.identifier);
-              }
-            }
-          } else if (change?.kind === 'delete') {
-            this.sql.deleteResource.run(change.typeName, change.identifier);
-            this.sql.deleteRefsFrom.run(change.typeName, change.identifier);
-          }
+            throw this.notWritten(operation.requestToken);
+          this.applyChange(operation, change);
         },
       ),
 
@@ -538,11 +635,7 @@ export class SqliteStore implements Store {
         },
       ),
 
-      expire: this.db.transaction((before: string): number => {
-        const tokens = this.sql.expireTokens.run(before, before).changes;
-        const operations = this.sql.expireOperations.run(before).changes;
-        return tokens + operations;
-      }),
+      expire: this.db.transaction((before: string): number => this.sql.expireOperations.run(before).changes),
     };
   }
 }
@@ -576,23 +669,23 @@ function prepareStatements(db: Database.Database) {
     deleteType: db.prepare<[string]>(`DELETE FROM types WHERE type_name = ?`),
 
     getResource: db.prepare<[string, string], ResourceRow>(
-      `SELECT type_name, identifier, properties_json, created_at, updated_at FROM resources
+      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at FROM resources
        WHERE type_name = ? AND identifier = ?`,
     ),
     listResourcesFirst: db.prepare<[string, number], ResourceRow>(
-      `SELECT type_name, identifier, properties_json, created_at, updated_at FROM resources
+      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at FROM resources
        WHERE type_name = ? ORDER BY identifier LIMIT ?`,
     ),
     listResourcesAfter: db.prepare<[string, string, number], ResourceRow>(
-      `SELECT type_name, identifier, properties_json, created_at, updated_at FROM resources
+      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at FROM resources
        WHERE type_name = ? AND identifier > ? ORDER BY identifier LIMIT ?`,
     ),
     countResources: db.prepare<[string], { count: number }>(
       `SELECT COUNT(*) AS count FROM resources WHERE type_name = ?`,
     ),
-    putResource: db.prepare<[string, string, string, string, string]>(
-      `INSERT INTO resources (type_name, identifier, properties_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json,
+    putResource: db.prepare<[string, string, string, string | null, string, string]>(
+      `INSERT INTO resources (type_name, identifier, properties_json, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json, sealed = excluded.sealed,
          updated_at = excluded.updated_at`,
     ),
     deleteResource: db.prepare<[string, string]>(
@@ -618,28 +711,31 @@ function prepareStatements(db: Database.Database) {
       `SELECT request_token FROM operations
        WHERE type_name = ? AND identifier = ? AND status IN ${ACTIVE_SQL} AND identifier IS NOT NULL`,
     ),
-    insertOperation: db.prepare<OperationParams, OperationRow>(
+    // With its client token's request hash and, when the worker that begins it runs it, its lease: one write.
+    insertOperation: db.prepare<InsertParams>(
       `INSERT INTO operations (request_token, type_name, identifier, operation, status, event_time, resource_model_json,
          status_message, error_code, retry_after, request_json, callback_context_json, started_at, deadline_at, attempts,
-         client_token)
+         client_token, request_hash, lease_owner, lease_until)
        VALUES (@request_token, @type_name, @identifier, @operation, @status, @event_time, @resource_model_json,
          @status_message, @error_code, @retry_after, @request_json, @callback_context_json, @started_at, @deadline_at,
-         @attempts, @client_token)
-       RETURNING ${OPERATION_COLUMNS}`,
+         @attempts, @client_token, @request_hash, @lease_owner, @lease_until)`,
     ),
-    saveOperation: db.prepare<OperationParams>(
+    // Both guarded: only an active operation, and with @owner only while that worker holds the lease.
+    saveOperation: db.prepare<GuardedParams>(
       `UPDATE operations SET identifier = @identifier, status = @status, event_time = @event_time,
          resource_model_json = @resource_model_json, status_message = @status_message, error_code = @error_code,
          retry_after = @retry_after, request_json = @request_json, callback_context_json = @callback_context_json,
          deadline_at = @deadline_at, attempts = @attempts
-       WHERE request_token = @request_token`,
+       WHERE request_token = @request_token AND status IN ${ACTIVE_SQL}
+         AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
-    finishOperation: db.prepare<OperationParams>(
+    finishOperation: db.prepare<GuardedParams>(
       `UPDATE operations SET identifier = @identifier, status = @status, event_time = @event_time,
          resource_model_json = @resource_model_json, status_message = @status_message, error_code = @error_code,
          retry_after = @retry_after, request_json = @request_json, callback_context_json = @callback_context_json,
          deadline_at = @deadline_at, attempts = @attempts, lease_owner = NULL, lease_until = NULL
-       WHERE request_token = @request_token`,
+       WHERE request_token = @request_token AND status IN ${ACTIVE_SQL}
+         AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
     claimable: db.prepare<[string, string, number], OperationRow>(
       `SELECT ${OPERATION_COLUMNS} FROM operations
@@ -657,16 +753,9 @@ function prepareStatements(db: Database.Database) {
       `UPDATE operations SET lease_owner = NULL, lease_until = NULL WHERE request_token = ? AND lease_owner = ?`,
     ),
 
+    // A client token is a column of its operation (unique among them): it lives as long as the operation.
     getToken: db.prepare<[string], TokenRow>(
-      `SELECT request_token, request_hash FROM client_tokens WHERE client_token = ?`,
-    ),
-    insertToken: db.prepare<[string, string, string | null, string]>(
-      `INSERT INTO client_tokens (client_token, request_token, request_hash, created_at) VALUES (?, ?, ?, ?)`,
-    ),
-    deleteToken: db.prepare<[string]>(`DELETE FROM client_tokens WHERE client_token = ?`),
-    expireTokens: db.prepare<[string, string]>(
-      `DELETE FROM client_tokens WHERE created_at < ? OR request_token IN
-         (SELECT request_token FROM operations WHERE status IN ${TERMINAL_SQL} AND event_time < ?)`,
+      `SELECT ${OPERATION_COLUMNS}, request_hash FROM operations WHERE client_token = ?`,
     ),
     expireOperations: db.prepare<[string]>(
       `DELETE FROM operations WHERE status IN ${TERMINAL_SQL} AND event_time < ?`,
@@ -702,7 +791,11 @@ function page<T>(rows: T[], limit: number, cursor: (last: T) => string): Page<T>
 }
 
 /** Normalise a time to `toISOString()` form so that stored times compare as text. */
+/** Already in the stored form (what toISOString gives, as the engine passes): kept as is. */
+const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 function isoTime(value: string, field: string): string {
+  if (CANONICAL_TIME.test(value)) return value;
   const time = new Date(value);
   if (Number.isNaN(time.getTime())) {
     throw new TypeplaneError('InvalidRequest', `${field} is not a valid time: ${JSON.stringify(value)}.`);
@@ -774,13 +867,15 @@ function toStoredType(row: TypeRow): StoredType {
 }
 
 function toStoredResource(row: ResourceRow): StoredResource {
-  return {
+  const resource: StoredResource = {
     typeName: row.type_name,
     identifier: row.identifier,
     properties: JSON.parse(row.properties_json) as Model,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+  if (row.sealed !== null) resource.sealed = row.sealed;
+  return resource;
 }
 
 function toKvEntry(row: KvRow): KvEntry {

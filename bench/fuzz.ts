@@ -1,0 +1,87 @@
+/**
+ * Benchmark (not a test): the fuzz test's requests (`test/security/fuzz-requests.ts`) in a larger
+ * number against a live server, then the store's consistency check. Prints the request count,
+ * requests per second, the answers by status and errorCode, and every contract violation found.
+ *
+ *   npm run bench:fuzz                                  (300,000 requests)
+ *   npm run bench:fuzz -- --requests 50000 --seed 7 --concurrency 32
+ *
+ * The server runs in this process's main thread (as in the test); requests are generated and sent
+ * from a worker thread, so each side has a core on a 2-core machine. Exits 1 on any violation.
+ */
+import { parseArgs } from 'node:util';
+import { cpus, loadavg } from 'node:os';
+import { checkConsistency } from '../src/engine/index.js';
+import { startTestService } from '../test/helpers/service.js';
+import { formatTally, fuzzTypeDocuments, runFuzzInWorker } from '../test/security/fuzz-requests.js';
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '300000' },
+    seed: { type: 'string' },
+    concurrency: { type: 'string', default: '32' },
+  },
+});
+const requests = Number(values.requests);
+const seed = values.seed !== undefined ? Number(values.seed) : Date.now() % 2 ** 31;
+const concurrency = Number(values.concurrency);
+
+const svc = await startTestService();
+let failed: boolean;
+try {
+  for (const doc of fuzzTypeDocuments()) {
+    const res = await svc.call('POST', '/v1/types', doc.body, { 'content-type': doc.contentType });
+    if (res.status !== 201) throw new Error(`registering a fuzz type failed: ${JSON.stringify(res.body)}`);
+  }
+  console.log(
+    `fuzz: ${requests} requests, concurrency ${concurrency}, seed ${seed}; ${cpus().length} cores, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  let shown = 0;
+  const report = await runFuzzInWorker({
+    url: svc.url,
+    token: svc.token,
+    requests,
+    concurrency,
+    seed,
+    onBatch: (done) => {
+      if (done - shown >= 50_000) {
+        shown = done;
+        console.log(`  ${done} sent`);
+      }
+    },
+  });
+  const seconds = report.durationMs / 1000;
+  console.log(`\nrequests:   ${report.requests}`);
+  console.log(`duration:   ${seconds.toFixed(1)} s`);
+  console.log(`throughput: ${Math.round(report.requests / seconds)} requests/s`);
+  console.log(`\nanswers by status and errorCode:\n${formatTally(report.tally)}`);
+  console.log(`\nviolations: ${report.violationCount}`);
+  for (const v of report.violations) console.log(`  ${v}`);
+
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    const active = await svc.call(
+      'GET',
+      '/v1/requests?status=PENDING,IN_PROGRESS,CANCEL_IN_PROGRESS&maxResults=1',
+    );
+    if (active.body?.progressEvents?.length === 0) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const started = performance.now();
+  const problems = await checkConsistency(svc.store);
+  console.log(
+    `\nconsistency check: ${problems.length} problems (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
+  for (const p of problems.slice(0, 20))
+    console.log(`  ${p.check} ${p.typeName} ${p.identifier ?? ''} ${p.message}`);
+  console.log(`Object.prototype polluted: ${({} as Record<string, unknown>).polluted !== undefined}`);
+  failed =
+    report.violationCount > 0 ||
+    problems.length > 0 ||
+    ({} as Record<string, unknown>).polluted !== undefined;
+} finally {
+  await svc.close();
+}
+process.exit(failed ? 1 : 0);

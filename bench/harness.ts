@@ -1,0 +1,185 @@
+/**
+ * What the soak and memory benchmarks share: a `typeplane serve` child process (under tsx, or the
+ * built `dist/` with `--dist`), keep-alive HTTP calls to it, its memory from /proc, and quantiles.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+export interface Server {
+  child: ChildProcess;
+  url: URL;
+  /** The admin token the server was started with (sent on every call). */
+  token: string;
+  stop(): Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+const tempDirs: string[] = [];
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+/** Remove `dir` when this process exits. */
+export function removeAtExit(dir: string): void {
+  tempDirs.push(dir);
+}
+
+/** `typeplane serve` on a free port; resolves once it prints its listening line. */
+export async function startServer(dataDir: string, args: string[], useDist: boolean): Promise<Server> {
+  const main = useDist ? join(root, 'dist/cli/main.js') : join(root, 'src/cli/main.ts');
+  if (useDist && !existsSync(main)) throw new Error('dist/ is not built: run npm run build, or drop --dist');
+  const token = randomBytes(32).toString('base64url');
+  const child = spawn(
+    process.execPath,
+    [
+      ...(useDist ? [] : ['--import', import.meta.resolve('tsx')]),
+      main,
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warn',
+      ...args,
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TYPEPLANE_ADMIN_TOKEN: token } },
+  );
+  children.add(child);
+  let logs = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    logs = (logs + d.toString()).slice(-20_000);
+  });
+  const url = await new Promise<URL>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the server did not start in 60 s\n${logs}`)), 60_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(new URL(m[1]!));
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code ?? signal}) before listening\n${logs}`));
+    });
+  });
+  return {
+    child,
+    url,
+    token,
+    async stop() {
+      children.delete(child);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** A JSON answer, read loosely: a benchmark checks the few fields it needs. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
+/** Keep-alive calls to one server, at most `sockets` at once. */
+export function client(server: Server, sockets: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  return {
+    call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+      const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      return new Promise((resolve, reject) => {
+        const req = http.request(
+          server.url,
+          {
+            method,
+            path,
+            agent,
+            headers: {
+              authorization: `Bearer ${server.token}`,
+              ...(data ? { 'content-type': 'application/json', 'content-length': data.length } : {}),
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              let parsed: unknown = text;
+              try {
+                parsed = text === '' ? undefined : JSON.parse(text);
+              } catch {
+                /* keep the text */
+              }
+              resolve({ status: res.statusCode ?? 0, body: parsed });
+            });
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(data);
+      });
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+/** VmRSS (now) and VmHWM (peak) of a process, in MB, from /proc; NaN where there is no /proc. */
+export function memoryOf(pid: number | undefined): { rssMb: number; peakMb: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+  } catch {
+    return { rssMb: Number.NaN, peakMb: Number.NaN };
+  }
+}
+
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** `--name value` from argv, as a number, or the fallback. */
+export function numberArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const value = Number(process.argv[i + 1]);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
+  return value;
+}
+
+export const flag = (name: string) => process.argv.includes(`--${name}`);
+
+export const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : 'n/a';
+
+export const WIDGET_TYPE = 'Bench::Soak::Widget';
+export const WIDGET_SCHEMA = {
+  typeName: WIDGET_TYPE,
+  description: 'A simple resource for the soak and memory benchmarks.',
+  properties: {
+    Name: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,40}$' },
+    Size: { type: 'string', enum: ['S', 'M', 'L'], default: 'S' },
+    Color: { type: 'string' },
+    Count: { type: 'integer', minimum: 0 },
+  },
+  additionalProperties: false,
+  required: ['Name'],
+  primaryIdentifier: ['/properties/Name'],
+  createOnlyProperties: ['/properties/Name'],
+};

@@ -1,0 +1,109 @@
+/**
+ * @module What a token may do: its role's actions and the types its globs reach. Pure functions.
+ *
+ * Roles are ordered: `admin` (everything, including types and tokens) > `writer` (resources and
+ * requests, read and write; types read-only) > `reader` (reads only).
+ *
+ * Type globs are matched against the whole type name, case-sensitively. `*` matches any run of
+ * characters, separators included, so `AWS::S3::*` reaches every S3 type, `AWS::*` every AWS type
+ * and `Applications.Datastores/*` every type of that Radius namespace; every other character matches
+ * itself. A token without globs reaches every type.
+ */
+import { TypeplaneError } from '../errors.js';
+
+export const ROLES = ['admin', 'writer', 'reader'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+/** Who is calling: the token's record, without its secret. */
+export interface Principal {
+  tokenId: string;
+  role: Role;
+  /** Type globs; absent means every type. */
+  types?: string[];
+}
+
+/** What a route does, for the role check. */
+export type Action =
+  | 'read' // GET anything a token may see
+  | 'write' // create/update/delete resources, cancel requests
+  | 'manage-types' // register and deregister types
+  | 'manage-tokens'; // create, list and revoke tokens
+
+const ALLOWED: Record<Role, ReadonlySet<Action>> = {
+  admin: new Set<Action>(['read', 'write', 'manage-types', 'manage-tokens']),
+  writer: new Set<Action>(['read', 'write']),
+  reader: new Set<Action>(['read']),
+};
+
+export function roleAllows(role: Role, action: Action): boolean {
+  return ALLOWED[role].has(action);
+}
+
+/** Characters a glob may hold: those of type names (`::`, `.`, `/`, alphanumerics) and `*`. */
+const GLOB_PATTERN = /^[A-Za-z0-9_.:/*-]{1,256}$/;
+export const MAX_GLOBS = 64;
+
+/**
+ * Check and normalise globs given as a list whose items may be comma-separated
+ * (`--types 'AWS::S3::*,AWS::SQS::*'` or repeated `--types`). Throws InvalidRequest.
+ */
+export function parseTypeGlobs(raw: unknown): string[] {
+  const items = Array.isArray(raw) ? raw : [raw];
+  const globs: string[] = [];
+  for (const item of items) {
+    if (typeof item !== 'string')
+      throw new TypeplaneError('InvalidRequest', 'types must be a list of type-name globs (strings)');
+    for (const part of item.split(',').map((p) => p.trim())) {
+      if (part === '') continue;
+      if (!GLOB_PATTERN.test(part))
+        throw new TypeplaneError(
+          'InvalidRequest',
+          `'${part}' is not a type glob: use the characters of type names and '*' (like 'AWS::S3::*')`,
+        );
+      if (!globs.includes(part)) globs.push(part);
+    }
+  }
+  if (globs.length === 0)
+    throw new TypeplaneError('InvalidRequest', 'types, when given, must name at least one glob');
+  if (globs.length > MAX_GLOBS) throw new TypeplaneError('InvalidRequest', `at most ${MAX_GLOBS} type globs`);
+  return globs;
+}
+
+const compiled = new Map<string, RegExp>();
+
+function globRegExp(glob: string): RegExp {
+  let re = compiled.get(glob);
+  if (!re) {
+    const source = glob
+      .split('*')
+      .map((s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+      .join('.*');
+    re = new RegExp(`^${source}$`, 's');
+    if (compiled.size > 10_000) compiled.clear();
+    compiled.set(glob, re);
+  }
+  return re;
+}
+
+export function globMatches(glob: string, typeName: string): boolean {
+  return globRegExp(glob).test(typeName);
+}
+
+/** Whether the principal's globs reach `typeName` (always, for a token without globs). */
+export function typeVisible(principal: Principal, typeName: string): boolean {
+  return principal.types === undefined || principal.types.some((g) => globMatches(g, typeName));
+}
+
+export function accessDenied(message: string): TypeplaneError {
+  return new TypeplaneError('AccessDenied', message);
+}
+
+/** Throws AccessDenied when the principal's globs do not reach `typeName`. */
+export function assertTypeVisible(principal: Principal, typeName: string): void {
+  if (!typeVisible(principal, typeName))
+    throw accessDenied(`this token is scoped to other types and cannot reach ${typeName}`);
+}

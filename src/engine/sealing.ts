@@ -1,0 +1,141 @@
+/**
+ * @module The at-rest form of what the engine persists. Write-only values leave models before they
+ * reach the store (resource records, operation requests, reported models) and are kept sealed beside
+ * them; a provider's callback context is sealed whole, since it may hold anything. Values are opened
+ * only to build what a provider is handed, or to patch the whole desired state.
+ *
+ * One seal per record written; a model without write-only values is stored as it is, at no cost.
+ * Records written before sealing existed (no sealed member) are read as they are.
+ */
+import type { ResourceType } from '../schema/index.js';
+import { isSealed, type Sealer } from '../secrets/index.js';
+import type { StoredResource } from '../store/types.js';
+import { cloneJson, mergeWriteOnly, splitWriteOnly, valuesAt, type WriteOnlyValue } from './model/index.js';
+import type { Model } from './types.js';
+
+/** The member of a stored request or callback context that holds its sealed part. */
+const SEALED = '$sealed';
+
+/** What a provider is handed of an operation's request. */
+export interface OpenedRequest {
+  desiredState?: Model;
+  previousState?: Model;
+}
+
+const resourcePlace = (typeName: string, identifier: string) =>
+  `resource\u0000${typeName}\u0000${identifier}`;
+const requestPlace = (requestToken: string) => `request\u0000${requestToken}`;
+const contextPlace = (requestToken: string) => `callback-context\u0000${requestToken}`;
+
+/** A resource's record: the model without write-only values, and those values sealed to this resource. */
+export function sealResource(
+  sealer: Sealer,
+  type: ResourceType,
+  identifier: string,
+  model: Model,
+): { properties: Model; sealed?: string } {
+  const split = splitWriteOnly(type, model);
+  if (split.values.length === 0) return { properties: model };
+  return {
+    properties: split.model,
+    sealed: sealer.seal(JSON.stringify(split.values), resourcePlace(type.typeName, identifier)),
+  };
+}
+
+/** The whole model of a resource record (a copy), write-only values included. */
+export function openResource(sealer: Sealer, resource: StoredResource): Model {
+  if (resource.sealed === undefined) return resource.properties;
+  const values = JSON.parse(
+    sealer.open(resource.sealed, resourcePlace(resource.typeName, resource.identifier)),
+  ) as WriteOnlyValue[];
+  return mergeWriteOnly(cloneJson(resource.properties), values);
+}
+
+/** An operation's request as stored: its models without write-only values, those sealed to the operation. */
+export function sealRequest(
+  sealer: Sealer,
+  type: ResourceType,
+  requestToken: string,
+  request: { desiredState: Model; previousState?: Model },
+): Record<string, unknown> {
+  if (type.writeOnlyProperties.length === 0) return request;
+  const desired = splitWriteOnly(type, request.desiredState);
+  const previous = request.previousState ? splitWriteOnly(type, request.previousState) : undefined;
+  if (desired.values.length === 0 && !previous?.values.length) return request;
+  const sealed: Record<string, unknown> = { desiredState: desired.model };
+  if (previous) sealed.previousState = previous.model;
+  sealed[SEALED] = sealer.seal(
+    JSON.stringify([desired.values, previous?.values ?? []]),
+    requestPlace(requestToken),
+  );
+  return sealed;
+}
+
+/** The request a provider is handed (copies), write-only values included. */
+export function openRequest(
+  sealer: Sealer,
+  requestToken: string,
+  request: Record<string, unknown>,
+): OpenedRequest {
+  const opened: OpenedRequest = {};
+  if (request.desiredState) opened.desiredState = cloneJson(request.desiredState as Model);
+  if (request.previousState) opened.previousState = cloneJson(request.previousState as Model);
+  const sealed = request[SEALED];
+  if (!isSealed(sealed)) return opened;
+  const [desired, previous] = JSON.parse(sealer.open(sealed, requestPlace(requestToken))) as [
+    WriteOnlyValue[],
+    WriteOnlyValue[],
+  ];
+  if (opened.desiredState) mergeWriteOnly(opened.desiredState, desired);
+  if (opened.previousState) mergeWriteOnly(opened.previousState, previous);
+  return opened;
+}
+
+/** A provider's callback context as stored: sealed whole. */
+export function sealContext(
+  sealer: Sealer,
+  requestToken: string,
+  context: Record<string, unknown>,
+): Record<string, unknown> {
+  return { [SEALED]: sealer.seal(JSON.stringify(context), contextPlace(requestToken)) };
+}
+
+/** The callback context a provider gave, as it gave it. */
+export function openContext(
+  sealer: Sealer,
+  requestToken: string,
+  stored: Record<string, unknown>,
+): Record<string, unknown> {
+  const sealed = stored[SEALED];
+  if (!isSealed(sealed) || Object.keys(stored).length !== 1) return stored;
+  return JSON.parse(sealer.open(sealed, contextPlace(requestToken))) as Record<string, unknown>;
+}
+
+/** Shorter strings are not masked: they would mask ordinary words of a message. */
+const MIN_MASKED_LENGTH = 4;
+
+/**
+ * `text` with every write-only string value of `models` masked: a provider's message or error may
+ * quote what it was handed (a database error naming a password, say), and it is kept and logged.
+ */
+export function maskWriteOnly(type: ResourceType, text: string, models: (Model | undefined)[]): string {
+  if (type.writeOnlyProperties.length === 0) return text;
+  const secrets = new Set<string>();
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string' || typeof value === 'number') {
+      const s = String(value);
+      if (s.length >= MIN_MASKED_LENGTH) secrets.add(s);
+    } else if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+  };
+  for (const model of models) {
+    if (!model) continue;
+    for (const pointer of type.writeOnlyProperties)
+      for (const { value } of valuesAt(model, pointer)) collect(value);
+  }
+  let masked = text;
+  // Longest first, so a secret containing another is masked whole.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length))
+    masked = masked.split(secret).join('***');
+  return masked;
+}

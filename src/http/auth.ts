@@ -1,0 +1,93 @@
+/**
+ * @module Authentication and the role check, as one `onRequest` hook: it runs after routing and
+ * before the body is read, so a caller without a valid token costs no parsing. `/healthz` is open.
+ *
+ * 401 InvalidCredentials: no `Authorization: Bearer` header, a malformed one, or an unknown
+ * (revoked) token. 403 AccessDenied: the token's role does not allow the route, or the route names
+ * a type (`:typeName`) outside the token's type globs. Routes that list or follow several types
+ * filter by the globs themselves, through `principalOf`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  accessDenied,
+  assertTypeVisible,
+  roleAllows,
+  type Action,
+  type Principal,
+  type Tokens,
+} from '../auth/index.js';
+import { errorBody } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+const OPEN_ROUTES = new Set(['/healthz']);
+
+const HOW_TO_GET_ONE =
+  "'typeplane serve' prints an admin token on first start (or takes TYPEPLANE_ADMIN_TOKEN); 'typeplane token create' makes more";
+
+/** The caller of an authenticated route. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('route reached without authentication');
+  return request.principal;
+}
+
+function actionOf(method: string, route: string): Action {
+  if (route === '/v1/tokens' || route.startsWith('/v1/tokens/')) return 'manage-tokens';
+  if (method === 'GET' || method === 'HEAD') return 'read';
+  if (route === '/v1/types' || route.startsWith('/v1/types/')) return 'manage-types';
+  return 'write';
+}
+
+function unauthorized(reply: FastifyReply, message: string, invalidToken: boolean): FastifyReply {
+  return reply
+    .status(401)
+    .header(
+      'www-authenticate',
+      invalidToken ? 'Bearer realm="typeplane", error="invalid_token"' : 'Bearer realm="typeplane"',
+    )
+    .send(errorBody('InvalidCredentials', message));
+}
+
+export function registerAuth(app: FastifyInstance, tokens: Tokens): void {
+  app.decorateRequest('principal', undefined);
+  app.addHook('onRequest', async (request, reply) => {
+    const route = request.routeOptions.url;
+    if (route !== undefined && OPEN_ROUTES.has(route)) return;
+    const header = request.headers.authorization;
+    if (header === undefined || header === '')
+      return unauthorized(
+        reply,
+        `this API needs a token: send 'Authorization: Bearer <token>'; ${HOW_TO_GET_ONE}`,
+        false,
+      );
+    const match = /^Bearer +(\S+) *$/i.exec(header);
+    if (!match) return unauthorized(reply, "the Authorization header must be 'Bearer <token>'", true);
+    const principal = await tokens.authenticate(match[1]!);
+    if (!principal) return unauthorized(reply, `the token is unknown or revoked; ${HOW_TO_GET_ONE}`, true);
+    request.principal = principal;
+    // Unknown routes answer 404 to any valid token.
+    if (route === undefined) return;
+    const action = actionOf(request.method, route);
+    if (!roleAllows(principal.role, action))
+      throw accessDenied(`a ${principal.role} token cannot ${describe(action)}`);
+    const typeName = (request.params as { typeName?: unknown } | undefined)?.typeName;
+    if (typeof typeName === 'string') assertTypeVisible(principal, typeName);
+  });
+}
+
+function describe(action: Action): string {
+  switch (action) {
+    case 'read':
+      return 'read';
+    case 'write':
+      return 'create, change or delete resources, or cancel requests';
+    case 'manage-types':
+      return 'register or deregister types';
+    case 'manage-tokens':
+      return 'create, list or revoke tokens';
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * @module /v1/tokens — create, list and revoke API tokens (admin only; the auth hook checks the role).
+ * A created token is in the 201 answer and nowhere else: only its hash is kept.
+ */
+import type { FastifyInstance } from 'fastify';
+import { TypeplaneError } from '../../errors.js';
+import { isRole, type Tokens } from '../../auth/index.js';
+
+export async function tokenRoutes(app: FastifyInstance, { tokens }: { tokens: Tokens }): Promise<void> {
+  app.post('/v1/tokens', async (request, reply) => {
+    const body = request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new TypeplaneError(
+        'InvalidRequest',
+        'send a JSON object: { "role": "admin" | "writer" | "reader", "types"?: [...], "description"?: "..." }',
+      );
+    const { role, types, description, ...rest } = body as Record<string, unknown>;
+    const unknown = Object.keys(rest);
+    if (unknown.length > 0)
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
+      );
+    if (!isRole(role))
+      throw new TypeplaneError(
+        'InvalidRequest',
+        role === undefined
+          ? 'role is required: admin, writer or reader'
+          : `role must be admin, writer or reader, not ${JSON.stringify(role).slice(0, 40)}`,
+      );
+    if (description !== undefined && typeof description !== 'string')
+      throw new TypeplaneError('InvalidRequest', 'description must be a string');
+    const { token, record } = await tokens.create({
+      role,
+      ...(types !== undefined ? { types } : {}),
+      ...(description !== undefined ? { description } : {}),
+    });
+    // The audit trail names tokens by id, never by secret.
+    request.log.info(
+      { tokenId: record.id, role: record.role, by: request.principal?.tokenId },
+      'token created',
+    );
+    return reply.status(201).send({ token, ...record });
+  });
+
+  app.get('/v1/tokens', async () => ({ tokens: await tokens.list() }));
+
+  app.delete<{ Params: { id: string } }>('/v1/tokens/:id', async (request, reply) => {
+    if (!(await tokens.revoke(request.params.id)))
+      throw new TypeplaneError('NotFound', `no token with id ${request.params.id}`);
+    request.log.info({ tokenId: request.params.id, by: request.principal?.tokenId }, 'token revoked');
+    return reply.status(204).send();
+  });
+}

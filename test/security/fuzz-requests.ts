@@ -1,0 +1,972 @@
+/**
+ * Random and mutated requests against a live server, shared by the fuzz test
+ * (`test/security/fuzz.test.ts`) and the benchmark (`bench/fuzz.ts`).
+ *
+ * fast-check generates batches of requests: a valid request for some route (creates, patches, puts,
+ * deletes, reads, lists, requests, types, tokens), then maybe one mutation of it: wrong types, extra
+ * or missing keys, `__proto__`/`constructor` keys, deep nesting, huge strings, broken JSON, wrong
+ * content types, random methods, odd path segments and query strings, unicode, binary, missing or
+ * bad tokens. Each batch is sent with bounded concurrency over keep-alive connections, and every
+ * answer is judged: no 5xx, and every refusal in the contract's error shape with a catalogued code
+ * and a status the API documents.
+ */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { Worker } from 'node:worker_threads';
+import fc from 'fast-check';
+import { ERROR_CODES, isErrorCode } from '../../src/errors.js';
+
+export const WIDGET = 'Test::Fuzz::Widget';
+export const PAIR = 'Test::Fuzz::Pair';
+/** A manifest type: '/' in its name. */
+export const QUEUE = 'Typeplane.Messaging/queues';
+const TYPES = [WIDGET, PAIR, QUEUE] as const;
+type TypeName = (typeof TYPES)[number];
+
+const widgetSchema = {
+  typeName: WIDGET,
+  description: 'A widget the fuzz test creates, changes and deletes.',
+  properties: {
+    Name: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,30}$' },
+    Size: { type: 'string', enum: ['S', 'M', 'L'], default: 'S' },
+    Color: { type: 'string', maxLength: 64 },
+    Count: { type: 'integer', minimum: 0, maximum: 1000 },
+    Secret: { type: 'string' },
+    Labels: { type: 'array', maxItems: 20, items: { type: 'string', pattern: '^[a-z]*$' } },
+    Nested: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        Inner: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { Deep: { type: 'string' }, When: { type: 'string', format: 'date-time' } },
+        },
+      },
+    },
+    Tags: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['Key'],
+        properties: { Key: { type: 'string', minLength: 1 }, Value: { type: 'string' } },
+      },
+    },
+    Id: { type: 'string' },
+  },
+  additionalProperties: false,
+  required: ['Name'],
+  primaryIdentifier: ['/properties/Name'],
+  createOnlyProperties: ['/properties/Name'],
+  readOnlyProperties: ['/properties/Id'],
+  writeOnlyProperties: ['/properties/Secret'],
+};
+
+const pairSchema = {
+  typeName: PAIR,
+  description: 'A resource with a compound identifier (region and key).',
+  properties: {
+    Region: { type: 'string', enum: ['eu', 'us'] },
+    Key: { type: 'string', pattern: '^[a-z0-9]+$' },
+    Value: { type: 'string' },
+    Meta: {
+      type: 'object',
+      patternProperties: { '^x-[a-z]+$': { type: 'string' } },
+      additionalProperties: false,
+    },
+    Url: { type: 'string', format: 'uri' },
+  },
+  additionalProperties: false,
+  required: ['Region', 'Key'],
+  primaryIdentifier: ['/properties/Region', '/properties/Key'],
+  createOnlyProperties: ['/properties/Region', '/properties/Key'],
+};
+
+/** The type documents to register before fuzzing, with their content types. */
+export function fuzzTypeDocuments(): { body: string; contentType: string }[] {
+  return [
+    { body: JSON.stringify(widgetSchema), contentType: 'application/json' },
+    { body: JSON.stringify(pairSchema), contentType: 'application/json' },
+    {
+      body: readFileSync(new URL('../../examples/queues.yaml', import.meta.url), 'utf8'),
+      contentType: 'application/yaml',
+    },
+  ];
+}
+
+export interface FuzzRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+  /** Which template and mutation made it, for the report. */
+  kind: string;
+}
+
+/** Statuses the API documents; 5xx never comes from a request alone. */
+const DOCUMENTED_STATUSES = new Set([200, 201, 202, 204, 400, 401, 403, 404, 409, 413, 414, 415, 429, 431]);
+/** Refusals of the transport rather than the contract, all InvalidRequest. */
+const TRANSPORT_STATUSES = new Set([413, 414, 415, 431]);
+
+// ---------------------------------------------------------------------------------------------
+// Valid requests
+
+/** Any code points, lone surrogates included (cheaper to build than fast-check's binary strings). */
+const anyText = (maxLength: number, minLength = 0) =>
+  fc
+    .array(fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0x10ffff })), {
+      minLength,
+      maxLength,
+    })
+    .map((codes) => String.fromCodePoint(...codes));
+
+const names = fc.constantFrom(...Array.from({ length: 40 }, (_, i) => `n${i}`));
+const lower = fc.stringMatching(/^[a-z]{0,8}$/);
+const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
+const clientToken = maybe(fc.stringMatching(/^[A-Za-z0-9._:-]{1,20}$/));
+
+const widgetState = fc.record(
+  {
+    Name: names,
+    Size: fc.constantFrom('S', 'M', 'L'),
+    Color: lower,
+    Count: fc.integer({ min: 0, max: 1000 }),
+    Secret: lower,
+    Labels: fc.array(lower, { maxLength: 4 }),
+    Nested: fc.record({ Inner: fc.record({ Deep: fc.string({ maxLength: 10 }) }, { requiredKeys: [] }) }),
+    Tags: fc.array(
+      fc.record({ Key: fc.stringMatching(/^[A-Za-z]{1,6}$/), Value: lower }, { requiredKeys: ['Key'] }),
+      {
+        maxLength: 3,
+      },
+    ),
+  },
+  { requiredKeys: ['Name'] },
+);
+const pairState = fc.record(
+  {
+    Region: fc.constantFrom('eu', 'us'),
+    Key: names.map((n) => n.slice(1)),
+    Value: fc.string({ maxLength: 12 }),
+    Meta: fc.dictionary(fc.stringMatching(/^x-[a-z]{1,5}$/), lower, { maxKeys: 3 }),
+    Url: fc.constantFrom('https://example.com/a', 'http://h/', 'urn:x:y'),
+  },
+  { requiredKeys: ['Region', 'Key'] },
+);
+const queueState = fc.record(
+  {
+    name: names,
+    fifo: fc.boolean(),
+    retentionHours: fc.integer({ min: 1, max: 336 }),
+    labels: fc.dictionary(fc.stringMatching(/^[a-z]{1,6}$/), lower, { maxKeys: 3 }),
+    deadLetterQueue: fc.option(lower, { nil: null }),
+  },
+  { requiredKeys: ['name'] },
+);
+
+const stateOf: Record<TypeName, fc.Arbitrary<Record<string, unknown>>> = {
+  [WIDGET]: widgetState,
+  [PAIR]: pairState,
+  [QUEUE]: queueState,
+};
+
+const identifierOf = (type: TypeName, state: Record<string, unknown>): string =>
+  type === PAIR ? `${String(state.Region)}|${String(state.Key)}` : String(state.Name ?? state.name);
+
+const identifier: Record<TypeName, fc.Arbitrary<string>> = {
+  [WIDGET]: names,
+  [PAIR]: fc.tuple(fc.constantFrom('eu', 'us'), names).map(([r, n]) => `${r}|${n.slice(1)}`),
+  [QUEUE]: names,
+};
+
+const patchOps: Record<TypeName, fc.Arbitrary<unknown[]>> = {
+  [WIDGET]: fc.array(
+    fc.oneof(
+      lower.map((v) => ({ op: 'replace', path: '/Color', value: v })),
+      lower.map((v) => ({ op: 'add', path: '/Labels/-', value: v })),
+      fc.constant({ op: 'remove', path: '/Labels/0' }),
+      fc.integer({ min: 0, max: 1000 }).map((v) => ({ op: 'add', path: '/Count', value: v })),
+      fc.constant({ op: 'copy', from: '/Color', path: '/Secret' }),
+      fc.constant({ op: 'test', path: '/Size', value: 'S' }),
+      lower.map((v) => ({ op: 'add', path: '/Nested', value: { Inner: { Deep: v } } })),
+      fc.constant({ op: 'replace', path: '/Name', value: 'renamed' }),
+    ),
+    { minLength: 1, maxLength: 4 },
+  ),
+  [PAIR]: fc.array(
+    fc.oneof(
+      lower.map((v) => ({ op: 'replace', path: '/Value', value: v })),
+      lower.map((v) => ({ op: 'add', path: '/Meta/x-a', value: v })),
+      fc.constant({ op: 'remove', path: '/Meta' }),
+    ),
+    { minLength: 1, maxLength: 3 },
+  ),
+  [QUEUE]: fc.array(
+    fc.oneof(
+      fc.boolean().map((v) => ({ op: 'replace', path: '/fifo', value: v })),
+      fc.integer({ min: 0, max: 400 }).map((v) => ({ op: 'replace', path: '/retentionHours', value: v })),
+      lower.map((v) => ({ op: 'add', path: '/labels/a', value: v })),
+      fc.constant({ op: 'add', path: '/deadLetterQueue', value: null }),
+    ),
+    { minLength: 1, maxLength: 3 },
+  ),
+};
+
+/** A request before encoding: its body is a value (sent as JSON) or raw text. */
+interface Template {
+  kind: string;
+  method: string;
+  segments: string[];
+  /** The path's segments as sent, when a mutation chose them (already percent-encoded). */
+  encoded?: string[];
+  query: [string, string][];
+  body?: unknown;
+  rawBody?: string;
+  contentType?: string;
+}
+
+const typeName = fc.constantFrom(...TYPES);
+const waitQuery = fc.oneof(
+  { weight: 30, arbitrary: fc.constant<[string, string][]>([]) },
+  { weight: 5, arbitrary: fc.constant<[string, string][]>([['wait', '0']]) },
+  { weight: 1, arbitrary: fc.constant<[string, string][]>([['wait', '1']]) },
+);
+/** Stands for the token of an operation started recently in the run (filled in when sent). */
+export const RECENT_TOKEN = '@recent';
+const requestToken = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(RECENT_TOKEN) },
+  { weight: 1, arbitrary: fc.uuid() },
+  { weight: 1, arbitrary: fc.constantFrom('nope', '00000000-0000-0000-0000-000000000000') },
+);
+const forgedNextToken = fc
+  .oneof(
+    fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify({ resources: v })),
+    fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify({ operations: v })),
+    fc.string({ maxLength: 20 }),
+  )
+  .map((s) => Buffer.from(s).toString('base64url'));
+
+const templates: fc.Arbitrary<Template> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: typeName.chain((type) =>
+      fc
+        .record({
+          state: stateOf[type],
+          clientToken,
+          query: waitQuery,
+        })
+        .map(({ state, clientToken, query }) => ({
+          kind: 'create',
+          method: 'POST',
+          segments: ['v1', 'resources', type],
+          query,
+          body: { desiredState: state, ...(clientToken ? { clientToken } : {}) },
+        })),
+    ),
+  },
+  {
+    weight: 4,
+    arbitrary: typeName.chain((type) =>
+      fc
+        .record({ id: identifier[type], ops: patchOps[type], clientToken })
+        .map(({ id, ops, clientToken }) => ({
+          kind: 'patch',
+          method: 'PATCH',
+          segments: ['v1', 'resources', type, id],
+          query: [],
+          body: { patchDocument: ops, ...(clientToken ? { clientToken } : {}) },
+        })),
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: typeName.chain((type) =>
+      stateOf[type].map((state) => ({
+        kind: 'put',
+        method: 'PUT',
+        segments: ['v1', 'resources', type, identifierOf(type, state)],
+        query: [],
+        body: { desiredState: state },
+      })),
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: typeName.chain((type) =>
+      fc.record({ id: identifier[type], clientToken }).map(({ id, clientToken }) => ({
+        kind: 'delete',
+        method: 'DELETE',
+        segments: ['v1', 'resources', type, id],
+        query: [],
+        ...(clientToken ? { body: { clientToken } } : {}),
+      })),
+    ),
+  },
+  {
+    weight: 4,
+    arbitrary: typeName.chain((type) =>
+      fc.record({ id: identifier[type], refs: fc.boolean() }).map(({ id, refs }) => ({
+        kind: refs ? 'references' : 'read',
+        method: 'GET',
+        segments: ['v1', 'resources', type, id, ...(refs ? ['references'] : [])],
+        query: [],
+      })),
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({
+        type: typeName,
+        maxResults: maybe(
+          fc.oneof(fc.integer({ min: -5, max: 1100 }).map(String), fc.string({ maxLength: 6 })),
+        ),
+        nextToken: maybe(forgedNextToken),
+      })
+      .map(({ type, maxResults, nextToken }) => ({
+        kind: 'list',
+        method: 'GET',
+        segments: ['v1', 'resources', type],
+        query: [
+          ...(maxResults !== undefined ? [['maxResults', maxResults] as [string, string]] : []),
+          ...(nextToken !== undefined ? [['nextToken', nextToken] as [string, string]] : []),
+        ],
+      })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({
+        token: requestToken,
+        cancel: fc.boolean(),
+        list: fc.boolean(),
+        status: maybe(fc.constantFrom('PENDING,SUCCESS', 'FAILED', 'DONE', 'IN_PROGRESS')),
+        operation: maybe(fc.constantFrom('CREATE', 'DELETE,UPDATE', 'EXPLODE')),
+        // Mostly small pages: a full page of operations is the costliest answer there is.
+        maxResults: fc.oneof(
+          { weight: 8, arbitrary: fc.integer({ min: 1, max: 5 }).map(String) },
+          { weight: 1, arbitrary: fc.integer({ min: -1, max: 1001 }).map(String) },
+        ),
+      })
+      .map(({ token, cancel, list, status, operation, maxResults }) =>
+        list
+          ? {
+              kind: 'requests-list',
+              method: 'GET',
+              segments: ['v1', 'requests'],
+              query: [
+                ...(status ? [['status', status] as [string, string]] : []),
+                ...(operation ? [['operation', operation] as [string, string]] : []),
+                ...(maxResults ? [['maxResults', maxResults] as [string, string]] : []),
+              ],
+            }
+          : cancel
+            ? { kind: 'cancel', method: 'POST', segments: ['v1', 'requests', token, 'cancel'], query: [] }
+            : { kind: 'request', method: 'GET', segments: ['v1', 'requests', token], query: [] },
+      ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.constant<Template>({ kind: 'types-list', method: 'GET', segments: ['v1', 'types'], query: [] }),
+      typeName.map<Template>((t) => ({
+        kind: 'type-read',
+        method: 'GET',
+        segments: ['v1', 'types', t],
+        query: [],
+      })),
+      // Deregistering is refused while resources exist; when none do, the type goes (and is re-registered below).
+      typeName.map<Template>((t) => ({
+        kind: 'type-delete',
+        method: 'DELETE',
+        segments: ['v1', 'types', t],
+        query: [],
+      })),
+      fc
+        .constantFrom(...fuzzTypeDocuments(), { body: '', contentType: 'application/yaml' })
+        .map<Template>((doc) => ({
+          kind: 'type-register',
+          method: 'POST',
+          segments: ['v1', 'types'],
+          query: [],
+          rawBody: doc.body,
+          contentType: doc.contentType,
+        })),
+      fc.jsonValue({ maxDepth: 3 }).map<Template>((value) => ({
+        kind: 'type-register-random',
+        method: 'POST',
+        segments: ['v1', 'types'],
+        query: [],
+        body: value,
+      })),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.constant<Template>({ kind: 'healthz', method: 'GET', segments: ['healthz'], query: [] }),
+      fc.constant<Template>({ kind: 'tokens-list', method: 'GET', segments: ['v1', 'tokens'], query: [] }),
+      fc.constantFrom('reader', 'writer', 'root', 7).map<Template>((role) => ({
+        kind: 'token-create',
+        method: 'POST',
+        segments: ['v1', 'tokens'],
+        query: [],
+        body: { role },
+      })),
+      fc.uuid().map<Template>((id) => ({
+        kind: 'token-revoke',
+        method: 'DELETE',
+        segments: ['v1', 'tokens', id],
+        query: [],
+      })),
+      fc
+        .array(fc.string({ maxLength: 8 }), { maxLength: 5 })
+        .map<Template>((segments) => ({ kind: 'random-path', method: 'GET', segments, query: [] })),
+    ),
+  },
+);
+
+// ---------------------------------------------------------------------------------------------
+// Mutations
+
+type Mutation = (t: Template) => Template;
+
+/** Every place in a JSON value where a member or item sits, as its parent and key. */
+function slots(root: unknown): [Record<string, unknown> | unknown[], string | number][] {
+  const found: [Record<string, unknown> | unknown[], string | number][] = [];
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => {
+        found.push([node, i]);
+        walk(item);
+      });
+    } else if (typeof node === 'object' && node !== null) {
+      for (const [k, v] of Object.entries(node)) {
+        found.push([node as Record<string, unknown>, k]);
+        walk(v);
+      }
+    }
+  };
+  walk(root);
+  return found;
+}
+
+/** Mutates the body value at the `pick`-th slot (the whole body when there is none). */
+const atSlot =
+  (pick: number, change: (old: unknown) => unknown): Mutation =>
+  (t) => {
+    const body = structuredClone(t.body ?? {});
+    const all = slots(body);
+    if (all.length === 0) return { ...t, body: change(body) };
+    const [parent, key] = all[pick % all.length]!;
+    (parent as Record<string | number, unknown>)[key] = change(
+      (parent as Record<string | number, unknown>)[key],
+    );
+    return { ...t, body };
+  };
+
+const nest = (depth: number, inner: unknown): unknown => {
+  let value = inner;
+  for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value] : { a: value };
+  return value;
+};
+
+/** Characters that make identifiers and type names interesting. */
+const oddSegment = fc.oneof(
+  fc.constantFrom(
+    '%00',
+    '%7C',
+    '%2F',
+    '..',
+    '%2E%2E',
+    '%ff',
+    '%',
+    '%E0%A4%A',
+    '%c0%af',
+    '|',
+    'a%7Cb%7Cc',
+    '%F0%9F%92%A9',
+    '~',
+    ':',
+  ),
+  anyText(12).map((s) => encodeURIComponent(s.replace(/[\uD800-\uDFFF]/g, 'x'))),
+  fc.integer({ min: 100, max: 5000 }).map((n) => 'a'.repeat(n)),
+  fc
+    .uint8Array({ maxLength: 8 })
+    .map((bytes) => [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')),
+);
+
+const specialKey = fc.oneof(
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    '',
+    'Name',
+    '\u0000',
+  ),
+  anyText(6),
+);
+
+const wrongValue = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom(null, true, -1, 1e308, 0.5, '', [], {}, 'x'.repeat(300)),
+  anyText(20),
+);
+
+const contentTypes = fc.constantFrom(
+  'text/plain',
+  'application/yaml',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=latin1',
+  'APPLICATION/JSON',
+  'application/octet-stream',
+  'application/json, text/plain',
+  '',
+);
+
+const methods = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE');
+
+const mutations: fc.Arbitrary<{ name: string; apply: Mutation }> = fc.oneof(
+  { weight: 14, arbitrary: fc.constant({ name: 'valid', apply: (t: Template) => t }) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.nat(), wrongValue)
+      .map(([pick, v]) => ({ name: 'wrong-value', apply: atSlot(pick, () => v) })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.tuple(fc.nat(), specialKey, wrongValue).map(([pick, key, v]) => ({
+      name: 'extra-key',
+      apply: atSlot(pick, (old) =>
+        typeof old === 'object' && old !== null && !Array.isArray(old)
+          ? Object.defineProperty({ ...old }, key, {
+              value: v,
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            })
+          : Object.defineProperty({}, key, {
+              value: v,
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            }),
+      ),
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.nat().map((pick) => ({
+      name: 'missing-key',
+      apply: (t: Template) => {
+        const body = structuredClone(t.body ?? {});
+        const all = slots(body).filter(([parent]) => !Array.isArray(parent));
+        if (all.length > 0) {
+          const [parent, key] = all[pick % all.length]!;
+          delete (parent as Record<string, unknown>)[key as string];
+        }
+        return { ...t, body };
+      },
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.nat(), fc.constantFrom('proto', 'constructor', 'escaped')).map(([pick, how]) => ({
+      name: `prototype-key-${how}`,
+      apply: (t: Template) => {
+        const text = JSON.stringify(t.body ?? {});
+        const key =
+          how === 'proto'
+            ? '"__proto__":{"polluted":"yes"}'
+            : how === 'constructor'
+              ? '"constructor":{"prototype":{"polluted":"yes"}}'
+              : '"\\u005f_proto__":{"polluted":"yes"}';
+        // Into the n-th object of the body.
+        const opens = [...text.matchAll(/\{/g)].map((m) => m.index);
+        const at = opens.length === 0 ? -1 : opens[pick % opens.length]!;
+        const rawBody =
+          at < 0
+            ? `{${key}}`
+            : `${text.slice(0, at + 1)}${key}${text[at + 1] === '}' ? '' : ','}${text.slice(at + 1)}`;
+        return { ...t, rawBody };
+      },
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.nat(), fc.integer({ min: 10, max: 160 })).map(([pick, depth]) => ({
+      name: depth > 98 ? 'deep-nesting-over' : 'deep-nesting',
+      apply: atSlot(pick, (old) => nest(depth, old)),
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(
+        fc.nat(),
+        fc.oneof(
+          { weight: 40, arbitrary: fc.integer({ min: 1000, max: 20_000 }) },
+          { weight: 4, arbitrary: fc.integer({ min: 20_000, max: 200_000 }) },
+          // Over the 1 MB body limit: 413.
+          { weight: 1, arbitrary: fc.integer({ min: 1_000_000, max: 1_100_000 }) },
+        ),
+      )
+      .map(([pick, size]) => ({
+        name: size > 1_000_000 ? 'huge-string-over' : 'huge-string',
+        apply: atSlot(pick, () => 'x'.repeat(size)),
+      })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.nat(), anyText(30, 1)).map(([pick, s]) => ({
+      name: 'unicode',
+      apply: atSlot(pick, () => s),
+    })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(
+        fc.nat(),
+        fc.constantFrom('truncate', 'insert', 'delete', 'trailing', 'empty', 'nan'),
+        fc.string({ maxLength: 3 }),
+      )
+      .map(([pick, how, s]) => ({
+        name: `bad-json-${how}`,
+        apply: (t: Template) => {
+          const text = t.rawBody ?? JSON.stringify(t.body ?? {});
+          const at = pick % (text.length + 1);
+          const rawBody =
+            how === 'truncate'
+              ? text.slice(0, at)
+              : how === 'insert'
+                ? text.slice(0, at) + (s || '{') + text.slice(at)
+                : how === 'delete'
+                  ? text.slice(0, at) + text.slice(at + 1)
+                  : how === 'trailing'
+                    ? `${text},`
+                    : how === 'empty'
+                      ? ''
+                      : text.replace(/\d+/, 'NaN');
+          return { ...t, rawBody };
+        },
+      })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => ({
+      name: 'binary-body',
+      apply: (t: Template) => ({ ...t, rawBody: Buffer.from(bytes).toString('latin1') }),
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: contentTypes.map((contentType) => ({
+      name: 'content-type',
+      apply: (t: Template) => ({ ...t, contentType }),
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: methods.map((method) => ({ name: 'method', apply: (t: Template) => ({ ...t, method }) })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.tuple(fc.nat(), oddSegment, fc.boolean()).map(([pick, segment, append]) => ({
+      name: append ? 'path-extra' : 'path-odd',
+      apply: (t: Template) => {
+        const encoded = t.segments.map(encodeURIComponent);
+        if (append || encoded.length === 0) encoded.push(segment);
+        else encoded[pick % encoded.length] = segment;
+        return { ...t, encoded };
+      },
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .array(
+        fc.tuple(
+          fc.constantFrom(
+            'maxResults',
+            'nextToken',
+            'wait',
+            'status',
+            'operation',
+            'x',
+            '__proto__',
+            'maxResults[]',
+          ),
+          fc.oneof(fc.string({ maxLength: 10 }), forgedNextToken, fc.integer().map(String), fc.constant('')),
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
+      .map((extra) => ({ name: 'query', apply: (t: Template) => ({ ...t, query: [...t.query, ...extra] }) })),
+  },
+);
+
+/** Authorization as sent: the admin token mostly, sometimes none or a bad one. */
+const authorization = fc.oneof(
+  { weight: 30, arbitrary: fc.constant<'admin' | 'none' | string>('admin') },
+  { weight: 1, arbitrary: fc.constant('none') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('Bearer nope', 'Bearer ', 'Basic YTpi', 'bearer  x y', 'Bearer tp_0000'),
+  },
+);
+
+const extraHeaders = fc.oneof(
+  { weight: 200, arbitrary: fc.constant<Record<string, string>>({}) },
+  {
+    weight: 10,
+    arbitrary: fc.stringMatching(/^[A-Za-z0-9._:-]{0,140}$/).map((v) => ({ 'x-client-token': v })),
+  },
+  // Over Node's header size limit: 431, and the connection closes.
+  { weight: 1, arbitrary: fc.constant({ 'x-padding': 'p'.repeat(20_000) }) },
+  { weight: 5, arbitrary: fc.constant({ 'x-request-id': 'caller-chosen' }) },
+);
+
+/** Requests for a server whose admin token is `token`. */
+export function fuzzRequest(token: string): fc.Arbitrary<FuzzRequest> {
+  return fc
+    .tuple(templates, mutations, authorization, extraHeaders)
+    .map(([template, mutation, auth, headers]) => {
+      const t = mutation.apply(template);
+      const path =
+        '/' +
+        (t.encoded ?? t.segments.map(encodeURIComponent)).join('/') +
+        (t.query.length > 0
+          ? `?${t.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`
+          : '');
+      const all: Record<string, string> = { ...headers };
+      if (auth === 'admin') all.authorization = `Bearer ${token}`;
+      else if (auth !== 'none') all.authorization = auth;
+      const text = t.rawBody ?? (t.body !== undefined ? JSON.stringify(t.body) : undefined);
+      if (text !== undefined) all['content-type'] = t.contentType ?? 'application/json';
+      else if (t.contentType) all['content-type'] = t.contentType;
+      if (all['content-type'] === '') delete all['content-type'];
+      return {
+        method: t.method,
+        path,
+        headers: all,
+        ...(text !== undefined
+          ? { body: Buffer.from(text, mutation.name === 'binary-body' ? 'latin1' : 'utf8') }
+          : {}),
+        kind: `${template.kind}:${mutation.name}${auth === 'admin' ? '' : ':auth'}`,
+      };
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending and judging
+
+export interface FuzzAnswer {
+  status: number;
+  body: string;
+}
+
+export function send(agent: http.Agent, url: URL, request: FuzzRequest): Promise<FuzzAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        method: request.method,
+        path: request.path,
+        // Node frames a body of GET, HEAD, DELETE… only when told its length.
+        headers: request.body
+          ? { ...request.headers, 'content-length': String(request.body.length) }
+          : request.headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(request.body);
+  });
+}
+
+/** Operations started in the run, so that follows and cancels reach real ones. */
+function remember(recent: string[], body: string): void {
+  try {
+    const token = (JSON.parse(body) as { progressEvent?: { requestToken?: unknown } }).progressEvent
+      ?.requestToken;
+    if (typeof token !== 'string') return;
+    recent.push(token);
+    if (recent.length > 64) recent.shift();
+  } catch {
+    /* judged elsewhere */
+  }
+}
+
+function withRecentToken(request: FuzzRequest, recent: string[]): FuzzRequest {
+  const placeholder = encodeURIComponent(RECENT_TOKEN);
+  if (!request.path.includes(placeholder)) return request;
+  // The newest ones are likeliest to be still active.
+  const token =
+    recent[recent.length - 1 - (request.path.length % Math.min(8, recent.length || 1))] ?? 'none-yet';
+  return { ...request, path: request.path.replace(placeholder, token) };
+}
+
+/** Why an answer breaks the contract, or `undefined`; and its tally key. */
+export function judge(request: FuzzRequest, answer: FuzzAnswer): { key: string; violation?: string } {
+  const { status } = answer;
+  if (status >= 500) return { key: `${status}`, violation: `a ${status}: ${answer.body.slice(0, 300)}` };
+  if (!DOCUMENTED_STATUSES.has(status))
+    return { key: `${status}`, violation: `status ${status} is not documented` };
+  if (status < 400) return { key: `${status}` };
+  if (request.method === 'HEAD') return { key: `${status} (HEAD)` };
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.body);
+  } catch {
+    return {
+      key: `${status}`,
+      violation: `a ${status} whose body is not JSON: ${answer.body.slice(0, 200)}`,
+    };
+  }
+  const { errorCode, message, details } = (body ?? {}) as Record<string, unknown>;
+  const key = `${status} ${String(errorCode)}`;
+  if (!isErrorCode(errorCode))
+    return { key, violation: `errorCode ${JSON.stringify(errorCode)} is not in the catalogue` };
+  if (typeof message !== 'string' || !Array.isArray(details))
+    return { key, violation: `the error shape lacks message or details: ${answer.body.slice(0, 200)}` };
+  const expected = ERROR_CODES[errorCode];
+  const documented = errorCode === 'InvalidRequest' && TRANSPORT_STATUSES.has(status);
+  if (status !== expected && !documented)
+    return { key, violation: `${errorCode} came with status ${status}, not ${expected}` };
+  return { key };
+}
+
+export interface FuzzReport {
+  requests: number;
+  durationMs: number;
+  /** Answers by `status errorCode`. */
+  tally: Record<string, number>;
+  /** Requests by the template and mutation that made them. */
+  kinds: Record<string, number>;
+  /** The first violations found (at most 20), each with its request. */
+  violations: string[];
+  violationCount: number;
+}
+
+export interface FuzzOptions {
+  url: string;
+  token: string;
+  requests: number;
+  concurrency?: number;
+  batchSize?: number;
+  seed?: number;
+  /** Called after each batch (progress). */
+  onBatch?: (done: number) => void;
+}
+
+/**
+ * Sends `requests` generated requests in batches; fast-check drives the batches (its seed makes a
+ * run reproducible). Never stops early: every violation is counted and the first ones kept.
+ */
+export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
+  const url = new URL(options.url);
+  const batchSize = options.batchSize ?? 1000;
+  const concurrency = options.concurrency ?? 16;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const report: FuzzReport = {
+    requests: 0,
+    durationMs: 0,
+    tally: {},
+    kinds: {},
+    violations: [],
+    violationCount: 0,
+  };
+  const started = performance.now();
+  const runs = Math.ceil(options.requests / batchSize);
+  const recent: string[] = [];
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fuzzRequest(options.token), { minLength: batchSize, maxLength: batchSize }),
+        async (batch) => {
+          const todo = batch.slice(0, options.requests - report.requests);
+          let next = 0;
+          const worker = async () => {
+            while (next < todo.length) {
+              const request = withRecentToken(todo[next++]!, recent);
+              report.kinds[request.kind] = (report.kinds[request.kind] ?? 0) + 1;
+              let answer: FuzzAnswer;
+              try {
+                answer = await send(agent, url, request);
+              } catch (e) {
+                answer = { status: 0, body: `transport error: ${(e as Error).message}` };
+              }
+              if (answer.status === 202) remember(recent, answer.body);
+              const verdict =
+                answer.status === 0 ? { key: 'no answer', violation: answer.body } : judge(request, answer);
+              report.tally[verdict.key] = (report.tally[verdict.key] ?? 0) + 1;
+              if (verdict.violation) {
+                report.violationCount++;
+                if (report.violations.length < 20)
+                  report.violations.push(
+                    `${verdict.violation}\n    request (${request.kind}): ${request.method} ${request.path.slice(0, 200)} ${request.body?.toString('utf8').slice(0, 300) ?? ''}`,
+                  );
+              }
+            }
+          };
+          await Promise.all(Array.from({ length: concurrency }, worker));
+          report.requests += todo.length;
+          options.onBatch?.(report.requests);
+        },
+      ),
+      { numRuns: runs, ...(options.seed !== undefined ? { seed: options.seed } : {}) },
+    );
+  } finally {
+    agent.destroy();
+  }
+  report.durationMs = performance.now() - started;
+  return report;
+}
+
+/** The tally as aligned lines, most frequent first. */
+export function formatTally(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1])
+    .map(([key, n]) => `${String(n).padStart(8)}  ${key}`)
+    .join('\n');
+}
+
+/**
+ * {@link runFuzz} in a worker thread: the server under test keeps the main thread (and its
+ * `Object.prototype`, which the caller can then inspect) while requests are generated and sent
+ * on another core.
+ */
+export function runFuzzInWorker(options: FuzzOptions): Promise<FuzzReport> {
+  const { onBatch, ...data } = options;
+  // A worker does not inherit the TypeScript loader: it registers tsx before loading the module.
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const entry = JSON.stringify(new URL('./fuzz-worker.ts', import.meta.url).href);
+  const worker = new Worker(`import(${tsx}).then((tsx) => { tsx.register(); return import(${entry}); });`, {
+    eval: true,
+    workerData: data,
+  });
+  return new Promise((resolve, reject) => {
+    worker.on('message', (message: { progress?: number; report?: FuzzReport }) => {
+      if (message.report) resolve(message.report);
+      else if (message.progress !== undefined) onBatch?.(message.progress);
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => reject(new Error(`the fuzz worker exited with ${code} before reporting`)));
+  });
+}
