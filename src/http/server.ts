@@ -61,8 +61,11 @@ export async function buildServer({
       done(e as Error, undefined);
     }
   });
-  app.addHook('onSend', async (request, reply) => {
+  // Set as the request arrives (every answer carries it, errors included); a callback hook, not an
+  // async one, as it runs on every request.
+  app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    done();
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {

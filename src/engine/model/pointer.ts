@@ -21,11 +21,20 @@ const INDEX = /^(0|[1-9]\d*)$/;
  * The member tokens of a property pointer, without the leading `properties`; `undefined` when the
  * pointer does not name a model property (e.g. `/definitions/...`, which designates no model value).
  */
-export function propertyTokens(pointer: string): string[] | undefined {
-  const tokens = pointerTokens(pointer);
-  if (tokens[0] !== 'properties' || tokens.length < 2) return undefined;
-  return tokens.slice(1);
+export function propertyTokens(pointer: string): readonly string[] | undefined {
+  let tokens = parsed.get(pointer);
+  if (tokens === undefined) {
+    const all = pointerTokens(pointer);
+    tokens = all[0] !== 'properties' || all.length < 2 ? null : Object.freeze(all.slice(1));
+    // Pointers come from type schemas, a bounded set; the bound only guards against the unexpected.
+    if (parsed.size >= 10_000) parsed.clear();
+    parsed.set(pointer, tokens);
+  }
+  return tokens ?? undefined;
 }
+
+/** Parsed pointers: the same few are parsed on every request otherwise. */
+const parsed = new Map<string, readonly string[] | null>();
 
 /**
  * Every value `pointer` designates in `model`, in document order.
