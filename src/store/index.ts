@@ -14,3 +14,9 @@ export type {
 } from './types.js';
 export { OperationMovedOn } from './types.js';
 export { SqliteStore, openSqliteStore, type SqliteStoreOptions } from './sqlite/index.js';
+export {
+  PostgresStore,
+  openPostgresStore,
+  redactUrl,
+  type PostgresStoreOptions,
+} from './postgresql/index.js';

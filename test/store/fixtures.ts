@@ -1,14 +1,21 @@
 /**
- * Shared helpers of the store tests: a fresh SQLite file per test, and record builders.
+ * Shared helpers of the store tests: a fresh store per test — a SQLite file, or a schema of its own
+ * in the PostgreSQL server at TYPEPLANE_TEST_POSTGRES_URL (default 127.0.0.1:5432/test) — and record
+ * builders. `eachStore` defines a test once per store kind; the PostgreSQL one skips, saying so, when
+ * no server answers.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestContext } from 'node:test';
+import { test, type TestContext } from 'node:test';
+import pg from 'pg';
 import {
+  openPostgresStore,
   openSqliteStore,
   type OperationRecord,
   type SqliteStore,
+  type Store,
   type StoredResource,
   type StoredType,
 } from '../../src/store/index.js';
@@ -28,6 +35,66 @@ export async function freshStore(t: TestContext): Promise<{ store: SqliteStore; 
   const store = await openSqliteStore(path);
   t.after(() => store.close());
   return { store, path, dir };
+}
+
+export const PG_URL = process.env.TYPEPLANE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Why the PostgreSQL variants skip, or false when the server answers. */
+export const pgSkip: string | false = await (async () => {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return false;
+  } catch (error) {
+    return `PostgreSQL not reachable at ${new URL(PG_URL).host}: ${(error as Error).message}`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+})();
+
+export type StoreKind = 'sqlite' | 'postgresql';
+
+/** Where a store is: what another process needs to open the same one. */
+export type StoreSpec =
+  { kind: 'sqlite'; path: string } | { kind: 'postgresql'; url: string; schema: string };
+
+export function openSpec(spec: StoreSpec): Promise<Store> {
+  return spec.kind === 'sqlite'
+    ? openSqliteStore(spec.path)
+    : openPostgresStore(spec.url, { schema: spec.schema });
+}
+
+/** A place for a fresh store, removed when the test ends (a temp folder, or a PostgreSQL schema). */
+export async function freshSpec(t: TestContext, kind: StoreKind): Promise<StoreSpec> {
+  if (kind === 'sqlite') return { kind, path: join(tempDir(t), 'state', 'typeplane.db') };
+  const schema = `tp_store_test_${randomBytes(6).toString('hex')}`;
+  t.after(async () => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    } finally {
+      await client.end();
+    }
+  });
+  return { kind, url: PG_URL, schema };
+}
+
+/** A fresh store of `kind`, closed when the test ends, and where it is. */
+export async function freshStoreOf(
+  t: TestContext,
+  kind: StoreKind,
+): Promise<{ store: Store; spec: StoreSpec }> {
+  const spec = await freshSpec(t, kind);
+  const store = await openSpec(spec);
+  t.after(() => store.close());
+  return { store, spec };
+}
+
+/** The test once per store kind, named with the kind. */
+export function eachStore(name: string, fn: (t: TestContext, kind: StoreKind) => Promise<void>): void {
+  test(`${name} [sqlite]`, (t) => fn(t, 'sqlite'));
+  test(`${name} [postgresql]`, { skip: pgSkip }, (t) => fn(t, 'postgresql'));
 }
 
 export const T0 = new Date('2025-01-01T00:00:00.000Z');
@@ -96,7 +163,7 @@ export function resource(identifier: string, overrides: Partial<StoredResource> 
 
 /** Create a resource the way the engine does: begin a CREATE, finish it with a put. */
 export async function createResource(
-  store: SqliteStore,
+  store: Store,
   identifier: string,
   typeName = 'Acme::Test::Thing',
 ): Promise<void> {

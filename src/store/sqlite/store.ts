@@ -12,10 +12,30 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { TypeplaneError, type ErrorCode } from '../../errors.js';
-import type { Model, Operation, OperationStatus } from '../../engine/types.js';
-import type { ResourceType } from '../../schema/index.js';
 import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
+import {
+  ACTIVE,
+  OPERATION_COLUMNS,
+  activeConflict,
+  alreadyExists,
+  isoTime,
+  missingOperation,
+  operationParams,
+  page,
+  toKvEntry,
+  toOperationRecord,
+  toStoredResource,
+  toStoredType,
+  typeInUse,
+  type GuardedParams,
+  type InsertParams,
+  type KvRow,
+  type OperationParams,
+  type OperationRow,
+  type ResourceRow,
+  type TokenRow,
+  type TypeRow,
+} from '../rows.js';
 import {
   OperationMovedOn,
   type BeginResult,
@@ -36,74 +56,6 @@ export interface SqliteStoreOptions {
   /** How long a statement waits for another connection's write lock before failing (default 5000 ms). */
   busyTimeoutMs?: number;
 }
-
-interface TypeRow {
-  type_name: string;
-  version: string;
-  model_json: string;
-  source: string;
-  registered_at: string;
-}
-
-interface ResourceRow {
-  type_name: string;
-  identifier: string;
-  properties_json: string;
-  sealed: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** The named parameters of an operation row. */
-interface GuardedParams extends OperationParams {
-  owner: string | null;
-}
-
-interface InsertParams extends OperationParams {
-  request_hash: string | null;
-  lease_owner: string | null;
-  lease_until: string | null;
-}
-
-interface OperationParams {
-  request_token: string;
-  type_name: string;
-  identifier: string | null;
-  operation: string;
-  status: string;
-  event_time: string;
-  resource_model_json: string | null;
-  status_message: string | null;
-  error_code: string | null;
-  retry_after: string | null;
-  request_json: string;
-  callback_context_json: string | null;
-  started_at: string;
-  deadline_at: string;
-  attempts: number;
-  client_token: string | null;
-}
-
-/** A stored operation: its parameters plus the keyset column. */
-interface OperationRow extends OperationParams {
-  seq: number;
-}
-
-interface TokenRow extends OperationRow {
-  request_token: string;
-  request_hash: string | null;
-}
-
-interface KvRow {
-  key: string;
-  value_json: string;
-  written_by: string;
-}
-
-/** The columns an operation is read with. */
-const OPERATION_COLUMNS = `seq, request_token, type_name, identifier, operation, status, event_time,
-  resource_model_json, status_message, error_code, retry_after, request_json, callback_context_json,
-  started_at, deadline_at, attempts, client_token`;
 
 /** Open (creating if needed) the SQLite store at `path`. */
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
@@ -490,11 +442,7 @@ export class SqliteStore implements Store {
         operation.operation === 'CREATE' &&
         this.sql.getResource.get(resource.typeName, resource.identifier)
       ) {
-        throw new TypeplaneError(
-          'ResourceConflict',
-          `A resource of type ${resource.typeName} with identifier ${resource.identifier} already exists.`,
-          [{ pointer: '/identifier', message: 'already exists', identifier: resource.identifier }],
-        );
+        throw alreadyExists(resource);
       }
       this.sql.putResource.run(
         resource.typeName,
@@ -526,17 +474,7 @@ export class SqliteStore implements Store {
       deleteType: this.db.transaction((typeName: string): boolean => {
         const count = this.sql.countResources.get(typeName)?.count ?? 0;
         if (count > 0) {
-          throw new TypeplaneError(
-            'ResourceConflict',
-            `Type ${typeName} still has ${count} resource${count === 1 ? '' : 's'}: delete ${count === 1 ? 'it' : 'them'} first.`,
-            [
-              {
-                pointer: '/typeName',
-                message: `${count} resource${count === 1 ? '' : 's'} of this type exist`,
-                resourceCount: count,
-              },
-            ],
-          );
+          throw typeInUse(typeName, count);
         }
         return this.sql.deleteType.run(typeName).changes > 0;
       }),
@@ -639,8 +577,6 @@ export class SqliteStore implements Store {
     };
   }
 }
-
-const ACTIVE: ReadonlySet<string> = new Set(['PENDING', 'IN_PROGRESS', 'CANCEL_IN_PROGRESS']);
 
 function prepareStatements(db: Database.Database) {
   const latestTypes = `SELECT type_name, version, model_json, source, registered_at FROM types t
@@ -780,108 +716,6 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-// ---- Rows and records ----
-
-/** `limit + 1` rows → a page of `limit` and, when there were more, the cursor of its last item. */
-function page<T>(rows: T[], limit: number, cursor: (last: T) => string): Page<T> {
-  if (rows.length <= limit) return { items: rows };
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  return last === undefined ? { items } : { items, nextToken: cursor(last) };
-}
-
-/** Normalise a time to `toISOString()` form so that stored times compare as text. */
-/** Already in the stored form (what toISOString gives, as the engine passes): kept as is. */
-const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-function isoTime(value: string, field: string): string {
-  if (CANONICAL_TIME.test(value)) return value;
-  const time = new Date(value);
-  if (Number.isNaN(time.getTime())) {
-    throw new TypeplaneError('InvalidRequest', `${field} is not a valid time: ${JSON.stringify(value)}.`);
-  }
-  return time.toISOString();
-}
-
-function optionalIsoTime(value: string | undefined, field: string): string | null {
-  return value === undefined ? null : isoTime(value, field);
-}
-
-function json(value: unknown): string | null {
-  return value === undefined ? null : JSON.stringify(value);
-}
-
-function operationParams(operation: OperationRecord): OperationParams {
-  return {
-    request_token: operation.requestToken,
-    type_name: operation.typeName,
-    identifier: operation.identifier ?? null,
-    operation: operation.operation,
-    status: operation.status,
-    event_time: isoTime(operation.eventTime, 'eventTime'),
-    resource_model_json: json(operation.resourceModel),
-    status_message: operation.statusMessage ?? null,
-    error_code: operation.errorCode ?? null,
-    retry_after: optionalIsoTime(operation.retryAfter, 'retryAfter'),
-    request_json: JSON.stringify(operation.request),
-    callback_context_json: json(operation.callbackContext),
-    started_at: isoTime(operation.startedAt, 'startedAt'),
-    deadline_at: isoTime(operation.deadlineAt, 'deadlineAt'),
-    attempts: operation.attempts,
-    client_token: operation.clientToken ?? null,
-  };
-}
-
-function toOperationRecord(row: OperationRow): OperationRecord {
-  const record: OperationRecord = {
-    requestToken: row.request_token,
-    typeName: row.type_name,
-    operation: row.operation as Operation,
-    status: row.status as OperationStatus,
-    eventTime: row.event_time,
-    request: JSON.parse(row.request_json) as Record<string, unknown>,
-    startedAt: row.started_at,
-    deadlineAt: row.deadline_at,
-    attempts: row.attempts,
-  };
-  if (row.identifier !== null) record.identifier = row.identifier;
-  if (row.resource_model_json !== null) record.resourceModel = JSON.parse(row.resource_model_json) as Model;
-  if (row.status_message !== null) record.statusMessage = row.status_message;
-  if (row.error_code !== null) record.errorCode = row.error_code as ErrorCode;
-  if (row.retry_after !== null) record.retryAfter = row.retry_after;
-  if (row.callback_context_json !== null) {
-    record.callbackContext = JSON.parse(row.callback_context_json) as Record<string, unknown>;
-  }
-  if (row.client_token !== null) record.clientToken = row.client_token;
-  return record;
-}
-
-function toStoredType(row: TypeRow): StoredType {
-  return {
-    typeName: row.type_name,
-    version: row.version,
-    model: JSON.parse(row.model_json) as ResourceType,
-    source: row.source,
-    registeredAt: row.registered_at,
-  };
-}
-
-function toStoredResource(row: ResourceRow): StoredResource {
-  const resource: StoredResource = {
-    typeName: row.type_name,
-    identifier: row.identifier,
-    properties: JSON.parse(row.properties_json) as Model,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-  if (row.sealed !== null) resource.sealed = row.sealed;
-  return resource;
-}
-
-function toKvEntry(row: KvRow): KvEntry {
-  return { value: JSON.parse(row.value_json) as Model, writtenBy: row.written_by };
-}
-
 // ---- Errors ----
 
 /** The one-active-operation-per-resource index refused a row. */
@@ -891,16 +725,4 @@ function isActiveConflict(error: unknown): boolean {
     error.code === 'SQLITE_CONSTRAINT_UNIQUE' &&
     error.message.includes('operations.type_name, operations.identifier')
   );
-}
-
-function activeConflict(operation: OperationRecord): TypeplaneError {
-  return new TypeplaneError(
-    'ResourceConflict',
-    `Another operation is in progress on ${operation.typeName} ${operation.identifier ?? '(identifier unknown)'}.`,
-    [{ pointer: '/identifier', message: 'another operation is active on this resource' }],
-  );
-}
-
-function missingOperation(requestToken: string): TypeplaneError {
-  return new TypeplaneError('InternalFailure', `Operation ${requestToken} is not in the store.`);
 }

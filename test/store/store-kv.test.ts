@@ -1,9 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshStore } from './fixtures.js';
+import { eachStore, freshStoreOf } from './fixtures.js';
 
-test('kvInsert inserts only when absent, kvReplace replaces only when present', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('kvInsert inserts only when absent, kvReplace replaces only when present', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   assert.equal(await store.kvGet('ns', 'a'), undefined);
   assert.equal(await store.kvReplace('ns', 'a', { value: { v: 0 }, writtenBy: 'r0' }), false);
   assert.equal(await store.kvGet('ns', 'a'), undefined);
@@ -24,8 +23,8 @@ test('kvInsert inserts only when absent, kvReplace replaces only when present', 
   assert.equal(await store.kvGet('ns', 'a'), undefined);
 });
 
-test('namespaces are separate', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('namespaces are separate', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   await store.kvInsert('one', 'k', { value: { n: 1 }, writtenBy: 'r' });
   assert.equal(await store.kvInsert('two', 'k', { value: { n: 2 }, writtenBy: 'r' }), true);
   assert.deepEqual((await store.kvGet('one', 'k'))?.value, { n: 1 });
@@ -35,8 +34,8 @@ test('namespaces are separate', async (t) => {
   assert.deepEqual((await store.kvList('one', { limit: 10 })).items, []);
 });
 
-test('kvList pages in key order', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('kvList pages in key order', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   const keys = Array.from({ length: 23 }, (_, n) => `key-${String(n).padStart(2, '0')}`);
   for (const key of [...keys].reverse()) await store.kvInsert('ns', key, { value: { key }, writtenBy: 'r' });
   await store.kvInsert('other', 'key-00a', { value: {}, writtenBy: 'r' });

@@ -1,10 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TypeplaneError } from '../../src/errors.js';
-import { at, createResource, freshStore, storedType } from './fixtures.js';
+import { eachStore, at, createResource, freshStoreOf, storedType } from './fixtures.js';
 
-test('a stored type comes back as registered', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('a stored type comes back as registered', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   const type = storedType('Acme::Test::Thing');
   await store.putType(type);
   assert.deepEqual(await store.getType('Acme::Test::Thing'), type);
@@ -13,8 +12,8 @@ test('a stored type comes back as registered', async (t) => {
   assert.equal(await store.getType('Acme::Test::Other'), undefined);
 });
 
-test('the default version is the most recently registered one', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('the default version is the most recently registered one', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   const name = 'Applications.Test/things';
   await store.putType(storedType(name, '2025-08-01', at(0)));
   await store.putType(storedType(name, '2024-01-01', at(1000)));
@@ -35,8 +34,8 @@ test('the default version is the most recently registered one', async (t) => {
   assert.equal((await store.getType(name, '2024-01-01'))?.version, '2024-01-01');
 });
 
-test('listTypes gives the latest version of every type, sorted by name', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('listTypes gives the latest version of every type, sorted by name', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   await store.putType(storedType('Zeta::A::B'));
   await store.putType(storedType('Applications.Test/things', 'v1'));
   await store.putType(storedType('Acme::A::B'));
@@ -53,8 +52,8 @@ test('listTypes gives the latest version of every type, sorted by name', async (
   );
 });
 
-test('deleteType removes every version, and says false when there was none', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('deleteType removes every version, and says false when there was none', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   await store.putType(storedType('Applications.Test/things', 'v1'));
   await store.putType(storedType('Applications.Test/things', 'v2'));
   assert.equal(await store.deleteType('Applications.Test/things'), true);
@@ -63,8 +62,8 @@ test('deleteType removes every version, and says false when there was none', asy
   assert.equal(await store.deleteType('Applications.Test/things'), false);
 });
 
-test('deleteType is refused while resources of the type exist', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('deleteType is refused while resources of the type exist', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   await store.putType(storedType('Acme::Test::Thing'));
   await createResource(store, 'a');
   await createResource(store, 'b');

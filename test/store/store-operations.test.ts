@@ -1,14 +1,13 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TypeplaneError } from '../../src/errors.js';
-import { T0, at, createResource, freshStore, operation, resource } from './fixtures.js';
+import { eachStore, T0, at, createResource, freshStoreOf, operation, resource } from './fixtures.js';
 
 function isCode(code: string) {
   return (error: unknown) => error instanceof TypeplaneError && error.code === code;
 }
 
-test('a begun operation is stored as given, without absent optional fields', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('a begun operation is stored as given, without absent optional fields', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   const op = operation({ identifier: 'a' });
   const begun = await store.beginOperation(op);
   assert.deepEqual(begun, { kind: 'started', operation: op });
@@ -39,34 +38,37 @@ test('a begun operation is stored as given, without absent optional fields', asy
   assert.deepEqual(await store.getOperation(full.requestToken), full);
 });
 
-test('a client token seen before replays the same request and refuses a different one', async (t) => {
-  const { store } = await freshStore(t);
-  const first = operation({ identifier: 'a', clientToken: 'ct-1' });
-  assert.equal((await store.beginOperation(first, 'h1')).kind, 'started');
+eachStore(
+  'a client token seen before replays the same request and refuses a different one',
+  async (t, kind) => {
+    const { store } = await freshStoreOf(t, kind);
+    const first = operation({ identifier: 'a', clientToken: 'ct-1' });
+    assert.equal((await store.beginOperation(first, 'h1')).kind, 'started');
 
-  const retry = operation({ identifier: 'a', clientToken: 'ct-1' });
-  assert.deepEqual(await store.beginOperation(retry, 'h1'), { kind: 'replayed', operation: first });
-  assert.deepEqual(await store.beginOperation(retry, 'h2'), { kind: 'token-mismatch', operation: first });
-  assert.equal(
-    await store.getOperation(retry.requestToken),
-    undefined,
-    'neither inserted a second operation',
-  );
+    const retry = operation({ identifier: 'a', clientToken: 'ct-1' });
+    assert.deepEqual(await store.beginOperation(retry, 'h1'), { kind: 'replayed', operation: first });
+    assert.deepEqual(await store.beginOperation(retry, 'h2'), { kind: 'token-mismatch', operation: first });
+    assert.equal(
+      await store.getOperation(retry.requestToken),
+      undefined,
+      'neither inserted a second operation',
+    );
 
-  // Replay holds after the first finished too (no conflict check runs for a known token).
-  await store.finishOperation({ ...first, status: 'SUCCESS' }, { kind: 'put', resource: resource('a') });
-  const replayed = await store.beginOperation(retry, 'h1');
-  assert.equal(replayed.kind, 'replayed');
-  assert.equal(replayed.kind === 'replayed' && replayed.operation.status, 'SUCCESS');
+    // Replay holds after the first finished too (no conflict check runs for a known token).
+    await store.finishOperation({ ...first, status: 'SUCCESS' }, { kind: 'put', resource: resource('a') });
+    const replayed = await store.beginOperation(retry, 'h1');
+    assert.equal(replayed.kind, 'replayed');
+    assert.equal(replayed.kind === 'replayed' && replayed.operation.status, 'SUCCESS');
 
-  // Without a hash both times, the requests count as the same.
-  const bare = operation({ identifier: 'x', clientToken: 'ct-2' });
-  await store.beginOperation(bare);
-  assert.equal((await store.beginOperation(operation({ clientToken: 'ct-2' }))).kind, 'replayed');
-});
+    // Without a hash both times, the requests count as the same.
+    const bare = operation({ identifier: 'x', clientToken: 'ct-2' });
+    await store.beginOperation(bare);
+    assert.equal((await store.beginOperation(operation({ clientToken: 'ct-2' }))).kind, 'replayed');
+  },
+);
 
-test('a second active operation on the same resource is a conflict', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('a second active operation on the same resource is a conflict', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   const first = operation({ operation: 'UPDATE', identifier: 'a' });
   await store.beginOperation(first);
   assert.deepEqual(await store.beginOperation(operation({ operation: 'DELETE', identifier: 'a' })), {
@@ -91,8 +93,8 @@ test('a second active operation on the same resource is a conflict', async (t) =
   assert.equal((await store.beginOperation(refused, 'h')).kind, 'started');
 });
 
-test('finishOperation stores the terminal state and puts the resource in one step', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('finishOperation stores the terminal state and puts the resource in one step', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   // A create whose identifier becomes known only when it finishes.
   const op = operation();
   await store.beginOperation(op);
@@ -145,8 +147,8 @@ test('finishOperation stores the terminal state and puts the resource in one ste
   assert.equal((await store.getOperation(del.requestToken))?.status, 'SUCCESS');
 });
 
-test('a create finishing onto an existing resource fails and changes nothing', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('a create finishing onto an existing resource fails and changes nothing', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   await createResource(store, 'taken');
   const before = await store.getResource('Acme::Test::Thing', 'taken');
 
@@ -171,37 +173,40 @@ test('a create finishing onto an existing resource fails and changes nothing', a
   assert.deepEqual(await store.claimOperations('other', new Date(T0.getTime() + 200), 60_000, 10), []);
 });
 
-test('saving or finishing an unknown operation fails', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('saving or finishing an unknown operation fails', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   await assert.rejects(store.saveOperation(operation()), isCode('InternalFailure'));
   await assert.rejects(store.finishOperation(operation({ status: 'SUCCESS' })), isCode('InternalFailure'));
 });
 
-test('saveOperation records progress and refuses an identifier another active operation holds', async (t) => {
-  const { store } = await freshStore(t);
-  const busy = operation({ operation: 'UPDATE', identifier: 'a' });
-  await store.beginOperation(busy);
-  const op = operation();
-  await store.beginOperation(op);
-  const progressed = {
-    ...op,
-    callbackContext: { step: 1 },
-    retryAfter: at(2000),
-    attempts: 1,
-    statusMessage: 'waiting',
-  };
-  await store.saveOperation(progressed);
-  assert.deepEqual(await store.getOperation(op.requestToken), progressed);
-  await assert.rejects(store.saveOperation({ ...progressed, identifier: 'a' }), isCode('ResourceConflict'));
-  assert.deepEqual(await store.getOperation(op.requestToken), progressed);
-  // Optional fields can be dropped again.
-  const { callbackContext: _c, retryAfter: _r, statusMessage: _s, ...cleared } = progressed;
-  await store.saveOperation(cleared);
-  assert.deepEqual(await store.getOperation(op.requestToken), cleared);
-});
+eachStore(
+  'saveOperation records progress and refuses an identifier another active operation holds',
+  async (t, kind) => {
+    const { store } = await freshStoreOf(t, kind);
+    const busy = operation({ operation: 'UPDATE', identifier: 'a' });
+    await store.beginOperation(busy);
+    const op = operation();
+    await store.beginOperation(op);
+    const progressed = {
+      ...op,
+      callbackContext: { step: 1 },
+      retryAfter: at(2000),
+      attempts: 1,
+      statusMessage: 'waiting',
+    };
+    await store.saveOperation(progressed);
+    assert.deepEqual(await store.getOperation(op.requestToken), progressed);
+    await assert.rejects(store.saveOperation({ ...progressed, identifier: 'a' }), isCode('ResourceConflict'));
+    assert.deepEqual(await store.getOperation(op.requestToken), progressed);
+    // Optional fields can be dropped again.
+    const { callbackContext: _c, retryAfter: _r, statusMessage: _s, ...cleared } = progressed;
+    await store.saveOperation(cleared);
+    assert.deepEqual(await store.getOperation(op.requestToken), cleared);
+  },
+);
 
-test('times are stored in toISOString form so that they compare', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('times are stored in toISOString form so that they compare', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   const op = operation({ eventTime: '2025-01-01T00:00:00Z', retryAfter: '2025-01-01T01:00:00+01:00' });
   await store.beginOperation(op);
   const stored = await store.getOperation(op.requestToken);
@@ -210,8 +215,8 @@ test('times are stored in toISOString form so that they compare', async (t) => {
   await assert.rejects(store.beginOperation(operation({ startedAt: 'yesterday' })), isCode('InvalidRequest'));
 });
 
-test('claimOperations hands out due operations once, until their lease runs out', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('claimOperations hands out due operations once, until their lease runs out', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   const now = new Date(T0.getTime() + 10_000);
   const due = operation({ identifier: 'due' });
   const dueByTime = operation({ identifier: 'due-by-time', retryAfter: at(10_000) });
@@ -262,8 +267,8 @@ test('claimOperations hands out due operations once, until their lease runs out'
   assert.equal(await store.renewLease(due.requestToken, 'w2', expired, 30_000), true);
 });
 
-test('renewLease extends or releases a lease the owner holds', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('renewLease extends or releases a lease the owner holds', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   const op = operation({ identifier: 'a' });
   await store.beginOperation(op);
   assert.equal(await store.renewLease(op.requestToken, 'w1', T0, 1000), false, 'not leased yet');
@@ -284,8 +289,8 @@ test('renewLease extends or releases a lease the owner holds', async (t) => {
   assert.deepEqual(await store.claimOperations('w3', new Date(T0.getTime() + 1e9), 1000, 10), []);
 });
 
-test('expireTokens forgets old terminal operations and their client tokens', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('expireTokens forgets old terminal operations and their client tokens', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   const oldDone = operation({ identifier: 'a', clientToken: 'old-done', startedAt: at(20_000) });
   const oldActive = operation({ identifier: 'b', clientToken: 'old-active' });
   const recentDone = operation({
@@ -334,8 +339,8 @@ test('expireTokens forgets old terminal operations and their client tokens', asy
   assert.equal(await store.expireTokens(new Date(T0.getTime() + 10_000)), 0);
 });
 
-test('listOperations filters by type, operation and status, newest first', async (t) => {
-  const { store } = await freshStore(t);
+eachStore('listOperations filters by type, operation and status, newest first', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
   const a = operation({ identifier: 'a' });
   const b = operation({ identifier: 'b', operation: 'UPDATE' });
   const c = operation({ identifier: 'c', typeName: 'Acme::Test::Other' });

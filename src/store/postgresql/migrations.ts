@@ -1,0 +1,124 @@
+/**
+ * @module The PostgreSQL schema as a versioned list of migrations, the same tables as the SQLite
+ * store's latest schema. Every store lives in a schema of its own (default `typeplane`); a
+ * `schema_version` table records how many migrations have run. Opening a store runs the rest in one
+ * transaction under an advisory lock, so replicas starting at once do not run one twice.
+ * Append only: never edit a released migration.
+ *
+ * Text columns that are keys or compared (identifiers, times, tokens) use the "C" collation: byte
+ * order, as SQLite's, whatever the database's locale — ISO times then compare as times, and keyset
+ * pagination orders identifiers the same way in both stores.
+ */
+import type pg from 'pg';
+
+const ACTIVE = `('PENDING','IN_PROGRESS','CANCEL_IN_PROGRESS')`;
+const TERMINAL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
+
+export const MIGRATIONS: readonly string[] = [
+  // 1: everything the SQLite store has after its fourth migration.
+  `
+  CREATE SEQUENCE types_seq;
+  CREATE TABLE types (
+    type_name     text COLLATE "C" NOT NULL,
+    version       text COLLATE "C" NOT NULL,
+    model_json    text NOT NULL,
+    source        text NOT NULL,
+    registered_at text COLLATE "C" NOT NULL,
+    seq           bigint NOT NULL,
+    PRIMARY KEY (type_name, version)
+  );
+  CREATE INDEX types_latest ON types (type_name, seq);
+
+  CREATE TABLE resources (
+    type_name       text COLLATE "C" NOT NULL,
+    identifier      text COLLATE "C" NOT NULL,
+    properties_json text NOT NULL,
+    sealed          text,
+    created_at      text COLLATE "C" NOT NULL,
+    updated_at      text COLLATE "C" NOT NULL,
+    PRIMARY KEY (type_name, identifier)
+  );
+
+  CREATE TABLE operations (
+    seq                   bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    request_token         text COLLATE "C" NOT NULL UNIQUE,
+    type_name             text COLLATE "C" NOT NULL,
+    identifier            text COLLATE "C",
+    operation             text NOT NULL,
+    status                text NOT NULL,
+    event_time            text COLLATE "C" NOT NULL,
+    resource_model_json   text,
+    status_message        text,
+    error_code            text,
+    retry_after           text COLLATE "C",
+    request_json          text NOT NULL,
+    callback_context_json text,
+    started_at            text COLLATE "C" NOT NULL,
+    deadline_at           text COLLATE "C" NOT NULL,
+    attempts              integer NOT NULL DEFAULT 0,
+    client_token          text COLLATE "C",
+    request_hash          text,
+    lease_owner           text,
+    lease_until           text COLLATE "C"
+  );
+  CREATE UNIQUE INDEX operations_one_active ON operations (type_name, identifier)
+    WHERE status IN ${ACTIVE} AND identifier IS NOT NULL;
+  CREATE INDEX operations_active ON operations (seq) WHERE status IN ${ACTIVE};
+  CREATE INDEX operations_by_type ON operations (type_name, seq);
+  CREATE INDEX operations_terminal ON operations (event_time) WHERE status IN ${TERMINAL};
+  CREATE UNIQUE INDEX operations_client_token ON operations (client_token) WHERE client_token IS NOT NULL;
+
+  CREATE TABLE resource_refs (
+    from_type text COLLATE "C" NOT NULL,
+    from_id   text COLLATE "C" NOT NULL,
+    to_type   text COLLATE "C" NOT NULL,
+    to_id     text COLLATE "C" NOT NULL,
+    PRIMARY KEY (from_type, from_id, to_type, to_id)
+  );
+  CREATE INDEX resource_refs_to ON resource_refs (to_type, to_id);
+
+  CREATE TABLE kv (
+    namespace  text COLLATE "C" NOT NULL,
+    key        text COLLATE "C" NOT NULL,
+    value_json text NOT NULL,
+    written_by text NOT NULL,
+    PRIMARY KEY (namespace, key)
+  );
+  `,
+];
+
+/** Schema names Typeplane accepts: plain lower-case identifiers, so they never need quoting. */
+export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Bring `schema` up to date, creating it if needed. Throws if it was written by a newer Typeplane.
+ * `client` must not be in a transaction.
+ */
+export async function migrate(client: pg.ClientBase, schema: string): Promise<void> {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}`);
+  await client.query('BEGIN');
+  try {
+    // One migrator per schema at a time, across every process on the database.
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `typeplane:migrate:${schema}`,
+    ]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.schema_version (version integer NOT NULL)`);
+    const rows = (await client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`))
+      .rows;
+    let version = rows[0]?.version ?? 0;
+    if (rows.length === 0) await client.query(`INSERT INTO ${schema}.schema_version VALUES (0)`);
+    if (version > MIGRATIONS.length) {
+      throw new Error(
+        `The store schema ${schema} is version ${version}, newer than this Typeplane knows (${MIGRATIONS.length}): upgrade Typeplane.`,
+      );
+    }
+    await client.query(`SET LOCAL search_path TO ${schema}`);
+    for (; version < MIGRATIONS.length; version++) await client.query(MIGRATIONS[version]!);
+    await client.query(`UPDATE ${schema}.schema_version SET version = $1`, [version]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

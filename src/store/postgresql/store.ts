@@ -1,0 +1,785 @@
+/**
+ * @module The PostgreSQL store: for several server replicas over one database. Same contract, same
+ * tables and the same row layout as the SQLite store (`../rows.ts`).
+ *
+ * SQLite serialises every write on one lock; here writes run concurrently, so what must not
+ * interleave is serialised explicitly, per key rather than globally:
+ * - every state change of one resource (begin, complete, finish) takes a transaction-scoped advisory
+ *   lock on the resource's key first, so the checks it makes (no active operation, the resource as
+ *   the update was computed from, no resource yet for a create) hold until it commits;
+ * - deregistering a type takes its type's lock exclusively, and putting a resource takes it shared,
+ *   so no resource appears in a type being removed;
+ * - the unique indexes stay the backstop: a client token used by two requests at once, or a second
+ *   active operation on a resource whose identifier only became known, is caught there;
+ * - claiming operations uses `FOR UPDATE SKIP LOCKED`, so replicas claim disjoint sets without waiting.
+ */
+import pg from 'pg';
+import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
+import {
+  ACTIVE,
+  OPERATION_COLUMNS,
+  activeConflict,
+  alreadyExists,
+  isoTime,
+  missingOperation,
+  operationParams,
+  page,
+  toKvEntry,
+  toOperationRecord,
+  toStoredResource,
+  toStoredType,
+  typeInUse,
+  type KvRow,
+  type OperationParams,
+  type OperationRow,
+  type ResourceRow,
+  type TokenRow,
+  type TypeRow,
+} from '../rows.js';
+import {
+  OperationMovedOn,
+  type BeginResult,
+  type Completion,
+  type KvEntry,
+  type OperationFilter,
+  type OperationRecord,
+  type Page,
+  type ResourceChange,
+  type ResourceKey,
+  type Store,
+  type StoredResource,
+  type StoredType,
+} from '../types.js';
+import { SCHEMA_NAME, migrate } from './migrations.js';
+
+export interface PostgresStoreOptions {
+  /** The schema the store's tables live in (created if absent; default `typeplane`). */
+  schema?: string;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  /** How long to wait for a connection before failing (default 10,000 ms). */
+  connectTimeoutMs?: number;
+}
+
+const ACTIVE_SQL = `('PENDING','IN_PROGRESS','CANCEL_IN_PROGRESS')`;
+const TERMINAL_SQL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
+const TYPE_COLUMNS = 'type_name, version, model_json, source, registered_at';
+const RESOURCE_COLUMNS = 'type_name, identifier, properties_json, sealed, created_at, updated_at';
+
+/** The columns of an operation row written by begin/complete, in order. */
+const INSERT_COLUMNS = [
+  'request_token',
+  'type_name',
+  'identifier',
+  'operation',
+  'status',
+  'event_time',
+  'resource_model_json',
+  'status_message',
+  'error_code',
+  'retry_after',
+  'request_json',
+  'callback_context_json',
+  'started_at',
+  'deadline_at',
+  'attempts',
+  'client_token',
+  'request_hash',
+  'lease_owner',
+  'lease_until',
+] as const;
+
+/** The columns saveOperation and finishOperation set, in order ($2…), after request_token ($1). */
+const UPDATE_COLUMNS = [
+  'identifier',
+  'status',
+  'event_time',
+  'resource_model_json',
+  'status_message',
+  'error_code',
+  'retry_after',
+  'request_json',
+  'callback_context_json',
+  'deadline_at',
+  'attempts',
+] as const;
+
+const INSERT_OPERATION = `INSERT INTO operations (${INSERT_COLUMNS.join(', ')})
+  VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+
+/** Guarded: only an active operation, and with an owner ($13) only while that worker holds the lease. */
+function guardedUpdate(finish: boolean): string {
+  const sets = UPDATE_COLUMNS.map((c, i) => `${c} = $${i + 2}`);
+  if (finish) sets.push('lease_owner = NULL', 'lease_until = NULL');
+  const owner = `$${UPDATE_COLUMNS.length + 2}`;
+  return `UPDATE operations SET ${sets.join(', ')}
+    WHERE request_token = $1 AND status IN ${ACTIVE_SQL} AND (${owner}::text IS NULL OR lease_owner = ${owner})`;
+}
+const SAVE_OPERATION = guardedUpdate(false);
+const FINISH_OPERATION = guardedUpdate(true);
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+/** Open (creating the schema and running migrations if needed) the store in the database at `url`. */
+export async function openPostgresStore(
+  url: string,
+  options: PostgresStoreOptions = {},
+): Promise<PostgresStore> {
+  return PostgresStore.open(url, options);
+}
+
+export class PostgresStore implements Store {
+  readonly schema: string;
+  private readonly pool: pg.Pool;
+  private closed = false;
+
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const schema = options.schema ?? 'typeplane';
+    if (!SCHEMA_NAME.test(schema)) {
+      throw new Error(
+        `the store schema name ${JSON.stringify(schema)} is not valid: use lower-case letters, digits and _ (at most 63)`,
+      );
+    }
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      // Every connection works in the store's schema.
+      options: `-c search_path=${schema}`,
+    });
+    // An idle connection the server drops must not take the process down; the next query reconnects.
+    pool.on('error', () => undefined);
+    try {
+      const client = await pool.connect();
+      try {
+        await migrate(client, schema);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw new Error(`cannot open the PostgreSQL store at ${redactUrl(url)}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    return new PostgresStore(pool, schema);
+  }
+
+  private constructor(pool: pg.Pool, schema: string) {
+    this.pool = pool;
+    this.schema = schema;
+  }
+
+  // ---- Types ----
+
+  async putType(type: StoredType): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO types (${TYPE_COLUMNS}, seq) VALUES ($1, $2, $3, $4, $5, nextval('types_seq'))
+       ON CONFLICT (type_name, version) DO UPDATE SET model_json = excluded.model_json, source = excluded.source,
+         registered_at = excluded.registered_at, seq = excluded.seq`,
+      [
+        type.typeName,
+        type.version,
+        JSON.stringify(type.model),
+        type.source,
+        isoTime(type.registeredAt, 'registeredAt'),
+      ],
+    );
+  }
+
+  async getType(typeName: string, version?: string): Promise<StoredType | undefined> {
+    const { rows } =
+      version === undefined
+        ? await this.pool.query<TypeRow>(
+            `SELECT ${TYPE_COLUMNS} FROM types WHERE type_name = $1 ORDER BY seq DESC LIMIT 1`,
+            [typeName],
+          )
+        : await this.pool.query<TypeRow>(
+            `SELECT ${TYPE_COLUMNS} FROM types WHERE type_name = $1 AND version = $2`,
+            [typeName, version],
+          );
+    return rows[0] && toStoredType(rows[0]);
+  }
+
+  async getTypeStamp(typeName: string): Promise<{ version: string; registeredAt: string } | undefined> {
+    const { rows } = await this.pool.query<{ version: string; registered_at: string }>(
+      `SELECT version, registered_at FROM types WHERE type_name = $1 ORDER BY seq DESC LIMIT 1`,
+      [typeName],
+    );
+    return rows[0] && { version: rows[0].version, registeredAt: rows[0].registered_at };
+  }
+
+  async listTypeVersions(typeName: string): Promise<StoredType[]> {
+    const { rows } = await this.pool.query<TypeRow>(
+      `SELECT ${TYPE_COLUMNS} FROM types WHERE type_name = $1 ORDER BY seq`,
+      [typeName],
+    );
+    return rows.map(toStoredType);
+  }
+
+  async listTypes(): Promise<StoredType[]> {
+    const { rows } = await this.pool.query<TypeRow>(
+      `SELECT DISTINCT ON (type_name) ${TYPE_COLUMNS} FROM types ORDER BY type_name, seq DESC`,
+    );
+    return rows.map(toStoredType);
+  }
+
+  async deleteType(typeName: string): Promise<boolean> {
+    return this.transaction(async (c) => {
+      await lock(c, typeKey(typeName));
+      const count = await countResources(c, typeName);
+      if (count > 0) throw typeInUse(typeName, count);
+      return ((await c.query(`DELETE FROM types WHERE type_name = $1`, [typeName])).rowCount ?? 0) > 0;
+    });
+  }
+
+  // ---- Resource index ----
+
+  async getResource(typeName: string, identifier: string): Promise<StoredResource | undefined> {
+    const row = await getResourceRow(this.pool, typeName, identifier);
+    return row && toStoredResource(row);
+  }
+
+  async listResources(
+    typeName: string,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<StoredResource>> {
+    checkLimit(options.limit);
+    const after = decodeCursor('resources', options.nextToken);
+    const { rows } =
+      after === undefined
+        ? await this.pool.query<ResourceRow>(
+            `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE type_name = $1 ORDER BY identifier LIMIT $2`,
+            [typeName, options.limit + 1],
+          )
+        : await this.pool.query<ResourceRow>(
+            `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE type_name = $1 AND identifier > $2
+             ORDER BY identifier LIMIT $3`,
+            [typeName, after, options.limit + 1],
+          );
+    return page(rows.map(toStoredResource), options.limit, (last) =>
+      encodeCursor('resources', last.identifier),
+    );
+  }
+
+  async countResources(typeName: string): Promise<number> {
+    return countResources(this.pool, typeName);
+  }
+
+  async listReferences(typeName: string, identifier: string): Promise<ResourceKey[]> {
+    const { rows } = await this.pool.query<{ to_type: string; to_id: string }>(
+      `SELECT to_type, to_id FROM resource_refs WHERE from_type = $1 AND from_id = $2 ORDER BY to_type, to_id`,
+      [typeName, identifier],
+    );
+    return rows.map((r) => ({ typeName: r.to_type, identifier: r.to_id }));
+  }
+
+  async listReferrers(typeName: string, identifier: string, limit: number): Promise<ResourceKey[]> {
+    return referrers(this.pool, typeName, identifier, limit);
+  }
+
+  // ---- Operations ----
+
+  async beginOperation(
+    operation: OperationRecord,
+    requestHash?: string,
+    lease?: { owner: string; until: Date },
+    precondition?: (current: StoredResource | undefined) => void,
+  ): Promise<BeginResult> {
+    const params = operationParams(operation);
+    return this.withTokenRetry(operation, async () =>
+      this.transaction(async (c): Promise<BeginResult> => {
+        const identifier = operation.identifier;
+        if (identifier !== undefined) await lock(c, resourceKey(operation.typeName, identifier));
+        const earlier = await checkToken(c, operation, requestHash ?? null);
+        if (earlier) return earlier;
+        if (identifier !== undefined && ACTIVE.has(operation.status)) {
+          const active = await getActive(c, operation.typeName, identifier);
+          if (active) return { kind: 'conflict', activeRequestToken: active };
+        }
+        if (precondition && identifier !== undefined) {
+          const row = await getResourceRow(c, operation.typeName, identifier);
+          precondition(row && toStoredResource(row));
+        }
+        await c.query(
+          INSERT_OPERATION,
+          insertValues(params, requestHash ?? null, lease?.owner ?? null, lease?.until.toISOString() ?? null),
+        );
+        return {
+          kind: 'started',
+          operation: {
+            ...operation,
+            eventTime: params.event_time,
+            startedAt: params.started_at,
+            deadlineAt: params.deadline_at,
+          },
+        };
+      }),
+    );
+  }
+
+  async completeOperation(
+    operation: OperationRecord,
+    requestHash: string | undefined,
+    decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion,
+  ): Promise<BeginResult> {
+    return this.withTokenRetry(operation, async () =>
+      this.transaction(async (c): Promise<BeginResult> => {
+        const identifier = operation.identifier;
+        if (identifier !== undefined) await lock(c, resourceKey(operation.typeName, identifier));
+        const earlier = await checkToken(c, operation, requestHash ?? null);
+        if (earlier) return earlier;
+        if (identifier !== undefined) {
+          const active = await getActive(c, operation.typeName, identifier);
+          if (active) return { kind: 'conflict', activeRequestToken: active };
+        }
+        const row =
+          identifier === undefined ? undefined : await getResourceRow(c, operation.typeName, identifier);
+        const dependants =
+          operation.operation === 'DELETE' && identifier !== undefined
+            ? await referrers(c, operation.typeName, identifier, 20)
+            : [];
+        const outcome = decide(row && toStoredResource(row), dependants);
+        const record: OperationRecord = { ...operation, status: outcome.status };
+        if (outcome.status === 'FAILED') {
+          record.errorCode = outcome.errorCode;
+          record.statusMessage = outcome.statusMessage;
+        } else if (outcome.resourceModel) {
+          record.resourceModel = outcome.resourceModel;
+        }
+        await c.query(
+          INSERT_OPERATION,
+          insertValues(operationParams(record), requestHash ?? null, null, null),
+        );
+        // The resource's absence was checked above, under the resource's lock.
+        if (outcome.status === 'SUCCESS') await applyChange(c, record, outcome.change, false);
+        Object.assign(operation, record);
+        return { kind: 'started', operation };
+      }),
+    );
+  }
+
+  async saveOperation(operation: OperationRecord, owner?: string): Promise<void> {
+    let changed: number;
+    try {
+      changed =
+        (await this.pool.query(SAVE_OPERATION, updateValues(operationParams(operation), owner))).rowCount ??
+        0;
+    } catch (error) {
+      throw isActiveConflict(error) ? activeConflict(operation) : error;
+    }
+    if (changed === 0) throw await this.notWritten(operation.requestToken);
+  }
+
+  async finishOperation(operation: OperationRecord, change?: ResourceChange, owner?: string): Promise<void> {
+    try {
+      await this.transaction(async (c) => {
+        const key = changeKey(change) ?? operationKey(operation);
+        if (key) await lock(c, key);
+        const result = await c.query(FINISH_OPERATION, updateValues(operationParams(operation), owner));
+        if ((result.rowCount ?? 0) === 0) throw await this.notWritten(operation.requestToken, c);
+        await applyChange(c, operation, change, true);
+      });
+    } catch (error) {
+      throw isActiveConflict(error) ? activeConflict(operation) : error;
+    }
+  }
+
+  async getOperation(requestToken: string): Promise<OperationRecord | undefined> {
+    const row = await getOperationRow(this.pool, requestToken);
+    return row && toOperationRecord(row);
+  }
+
+  async listOperations(
+    filter: OperationFilter,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<OperationRecord>> {
+    checkLimit(options.limit);
+    const before = decodeCursor('operations', options.nextToken);
+    const values: unknown[] = [];
+    const where: string[] = [];
+    const bind = (value: unknown) => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    if (filter.typeName !== undefined) where.push(`type_name = ${bind(filter.typeName)}`);
+    if (filter.operation !== undefined && filter.operation.length > 0)
+      where.push(`operation = ANY(${bind(filter.operation)}::text[])`);
+    if (filter.status !== undefined && filter.status.length > 0)
+      where.push(`status = ANY(${bind(filter.status)}::text[])`);
+    if (before !== undefined) where.push(`seq < ${bind(before)}`);
+    const { rows } = await this.pool.query<OperationRow>(
+      `SELECT ${OPERATION_COLUMNS} FROM operations ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY seq DESC LIMIT ${bind(options.limit + 1)}`,
+      values,
+    );
+    const result = page(rows, options.limit, (last) => encodeCursor('operations', Number(last.seq)));
+    return { ...result, items: result.items.map(toOperationRecord) };
+  }
+
+  async claimOperations(
+    owner: string,
+    now: Date,
+    leaseMs: number,
+    limit: number,
+  ): Promise<OperationRecord[]> {
+    if (limit < 1) return [];
+    const at = now.toISOString();
+    const until = new Date(now.getTime() + leaseMs).toISOString();
+    // Rows another replica is claiming right now are skipped, not waited for.
+    const { rows } = await this.pool.query<OperationRow>(
+      `UPDATE operations SET lease_owner = $1, lease_until = $2
+       WHERE seq IN (
+         SELECT seq FROM operations
+         WHERE status IN ${ACTIVE_SQL} AND (retry_after IS NULL OR retry_after <= $3)
+           AND (lease_until IS NULL OR lease_until <= $3)
+         ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING ${OPERATION_COLUMNS}`,
+      [owner, until, at, Math.trunc(limit)],
+    );
+    return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toOperationRecord);
+  }
+
+  async renewLease(requestToken: string, owner: string, now: Date, leaseMs: number): Promise<boolean> {
+    const result =
+      leaseMs <= 0
+        ? await this.pool.query(
+            `UPDATE operations SET lease_owner = NULL, lease_until = NULL WHERE request_token = $1 AND lease_owner = $2`,
+            [requestToken, owner],
+          )
+        : await this.pool.query(
+            `UPDATE operations SET lease_until = $1
+             WHERE request_token = $2 AND lease_owner = $3 AND status IN ${ACTIVE_SQL}`,
+            [new Date(now.getTime() + leaseMs).toISOString(), requestToken, owner],
+          );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async expireTokens(before: Date): Promise<number> {
+    const result = await this.pool.query(
+      `DELETE FROM operations WHERE status IN ${TERMINAL_SQL} AND event_time < $1`,
+      [before.toISOString()],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  // ---- Provider state ----
+
+  async kvGet(namespace: string, key: string): Promise<KvEntry | undefined> {
+    const { rows } = await this.pool.query<KvRow>(
+      `SELECT key, value_json, written_by FROM kv WHERE namespace = $1 AND key = $2`,
+      [namespace, key],
+    );
+    return rows[0] && toKvEntry(rows[0]);
+  }
+
+  async kvInsert(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
+    const result = await this.pool.query(
+      `INSERT INTO kv (namespace, key, value_json, written_by) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+      [namespace, key, JSON.stringify(entry.value), entry.writtenBy],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async kvReplace(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE kv SET value_json = $1, written_by = $2 WHERE namespace = $3 AND key = $4`,
+      [JSON.stringify(entry.value), entry.writtenBy, namespace, key],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async kvDelete(namespace: string, key: string): Promise<boolean> {
+    const result = await this.pool.query(`DELETE FROM kv WHERE namespace = $1 AND key = $2`, [
+      namespace,
+      key,
+    ]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async kvList(
+    namespace: string,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<{ key: string; entry: KvEntry }>> {
+    checkLimit(options.limit);
+    const after = decodeCursor('kv', options.nextToken);
+    const { rows } =
+      after === undefined
+        ? await this.pool.query<KvRow>(
+            `SELECT key, value_json, written_by FROM kv WHERE namespace = $1 ORDER BY key LIMIT $2`,
+            [namespace, options.limit + 1],
+          )
+        : await this.pool.query<KvRow>(
+            `SELECT key, value_json, written_by FROM kv WHERE namespace = $1 AND key > $2 ORDER BY key LIMIT $3`,
+            [namespace, after, options.limit + 1],
+          );
+    const items = rows.map((row) => ({ key: row.key, entry: toKvEntry(row) }));
+    return page(items, options.limit, (last) => encodeCursor('kv', last.key));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  // ---- Helpers ----
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      try {
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw error;
+      }
+    } finally {
+      // A connection whose rollback failed is in an unknown state: drop it rather than reuse it.
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Two requests with one client token at once: the second insert waits for the first to commit and
+   * then breaks the token's unique index; run again, it finds the token and replays (or refuses) it.
+   */
+  private async withTokenRetry(
+    operation: OperationRecord,
+    run: () => Promise<BeginResult>,
+  ): Promise<BeginResult> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (attempt < 2 && isUniqueViolation(error, 'operations_client_token')) continue;
+        if (isActiveConflict(error) && operation.identifier !== undefined) {
+          const active = await getActive(this.pool, operation.typeName, operation.identifier);
+          if (active) return { kind: 'conflict', activeRequestToken: active };
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** Why a guarded write changed nothing: the operation moved on, or it does not exist. */
+  private async notWritten(requestToken: string, via: Queryable = this.pool): Promise<Error> {
+    return (await getOperationRow(via, requestToken))
+      ? new OperationMovedOn(requestToken)
+      : missingOperation(requestToken);
+  }
+}
+
+// ---- Statements shared by several methods ----
+
+async function getResourceRow(
+  c: Queryable,
+  typeName: string,
+  identifier: string,
+): Promise<ResourceRow | undefined> {
+  const { rows } = await c.query<ResourceRow>(
+    `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE type_name = $1 AND identifier = $2`,
+    [typeName, identifier],
+  );
+  return rows[0];
+}
+
+async function getOperationRow(c: Queryable, requestToken: string): Promise<OperationRow | undefined> {
+  const { rows } = await c.query<OperationRow>(
+    `SELECT ${OPERATION_COLUMNS} FROM operations WHERE request_token = $1`,
+    [requestToken],
+  );
+  return rows[0];
+}
+
+async function countResources(c: Queryable, typeName: string): Promise<number> {
+  const { rows } = await c.query<{ count: string }>(
+    `SELECT COUNT(*) AS count FROM resources WHERE type_name = $1`,
+    [typeName],
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+async function referrers(
+  c: Queryable,
+  typeName: string,
+  identifier: string,
+  limit: number,
+): Promise<ResourceKey[]> {
+  const { rows } = await c.query<{ from_type: string; from_id: string }>(
+    `SELECT from_type, from_id FROM resource_refs WHERE to_type = $1 AND to_id = $2
+     ORDER BY from_type, from_id LIMIT $3`,
+    [typeName, identifier, limit],
+  );
+  return rows.map((r) => ({ typeName: r.from_type, identifier: r.from_id }));
+}
+
+async function getActive(c: Queryable, typeName: string, identifier: string): Promise<string | undefined> {
+  const { rows } = await c.query<{ request_token: string }>(
+    `SELECT request_token FROM operations
+     WHERE type_name = $1 AND identifier = $2 AND status IN ${ACTIVE_SQL} AND identifier IS NOT NULL`,
+    [typeName, identifier],
+  );
+  return rows[0]?.request_token;
+}
+
+/** A client token used before: the earlier operation (replayed or mismatched); undefined otherwise. */
+async function checkToken(
+  c: Queryable,
+  operation: OperationRecord,
+  requestHash: string | null,
+): Promise<BeginResult | undefined> {
+  if (operation.clientToken === undefined) return undefined;
+  const { rows } = await c.query<TokenRow>(
+    `SELECT ${OPERATION_COLUMNS}, request_hash FROM operations WHERE client_token = $1`,
+    [operation.clientToken],
+  );
+  const earlier = rows[0];
+  if (!earlier) return undefined;
+  return {
+    kind: earlier.request_hash === requestHash ? 'replayed' : 'token-mismatch',
+    operation: toOperationRecord(earlier),
+  };
+}
+
+/** Applies an operation's resource change, inside the operation's transaction. */
+async function applyChange(
+  c: pg.PoolClient,
+  operation: OperationRecord,
+  change: ResourceChange | undefined,
+  checkNew: boolean,
+): Promise<void> {
+  if (change?.kind === 'put') {
+    const { resource } = change;
+    await lockShared(c, typeKey(resource.typeName));
+    if (
+      checkNew &&
+      operation.operation === 'CREATE' &&
+      (await getResourceRow(c, resource.typeName, resource.identifier))
+    ) {
+      throw alreadyExists(resource);
+    }
+    await c.query(
+      `INSERT INTO resources (${RESOURCE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json,
+         sealed = excluded.sealed, updated_at = excluded.updated_at`,
+      [
+        resource.typeName,
+        resource.identifier,
+        JSON.stringify(resource.properties),
+        resource.sealed ?? null,
+        isoTime(resource.createdAt, 'createdAt'),
+        isoTime(resource.updatedAt, 'updatedAt'),
+      ],
+    );
+    if (change.references) {
+      await c.query(`DELETE FROM resource_refs WHERE from_type = $1 AND from_id = $2`, [
+        resource.typeName,
+        resource.identifier,
+      ]);
+      if (change.references.length > 0) {
+        await c.query(
+          `INSERT INTO resource_refs (from_type, from_id, to_type, to_id)
+           SELECT $1, $2, t, i FROM unnest($3::text[], $4::text[]) AS r(t, i) ON CONFLICT DO NOTHING`,
+          [
+            resource.typeName,
+            resource.identifier,
+            change.references.map((r) => r.typeName),
+            change.references.map((r) => r.identifier),
+          ],
+        );
+      }
+    }
+  } else if (change?.kind === 'delete') {
+    await c.query(`DELETE FROM resources WHERE type_name = $1 AND identifier = $2`, [
+      change.typeName,
+      change.identifier,
+    ]);
+    await c.query(`DELETE FROM resource_refs WHERE from_type = $1 AND from_id = $2`, [
+      change.typeName,
+      change.identifier,
+    ]);
+  }
+}
+
+// ---- Locks and keys ----
+
+function resourceKey(typeName: string, identifier: string): string {
+  // JSON: unambiguous for any names, and free of NUL, which PostgreSQL text cannot hold.
+  return `typeplane:resource:${JSON.stringify([typeName, identifier])}`;
+}
+
+function typeKey(typeName: string): string {
+  return `typeplane:type:${typeName}`;
+}
+
+function changeKey(change: ResourceChange | undefined): string | undefined {
+  if (change?.kind === 'put') return resourceKey(change.resource.typeName, change.resource.identifier);
+  if (change?.kind === 'delete') return resourceKey(change.typeName, change.identifier);
+  return undefined;
+}
+
+function operationKey(operation: OperationRecord): string | undefined {
+  return operation.identifier === undefined
+    ? undefined
+    : resourceKey(operation.typeName, operation.identifier);
+}
+
+/** A transaction-scoped lock on `key`, across every connection to the database. */
+async function lock(c: pg.PoolClient, key: string): Promise<void> {
+  await c.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [key]);
+}
+
+async function lockShared(c: pg.PoolClient, key: string): Promise<void> {
+  await c.query(`SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))`, [key]);
+}
+
+// ---- Parameters ----
+
+function insertValues(
+  params: OperationParams,
+  requestHash: string | null,
+  leaseOwner: string | null,
+  leaseUntil: string | null,
+): unknown[] {
+  const row: Record<(typeof INSERT_COLUMNS)[number], unknown> = {
+    ...params,
+    request_hash: requestHash,
+    lease_owner: leaseOwner,
+    lease_until: leaseUntil,
+  };
+  return INSERT_COLUMNS.map((c) => row[c]);
+}
+
+function updateValues(params: OperationParams, owner: string | undefined): unknown[] {
+  return [params.request_token, ...UPDATE_COLUMNS.map((c) => params[c]), owner ?? null];
+}
+
+// ---- Errors ----
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const e = error as { code?: unknown; constraint?: unknown } | null;
+  return e !== null && typeof e === 'object' && e.code === '23505' && e.constraint === constraint;
+}
+
+/** The one-active-operation-per-resource index refused a row. */
+function isActiveConflict(error: unknown): boolean {
+  return isUniqueViolation(error, 'operations_one_active');
+}
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an invalid URL)';
+  }
+}

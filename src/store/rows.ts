@@ -1,0 +1,217 @@
+/**
+ * @module Rows and records: how every SQL store lays out types, resources, operations and kv entries,
+ * and the errors its writes share. JSON columns are text; times are `toISOString()` text, so that
+ * they compare as text (binary collation) in every database.
+ */
+import { TypeplaneError, type ErrorCode } from '../errors.js';
+import type { Model, Operation, OperationStatus } from '../engine/types.js';
+import type { ResourceType } from '../schema/index.js';
+import type { KvEntry, OperationRecord, Page, StoredResource, StoredType } from './types.js';
+
+export interface TypeRow {
+  type_name: string;
+  version: string;
+  model_json: string;
+  source: string;
+  registered_at: string;
+}
+
+export interface ResourceRow {
+  type_name: string;
+  identifier: string;
+  properties_json: string;
+  sealed: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The named parameters of an operation row. */
+export interface GuardedParams extends OperationParams {
+  owner: string | null;
+}
+
+export interface InsertParams extends OperationParams {
+  request_hash: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+}
+
+export interface OperationParams {
+  request_token: string;
+  type_name: string;
+  identifier: string | null;
+  operation: string;
+  status: string;
+  event_time: string;
+  resource_model_json: string | null;
+  status_message: string | null;
+  error_code: string | null;
+  retry_after: string | null;
+  request_json: string;
+  callback_context_json: string | null;
+  started_at: string;
+  deadline_at: string;
+  attempts: number;
+  client_token: string | null;
+}
+
+/** A stored operation: its parameters plus the keyset column. */
+export interface OperationRow extends OperationParams {
+  seq: number;
+}
+
+export interface TokenRow extends OperationRow {
+  request_token: string;
+  request_hash: string | null;
+}
+
+export interface KvRow {
+  key: string;
+  value_json: string;
+  written_by: string;
+}
+
+/** The columns an operation is read with. */
+export const OPERATION_COLUMNS = `seq, request_token, type_name, identifier, operation, status, event_time,
+  resource_model_json, status_message, error_code, retry_after, request_json, callback_context_json,
+  started_at, deadline_at, attempts, client_token`;
+
+/** The statuses of an operation still running. */
+export const ACTIVE: ReadonlySet<string> = new Set(['PENDING', 'IN_PROGRESS', 'CANCEL_IN_PROGRESS']);
+
+/** `limit + 1` rows → a page of `limit` and, when there were more, the cursor of its last item. */
+export function page<T>(rows: T[], limit: number, cursor: (last: T) => string): Page<T> {
+  if (rows.length <= limit) return { items: rows };
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return last === undefined ? { items } : { items, nextToken: cursor(last) };
+}
+
+/** Normalise a time to `toISOString()` form so that stored times compare as text. */
+/** Already in the stored form (what toISOString gives, as the engine passes): kept as is. */
+export const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+export function isoTime(value: string, field: string): string {
+  if (CANONICAL_TIME.test(value)) return value;
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) {
+    throw new TypeplaneError('InvalidRequest', `${field} is not a valid time: ${JSON.stringify(value)}.`);
+  }
+  return time.toISOString();
+}
+
+export function optionalIsoTime(value: string | undefined, field: string): string | null {
+  return value === undefined ? null : isoTime(value, field);
+}
+
+export function json(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+export function operationParams(operation: OperationRecord): OperationParams {
+  return {
+    request_token: operation.requestToken,
+    type_name: operation.typeName,
+    identifier: operation.identifier ?? null,
+    operation: operation.operation,
+    status: operation.status,
+    event_time: isoTime(operation.eventTime, 'eventTime'),
+    resource_model_json: json(operation.resourceModel),
+    status_message: operation.statusMessage ?? null,
+    error_code: operation.errorCode ?? null,
+    retry_after: optionalIsoTime(operation.retryAfter, 'retryAfter'),
+    request_json: JSON.stringify(operation.request),
+    callback_context_json: json(operation.callbackContext),
+    started_at: isoTime(operation.startedAt, 'startedAt'),
+    deadline_at: isoTime(operation.deadlineAt, 'deadlineAt'),
+    attempts: operation.attempts,
+    client_token: operation.clientToken ?? null,
+  };
+}
+
+export function toOperationRecord(row: OperationRow): OperationRecord {
+  const record: OperationRecord = {
+    requestToken: row.request_token,
+    typeName: row.type_name,
+    operation: row.operation as Operation,
+    status: row.status as OperationStatus,
+    eventTime: row.event_time,
+    request: JSON.parse(row.request_json) as Record<string, unknown>,
+    startedAt: row.started_at,
+    deadlineAt: row.deadline_at,
+    attempts: row.attempts,
+  };
+  if (row.identifier !== null) record.identifier = row.identifier;
+  if (row.resource_model_json !== null) record.resourceModel = JSON.parse(row.resource_model_json) as Model;
+  if (row.status_message !== null) record.statusMessage = row.status_message;
+  if (row.error_code !== null) record.errorCode = row.error_code as ErrorCode;
+  if (row.retry_after !== null) record.retryAfter = row.retry_after;
+  if (row.callback_context_json !== null) {
+    record.callbackContext = JSON.parse(row.callback_context_json) as Record<string, unknown>;
+  }
+  if (row.client_token !== null) record.clientToken = row.client_token;
+  return record;
+}
+
+export function toStoredType(row: TypeRow): StoredType {
+  return {
+    typeName: row.type_name,
+    version: row.version,
+    model: JSON.parse(row.model_json) as ResourceType,
+    source: row.source,
+    registeredAt: row.registered_at,
+  };
+}
+
+export function toStoredResource(row: ResourceRow): StoredResource {
+  const resource: StoredResource = {
+    typeName: row.type_name,
+    identifier: row.identifier,
+    properties: JSON.parse(row.properties_json) as Model,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  if (row.sealed !== null) resource.sealed = row.sealed;
+  return resource;
+}
+
+export function toKvEntry(row: KvRow): KvEntry {
+  return { value: JSON.parse(row.value_json) as Model, writtenBy: row.written_by };
+}
+
+// ---- Errors ----
+
+export function activeConflict(operation: OperationRecord): TypeplaneError {
+  return new TypeplaneError(
+    'ResourceConflict',
+    `Another operation is in progress on ${operation.typeName} ${operation.identifier ?? '(identifier unknown)'}.`,
+    [{ pointer: '/identifier', message: 'another operation is active on this resource' }],
+  );
+}
+
+export function missingOperation(requestToken: string): TypeplaneError {
+  return new TypeplaneError('InternalFailure', `Operation ${requestToken} is not in the store.`);
+}
+/** A create finishing onto a resource that exists. */
+export function alreadyExists(resource: StoredResource): TypeplaneError {
+  return new TypeplaneError(
+    'ResourceConflict',
+    `A resource of type ${resource.typeName} with identifier ${resource.identifier} already exists.`,
+    [{ pointer: '/identifier', message: 'already exists', identifier: resource.identifier }],
+  );
+}
+
+/** Deregistering a type that still has resources. */
+export function typeInUse(typeName: string, count: number): TypeplaneError {
+  return new TypeplaneError(
+    'ResourceConflict',
+    `Type ${typeName} still has ${count} resource${count === 1 ? '' : 's'}: delete ${count === 1 ? 'it' : 'them'} first.`,
+    [
+      {
+        pointer: '/typeName',
+        message: `${count} resource${count === 1 ? '' : 's'} of this type exist`,
+        resourceCount: count,
+      },
+    ],
+  );
+}
