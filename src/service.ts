@@ -14,11 +14,16 @@ import { createStateProvider, type Provider, type ProviderDefinition } from './p
 import { Registry } from './registry/registry.js';
 import { checkSecretKey, createSealer, loadSecretKey, SECRET_KEY_FILE_NAME } from './secrets/index.js';
 import { loadTypes } from './schema/index.js';
-import { openSqliteStore, type Store } from './store/index.js';
+import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
 
 export interface ServiceOptions {
-  /** Folder for the SQLite file (`typeplane.db`). */
+  /** Folder for the SQLite file (`typeplane.db`) and, by default, the secret key file. */
   dataDir: string;
+  /**
+   * Keep the state in PostgreSQL instead of the SQLite file (several replicas may share one
+   * database): its URL, and the schema the tables live in (default `typeplane`).
+   */
+  database?: { url: string; schema?: string };
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -78,7 +83,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const keyFile = options.secretKeyFile ?? join(options.dataDir, SECRET_KEY_FILE_NAME);
   const key = loadSecretKey({ key: options.secretKey, file: keyFile });
   const sealer = createSealer(key.key);
-  const store = await openSqliteStore(join(options.dataDir, 'typeplane.db'));
+  const store = options.database
+    ? await openPostgresStore(options.database.url, {
+        ...(options.database.schema !== undefined ? { schema: options.database.schema } : {}),
+      })
+    : await openSqliteStore(join(options.dataDir, 'typeplane.db'));
+  logger.info(
+    options.database
+      ? {
+          store: 'postgresql',
+          url: redactUrl(options.database.url),
+          schema: options.database.schema ?? 'typeplane',
+        }
+      : { store: 'sqlite', file: join(options.dataDir, 'typeplane.db') },
+    'store opened',
+  );
   try {
     try {
       await checkSecretKey(store, sealer);

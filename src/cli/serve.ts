@@ -12,6 +12,8 @@ interface ServeOptions {
   host: string;
   port?: string;
   dataDir: string;
+  databaseUrl?: string;
+  databaseSchema?: string;
   types?: string[];
   logLevel: string;
   lease: string;
@@ -26,10 +28,20 @@ interface ServeOptions {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('serve the resource API over HTTP, with state in an embedded SQLite file')
+    .description(
+      'serve the resource API over HTTP, with state in an embedded SQLite file (or PostgreSQL, with --database-url)',
+    )
     .option('--host <host>', 'address to listen on', DEFAULT_HOST)
     .option('--port <port>', `port (0 picks a free one; env TYPEPLANE_PORT; default ${DEFAULT_PORT})`)
-    .option('--data-dir <dir>', 'folder for the state (typeplane.db)', '.typeplane')
+    .option('--data-dir <dir>', 'folder for the state (typeplane.db) and the secret key file', '.typeplane')
+    .option(
+      '--database-url <url>',
+      'keep the state in PostgreSQL instead (postgres://user@host:5432/db; env TYPEPLANE_DATABASE_URL); several servers may share one database',
+    )
+    .option(
+      '--database-schema <name>',
+      'the PostgreSQL schema for the tables, created if absent (env TYPEPLANE_DATABASE_SCHEMA; default typeplane)',
+    )
     .option('--types <paths...>', 'resource schemas / manifests (files or folders) to register at start')
     .option(
       '--provider <modules...>',
@@ -111,8 +123,29 @@ export function registerServe(program: Command): void {
       ];
       // Logs go to stderr so stdout carries only what a script reads (the listening line).
       const logger = pino({ level: options.logLevel, redact: LOG_REDACTIONS }, pino.destination(2));
+      // Empty environment variables count as unset.
+      const databaseUrl = options.databaseUrl ?? (process.env.TYPEPLANE_DATABASE_URL || undefined);
+      const databaseSchema = options.databaseSchema ?? (process.env.TYPEPLANE_DATABASE_SCHEMA || undefined);
+      if (databaseSchema !== undefined && databaseUrl === undefined)
+        command.error('error: --database-schema needs --database-url (or TYPEPLANE_DATABASE_URL)', {
+          exitCode: 2,
+          code: 'typeplane.usage',
+        });
+      if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
+        command.error(
+          'error: --database-url must be a PostgreSQL URL, like postgres://user@host:5432/database',
+          { exitCode: 2, code: 'typeplane.usage' },
+        );
       const service = await startService({
         dataDir: resolve(options.dataDir),
+        ...(databaseUrl !== undefined
+          ? {
+              database: {
+                url: databaseUrl,
+                ...(databaseSchema !== undefined ? { schema: databaseSchema } : {}),
+              },
+            }
+          : {}),
         host: options.host,
         port,
         ...(types.length > 0 ? { types } : {}),

@@ -457,11 +457,20 @@ test('the endpoint: unreachable servers, bad URLs, TYPEPLANE_ENDPOINT and its pr
 
 test('serve: usage errors exit 2', async () => {
   const dataDir = tempDir('typeplane-cli-serve-');
-  const [badPort, emptyPort, envPort, badLease] = await Promise.all([
+  const [badPort, emptyPort, envPort, badLease, schemaAlone, notPostgres, unreachable] = await Promise.all([
     typeplane(['serve', '--port', 'abc', '--data-dir', dataDir], { endpoint: null }),
     typeplane(['serve', '--port', '', '--data-dir', dataDir], { endpoint: null }),
     typeplane(['serve', '--data-dir', dataDir], { endpoint: null, env: { TYPEPLANE_PORT: '1e3' } }),
     typeplane(['serve', '--port', '0', '--lease', '0', '--data-dir', dataDir], { endpoint: null }),
+    typeplane(['serve', '--port', '0', '--database-schema', 'tp', '--data-dir', dataDir], { endpoint: null }),
+    typeplane(['serve', '--port', '0', '--database-url', 'mysql://x@y/z', '--data-dir', dataDir], {
+      endpoint: null,
+    }),
+    // Nothing listens on port 1: the store cannot open, and the message hides the password.
+    typeplane(['serve', '--port', '0', '--data-dir', dataDir], {
+      endpoint: null,
+      env: { TYPEPLANE_DATABASE_URL: 'postgres://me:pw-Hx81@127.0.0.1:1/test' },
+    }),
   ]);
   for (const [run, shown] of [
     [badPort, 'abc'],
@@ -480,6 +489,17 @@ test('serve: usage errors exit 2', async () => {
     badLease.stderr,
     /^error: --lease must be a number of seconds above 0 and at most 3600, not '0'$/m,
   );
+  exits(schemaAlone, 2);
+  assert.match(schemaAlone.stderr, /^error: --database-schema needs --database-url/m);
+  exits(notPostgres, 2);
+  assert.match(notPostgres.stderr, /^error: --database-url must be a PostgreSQL URL/m);
+  exits(unreachable, 1);
+  assert.match(
+    unreachable.stderr,
+    /cannot open the PostgreSQL store at postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/test/,
+  );
+  assert.doesNotMatch(unreachable.stderr, /pw-Hx81/);
+  assert.doesNotMatch(unreachable.stderr, STACK_FRAME);
 });
 
 // Not spawnServer from test/helpers/service.ts: it keeps the stdout it reads to itself, and this

@@ -5,13 +5,14 @@
  * first state by a sequential model, must give exactly the final state: no update lost, none applied
  * to a state it did not see.
  *
- * Run against one server, and against two servers sharing one SQLite file (replicas over one store);
- * with the state provider and with a provider of the type's own.
+ * Run against one server, and against two servers sharing one store (replicas: over one SQLite file,
+ * and over one PostgreSQL database); with the state provider and with a provider of the type's own.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WIDGET, WIDGET_TYPE, startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { memoryProvider } from '../helpers/providers.js';
+import { PG_URL, freshSchema, pgSkip } from '../helpers/postgres.js';
 import type { HandlerRequest, Provider } from '../../src/providers/types.js';
 import { authHeaders, fetchJson, mulberry32, sleep } from './helpers.js';
 
@@ -225,5 +226,26 @@ for (const serving of ['state', 'provider'] as const satisfies readonly Serving[
         await b.close();
       }
     });
+
+    test(
+      `${CLIENTS} clients patching one resource through two servers over one PostgreSQL database (${mode}, ${serving})`,
+      { skip: pgSkip },
+      async (t) => {
+        t.diagnostic(`seed ${SEED}`);
+        // The replicas share the database and the secret key (here: the key file of one data folder).
+        const dataDir = tempDir();
+        const database = { url: PG_URL, schema: freshSchema(t) };
+        const shared = providers();
+        const a = await startTestService({ dataDir, database, leaseMs: 2000, ...shared });
+        const b = await startTestService({ dataDir, database, leaseMs: 2000, ...shared });
+        try {
+          assert.equal((await a.call('POST', '/v1/types', WIDGET, authHeaders(a))).status, 201);
+          t.diagnostic(await checkAgainstModel([a, b], mode, `pg-${tag}`));
+        } finally {
+          await a.close();
+          await b.close();
+        }
+      },
+    );
   }
 }

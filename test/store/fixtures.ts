@@ -4,12 +4,10 @@
  * builders. `eachStore` defines a test once per store kind; the PostgreSQL one skips, saying so, when
  * no server answers.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import pg from 'pg';
 import {
   openPostgresStore,
   openSqliteStore,
@@ -19,6 +17,7 @@ import {
   type StoredResource,
   type StoredType,
 } from '../../src/store/index.js';
+import { PG_URL, freshSchema, pgSkip } from '../helpers/postgres.js';
 import type { ResourceType } from '../../src/schema/index.js';
 
 /** A fresh directory, removed when the test ends. */
@@ -37,21 +36,6 @@ export async function freshStore(t: TestContext): Promise<{ store: SqliteStore; 
   return { store, path, dir };
 }
 
-export const PG_URL = process.env.TYPEPLANE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-/** Why the PostgreSQL variants skip, or false when the server answers. */
-export const pgSkip: string | false = await (async () => {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return false;
-  } catch (error) {
-    return `PostgreSQL not reachable at ${new URL(PG_URL).host}: ${(error as Error).message}`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-})();
-
 export type StoreKind = 'sqlite' | 'postgresql';
 
 /** Where a store is: what another process needs to open the same one. */
@@ -67,16 +51,7 @@ export function openSpec(spec: StoreSpec): Promise<Store> {
 /** A place for a fresh store, removed when the test ends (a temp folder, or a PostgreSQL schema). */
 export async function freshSpec(t: TestContext, kind: StoreKind): Promise<StoreSpec> {
   if (kind === 'sqlite') return { kind, path: join(tempDir(t), 'state', 'typeplane.db') };
-  const schema = `tp_store_test_${randomBytes(6).toString('hex')}`;
-  t.after(async () => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    try {
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    } finally {
-      await client.end();
-    }
-  });
+  const schema = freshSchema(t, 'tp_store_test');
   return { kind, url: PG_URL, schema };
 }
 

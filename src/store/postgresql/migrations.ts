@@ -102,7 +102,9 @@ export async function migrate(client: pg.ClientBase, schema: string): Promise<vo
     await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
       `typeplane:migrate:${schema}`,
     ]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    // Created only when absent: a role without CREATE on the database can use a schema made for it.
+    const exists = await client.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [schema]);
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.schema_version (version integer NOT NULL)`);
     const rows = (await client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`))
       .rows;

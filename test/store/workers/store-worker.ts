@@ -1,19 +1,20 @@
 /**
- * A separate process racing other processes on one store file (see sqlite-store-concurrency.test.ts).
+ * A separate process racing other processes on one store (see store-concurrency.test.ts).
  *
- * Prints `ready`, then reads one JSON command a line, `{ mode, path, owner, count }`, opens the store at
- * `path`, runs it, closes the store and prints one JSON line of results:
+ * Prints `ready`, then reads one JSON command a line, `{ mode, spec, owner, count }`, opens the store
+ * `spec` names (a SQLite file or a PostgreSQL schema), runs it, closes the store and prints one JSON line of results:
  * - `begin`: beginOperation on resources res-0 … res-<count-1> → the kinds, in order;
  * - `token`: beginOperation with client tokens ct-0 … ct-<count-1> → the kinds, in order;
  * - `claim`: claimOperations in batches of 3 until none is left → the request tokens claimed.
  * Exits when stdin ends.
  */
 import { createInterface } from 'node:readline';
-import { openSqliteStore, type OperationRecord } from '../../../src/store/index.js';
+import type { OperationRecord } from '../../../src/store/index.js';
+import { openSpec, type StoreSpec } from '../fixtures.js';
 
 interface Command {
   mode: 'begin' | 'token' | 'claim';
-  path: string;
+  spec: StoreSpec;
   owner: string;
   count: number;
 }
@@ -34,8 +35,8 @@ function op(owner: string, n: number, overrides: Partial<OperationRecord>): Oper
   };
 }
 
-async function run({ mode, path, owner, count }: Command): Promise<string[]> {
-  const store = await openSqliteStore(path);
+async function run({ mode, spec, owner, count }: Command): Promise<string[]> {
+  const store = await openSpec(spec);
   const results: string[] = [];
   try {
     if (mode === 'begin') {

@@ -1,10 +1,9 @@
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { openSqliteStore } from '../../src/store/index.js';
-import { T0, freshStore, operation, resource } from './fixtures.js';
+import { T0, eachStore, freshStoreOf, openSpec, operation, resource, type StoreSpec } from './fixtures.js';
 
 const worker = fileURLToPath(new URL('./workers/store-worker.ts', import.meta.url));
 const tsx = import.meta.resolve('tsx');
@@ -53,50 +52,56 @@ before(async () => {
 after(() => workers.forEach((w) => w.stop()));
 
 /** Run one command in `processes` workers at once; their results in order. */
-async function race(mode: string, path: string, processes: number, count = 0): Promise<string[][]> {
+async function race(mode: string, spec: StoreSpec, processes: number, count = 0): Promise<string[][]> {
   const racing = workers.slice(0, processes);
-  racing.forEach((w, n) => w.send({ mode, path, owner: `p${n}`, count }));
+  racing.forEach((w, n) => w.send({ mode, spec, owner: `p${n}`, count }));
   return Promise.all(racing.map((w) => w.result()));
 }
 
-test('processes racing to begin operations on the same resources: exactly one starts on each', async (t) => {
-  const { path } = await freshStore(t);
-  const count = 200;
-  const results = await race('begin', path, 3, count);
-  for (let n = 0; n < count; n += 1) {
-    const kinds = results.map((r) => r[n]);
-    assert.equal(kinds.filter((k) => k === 'started').length, 1, `res-${n}: ${kinds.join(',')}`);
-    assert.equal(kinds.filter((k) => k === 'conflict').length, 2, `res-${n}: ${kinds.join(',')}`);
-  }
-});
+eachStore(
+  'processes racing to begin operations on the same resources: exactly one starts on each',
+  async (t, kind) => {
+    const { spec } = await freshStoreOf(t, kind);
+    const count = 200;
+    const results = await race('begin', spec, 3, count);
+    for (let n = 0; n < count; n += 1) {
+      const kinds = results.map((r) => r[n]);
+      assert.equal(kinds.filter((k) => k === 'started').length, 1, `res-${n}: ${kinds.join(',')}`);
+      assert.equal(kinds.filter((k) => k === 'conflict').length, 2, `res-${n}: ${kinds.join(',')}`);
+    }
+  },
+);
 
-test('processes racing with the same client token: exactly one starts, the others replay it', async (t) => {
-  const { store, path } = await freshStore(t);
-  const count = 200;
-  const results = await race('token', path, 3, count);
-  for (let n = 0; n < count; n += 1) {
-    const kinds = results.map((r) => r[n]);
-    assert.deepEqual([...kinds].sort(), ['replayed', 'replayed', 'started'], `ct-${n}`);
-  }
-  assert.equal((await store.listOperations({}, { limit: 1000 })).items.length, count);
-});
+eachStore(
+  'processes racing with the same client token: exactly one starts, the others replay it',
+  async (t, kind) => {
+    const { store, spec } = await freshStoreOf(t, kind);
+    const count = 200;
+    const results = await race('token', spec, 3, count);
+    for (let n = 0; n < count; n += 1) {
+      const kinds = results.map((r) => r[n]);
+      assert.deepEqual([...kinds].sort(), ['replayed', 'replayed', 'started'], `ct-${n}`);
+    }
+    assert.equal((await store.listOperations({}, { limit: 1000 })).items.length, count);
+  },
+);
 
-test('processes racing to claim operations: each is leased to exactly one', async (t) => {
-  const { store, path } = await freshStore(t);
+eachStore('processes racing to claim operations: each is leased to exactly one', async (t, kind) => {
+  const { store, spec } = await freshStoreOf(t, kind);
   const tokens: string[] = [];
   for (let n = 0; n < 200; n += 1) {
     const op = operation({ identifier: `c${n}` });
     await store.beginOperation(op);
     tokens.push(op.requestToken);
   }
-  const claimed = (await race('claim', path, 3)).flat();
+  const claimed = (await race('claim', spec, 3)).flat();
   assert.equal(new Set(claimed).size, claimed.length, 'nothing claimed twice');
   assert.deepEqual([...claimed].sort(), [...tokens].sort(), 'everything claimed');
 });
 
-test('two store instances on one file see each other’s writes at once', async (t) => {
-  const { store: a, path } = await freshStore(t);
-  const b = await openSqliteStore(path);
+eachStore('two store instances on one store see each other’s writes at once', async (t, kind) => {
+  const { store: a, spec } = await freshStoreOf(t, kind);
+  const b = await openSpec(spec);
   t.after(() => b.close());
 
   const op = operation({ identifier: 'shared' });
