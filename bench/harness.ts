@@ -163,6 +163,15 @@ export function numberArg(name: string, fallback: number): number {
 
 export const flag = (name: string) => process.argv.includes(`--${name}`);
 
+/** `--name value` from argv, as a string, or undefined. */
+export function stringArg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return undefined;
+  const value = process.argv[i + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`--${name} needs a value`);
+  return value;
+}
+
 export const fmt = (n: number, digits = 0) =>
   Number.isFinite(n)
     ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })

@@ -3,7 +3,10 @@
  * alive connections, each create timed until its operation is SUCCESS (`?wait=30` answers then).
  * Prints creates/s overall and per 10 s window, p50/p99 latency, and the server's memory at the end.
  *
- *   npm run bench:soak -- [--seconds 60] [--clients 32] [--dist]
+ *   npm run bench:soak -- [--seconds 60] [--clients 32] [--dist] [--database-url postgres://…]
+ *
+ * With --database-url the server keeps its state in that PostgreSQL database, in a schema of its own
+ * made for the run and dropped after it.
  *
  * Clients stay below the engine's 64 concurrent handler invocations on purpose: more than that
  * queues operations as PENDING (and measures the queue, not the server).
@@ -11,6 +14,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import {
   WIDGET_SCHEMA,
   WIDGET_TYPE,
@@ -22,6 +27,7 @@ import {
   quantile,
   removeAtExit,
   startServer,
+  stringArg,
 } from './harness.js';
 
 const SECONDS = numberArg('seconds', 60);
@@ -32,12 +38,15 @@ const dir = mkdtempSync(join(tmpdir(), 'typeplane-soak-'));
 removeAtExit(dir);
 const typeFile = join(dir, 'widget.json');
 writeFileSync(typeFile, JSON.stringify(WIDGET_SCHEMA));
-const server = await startServer(join(dir, 'data'), ['--types', typeFile], flag('dist'));
+const databaseUrl = stringArg('database-url');
+const schema = `tp_bench_soak_${randomBytes(4).toString('hex')}`;
+const storeArgs = databaseUrl ? ['--database-url', databaseUrl, '--database-schema', schema] : [];
+const server = await startServer(join(dir, 'data'), ['--types', typeFile, ...storeArgs], flag('dist'));
 const http = client(server, CLIENTS);
 const path = `/v1/resources/${encodeURIComponent(WIDGET_TYPE)}?wait=30`;
 
 console.log(
-  `typeplane soak: ${CLIENTS} keep-alive clients creating for ${SECONDS} s (${flag('dist') ? 'dist' : 'tsx'}), server pid ${server.child.pid}`,
+  `typeplane soak: ${CLIENTS} keep-alive clients creating for ${SECONDS} s (${flag('dist') ? 'dist' : 'tsx'}, ${databaseUrl ? `PostgreSQL schema ${schema}` : 'SQLite'}), server pid ${server.child.pid}`,
 );
 const start = performance.now();
 const end = start + SECONDS * 1000;
@@ -93,3 +102,9 @@ console.log(`server memory at the end: RSS ${fmt(memory.rssMb, 1)} MB, peak RSS 
 if (firstFailure) console.log(`first failure: ${firstFailure}`);
 http.close();
 await server.stop();
+if (databaseUrl) {
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.end();
+}

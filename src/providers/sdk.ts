@@ -61,14 +61,17 @@ export function defineProvider(spec: ProviderSpec): ProviderDefinition {
   return Object.freeze({ ...spec });
 }
 
-/** Builders for the events handlers return. */
+/**
+ * Builders for the events handlers return. Models may be of any object type, such as the interfaces
+ * `typeplane generate` writes (which, having no index signature, are not `Model`s to TypeScript).
+ */
 export const progress = {
-  success(model?: Model): HandlerEvent {
-    return model === undefined ? { status: 'SUCCESS' } : { status: 'SUCCESS', resourceModel: model };
+  success<M extends object = Model>(model?: M): HandlerEvent {
+    return model === undefined ? { status: 'SUCCESS' } : { status: 'SUCCESS', resourceModel: asModel(model) };
   },
   /** Ask to be invoked again after `callbackDelaySeconds`, with `callbackContext` handed back. */
-  inProgress(
-    model: Model | undefined,
+  inProgress<M extends object = Model>(
+    model: M | undefined,
     options: {
       callbackContext?: Record<string, unknown>;
       callbackDelaySeconds?: number;
@@ -77,7 +80,7 @@ export const progress = {
   ): HandlerEvent {
     return {
       status: 'IN_PROGRESS',
-      ...(model === undefined ? {} : { resourceModel: model }),
+      ...(model === undefined ? {} : { resourceModel: asModel(model) }),
       callbackContext: options.callbackContext ?? {},
       callbackDelaySeconds: options.callbackDelaySeconds ?? 0,
       ...(options.message === undefined ? {} : { message: options.message }),
@@ -87,10 +90,15 @@ export const progress = {
     return { status: 'FAILED', errorCode, message };
   },
   /** A list page; `nextToken` null (or absent) on the last page. */
-  list(models: Model[], nextToken?: string | null): HandlerEvent {
-    return { status: 'SUCCESS', resourceModels: models, nextToken: nextToken ?? null };
+  list<M extends object = Model>(models: M[], nextToken?: string | null): HandlerEvent {
+    return { status: 'SUCCESS', resourceModels: models.map(asModel), nextToken: nextToken ?? null };
   },
 };
+
+/** A model object as the engine's JSON model type; the engine validates every model it is handed. */
+function asModel(model: object): Model {
+  return model as Model;
+}
 
 export { HandlerError };
 export type { Handler, HandlerEvent, HandlerRequest, HandlerLogger, Provider } from './types.js';

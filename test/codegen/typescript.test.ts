@@ -462,15 +462,17 @@ test('output is deterministic and already formatted (prettier leaves it as it is
 test('handlers can use the generated types with the provider SDK', () => {
   const code = generateTypeScript([typeFrom(DB)], ['db.json']);
   const sdk = join(root, 'src/providers/sdk.js');
-  // The SDK's Model is an index-signature type: an interface converts through `unknown`, and a
-  // spread of it is a Model again.
+  // The request's model converts to the generated interface through `unknown`; the progress
+  // builders take the interface as it is.
   const snippet = `
     import { progress, type HandlerRequest, type HandlerEvent } from ${JSON.stringify(sdk)};
     export async function create({ desiredState }: HandlerRequest): Promise<HandlerEvent> {
       const db = desiredState as unknown as T.AcmeDataDb;
       const size: 'S' | 'M' | 'L' | 'XL' = db.Size;
       const made: T.AcmeDataDb = { ...db, Port: size === 'XL' ? 6432 : 5432 };
-      return progress.success({ ...made });
+      if (size === 'S') return progress.inProgress(made, { callbackContext: { step: 1 } });
+      if (size === 'M') return progress.list([made, made], null);
+      return progress.success(made);
     }`;
   // Everything the snippet pulls in type-checks, the SDK's own files included.
   assert.deepEqual(typeCheck(code, snippet), []);
