@@ -13,6 +13,7 @@
  *   active operation on a resource whose identifier only became known, is caught there;
  * - claiming operations uses `FOR UPDATE SKIP LOCKED`, so replicas claim disjoint sets without waiting.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
 import {
@@ -120,6 +121,28 @@ const FINISH_OPERATION = guardedUpdate(true);
 
 type Queryable = pg.Pool | pg.PoolClient;
 
+/**
+ * Connections that prepare each parameterised statement once, named after its text, and reuse it:
+ * the server parses and plans it once per connection instead of on every call. Every statement here
+ * is a constant text (values are always parameters), so the names are a small fixed set.
+ */
+class PreparingClient extends pg.Client {}
+const plainQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+const statementNames = new Map<string, string>();
+(PreparingClient.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (
+  this: pg.Client,
+  ...args: unknown[]
+) {
+  const [text, values] = args;
+  if (typeof text !== 'string' || !Array.isArray(values)) return plainQuery.apply(this, args);
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `tp_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return plainQuery.call(this, { name, text, values }, ...args.slice(2));
+};
+
 /** Open (creating the schema and running migrations if needed) the store in the database at `url`. */
 export async function openPostgresStore(
   url: string,
@@ -146,6 +169,7 @@ export class PostgresStore implements Store {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       // Every connection works in the store's schema.
       options: `-c search_path=${schema}`,
+      Client: PreparingClient,
     });
     // An idle connection the server drops must not take the process down; the next query reconnects.
     pool.on('error', () => undefined);
@@ -226,11 +250,10 @@ export class PostgresStore implements Store {
 
   async deleteType(typeName: string): Promise<boolean> {
     return this.transaction(async (c) => {
-      await lock(c, typeKey(typeName));
       const count = await countResources(c, typeName);
       if (count > 0) throw typeInUse(typeName, count);
       return ((await c.query(`DELETE FROM types WHERE type_name = $1`, [typeName])).rowCount ?? 0) > 0;
-    });
+    }, typeKey(typeName));
   }
 
   // ---- Resource index ----
@@ -290,17 +313,14 @@ export class PostgresStore implements Store {
     return this.withTokenRetry(operation, async () =>
       this.transaction(async (c): Promise<BeginResult> => {
         const identifier = operation.identifier;
-        if (identifier !== undefined) await lock(c, resourceKey(operation.typeName, identifier));
-        const earlier = await checkToken(c, operation, requestHash ?? null);
-        if (earlier) return earlier;
-        if (identifier !== undefined && ACTIVE.has(operation.status)) {
-          const active = await getActive(c, operation.typeName, identifier);
-          if (active) return { kind: 'conflict', activeRequestToken: active };
-        }
-        if (precondition && identifier !== undefined) {
-          const row = await getResourceRow(c, operation.typeName, identifier);
-          precondition(row && toStoredResource(row));
-        }
+        const seen = await inspect(c, operation, requestHash ?? null, {
+          resource: precondition !== undefined,
+          referrers: false,
+        });
+        if (seen.earlier) return seen.earlier;
+        if (seen.active !== undefined && ACTIVE.has(operation.status))
+          return { kind: 'conflict', activeRequestToken: seen.active };
+        if (precondition && identifier !== undefined) precondition(seen.resource);
         await c.query(
           INSERT_OPERATION,
           insertValues(params, requestHash ?? null, lease?.owner ?? null, lease?.until.toISOString() ?? null),
@@ -314,7 +334,7 @@ export class PostgresStore implements Store {
             deadlineAt: params.deadline_at,
           },
         };
-      }),
+      }, operationKey(operation)),
     );
   }
 
@@ -325,21 +345,13 @@ export class PostgresStore implements Store {
   ): Promise<BeginResult> {
     return this.withTokenRetry(operation, async () =>
       this.transaction(async (c): Promise<BeginResult> => {
-        const identifier = operation.identifier;
-        if (identifier !== undefined) await lock(c, resourceKey(operation.typeName, identifier));
-        const earlier = await checkToken(c, operation, requestHash ?? null);
-        if (earlier) return earlier;
-        if (identifier !== undefined) {
-          const active = await getActive(c, operation.typeName, identifier);
-          if (active) return { kind: 'conflict', activeRequestToken: active };
-        }
-        const row =
-          identifier === undefined ? undefined : await getResourceRow(c, operation.typeName, identifier);
-        const dependants =
-          operation.operation === 'DELETE' && identifier !== undefined
-            ? await referrers(c, operation.typeName, identifier, 20)
-            : [];
-        const outcome = decide(row && toStoredResource(row), dependants);
+        const seen = await inspect(c, operation, requestHash ?? null, {
+          resource: true,
+          referrers: operation.operation === 'DELETE',
+        });
+        if (seen.earlier) return seen.earlier;
+        if (seen.active !== undefined) return { kind: 'conflict', activeRequestToken: seen.active };
+        const outcome = decide(seen.resource, seen.referrers);
         const record: OperationRecord = { ...operation, status: outcome.status };
         if (outcome.status === 'FAILED') {
           record.errorCode = outcome.errorCode;
@@ -355,7 +367,7 @@ export class PostgresStore implements Store {
         if (outcome.status === 'SUCCESS') await applyChange(c, record, outcome.change, false);
         Object.assign(operation, record);
         return { kind: 'started', operation };
-      }),
+      }, operationKey(operation)),
     );
   }
 
@@ -373,13 +385,14 @@ export class PostgresStore implements Store {
 
   async finishOperation(operation: OperationRecord, change?: ResourceChange, owner?: string): Promise<void> {
     try {
-      await this.transaction(async (c) => {
-        const key = changeKey(change) ?? operationKey(operation);
-        if (key) await lock(c, key);
-        const result = await c.query(FINISH_OPERATION, updateValues(operationParams(operation), owner));
-        if ((result.rowCount ?? 0) === 0) throw await this.notWritten(operation.requestToken, c);
-        await applyChange(c, operation, change, true);
-      });
+      await this.transaction(
+        async (c) => {
+          const result = await c.query(FINISH_OPERATION, updateValues(operationParams(operation), owner));
+          if ((result.rowCount ?? 0) === 0) throw await this.notWritten(operation.requestToken, c);
+          await applyChange(c, operation, change, true);
+        },
+        changeKey(change) ?? operationKey(operation),
+      );
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
     }
@@ -525,12 +538,18 @@ export class PostgresStore implements Store {
 
   // ---- Helpers ----
 
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Run `work` in a transaction. With `lockOn`, the transaction first takes that key's lock, in the
+   * same round trip as BEGIN (a simple query: the lock's number is computed here, never user text).
+   */
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, lockOn?: string): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
-      await client.query('BEGIN');
       try {
+        await client.query(
+          lockOn === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(${lockNumber(lockOn)})`,
+        );
         const result = await work(client);
         await client.query('COMMIT');
         return result;
@@ -629,23 +648,57 @@ async function getActive(c: Queryable, typeName: string, identifier: string): Pr
   return rows[0]?.request_token;
 }
 
-/** A client token used before: the earlier operation (replayed or mismatched); undefined otherwise. */
-async function checkToken(
-  c: Queryable,
+/** What begin and complete check, read in one statement (after the resource's lock is held). */
+interface Seen {
+  /** The client token was used before: the earlier operation, replayed or mismatched. */
+  earlier?: BeginResult;
+  /** The request token of the operation active on the resource. */
+  active?: string;
+  resource?: StoredResource;
+  referrers: ResourceKey[];
+}
+
+async function inspect(
+  c: pg.PoolClient,
   operation: OperationRecord,
   requestHash: string | null,
-): Promise<BeginResult | undefined> {
-  if (operation.clientToken === undefined) return undefined;
-  const { rows } = await c.query<TokenRow>(
-    `SELECT ${OPERATION_COLUMNS}, request_hash FROM operations WHERE client_token = $1`,
-    [operation.clientToken],
+  want: { resource: boolean; referrers: boolean },
+): Promise<Seen> {
+  const { rows } = await c.query<{
+    earlier: TokenRow | null;
+    active: string | null;
+    resource: ResourceRow | null;
+    referrers: { from_type: string; from_id: string }[] | null;
+  }>(
+    `SELECT
+       (SELECT row_to_json(o) FROM (SELECT ${OPERATION_COLUMNS}, request_hash FROM operations
+          WHERE client_token = $1) o) AS earlier,
+       (SELECT request_token FROM operations
+          WHERE type_name = $2 AND identifier = $3 AND status IN ${ACTIVE_SQL}) AS active,
+       CASE WHEN $4 THEN (SELECT row_to_json(r) FROM (SELECT ${RESOURCE_COLUMNS} FROM resources
+          WHERE type_name = $2 AND identifier = $3) r) END AS resource,
+       CASE WHEN $5 THEN (SELECT json_agg(x) FROM (SELECT from_type, from_id FROM resource_refs
+          WHERE to_type = $2 AND to_id = $3 ORDER BY from_type, from_id LIMIT 20) x) END AS referrers`,
+    [
+      operation.clientToken ?? null,
+      operation.typeName,
+      operation.identifier ?? null,
+      want.resource && operation.identifier !== undefined,
+      want.referrers && operation.identifier !== undefined,
+    ],
   );
-  const earlier = rows[0];
-  if (!earlier) return undefined;
-  return {
-    kind: earlier.request_hash === requestHash ? 'replayed' : 'token-mismatch',
-    operation: toOperationRecord(earlier),
+  const row = rows[0]!;
+  const seen: Seen = {
+    referrers: (row.referrers ?? []).map((r) => ({ typeName: r.from_type, identifier: r.from_id })),
   };
+  if (row.earlier)
+    seen.earlier = {
+      kind: row.earlier.request_hash === requestHash ? 'replayed' : 'token-mismatch',
+      operation: toOperationRecord(row.earlier),
+    };
+  if (row.active !== null) seen.active = row.active;
+  if (row.resource) seen.resource = toStoredResource(row.resource);
+  return seen;
 }
 
 /** Applies an operation's resource change, inside the operation's transaction. */
@@ -657,7 +710,6 @@ async function applyChange(
 ): Promise<void> {
   if (change?.kind === 'put') {
     const { resource } = change;
-    await lockShared(c, typeKey(resource.typeName));
     if (
       checkNew &&
       operation.operation === 'CREATE' &&
@@ -666,7 +718,9 @@ async function applyChange(
       throw alreadyExists(resource);
     }
     await c.query(
-      `INSERT INTO resources (${RESOURCE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
+      // The type's lock, shared: taken before the row is made, so a deregistration waits for this commit.
+      `INSERT INTO resources (${RESOURCE_COLUMNS})
+       SELECT $1, $2, $3, $4, $5, $6 FROM (SELECT pg_advisory_xact_lock_shared($7::bigint)) l
        ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json,
          sealed = excluded.sealed, updated_at = excluded.updated_at`,
       [
@@ -676,6 +730,7 @@ async function applyChange(
         resource.sealed ?? null,
         isoTime(resource.createdAt, 'createdAt'),
         isoTime(resource.updatedAt, 'updatedAt'),
+        lockNumber(typeKey(resource.typeName)),
       ],
     );
     if (change.references) {
@@ -731,13 +786,12 @@ function operationKey(operation: OperationRecord): string | undefined {
     : resourceKey(operation.typeName, operation.identifier);
 }
 
-/** A transaction-scoped lock on `key`, across every connection to the database. */
-async function lock(c: pg.PoolClient, key: string): Promise<void> {
-  await c.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [key]);
-}
-
-async function lockShared(c: pg.PoolClient, key: string): Promise<void> {
-  await c.query(`SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))`, [key]);
+/**
+ * The advisory-lock number of `key`: the first 64 bits of its SHA-256, as a signed integer literal.
+ * Computed here so that it can go into a simple query with BEGIN (one round trip).
+ */
+function lockNumber(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest().readBigInt64BE(0).toString();
 }
 
 // ---- Parameters ----
