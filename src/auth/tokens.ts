@@ -12,6 +12,10 @@ import type { KvEntry, Store } from '../store/index.js';
 import { isRole, parseTypeGlobs, type Principal, type Role } from './policy.js';
 
 const NAMESPACE = 'typeplane:tokens';
+/** Who makes the first admin token: one claim, inserted only if absent. */
+const BOOTSTRAP_NAMESPACE = 'typeplane:bootstrap';
+const FIRST_ADMIN = 'first-admin-token';
+const STALE_CLAIM_MS = 60_000;
 const WRITTEN_BY = 'typeplane:auth';
 const PAGE = 100;
 
@@ -148,6 +152,15 @@ export class Tokens {
     }
     const first = await this.store.kvList(NAMESPACE, { limit: 1 });
     if (first.items.length > 0) return undefined;
+    // Replicas starting together on an empty store: only the one whose claim goes in makes the token.
+    const claim: KvEntry = { value: { claimedAt: new Date().toISOString() }, writtenBy: WRITTEN_BY };
+    if (!(await this.store.kvInsert(BOOTSTRAP_NAMESPACE, FIRST_ADMIN, claim))) {
+      const earlier = await this.store.kvGet(BOOTSTRAP_NAMESPACE, FIRST_ADMIN);
+      const age = Date.now() - Date.parse(String(earlier?.value.claimedAt));
+      // A claim this old with no token behind it was left by a first start that died half-way.
+      if (!(age > STALE_CLAIM_MS)) return undefined;
+      await this.store.kvReplace(BOOTSTRAP_NAMESPACE, FIRST_ADMIN, claim);
+    }
     return (await this.create({ role: 'admin', description: 'first admin token' })).token;
   }
 
