@@ -276,12 +276,8 @@ export class Engine {
           errorCode: 'NotFound',
           statusMessage: `${type.typeName} ${identifier} does not exist`,
         };
-      if (JSON.stringify(current.properties) !== baseJson) {
-        throw new TypeplaneError(
-          'ResourceConflict',
-          `${type.typeName} ${identifier} changed while this update was being prepared; read it again and retry`,
-        );
-      }
+      if (JSON.stringify(current.properties) !== baseJson)
+        throw new ChangedMeanwhile(type.typeName, identifier);
       return {
         status: 'SUCCESS',
         resourceModel: stripWriteOnly(type, desired),
@@ -308,7 +304,29 @@ export class Engine {
       .map(({ typeName, identifier }) => ({ typeName, identifier }));
   }
 
+  /**
+   * A patch applies to the resource as it is when the update begins: when another update got in
+   * between the read it was computed from and its begin, it is computed again on the newer state (a
+   * `test` operation in it is checked again there), a few times, before ResourceConflict.
+   */
   async update(
+    typeName: string,
+    identifier: string,
+    patchDocument: unknown,
+    clientToken?: string,
+  ): Promise<ProgressEvent> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.updateOnce(typeName, identifier, patchDocument, clientToken);
+      } catch (error) {
+        if (!(error instanceof ChangedMeanwhile) || attempt >= PATCH_ATTEMPTS) throw error;
+        // Spread the contenders out: all computed again at once, all but one would lose again.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** attempt));
+      }
+    }
+  }
+
+  private async updateOnce(
     typeName: string,
     identifier: string,
     patchDocument: unknown,
@@ -761,12 +779,8 @@ export class Engine {
   ): (current: StoredResource | undefined) => void {
     const baseJson = JSON.stringify(base.properties);
     return (current) => {
-      if (!current || JSON.stringify(this.opened(current).properties) !== baseJson) {
-        throw new TypeplaneError(
-          'ResourceConflict',
-          `${type.typeName} ${identifier} changed while this update was being prepared; read it again and retry`,
-        );
-      }
+      if (!current || JSON.stringify(this.opened(current).properties) !== baseJson)
+        throw new ChangedMeanwhile(type.typeName, identifier);
     };
   }
 
@@ -1471,4 +1485,17 @@ function newRequestToken(): string {
   const time = Date.now().toString(16).padStart(12, '0');
   const random = randomUUID();
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+}
+
+/** How many times a patch is computed again when other updates keep getting in first. */
+const PATCH_ATTEMPTS = 8;
+
+/** The resource changed between the read an update was computed from and the update's begin. */
+class ChangedMeanwhile extends TypeplaneError {
+  constructor(typeName: string, identifier: string) {
+    super(
+      'ResourceConflict',
+      `${typeName} ${identifier} kept changing while this update was being prepared; read it again and retry`,
+    );
+  }
 }
