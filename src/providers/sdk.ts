@@ -17,7 +17,7 @@
  */
 import type { ErrorCode } from '../errors.js';
 import type { Model } from '../engine/types.js';
-import { HandlerError, type Handler, type HandlerEvent, type Provider } from './types.js';
+import { HandlerError, type HandlerEvent, type HandlerRequest, type Provider } from './types.js';
 
 export interface ProviderDefinition extends Provider {
   /** The type names this provider serves. */
@@ -30,21 +30,39 @@ export interface ProviderDefinition extends Provider {
   close?(): void | Promise<void>;
 }
 
-export interface ProviderSpec {
+/**
+ * A handler's request with its models typed as `M`, such as an interface `typeplane generate` wrote
+ * for the provider's type. create/update get the whole desired model; read/delete a model holding at
+ * least the primary identifier, and list `{}`: those are `Partial<M>`.
+ */
+export type TypedRequest<M extends object, D extends object = M> = Omit<
+  HandlerRequest,
+  'desiredState' | 'previousState'
+> & { desiredState: D; previousState?: M };
+
+export type TypedHandler<M extends object, D extends object = M> = (
+  request: TypedRequest<M, D>,
+) => Promise<HandlerEvent>;
+
+/**
+ * What `defineProvider` takes. With a model type (`defineProvider<Queue>({...})`) the handlers'
+ * `desiredState` is typed as it; without one it is the untyped `Model`.
+ */
+export interface ProviderSpec<M extends object = Model> {
   name: string;
   types: readonly string[];
   schemas?: readonly string[];
   configure?(config: Record<string, unknown>): void | Promise<void>;
   close?(): void | Promise<void>;
-  create: Handler;
-  read: Handler;
-  update: Handler;
-  delete: Handler;
-  list: Handler;
+  create: TypedHandler<M>;
+  read: TypedHandler<M, Partial<M>>;
+  update: TypedHandler<M>;
+  delete: TypedHandler<M, Partial<M>>;
+  list: TypedHandler<M, Partial<M>>;
 }
 
 /** Declare a provider; checks the definition so mistakes show at load, not at the first request. */
-export function defineProvider(spec: ProviderSpec): ProviderDefinition {
+export function defineProvider<M extends object = Model>(spec: ProviderSpec<M>): ProviderDefinition {
   if (typeof spec !== 'object' || spec === null) throw new TypeError('defineProvider takes an object');
   if (typeof spec.name !== 'string' || spec.name === '') throw new TypeError('a provider needs a name');
   if (
@@ -58,7 +76,9 @@ export function defineProvider(spec: ProviderSpec): ProviderDefinition {
     if (typeof spec[action] !== 'function')
       throw new TypeError(`provider ${spec.name}: the ${action} handler is missing`);
   }
-  return Object.freeze({ ...spec });
+  // The engine validates every request against the type's schema before a handler sees it: that
+  // is what makes the models the handlers are typed with hold.
+  return Object.freeze({ ...(spec as unknown as ProviderSpec) });
 }
 
 /**

@@ -462,20 +462,42 @@ test('output is deterministic and already formatted (prettier leaves it as it is
 test('handlers can use the generated types with the provider SDK', () => {
   const code = generateTypeScript([typeFrom(DB)], ['db.json']);
   const sdk = join(root, 'src/providers/sdk.js');
-  // The request's model converts to the generated interface through `unknown`; the progress
-  // builders take the interface as it is.
-  const snippet = `
-    import { progress, type HandlerRequest, type HandlerEvent } from ${JSON.stringify(sdk)};
-    export async function create({ desiredState }: HandlerRequest): Promise<HandlerEvent> {
-      const db = desiredState as unknown as T.AcmeDataDb;
-      const size: 'S' | 'M' | 'L' | 'XL' = db.Size;
-      const made: T.AcmeDataDb = { ...db, Port: size === 'XL' ? 6432 : 5432 };
-      if (size === 'S') return progress.inProgress(made, { callbackContext: { step: 1 } });
-      if (size === 'M') return progress.list([made, made], null);
-      return progress.success(made);
-    }`;
+  // defineProvider<T> types every handler's desiredState; the progress builders take the interface.
+  const provider = (body: string) => `
+    import { defineProvider, progress } from ${JSON.stringify(sdk)};
+    export default defineProvider<T.AcmeDataDb>({
+      name: 'dbs',
+      types: ['Acme::Data::Db'],
+      async create({ desiredState }) {
+        const size: 'S' | 'M' | 'L' | 'XL' = desiredState.Size;
+        const made: T.AcmeDataDb = { ...desiredState, Port: size === 'XL' ? 6432 : 5432 };
+        if (size === 'S') return progress.inProgress(made, { callbackContext: { step: 1 } });
+        return progress.success(made);
+      },
+      async read({ desiredState }) {
+        ${body}
+        return progress.success(desiredState);
+      },
+      async update({ desiredState, previousState }) {
+        return progress.success({ ...previousState, ...desiredState });
+      },
+      async delete() {
+        return progress.success();
+      },
+      async list() {
+        return progress.list([] as T.AcmeDataDb[], null);
+      },
+    });`;
   // Everything the snippet pulls in type-checks, the SDK's own files included.
-  assert.deepEqual(typeCheck(code, snippet), []);
+  assert.deepEqual(typeCheck(code, provider('const name: string | undefined = desiredState.Name;')), []);
+  // A read gets a model holding at least the identifier: other properties may be absent.
+  const partial = typeCheck(code, provider("const size: 'S' | 'M' | 'L' | 'XL' = desiredState.Size;"));
+  assert.equal(partial.length, 1, partial.join('\n'));
+  assert.match(partial[0]!, /^use\.ts:\d+ Type .*undefined.* is not assignable/s);
+  // A property the schema does not declare is an error.
+  const unknown = typeCheck(code, provider('const x = desiredState.NoSuchProperty;'));
+  assert.equal(unknown.length, 1, unknown.join('\n'));
+  assert.match(unknown[0]!, /Property 'NoSuchProperty' does not exist/);
 });
 
 test('the whole AWS corpus generates a module that type-checks', { timeout: 300_000 }, async (t) => {
