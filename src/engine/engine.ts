@@ -175,6 +175,7 @@ export class Engine {
     const desired = requireModel(desiredState, 'desiredState');
     refuseReadOnly(type, desired);
     assertValid(compiled, desired);
+    refuseNulInIdentifier(type, desired);
     await this.assertReferencesExist(type, desired);
     const provider = this.providerFor(type.typeName);
     if (provider.recordBacked) {
@@ -1246,6 +1247,8 @@ export class Engine {
         provider,
         `returned a model without its primary identifier (${compiled.type.primaryIdentifier.join(', ')})`,
       );
+    if (identifier.includes('\u0000'))
+      throw this.contractViolation(provider, 'returned an identifier holding U+0000 (NUL)');
     if (expectedIdentifier !== undefined && identifier !== expectedIdentifier) {
       throw this.contractViolation(
         provider,
@@ -1498,4 +1501,19 @@ class ChangedMeanwhile extends TypeplaneError {
       `${typeName} ${identifier} kept changing while this update was being prepared; read it again and retry`,
     );
   }
+}
+
+/**
+ * Identifier values never hold U+0000: they are keys in every store, and PostgreSQL text cannot hold
+ * it. Refused for every store alike, so a type behaves the same whichever store serves it.
+ */
+function refuseNulInIdentifier(type: ResourceType, model: Model): void {
+  for (const pointer of type.primaryIdentifier)
+    for (const { value } of valuesAt(model, pointer))
+      if (typeof value === 'string' && value.includes('\u0000'))
+        throw new TypeplaneError(
+          'InvalidRequest',
+          `identifier values cannot contain U+0000 (NUL): ${pointer}`,
+          [{ pointer, message: 'contains U+0000' }],
+        );
 }

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Engine } from '../engine/engine.js';
 import type { Registry } from '../registry/registry.js';
 import type { Tokens } from '../auth/index.js';
+import { TypeplaneError } from '../errors.js';
 import { registerAuth } from './auth.js';
 import { parseJsonBody } from './body.js';
 import {
@@ -74,6 +75,20 @@ export async function buildServer({
       .send(errorBody('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
   registerAuth(app, tokens);
+  // No type name, identifier, request token or token id holds U+0000 (nor can PostgreSQL text):
+  // refused for every store alike, after authentication.
+  app.addHook('onRequest', (request, _reply, done) => {
+    for (const [name, value] of Object.entries((request.params as Record<string, unknown> | undefined) ?? {}))
+      if (typeof value === 'string' && value.includes('\u0000'))
+        return done(
+          new TypeplaneError(
+            'InvalidRequest',
+            `the ${name} in the path contains U+0000 (NUL), which none holds`,
+            [{ pointer: `/path/${name}`, message: 'contains U+0000' }],
+          ),
+        );
+    done();
+  });
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(typeRoutes, { registry });
   await app.register(resourceRoutes, { engine });

@@ -154,14 +154,29 @@ test('odd paths: bad percent-encoding, NUL, "|", long segments and huge headers 
     assertRefused(await svc.call('GET', path), 400, /not valid/);
   }
   for (const path of [
-    `/v1/resources/${T}/%00`,
     `/v1/resources/${T}/a%7Cb%7Cc`,
     `/v1/resources/${T}/${'%F0%9F%92%A9'.repeat(50)}`,
-    '/v1/types/%00%01',
     `/v1/resources/Test%3A%3AShop%3A%3AWidget%2F..%2F..`,
     '/v1/requests/%7C',
   ]) {
     assertRefused(await svc.call('GET', path), 404);
+  }
+  // No name, identifier or token holds U+0000: refused on every route, whatever the store.
+  for (const [method, path] of [
+    ['GET', `/v1/resources/${T}/%00`],
+    ['DELETE', `/v1/resources/${T}/a%00b`],
+    ['PATCH', `/v1/resources/${T}/%00`],
+    ['GET', '/v1/types/%00%01'],
+    ['GET', `/v1/resources/${T}%00`],
+    ['GET', '/v1/requests/%00'],
+    ['POST', '/v1/requests/x%00/cancel'],
+    ['DELETE', '/v1/tokens/%00'],
+  ] as const) {
+    assertRefused(
+      await svc.call(method, path, method === 'PATCH' ? { patchDocument: [] } : undefined),
+      400,
+      /U\+0000/,
+    );
   }
   // A long identifier (an ARN, say) is looked up; one past the limit is refused.
   assertRefused(await svc.call('GET', `/v1/resources/${T}/${'a'.repeat(2000)}`), 404);

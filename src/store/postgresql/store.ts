@@ -796,6 +796,17 @@ function lockNumber(key: string): string {
 
 // ---- Parameters ----
 
+/**
+ * PostgreSQL text cannot hold U+0000, which a provider's status message might: shown as U+FFFD
+ * instead of failing the write. (JSON columns escape it; keys never hold it: the API refuses it.)
+ */
+function storable(params: OperationParams): OperationParams {
+  const message = params.status_message;
+  return message !== null && message.includes('\u0000')
+    ? { ...params, status_message: message.replaceAll('\u0000', '\uFFFD') }
+    : params;
+}
+
 function insertValues(
   params: OperationParams,
   requestHash: string | null,
@@ -803,7 +814,7 @@ function insertValues(
   leaseUntil: string | null,
 ): unknown[] {
   const row: Record<(typeof INSERT_COLUMNS)[number], unknown> = {
-    ...params,
+    ...storable(params),
     request_hash: requestHash,
     lease_owner: leaseOwner,
     lease_until: leaseUntil,
@@ -812,7 +823,8 @@ function insertValues(
 }
 
 function updateValues(params: OperationParams, owner: string | undefined): unknown[] {
-  return [params.request_token, ...UPDATE_COLUMNS.map((c) => params[c]), owner ?? null];
+  const row = storable(params);
+  return [row.request_token, ...UPDATE_COLUMNS.map((c) => row[c]), owner ?? null];
 }
 
 // ---- Errors ----
