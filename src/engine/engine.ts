@@ -175,7 +175,7 @@ export class Engine {
     const desired = requireModel(desiredState, 'desiredState');
     refuseReadOnly(type, desired);
     assertValid(compiled, desired);
-    refuseNulInIdentifier(type, desired);
+    checkIdentifierValues(type, desired);
     await this.assertReferencesExist(type, desired);
     const provider = this.providerFor(type.typeName);
     if (provider.recordBacked) {
@@ -1247,8 +1247,8 @@ export class Engine {
         provider,
         `returned a model without its primary identifier (${compiled.type.primaryIdentifier.join(', ')})`,
       );
-    if (identifier.includes('\u0000'))
-      throw this.contractViolation(provider, 'returned an identifier holding U+0000 (NUL)');
+    const problem = identifierProblem(identifier);
+    if (problem) throw this.contractViolation(provider, `returned an identifier that ${problem}`);
     if (expectedIdentifier !== undefined && identifier !== expectedIdentifier) {
       throw this.contractViolation(
         provider,
@@ -1504,16 +1504,28 @@ class ChangedMeanwhile extends TypeplaneError {
 }
 
 /**
- * Identifier values never hold U+0000: they are keys in every store, and PostgreSQL text cannot hold
- * it. Refused for every store alike, so a type behaves the same whichever store serves it.
+ * Identifiers are keys in every store and a segment of every resource path, so they are bounded the
+ * same whatever the store: at most {@link MAX_IDENTIFIER_BYTES} bytes of UTF-8 (as Cloud Control's
+ * 1,024; URL-encoded, that always fits a path segment), and never U+0000, which PostgreSQL text cannot
+ * hold. An identifier problem of a provider's model is the provider's; of a request, the caller's.
  */
-function refuseNulInIdentifier(type: ResourceType, model: Model): void {
-  for (const pointer of type.primaryIdentifier)
-    for (const { value } of valuesAt(model, pointer))
-      if (typeof value === 'string' && value.includes('\u0000'))
-        throw new TypeplaneError(
-          'InvalidRequest',
-          `identifier values cannot contain U+0000 (NUL): ${pointer}`,
-          [{ pointer, message: 'contains U+0000' }],
-        );
+export const MAX_IDENTIFIER_BYTES = 1024;
+
+function identifierProblem(identifier: string): string | undefined {
+  if (identifier.includes('\u0000')) return 'contains U+0000 (NUL)';
+  const bytes = Buffer.byteLength(identifier, 'utf8');
+  if (bytes > MAX_IDENTIFIER_BYTES)
+    return `is ${bytes} bytes long (UTF-8); an identifier is at most ${MAX_IDENTIFIER_BYTES}`;
+  return undefined;
+}
+
+function checkIdentifierValues(type: ResourceType, model: Model): void {
+  const identifier = identifierOf(type, model);
+  const problem = identifier === undefined ? undefined : identifierProblem(identifier);
+  if (problem)
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `the identifier (${type.primaryIdentifier.join(', ')}) ${problem}`,
+      type.primaryIdentifier.map((pointer) => ({ pointer, message: `the identifier ${problem}` })),
+    );
 }
