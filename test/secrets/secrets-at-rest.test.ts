@@ -1,8 +1,9 @@
 /**
- * Write-only values never reach the disk in plain text — not the SQLite file (nor its WAL), not the
- * logs at trace level, not any API answer — while providers are still handed them whole.
+ * Write-only values never reach the disk in plain text — not the SQLite file (nor its WAL), not a
+ * PostgreSQL store's tables, not the logs at trace level, not any API answer — while providers are
+ * still handed them whole.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { createSealer } from '../../src/secrets/index.js';
 import type { HandlerRequest } from '../../src/providers/types.js';
 import { WIDGET, WIDGET_TYPE, startTestService, tempDir, type Api } from '../helpers/service.js';
 import { memoryProvider } from '../helpers/providers.js';
+import { PG_URL, freshSchema, pgQuery, pgSkip } from '../helpers/postgres.js';
 
 const LOGIN = 'Test::Vault::Login';
 const NOTES = 'Test.Vault/notes';
@@ -83,7 +85,32 @@ function assertNoSecret(where: string, haystack: Buffer | string): void {
       );
 }
 
-test('write-only values are sealed at rest and never answered or logged, yet providers get them', async () => {
+/** Every row of every table of a PostgreSQL store's schema, as text. */
+async function postgresRows(schema: string): Promise<string> {
+  const tables = await pgQuery<{ table_name: string }>(
+    'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
+    [schema],
+  );
+  assert.ok(tables.length >= 5, `the store's tables: ${tables.map((t) => t.table_name).join(', ')}`);
+  const rows: string[] = [];
+  for (const { table_name } of tables)
+    for (const row of await pgQuery<{ row: string }>(
+      `SELECT t::text AS row FROM ${schema}."${table_name}" t`,
+    ))
+      rows.push(row.row);
+  return rows.join('\n');
+}
+
+test('write-only values are sealed at rest and never answered or logged, yet providers get them [sqlite]', (t) =>
+  sealedAtRest(t, 'sqlite'));
+test(
+  'write-only values are sealed at rest and never answered or logged, yet providers get them [postgresql]',
+  { skip: pgSkip },
+  (t) => sealedAtRest(t, 'postgresql'),
+);
+
+async function sealedAtRest(t: TestContext, kind: 'sqlite' | 'postgresql'): Promise<void> {
+  const schema = kind === 'postgresql' ? freshSchema(t, 'tp_secrets') : undefined;
   const dataDir = tempDir();
   const logFile = join(dataDir, 'server.log');
   const logger = pino({ level: 'trace' }, pino.destination({ dest: logFile, sync: true }));
@@ -114,7 +141,12 @@ test('write-only values are sealed at rest and never answered or logged, yet pro
       return { status: 'SUCCESS', resourceModel: req.desiredState };
     },
   });
-  const svc = await startTestService({ dataDir, logger, providers: new Map([[LOGIN, login]]) });
+  const svc = await startTestService({
+    dataDir,
+    logger,
+    providers: new Map([[LOGIN, login]]),
+    ...(schema ? { database: { url: PG_URL, schema } } : {}),
+  });
   const bodies: string[] = [];
   const call: Api['call'] = async (method, path, body, headers) => {
     const answer = await svc.call(method, path, body, headers);
@@ -254,8 +286,14 @@ test('write-only values are sealed at rest and never answered or logged, yet pro
     assert.equal(deleted.operationStatus, 'SUCCESS');
     assert.equal(login.calls.filter((c) => c.action === 'delete')[0]!.req.desiredState.Password, PASSWORD2);
 
-    // The files as they are while running: the WAL holds the latest writes.
+    // The store as it is while running: the WAL holds the latest writes.
+    if (schema) {
+      const rows = await postgresRows(schema);
+      assert.ok(rows.includes('w1') && rows.length > 1000, 'the rows were read');
+      assertNoSecret(`PostgreSQL schema ${schema} (running)`, rows);
+    }
     for (const suffix of ['', '-wal', '-shm']) {
+      if (schema) break;
       const file = join(dataDir, `typeplane.db${suffix}`);
       if (!existsSync(file)) continue;
       if (suffix === '-wal') walSeen = readFileSync(file).length > 0;
@@ -264,13 +302,18 @@ test('write-only values are sealed at rest and never answered or logged, yet pro
   } finally {
     await svc.close();
   }
-  assert.ok(walSeen, 'the WAL was looked at while it held data');
-  const db = new Database(join(dataDir, 'typeplane.db'));
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
-  for (const suffix of ['', '-wal', '-shm']) {
-    const file = join(dataDir, `typeplane.db${suffix}`);
-    if (existsSync(file)) assertNoSecret(`typeplane.db${suffix}`, readFileSync(file));
+  if (schema) {
+    assert.ok(!existsSync(join(dataDir, 'typeplane.db')), 'the PostgreSQL store writes no SQLite file');
+    assertNoSecret(`PostgreSQL schema ${schema}`, await postgresRows(schema));
+  } else {
+    assert.ok(walSeen, 'the WAL was looked at while it held data');
+    const db = new Database(join(dataDir, 'typeplane.db'));
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    for (const suffix of ['', '-wal', '-shm']) {
+      const file = join(dataDir, `typeplane.db${suffix}`);
+      if (existsSync(file)) assertNoSecret(`typeplane.db${suffix}`, readFileSync(file));
+    }
   }
   const logs = readFileSync(logFile, 'utf8');
   assert.ok(logs.includes('"reqId"'), 'request logs were written');
@@ -281,4 +324,4 @@ test('write-only values are sealed at rest and never answered or logged, yet pro
   assertNoSecret('the log', logs);
   assert.ok(bodies.length > 20);
   for (const body of bodies) assertNoSecret('an API answer', body);
-});
+}
