@@ -6,7 +6,7 @@
 import { TypeplaneError, type ErrorCode } from '../errors.js';
 import type { Model, Operation, OperationStatus } from '../engine/types.js';
 import type { ResourceType } from '../schema/index.js';
-import type { KvEntry, OperationRecord, Page, StoredResource, StoredType } from './types.js';
+import type { BeginResult, KvEntry, OperationRecord, Page, StoredResource, StoredType } from './types.js';
 
 export interface TypeRow {
   type_name: string;
@@ -106,6 +106,19 @@ export function optionalIsoTime(value: string | undefined, field: string): strin
 
 export function json(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value);
+}
+
+/** A begun operation as stored (times normalised), without reading the row back. */
+export function startedAs(operation: OperationRecord, params: OperationParams): BeginResult {
+  return {
+    kind: 'started',
+    operation: {
+      ...operation,
+      eventTime: params.event_time,
+      startedAt: params.started_at,
+      deadlineAt: params.deadline_at,
+    },
+  };
 }
 
 export function operationParams(operation: OperationRecord): OperationParams {

@@ -36,6 +36,7 @@ import {
   type ResourceRow,
   type TokenRow,
   type TypeRow,
+  startedAs,
 } from '../rows.js';
 import {
   OperationMovedOn,
@@ -325,15 +326,7 @@ export class PostgresStore implements Store {
           INSERT_OPERATION,
           insertValues(params, requestHash ?? null, lease?.owner ?? null, lease?.until.toISOString() ?? null),
         );
-        return {
-          kind: 'started',
-          operation: {
-            ...operation,
-            eventTime: params.event_time,
-            startedAt: params.started_at,
-            deadlineAt: params.deadline_at,
-          },
-        };
+        return startedAs(operation, params);
       }, operationKey(operation)),
     );
   }
