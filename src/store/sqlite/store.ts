@@ -503,8 +503,6 @@ export class SqliteStore implements Store {
       group: this.db.transaction((run: () => Outcome[]): Outcome[] => run()),
       // Nested in `group`: a savepoint.
       piece: this.db.transaction((work: () => unknown) => work()),
-      // begin, complete and finish run only as pieces of a group (see runGroup): plain functions,
-      // so that they open no savepoint of their own.
       deleteType: this.db.transaction((typeName: string): boolean => {
         const count = this.sql.countResources.get(typeName)?.count ?? 0;
         if (count > 0) {
@@ -513,6 +511,8 @@ export class SqliteStore implements Store {
         return this.sql.deleteType.run(typeName).changes > 0;
       }),
 
+      // begin, complete and finish run only as pieces of a group (see runGroup): plain functions,
+      // so that they open no savepoint of their own.
       begin: (
         operation: OperationRecord,
         params: OperationParams,
