@@ -760,6 +760,18 @@ async function main(): Promise<void> {
     '',
     '(100% = one core)',
   );
+  // Steadier than rates on a shared VM: CPU time stolen by the host is not charged to the process.
+  const us = (r: PhaseResult) => fmt((r.serverCpu / r.perSecond) * 1e6);
+  row(
+    'server CPU per create / read (us)',
+    `${us(tp.createWait)} / ${us(tp.read)}`,
+    `${us(bare.create)} / ${us(bare.read)}`,
+    fmt(
+      tp.createWait.serverCpu / tp.createWait.perSecond / (bare.create.serverCpu / bare.create.perSecond),
+      2,
+    ),
+    '(ratio: creates, bare = 1)',
+  );
   row(
     'load-generator CPU, creates / reads',
     both(tp.createWait.clientCpu, tp.read.clientCpu, pct),
