@@ -30,12 +30,6 @@ export interface GuardedParams extends OperationParams {
   owner: string | null;
 }
 
-export interface InsertParams extends OperationParams {
-  request_hash: string | null;
-  lease_owner: string | null;
-  lease_until: string | null;
-}
-
 export interface OperationParams {
   request_token: string;
   type_name: string;

@@ -138,3 +138,99 @@ test('migrating a store of schema version 3 keeps its client tokens and their op
   assert.equal((await replay('tok-2', 'c', 'other')).kind, 'token-mismatch');
   assert.equal((await store.getOperation('r2'))?.clientToken, undefined);
 });
+
+test('migrating a store of schema version 4 keeps every operation, its start order and its lease', async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'typeplane.db');
+  const old = new Database(path);
+  old.pragma('journal_mode = WAL');
+  old.exec(MIGRATIONS.slice(0, 4).join(';\n'));
+  old.pragma('user_version = 4');
+  const insertOp = old.prepare(
+    `INSERT INTO operations (request_token, type_name, identifier, operation, status, event_time, request_json,
+       started_at, deadline_at, client_token, request_hash, lease_owner, lease_until)
+     VALUES (?, 'Acme::Test::Thing', ?, 'CREATE', ?, ?, '{}', ?, ?, ?, ?, ?, ?)`,
+  );
+  const now = new Date().toISOString();
+  const later = new Date(Date.now() + 60_000).toISOString();
+  insertOp.run('r1', 'a', 'SUCCESS', now, now, later, 'tok-1', 'hash-1', null, null);
+  insertOp.run('r2', 'b', 'IN_PROGRESS', now, now, later, null, null, 'worker-1', later);
+  insertOp.run('r3', 'c', 'FAILED', now, now, later, 'tok-3', 'hash-3', null, null);
+  const seqs = old.prepare<[], { seq: number }>('SELECT seq FROM operations ORDER BY seq').all();
+  old.close();
+
+  const store = await openSqliteStore(path);
+  t.after(() => store.close());
+  const listed = await store.listOperations({}, { limit: 10 });
+  assert.deepEqual(
+    listed.items.map((o) => o.requestToken),
+    ['r3', 'r2', 'r1'],
+    'newest first, as before',
+  );
+  assert.equal((await store.getOperation('r2'))?.status, 'IN_PROGRESS');
+  // The lease came along: another worker cannot claim r2 before it runs out, its owner can renew it.
+  assert.deepEqual(await store.claimOperations('worker-2', new Date(), 60_000, 10), []);
+  assert.equal(await store.renewLease('r2', 'worker-1', new Date(), 60_000), true);
+  // Client tokens and their request hashes still replay, and one active operation per resource holds.
+  const begin = (requestToken: string, identifier: string, clientToken?: string) =>
+    store.beginOperation(
+      {
+        requestToken,
+        typeName: 'Acme::Test::Thing',
+        identifier,
+        operation: 'UPDATE',
+        status: 'PENDING',
+        eventTime: now,
+        request: {},
+        startedAt: now,
+        deadlineAt: later,
+        attempts: 0,
+        ...(clientToken ? { clientToken } : {}),
+      },
+      clientToken && 'hash-1',
+    );
+  const replayed = await begin('new-1', 'a', 'tok-1');
+  assert.equal(replayed.kind === 'replayed' && replayed.operation.requestToken, 'r1');
+  assert.equal((await begin('new-2', 'b')).kind, 'conflict');
+  // New operations continue the start order.
+  assert.equal((await begin('new-3', 'd')).kind, 'started');
+  const db = new Database(path, { readonly: true });
+  t.after(() => db.close());
+  const after = db.prepare<[], { seq: number }>('SELECT seq FROM operations ORDER BY seq').all();
+  assert.deepEqual(after.slice(0, 3), seqs);
+  assert.ok(after[3]!.seq > seqs[2]!.seq);
+});
+
+test('writing an operation updates only the indexes its reads need', async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'typeplane.db');
+  await (await openSqliteStore(path)).close();
+  const db = new Database(path, { readonly: true });
+  t.after(() => db.close());
+  // Each index is one more B-tree written by every operation: the set is kept to what the reads use.
+  const indexes = db
+    .prepare<[], { name: string }>(
+      `SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'operations' ORDER BY name`,
+    )
+    .all()
+    .map((r) => r.name);
+  assert.deepEqual(indexes, [
+    'operations_active',
+    'operations_client_token',
+    'operations_one_active',
+    'sqlite_autoindex_operations_1', // request_token UNIQUE
+  ]);
+  const autoincrement = db
+    .prepare<[], { sql: string }>(`SELECT sql FROM sqlite_schema WHERE name = 'operations'`)
+    .get()!.sql;
+  assert.doesNotMatch(autoincrement, /AUTOINCREMENT/);
+  // Expiry finds its candidates from the oldest operation on, through the table's own order.
+  const plan = db
+    .prepare<[], { detail: string }>(
+      `EXPLAIN QUERY PLAN SELECT seq FROM operations WHERE started_at >= 'x' ORDER BY seq LIMIT 1`,
+    )
+    .all()
+    .map((r) => r.detail)
+    .join('\n');
+  assert.doesNotMatch(plan, /TEMP B-TREE/);
+});

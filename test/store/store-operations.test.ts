@@ -291,19 +291,27 @@ eachStore('renewLease extends or releases a lease the owner holds', async (t, ki
 
 eachStore('expireTokens forgets old terminal operations and their client tokens', async (t, kind) => {
   const { store } = await freshStoreOf(t, kind);
-  const oldDone = operation({ identifier: 'a', clientToken: 'old-done', startedAt: at(20_000) });
+  const oldDone = operation({ identifier: 'a', clientToken: 'old-done' });
   const oldActive = operation({ identifier: 'b', clientToken: 'old-active' });
+  // Begun after an operation that is still active: expiry does not stop at the active one.
+  const oldDoneLater = operation({ identifier: 'd', clientToken: 'old-done-later', startedAt: at(2000) });
   const recentDone = operation({
     identifier: 'c',
     clientToken: 'recent',
     startedAt: at(50_000),
     eventTime: at(50_000),
   });
-  for (const op of [oldDone, oldActive, recentDone]) await store.beginOperation(op, 'h');
+  for (const op of [oldDone, oldActive, oldDoneLater, recentDone]) await store.beginOperation(op, 'h');
   await store.finishOperation(
     { ...oldDone, status: 'SUCCESS', eventTime: at(1000) },
     { kind: 'put', resource: resource('a') },
   );
+  await store.finishOperation({
+    ...oldDoneLater,
+    status: 'FAILED',
+    eventTime: at(3000),
+    errorCode: 'NotFound',
+  });
   await store.finishOperation({
     ...recentDone,
     status: 'FAILED',
@@ -311,9 +319,10 @@ eachStore('expireTokens forgets old terminal operations and their client tokens'
     errorCode: 'NotFound',
   });
 
-  // One old terminal operation goes, with its token.
-  assert.equal(await store.expireTokens(new Date(T0.getTime() + 10_000)), 1);
+  // The old terminal operations go, with their tokens.
+  assert.equal(await store.expireTokens(new Date(T0.getTime() + 10_000)), 2);
   assert.equal(await store.getOperation(oldDone.requestToken), undefined);
+  assert.equal(await store.getOperation(oldDoneLater.requestToken), undefined);
   assert.ok(await store.getOperation(oldActive.requestToken), 'active operations stay');
   assert.ok(await store.getOperation(recentDone.requestToken));
   assert.ok(await store.getResource('Acme::Test::Thing', 'a'), 'resources stay');

@@ -10,6 +10,11 @@ export const ACTIVE_SQL = `('PENDING','IN_PROGRESS','CANCEL_IN_PROGRESS')`;
 /** The terminal statuses; kept in step with `TERMINAL_STATUSES`. */
 export const TERMINAL_SQL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
 
+/** Every column of the operations table (migration 5 copies them). */
+const OPERATION_TABLE_COLUMNS = `seq, request_token, type_name, identifier, operation, status, event_time,
+  resource_model_json, status_message, error_code, retry_after, request_json, callback_context_json, started_at,
+  deadline_at, attempts, client_token, lease_owner, lease_until, request_hash`;
+
 export const MIGRATIONS: readonly string[] = [
   // 1: the tables.
   `
@@ -108,6 +113,42 @@ export const MIGRATIONS: readonly string[] = [
     WHERE client_token IS NOT NULL;
   CREATE UNIQUE INDEX operations_client_token ON operations (client_token) WHERE client_token IS NOT NULL;
   DROP TABLE client_tokens;
+  `,
+  // 5: fewer B-trees written per operation (a tenth of a create's cost). seq becomes a plain rowid: the
+  // AUTOINCREMENT bookkeeping (a sqlite_sequence write per insert) goes; a seq is then reused only
+  // after every newer operation expired. operations_by_type (no API lists by type) and
+  // operations_terminal go too: expiry walks the oldest operations in seq order instead.
+  `
+  CREATE TABLE operations_v5 (
+    seq                   INTEGER PRIMARY KEY,
+    request_token         TEXT NOT NULL UNIQUE,
+    type_name             TEXT NOT NULL,
+    identifier            TEXT,
+    operation             TEXT NOT NULL,
+    status                TEXT NOT NULL,
+    event_time            TEXT NOT NULL,
+    resource_model_json   TEXT,
+    status_message        TEXT,
+    error_code            TEXT,
+    retry_after           TEXT,
+    request_json          TEXT NOT NULL,
+    callback_context_json TEXT,
+    started_at            TEXT NOT NULL,
+    deadline_at           TEXT NOT NULL,
+    attempts              INTEGER NOT NULL DEFAULT 0,
+    client_token          TEXT,
+    lease_owner           TEXT,
+    lease_until           TEXT,
+    request_hash          TEXT
+  );
+  INSERT INTO operations_v5 (${OPERATION_TABLE_COLUMNS}) SELECT ${OPERATION_TABLE_COLUMNS} FROM operations ORDER BY seq;
+  DROP TABLE operations;
+  ALTER TABLE operations_v5 RENAME TO operations;
+  DELETE FROM sqlite_sequence WHERE name IN ('operations', 'operations_v5');
+  CREATE UNIQUE INDEX operations_one_active ON operations (type_name, identifier)
+    WHERE status IN ${ACTIVE_SQL} AND identifier IS NOT NULL;
+  CREATE INDEX operations_active ON operations (seq) WHERE status IN ${ACTIVE_SQL};
+  CREATE UNIQUE INDEX operations_client_token ON operations (client_token) WHERE client_token IS NOT NULL;
   `,
 ];
 

@@ -28,7 +28,6 @@ import {
   toStoredType,
   typeInUse,
   type GuardedParams,
-  type InsertParams,
   type KvRow,
   type OperationParams,
   type OperationRow,
@@ -530,12 +529,14 @@ export class SqliteStore implements Store {
           const row = this.sql.getResource.get(operation.typeName, operation.identifier);
           precondition(row && toStoredResource(row));
         }
-        this.sql.insertOperation.run({
-          ...params,
-          request_hash: requestHash,
-          lease_owner: lease?.owner ?? null,
-          lease_until: lease ? lease.until.toISOString() : null,
-        });
+        this.sql.insertOperation.run(
+          ...insertValues(
+            params,
+            requestHash,
+            lease?.owner ?? null,
+            lease ? lease.until.toISOString() : null,
+          ),
+        );
         return startedAs(operation, params);
       },
 
@@ -567,12 +568,7 @@ export class SqliteStore implements Store {
         } else if (outcome.resourceModel) {
           operation.resourceModel = outcome.resourceModel;
         }
-        this.sql.insertOperation.run({
-          ...operationParams(operation),
-          request_hash: requestHash,
-          lease_owner: null,
-          lease_until: null,
-        });
+        this.sql.insertOperation.run(...insertValues(operationParams(operation), requestHash, null, null));
         // The resource's absence was checked above, under the same lock.
         if (outcome.status === 'SUCCESS') this.applyChange(operation, outcome.change, false);
         return { kind: 'started', operation };
@@ -591,7 +587,9 @@ export class SqliteStore implements Store {
         },
       ),
 
-      expire: this.db.transaction((before: string): number => this.sql.expireOperations.run(before).changes),
+      expire: this.db.transaction(
+        (before: string): number => this.sql.expireOperations.run({ before }).changes,
+      ),
     };
   }
 }
@@ -665,14 +663,13 @@ function prepareStatements(db: Database.Database) {
       `SELECT request_token FROM operations
        WHERE type_name = ? AND identifier = ? AND status IN ${ACTIVE_SQL} AND identifier IS NOT NULL`,
     ),
-    // With its client token's request hash and, when the worker that begins it runs it, its lease: one write.
-    insertOperation: db.prepare<InsertParams>(
+    // With its client token's request hash and, when the worker that begins it runs it, its lease: one
+    // write. Positional parameters (see insertValues): binding by name costs a lookup per column.
+    insertOperation: db.prepare<InsertValues>(
       `INSERT INTO operations (request_token, type_name, identifier, operation, status, event_time, resource_model_json,
          status_message, error_code, retry_after, request_json, callback_context_json, started_at, deadline_at, attempts,
          client_token, request_hash, lease_owner, lease_until)
-       VALUES (@request_token, @type_name, @identifier, @operation, @status, @event_time, @resource_model_json,
-         @status_message, @error_code, @retry_after, @request_json, @callback_context_json, @started_at, @deadline_at,
-         @attempts, @client_token, @request_hash, @lease_owner, @lease_until)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     // Both guarded: only an active operation, and with @owner only while that worker holds the lease.
     saveOperation: db.prepare<GuardedParams>(
@@ -711,8 +708,13 @@ function prepareStatements(db: Database.Database) {
     getToken: db.prepare<[string], TokenRow>(
       `SELECT ${OPERATION_COLUMNS}, request_hash FROM operations WHERE client_token = ?`,
     ),
-    expireOperations: db.prepare<[string]>(
-      `DELETE FROM operations WHERE status IN ${TERMINAL_SQL} AND event_time < ?`,
+    // Expiry needs no index of its own: an operation that ended before @before also started before it,
+    // and seq follows start order, so the candidates are the operations below the first seq that
+    // started at or after @before (found by walking from the oldest).
+    expireOperations: db.prepare<{ before: string }>(
+      `DELETE FROM operations
+       WHERE seq < COALESCE((SELECT seq FROM operations WHERE started_at >= @before ORDER BY seq LIMIT 1), 9223372036854775807)
+         AND status IN ${TERMINAL_SQL} AND event_time < @before`,
     ),
 
     kvGet: db.prepare<[string, string], KvRow>(
@@ -732,6 +734,42 @@ function prepareStatements(db: Database.Database) {
       `SELECT key, value_json, written_by FROM kv WHERE namespace = ? AND key > ? ORDER BY key LIMIT ?`,
     ),
   };
+}
+
+type InsertValues = [
+  ...[string, string, string | null, string, string, string, string | null, string | null, string | null],
+  ...[string | null, string, string | null, string, string, number, string | null],
+  ...[string | null, string | null, string | null],
+];
+
+/** The values of insertOperation, in its column order. */
+function insertValues(
+  p: OperationParams,
+  requestHash: string | null,
+  leaseOwner: string | null,
+  leaseUntil: string | null,
+): InsertValues {
+  return [
+    p.request_token,
+    p.type_name,
+    p.identifier,
+    p.operation,
+    p.status,
+    p.event_time,
+    p.resource_model_json,
+    p.status_message,
+    p.error_code,
+    p.retry_after,
+    p.request_json,
+    p.callback_context_json,
+    p.started_at,
+    p.deadline_at,
+    p.attempts,
+    p.client_token,
+    requestHash,
+    leaseOwner,
+    leaseUntil,
+  ];
 }
 
 // ---- Errors ----
