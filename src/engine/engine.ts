@@ -26,6 +26,7 @@ import {
 import { DEFAULT_TIMEOUT_MINUTES, type ResourceType } from '../schema/index.js';
 import {
   applyPatch,
+  cloneJson,
   createOnlyChanged,
   identifierModel,
   identifierOf,
@@ -466,6 +467,7 @@ export class Engine {
 
   /** Every resource the model refers to exists (InvalidRequest naming the member otherwise). */
   private async assertReferencesExist(type: ResourceType, model: Model): Promise<void> {
+    if (type.traits.references.length === 0) return;
     const missing: { pointer: string; message: string }[] = [];
     for (const ref of await this.referencesOf(type, model)) {
       if (ref.unregistered) {
@@ -813,7 +815,8 @@ export class Engine {
     const { compiled, operation, identifier, request, clientToken, decide } = args;
     const type = compiled.type;
     const token = validateClientToken(clientToken);
-    const now = new Date();
+    const now = Date.now();
+    const nowIso = new Date(now).toISOString();
     // Started here when there is room: leased to this worker at once and run without a claim.
     const runHere = !decide && !this.stopped && this.running.size < this.concurrency;
     const requestToken = args.requestToken ?? newRequestToken();
@@ -822,13 +825,11 @@ export class Engine {
       typeName: type.typeName,
       operation,
       status: runHere ? 'IN_PROGRESS' : 'PENDING',
-      eventTime: now.toISOString(),
+      eventTime: nowIso,
       // A completed-inline operation never runs a handler: it keeps no copy of its request.
       request: decide ? {} : sealRequest(this.sealer, type, requestToken, request as { desiredState: Model }),
-      startedAt: now.toISOString(),
-      deadlineAt: new Date(
-        now.getTime() + timeoutMinutes(type, ACTION[operation]) * this.minuteMs,
-      ).toISOString(),
+      startedAt: nowIso,
+      deadlineAt: new Date(now + timeoutMinutes(type, ACTION[operation]) * this.minuteMs).toISOString(),
       attempts: 0,
     };
     if (identifier !== undefined) record.identifier = identifier;
@@ -841,7 +842,7 @@ export class Engine {
       : await this.store.beginOperation(
           record,
           hash,
-          runHere ? { owner: this.owner, until: new Date(now.getTime() + this.leaseMs) } : undefined,
+          runHere ? { owner: this.owner, until: new Date(now + this.leaseMs) } : undefined,
           args.basedOn && this.unchangedSince(type, identifier!, args.basedOn),
         );
     switch (result.kind) {
@@ -854,9 +855,9 @@ export class Engine {
           this.backlog = true;
           this.kick();
         }
-        return this.toEvent(result.operation);
+        return this.toEvent(result.operation, type);
       case 'replayed':
-        return this.toEvent(result.operation);
+        return this.toEvent(result.operation, type);
       case 'token-mismatch':
         throw new TypeplaneError(
           'InvalidRequest',
@@ -1294,7 +1295,8 @@ export class Engine {
     this.timers.add(timer);
   }
 
-  private async toEvent(op: OperationRecord): Promise<ProgressEvent> {
+  /** The event of an operation; `type` when the caller has it (the operation's type, as registered now). */
+  private async toEvent(op: OperationRecord, known?: ResourceType): Promise<ProgressEvent> {
     const event: ProgressEvent = {
       typeName: op.typeName,
       requestToken: op.requestToken,
@@ -1304,14 +1306,19 @@ export class Engine {
     };
     if (op.identifier !== undefined) event.identifier = op.identifier;
     if (op.resourceModel && op.operation !== 'DELETE') {
-      let type: ResourceType | undefined;
-      try {
-        type = (await this.registry.get(op.typeName)).type;
-      } catch {
-        type = undefined;
+      let type = known;
+      if (!type) {
+        try {
+          type = (await this.registry.get(op.typeName)).type;
+        } catch {
+          type = undefined;
+        }
       }
       // Without the type we cannot tell what is write-only, so we show nothing rather than too much.
-      if (type) event.resourceModel = stripNulls(stripWriteOnly(type, op.resourceModel)) as Model;
+      if (type)
+        event.resourceModel = stripNulls(
+          type.writeOnlyProperties.length === 0 ? op.resourceModel : stripWriteOnly(type, op.resourceModel),
+        );
     }
     if (op.statusMessage !== undefined) event.statusMessage = op.statusMessage;
     if (op.errorCode !== undefined) event.errorCode = op.errorCode;
@@ -1324,7 +1331,8 @@ function requireModel(value: unknown, name: string): Model {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new TypeplaneError('InvalidRequest', `${name} must be a JSON object of the resource's properties`);
   }
-  return structuredClone(value as Model);
+  // The engine's own copy (defaults are applied to it); models are JSON, so a JSON copy does.
+  return cloneJson(value as Model);
 }
 
 /** A child logger made only when something is logged (most handler calls log nothing). */
@@ -1409,15 +1417,23 @@ function requestHash(sealer: Sealer, typeName: string, operation: Operation, bod
   return sealer.mac(canonicalJson([typeName, operation, body]));
 }
 
+/** JSON with object members in code-unit order of their names (undefined members left out). */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${out}]`;
   }
-  return JSON.stringify(value) ?? 'null';
+  const object = value as Record<string, unknown>;
+  let out = '{';
+  // sort() without a comparator orders strings by UTF-16 code units.
+  for (const key of Object.keys(object).sort()) {
+    const member = object[key];
+    if (member === undefined) continue;
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `${out}}`;
 }
 
 function sameValues(a: { value: unknown }[], b: { value: unknown }[]): boolean {

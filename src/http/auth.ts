@@ -54,29 +54,56 @@ function unauthorized(reply: FastifyReply, message: string, invalidToken: boolea
 
 export function registerAuth(app: FastifyInstance, tokens: Tokens): void {
   app.decorateRequest('principal', undefined);
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: a token seen in the last second is checked without a promise or a store read.
+  app.addHook('onRequest', (request, reply, done) => {
     const route = request.routeOptions.url;
-    if (route !== undefined && OPEN_ROUTES.has(route)) return;
+    if (route !== undefined && OPEN_ROUTES.has(route)) return done();
     const header = request.headers.authorization;
-    if (header === undefined || header === '')
-      return unauthorized(
+    if (header === undefined || header === '') {
+      unauthorized(
         reply,
         `this API needs a token: send 'Authorization: Bearer <token>'; ${HOW_TO_GET_ONE}`,
         false,
       );
+      return;
+    }
     const match = /^Bearer +(\S+) *$/i.exec(header);
-    if (!match) return unauthorized(reply, "the Authorization header must be 'Bearer <token>'", true);
-    const principal = await tokens.authenticate(match[1]!);
-    if (!principal) return unauthorized(reply, `the token is unknown or revoked; ${HOW_TO_GET_ONE}`, true);
-    request.principal = principal;
-    // Unknown routes answer 404 to any valid token.
-    if (route === undefined) return;
-    const action = actionOf(request.method, route);
-    if (!roleAllows(principal.role, action))
-      throw accessDenied(`a ${principal.role} token cannot ${describe(action)}`);
-    const typeName = (request.params as { typeName?: unknown } | undefined)?.typeName;
-    if (typeof typeName === 'string') assertTypeVisible(principal, typeName);
+    if (!match) {
+      unauthorized(reply, "the Authorization header must be 'Bearer <token>'", true);
+      return;
+    }
+    const token = match[1]!;
+    const recent = tokens.recent(token);
+    if (recent) return done(authorize(request, recent, route));
+    tokens.authenticate(token).then(
+      (principal) => {
+        if (principal) done(authorize(request, principal, route));
+        else unauthorized(reply, `the token is unknown or revoked; ${HOW_TO_GET_ONE}`, true);
+      },
+      (error: unknown) => done(error as Error),
+    );
   });
+}
+
+/** Whether the caller may use the route; the error to answer otherwise. */
+function authorize(
+  request: FastifyRequest,
+  principal: Principal,
+  route: string | undefined,
+): Error | undefined {
+  request.principal = principal;
+  // Unknown routes answer 404 to any valid token.
+  if (route === undefined) return undefined;
+  const action = actionOf(request.method, route);
+  if (!roleAllows(principal.role, action))
+    return accessDenied(`a ${principal.role} token cannot ${describe(action)}`);
+  const typeName = (request.params as { typeName?: unknown } | undefined)?.typeName;
+  try {
+    if (typeof typeName === 'string') assertTypeVisible(principal, typeName);
+  } catch (error) {
+    return error as Error;
+  }
+  return undefined;
 }
 
 function describe(action: Action): string {
