@@ -29,8 +29,9 @@ function re2(pattern: string): Re2Like {
         },
       );
     }
-    // JSON Schema patterns are unanchored: a match anywhere in the string counts.
-    rx = { test: (input: string) => re.matcher(input).find(), toString: () => `re2:${pattern}` };
+    // JSON Schema patterns are unanchored: a match anywhere in the string counts, which is what
+    // test() answers (without building a Matcher and its capture state, as find() would).
+    rx = { test: (input: string) => re.test(input), toString: () => `re2:${pattern}` };
     if (compiled.size >= MAX_CACHED) compiled.clear();
     compiled.set(pattern, rx);
   }
