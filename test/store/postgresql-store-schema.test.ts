@@ -85,3 +85,54 @@ test('bad settings are refused with what is wrong, never the password', { skip: 
     },
   );
 });
+
+test(
+  'operations carry the same indexes as in the SQLite store; a version 1 schema is brought to them',
+  { skip: pgSkip },
+  async (t) => {
+    const schema = freshSchema(t);
+    // A store made by the first migration only, with an operation in it.
+    await pgQuery(`CREATE SCHEMA ${schema}`);
+    await pgQuery(
+      `SET search_path TO ${schema}; ${MIGRATIONS[0]!}; CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (1)`,
+    );
+    await pgQuery(
+      `INSERT INTO ${schema}.operations (request_token, type_name, identifier, operation, status, event_time, request_json,
+         started_at, deadline_at, client_token, request_hash)
+       VALUES ('r1', 'Acme::Test::Thing', 'a', 'CREATE', 'SUCCESS', $1, '{}', $1, $1, 'tok-1', 'hash-1')`,
+      [new Date().toISOString()],
+    );
+    const store = await openPostgresStore(PG_URL, { schema });
+    t.after(() => store.close());
+    const indexes = (
+      await pgQuery<{ indexname: string }>(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'operations' ORDER BY indexname`,
+        [schema],
+      )
+    ).map((r) => r.indexname);
+    assert.deepEqual(indexes, [
+      'operations_active',
+      'operations_client_token',
+      'operations_one_active',
+      'operations_pkey',
+      'operations_request_token_key',
+    ]);
+    const replayed = await store.beginOperation(
+      {
+        requestToken: 'r2',
+        typeName: 'Acme::Test::Thing',
+        identifier: 'a',
+        operation: 'CREATE',
+        status: 'PENDING',
+        eventTime: new Date().toISOString(),
+        request: {},
+        startedAt: new Date().toISOString(),
+        deadlineAt: new Date().toISOString(),
+        attempts: 0,
+        clientToken: 'tok-1',
+      },
+      'hash-1',
+    );
+    assert.equal(replayed.kind === 'replayed' && replayed.operation.requestToken, 'r1');
+  },
+);

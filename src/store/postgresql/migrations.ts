@@ -1,6 +1,6 @@
 /**
- * @module The PostgreSQL schema as a versioned list of migrations, the same tables as the SQLite
- * store's latest schema. Every store lives in a schema of its own (default `typeplane`); a
+ * @module The PostgreSQL schema as a versioned list of migrations, the same tables and indexes as the
+ * SQLite store's latest schema. Every store lives in a schema of its own (default `typeplane`); a
  * `schema_version` table records how many migrations have run. Opening a store runs the rest in one
  * transaction under an advisory lock, so replicas starting at once do not run one twice.
  * Append only: never edit a released migration.
@@ -84,6 +84,12 @@ export const MIGRATIONS: readonly string[] = [
     written_by text NOT NULL,
     PRIMARY KEY (namespace, key)
   );
+  `,
+  // 2: as the SQLite store's fifth: two B-trees fewer written per operation. No API lists operations
+  // by type, and expiry walks the oldest operations in seq order instead of an index of terminal ones.
+  `
+  DROP INDEX operations_by_type;
+  DROP INDEX operations_terminal;
   `,
 ];
 

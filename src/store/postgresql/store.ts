@@ -461,9 +461,12 @@ export class PostgresStore implements Store {
     return (result.rowCount ?? 0) > 0;
   }
 
+  /** As the SQLite store: the candidates are below the first operation that started at or after `before`. */
   async expireTokens(before: Date): Promise<number> {
     const result = await this.pool.query(
-      `DELETE FROM operations WHERE status IN ${TERMINAL_SQL} AND event_time < $1`,
+      `DELETE FROM operations
+       WHERE seq < COALESCE((SELECT seq FROM operations WHERE started_at >= $1 ORDER BY seq LIMIT 1), 9223372036854775807)
+         AND status IN ${TERMINAL_SQL} AND event_time < $1`,
       [before.toISOString()],
     );
     return result.rowCount ?? 0;
