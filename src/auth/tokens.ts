@@ -4,7 +4,9 @@
  * A token is 256 random bits (`tp_` + base64url). Only its SHA-256 is stored, as the record's key:
  * a lookup by hash needs no secret comparison, so there is nothing to time, and a copy of the
  * database gives no usable token. A plain hash (no salt, no slow KDF) suits random secrets of this
- * size; it would not suit passwords.
+ * size; it would not suit passwords. Tokens seen in the last second are remembered in memory by the
+ * token itself: a Map compares two strings only once their hashes (seeded per process) match, so
+ * answer times tell nothing usable about a token there either.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
