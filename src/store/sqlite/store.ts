@@ -51,10 +51,16 @@ import {
   type StoredType,
 } from '../types.js';
 import { ACTIVE_SQL, TERMINAL_SQL, migrate } from './migrations.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 
 export interface SqliteStoreOptions {
   /** How long a statement waits for another connection's write lock before failing (default 5000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * Group commits after which the background checkpointer starts (default 100; a store that is
+   * hardly written never starts a thread for it).
+   */
+  checkpointerAfter?: number;
 }
 
 /** Open (creating if needed) the SQLite store at `path`. */
@@ -67,6 +73,9 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly sql;
   private readonly tx;
+  /** Group commits still to go before the checkpointer starts; undefined for a store in memory. */
+  private commitsBeforeCheckpointer: number | undefined;
+  private checkpointer: Checkpointer | undefined;
   /** listOperations statements, one per combination of filters present. */
   private readonly listOperationsSql = new Map<
     string,
@@ -104,6 +113,7 @@ export class SqliteStore implements Store {
     this.db = db;
     this.sql = prepareStatements(db);
     this.tx = this.transactions();
+    this.commitsBeforeCheckpointer = inMemory ? undefined : Math.max(0, options.checkpointerAfter ?? 100);
   }
 
   // ---- Types ----
@@ -372,6 +382,10 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.commitsBeforeCheckpointer = undefined;
+    const checkpointer = this.checkpointer;
+    this.checkpointer = undefined;
+    await checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 
@@ -402,6 +416,13 @@ export class SqliteStore implements Store {
 
   private flush(): void {
     this.flushScheduled = false;
+    // Checkpoints off the event loop once the store is busy: the connection's own automatic
+    // checkpoint copied pages and waited for fsyncs on it, stalling every request meanwhile (it
+    // stays, as the backstop).
+    if (this.commitsBeforeCheckpointer !== undefined && this.commitsBeforeCheckpointer-- <= 0) {
+      this.commitsBeforeCheckpointer = undefined;
+      this.checkpointer = startCheckpointer(this.path);
+    }
     const batch = this.pending;
     this.pending = [];
     let outcomes: Outcome[];
