@@ -72,6 +72,22 @@ export const OPERATION_COLUMNS = `seq, request_token, type_name, identifier, ope
 
 /** The statuses of an operation still running. */
 export const ACTIVE: ReadonlySet<string> = new Set(['PENDING', 'IN_PROGRESS', 'CANCEL_IN_PROGRESS']);
+/** The same, as an SQL list; kept in step with `ACTIVE_STATUSES`. */
+export const ACTIVE_SQL = `('PENDING','IN_PROGRESS','CANCEL_IN_PROGRESS')`;
+/** The terminal statuses as an SQL list; kept in step with `TERMINAL_STATUSES`. */
+export const TERMINAL_SQL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
+
+/**
+ * The statement that removes the terminal operations whose last status change is before `before`
+ * (the store's placeholder for that time). It needs no index of its own: an operation that ended
+ * before the cut-off also started before it, and seq follows start order, so the candidates are the
+ * operations below the first seq that started at or after it (found by walking from the oldest).
+ */
+export function expireOperationsSql(before: string): string {
+  return `DELETE FROM operations
+    WHERE seq < COALESCE((SELECT seq FROM operations WHERE started_at >= ${before} ORDER BY seq LIMIT 1), 9223372036854775807)
+      AND status IN ${TERMINAL_SQL} AND event_time < ${before}`;
+}
 
 /** `limit + 1` rows → a page of `limit` and, when there were more, the cursor of its last item. */
 export function page<T>(rows: T[], limit: number, cursor: (last: T) => string): Page<T> {

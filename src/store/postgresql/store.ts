@@ -18,9 +18,11 @@ import pg from 'pg';
 import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
 import {
   ACTIVE,
+  ACTIVE_SQL,
   OPERATION_COLUMNS,
   activeConflict,
   alreadyExists,
+  expireOperationsSql,
   isoTime,
   missingOperation,
   operationParams,
@@ -63,8 +65,6 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
 }
 
-const ACTIVE_SQL = `('PENDING','IN_PROGRESS','CANCEL_IN_PROGRESS')`;
-const TERMINAL_SQL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
 const TYPE_COLUMNS = 'type_name, version, model_json, source, registered_at';
 const RESOURCE_COLUMNS = 'type_name, identifier, properties_json, sealed, created_at, updated_at';
 
@@ -461,14 +461,8 @@ export class PostgresStore implements Store {
     return (result.rowCount ?? 0) > 0;
   }
 
-  /** As the SQLite store: the candidates are below the first operation that started at or after `before`. */
   async expireTokens(before: Date): Promise<number> {
-    const result = await this.pool.query(
-      `DELETE FROM operations
-       WHERE seq < COALESCE((SELECT seq FROM operations WHERE started_at >= $1 ORDER BY seq LIMIT 1), 9223372036854775807)
-         AND status IN ${TERMINAL_SQL} AND event_time < $1`,
-      [before.toISOString()],
-    );
+    const result = await this.pool.query(expireOperationsSql('$1'), [before.toISOString()]);
     return result.rowCount ?? 0;
   }
 

@@ -5,10 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 
-/** The statuses of an operation still running; kept in step with `ACTIVE_STATUSES`. */
-export const ACTIVE_SQL = `('PENDING','IN_PROGRESS','CANCEL_IN_PROGRESS')`;
-/** The terminal statuses; kept in step with `TERMINAL_STATUSES`. */
-export const TERMINAL_SQL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
+import { ACTIVE_SQL, TERMINAL_SQL } from '../rows.js';
 
 /** Every column of the operations table (migration 5 copies them). */
 const OPERATION_TABLE_COLUMNS = `seq, request_token, type_name, identifier, operation, status, event_time,

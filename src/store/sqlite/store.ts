@@ -15,9 +15,11 @@ import Database from 'better-sqlite3';
 import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
 import {
   ACTIVE,
+  ACTIVE_SQL,
   OPERATION_COLUMNS,
   activeConflict,
   alreadyExists,
+  expireOperationsSql,
   isoTime,
   missingOperation,
   operationParams,
@@ -50,7 +52,7 @@ import {
   type StoredResource,
   type StoredType,
 } from '../types.js';
-import { ACTIVE_SQL, TERMINAL_SQL, migrate } from './migrations.js';
+import { migrate } from './migrations.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 
 export interface SqliteStoreOptions {
@@ -729,14 +731,7 @@ function prepareStatements(db: Database.Database) {
     getToken: db.prepare<[string], TokenRow>(
       `SELECT ${OPERATION_COLUMNS}, request_hash FROM operations WHERE client_token = ?`,
     ),
-    // Expiry needs no index of its own: an operation that ended before @before also started before it,
-    // and seq follows start order, so the candidates are the operations below the first seq that
-    // started at or after @before (found by walking from the oldest).
-    expireOperations: db.prepare<{ before: string }>(
-      `DELETE FROM operations
-       WHERE seq < COALESCE((SELECT seq FROM operations WHERE started_at >= @before ORDER BY seq LIMIT 1), 9223372036854775807)
-         AND status IN ${TERMINAL_SQL} AND event_time < @before`,
-    ),
+    expireOperations: db.prepare<{ before: string }>(expireOperationsSql('@before')),
 
     kvGet: db.prepare<[string, string], KvRow>(
       `SELECT key, value_json, written_by FROM kv WHERE namespace = ? AND key = ?`,
@@ -757,11 +752,7 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-type InsertValues = [
-  ...[string, string, string | null, string, string, string, string | null, string | null, string | null],
-  ...[string | null, string, string | null, string, string, number, string | null],
-  ...[string | null, string | null, string | null],
-];
+type InsertValues = (string | number | null)[];
 
 /** The values of insertOperation, in its column order. */
 function insertValues(
