@@ -19,10 +19,10 @@
 import fc from 'fast-check';
 import type { CompiledType } from '../registry/compile.js';
 import { compileType } from '../registry/compile.js';
-import type { Model } from '../engine/types.js';
+import type { Model } from '../model/index.js';
 import type { JsonSchema, ResourceType } from '../schema/model.js';
 import { compilePattern } from '../schema/regex.js';
-import { cloneJson, identifierOf, stripReadOnly } from '../engine/model/index.js';
+import { cloneJson, identifierOf, stripReadOnly } from '../model/index.js';
 import { pointerTokens } from '../schema/diagnostics.js';
 
 /** A create input and the update input that follows it. */

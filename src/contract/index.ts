@@ -9,8 +9,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Model } from '../engine/types.js';
-import { readOnlyPresent } from '../engine/model/index.js';
+import type { Model } from '../model/index.js';
+import { readOnlyPresent } from '../model/index.js';
 import { compileType } from '../registry/compile.js';
 import { validateDocument, type ResourceType } from '../schema/index.js';
 import type { InputSet } from './runner.js';

@@ -15,8 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { isErrorCode } from '../errors.js';
-import { cloneJson, identifierModel, identifierOf, stripNulls, valuesAt } from '../engine/model/index.js';
-import type { Model } from '../engine/types.js';
+import { cloneJson, identifierModel, identifierOf, stripNulls, valuesAt } from '../model/index.js';
+import type { Model } from '../model/index.js';
 import { compileType, type CompiledType } from '../registry/compile.js';
 import type {
   HandlerAction,
@@ -24,7 +24,7 @@ import type {
   HandlerLogger,
   HandlerRequest,
   Provider,
-} from '../providers/types.js';
+} from '../handler/types.js';
 import { DEFAULT_TIMEOUT_MINUTES, type ResourceType } from '../schema/model.js';
 import { inputGenerator, type InputGenerator, type InputPair } from './generate.js';
 import {
@@ -38,7 +38,7 @@ import {
   type TestContext,
   type TestStatus,
 } from './suite.js';
-import { raceAbort } from '../providers/abort.js';
+import { raceAbort } from '../handler/abort.js';
 
 /** One numbered set of input files: `inputs_1_create.json`, `inputs_1_update.json`, `inputs_1_invalid.json`. */
 export interface InputSet {

@@ -9,11 +9,11 @@
  *   matches the schema, read never answers IN_PROGRESS, …), so a clause broken anywhere is reported
  *   once, under its own name.
  */
-import { identifierOf, jsonEqual, stripNulls, valuesAt } from '../engine/model/index.js';
-import { resolverOf } from '../engine/model/properties.js';
-import type { Model } from '../engine/types.js';
+import { identifierOf, jsonEqual, stripNulls, valuesAt } from '../model/index.js';
+import { resolverOf } from '../model/properties.js';
+import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
-import type { HandlerAction, HandlerEvent } from '../providers/types.js';
+import type { HandlerAction, HandlerEvent } from '../handler/types.js';
 import type { ResourceType } from '../schema/model.js';
 import { canonicalJson, type InputPair } from './generate.js';
 

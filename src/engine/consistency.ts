@@ -14,7 +14,7 @@
 import { isErrorCode } from '../errors.js';
 import { compileType } from '../registry/index.js';
 import type { Store, StoredType } from '../store/types.js';
-import { identifierOf } from './model/index.js';
+import { identifierOf } from '../model/index.js';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, type OperationStatus } from './types.js';
 
 export interface ConsistencyProblem {

@@ -1,13 +1,8 @@
 /**
- * @module The resource engine.
+ * @module The resource engine: its public API. Everything else in this folder is its inside.
  */
-export {
-  Engine,
-  DEFAULT_MAX_RESULTS,
-  MAX_RESULTS_LIMIT,
-  type EngineOptions,
-  type EngineLogger,
-} from './engine.js';
-export { engineLogger } from './logger.js';
+export { Engine, type EngineOptions } from './engine.js';
+export { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from './input.js';
+export { engineLogger, type EngineLogger } from './logger.js';
 export { checkConsistency, type ConsistencyProblem } from './consistency.js';
 export * from './types.js';

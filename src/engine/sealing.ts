@@ -9,9 +9,15 @@
  */
 import type { ResourceType } from '../schema/index.js';
 import { isSealed, type Sealer } from '../secrets/index.js';
-import type { StoredResource } from '../store/types.js';
-import { cloneJson, mergeWriteOnly, splitWriteOnly, valuesAt, type WriteOnlyValue } from './model/index.js';
-import type { Model } from './types.js';
+import type { ResourceChange, Store, StoredResource } from '../store/types.js';
+import {
+  cloneJson,
+  mergeWriteOnly,
+  splitWriteOnly,
+  valuesAt,
+  type Model,
+  type WriteOnlyValue,
+} from '../model/index.js';
 
 /** The member of a stored request or callback context that holds its sealed part. */
 const SEALED = '$sealed';
@@ -49,6 +55,42 @@ export function openResource(sealer: Sealer, resource: StoredResource): Model {
     sealer.open(resource.sealed, resourcePlace(resource.typeName, resource.identifier)),
   ) as WriteOnlyValue[];
   return mergeWriteOnly(cloneJson(resource.properties), values);
+}
+
+/** A stored resource with its whole model (write-only values opened). */
+export function opened(sealer: Sealer, stored: StoredResource): StoredResource {
+  return stored.sealed === undefined ? stored : { ...stored, properties: openResource(sealer, stored) };
+}
+
+/** A stored resource with its whole model (write-only values opened); undefined when absent. */
+export async function resourceWithSecrets(
+  store: Store,
+  sealer: Sealer,
+  typeName: string,
+  identifier: string,
+): Promise<StoredResource | undefined> {
+  const stored = await store.getResource(typeName, identifier);
+  return stored && opened(sealer, stored);
+}
+
+/** A resource change as stored: the model's write-only values sealed to the resource. */
+export function sealedChange(sealer: Sealer, type: ResourceType, change: ResourceChange): ResourceChange {
+  if (change.kind !== 'put') return change;
+  const { sealed: _previous, ...resource } = change.resource;
+  const record = sealResource(sealer, type, resource.identifier, resource.properties);
+  return { ...change, resource: { ...resource, ...record } };
+}
+
+/**
+ * Copy the write-only values the model lacks from the desired state, at any depth (array items by
+ * position), where the model has the place for them.
+ */
+export function keepWriteOnly(type: ResourceType, desired: Model | undefined, model: Model): void {
+  if (!desired) return;
+  const values: WriteOnlyValue[] = [];
+  for (const pointer of type.writeOnlyProperties)
+    for (const { path, value } of valuesAt(desired, pointer)) values.push([path, value]);
+  if (values.length > 0) mergeWriteOnly(model, values, true);
 }
 
 /** An operation's request as stored: its models without write-only values, those sealed to the operation. */

@@ -2,21 +2,11 @@
  * @module Values the engine speaks in: operations, their progress events, resource descriptions.
  */
 import type { ErrorCode } from '../errors.js';
+import type { Model } from '../model/index.js';
+import type { Operation, OperationStatus } from '../store/types.js';
 
-export type Operation = 'CREATE' | 'READ' | 'UPDATE' | 'DELETE' | 'LIST';
-
-export type OperationStatus =
-  'PENDING' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILED' | 'CANCEL_IN_PROGRESS' | 'CANCEL_COMPLETE';
-
-export const TERMINAL_STATUSES: ReadonlySet<OperationStatus> = new Set([
-  'SUCCESS',
-  'FAILED',
-  'CANCEL_COMPLETE',
-]);
-export const ACTIVE_STATUSES: readonly OperationStatus[] = ['PENDING', 'IN_PROGRESS', 'CANCEL_IN_PROGRESS'];
-
-/** A resource model: the properties of one resource. */
-export type Model = { [key: string]: unknown };
+export type { Model } from '../model/index.js';
+export { TERMINAL_STATUSES, ACTIVE_STATUSES, type Operation, type OperationStatus } from '../store/types.js';
 
 /** What the API reports about an operation (the shape of Cloud Control API's ProgressEvent). */
 export interface ProgressEvent {

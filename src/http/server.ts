@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { Tokens } from '../auth/index.js';
 import { TypeplaneError } from '../errors.js';

@@ -1,7 +1,7 @@
 /**
  * @module Providers: the handler contract and the built-in providers.
  */
-export * from './types.js';
+export * from '../handler/types.js';
 export { createStateProvider, STATE_PROVIDER_NAME } from './state.js';
 export { defineProvider, progress, type ProviderDefinition, type ProviderSpec } from './sdk.js';
 export {

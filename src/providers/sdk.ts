@@ -16,8 +16,8 @@
  * });
  */
 import type { ErrorCode } from '../errors.js';
-import type { Model } from '../engine/types.js';
-import { HandlerError, type HandlerEvent, type HandlerRequest, type Provider } from './types.js';
+import type { Model } from '../model/index.js';
+import { HandlerError, type HandlerEvent, type HandlerRequest, type Provider } from '../handler/index.js';
 
 export interface ProviderDefinition extends Provider {
   /** The type names this provider serves. */
@@ -121,6 +121,6 @@ function asModel(model: object): Model {
 }
 
 export { HandlerError };
-export type { Handler, HandlerEvent, HandlerRequest, HandlerLogger, Provider } from './types.js';
-export type { Model } from '../engine/types.js';
+export type { Handler, HandlerEvent, HandlerRequest, HandlerLogger, Provider } from '../handler/index.js';
+export type { Model } from '../model/index.js';
 export type { ErrorCode } from '../errors.js';

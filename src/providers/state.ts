@@ -6,11 +6,11 @@
  * derived from the request token, so a create re-invoked after a crash produces the same resource.
  */
 import { createHash } from 'node:crypto';
-import type { Model } from '../engine/types.js';
+import type { Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import type { Store } from '../store/types.js';
-import { identifierOf, stripWriteOnly } from '../engine/model/index.js';
-import type { HandlerEvent, HandlerRequest, Provider } from './types.js';
+import { identifierOf, stripWriteOnly } from '../model/index.js';
+import type { HandlerEvent, HandlerRequest, Provider } from '../handler/index.js';
 
 export const STATE_PROVIDER_NAME = 'state';
 

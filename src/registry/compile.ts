@@ -12,7 +12,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { TypeplaneError, type ErrorDetail } from '../errors.js';
-import type { Model } from '../engine/types.js';
+import type { Model } from '../model/index.js';
 import type { JsonSchema, ResourceType } from '../schema/model.js';
 import { toDetails } from './messages.js';
 import { schemaLimitExceeded } from './limits.js';

@@ -4,9 +4,18 @@
  * they compare as text (binary collation) in every database.
  */
 import { TypeplaneError, type ErrorCode } from '../errors.js';
-import type { Model, Operation, OperationStatus } from '../engine/types.js';
+import type { Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
-import type { BeginResult, KvEntry, OperationRecord, Page, StoredResource, StoredType } from './types.js';
+import type {
+  BeginResult,
+  KvEntry,
+  Operation,
+  OperationRecord,
+  OperationStatus,
+  Page,
+  StoredResource,
+  StoredType,
+} from './types.js';
 
 export interface TypeRow {
   type_name: string;

@@ -5,8 +5,20 @@
  * Implementations: `sqlite/` (embedded default). A PostgreSQL one follows the same contract.
  */
 import type { ErrorCode } from '../errors.js';
-import type { Model, Operation, OperationStatus } from '../engine/types.js';
+import type { Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
+
+export type Operation = 'CREATE' | 'READ' | 'UPDATE' | 'DELETE' | 'LIST';
+
+export type OperationStatus =
+  'PENDING' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILED' | 'CANCEL_IN_PROGRESS' | 'CANCEL_COMPLETE';
+
+export const TERMINAL_STATUSES: ReadonlySet<OperationStatus> = new Set([
+  'SUCCESS',
+  'FAILED',
+  'CANCEL_COMPLETE',
+]);
+export const ACTIVE_STATUSES: readonly OperationStatus[] = ['PENDING', 'IN_PROGRESS', 'CANCEL_IN_PROGRESS'];
 
 export interface StoredType {
   typeName: string;

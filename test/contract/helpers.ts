@@ -10,7 +10,7 @@ import { readSchemaType, type SuiteReport } from '../../src/contract/index.js';
 import { loadModule } from '../../src/providers/load.js';
 import type { ProviderDefinition } from '../../src/providers/sdk.js';
 import { createStateProvider } from '../../src/providers/state.js';
-import type { Provider } from '../../src/providers/types.js';
+import type { Provider } from '../../src/handler/types.js';
 import type { ResourceType } from '../../src/schema/index.js';
 import { openSqliteStore } from '../../src/store/index.js';
 

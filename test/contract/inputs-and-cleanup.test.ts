@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContractSetupError, readInputs, runContractSuite } from '../../src/contract/index.js';
-import type { Model } from '../../src/engine/types.js';
-import type { HandlerRequest } from '../../src/providers/types.js';
+import type { Model } from '../../src/model/index.js';
+import type { HandlerRequest } from '../../src/handler/types.js';
 import { widgetProvider, type Widgets } from '../fixtures/broken-providers/widget-provider.js';
 import { explain, failedTests, widgetType } from './helpers.js';
 

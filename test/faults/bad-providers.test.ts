@@ -21,7 +21,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createRemoteProvider } from '../../src/providers/remote/index.js';
-import type { Provider } from '../../src/providers/types.js';
+import type { Provider } from '../../src/handler/types.js';
 import { WIDGET, WIDGET_TYPE, startTestService, type TestService } from '../helpers/service.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { authHeaders, fetchJson, quantile, sleep } from './helpers.js';

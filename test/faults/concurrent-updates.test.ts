@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { WIDGET, WIDGET_TYPE, startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { PG_URL, freshSchema, pgSkip } from '../helpers/postgres.js';
-import type { HandlerRequest, Provider } from '../../src/providers/types.js';
+import type { HandlerRequest, Provider } from '../../src/handler/types.js';
 import { authHeaders, fetchJson, mulberry32, sleep } from './helpers.js';
 
 const T = encodeURIComponent(WIDGET_TYPE);

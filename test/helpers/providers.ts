@@ -1,7 +1,7 @@
 /**
  * Providers written for tests: each keeps resources in memory and lets a test decide how it answers.
  */
-import type { HandlerEvent, HandlerRequest, Provider } from '../../src/providers/types.js';
+import type { HandlerEvent, HandlerRequest, Provider } from '../../src/handler/types.js';
 
 export type Hooks = Partial<
   Record<

@@ -18,7 +18,7 @@ import {
 import { join } from 'node:path';
 import { createFileProvider, FILE_TYPE } from '../../src/providers/file/index.js';
 import type { ProviderDefinition } from '../../src/providers/sdk.js';
-import type { HandlerRequest } from '../../src/providers/types.js';
+import type { HandlerRequest } from '../../src/handler/types.js';
 import { tempDir } from '../helpers/service.js';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };

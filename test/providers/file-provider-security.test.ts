@@ -21,7 +21,7 @@ import {
 import { join, relative } from 'node:path';
 import { createFileProvider, FILE_TYPE } from '../../src/providers/file/index.js';
 import type { ProviderDefinition } from '../../src/providers/sdk.js';
-import type { HandlerRequest } from '../../src/providers/types.js';
+import type { HandlerRequest } from '../../src/handler/types.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 
 const T = encodeURIComponent(FILE_TYPE);

@@ -16,7 +16,7 @@ import {
   DATABASE_TYPE,
   MANIFEST_TYPE,
 } from '../../src/providers/postgresql/index.js';
-import type { HandlerRequest } from '../../src/providers/types.js';
+import type { HandlerRequest } from '../../src/handler/types.js';
 import type { ProviderDefinition } from '../../src/providers/sdk.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

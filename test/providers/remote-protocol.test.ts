@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Ajv } from 'ajv';
 import { ERROR_CODES } from '../../src/errors.js';
 import { createRemoteProvider, type RemoteProviderOptions } from '../../src/providers/remote/index.js';
-import type { HandlerRequest } from '../../src/providers/types.js';
+import type { HandlerRequest } from '../../src/handler/types.js';
 import { WIDGET, WIDGET_TYPE, settle, startTestService, type TestService } from '../helpers/service.js';
 
 const schema = (file: string) =>

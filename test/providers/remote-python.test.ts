@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRemoteProvider } from '../../src/providers/remote/index.js';
 import type { ProviderDefinition } from '../../src/providers/sdk.js';
-import type { HandlerRequest } from '../../src/providers/types.js';
+import type { HandlerRequest } from '../../src/handler/types.js';
 import { settle, startTestService, tempDir, type TestService } from '../helpers/service.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/providers/python/', import.meta.url));

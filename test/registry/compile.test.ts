@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileType, MAX_VALIDATOR_SOURCE } from '../../src/registry/index.js';
 import { TypeplaneError } from '../../src/errors.js';
-import type { Model } from '../../src/engine/types.js';
+import type { Model } from '../../src/model/index.js';
 import { thing, thingDocument, typeOf } from './fixtures.js';
 
 const compiled = compileType(thing);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { createSealer } from '../../src/secrets/index.js';
-import type { HandlerRequest } from '../../src/providers/types.js';
+import type { HandlerRequest } from '../../src/handler/types.js';
 import { WIDGET, WIDGET_TYPE, startTestService, tempDir, type Api } from '../helpers/service.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { PG_URL, freshSchema, pgQuery, pgSkip } from '../helpers/postgres.js';

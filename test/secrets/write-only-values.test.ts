@@ -5,7 +5,7 @@ import {
   patchReadsWriteOnly,
   splitWriteOnly,
   touchesWriteOnly,
-} from '../../src/engine/model/index.js';
+} from '../../src/model/index.js';
 import type { ResourceType } from '../../src/schema/index.js';
 
 const type = {

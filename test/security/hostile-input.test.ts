@@ -4,7 +4,7 @@ import net from 'node:net';
 import { ERROR_CODES } from '../../src/errors.js';
 import { MAX_BODY_DEPTH } from '../../src/http/body.js';
 import { MAX_PARAM_LENGTH } from '../../src/http/errors.js';
-import { MAX_PATCH_OPERATIONS } from '../../src/engine/model/patch.js';
+import { MAX_PATCH_OPERATIONS } from '../../src/model/patch.js';
 import { WIDGET, WIDGET_TYPE, settle, startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;

@@ -3,8 +3,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
-import type { Engine } from '../../engine/engine.js';
-import type { Operation, OperationStatus } from '../../engine/types.js';
+import type { Engine } from '../../engine/index.js';
+import type { Operation, OperationStatus } from '../../engine/index.js';
 import { assertTypeVisible, typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
 

@@ -7,8 +7,8 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
-import type { Engine } from '../../engine/engine.js';
-import { TERMINAL_STATUSES, type ProgressEvent } from '../../engine/types.js';
+import type { Engine } from '../../engine/index.js';
+import { TERMINAL_STATUSES, type ProgressEvent } from '../../engine/index.js';
 import { typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
 

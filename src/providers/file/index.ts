@@ -21,10 +21,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { constants, promises as fs, type BigIntStats, type Stats } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Model } from '../../engine/types.js';
+import type { Model } from '../../model/index.js';
 import type { ErrorCode } from '../../errors.js';
 import { defineProvider, HandlerError, progress, type ProviderDefinition } from '../sdk.js';
-import type { HandlerEvent, HandlerLogger } from '../types.js';
+import type { HandlerEvent, HandlerLogger } from '../../handler/index.js';
 
 export const FILE_TYPE = 'Typeplane::Local::File';
 /** Names starting with this are the provider's own (bookkeeping, temporary files). */

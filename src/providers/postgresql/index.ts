@@ -21,11 +21,11 @@ import { createHash, createHmac, pbkdf2, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import type { Model } from '../../engine/types.js';
+import type { Model } from '../../model/index.js';
 import type { ErrorCode } from '../../errors.js';
 import { RESOURCE_NAME_PATTERN } from '../../schema/manifest/names.js';
 import { defineProvider, progress, type ProviderDefinition } from '../sdk.js';
-import { HandlerError, type HandlerEvent, type HandlerRequest } from '../types.js';
+import { HandlerError, type HandlerEvent, type HandlerRequest } from '../../handler/index.js';
 
 export const DATABASE_TYPE = 'Typeplane::PostgreSQL::Database';
 export const MANIFEST_TYPE = 'Typeplane.Data/postgresDatabases';

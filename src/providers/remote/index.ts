@@ -23,7 +23,7 @@
 import type { Agent } from 'node:http';
 import type { ErrorCode } from '../../errors.js';
 import { defineProvider, type ProviderDefinition } from '../sdk.js';
-import type { HandlerAction, HandlerEvent, HandlerRequest } from '../types.js';
+import type { HandlerAction, HandlerEvent, HandlerRequest } from '../../handler/index.js';
 import { PROTOCOL_VERSION, WIRE_ACTION, loadEventSchema, parseEvent, requestMessage } from './protocol.js';
 import { keepAliveAgent, post, type Outcome } from './transport.js';
 

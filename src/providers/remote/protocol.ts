@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { Model } from '../../engine/types.js';
-import type { HandlerAction, HandlerEvent, HandlerRequest } from '../types.js';
+import type { Model } from '../../model/index.js';
+import type { HandlerAction, HandlerEvent, HandlerRequest } from '../../handler/index.js';
 
 /** The version sent in the `Typeplane-Protocol-Version` header. */
 export const PROTOCOL_VERSION = '1';

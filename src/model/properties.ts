@@ -3,9 +3,9 @@
  * request carries, which create-only values an update would change, and the model without the values
  * a reader or a writer must not see.
  */
-import { PointerResolver } from '../../schema/resource-schema/index.js';
-import type { JsonSchema, ResourceType } from '../../schema/model.js';
-import type { Model } from '../types.js';
+import { PointerResolver } from '../schema/resource-schema/index.js';
+import type { JsonSchema, ResourceType } from '../schema/model.js';
+import type { Model } from './types.js';
 import { cloneJson, isObject, jsonEqual, setOwn } from './json.js';
 import { propertyTokens, removeAt, valuesAt } from './pointer.js';
 

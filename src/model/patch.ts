@@ -9,11 +9,11 @@
  * undeclared property. `__proto__`, `constructor` and `prototype` are refused anywhere in a path.
  */
 import jsonpatch from 'fast-json-patch';
-import { TypeplaneError, type ErrorDetail } from '../../errors.js';
-import { escapePointerToken, pointerTokens } from '../../schema/diagnostics.js';
-import { PointerResolver } from '../../schema/resource-schema/index.js';
-import type { ResourceType } from '../../schema/model.js';
-import type { Model } from '../types.js';
+import { TypeplaneError, type ErrorDetail } from '../errors.js';
+import { escapePointerToken, pointerTokens } from '../schema/diagnostics.js';
+import { PointerResolver } from '../schema/resource-schema/index.js';
+import type { ResourceType } from '../schema/model.js';
+import type { Model } from './types.js';
 import { cloneJson, isObject, jsonEqual } from './json.js';
 import { resolverOf } from './properties.js';
 

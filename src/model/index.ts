@@ -2,6 +2,7 @@
  * @module Pure functions on resource models (no I/O): property pointers, identifiers, property-list
  * rules, JSON Patch.
  */
+export type { Model } from './types.js';
 export { valuesAt, propertyTokens, type ValueAt, type ModelPath } from './pointer.js';
 export {
   identifierOf,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cloneJson, jsonEqual, stripNulls, valuesAt } from '../../src/engine/model/index.js';
+import { cloneJson, jsonEqual, stripNulls, valuesAt } from '../../src/model/index.js';
 
 const model = {
   Name: 'a',

@@ -7,7 +7,7 @@
  * around every call; a provider only does the work.
  */
 import type { ErrorCode } from '../errors.js';
-import type { Model } from '../engine/types.js';
+import type { Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 
 export type HandlerAction = 'create' | 'read' | 'update' | 'delete' | 'list';

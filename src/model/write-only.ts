@@ -3,10 +3,10 @@
  * model without them plus the values (sealed elsewhere), and the model is whole again only when a
  * provider is handed it.
  */
-import type { ErrorDetail } from '../../errors.js';
-import { pointerTokens } from '../../schema/diagnostics.js';
-import type { ResourceType } from '../../schema/model.js';
-import type { Model } from '../types.js';
+import type { ErrorDetail } from '../errors.js';
+import { pointerTokens } from '../schema/diagnostics.js';
+import type { ResourceType } from '../schema/model.js';
+import type { Model } from './types.js';
 import { cloneJson, isObject, setOwn } from './json.js';
 import { propertyTokens, removeAt, valuesAt, type ModelPath } from './pointer.js';
 

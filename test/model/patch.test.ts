@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyPatch, MAX_PATCH_OPERATIONS } from '../../src/engine/model/index.js';
+import { applyPatch, MAX_PATCH_OPERATIONS } from '../../src/model/index.js';
 import { TypeplaneError } from '../../src/errors.js';
 import { thing, typeOf } from '../registry/fixtures.js';
 

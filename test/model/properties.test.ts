@@ -7,7 +7,7 @@ import {
   readOnlyPresent,
   stripReadOnly,
   stripWriteOnly,
-} from '../../src/engine/model/index.js';
+} from '../../src/model/index.js';
 import { counter, thing, typeOf } from '../registry/fixtures.js';
 
 const device = typeOf({

@@ -4,7 +4,7 @@
  * A property pointer names a place in the schema; in a model it designates zero or more values: `*`
  * stands for every item of an array, and a member that is absent designates nothing.
  */
-import { pointerTokens } from '../../schema/diagnostics.js';
+import { pointerTokens } from '../schema/diagnostics.js';
 import { isObject } from './json.js';
 
 export type ModelPath = (string | number)[];

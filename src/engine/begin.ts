@@ -1,0 +1,140 @@
+/**
+ * @module Beginning an operation: its record written (with its client token, so a retry replays it),
+ * then run here at once when there is room, or queued for any worker to claim. A record-backed
+ * provider's operation is decided and written in the same transaction instead.
+ */
+import { TypeplaneError, type ErrorCode } from '../errors.js';
+import type { Model } from '../model/index.js';
+import type { CompiledType } from '../registry/compile.js';
+import type { Completion, OperationRecord, ResourceKey, StoredResource } from '../store/types.js';
+import { unchangedSince } from './changed-meanwhile.js';
+import { requestHash, validateClientToken } from './client-token.js';
+import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
+import { toEvent } from './progress-event.js';
+import { sealedDecision } from './record-backed.js';
+import { newRequestToken } from './request-token.js';
+import { opened, sealRequest } from './sealing.js';
+import type { ProgressEvent } from './types.js';
+
+export interface BeginArgs {
+  compiled: CompiledType;
+  operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  identifier: string | undefined;
+  request: Record<string, unknown>;
+  clientToken: string | undefined;
+  hashOf: unknown;
+  requestToken?: string;
+  /** Set for a record-backed provider: the operation is decided and written in one transaction. */
+  decide?: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion;
+  /** The stored resource an update was computed from: it begins only if that is still the state. */
+  basedOn?: StoredResource;
+}
+
+export async function begin(ctx: EngineContext, args: BeginArgs): Promise<ProgressEvent> {
+  const { compiled, operation, identifier, request, clientToken, decide } = args;
+  const type = compiled.type;
+  const token = validateClientToken(clientToken);
+  const now = Date.now();
+  const nowIso = new Date(now).toISOString();
+  // Started here when there is room: leased to this worker at once and run without a claim.
+  const runHere = !decide && ctx.worker.hasRoom();
+  const requestToken = args.requestToken ?? newRequestToken();
+  const record: OperationRecord = {
+    requestToken,
+    typeName: type.typeName,
+    operation,
+    status: runHere ? 'IN_PROGRESS' : 'PENDING',
+    eventTime: nowIso,
+    // A completed-inline operation never runs a handler: it keeps no copy of its request.
+    request: decide ? {} : sealRequest(ctx.sealer, type, requestToken, request as { desiredState: Model }),
+    startedAt: nowIso,
+    deadlineAt: new Date(now + timeoutMinutes(type, ACTION[operation]) * ctx.minuteMs).toISOString(),
+    attempts: 0,
+  };
+  if (identifier !== undefined) record.identifier = identifier;
+  if (token !== undefined) record.clientToken = token;
+  // The hash only serves to compare requests made with the same client token.
+  const hash =
+    token === undefined ? undefined : requestHash(ctx.sealer, type.typeName, operation, args.hashOf);
+  const result = decide
+    ? await ctx.store.completeOperation(record, hash, sealedDecision(ctx, type, decide))
+    : await ctx.store.beginOperation(
+        record,
+        hash,
+        runHere ? { owner: ctx.worker.owner, until: new Date(now + ctx.worker.leaseMs) } : undefined,
+        args.basedOn &&
+          unchangedSince(type, identifier!, args.basedOn, (stored) => opened(ctx.sealer, stored)),
+      );
+  switch (result.kind) {
+    case 'started':
+      if (decide) {
+        // Already terminal.
+      } else if (runHere) {
+        ctx.worker.launch(result.operation, true);
+      } else {
+        ctx.worker.queued();
+      }
+      return toEvent(ctx, result.operation, type);
+    case 'replayed':
+      return toEvent(ctx, result.operation, type);
+    case 'token-mismatch':
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `clientToken ${token} was already used for a different request (${result.operation.requestToken}); use a new token for a new request`,
+      );
+    case 'conflict':
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `${type.typeName} ${identifier} has an operation in progress (${result.activeRequestToken}); wait for it to finish`,
+        [{ message: 'active operation', requestToken: result.activeRequestToken }],
+      );
+  }
+}
+
+/** An operation that fails before any handler runs but is still an operation (NotFound on update/delete). */
+export async function failImmediately(
+  ctx: EngineContext,
+  compiled: CompiledType,
+  operation: 'UPDATE' | 'DELETE',
+  identifier: string,
+  errorCode: ErrorCode,
+  message: string,
+  clientToken: string | undefined,
+  hashOf: Record<string, unknown>,
+): Promise<ProgressEvent> {
+  const token = validateClientToken(clientToken);
+  const now = new Date().toISOString();
+  const record: OperationRecord = {
+    requestToken: newRequestToken(),
+    typeName: compiled.type.typeName,
+    identifier,
+    operation,
+    status: 'FAILED',
+    eventTime: now,
+    errorCode,
+    statusMessage: message,
+    request: {},
+    startedAt: now,
+    deadlineAt: now,
+    attempts: 0,
+  };
+  if (token !== undefined) record.clientToken = token;
+  const result = await ctx.store.beginOperation(
+    record,
+    token === undefined
+      ? undefined
+      : requestHash(ctx.sealer, compiled.type.typeName, operation, { identifier, ...hashOf }),
+  );
+  if (result.kind === 'token-mismatch') {
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `clientToken ${token} was already used for a different request; use a new token for a new request`,
+    );
+  }
+  if (result.kind === 'conflict')
+    throw new TypeplaneError(
+      'ResourceConflict',
+      `${compiled.type.typeName} ${identifier} has an operation in progress`,
+    );
+  return toEvent(ctx, result.operation);
+}

@@ -1,0 +1,37 @@
+/**
+ * @module What every part of the engine works with, wired once by the `Engine`; and the time limits
+ * of handler calls.
+ */
+import type { HandlerAction, Provider } from '../handler/index.js';
+import type { Registry } from '../registry/registry.js';
+import { DEFAULT_TIMEOUT_MINUTES, type ResourceType } from '../schema/index.js';
+import type { Sealer } from '../secrets/index.js';
+import type { Store } from '../store/types.js';
+import type { EngineLogger } from './logger.js';
+import type { Operation } from './types.js';
+import type { Worker } from './worker.js';
+
+export interface EngineContext {
+  readonly store: Store;
+  readonly registry: Registry;
+  /** The provider serving a type (the state provider when none is configured). */
+  readonly providerFor: (typeName: string) => Provider;
+  readonly log: EngineLogger;
+  /** Seals write-only values, callback contexts and request hashes before they reach the store. */
+  readonly sealer: Sealer;
+  /** Milliseconds in a "minute" of a handler's timeoutInMinutes. */
+  readonly minuteMs: number;
+  /** Runs operations: claims them, holds their leases, steps them. */
+  readonly worker: Worker;
+}
+
+/** The handler each asynchronous operation invokes. */
+export const ACTION: Record<Exclude<Operation, 'LIST' | 'READ'>, HandlerAction> = {
+  CREATE: 'create',
+  UPDATE: 'update',
+  DELETE: 'delete',
+};
+
+export function timeoutMinutes(type: ResourceType, action: HandlerAction): number {
+  return type.handlers[action]?.timeoutInMinutes ?? DEFAULT_TIMEOUT_MINUTES;
+}

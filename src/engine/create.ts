@@ -1,0 +1,41 @@
+/**
+ * @module Create: the desired state checked (read-only, schema, identifier, references), then an
+ * operation begun (`begin.ts`) for the worker to run — or, for a record-backed provider, decided at
+ * once (`record-backed.ts`).
+ */
+import { identifierOf } from '../model/index.js';
+import type { EngineContext } from './context.js';
+import { begin } from './begin.js';
+import { checkIdentifierValues } from './identifiers.js';
+import { assertValid, refuseReadOnly, requireModel } from './input.js';
+import { createInRecord } from './record-backed.js';
+import { assertReferencesExist } from './references.js';
+import type { ProgressEvent } from './types.js';
+
+export async function create(
+  ctx: EngineContext,
+  typeName: string,
+  desiredState: unknown,
+  clientToken?: string,
+): Promise<ProgressEvent> {
+  const compiled = await ctx.registry.get(typeName);
+  const type = compiled.type;
+  const desired = requireModel(desiredState, 'desiredState');
+  refuseReadOnly(type, desired);
+  assertValid(compiled, desired);
+  checkIdentifierValues(type, desired);
+  await assertReferencesExist(ctx, type, desired);
+  const provider = ctx.providerFor(type.typeName);
+  if (provider.recordBacked) {
+    return createInRecord(ctx, compiled, provider, desired, clientToken, { desiredState });
+  }
+  const identifier = identifierOf(type, desired);
+  return begin(ctx, {
+    compiled,
+    operation: 'CREATE',
+    identifier,
+    request: { desiredState: desired },
+    clientToken,
+    hashOf: { desiredState },
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * @module What the API reports about an operation: its ProgressEvent, never with write-only values.
+ */
+import { stripNulls, stripWriteOnly } from '../model/index.js';
+import type { ResourceType } from '../schema/index.js';
+import type { OperationRecord } from '../store/types.js';
+import type { EngineContext } from './context.js';
+import { TERMINAL_STATUSES, type ProgressEvent } from './types.js';
+
+/** The event of an operation; `known` when the caller has its type (the operation's type, as registered now). */
+export async function toEvent(
+  ctx: EngineContext,
+  op: OperationRecord,
+  known?: ResourceType,
+): Promise<ProgressEvent> {
+  const event: ProgressEvent = {
+    typeName: op.typeName,
+    requestToken: op.requestToken,
+    operation: op.operation,
+    operationStatus: op.status,
+    eventTime: op.eventTime,
+  };
+  if (op.identifier !== undefined) event.identifier = op.identifier;
+  if (op.resourceModel && op.operation !== 'DELETE') {
+    let type = known;
+    if (!type) {
+      try {
+        type = (await ctx.registry.get(op.typeName)).type;
+      } catch {
+        type = undefined;
+      }
+    }
+    // Without the type we cannot tell what is write-only, so we show nothing rather than too much.
+    if (type)
+      event.resourceModel = stripNulls(
+        type.writeOnlyProperties.length === 0 ? op.resourceModel : stripWriteOnly(type, op.resourceModel),
+      );
+  }
+  if (op.statusMessage !== undefined) event.statusMessage = op.statusMessage;
+  if (op.errorCode !== undefined) event.errorCode = op.errorCode;
+  if (op.retryAfter !== undefined && !TERMINAL_STATUSES.has(op.status)) event.retryAfter = op.retryAfter;
+  return event;
+}

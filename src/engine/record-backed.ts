@@ -1,0 +1,172 @@
+/**
+ * @module Record-backed providers (the state provider): their resources are nothing but the engine's
+ * record, so creates, updates and deletes are decided and written in the operation's own transaction,
+ * with no handler call.
+ */
+import type { HandlerEvent, Provider } from '../handler/index.js';
+import { identifierOf, stripNulls, stripWriteOnly, type Model } from '../model/index.js';
+import type { CompiledType } from '../registry/compile.js';
+import type { ResourceType } from '../schema/index.js';
+import type { Completion, OperationRecord, ResourceKey, StoredResource } from '../store/types.js';
+import { begin } from './begin.js';
+import { ChangedMeanwhile } from './changed-meanwhile.js';
+import { checkModel } from './check-answer.js';
+import type { EngineContext } from './context.js';
+import { recordedReferences, stillReferenced } from './references.js';
+import { newRequestToken } from './request-token.js';
+import { opened, sealedChange } from './sealing.js';
+import type { ProgressEvent } from './types.js';
+
+type Decision = (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion;
+
+/** A create for a record-backed provider: decided and written in one transaction. */
+export async function createInRecord(
+  ctx: EngineContext,
+  compiled: CompiledType,
+  provider: Provider,
+  desired: Model,
+  clientToken: string | undefined,
+  hashOf: unknown,
+): Promise<ProgressEvent> {
+  const type = compiled.type;
+  const requestToken = newRequestToken();
+  let model: Model | undefined;
+  let problem: string | undefined;
+  try {
+    const created = provider.recordBacked!.create(type, desired, requestToken);
+    // The desired state was validated above: only a model the provider added to needs the check again.
+    if (Object.keys(created).length === Object.keys(desired).length && identifierOf(type, created)) {
+      model = stripNulls(created);
+    } else {
+      model = checkModel(ctx.log, provider, compiled, created, undefined);
+    }
+  } catch (e) {
+    problem = e instanceof Error ? e.message : String(e);
+  }
+  const references = model ? await recordedReferences(ctx, type, model) : undefined;
+  const identifier = model && identifierOf(type, model);
+  return begin(ctx, {
+    compiled,
+    operation: 'CREATE',
+    identifier,
+    request: { desiredState: desired },
+    clientToken,
+    hashOf,
+    requestToken,
+    decide: (current): Completion => {
+      if (!model || problem !== undefined)
+        return {
+          status: 'FAILED',
+          errorCode: 'HandlerInternalFailure',
+          statusMessage: problem ?? 'no model',
+        };
+      if (current)
+        return {
+          status: 'FAILED',
+          errorCode: 'AlreadyExists',
+          statusMessage: `${type.typeName} ${identifier} already exists`,
+        };
+      const now = new Date().toISOString();
+      return {
+        status: 'SUCCESS',
+        resourceModel: stripWriteOnly(type, model),
+        change: {
+          kind: 'put',
+          resource: {
+            typeName: type.typeName,
+            identifier: identifier!,
+            properties: model,
+            createdAt: now,
+            updatedAt: now,
+          },
+          ...(references ? { references } : {}),
+        },
+      };
+    },
+  });
+}
+
+/**
+ * How an update of a record-backed resource ends, decided under the write lock: it applies only to
+ * the state it was computed from (so concurrent updates cannot lose one another's changes).
+ */
+export async function replaceInRecord(
+  ctx: EngineContext,
+  type: ResourceType,
+  identifier: string,
+  base: StoredResource,
+  desired: Model,
+): Promise<(current: StoredResource | undefined) => Completion> {
+  const references = await recordedReferences(ctx, type, desired);
+  const baseJson = JSON.stringify(base.properties);
+  return (current) => {
+    if (!current)
+      return {
+        status: 'FAILED',
+        errorCode: 'NotFound',
+        statusMessage: `${type.typeName} ${identifier} does not exist`,
+      };
+    if (JSON.stringify(current.properties) !== baseJson)
+      throw new ChangedMeanwhile(type.typeName, identifier);
+    return {
+      status: 'SUCCESS',
+      resourceModel: stripWriteOnly(type, desired),
+      change: {
+        kind: 'put',
+        resource: {
+          typeName: type.typeName,
+          identifier,
+          properties: desired,
+          createdAt: current.createdAt,
+          updatedAt: new Date().toISOString(),
+        },
+        ...(references ? { references } : {}),
+      },
+    };
+  };
+}
+
+/** How a delete of a record-backed resource ends, decided under the write lock. */
+export function deleteInRecord(type: ResourceType, identifier: string): Decision {
+  return (now, referrers) => {
+    if (!now)
+      return {
+        status: 'FAILED',
+        errorCode: 'NotFound',
+        statusMessage: `${type.typeName} ${identifier} does not exist`,
+      };
+    if (referrers.length > 0) throw stillReferenced(type.typeName, identifier, referrers);
+    return { status: 'SUCCESS', change: { kind: 'delete', typeName: type.typeName, identifier } };
+  };
+}
+
+/** A record-backed decision that sees whole models and stores sealed ones. */
+export function sealedDecision(ctx: EngineContext, type: ResourceType, decide: Decision): Decision {
+  return (current, referrers) => {
+    const outcome = decide(current && opened(ctx.sealer, current), referrers);
+    return outcome.status === 'SUCCESS'
+      ? { ...outcome, change: sealedChange(ctx.sealer, type, outcome.change) }
+      : outcome;
+  };
+}
+
+/** What a record-backed provider's handler would answer: the record is the state. */
+export function recordEvent(
+  provider: Provider,
+  type: ResourceType,
+  op: OperationRecord,
+  desiredState: Model,
+): HandlerEvent {
+  const desired = structuredClone(desiredState);
+  switch (op.operation) {
+    case 'CREATE':
+      return {
+        status: 'SUCCESS',
+        resourceModel: provider.recordBacked!.create(type, desired, op.requestToken),
+      };
+    case 'UPDATE':
+      return { status: 'SUCCESS', resourceModel: desired };
+    default:
+      return { status: 'SUCCESS' };
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * @module Requests: an operation's progress by its request token, lists of them, cancelling, waiting.
+ */
+import { TypeplaneError } from '../errors.js';
+import { OperationMovedOn } from '../store/types.js';
+import type { EngineContext } from './context.js';
+import { parseMaxResults, parseNextToken } from './input.js';
+import { toEvent } from './progress-event.js';
+import { TERMINAL_STATUSES, type Operation, type OperationStatus, type ProgressEvent } from './types.js';
+
+export async function getRequest(ctx: EngineContext, requestToken: string): Promise<ProgressEvent> {
+  const op = await ctx.store.getOperation(requestToken);
+  if (!op) throw new TypeplaneError('NotFound', `no request ${requestToken}`);
+  return toEvent(ctx, op);
+}
+
+export async function listRequests(
+  ctx: EngineContext,
+  filter: { operation?: Operation[]; status?: OperationStatus[] },
+  options: { maxResults?: unknown; nextToken?: unknown },
+): Promise<{ progressEvents: ProgressEvent[]; nextToken: string | null }> {
+  const limit = parseMaxResults(options.maxResults);
+  const nextToken = parseNextToken(options.nextToken);
+  const page = await ctx.store.listOperations(filter, { limit, ...(nextToken ? { nextToken } : {}) });
+  const events: ProgressEvent[] = [];
+  for (const op of page.items) events.push(await toEvent(ctx, op));
+  return { progressEvents: events, nextToken: page.nextToken ?? null };
+}
+
+/** Cancel a pending or in-progress operation. */
+export async function cancel(ctx: EngineContext, requestToken: string): Promise<ProgressEvent> {
+  const op = await ctx.store.getOperation(requestToken);
+  if (!op) throw new TypeplaneError('NotFound', `no request ${requestToken}`);
+  if (TERMINAL_STATUSES.has(op.status)) {
+    throw new TypeplaneError(
+      'ResourceConflict',
+      `request ${requestToken} is already ${op.status} and cannot be cancelled`,
+    );
+  }
+  if (op.status !== 'CANCEL_IN_PROGRESS') {
+    op.status = 'CANCEL_IN_PROGRESS';
+    op.eventTime = new Date().toISOString();
+    op.statusMessage = 'cancellation requested';
+    delete op.retryAfter; // due at once: the worker completes the cancellation
+    try {
+      await ctx.store.saveOperation(op);
+    } catch (e) {
+      // It ended between the read and the write: say how.
+      if (!(e instanceof OperationMovedOn)) throw e;
+      const ended = await ctx.store.getOperation(requestToken);
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `request ${requestToken} is already ${ended?.status ?? 'gone'} and cannot be cancelled`,
+      );
+    }
+  }
+  ctx.worker.abort(requestToken, new Error('operation cancelled'));
+  ctx.worker.kick();
+  return toEvent(ctx, op);
+}
+
+/** The operation's event once terminal, or the latest one when `waitMs` runs out. */
+export async function waitFor(
+  ctx: EngineContext,
+  requestToken: string,
+  waitMs: number,
+): Promise<ProgressEvent> {
+  const deadline = Date.now() + Math.max(0, waitMs);
+  for (;;) {
+    const op = await ctx.store.getOperation(requestToken);
+    if (!op) throw new TypeplaneError('NotFound', `no request ${requestToken}`);
+    const left = deadline - Date.now();
+    if (TERMINAL_STATUSES.has(op.status) || left <= 0) return toEvent(ctx, op);
+    // Woken by our own workers at once; by other replicas' work within the poll interval.
+    await ctx.worker.changed(requestToken, Math.min(left, 250));
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * @module Update by JSON Patch: the patch applied to the whole desired state, the update's contract
+ * checks (read-only and create-only properties unchanged, schema, references), then an operation begun.
+ */
+import { TypeplaneError } from '../errors.js';
+import { applyPatch, createOnlyChanged, patchReadsWriteOnly, valuesAt, type Model } from '../model/index.js';
+import type { CompiledType } from '../registry/compile.js';
+import { begin, failImmediately } from './begin.js';
+import { ChangedMeanwhile } from './changed-meanwhile.js';
+import { canonicalJson } from './client-token.js';
+import type { EngineContext } from './context.js';
+import { assertValid } from './input.js';
+import { replaceInRecord } from './record-backed.js';
+import { assertReferencesExist } from './references.js';
+import { resourceWithSecrets } from './sealing.js';
+import type { ProgressEvent } from './types.js';
+
+/** How many times a patch is computed again when other updates keep getting in first. */
+const PATCH_ATTEMPTS = 8;
+
+/**
+ * A patch applies to the resource as it is when the update begins: when another update got in
+ * between the read it was computed from and its begin, it is computed again on the newer state (a
+ * `test` operation in it is checked again there), a few times, before ResourceConflict.
+ */
+export async function update(
+  ctx: EngineContext,
+  typeName: string,
+  identifier: string,
+  patchDocument: unknown,
+  clientToken?: string,
+): Promise<ProgressEvent> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await updateOnce(ctx, typeName, identifier, patchDocument, clientToken);
+    } catch (error) {
+      if (!(error instanceof ChangedMeanwhile) || attempt >= PATCH_ATTEMPTS) throw error;
+      // Spread the contenders out: all computed again at once, all but one would lose again.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** attempt));
+    }
+  }
+}
+
+async function updateOnce(
+  ctx: EngineContext,
+  typeName: string,
+  identifier: string,
+  patchDocument: unknown,
+  clientToken?: string,
+): Promise<ProgressEvent> {
+  const compiled = await ctx.registry.get(typeName);
+  const type = compiled.type;
+  const current = await resourceWithSecrets(ctx.store, ctx.sealer, type.typeName, identifier);
+  if (!current)
+    return failImmediately(
+      ctx,
+      compiled,
+      'UPDATE',
+      identifier,
+      'NotFound',
+      `${type.typeName} ${identifier} does not exist`,
+      clientToken,
+      { patchDocument },
+    );
+  const readsWriteOnly = patchReadsWriteOnly(type, patchDocument);
+  if (readsWriteOnly.length > 0)
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `a patch cannot read write-only values: ${readsWriteOnly.map((p) => `operation ${String(p.index)} ${p.message}`).join('; ')}`,
+      readsWriteOnly,
+    );
+  const desired = applyPatch(type, current.properties, patchDocument);
+  await assertUpdatable(ctx, compiled, current.properties, desired);
+  const provider = ctx.providerFor(type.typeName);
+  return begin(ctx, {
+    compiled,
+    operation: 'UPDATE',
+    identifier,
+    request: { desiredState: desired, previousState: current.properties },
+    clientToken,
+    hashOf: { identifier, patchDocument },
+    ...(provider.recordBacked
+      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired) }
+      : { basedOn: current }),
+  });
+}
+
+/** The contract checks of an update, before any handler runs. */
+export async function assertUpdatable(
+  ctx: EngineContext,
+  compiled: CompiledType,
+  current: Model,
+  desired: Model,
+): Promise<void> {
+  const type = compiled.type;
+  const changedReadOnly = type.readOnlyProperties.filter(
+    (p) => !sameValues(valuesAt(current, p), valuesAt(desired, p)),
+  );
+  if (changedReadOnly.length > 0) {
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `read-only properties cannot be changed: ${changedReadOnly.join(', ')}`,
+      changedReadOnly.map((pointer) => ({ pointer, message: 'is read-only: the provider sets it' })),
+    );
+  }
+  const createOnly = createOnlyChanged(type, current, desired);
+  if (createOnly.length > 0) {
+    throw new TypeplaneError(
+      'NotUpdatable',
+      `create-only properties cannot change after creation: ${createOnly.join(', ')}; delete and re-create the resource instead`,
+      createOnly.map((pointer) => ({ pointer, message: 'is create-only' })),
+    );
+  }
+  assertValid(compiled, desired);
+  await assertReferencesExist(ctx, type, desired);
+}
+
+function sameValues(a: { value: unknown }[], b: { value: unknown }[]): boolean {
+  return canonicalJson(a.map((x) => x.value)) === canonicalJson(b.map((x) => x.value));
+}

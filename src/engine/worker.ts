@@ -1,0 +1,194 @@
+/**
+ * @module The operation worker: claims due operations from the store (so a restarted server, or
+ * another replica, resumes them), holds their leases while a step runs, and schedules callbacks.
+ * What one step does is `step.ts`.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { OperationMovedOn, type OperationRecord, type Store } from '../store/types.js';
+import type { EngineLogger } from './logger.js';
+
+/** One step of an operation this worker holds; `fresh` when it was just begun here (never invoked). */
+export type StepRunner = (op: OperationRecord, signal: AbortSignal, fresh: boolean) => Promise<void>;
+
+export interface WorkerOptions {
+  store: Store;
+  log: EngineLogger;
+  leaseMs: number;
+  pollIntervalMs: number;
+  concurrency: number;
+  step: StepRunner;
+}
+
+export class Worker {
+  readonly owner = `worker-${randomUUID()}`;
+  readonly leaseMs: number;
+  private readonly store: Store;
+  private readonly log: EngineLogger;
+  private readonly pollIntervalMs: number;
+  private readonly concurrency: number;
+  private readonly events = new EventEmitter();
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private pollTimer: NodeJS.Timeout | undefined;
+  private claiming: Promise<void> | undefined;
+  private claimAgain = false;
+  /** More due operations may be waiting than there was room for. */
+  private backlog = false;
+  private isStopped = true;
+  private readonly step: StepRunner;
+
+  constructor(options: WorkerOptions) {
+    this.store = options.store;
+    this.log = options.log;
+    this.leaseMs = options.leaseMs;
+    this.pollIntervalMs = options.pollIntervalMs;
+    this.concurrency = options.concurrency;
+    this.step = options.step;
+    this.events.setMaxListeners(0);
+  }
+
+  get stopped(): boolean {
+    return this.isStopped;
+  }
+
+  /** Start working: resume whatever is due, then keep polling. */
+  start(): void {
+    if (!this.isStopped) return;
+    this.isStopped = false;
+    const poll = () => {
+      this.kick();
+      this.pollTimer = setTimeout(poll, this.pollIntervalMs);
+      this.pollTimer.unref();
+    };
+    poll();
+  }
+
+  /**
+   * Stop taking work; let running handler invocations finish for up to `graceMs`, then abort them.
+   * Whatever is not terminal stays in the store, leases released, to be resumed by the next start.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.isStopped = true;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    const inflight = [...this.running.values()];
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+    await Promise.race([Promise.all(inflight.map((r) => r.done)), grace]);
+    for (const r of this.running.values()) r.abort.abort(new Error('server shutting down'));
+    await Promise.all([...this.running.values()].map((r) => r.done));
+    await this.claiming;
+  }
+
+  /** Whether an operation begun now can run here at once. */
+  hasRoom(): boolean {
+    return !this.isStopped && this.running.size < this.concurrency;
+  }
+
+  /** An operation was queued for any worker to claim. */
+  queued(): void {
+    this.backlog = true;
+    this.kick();
+  }
+
+  /** Abort the step running for an operation here, if any. */
+  abort(requestToken: string, reason: Error): void {
+    this.running.get(requestToken)?.abort.abort(reason);
+  }
+
+  /** Tell waiters that an operation changed. */
+  notify(requestToken: string): void {
+    this.events.emit(requestToken);
+  }
+
+  /** Resolves when this process changes the operation, or after `ms`. */
+  changed(requestToken: string, ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.events.off(requestToken, done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.events.on(requestToken, done);
+    });
+  }
+
+  /** Claim due operations and run them; coalesces concurrent calls. */
+  kick(): void {
+    if (this.isStopped) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = (async () => {
+      // Yield first: otherwise a pass that ends at once runs its finally (clearing `claiming`) before
+      // `claiming` is assigned, leaving it set for good and the loop stopped.
+      await null;
+      try {
+        do {
+          this.claimAgain = false;
+          const room = this.concurrency - this.running.size;
+          if (room <= 0) {
+            // Full: the next finished slot claims again.
+            this.backlog = true;
+            break;
+          }
+          const ops = await this.store.claimOperations(this.owner, new Date(), this.leaseMs, room);
+          for (const op of ops) this.launch(op);
+          this.backlog = ops.length === room;
+          if (this.backlog) this.claimAgain = true;
+        } while (this.claimAgain && !this.isStopped);
+      } catch (e) {
+        this.log.error('claiming operations failed', { err: String(e) });
+      } finally {
+        this.claiming = undefined;
+      }
+    })();
+  }
+
+  /** Run one step of an operation this worker holds; `fresh` when it was just begun here (never invoked). */
+  launch(op: OperationRecord, fresh = false): void {
+    const abort = new AbortController();
+    const renew = setInterval(
+      () => {
+        this.store.renewLease(op.requestToken, this.owner, new Date(), this.leaseMs).catch(() => undefined);
+      },
+      Math.max(100, this.leaseMs / 3),
+    );
+    renew.unref();
+    const done = this.step(op, abort.signal, fresh)
+      .catch((e: unknown) => {
+        if (e instanceof OperationMovedOn) {
+          this.log.warn(
+            'operation moved on while this worker ran it (ended, or taken over): its step is dropped',
+            {
+              requestToken: op.requestToken,
+            },
+          );
+        } else {
+          this.log.error('operation step failed', { requestToken: op.requestToken, err: String(e) });
+        }
+      })
+      .finally(() => {
+        clearInterval(renew);
+        this.running.delete(op.requestToken);
+        this.events.emit(op.requestToken);
+        // A finished slot lets queued work in; without a backlog the poll loop is enough.
+        if (this.backlog) this.kick();
+      });
+    this.running.set(op.requestToken, { abort, done });
+  }
+
+  /** Claim again after `ms` (a callback's delay). */
+  later(ms: number): void {
+    if (this.isStopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.kick();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+}
