@@ -57,6 +57,46 @@ test('a patch that sets a read-only property is InvalidRequest', async () => {
   assert.equal(res.body.errorCode, 'InvalidRequest');
 });
 
+test('a PUT that repeats a generated read-only identifier of an existing resource is InvalidRequest', async () => {
+  const type = 'Test::Shop::Ticket';
+  const schema = {
+    typeName: type,
+    description: 'A ticket whose identifier the provider generates.',
+    properties: { Id: { type: 'string' }, Color: { type: 'string' } },
+    additionalProperties: false,
+    primaryIdentifier: ['/properties/Id'],
+    readOnlyProperties: ['/properties/Id'],
+  };
+  assert.equal((await svc.call('POST', '/v1/types', schema)).status, 201);
+  const K = encodeURIComponent(type);
+  const created = await settle(
+    svc,
+    (await svc.call('POST', `/v1/resources/${K}`, { desiredState: { Color: 'red' } })).body.progressEvent
+      .requestToken,
+  );
+  assert.equal(created.operationStatus, 'SUCCESS', JSON.stringify(created));
+  const id = created.identifier as string;
+  assert.match(id, /^[0-9a-f-]{36}$/);
+  // The same value as stored, so nothing read-only would change: the body still may not set it.
+  const res = await svc.call('PUT', `/v1/resources/${K}/${id}`, { desiredState: { Id: id, Color: 'blue' } });
+  assert.equal(res.status, 400, JSON.stringify(res.body));
+  assert.equal(res.body.errorCode, 'InvalidRequest');
+  assert.deepEqual(
+    res.body.details.map((d: { pointer: string }) => d.pointer),
+    ['/properties/Id'],
+  );
+  assert.equal((await svc.call('GET', `/v1/resources/${K}/${id}`)).body.properties.Color, 'red');
+  // Without it, the same PUT replaces the resource.
+  const replaced = await svc.call('PUT', `/v1/resources/${K}/${id}?wait=5`, {
+    desiredState: { Color: 'blue' },
+  });
+  assert.equal(replaced.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(replaced.body));
+  assert.deepEqual((await svc.call('GET', `/v1/resources/${K}/${id}`)).body.properties, {
+    Id: id,
+    Color: 'blue',
+  });
+});
+
 test('changing a create-only property is NotUpdatable', async () => {
   const res = await svc.call('PATCH', `/v1/resources/${T}/base`, {
     patchDocument: [{ op: 'replace', path: '/Name', value: 'renamed' }],

@@ -15,10 +15,10 @@ import ts from 'typescript';
 import * as prettier from 'prettier';
 import { generateTypeScript, interfaceName } from '../../src/codegen/index.js';
 import { loadTypes, validateDocument, type JsonSchema, type ResourceType } from '../../src/schema/index.js';
+import { AWS_CORPUS, corpusSkip } from '../helpers/requirements.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsx = import.meta.resolve('tsx');
-const corpus = fileURLToPath(new URL('../../../shared/corpus/aws-resource-schemas/', import.meta.url));
 
 function typeFrom(text: string, file = 'x.json'): ResourceType {
   const result = validateDocument(text, { file });
@@ -500,15 +500,18 @@ test('handlers can use the generated types with the provider SDK', () => {
   assert.match(unknown[0]!, /Property 'NoSuchProperty' does not exist/);
 });
 
-test('the whole AWS corpus generates a module that type-checks', { timeout: 300_000 }, async (t) => {
-  if (!existsSync(corpus)) return t.skip(`corpus not found at ${corpus}`);
-  const { types, valid, results } = await loadTypes([corpus]);
-  assert.equal(valid, true);
-  assert.equal(types.length, results.length);
-  const code = generateTypeScript(types, ['aws-resource-schemas']);
-  assert.equal((code.match(/^ \* Model of the resource type /gm) ?? []).length, types.length);
-  assert.deepEqual(typeCheck(code).slice(0, 20), []);
-});
+test(
+  'the whole AWS corpus generates a module that type-checks',
+  { timeout: 300_000, skip: corpusSkip() },
+  async () => {
+    const { types, valid, results } = await loadTypes([AWS_CORPUS]);
+    assert.equal(valid, true);
+    assert.equal(types.length, results.length);
+    const code = generateTypeScript(types, ['aws-resource-schemas']);
+    assert.equal((code.match(/^ \* Model of the resource type /gm) ?? []).length, types.length);
+    assert.deepEqual(typeCheck(code).slice(0, 20), []);
+  },
+);
 
 test('the CLI writes a file, refuses invalid input without writing, and reports usage errors', () => {
   const dir = mkdtempSync(join(tmpdir(), 'typeplane-generate-'));

@@ -1,26 +1,30 @@
 /**
  * The PostgreSQL server tests may use: TYPEPLANE_TEST_POSTGRES_URL, default 127.0.0.1:5432/test
- * (`.ci/run` starts it). Tests that need it pass `{ skip: pgSkip }`: they skip, saying why, when no
- * server answers. Each test works in a schema of its own, dropped when it ends.
+ * (`.ci/run` starts it) — the one default of every test. Tests that need it pass `{ skip: pgSkip }`:
+ * they skip, saying why, when no server answers (under CI the file fails instead: see
+ * `requirements.ts`). Each test works in a schema of its own, dropped when it ends.
  */
 import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import pg from 'pg';
+import { requirement } from './requirements.js';
 
 export const PG_URL = process.env.TYPEPLANE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-/** Why PostgreSQL tests skip, or false when the server answers. */
-export const pgSkip: string | false = await (async () => {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return false;
-  } catch (error) {
-    return `PostgreSQL not reachable at ${new URL(PG_URL).host}: ${(error as Error).message}`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-})();
+/** Why PostgreSQL tests skip, or false when the server answers (under CI, importing this throws). */
+export const pgSkip: string | false = requirement(
+  await (async () => {
+    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
+    try {
+      await client.connect();
+      return false;
+    } catch (error) {
+      return `PostgreSQL not reachable at ${new URL(PG_URL).host}: ${(error as Error).message}; start one, or point TYPEPLANE_TEST_POSTGRES_URL at one`;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  })(),
+);
 
 /** A fresh schema name, dropped (with everything in it) when the test ends. */
 export function freshSchema(t: TestContext, prefix = 'tp_test'): string {

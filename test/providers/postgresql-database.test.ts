@@ -19,8 +19,9 @@ import {
 import type { HandlerRequest } from '../../src/handler/types.js';
 import type { ProviderDefinition } from '../../src/providers/sdk.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { PG_URL, pgSkip } from '../helpers/postgres.js';
 
-const ADMIN_URL = process.env.TYPEPLANE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ADMIN_URL = PG_URL;
 const hex = randomBytes(4).toString('hex');
 /** Everything this run creates starts with one of these (manifest names allow '-' but not '_'). */
 const RUN = `tp_test_${hex}`;
@@ -28,18 +29,8 @@ const MANIFEST_RUN = `tp-test-${hex}`;
 /** The provider works in a scope of its own, so suites running at the same time do not see these databases. */
 const SCOPE = `tp-test-${hex}`;
 
-const reachable = await (async () => {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-})();
-const skip = reachable ? false : `PostgreSQL not reachable at ${new URL(ADMIN_URL).host}`;
+const skip = pgSkip;
+const reachable = !pgSkip;
 
 const T = encodeURIComponent(DATABASE_TYPE);
 const M = encodeURIComponent(MANIFEST_TYPE);

@@ -12,23 +12,15 @@ import {
   MANIFEST_TYPE,
 } from '../../src/providers/postgresql/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { PG_URL, pgSkip } from '../helpers/postgres.js';
 
-const ADMIN_URL = process.env.TYPEPLANE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_URL = PG_URL;
 const hex = randomBytes(4).toString('hex');
 const run = `tp_test_${hex}`;
 /** Manifest names allow letters, digits and '-', no '_'. */
 const manifestRun = `tptest${hex}`;
-const reachable = await (async () => {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const skip = reachable ? false : `PostgreSQL not reachable at ${ADMIN_URL}`;
+const skip = pgSkip;
+const reachable = !pgSkip;
 
 let svc: TestService;
 let admin: pg.Client;

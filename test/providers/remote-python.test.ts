@@ -4,7 +4,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,17 +12,14 @@ import { createRemoteProvider } from '../../src/providers/remote/index.js';
 import type { ProviderDefinition } from '../../src/providers/sdk.js';
 import type { HandlerRequest } from '../../src/handler/types.js';
 import { settle, startTestService, tempDir, type TestService } from '../helpers/service.js';
+import { pythonSkip } from '../helpers/requirements.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/providers/python/', import.meta.url));
 const TYPE = 'Example::Python::Note';
 const T = encodeURIComponent(TYPE);
 const SECRET = 'py-s3cret-value';
 
-const probe = spawnSync('python3', ['--version'], { encoding: 'utf8' });
-const skip =
-  probe.error || probe.status !== 0
-    ? `python3 is not available (${probe.error?.message ?? probe.stderr.trim()}); install Python 3 to run the example provider`
-    : false;
+const skip = pythonSkip();
 
 let child: ChildProcess | undefined;
 let logs = '';

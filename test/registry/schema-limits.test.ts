@@ -1,15 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
 import { TypeplaneError } from '../../src/errors.js';
 import { compileType, SCHEMA_LIMITS, schemaLimitExceeded } from '../../src/registry/index.js';
 import { loadTypes, type ResourceType } from '../../src/schema/index.js';
 import { validateDocument } from '../../src/schema/validate.js';
 import { startTestService } from '../helpers/service.js';
-
-const corpus = fileURLToPath(new URL('../../../shared/corpus/aws-resource-schemas/', import.meta.url));
+import { AWS_CORPUS as corpus, RADIUS_CORPUS, corpusSkip } from '../helpers/requirements.js';
 
 function schemaWith(properties: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return {
@@ -151,7 +148,7 @@ test('registering a schema past a limit is InvalidRequest naming the limit', asy
 
 test(
   'every published AWS schema and Radius manifest is within the compile limits',
-  { skip: existsSync(corpus) ? false : `corpus not found at ${corpus}` },
+  { skip: corpusSkip() },
   async () => {
     const files = readdirSync(corpus).filter((f) => f.endsWith('.json'));
     assert.ok(files.length > 1000);
@@ -160,7 +157,7 @@ test(
       assert.ok(type, file);
       assert.equal(schemaLimitExceeded(type.schema), undefined, file);
     }
-    const radius = await loadTypes([join(corpus, '../radius-manifests')]);
+    const radius = await loadTypes([RADIUS_CORPUS]);
     assert.ok(radius.types.length > 10);
     for (const type of radius.types) assert.equal(schemaLimitExceeded(type.schema), undefined, type.typeName);
   },

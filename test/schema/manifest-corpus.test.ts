@@ -3,16 +3,16 @@
  * manifests shipped in examples/ are valid, and each becomes types whose model compiles as draft-07.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { validateDocument } from '../../src/schema/validate.js';
+import { RADIUS_CORPUS as CORPUS, corpusSkip } from '../helpers/requirements.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-const CORPUS = fileURLToPath(new URL('../../../shared/corpus/radius-manifests/', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 
 const yamlFiles = (dir: string) =>
@@ -43,10 +43,8 @@ function expectValidManifest(dir: string, file: string): void {
 }
 
 describe('radius manifest corpus', () => {
-  const present = existsSync(CORPUS);
-  const skip = present
-    ? false
-    : `corpus not found at ${CORPUS}; it is expected next to the repository, in ../shared/corpus`;
+  const skip = corpusSkip();
+  const present = !skip;
 
   test('the corpus holds manifests', { skip }, () => {
     assert.ok(yamlFiles(CORPUS).length > 0);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { TypeplaneError } from '../../src/errors.js';
+import { OperationMovedOn } from '../../src/store/index.js';
 import { eachStore, T0, at, createResource, freshStoreOf, operation, resource } from './fixtures.js';
 
 function isCode(code: string) {
@@ -288,6 +289,42 @@ eachStore('renewLease extends or releases a lease the owner holds', async (t, ki
   assert.equal(await store.renewLease(op.requestToken, 'w2', new Date(T0.getTime() + 1500), 1000), false);
   assert.deepEqual(await store.claimOperations('w3', new Date(T0.getTime() + 1e9), 1000, 10), []);
 });
+
+eachStore(
+  'a worker whose lease ran out and was taken over can neither save nor finish the operation',
+  async (t, kind) => {
+    const { store } = await freshStoreOf(t, kind);
+    const op = operation({ identifier: 'a' });
+    await store.beginOperation(op);
+    assert.equal((await store.claimOperations('w1', T0, 1000, 10)).length, 1);
+    // w1 stalls past its lease; w2 takes the operation over and makes progress.
+    const expired = new Date(T0.getTime() + 1000);
+    assert.equal((await store.claimOperations('w2', expired, 1000, 10)).length, 1);
+    const progressed = { ...op, attempts: 1, statusMessage: 'w2 at work', eventTime: at(1100) };
+    await store.saveOperation(progressed, 'w2');
+
+    // w1 wakes up with a stale answer: the operation is still active, yet neither write lands.
+    const stale = { ...op, attempts: 1, statusMessage: 'w1 was here', eventTime: at(1200) };
+    const movedOn = (error: unknown) =>
+      error instanceof OperationMovedOn && error.requestToken === op.requestToken;
+    await assert.rejects(store.saveOperation(stale, 'w1'), movedOn);
+    await assert.rejects(
+      store.finishOperation({ ...stale, status: 'SUCCESS' }, { kind: 'put', resource: resource('a') }, 'w1'),
+      movedOn,
+    );
+    assert.deepEqual(await store.getOperation(op.requestToken), progressed, "w2's state stands");
+    assert.equal(await store.getResource('Acme::Test::Thing', 'a'), undefined, 'no resource was put');
+
+    // The holder finishes it.
+    await store.finishOperation(
+      { ...progressed, status: 'SUCCESS' },
+      { kind: 'put', resource: resource('a') },
+      'w2',
+    );
+    assert.equal((await store.getOperation(op.requestToken))?.status, 'SUCCESS');
+    assert.deepEqual(await store.getResource('Acme::Test::Thing', 'a'), resource('a'));
+  },
+);
 
 eachStore('expireTokens forgets old terminal operations and their client tokens', async (t, kind) => {
   const { store } = await freshStoreOf(t, kind);

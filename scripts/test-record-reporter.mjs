@@ -1,0 +1,13 @@
+// A node:test reporter for scripts/run-tests.mjs: one JSON line per test that was skipped (with its
+// reason) or failed, so the runner can say at the end what was skipped and why.
+export default async function* recordReporter(source) {
+  for await (const event of source) {
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    const { name, skip, details } = event.data;
+    // A name filter skips what it does not match: that is what was asked, not a missing need.
+    if (skip !== undefined && skip !== false && skip !== 'test name does not match pattern')
+      yield `${JSON.stringify({ kind: 'skip', name, reason: skip === true ? 'skipped' : String(skip) })}\n`;
+    if (event.type === 'test:fail' && !details?.error?.failureType?.startsWith('subtest'))
+      yield `${JSON.stringify({ kind: 'fail', name })}\n`;
+  }
+}
