@@ -20,6 +20,7 @@ import {
 import { RESOURCE_BODY_LIMIT, resourceRoutes } from './routes/resources.js';
 import { requestRoutes } from './routes/requests.js';
 import { typeRoutes } from './routes/types.js';
+import { suggestTypeNames } from './type-suggestions.js';
 import { tokenRoutes } from './routes/tokens.js';
 
 export interface ServerOptions {
@@ -68,7 +69,11 @@ export async function buildServer({
     void reply.header('x-request-id', request.id);
     done();
   });
-  app.setErrorHandler(handleError);
+  app.setErrorHandler(async (error, request, reply) => {
+    await suggestTypeNames(error, request, registry);
+    handleError(error as Error, request, reply);
+    return reply;
+  });
   app.setNotFoundHandler((request, reply) => {
     void reply
       .status(404)

@@ -1,7 +1,8 @@
 /**
  * @module The registry: resource types made ready for the engine (compiled validators).
  */
-export { Registry, RESOURCE_SCHEMA_VERSION, type RegisterOptions } from './registry.js';
+export { Registry, RESOURCE_SCHEMA_VERSION, TypeNotRegistered, type RegisterOptions } from './registry.js';
+export { similarNames } from './similar-names.js';
 export { compileType, MAX_VALIDATOR_SOURCE, ANNOTATION_KEYWORDS, type CompiledType } from './compile.js';
 export { outputSchema } from './output-schema.js';
 export { re2Engine } from './re2.js';

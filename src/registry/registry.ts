@@ -176,9 +176,16 @@ function cacheKey(record: StoredType): string {
   return `${record.typeName}\u0000${record.version}`;
 }
 
+/** NotFound for a type name; the HTTP layer adds the registered names close to it, as the caller may see them. */
+export class TypeNotRegistered extends TypeplaneError {
+  constructor(readonly typeName: string) {
+    super(
+      'NotFound',
+      `type ${typeName} is not registered; register it with POST /v1/types or 'typeplane type register'`,
+    );
+  }
+}
+
 function notRegistered(typeName: string): TypeplaneError {
-  return new TypeplaneError(
-    'NotFound',
-    `type ${typeName} is not registered; register it with POST /v1/types or 'typeplane type register'`,
-  );
+  return new TypeNotRegistered(typeName);
 }

@@ -5,7 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
-import { placeFindings, type Finding } from './finding.js';
+import { inReadingOrder, placeFindings, type Finding } from './finding.js';
 import { LIMITS, parseSource } from './source.js';
 import type { ResourceType } from './model.js';
 import { originOf } from './resource-schema/reference-origins.js';
@@ -147,6 +147,7 @@ function flagDuplicateTypes(results: ValidationResult[]): void {
     }
     if (extra.length > 0) {
       result.diagnostics.push(...extra);
+      result.diagnostics.sort(inReadingOrder);
       result.valid = !hasErrors(result.diagnostics);
       result.types = [];
     }
@@ -240,6 +241,7 @@ function checkReferencesAcrossDocuments(
     }
     if (findings.size === 0) continue;
     result.diagnostics.push(...place([...findings.values()], result, contents.get(result)));
+    result.diagnostics.sort(inReadingOrder);
     result.valid = !hasErrors(result.diagnostics);
     if (!result.valid) result.types = [];
   }

@@ -27,6 +27,9 @@ export const MAX_PATTERN_LENGTH = 10_000;
 const DIALECT_SENSITIVE =
   /\\[^dDwWsSnrtfv.\\/\-[\](){}*+?|^$]|\(\?|\[\^?\]|\{\d*,?\d{3,}|\)\{|(\([^()]*){50}/;
 
+/** `(?=`, `(?!`, `(?<=`, `(?<!`: RE2 refuses them with a message about named groups. */
+const LOOKAROUND = /\(\?<?[=!]/;
+
 /** `undefined` when the pattern compiles; otherwise the engine's reason. */
 export function checkPattern(pattern: string): string | undefined {
   if (pattern.length > MAX_PATTERN_LENGTH)
@@ -43,7 +46,9 @@ export function checkPattern(pattern: string): string | undefined {
     try {
       RE2JS.compile(pattern);
     } catch (e) {
-      verdict = (e as Error).message;
+      verdict = LOOKAROUND.test(pattern)
+        ? 'lookaround is not supported: RE2 has no lookahead or lookbehind, which keeps matching linear in time'
+        : (e as Error).message;
     }
   }
   if (verdicts.size > 10_000) verdicts.clear();

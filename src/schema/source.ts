@@ -170,14 +170,22 @@ function parseJson(
     // One report per place: a missing member after a trailing comma, say, is also a missing value.
     const seen = new Set<number>();
     const located = errors.filter((e) => !seen.has(e.offset) && seen.add(e.offset));
-    const diagnostics = located
-      .slice(0, LIMITS.maxSyntaxErrors)
-      .map((e) =>
-        at(
-          diagnostic('TP1005', '', `JSON syntax error: ${describeJsonError(printParseErrorCode(e.error))}`),
-          lines.position(e.offset),
-        ),
-      );
+    const diagnostics = located.slice(0, LIMITS.maxSyntaxErrors).map((e) => {
+      const comma = trailingCommaBefore(text, e.offset);
+      return comma >= 0
+        ? at(
+            diagnostic(
+              'TP1005',
+              '',
+              `JSON syntax error: trailing comma; remove the ',' before '${text[e.offset]}' (JSON allows none)`,
+            ),
+            lines.position(comma),
+          )
+        : at(
+            diagnostic('TP1005', '', `JSON syntax error: ${describeJsonError(printParseErrorCode(e.error))}`),
+            lines.position(e.offset),
+          );
+    });
     if (diagnostics.length === 0) diagnostics.push(at(diagnostic('TP1005', '', 'JSON syntax error')));
     return { diagnostics };
   }
@@ -507,6 +515,14 @@ export function jsonDepthOffset(text: string, max: number): number {
 function decodeText(bytes: Uint8Array): string | undefined {
   if (bytes.subarray(0, 8192).includes(0) || !isUtf8(bytes)) return undefined;
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+/** The offset of a comma that only whitespace separates from the `}` or `]` at `offset`, or -1. */
+function trailingCommaBefore(text: string, offset: number): number {
+  if (text[offset] !== '}' && text[offset] !== ']') return -1;
+  let i = offset - 1;
+  while (i >= 0 && /\s/.test(text[i]!)) i--;
+  return text[i] === ',' ? i : -1;
 }
 
 function describeJsonError(code: string): string {

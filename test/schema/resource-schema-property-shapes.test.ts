@@ -365,6 +365,21 @@ describe('TP2028 regular expressions', () => {
     assert.match(d.message, /RE2/);
   });
 
+  it('says that a lookbehind is lookaround, which RE2 lacks', () => {
+    const text = withSpec(`{
+      "type": "string",
+      "pattern": "(?<!x)y"
+    }`);
+    const d = assertOnly(validate(text), {
+      rule: 'TP2028',
+      pointer: '/properties/Spec/pattern',
+      line: 8,
+      column: 18,
+    });
+    assert.match(d.message, /lookaround is not supported: RE2 has no lookahead or lookbehind/);
+    assert.doesNotMatch(d.message, /named capture/);
+  });
+
   for (const pattern of [
     '(a)\\\\1',
     '(?<=a)b',

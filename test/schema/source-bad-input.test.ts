@@ -111,11 +111,22 @@ describe('TP1005 JSON syntax', () => {
   "additionalProperties": false,
 }
 `;
+    // A trailing comma is reported at the comma, the character to remove.
     assertDiagnostics(validate(text), [
       { rule: 'TP1005', pointer: '', line: 3, column: 3 },
-      { rule: 'TP1005', pointer: '', line: 5, column: 33 },
-      { rule: 'TP1005', pointer: '', line: 8, column: 1 },
+      { rule: 'TP1005', pointer: '', line: 5, column: 31 },
+      { rule: 'TP1005', pointer: '', line: 7, column: 32 },
     ]);
+  });
+
+  it('names a trailing comma as such', () => {
+    const d = assertOnly(validate('{\n  "typeName": "Org::Service::Thing",\n  "tags": [1, 2, ]\n}\n'), {
+      rule: 'TP1005',
+      pointer: '',
+      line: 3,
+      column: 16,
+    });
+    assert.match(d.message, /trailing comma; remove the ',' before '\]'/);
   });
 
   it('says what is wrong', () => {

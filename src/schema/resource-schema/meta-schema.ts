@@ -82,6 +82,8 @@ export const REFERENCED_TYPE_PATTERN =
   '^([a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}|[A-Za-z][A-Za-z0-9]*(\\.[A-Za-z][A-Za-z0-9]*)+/[a-z][A-Za-z0-9]{0,62})$';
 /** A key of a reference's `ids`: a property of the referenced type, by name (`Name`) or pointer (`/properties/Name`). */
 export const REFERENCE_TARGET_PATTERN = '^(/properties/[^/]+(/[^/]+)*|[^/]+)$';
+/** Type configuration settings named `CloudFormation…` are reserved for CloudFormation's own use. */
+export const RESERVED_CONFIGURATION_PREFIX = '^CloudFormation';
 export const MIN_TIMEOUT_MINUTES = 2;
 export const MAX_TIMEOUT_MINUTES = 2160;
 
@@ -175,7 +177,28 @@ export const resourceSchemaMetaSchema = {
         mappings: { type: 'object', additionalProperties: { type: 'string' } },
       },
     },
-    typeConfiguration: { type: 'object' },
+    // The provider configuration meta-schema: a closed object of named settings, without definitions
+    // of its own (its $refs point at the document's).
+    typeConfiguration: {
+      type: 'object',
+      required: ['properties', 'additionalProperties'],
+      additionalProperties: false,
+      properties: {
+        description: { type: 'string' },
+        properties: {
+          type: 'object',
+          minProperties: 1,
+          propertyNames: { pattern: NAME_PATTERN, not: { pattern: RESERVED_CONFIGURATION_PREFIX } },
+          additionalProperties: { $ref: '#/definitions/property' },
+        },
+        required: stringList(),
+        additionalProperties: { const: false },
+        deprecatedProperties: { $ref: '#/definitions/pointerList' },
+        allOf: { $ref: '#/definitions/schemaArray' },
+        anyOf: { $ref: '#/definitions/schemaArray' },
+        oneOf: { $ref: '#/definitions/schemaArray' },
+      },
+    },
     handlers: {
       type: 'object',
       additionalProperties: false,
@@ -221,6 +244,8 @@ export const resourceSchemaMetaSchema = {
       additionalProperties: false,
       // `type: 'object'` so that a non-object (reported by `type` above) does not also fail here.
       not: { type: 'object', required: ['properties', 'patternProperties'] },
+      // Values fixed by enum or const are still typed, so generated code and inputs know their type.
+      dependencies: { enum: ['type'], const: ['type'] },
       properties: {
         $ref: { type: 'string' },
         $comment: { type: 'string' },

@@ -210,6 +210,11 @@ export function checkSemantics(doc: Schema): SemanticResult {
     const branches = doc[key];
     if (Array.isArray(branches)) branches.forEach((b, i) => visit(b, `/${key}/${i}`));
   }
+  // Configuration settings are property schemas too; their $refs point at the document's definitions.
+  const settings = isObject(doc.typeConfiguration) ? doc.typeConfiguration.properties : undefined;
+  if (isObject(settings))
+    for (const [name, child] of Object.entries(settings))
+      visit(child, `/typeConfiguration/properties/${escapePointerToken(name)}`);
   return { findings, usesCommonSchemas, hasRelationshipRefs };
 }
 

@@ -83,6 +83,7 @@ const RULE_BY_SCHEMA_PATH: [prefix: string, rule: RuleId][] = [
   ['#/definitions/property/properties/arrayType/', 'TP2033'],
   ['#/definitions/property/properties/relationshipRef/', 'TP2033'],
   ['#/properties/traits/', 'TP2045'],
+  ['#/properties/typeConfiguration/', 'TP2035'],
   ['#/required', 'TP2002'],
 ];
 
@@ -93,6 +94,16 @@ function toFinding(error: ErrorObject): Finding | undefined {
   if (error.keyword === 'propertyNames') return undefined; // its inner error says which name
   if (error.propertyName !== undefined) {
     const at = `${path}/${escapePointerToken(error.propertyName)}`;
+    if (ruleFor(error.schemaPath) === 'TP2035' && error.keyword === 'not') {
+      return {
+        ...diagnostic(
+          'TP2035',
+          at,
+          `typeConfiguration setting '${error.propertyName}' starts with 'CloudFormation', a prefix reserved for CloudFormation's own settings; rename it`,
+        ),
+        target: 'key',
+      };
+    }
     if (ruleFor(error.schemaPath) === 'TP2045') {
       return {
         ...diagnostic(
@@ -159,16 +170,32 @@ function toFinding(error: ErrorObject): Finding | undefined {
       ...diagnostic(
         rule,
         at,
-        `unknown key '${key}' in ${name || 'the document'}; remove it or check its spelling`,
+        rule === 'TP2035'
+          ? `unknown key '${key}' in typeConfiguration (it takes properties, additionalProperties, required, description, deprecatedProperties, allOf, anyOf and oneOf)${key === 'definitions' ? "; move its definitions to the top-level 'definitions'" : ''}`
+          : `unknown key '${key}' in ${name || 'the document'}; remove it or check its spelling`,
       ),
       target: 'key',
     };
+  }
+  if (error.keyword === 'dependencies') {
+    const keyword = String(params.property);
+    return diagnostic(
+      'TP2029',
+      `${path}/${escapePointerToken(keyword)}`,
+      `'${keyword}' needs a 'type' beside it${suggestedType(error.data, keyword)}: values fixed by ${keyword} are still typed`,
+    );
   }
   if (error.keyword === 'required') {
     const missing = String(params.missingProperty);
     const rule =
       ruleFor(error.schemaPath) ??
       (error.schemaPath.startsWith('#/definitions/handler/') ? 'TP2030' : 'TP1010');
+    if (rule === 'TP2035')
+      return diagnostic(
+        rule,
+        path,
+        `typeConfiguration must have '${missing}'${missing === 'properties' ? ': the settings a user configures, one entry each' : ': add "additionalProperties": false'}`,
+      );
     const where = path === '' ? 'the resource schema' : `'${name}'`;
     return diagnostic(rule, path, `${where} must have '${missing}'${missingAdvice(missing)}`);
   }
@@ -229,6 +256,12 @@ function describe(error: ErrorObject, rule: RuleId): string {
       return "'additionalProperties' may only be false; describe maps with 'patternProperties' instead";
     case 'TP2024':
       return "'properties' and 'patternProperties' cannot be used together; choose a fixed shape or a map";
+    case 'TP2035':
+      if (error.keyword === 'const')
+        return "typeConfiguration's 'additionalProperties' must be false: a configuration accepts only the settings it declares";
+      if (error.keyword === 'minProperties')
+        return "typeConfiguration's 'properties' must declare at least one setting";
+      break;
     case 'TP2031':
       return `timeoutInMinutes must be a whole number from ${MIN_TIMEOUT_MINUTES} to ${MAX_TIMEOUT_MINUTES}`;
     case 'TP2034':
@@ -284,6 +317,19 @@ function describe(error: ErrorObject, rule: RuleId): string {
     default:
       return `${name} ${error.message ?? 'is invalid'}`;
   }
+}
+
+/** `, like "type": "string"`, from the type of the fixed values when they agree on one. */
+function suggestedType(node: unknown, keyword: string): string {
+  const fixed = (node as Record<string, unknown> | null)?.[keyword];
+  const values = keyword === 'enum' && Array.isArray(fixed) ? fixed : [fixed];
+  const types = new Set(
+    values.map((v) =>
+      v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v,
+    ),
+  );
+  const [only] = types;
+  return types.size === 1 && JSON_TYPES.includes(only!) ? `, like "type": "${only}"` : '';
 }
 
 function missingAdvice(key: string): string {
