@@ -21,6 +21,7 @@ import { RESOURCE_BODY_LIMIT, resourceRoutes } from './routes/resources.js';
 import { requestRoutes } from './routes/requests.js';
 import { typeRoutes } from './routes/types.js';
 import { tokenRoutes } from './routes/tokens.js';
+import { artifactRoutes } from './routes/artifacts.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -94,5 +95,6 @@ export async function buildServer({
   await app.register(resourceRoutes, { engine });
   await app.register(requestRoutes, { engine });
   await app.register(tokenRoutes, { tokens });
+  await app.register(artifactRoutes, { registry });
   return app;
 }
