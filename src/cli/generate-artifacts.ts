@@ -26,15 +26,26 @@ interface OutOptions {
 export function registerArtifactGenerators(program: Command): void {
   const generate = program.commands.find((c) => c.name() === 'generate');
   if (!generate) return;
+  // `generate` has an `--out` of its own, which commander gives the value when it follows the
+  // subcommand's arguments: the subcommands read it from there too.
+  const outOf = (options: OutOptions, command: Command): string => {
+    const out = options.out ?? (generate.opts() as OutOptions).out;
+    if (out === undefined || out.trim() === '')
+      command.error('error: --out <dir> is required: the folder to write to', {
+        exitCode: 2,
+        code: 'typeplane.usage',
+      });
+    return out;
+  };
   generate
     .command('bicep')
     .description(
       'write Bicep extension types (types.json, index.json, index.md) for resource schemas and manifests; one folder per namespace when there are several',
     )
     .argument('<paths...>', 'files or folders')
-    .requiredOption('--out <dir>', 'the folder to write to')
-    .action(async (paths: string[], options: OutOptions) => {
-      process.exitCode = await runGenerateBicep(paths, options.out!);
+    .option('--out <dir>', 'the folder to write to (required)')
+    .action(async (paths: string[], options: OutOptions, command: Command) => {
+      process.exitCode = await runGenerateBicep(paths, outOf(options, command));
     });
   generate
     .command('json-schema')
@@ -43,14 +54,15 @@ export function registerArtifactGenerators(program: Command): void {
     )
     .argument('[paths...]', 'files or folders of resource schemas and manifests')
     .option('--meta', 'write the schemas of resource schema and manifest documents', false)
-    .requiredOption('--out <dir>', 'the folder to write to')
+    .option('--out <dir>', 'the folder to write to (required)')
     .action(async (paths: string[], options: OutOptions & { meta: boolean }, command: Command) => {
+      const out = outOf(options, command);
       if (!options.meta && paths.length === 0)
         command.error('error: give --meta, or files or folders of types', {
           exitCode: 2,
           code: 'typeplane.usage',
         });
-      process.exitCode = await runGenerateJsonSchema(paths, options.out!, options.meta);
+      process.exitCode = await runGenerateJsonSchema(paths, out, options.meta);
     });
 }
 
