@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerApiCommands } from './api-commands.js';
 import { registerGenerate } from './generate.js';
+import { registerArtifactGenerators } from './generate-artifacts.js';
 import { registerServe } from './serve.js';
 import { registerTest } from './test-command.js';
 import { registerTokenCommands } from './token-commands.js';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerValidate(program);
   registerServe(program);
   registerGenerate(program);
+  registerArtifactGenerators(program);
   registerApiCommands(program);
   registerTokenCommands(program);
   registerTest(program);

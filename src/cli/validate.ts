@@ -36,6 +36,7 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
   const progress = options.format === 'text' ? progressLine(process.stderr, 'validating') : undefined;
   const { results } = await loadTypes(paths, {
     cwd: process.cwd(),
+    bicepWarnings: true,
     onProgress: (done, total) => progress?.update(done, total),
   });
   progress?.clear();

@@ -22,6 +22,7 @@ import { requestRoutes } from './routes/requests.js';
 import { typeRoutes } from './routes/types.js';
 import { suggestTypeNames } from './type-suggestions.js';
 import { tokenRoutes } from './routes/tokens.js';
+import { artifactRoutes } from './routes/artifacts.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -99,5 +100,6 @@ export async function buildServer({
   await app.register(resourceRoutes, { engine });
   await app.register(requestRoutes, { engine });
   await app.register(tokenRoutes, { tokens });
+  await app.register(artifactRoutes, { registry });
   return app;
 }

@@ -29,7 +29,8 @@ export interface RuleInfo {
 
 /**
  * The catalogue of rules: one entry per rule id, declared once.
- * TP1xxx: the document itself (reading, parsing, dialect); TP2xxx: resource schemas; TP3xxx: manifests.
+ * TP1xxx: the document itself (reading, parsing, dialect); TP2xxx: resource schemas; TP3xxx: manifests;
+ * TP5xxx: what generated Bicep types cannot express, for both dialects.
  */
 export const RULES = {
   // Documents
@@ -107,6 +108,17 @@ export const RULES = {
   TP3017: { severity: 'warning', title: 'unknown format' },
   TP3018: { severity: 'error', title: 'x-typeplane traits are invalid' },
   TP3019: { severity: 'error', title: 'reference member is not a property of the type' },
+
+  // What generated Bicep types cannot express (rules/bicep-expressible.ts); `typeplane validate` reports them
+  TP5001: { severity: 'warning', title: 'Bicep has no floating-point type: number becomes int' },
+  TP5002: {
+    severity: 'warning',
+    title: 'Bicep has no number or boolean literals: enum becomes its base type',
+  },
+  TP5003: {
+    severity: 'warning',
+    title: 'Bicep cannot constrain member names: patternProperties becomes a map',
+  },
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleId = keyof typeof RULES;

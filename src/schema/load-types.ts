@@ -17,6 +17,8 @@ export interface LoadOptions {
   onProgress?: (done: number, total: number) => void;
   /** Paths in results are shown relative to this folder (default: as given). */
   cwd?: string;
+  /** Also warn about what Bicep types cannot express (see `ValidateOptions.bicepWarnings`). */
+  bicepWarnings?: boolean;
 }
 
 export interface LoadResult {
@@ -96,7 +98,10 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
         types: [],
       });
     } else {
-      const result = validateDocument(content, { file: shown(file) });
+      const result = validateDocument(content, {
+        file: shown(file),
+        ...(options.bicepWarnings ? { bicepWarnings: true } : {}),
+      });
       // Kept to place the cross-document findings about references (few documents have any).
       if (result.types.some((t) => t.traits.references.length > 0)) contents.set(result, content);
       results.push(result);

@@ -6,6 +6,7 @@ import { placeFindings } from './finding.js';
 import { checkManifest } from './manifest/index.js';
 import type { ResourceType } from './model.js';
 import { checkResourceSchema, type DialectResult } from './resource-schema/index.js';
+import { bicepExpressibleFindings } from './rules/bicep-expressible.js';
 import { parseSource, type SourceFormat } from './source.js';
 
 export type Dialect = 'resource-schema' | 'manifest';
@@ -15,6 +16,8 @@ export interface ValidateOptions {
   file?: string;
   /** Force a format instead of guessing from the file name or content. */
   format?: SourceFormat;
+  /** Also warn about what the types' Bicep types cannot express (TP5001–TP5003); `typeplane validate` does. */
+  bicepWarnings?: boolean;
 }
 
 export interface ValidationResult {
@@ -57,7 +60,10 @@ export function validateDocument(
   }
   const result: DialectResult =
     dialect === 'resource-schema' ? checkResourceSchema(value, file) : checkManifest(value, file);
-  const diagnostics = placeFindings(result.findings, document);
+  const findings = options.bicepWarnings
+    ? [...result.findings, ...bicepExpressibleFindings(result.types)]
+    : result.findings;
+  const diagnostics = placeFindings(findings, document);
   return { ...base, dialect, valid: !hasErrors(diagnostics), diagnostics, types: result.types };
 }
 

@@ -1,0 +1,579 @@
+/**
+ * @module An OpenAPI 3.1 document of the live API: every route, the error shape, and for each
+ * registered type its own paths with its request and response schemas (desired state, resource
+ * description, progress events), read-only and write-only properties marked.
+ *
+ * A type's model schema (draft-07) becomes a component: its definitions become components of their
+ * own (`AWS.S3.Bucket_Tag`) with `$ref`s rewritten, and draft-07's `dependencies` becomes 2020-12's
+ * `dependentRequired` / `dependentSchemas`.
+ */
+import { ERROR_CODES } from '../errors.js';
+import type { ResourceType } from '../schema/index.js';
+import { markedModel } from './property-schema.js';
+
+type Schema = Record<string, unknown>;
+const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export interface OpenApiOptions {
+  /** The API's version as the document states it. */
+  version: string;
+  /** The server's base URL, when known (the document is also valid without it). */
+  serverUrl?: string;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const ERROR_RESPONSES = {
+  '400': { $ref: '#/components/responses/Error' },
+  '401': { $ref: '#/components/responses/Error' },
+  '403': { $ref: '#/components/responses/Error' },
+  '404': { $ref: '#/components/responses/Error' },
+  '409': { $ref: '#/components/responses/Error' },
+  '429': { $ref: '#/components/responses/Error' },
+  '500': { $ref: '#/components/responses/Error' },
+  default: { $ref: '#/components/responses/Error' },
+};
+const pathParam = (name: string, description: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: { type: 'string' },
+});
+const WAIT = {
+  name: 'wait',
+  in: 'query',
+  description: 'Seconds (at most 300) to wait for the operation to finish before answering.',
+  schema: { type: 'number', minimum: 0, maximum: 300 },
+};
+const PAGE = [
+  { name: 'maxResults', in: 'query', schema: { type: 'integer', minimum: 1 } },
+  { name: 'nextToken', in: 'query', schema: { type: 'string' } },
+];
+
+/** The component name of a type: `AWS::S3::Bucket` → `AWS.S3.Bucket`. */
+export function openApiTypeKey(typeName: string): string {
+  return typeName.replace(/::|\//g, '.').replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+/**
+ * The document for `types` (those the caller may see).
+ *
+ * @example
+ * app.get('/v1/openapi.json', async () => generateOpenApi(types, { version: '0.1.0' }));
+ */
+export function generateOpenApi(types: readonly ResourceType[], options: OpenApiOptions): Schema {
+  const schemas: Schema = { ...COMMON_SCHEMAS };
+  const paths: Schema = { ...generalPaths() };
+  for (const type of [...types].sort((a, b) => (a.typeName < b.typeName ? -1 : 1))) {
+    const key = openApiTypeKey(type.typeName);
+    Object.assign(schemas, typeSchemas(type, key));
+    Object.assign(paths, typePaths(type, key));
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Typeplane',
+      version: options.version,
+      description:
+        'Resource types defined by a schema, served through one uniform API. Each registered type has its own paths with its schemas; the generic /v1/resources/{typeName} paths serve every type.',
+    },
+    ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: "A token from 'typeplane token create'." },
+      },
+      responses: { Error: json(ref('Error'), 'The request failed; errorCode says why.') },
+      schemas,
+    },
+  };
+}
+
+const COMMON_SCHEMAS: Schema = {
+  Error: {
+    type: 'object',
+    required: ['errorCode', 'message', 'details'],
+    properties: {
+      errorCode: {
+        enum: Object.keys(ERROR_CODES),
+        description: 'A stable code: match on it, never on the message.',
+      },
+      message: { type: 'string', description: 'What went wrong and how to fix it.' },
+      details: { type: 'array', items: {}, description: 'Diagnostics, each often with a JSON pointer.' },
+    },
+  },
+  Model: { type: 'object', additionalProperties: true, description: "A resource's properties." },
+  ProgressEvent: progressEvent(ref('Model')),
+  Accepted: accepted('ProgressEvent'),
+  ResourceDescription: {
+    type: 'object',
+    required: ['identifier', 'properties'],
+    properties: { typeName: { type: 'string' }, identifier: { type: 'string' }, properties: ref('Model') },
+  },
+  ResourceList: resourceList(ref('Model')),
+  PatchDocument: {
+    type: 'array',
+    description: 'An RFC 6902 JSON Patch of the model.',
+    items: {
+      type: 'object',
+      required: ['op', 'path'],
+      properties: {
+        op: { enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] },
+        path: { type: 'string' },
+        from: { type: 'string' },
+        value: {},
+      },
+    },
+  },
+  TypeSummary: {
+    type: 'object',
+    required: ['typeName', 'version', 'dialect', 'description', 'registeredAt'],
+    properties: {
+      typeName: { type: 'string' },
+      version: { type: 'string' },
+      dialect: { enum: ['resource-schema', 'manifest'] },
+      description: { type: 'string' },
+      registeredAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  TypeDetail: {
+    allOf: [ref('TypeSummary')],
+    type: 'object',
+    properties: {
+      schema: { type: 'object' },
+      primaryIdentifier: { type: 'array', items: { type: 'string' } },
+      readOnlyProperties: { type: 'array', items: { type: 'string' } },
+      writeOnlyProperties: { type: 'array', items: { type: 'string' } },
+      createOnlyProperties: { type: 'array', items: { type: 'string' } },
+    },
+  },
+  Token: {
+    type: 'object',
+    required: ['id', 'role', 'createdAt'],
+    properties: {
+      id: { type: 'string' },
+      role: { enum: ['admin', 'writer', 'reader'] },
+      types: { type: 'array', items: { type: 'string' } },
+      description: { type: 'string' },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+  },
+};
+
+function progressEvent(model: unknown): Schema {
+  return {
+    type: 'object',
+    required: ['typeName', 'requestToken', 'operation', 'operationStatus', 'eventTime'],
+    properties: {
+      typeName: { type: 'string' },
+      identifier: { type: 'string' },
+      requestToken: { type: 'string' },
+      operation: { enum: ['CREATE', 'READ', 'UPDATE', 'DELETE', 'LIST'] },
+      operationStatus: {
+        enum: ['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILED', 'CANCEL_IN_PROGRESS', 'CANCEL_COMPLETE'],
+      },
+      eventTime: { type: 'string', format: 'date-time' },
+      resourceModel: model,
+      statusMessage: { type: 'string' },
+      errorCode: { enum: Object.keys(ERROR_CODES) },
+      retryAfter: { type: 'string', format: 'date-time' },
+    },
+  };
+}
+
+function accepted(event: string): Schema {
+  return { type: 'object', required: ['progressEvent'], properties: { progressEvent: ref(event) } };
+}
+
+function resourceList(model: unknown): Schema {
+  return {
+    type: 'object',
+    required: ['resourceDescriptions', 'nextToken'],
+    properties: {
+      typeName: { type: 'string' },
+      resourceDescriptions: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['identifier', 'properties'],
+          properties: { identifier: { type: 'string' }, properties: model },
+        },
+      },
+      nextToken: { type: ['string', 'null'] },
+    },
+  };
+}
+
+const desiredState = (model: unknown) => ({
+  required: true,
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: ['desiredState'],
+        properties: {
+          desiredState: model,
+          clientToken: { type: 'string', description: 'Makes the request idempotent.' },
+        },
+      },
+    },
+  },
+});
+const patchBody = {
+  required: true,
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: ['patchDocument'],
+        properties: { patchDocument: ref('PatchDocument'), clientToken: { type: 'string' } },
+      },
+    },
+  },
+};
+
+/** The operations on resources of one type (or, with `{typeName}`, of any). */
+function resourcePaths(
+  base: string,
+  id: string,
+  model: unknown,
+  accepted: unknown,
+  list: unknown,
+  description: unknown,
+  params: unknown[],
+): Schema {
+  const identifier = pathParam('identifier', 'The primary identifier (URL-encoded).');
+  return {
+    [base]: {
+      parameters: params,
+      post: {
+        operationId: `create${id}`,
+        summary: 'Create a resource',
+        parameters: [WAIT],
+        requestBody: desiredState(model),
+        responses: { '202': json(accepted, 'The operation began.'), ...ERROR_RESPONSES },
+      },
+      get: {
+        operationId: `list${id}`,
+        summary: 'List resources',
+        parameters: PAGE,
+        responses: { '200': json(list, 'A page of resources.'), ...ERROR_RESPONSES },
+      },
+    },
+    [`${base}/{identifier}`]: {
+      parameters: [...params, identifier],
+      get: {
+        operationId: `read${id}`,
+        summary: 'Read a resource',
+        responses: { '200': json(description, 'The resource.'), ...ERROR_RESPONSES },
+      },
+      put: {
+        operationId: `put${id}`,
+        summary: 'Create or replace a resource',
+        parameters: [WAIT],
+        requestBody: desiredState(model),
+        responses: { '202': json(accepted, 'The operation began.'), ...ERROR_RESPONSES },
+      },
+      patch: {
+        operationId: `update${id}`,
+        summary: 'Update a resource with a JSON Patch',
+        parameters: [WAIT],
+        requestBody: patchBody,
+        responses: { '202': json(accepted, 'The operation began.'), ...ERROR_RESPONSES },
+      },
+      delete: {
+        operationId: `delete${id}`,
+        summary: 'Delete a resource',
+        parameters: [WAIT],
+        responses: { '202': json(accepted, 'The operation began.'), ...ERROR_RESPONSES },
+      },
+    },
+    [`${base}/{identifier}/references`]: {
+      parameters: [...params, identifier],
+      get: {
+        operationId: `references${id}`,
+        summary: 'What the resource refers to and what refers to it',
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              properties: {
+                typeName: { type: 'string' },
+                identifier: { type: 'string' },
+                references: { type: 'array', items: {} },
+                referencedBy: { type: 'array', items: {} },
+              },
+            },
+            'The links.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+  };
+}
+
+function generalPaths(): Schema {
+  const typeName = pathParam('typeName', "A type name, URL-encoded ('Radius.Data%2FredisCaches').");
+  const artifact = (operationId: string, summary: string, params: unknown[] = []) => ({
+    get: {
+      operationId,
+      summary,
+      parameters: [...params, { name: 'If-None-Match', in: 'header', schema: { type: 'string' } }],
+      responses: {
+        '200': json(
+          { type: 'object' },
+          'The artifact; its ETag changes when a type is registered or removed.',
+        ),
+        '304': { description: 'Not modified since the ETag given in If-None-Match.' },
+        ...ERROR_RESPONSES,
+      },
+    },
+  });
+  return {
+    '/healthz': {
+      get: {
+        operationId: 'health',
+        security: [],
+        summary: 'Whether the server is up',
+        responses: { '200': json({ type: 'object', properties: { status: { const: 'ok' } } }, 'Up.') },
+      },
+    },
+    '/v1/openapi.json': artifact('openApi', 'This document, for the types the caller may see'),
+    '/v1/types': {
+      get: {
+        operationId: 'listTypes',
+        summary: 'List registered types',
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['types'],
+              properties: { types: { type: 'array', items: ref('TypeSummary') } },
+            },
+            'The types.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+      post: {
+        operationId: 'registerType',
+        summary: 'Register a resource schema (JSON) or manifest (YAML)',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { type: 'object' } },
+            'application/yaml': { schema: { type: 'string' } },
+          },
+        },
+        responses: {
+          '201': json(
+            { type: 'object', properties: { types: { type: 'array', items: ref('TypeSummary') } } },
+            'Registered.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    '/v1/types/{typeName}': {
+      parameters: [typeName],
+      get: {
+        operationId: 'describeType',
+        summary: 'Describe a type',
+        responses: { '200': json(ref('TypeDetail'), 'The type.'), ...ERROR_RESPONSES },
+      },
+      delete: {
+        operationId: 'deregisterType',
+        summary: 'Deregister a type',
+        responses: { '204': { description: 'Removed.' }, ...ERROR_RESPONSES },
+      },
+    },
+    ...resourcePaths(
+      '/v1/resources/{typeName}',
+      'Resource',
+      ref('Model'),
+      ref('Accepted'),
+      ref('ResourceList'),
+      ref('ResourceDescription'),
+      [typeName],
+    ),
+    '/v1/requests': {
+      get: {
+        operationId: 'listRequests',
+        summary: 'List operations',
+        parameters: [
+          ...PAGE,
+          { name: 'operation', in: 'query', schema: { type: 'string' } },
+          { name: 'status', in: 'query', schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              properties: {
+                progressEvents: { type: 'array', items: ref('ProgressEvent') },
+                nextToken: { type: ['string', 'null'] },
+              },
+            },
+            'A page of operations.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    '/v1/requests/{requestToken}': {
+      parameters: [pathParam('requestToken', 'The request token of an operation.')],
+      get: {
+        operationId: 'getRequest',
+        summary: 'The status of an operation',
+        responses: {
+          '200': json(
+            { type: 'object', properties: { progressEvent: ref('ProgressEvent') } },
+            'Its latest event.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    '/v1/requests/{requestToken}/cancel': {
+      parameters: [pathParam('requestToken', 'The request token of an operation.')],
+      post: {
+        operationId: 'cancelRequest',
+        summary: 'Cancel an operation',
+        responses: {
+          '200': json({ type: 'object', properties: { progressEvent: ref('ProgressEvent') } }, 'Cancelling.'),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    '/v1/tokens': {
+      get: {
+        operationId: 'listTokens',
+        summary: 'List tokens (admin)',
+        responses: {
+          '200': json(
+            { type: 'object', properties: { tokens: { type: 'array', items: ref('Token') } } },
+            'The tokens.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+      post: {
+        operationId: 'createToken',
+        summary: 'Create a token (admin)',
+        requestBody: json(
+          {
+            type: 'object',
+            required: ['role'],
+            properties: {
+              role: { enum: ['admin', 'writer', 'reader'] },
+              types: { type: 'array', items: { type: 'string' } },
+              description: { type: 'string' },
+            },
+          },
+          'The token to make.',
+        ),
+        responses: {
+          '201': json(
+            { allOf: [ref('Token')], type: 'object', properties: { token: { type: 'string' } } },
+            'The token; its secret is shown once.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    '/v1/tokens/{id}': {
+      parameters: [pathParam('id', 'A token id.')],
+      delete: {
+        operationId: 'revokeToken',
+        summary: 'Revoke a token (admin)',
+        responses: { '204': { description: 'Revoked.' }, ...ERROR_RESPONSES },
+      },
+    },
+    '/v1/artifacts/bicep/{namespace}/{file}': artifact(
+      'bicepArtifact',
+      'Bicep extension types of a namespace: index.json, types.json, index.md, types.md',
+      [
+        pathParam('namespace', "A namespace, like 'Radius.Data' or 'AWS.S3'."),
+        {
+          ...pathParam('file', 'Which file.'),
+          schema: { enum: ['index.json', 'types.json', 'index.md', 'types.md'] },
+        },
+      ],
+    ),
+    '/v1/artifacts/json-schema/{name}': artifact(
+      'jsonSchemaArtifact',
+      "JSON Schemas: 'resource-schema.json', 'manifest.json', 'stack-template.json', or a type's '<name>.json'",
+      [pathParam('name', 'The schema file.')],
+    ),
+  };
+}
+
+/** A type's components: its model, its definitions, its progress event, list and description. */
+function typeSchemas(type: ResourceType, key: string): Schema {
+  const model = markedModel(type);
+  const definitions = isObject(model.definitions) ? model.definitions : {};
+  delete model.definitions;
+  const defName = (def: string) => `${key}_${def.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+  const out: Schema = {
+    [key]: { ...(to2020(model, defName) as Schema), title: type.typeName, description: type.description },
+  };
+  for (const [def, schema] of Object.entries(definitions)) out[defName(def)] = to2020(schema, defName);
+  out[`${key}.ProgressEvent`] = progressEvent(ref(key));
+  out[`${key}.Accepted`] = accepted(`${key}.ProgressEvent`);
+  out[`${key}.ResourceList`] = resourceList(ref(key));
+  out[`${key}.ResourceDescription`] = {
+    type: 'object',
+    required: ['identifier', 'properties'],
+    properties: { typeName: { const: type.typeName }, identifier: { type: 'string' }, properties: ref(key) },
+  };
+  return out;
+}
+
+function typePaths(type: ResourceType, key: string): Schema {
+  const id = key.replace(/[^A-Za-z0-9]/g, '');
+  return resourcePaths(
+    `/v1/resources/${encodeURIComponent(type.typeName).replace(/%3A/g, ':')}`,
+    id,
+    ref(key),
+    ref(`${key}.Accepted`),
+    ref(`${key}.ResourceList`),
+    ref(`${key}.ResourceDescription`),
+    [],
+  );
+}
+
+/** Draft-07 → JSON Schema 2020-12 as OpenAPI 3.1 reads it. */
+function to2020(node: unknown, defName: (def: string) => string): unknown {
+  if (Array.isArray(node)) return node.map((n) => to2020(n, defName));
+  if (!isObject(node)) return node;
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$ref' && typeof v === 'string') {
+      const m = /^#\/definitions\/([^/]+)$/.exec(v);
+      out.$ref = m
+        ? `#/components/schemas/${defName(decodeURIComponent(m[1]!).replace(/~1/g, '/').replace(/~0/g, '~'))}`
+        : v;
+    } else if (k === 'dependencies' && isObject(v)) {
+      const required = Object.entries(v).filter(([, d]) => Array.isArray(d));
+      const schemas = Object.entries(v).filter(([, d]) => isObject(d));
+      if (required.length > 0) out.dependentRequired = Object.fromEntries(required);
+      if (schemas.length > 0)
+        out.dependentSchemas = Object.fromEntries(schemas.map(([p, s]) => [p, to2020(s, defName)]));
+    } else if (k === 'properties' || k === 'patternProperties' || k === 'definitions') {
+      out[k] = isObject(v)
+        ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, to2020(s, defName)]))
+        : v;
+    } else if (k === 'enum' || k === 'const' || k === 'default' || k === 'examples' || k === 'required') {
+      out[k] = v;
+    } else {
+      out[k] = to2020(v, defName);
+    }
+  }
+  return out;
+}

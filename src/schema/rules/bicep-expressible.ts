@@ -1,0 +1,103 @@
+/**
+ * @module Rule TP5001–TP5003: what a type says that Bicep cannot express.
+ *
+ * `typeplane generate bicep` never fails on a valid type: it emits the nearest type Bicep has. These
+ * warnings say, at the property, what is lost and what is emitted instead, so an author can decide
+ * whether it matters to the type's Bicep users:
+ * - TP5001 `type: number`: Bicep has no floating-point type; emitted as `int` (fractions reach it
+ *   only through `json('1.5')`);
+ * - TP5002 an `enum` or `const` of numbers or booleans: Bicep has literal types for strings only;
+ *   emitted as the values' base type (`int`, `bool`), the listed values unchecked;
+ * - TP5003 `patternProperties`: Bicep cannot constrain member names; emitted as an object whose
+ *   additional properties may be any of the patterns' value types.
+ *
+ * The walk covers the model schema once (definitions once each, `$ref`s not followed), so it is linear
+ * in the schema's size.
+ */
+import { diagnostic, escapePointerToken } from '../diagnostics.js';
+import type { Finding } from '../finding.js';
+import type { ResourceType } from '../model.js';
+
+type Node = Record<string, unknown>;
+const isObject = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Warnings for every type a document defines (their pointers are into that document). */
+export function bicepExpressibleFindings(types: readonly ResourceType[]): Finding[] {
+  const findings: Finding[] = [];
+  for (const type of types) {
+    // A manifest type's model is its version's schema (plus `name` and built-in definitions).
+    const prefix =
+      type.dialect === 'manifest'
+        ? `/types/${escapePointerToken(type.typeName.split('/')[1]!)}/apiVersions/${escapePointerToken(type.apiVersion!)}/schema`
+        : '';
+    const report = (rule: 'TP5001' | 'TP5002' | 'TP5003', at: string, message: string) =>
+      findings.push(diagnostic(rule, prefix + at, message));
+    visit(type.schema, '', report);
+    if (type.dialect === 'resource-schema' && isObject(type.schema.definitions))
+      for (const [name, def] of Object.entries(type.schema.definitions))
+        visit(def, `/definitions/${escapePointerToken(name)}`, report);
+  }
+  return findings;
+}
+
+type Report = (rule: 'TP5001' | 'TP5002' | 'TP5003', at: string, message: string) => void;
+
+function visit(node: unknown, at: string, report: Report): void {
+  if (!isObject(node)) return;
+  const where = label(at);
+  const types = Array.isArray(node.type) ? node.type : [node.type];
+  if (types.includes('number'))
+    report(
+      'TP5001',
+      at,
+      `${where} is a number, and Bicep has no floating-point type: its Bicep type is int (a fraction can still be passed as json('1.5')); use type: integer if only whole numbers are meant`,
+    );
+  const values = Object.hasOwn(node, 'const') ? [node.const] : Array.isArray(node.enum) ? node.enum : [];
+  const odd = [
+    ...new Set(values.filter((v) => typeof v === 'number' || typeof v === 'boolean').map((v) => typeof v)),
+  ];
+  if (odd.length > 0)
+    report(
+      'TP5002',
+      Object.hasOwn(node, 'const') ? `${at}/const` : `${at}/enum`,
+      `${where} lists ${odd.join(' and ')} values, and Bicep has literal types for strings only: its Bicep type is ${odd.map((t) => (t === 'number' ? 'int' : 'bool')).join(' | ')}, without the listed values checked`,
+    );
+  if (isObject(node.patternProperties))
+    report(
+      'TP5003',
+      `${at}/patternProperties`,
+      `${where} constrains member names with patternProperties, which Bicep cannot express: its Bicep type is an object whose members may have any name and any of the patterns' value types`,
+    );
+
+  if (isObject(node.properties))
+    for (const [name, child] of Object.entries(node.properties))
+      visit(child, `${at}/properties/${escapePointerToken(name)}`, report);
+  if (isObject(node.patternProperties))
+    for (const [pattern, child] of Object.entries(node.patternProperties))
+      visit(child, `${at}/patternProperties/${escapePointerToken(pattern)}`, report);
+  visit(node.additionalProperties, `${at}/additionalProperties`, report);
+  if (Array.isArray(node.items)) node.items.forEach((item, i) => visit(item, `${at}/items/${i}`, report));
+  else visit(node.items, `${at}/items`, report);
+  for (const keyword of ['oneOf', 'anyOf', 'allOf'])
+    if (Array.isArray(node[keyword]))
+      (node[keyword] as unknown[]).forEach((branch, i) => visit(branch, `${at}/${keyword}/${i}`, report));
+}
+
+/** `/properties/config/properties/size` → `property 'config.size'`; the root → `the resource`. */
+function label(at: string): string {
+  if (at === '') return 'the resource';
+  const parts: string[] = [];
+  const tokens = at.slice(1).split('/');
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (token === 'properties' || token === 'patternProperties' || token === 'definitions') {
+      const name = (tokens[++i] ?? '').replace(/~1/g, '/').replace(/~0/g, '~');
+      parts.push(
+        token === 'definitions' ? `definitions.${name}` : token === 'patternProperties' ? `[${name}]` : name,
+      );
+    } else if (token === 'items') parts.push('[]');
+    else if (token === 'additionalProperties') parts.push('*');
+    else if (/^(oneOf|anyOf|allOf)$/.test(token)) i++;
+  }
+  return `property '${parts.join('.').replace(/\.\[/g, '[')}'`;
+}
