@@ -21,6 +21,8 @@ import { RESOURCE_BODY_LIMIT, resourceRoutes } from './routes/resources.js';
 import { requestRoutes } from './routes/requests.js';
 import { typeRoutes } from './routes/types.js';
 import { tokenRoutes } from './routes/tokens.js';
+import { stackRoutes } from './routes/stacks.js';
+import type { Stacks } from '../stacks/index.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -28,6 +30,8 @@ export interface ServerOptions {
   logger: Logger;
   /** API tokens: every route but /healthz needs one. */
   tokens: Tokens;
+  /** Stacks, served under /v1/stacks when given. */
+  stacks?: Stacks;
   /** Serve HTTPS with this certificate and key (PEM). */
   tls?: { cert: string | Buffer; key: string | Buffer };
 }
@@ -37,6 +41,7 @@ export async function buildServer({
   registry,
   logger,
   tokens,
+  stacks,
   tls,
 }: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -94,5 +99,6 @@ export async function buildServer({
   await app.register(resourceRoutes, { engine });
   await app.register(requestRoutes, { engine });
   await app.register(tokenRoutes, { tokens });
+  if (stacks) await app.register(stackRoutes, { stacks });
   return app;
 }

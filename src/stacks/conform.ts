@@ -49,7 +49,8 @@ function conform(
     return String(value);
   if (Array.isArray(value))
     return value.map((v) => conform(v, schema.items as Schema | undefined, definitions, depth + 1));
-  if (typeof value === 'object' && value !== null) {
+  // Plain mappings only: an unknown value (a class instance) passes through untouched.
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
     const properties = (schema.properties ?? {}) as Record<string, Schema>;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value))
