@@ -38,6 +38,7 @@ import type {
 import { holdsSecret, mask, secretTexts } from './secrets.js';
 import { loadTemplate } from './template.js';
 import { referencesIn } from './references.js';
+import { importedValues } from './imports.js';
 
 /** The engine as stacks use it: its public operations. */
 export type StackEngine = Pick<Engine, 'create' | 'update' | 'delete' | 'read' | 'waitFor'>;
@@ -156,13 +157,14 @@ export class Deployment {
       this.failure = 'the template can no longer be read';
       return;
     }
+    this.imports = await importedValues(this.ctx.records, loaded.template);
     const result = await analyzeTemplate(loaded.template, {
       types: this.ctx.types,
       parameters,
       requireValues: true,
       stackName: this.name,
       pseudo: this.ctx.pseudo,
-      importValue: () => undefined,
+      importValue: (name) => this.imports.get(name),
     });
     if (!result.analysis) {
       this.failure = `the template is no longer valid: ${result.diagnostics
@@ -174,39 +176,9 @@ export class Deployment {
     }
     this.analysis = result.analysis;
     this.secrets = secretTexts(result.analysis.parameters, result.analysis.secretParameters);
-    this.imports = await this.resolveImports(result.analysis);
   }
 
   private imports = new Map<string, string>();
-
-  /** The exports this template imports, read once (literal names and names built from parameters). */
-  private async resolveImports(analysis: Analysis): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    const names = new Set<string>();
-    const scope = this.scope(analysis);
-    const visit = (value: unknown) => {
-      if (Array.isArray(value)) return value.forEach(visit);
-      if (typeof value !== 'object' || value === null) return;
-      const record = value as Record<string, unknown>;
-      if ('Fn::ImportValue' in record && Object.keys(record).length === 1) {
-        try {
-          const name = evaluate(record['Fn::ImportValue'], scope, '');
-          if (typeof name === 'string') names.add(name);
-        } catch {
-          /* reported when the value is evaluated */
-        }
-        return;
-      }
-      Object.values(record).forEach(visit);
-    };
-    for (const r of analysis.template.resources.values()) visit(r.properties);
-    for (const o of analysis.template.outputs.values()) visit(o.value);
-    for (const name of names) {
-      const exported = await this.ctx.records.getExport(name);
-      if (exported) out.set(name, String(this.ctx.records.open(exported.value, `stack-export:${name}`)));
-    }
-    return out;
-  }
 
   private scope(analysis: Analysis): Scope {
     return createScope({

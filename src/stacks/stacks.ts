@@ -35,6 +35,7 @@ import {
 } from './records.js';
 import { mask } from './secrets.js';
 import { loadTemplate } from './template.js';
+import { importedValues } from './imports.js';
 import { registryTypes } from './types.js';
 
 export interface StacksOptions {
@@ -177,7 +178,7 @@ export class Stacks {
       throw new TypeplaneError('InvalidRequest', 'template must be the template text (JSON or YAML)');
     const loaded = loadTemplate(text);
     if (!loaded.template || hasErrors(loaded.diagnostics)) throw invalidTemplate(loaded.diagnostics);
-    const imports = new Map<string, string>();
+    const imports = await importedValues(this.records, loaded.template);
     const result = await analyzeTemplate(loaded.template, {
       types: this.ctx.types,
       parameters,
@@ -204,7 +205,7 @@ export class Stacks {
         ? await this.records.getResources(name)
         : new Map();
     const stackId = current?.record.stackId ?? 'known after apply';
-    const imports = await this.importedValues(analysis);
+    const imports = await importedValues(this.records, analysis.template);
     const changes = computePlan(analysis, records, {
       stackName: name,
       stackId,
@@ -416,27 +417,6 @@ export class Stacks {
     }
   }
 
-  private async importedValues(analysis: Analysis): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    const visit = async (value: unknown): Promise<void> => {
-      if (Array.isArray(value)) {
-        for (const v of value) await visit(v);
-        return;
-      }
-      if (typeof value !== 'object' || value === null) return;
-      const record = value as Record<string, unknown>;
-      const name = record['Fn::ImportValue'];
-      if (typeof name === 'string' && Object.keys(record).length === 1) {
-        const held = await this.records.getExport(name);
-        if (held) out.set(name, String(this.records.open(held.value, `stack-export:${name}`)));
-        return;
-      }
-      for (const v of Object.values(record)) await visit(v);
-    };
-    for (const r of analysis.template.resources.values()) await visit(r.properties);
-    return out;
-  }
-
   // ---- Delete ----
 
   async delete(
@@ -528,9 +508,7 @@ export class Stacks {
     }));
   }
 
-  async list(
-    options: { limit?: number; nextToken?: string } = {},
-  ): Promise<{
+  async list(options: { limit?: number; nextToken?: string } = {}): Promise<{
     stacks: { stackName: string; status: StackStatus; updatedAt: string; description?: string }[];
     nextToken: string | null;
   }> {
