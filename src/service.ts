@@ -14,6 +14,7 @@ import { createStateProvider, type Provider, type ProviderDefinition } from './p
 import { Registry } from './registry/registry.js';
 import { checkSecretKey, createSealer, loadSecretKey, SECRET_KEY_FILE_NAME } from './secrets/index.js';
 import { loadTypes } from './schema/index.js';
+import { Stacks, type PseudoParameters } from './stacks/index.js';
 import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
 
 export interface ServiceOptions {
@@ -51,6 +52,8 @@ export interface ServiceOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Allow plain HTTP on a non-loopback host (a proxy in front terminates TLS). */
   allowPlainHttp?: boolean;
+  /** What stack templates see as AWS::Region, AWS::AccountId, … (defaults in docs/stacks.md). */
+  stackPseudoParameters?: Partial<PseudoParameters>;
 }
 
 export interface Service {
@@ -58,6 +61,7 @@ export interface Service {
   engine: Engine;
   registry: Registry;
   store: Store;
+  stacks: Stacks;
   /** The admin token created on this first start, to be shown once; undefined otherwise. */
   firstAdminToken?: string;
   /** `http://host:port` (or https) once listening. */
@@ -138,6 +142,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const schemaFiles = (options.providerDefinitions ?? []).flatMap((d) => d.schemas ?? []);
     const typeFiles = [...schemaFiles, ...(options.types ?? [])];
     if (typeFiles.length > 0) await registerFromDisk(registry, typeFiles, logger);
+    const stacks = new Stacks({
+      engine,
+      registry,
+      store,
+      sealer,
+      log: logger.child({ component: 'stacks' }),
+      ...(options.stackPseudoParameters ? { pseudo: options.stackPseudoParameters } : {}),
+      ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+      ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    });
     const tokens = new Tokens(store);
     const firstAdminToken = await tokens.bootstrap(options.adminToken);
     if (firstAdminToken) logger.info('no API token was stored: created an admin token, shown once');
@@ -146,6 +160,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       registry,
       logger,
       tokens,
+      stacks,
       ...(options.tls ? { tls: options.tls } : {}),
     });
     await app.listen({ host: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT });
@@ -153,17 +168,20 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);
     const host = options.host ?? DEFAULT_HOST;
     engine.start();
+    stacks.start();
     let closing: Promise<void> | undefined;
     return {
       app,
       engine,
       registry,
       store,
+      stacks,
       ...(firstAdminToken ? { firstAdminToken } : {}),
       url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
       close(graceMs = 10_000) {
         closing ??= (async () => {
           await app.close();
+          await stacks.stop();
           await engine.stop(graceMs);
           for (const definition of options.providerDefinitions ?? []) await definition.close?.();
           await store.close();

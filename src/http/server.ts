@@ -23,6 +23,8 @@ import { typeRoutes } from './routes/types.js';
 import { suggestTypeNames } from './type-suggestions.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { artifactRoutes } from './routes/artifacts.js';
+import { stackRoutes } from './routes/stacks.js';
+import type { Stacks } from '../stacks/index.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -30,6 +32,8 @@ export interface ServerOptions {
   logger: Logger;
   /** API tokens: every route but /healthz needs one. */
   tokens: Tokens;
+  /** Stacks, served under /v1/stacks when given. */
+  stacks?: Stacks;
   /** Serve HTTPS with this certificate and key (PEM). */
   tls?: { cert: string | Buffer; key: string | Buffer };
 }
@@ -39,6 +43,7 @@ export async function buildServer({
   registry,
   logger,
   tokens,
+  stacks,
   tls,
 }: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -101,5 +106,6 @@ export async function buildServer({
   await app.register(requestRoutes, { engine });
   await app.register(tokenRoutes, { tokens });
   await app.register(artifactRoutes, { registry });
+  if (stacks) await app.register(stackRoutes, { stacks });
   return app;
 }

@@ -18,6 +18,7 @@ import {
   visit,
   type Document as YamlDocument,
   type Node as YamlNode,
+  type Tags,
 } from 'yaml';
 import { diagnostic, pointerTokens, type Diagnostic } from './diagnostics.js';
 
@@ -52,6 +53,8 @@ export const LIMITS = {
 export interface ParseOptions {
   file?: string;
   format?: SourceFormat;
+  /** YAML tags to resolve (a template's `!Ref`, `!Sub`, …); unknown tags stay plain values. */
+  yamlTags?: Tags;
 }
 
 export function detectFormat(file: string | undefined, text: string): SourceFormat {
@@ -136,7 +139,7 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
   });
   return format === 'json'
     ? parseJson(text, options.file, lines, at, depthError)
-    : parseYaml(text, options.file, lines, at, depthError);
+    : parseYaml(text, options.file, lines, at, depthError, options.yamlTags);
 }
 
 type Locate = (d: Diagnostic, pos?: Position) => Diagnostic;
@@ -234,6 +237,7 @@ function parseYaml(
   lines: LineIndex,
   at: Locate,
   depthError: (offset: number, why?: string) => ParseResult,
+  customTags?: Tags,
 ): ParseResult {
   // The parser keeps every open level in memory and the composer recurses once per level, so depth
   // is bounded first from the tokens alone, then exactly on the syntax tree, before composing.
@@ -253,11 +257,12 @@ function parseYaml(
   try {
     // The composer's own duplicate-key check is quadratic in the size of a mapping; ours is linear.
     docs = [
-      ...new Composer({ prettyErrors: false, uniqueKeys: false, logLevel: 'error' }).compose(
-        tokens,
-        true,
-        text.length,
-      ),
+      ...new Composer({
+        prettyErrors: false,
+        uniqueKeys: false,
+        logLevel: 'error',
+        ...(customTags ? { customTags } : {}),
+      }).compose(tokens, true, text.length),
     ];
   } catch (e) {
     if (e instanceof RangeError) return depthError(0);

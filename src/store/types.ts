@@ -208,6 +208,8 @@ export interface Store {
   kvInsert(namespace: string, key: string, entry: KvEntry): Promise<boolean>;
   /** Replace; false when absent. */
   kvReplace(namespace: string, key: string, entry: KvEntry): Promise<boolean>;
+  /** Replace only while the entry was last written by `expectedWrittenBy` (compare-and-swap); false otherwise. */
+  kvSwap(namespace: string, key: string, entry: KvEntry, expectedWrittenBy: string): Promise<boolean>;
   kvDelete(namespace: string, key: string): Promise<boolean>;
   kvList(
     namespace: string,

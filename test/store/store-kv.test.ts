@@ -55,3 +55,13 @@ eachStore('kvList pages in key order', async (t, kind) => {
   assert.deepEqual(seen, keys);
   assert.equal(pages, 5);
 });
+
+eachStore('kvSwap replaces only while the entry was last written by the expected writer', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  assert.equal(await store.kvSwap('ns', 'lease', { value: { n: 0 }, writtenBy: 'a' }, 'nobody'), false);
+  await store.kvInsert('ns', 'lease', { value: { n: 1 }, writtenBy: 'a' });
+  assert.equal(await store.kvSwap('ns', 'lease', { value: { n: 2 }, writtenBy: 'b' }, 'a'), true);
+  // The second contender read 'a' too: it loses, and the winner's write stays.
+  assert.equal(await store.kvSwap('ns', 'lease', { value: { n: 3 }, writtenBy: 'c' }, 'a'), false);
+  assert.deepEqual(await store.kvGet('ns', 'lease'), { value: { n: 2 }, writtenBy: 'b' });
+});

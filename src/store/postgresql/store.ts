@@ -492,6 +492,14 @@ export class PostgresStore implements Store {
     return (result.rowCount ?? 0) > 0;
   }
 
+  async kvSwap(namespace: string, key: string, entry: KvEntry, expectedWrittenBy: string): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE kv SET value_json = $1, written_by = $2 WHERE namespace = $3 AND key = $4 AND written_by = $5`,
+      [JSON.stringify(entry.value), entry.writtenBy, namespace, key, expectedWrittenBy],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
   async kvDelete(namespace: string, key: string): Promise<boolean> {
     const result = await this.pool.query(`DELETE FROM kv WHERE namespace = $1 AND key = $2`, [
       namespace,

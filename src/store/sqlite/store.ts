@@ -364,6 +364,14 @@ export class SqliteStore implements Store {
     );
   }
 
+  async kvSwap(namespace: string, key: string, entry: KvEntry, expectedWrittenBy: string): Promise<boolean> {
+    const value = JSON.stringify(entry.value);
+    return this.grouped(
+      false,
+      () => this.sql.kvSwap.run(value, entry.writtenBy, namespace, key, expectedWrittenBy).changes > 0,
+    );
+  }
+
   async kvDelete(namespace: string, key: string): Promise<boolean> {
     return this.grouped(false, () => this.sql.kvDelete.run(namespace, key).changes > 0);
   }
@@ -741,6 +749,9 @@ function prepareStatements(db: Database.Database) {
     ),
     kvReplace: db.prepare<[string, string, string, string]>(
       `UPDATE kv SET value_json = ?, written_by = ? WHERE namespace = ? AND key = ?`,
+    ),
+    kvSwap: db.prepare<[string, string, string, string, string]>(
+      `UPDATE kv SET value_json = ?, written_by = ? WHERE namespace = ? AND key = ? AND written_by = ?`,
     ),
     kvDelete: db.prepare<[string, string]>(`DELETE FROM kv WHERE namespace = ? AND key = ?`),
     kvListFirst: db.prepare<[string, number], KvRow>(

@@ -1,0 +1,473 @@
+/**
+ * @module A template checked against the registered types and the parameter values: every problem at
+ * once as located diagnostics, and — when there are none — the analysis planning works from: each
+ * resource's type, its dependencies, and an order that respects them.
+ */
+import type { CompiledType } from '../registry/compile.js';
+import { hasErrors, type Diagnostic } from '../schema/index.js';
+import { escapePointerToken } from '../schema/diagnostics.js';
+import { PointerResolver } from '../schema/resource-schema/index.js';
+import { touchesWriteOnly } from '../engine/model/index.js';
+import {
+  DEFAULT_PSEUDO,
+  EvaluationError,
+  NO_VALUE,
+  PSEUDO_NAMES,
+  Unknown,
+  containsUnknown,
+  evaluate,
+  evaluateCondition,
+  type AppliedResource,
+  type ParameterValue,
+  type PseudoParameters,
+  type Scope,
+} from './intrinsics.js';
+import { resolveParameters } from './parameters.js';
+import { referencesIn, type Reference } from './references.js';
+import { closest, stackDiagnostic } from './rules.js';
+import { locate, type ResourceDeclaration, type Template } from './template.js';
+import { parseTypeReference } from './types.js';
+import { dependencyOrder } from './graph.js';
+import { conformProperties } from './conform.js';
+
+export interface TypeSource {
+  /** The compiled default version of a type, or undefined when it is not registered. */
+  get(typeName: string): Promise<CompiledType | undefined>;
+  /** Every registered type name, for "did you mean". */
+  names(): Promise<string[]>;
+}
+
+export interface AnalyzedResource {
+  declaration: ResourceDeclaration;
+  compiled: CompiledType;
+  /** Logical ids this resource depends on (references and DependsOn). */
+  dependsOn: Set<string>;
+}
+
+export interface Analysis {
+  template: Template;
+  resources: Map<string, AnalyzedResource>;
+  /** Logical ids, each after everything it depends on. */
+  order: string[];
+  parameters: Map<string, ParameterValue>;
+  /** Names of NoEcho parameters: their values, and values built from them, are secrets. */
+  secretParameters: Set<string>;
+}
+
+export interface AnalyzeOptions {
+  types: TypeSource;
+  parameters: Record<string, unknown>;
+  /** Deploy and plan need a value for every parameter; validate goes on without. */
+  requireValues: boolean;
+  stackName?: string;
+  pseudo?: PseudoParameters;
+  /** Values other stacks export (Fn::ImportValue). */
+  importValue?: (name: string) => string | undefined;
+  file?: string;
+}
+
+export async function analyzeTemplate(
+  template: Template,
+  options: AnalyzeOptions,
+): Promise<{ diagnostics: Diagnostic[]; analysis?: Analysis }> {
+  const diagnostics: Diagnostic[] = [];
+  const problem = (rule: Parameters<typeof stackDiagnostic>[0], pointer: string, message: string) =>
+    diagnostics.push(stackDiagnostic(rule, pointer, message));
+  const resolved = resolveParameters(template, options.parameters);
+  diagnostics.push(...resolved.diagnostics);
+  const parameterValues = new Map<string, ParameterValue | Unknown>(resolved.values);
+  for (const name of resolved.missing) {
+    if (options.requireValues)
+      problem(
+        'TP4012',
+        `/Parameters/${escapePointerToken(name)}`,
+        `parameter ${name} has no value and no Default; give one (--parameters ${name}=…)`,
+      );
+    parameterValues.set(name, new Unknown([name]));
+  }
+
+  // Types.
+  const compiled = new Map<string, CompiledType>();
+  let typeNames: string[] | undefined;
+  for (const resource of template.resources.values()) {
+    const at = `/Resources/${escapePointerToken(resource.logicalId)}/Type`;
+    const { typeName, version } = parseTypeReference(resource.type);
+    const type = await options.types.get(typeName);
+    if (!type) {
+      typeNames ??= await options.types.names();
+      const guess = closest(typeName, typeNames);
+      problem(
+        'TP4004',
+        at,
+        `type ${typeName} is not registered${guess ? `; did you mean ${guess}?` : '; register it first (typeplane type register)'}`,
+      );
+      continue;
+    }
+    if (version !== undefined && version !== type.type.apiVersion) {
+      problem(
+        'TP4020',
+        at,
+        `${typeName}@${version}: the server serves ${typeName}@${type.type.apiVersion ?? '(one version)'}; write that version, or none`,
+      );
+      continue;
+    }
+    compiled.set(resource.logicalId, type);
+  }
+
+  // References: every target must exist, every attribute must be a readable property.
+  const usedParameters = new Set<string>();
+  const usedConditions = new Set<string>();
+  const checkReferences = (refs: Reference[]) => {
+    for (const ref of refs) {
+      if (ref.kind === 'condition') {
+        usedConditions.add(ref.name);
+        if (!template.conditions.has(ref.name))
+          problem('TP4015', ref.pointer, unknownName('condition', ref.name, template.conditions.keys()));
+      } else if (ref.kind === 'ref') {
+        if (template.parameters.has(ref.name)) usedParameters.add(ref.name);
+        else if (!template.resources.has(ref.name) && !(PSEUDO_NAMES as readonly string[]).includes(ref.name))
+          problem(
+            'TP4007',
+            ref.pointer,
+            unknownName('parameter or resource', ref.name, [
+              ...template.parameters.keys(),
+              ...template.resources.keys(),
+            ]),
+          );
+      } else {
+        const target = template.resources.get(ref.logicalId);
+        if (!target) {
+          problem('TP4008', ref.pointer, unknownName('resource', ref.logicalId, template.resources.keys()));
+          continue;
+        }
+        const type = compiled.get(ref.logicalId)?.type;
+        if (!type) continue;
+        const pointer = `/properties/${ref.path.map(escapePointerToken).join('/')}`;
+        if (!resolverOf(type.schema).resolves(pointer)) {
+          const top = Object.keys((type.schema.properties ?? {}) as object);
+          const guess = closest(ref.path.join('.'), top);
+          problem(
+            'TP4008',
+            ref.pointer,
+            `${type.typeName} has no attribute '${ref.path.join('.')}'${guess ? `; did you mean '${guess}'?` : ''}`,
+          );
+        } else if (touchesWriteOnly(type, `/${ref.path.map(escapePointerToken).join('/')}`)) {
+          problem(
+            'TP4009',
+            ref.pointer,
+            `${ref.logicalId}.${ref.path.join('.')} is write-only: it is never read back, so nothing can refer to it; pass the value itself (a NoEcho parameter)`,
+          );
+        }
+      }
+    }
+  };
+  const resourceRefs = new Map<string, Reference[]>();
+  for (const [name, expression] of template.conditions)
+    checkReferences(referencesIn(expression, `/Conditions/${escapePointerToken(name)}`));
+  for (const resource of template.resources.values()) {
+    const at = `/Resources/${escapePointerToken(resource.logicalId)}`;
+    const refs = referencesIn(resource.properties, `${at}/Properties`);
+    resourceRefs.set(resource.logicalId, refs);
+    checkReferences(refs);
+    if (resource.condition !== undefined) {
+      usedConditions.add(resource.condition);
+      if (!template.conditions.has(resource.condition))
+        problem(
+          'TP4015',
+          `${at}/Condition`,
+          unknownName('condition', resource.condition, template.conditions.keys()),
+        );
+    }
+    for (const [i, dependency] of resource.dependsOn.entries())
+      if (!template.resources.has(dependency))
+        problem(
+          'TP4016',
+          `${at}/DependsOn${resource.dependsOn.length > 1 || Array.isArray(template.document.value) ? `/${i}` : ''}`,
+          unknownName('resource', dependency, template.resources.keys()),
+        );
+  }
+  const exportNames = new Map<string, string>();
+  for (const output of template.outputs.values()) {
+    const at = `/Outputs/${escapePointerToken(output.name)}`;
+    checkReferences(referencesIn(output.value, `${at}/Value`));
+    checkReferences(referencesIn(output.exportName, `${at}/Export/Name`));
+    if (output.condition !== undefined) {
+      usedConditions.add(output.condition);
+      if (!template.conditions.has(output.condition))
+        problem(
+          'TP4015',
+          `${at}/Condition`,
+          unknownName('condition', output.condition, template.conditions.keys()),
+        );
+    }
+    if (typeof output.exportName === 'string') {
+      const other = exportNames.get(output.exportName);
+      if (other)
+        problem(
+          'TP4017',
+          `${at}/Export/Name`,
+          `export name '${output.exportName}' is also exported by output ${other}; export names are unique`,
+        );
+      exportNames.set(output.exportName, output.name);
+    }
+  }
+
+  // The graph: references and DependsOn; a cycle is named with its path.
+  const dependsOn = new Map<string, Set<string>>();
+  for (const resource of template.resources.values()) {
+    const edges = new Set<string>();
+    for (const ref of resourceRefs.get(resource.logicalId) ?? []) {
+      const target = ref.kind === 'getatt' ? ref.logicalId : ref.kind === 'ref' ? ref.name : undefined;
+      if (target !== undefined && template.resources.has(target)) edges.add(target);
+    }
+    for (const d of resource.dependsOn) if (template.resources.has(d)) edges.add(d);
+    dependsOn.set(resource.logicalId, edges);
+  }
+  const { order, cycle } = dependencyOrder(dependsOn);
+  if (cycle)
+    problem(
+      'TP4010',
+      `/Resources/${escapePointerToken(cycle[0]!)}`,
+      `resources depend on each other in a cycle: ${cycle.join(' → ')}; break it (drop a reference or a DependsOn)`,
+    );
+
+  // Values: conditions, then each resource's properties with nothing applied yet.
+  const scope = createScope({
+    template,
+    parameters: parameterValues,
+    stackName: options.stackName ?? 'validate',
+    stackId: 'validate',
+    pseudo: options.pseudo ?? DEFAULT_PSEUDO,
+    applied: () => undefined,
+    importValue: options.importValue ?? (() => undefined),
+  });
+  for (const name of template.conditions.keys()) {
+    try {
+      scope.condition(name, `/Conditions/${escapePointerToken(name)}`);
+    } catch (e) {
+      if (!(e instanceof EvaluationError)) throw e;
+      problem(e.rule, e.pointer, e.message);
+    }
+  }
+  for (const resource of template.resources.values()) {
+    const type = compiled.get(resource.logicalId);
+    const at = `/Resources/${escapePointerToken(resource.logicalId)}/Properties`;
+    try {
+      if (scope.included(resource.logicalId) === false) continue;
+    } catch (e) {
+      if (!(e instanceof EvaluationError)) throw e;
+      continue; // reported with the conditions
+    }
+    // Property by property: one that cannot be evaluated is reported and left unknown, the rest checked.
+    const properties: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(resource.properties)) {
+      const pointer = `${at}/${escapePointerToken(name)}`;
+      try {
+        const v = evaluate(value, scope, pointer);
+        if (v !== NO_VALUE) properties[name] = v;
+      } catch (e) {
+        if (!(e instanceof EvaluationError)) throw e;
+        problem(e.rule, e.pointer, e.message);
+        properties[name] = new Unknown([name]);
+      }
+    }
+    if (type) for (const d of checkProperties(type, properties, at)) diagnostics.push(d);
+  }
+  for (const output of template.outputs.values()) {
+    const at = `/Outputs/${escapePointerToken(output.name)}`;
+    try {
+      if (output.condition !== undefined && scope.condition(output.condition, `${at}/Condition`) === false)
+        continue;
+      evaluate(output.value, scope, `${at}/Value`);
+      if (output.exportName !== undefined) evaluate(output.exportName, scope, `${at}/Export/Name`);
+    } catch (e) {
+      if (!(e instanceof EvaluationError)) throw e;
+      // An import or attribute that only exists once the stack runs is checked then.
+      if (e.rule !== 'TP4021') problem(e.rule, e.pointer, e.message);
+    }
+  }
+
+  for (const name of template.parameters.keys())
+    if (!usedParameters.has(name))
+      problem(
+        'TP4013',
+        `/Parameters/${escapePointerToken(name)}`,
+        `parameter ${name} is never used; remove it, or refer to it with Ref`,
+      );
+  for (const name of template.conditions.keys())
+    if (!usedConditions.has(name))
+      problem(
+        'TP4019',
+        `/Conditions/${escapePointerToken(name)}`,
+        `condition ${name} is never used; remove it, or use it in a Condition or Fn::If`,
+      );
+
+  const located = dedupe(diagnostics).map((d) => locate(d, template.document, options.file));
+  if (hasErrors(located)) return { diagnostics: located };
+  const resources = new Map<string, AnalyzedResource>();
+  for (const [logicalId, declaration] of template.resources)
+    resources.set(logicalId, {
+      declaration,
+      compiled: compiled.get(logicalId)!,
+      dependsOn: dependsOn.get(logicalId)!,
+    });
+  return {
+    diagnostics: located,
+    analysis: {
+      template,
+      resources,
+      order,
+      parameters: resolved.values,
+      secretParameters: new Set([...template.parameters.values()].filter((p) => p.noEcho).map((p) => p.name)),
+    },
+  };
+}
+
+function unknownName(what: string, name: string, candidates: Iterable<string>): string {
+  const guess = closest(name, candidates);
+  return `no ${what} named '${name}' in the template${guess ? `; did you mean '${guess}'?` : ''}`;
+}
+
+const resolvers = new WeakMap<object, PointerResolver>();
+function resolverOf(schema: Record<string, unknown>): PointerResolver {
+  let resolver = resolvers.get(schema);
+  if (!resolver) {
+    resolver = new PointerResolver(schema);
+    resolvers.set(schema, resolver);
+  }
+  return resolver;
+}
+
+/** A problem found by two checks (the references, then the evaluation) is reported once. */
+function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    const key = `${d.rule}\u0000${d.pointer}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Properties against the type's schema, with values still unknown left out (they are checked when
+ * they are known, at apply); read-only properties may not be set.
+ */
+export function checkProperties(
+  compiled: CompiledType,
+  properties: Record<string, unknown>,
+  at: string,
+): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const type = compiled.type;
+  const unknownPaths: string[] = [];
+  const known = withoutUnknown(properties, '', unknownPaths) as Record<string, unknown>;
+  const model = conformProperties(type, known);
+  for (const pointer of type.readOnlyProperties) {
+    const name = /^\/properties\/([^/]+)$/.exec(pointer)?.[1];
+    if (name !== undefined && Object.hasOwn(properties, name))
+      out.push(
+        stackDiagnostic(
+          'TP4006',
+          `${at}/${name}`,
+          `${name} is read-only for ${type.typeName}: its provider sets it; remove it (read it with Fn::GetAtt)`,
+        ),
+      );
+  }
+  const readOnlyNames = new Set(type.readOnlyProperties.map((p) => /^\/properties\/([^/]+)$/.exec(p)?.[1]));
+  for (const name of readOnlyNames) if (name !== undefined) delete model[name];
+  for (const detail of compiled.validateInput(model)) {
+    const pointer = detail.pointer ?? '';
+    if (unknownPaths.some((u) => pointer === u || pointer.startsWith(`${u}/`))) continue;
+    const name = pointer.split('/')[1];
+    const guess =
+      detail.message.includes('is not a declared property') && name
+        ? closest(name, Object.keys((type.schema.properties ?? {}) as object))
+        : undefined;
+    out.push(
+      stackDiagnostic(
+        'TP4005',
+        `${at}${pointer}`,
+        `${type.typeName}${pointer.replace(/\//g, '.') || ' properties'}: ${detail.message}${guess ? `; did you mean '${guess}'?` : ''}`,
+      ),
+    );
+  }
+  return out;
+}
+
+function withoutUnknown(value: unknown, pointer: string, unknownPaths: string[]): unknown {
+  if (value instanceof Unknown) {
+    unknownPaths.push(pointer);
+    return undefined;
+  }
+  if (!containsUnknown(value)) return value;
+  if (Array.isArray(value))
+    return value.map((v, i) => withoutUnknown(v, `${pointer}/${i}`, unknownPaths) ?? null);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const kept = withoutUnknown(v, `${pointer}/${escapePointerToken(k)}`, unknownPaths);
+    if (kept !== undefined) out[k] = kept;
+  }
+  return out;
+}
+
+export interface ScopeOptions {
+  template: Template;
+  parameters: ReadonlyMap<string, ParameterValue | Unknown>;
+  stackName: string;
+  stackId: string;
+  pseudo: PseudoParameters;
+  applied: (logicalId: string) => AppliedResource | undefined;
+  importValue: (name: string) => string | undefined;
+}
+
+/** A scope for {@link evaluate}: conditions evaluated once each, a condition that refers to itself refused. */
+export function createScope(options: ScopeOptions): Scope {
+  const { template } = options;
+  const conditions = new Map<string, boolean | Unknown>();
+  const evaluating = new Set<string>();
+  const scope: Scope = {
+    stackName: options.stackName,
+    stackId: options.stackId,
+    pseudo: options.pseudo,
+    parameters: options.parameters,
+    mappings: template.mappings,
+    condition(name, pointer) {
+      const known = conditions.get(name);
+      if (known !== undefined) return known;
+      if (!template.conditions.has(name))
+        throw new EvaluationError(
+          'TP4015',
+          pointer,
+          unknownName('condition', name, template.conditions.keys()),
+        );
+      if (evaluating.has(name))
+        throw new EvaluationError(
+          'TP4015',
+          pointer,
+          `condition ${name} depends on itself: ${[...evaluating, name].join(' → ')}`,
+        );
+      evaluating.add(name);
+      try {
+        const value = evaluateCondition(
+          template.conditions.get(name),
+          scope,
+          `/Conditions/${escapePointerToken(name)}`,
+        );
+        conditions.set(name, value);
+        return value;
+      } finally {
+        evaluating.delete(name);
+      }
+    },
+    declared: (logicalId) => template.resources.has(logicalId),
+    applied: options.applied,
+    included(logicalId) {
+      const condition = template.resources.get(logicalId)?.condition;
+      if (condition === undefined) return true;
+      return scope.condition(condition, `/Resources/${escapePointerToken(logicalId)}/Condition`);
+    },
+    importValue: options.importValue,
+  };
+  return scope;
+}

@@ -1,0 +1,17 @@
+/**
+ * @module Stacks: deploy many resources from one template (CloudFormation format) — validate, plan,
+ * apply in dependency order, roll back, delete, detect drift. See docs/stacks.md.
+ */
+export {
+  Stacks,
+  invalidTemplate,
+  type StacksOptions,
+  type StackView,
+  type ResourceDrift,
+  type DriftDifference,
+} from './stacks.js';
+export { STACK_RULES, type StackRuleId } from './rules.js';
+export { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
+export { parseParameterPairs, MASK } from './parameters.js';
+export type { PlannedChange } from './plan.js';
+export type { StackEvent, StackStatus } from './records.js';

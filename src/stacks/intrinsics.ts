@@ -1,0 +1,507 @@
+/**
+ * @module Intrinsic functions, evaluated late against a scope: what the parameters are, which
+ * conditions hold, and what the resources that already ran look like. Pure: values in, values out.
+ *
+ * A value that depends on a resource not yet applied is {@link Unknown} ("known after apply"), a
+ * first-class value that flows through every function; it is not an error.
+ */
+import { escapePointerToken } from '../schema/diagnostics.js';
+
+/** A value known only once the resources named in `sources` (`Db`, `Db.Port`) have been applied. */
+export class Unknown {
+  constructor(readonly sources: readonly string[]) {}
+  toJSON(): string {
+    return KNOWN_AFTER_APPLY;
+  }
+}
+
+export const KNOWN_AFTER_APPLY = '(known after apply)';
+
+/** `AWS::NoValue`: the property (or list item) is removed. */
+export const NO_VALUE: unique symbol = Symbol('AWS::NoValue');
+
+/** A problem found while evaluating: where it is (a pointer into the template), and which rule. */
+export class EvaluationError extends Error {
+  constructor(
+    readonly rule: 'TP4014' | 'TP4007' | 'TP4008' | 'TP4015' | 'TP4018' | 'TP4021',
+    readonly pointer: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EvaluationError';
+  }
+}
+
+export type ParameterValue = string | number | string[] | number[];
+
+/** What one resource looks like to its dependants once it has been applied. */
+export interface AppliedResource {
+  identifier: string;
+  /** Its model as last read (write-only values excluded). */
+  model: Record<string, unknown>;
+}
+
+export interface Scope {
+  stackName: string;
+  stackId: string;
+  pseudo: PseudoParameters;
+  parameters: ReadonlyMap<string, ParameterValue | Unknown>;
+  mappings: Record<string, unknown>;
+  /** A condition's value; Unknown while its parameters are (validation without values). */
+  condition(name: string, pointer: string): boolean | Unknown;
+  /** Whether a logical id names a resource of the template. */
+  declared(logicalId: string): boolean;
+  /** Undefined: the resource has not been applied (yet). */
+  applied(logicalId: string): AppliedResource | undefined;
+  /** False when the resource's condition does not hold: it is not part of the stack. */
+  included(logicalId: string): boolean | Unknown;
+  /** The value another stack exports, or undefined. */
+  importValue(name: string): string | undefined;
+}
+
+export interface PseudoParameters {
+  region: string;
+  accountId: string;
+  partition: string;
+  urlSuffix: string;
+}
+
+/** The defaults a server uses when no settings are given (documented in docs/stacks.md). */
+export const DEFAULT_PSEUDO: PseudoParameters = {
+  region: 'us-east-1',
+  accountId: '123456789012',
+  partition: 'aws',
+  urlSuffix: 'amazonaws.com',
+};
+
+export const PSEUDO_NAMES = [
+  'AWS::StackName',
+  'AWS::StackId',
+  'AWS::Region',
+  'AWS::AccountId',
+  'AWS::Partition',
+  'AWS::URLSuffix',
+  'AWS::NoValue',
+  'AWS::NotificationARNs',
+] as const;
+
+/** The names of the functions this evaluator knows, as written in long form. */
+export const FUNCTION_NAMES = [
+  'Ref',
+  'Fn::GetAtt',
+  'Fn::Sub',
+  'Fn::Join',
+  'Fn::Select',
+  'Fn::Split',
+  'Fn::If',
+  'Fn::Equals',
+  'Fn::And',
+  'Fn::Or',
+  'Fn::Not',
+  'Fn::FindInMap',
+  'Fn::Base64',
+  'Fn::ToJsonString',
+  'Fn::ImportValue',
+  'Fn::GetAZs',
+  'Fn::Length',
+] as const;
+
+const KNOWN = new Set<string>(FUNCTION_NAMES);
+
+/** The function a value calls, if it is an intrinsic (an object with one `Ref`/`Fn::*` key). */
+export function intrinsicOf(value: unknown): { name: string; argument: unknown } | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  if (keys.length !== 1) return undefined;
+  const name = keys[0]!;
+  if (name !== 'Ref' && !name.startsWith('Fn::')) return undefined;
+  return { name, argument: (value as Record<string, unknown>)[name] };
+}
+
+export function isKnownFunction(name: string): boolean {
+  return KNOWN.has(name);
+}
+
+type Value = unknown;
+
+/** Evaluate a template value: intrinsics resolved, `AWS::NoValue` removed, Unknown where not yet known. */
+export function evaluate(value: Value, scope: Scope, pointer: string): Value {
+  if (Array.isArray(value)) {
+    const out: Value[] = [];
+    for (const [i, item] of value.entries()) {
+      const v = evaluate(item, scope, `${pointer}/${i}`);
+      if (v !== NO_VALUE) out.push(v);
+    }
+    return out;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  const call = intrinsicOf(value);
+  if (call)
+    return callFunction(call.name, call.argument, scope, `${pointer}/${escapePointerToken(call.name)}`);
+  const out: Record<string, Value> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const v = evaluate(item, scope, `${pointer}/${escapePointerToken(key)}`);
+    if (v !== NO_VALUE) out[key] = v;
+  }
+  return out;
+}
+
+/** Evaluate a condition expression (`Fn::Equals`, `Fn::And`, …, `{ Condition: name }`). */
+export function evaluateCondition(value: Value, scope: Scope, pointer: string): boolean | Unknown {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === 'Condition') {
+      const name = (value as { Condition: unknown }).Condition;
+      if (typeof name !== 'string')
+        throw new EvaluationError(
+          'TP4014',
+          `${pointer}/Condition`,
+          'Condition must name a condition (a string)',
+        );
+      return scope.condition(name, `${pointer}/Condition`);
+    }
+  }
+  const result = evaluate(value, scope, pointer);
+  if (result instanceof Unknown) return result;
+  if (typeof result === 'boolean') return result;
+  if (result === 'true' || result === 'false') return result === 'true';
+  throw new EvaluationError(
+    'TP4014',
+    pointer,
+    'a condition must be Fn::Equals, Fn::And, Fn::Or, Fn::Not or {Condition: name}',
+  );
+}
+
+function unknownOf(values: readonly Value[]): Unknown | undefined {
+  const unknowns = values.filter((v): v is Unknown => v instanceof Unknown);
+  if (unknowns.length === 0) return undefined;
+  return new Unknown([...new Set(unknowns.flatMap((u) => u.sources))]);
+}
+
+/** Whether a value holds an Unknown anywhere inside. */
+export function containsUnknown(value: Value): boolean {
+  if (value instanceof Unknown) return true;
+  if (Array.isArray(value)) return value.some(containsUnknown);
+  if (typeof value === 'object' && value !== null) return Object.values(value).some(containsUnknown);
+  return false;
+}
+
+function fail(pointer: string, message: string): never {
+  throw new EvaluationError('TP4014', pointer, message);
+}
+
+function args(argument: Value, pointer: string, name: string, min: number, max = min): Value[] {
+  if (!Array.isArray(argument) || argument.length < min || argument.length > max)
+    fail(
+      pointer,
+      `${name} takes a list of ${min === max ? min : `${min} to ${max}`} values, not ${describe(argument)}`,
+    );
+  return argument;
+}
+
+function describe(value: Value): string {
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  if (value === null) return 'null';
+  return typeof value === 'object' ? 'a mapping' : `a ${typeof value}`;
+}
+
+function text(value: Value, pointer: string, what: string): string | Unknown {
+  if (value instanceof Unknown) return value;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return fail(pointer, `${what} must be a string, not ${describe(value)}`);
+}
+
+function callFunction(name: string, argument: Value, scope: Scope, pointer: string): Value {
+  switch (name) {
+    case 'Ref':
+      if (typeof argument !== 'string') fail(pointer, 'Ref takes the name of a parameter or a resource');
+      return ref(argument, scope, pointer);
+    case 'Fn::GetAtt':
+      return getAtt(argument, scope, pointer);
+    case 'Fn::Sub':
+      return sub(argument, scope, pointer);
+    case 'Fn::Join': {
+      const [sep, list] = args(argument, pointer, 'Fn::Join', 2);
+      const separator = evaluate(sep, scope, `${pointer}/0`);
+      const items = evaluate(list, scope, `${pointer}/1`);
+      if (items instanceof Unknown) return items;
+      if (!Array.isArray(items)) fail(`${pointer}/1`, 'Fn::Join joins a list');
+      const parts = items.map((v, i) => text(v, `${pointer}/1/${i}`, 'each item joined'));
+      const unknown = unknownOf([separator, ...parts]);
+      if (unknown) return unknown;
+      return parts.join(text(separator, `${pointer}/0`, 'the separator') as string);
+    }
+    case 'Fn::Select': {
+      const [index, list] = args(argument, pointer, 'Fn::Select', 2);
+      const i = evaluate(index, scope, `${pointer}/0`);
+      const items = evaluate(list, scope, `${pointer}/1`);
+      const unknown = unknownOf([i, items]);
+      if (unknown) return unknown;
+      const n = Number(i);
+      if (!Array.isArray(items)) fail(`${pointer}/1`, 'Fn::Select selects from a list');
+      if (!Number.isInteger(n) || n < 0 || n >= items.length)
+        fail(`${pointer}/0`, `index ${String(i)} is outside the list of ${items.length}`);
+      return items[n];
+    }
+    case 'Fn::Split': {
+      const [sep, source] = args(argument, pointer, 'Fn::Split', 2);
+      const separator = text(evaluate(sep, scope, `${pointer}/0`), `${pointer}/0`, 'the separator');
+      const whole = text(evaluate(source, scope, `${pointer}/1`), `${pointer}/1`, 'the value split');
+      const unknown = unknownOf([separator, whole]);
+      if (unknown) return unknown;
+      if (separator === '') fail(`${pointer}/0`, 'the separator of Fn::Split cannot be empty');
+      return (whole as string).split(separator as string);
+    }
+    case 'Fn::If': {
+      const [condition, then, otherwise] = args(argument, pointer, 'Fn::If', 3);
+      if (typeof condition !== 'string') fail(`${pointer}/0`, 'Fn::If names a condition first');
+      const holds = scope.condition(condition, `${pointer}/0`);
+      if (holds instanceof Unknown) return holds;
+      return holds ? evaluate(then, scope, `${pointer}/1`) : evaluate(otherwise, scope, `${pointer}/2`);
+    }
+    case 'Fn::Equals': {
+      const [a, b] = args(argument, pointer, 'Fn::Equals', 2);
+      const left = evaluate(a, scope, `${pointer}/0`);
+      const right = evaluate(b, scope, `${pointer}/1`);
+      const unknown = unknownOf([left, right]);
+      if (unknown) return unknown;
+      return JSON.stringify(scalarText(left)) === JSON.stringify(scalarText(right));
+    }
+    case 'Fn::And':
+    case 'Fn::Or': {
+      const items = args(argument, pointer, name, 2, 10);
+      const values = items.map((v, i) => evaluateCondition(v, scope, `${pointer}/${i}`));
+      const known = values.filter((v): v is boolean => typeof v === 'boolean');
+      if (name === 'Fn::And' && known.includes(false)) return false;
+      if (name === 'Fn::Or' && known.includes(true)) return true;
+      return unknownOf(values) ?? name === 'Fn::And';
+    }
+    case 'Fn::Not': {
+      const [inner] = args(argument, pointer, 'Fn::Not', 1);
+      const v = evaluateCondition(inner, scope, `${pointer}/0`);
+      return v instanceof Unknown ? v : !v;
+    }
+    case 'Fn::FindInMap':
+      return findInMap(argument, scope, pointer);
+    case 'Fn::Base64': {
+      const v = text(evaluate(argument, scope, pointer), pointer, 'the value of Fn::Base64');
+      return v instanceof Unknown ? v : Buffer.from(v, 'utf8').toString('base64');
+    }
+    case 'Fn::ToJsonString': {
+      const v = evaluate(argument, scope, pointer);
+      if (containsUnknown(v)) return unknownOf([collectUnknown(v)!])!;
+      if (typeof v !== 'object' || v === null) fail(pointer, 'Fn::ToJsonString takes a mapping or a list');
+      return JSON.stringify(v);
+    }
+    case 'Fn::ImportValue': {
+      const exportName = text(evaluate(argument, scope, pointer), pointer, 'the export name');
+      if (exportName instanceof Unknown) return exportName;
+      const imported = scope.importValue(exportName);
+      if (imported === undefined)
+        throw new EvaluationError(
+          'TP4021',
+          pointer,
+          `no stack exports '${exportName}'; deploy the stack that exports it first, or check the name`,
+        );
+      return imported;
+    }
+    case 'Fn::GetAZs': {
+      const region = evaluate(argument, scope, pointer);
+      if (region instanceof Unknown) return region;
+      const r = region === '' || region === undefined ? scope.pseudo.region : String(region);
+      return ['a', 'b', 'c'].map((zone) => `${r}${zone}`);
+    }
+    case 'Fn::Length': {
+      const v = evaluate(argument, scope, pointer);
+      if (v instanceof Unknown) return v;
+      if (!Array.isArray(v)) fail(pointer, 'Fn::Length takes a list');
+      return v.length;
+    }
+    default:
+      throw new EvaluationError(
+        'TP4018',
+        pointer,
+        `${name} is not supported; use ${FUNCTION_NAMES.filter((f) => f !== 'Ref').join(', ')}`,
+      );
+  }
+}
+
+function collectUnknown(value: Value): Unknown | undefined {
+  if (value instanceof Unknown) return value;
+  const children = Array.isArray(value)
+    ? value
+    : typeof value === 'object' && value !== null
+      ? Object.values(value)
+      : [];
+  return unknownOf(children.map(collectUnknown).filter((u) => u !== undefined));
+}
+
+function scalarText(value: Value): Value {
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+}
+
+function ref(name: string, scope: Scope, pointer: string): Value {
+  switch (name) {
+    case 'AWS::StackName':
+      return scope.stackName;
+    case 'AWS::StackId':
+      return scope.stackId;
+    case 'AWS::Region':
+      return scope.pseudo.region;
+    case 'AWS::AccountId':
+      return scope.pseudo.accountId;
+    case 'AWS::Partition':
+      return scope.pseudo.partition;
+    case 'AWS::URLSuffix':
+      return scope.pseudo.urlSuffix;
+    case 'AWS::NoValue':
+      return NO_VALUE;
+    case 'AWS::NotificationARNs':
+      return [];
+  }
+  const parameter = scope.parameters.get(name);
+  if (parameter !== undefined) return parameter;
+  if (scope.declared(name)) {
+    assertIncluded(name, scope, pointer);
+    const applied = scope.applied(name);
+    return applied ? applied.identifier : new Unknown([name]);
+  }
+  throw new EvaluationError(
+    'TP4007',
+    pointer,
+    `Ref '${name}' names no parameter, resource or pseudo parameter; declare it or check its spelling`,
+  );
+}
+
+function assertIncluded(logicalId: string, scope: Scope, pointer: string): void {
+  if (scope.included(logicalId) === false)
+    throw new EvaluationError(
+      'TP4007',
+      pointer,
+      `${logicalId} is not created (its Condition is false): refer to it only under the same condition (Fn::If)`,
+    );
+}
+
+/** The logical id and the attribute path (`Endpoint.Port` → ['Endpoint', 'Port']) of a GetAtt. */
+export function getAttTarget(argument: Value): { logicalId: string; path: string[] } | undefined {
+  let parts: Value[] | undefined;
+  if (typeof argument === 'string') {
+    const dot = argument.indexOf('.');
+    parts = dot < 0 ? [argument] : [argument.slice(0, dot), argument.slice(dot + 1)];
+  } else if (Array.isArray(argument)) parts = argument;
+  if (!parts || parts.length !== 2 || typeof parts[0] !== 'string' || typeof parts[1] !== 'string')
+    return undefined;
+  if (parts[1] === '') return undefined;
+  return { logicalId: parts[0], path: parts[1].split('.') };
+}
+
+function getAtt(argument: Value, scope: Scope, pointer: string): Value {
+  const target = getAttTarget(argument);
+  if (!target) fail(pointer, 'Fn::GetAtt takes [LogicalId, Attribute] (attributes nest with dots)');
+  const { logicalId, path } = target;
+  if (!scope.declared(logicalId))
+    throw new EvaluationError(
+      'TP4008',
+      pointer,
+      `Fn::GetAtt names ${logicalId}, which is not a resource of this template`,
+    );
+  assertIncluded(logicalId, scope, pointer);
+  const applied = scope.applied(logicalId);
+  const attribute = `${logicalId}.${path.join('.')}`;
+  if (!applied) return new Unknown([attribute]);
+  let value: Value = applied.model;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key)) {
+      value = undefined;
+      break;
+    }
+    value = (value as Record<string, Value>)[key];
+  }
+  if (value === undefined || value === null)
+    throw new EvaluationError(
+      'TP4008',
+      pointer,
+      `Fn::GetAtt ${attribute}: ${logicalId} (${applied.identifier}) has no value for '${path.join('.')}' — its provider did not set it`,
+    );
+  return value;
+}
+
+function findInMap(argument: Value, scope: Scope, pointer: string): Value {
+  const items = args(argument, pointer, 'Fn::FindInMap', 3, 4);
+  const keys = items
+    .slice(0, 3)
+    .map((v, i) => text(evaluate(v, scope, `${pointer}/${i}`), `${pointer}/${i}`, 'a key'));
+  const unknown = unknownOf(keys);
+  if (unknown) return unknown;
+  const [mapName, top, second] = keys as string[];
+  const fallback = items[3] as { DefaultValue?: Value } | undefined;
+  const map = (scope.mappings as Record<string, Record<string, Record<string, Value>> | undefined>)[mapName!];
+  if (!map) throw new EvaluationError('TP4015', `${pointer}/0`, `no mapping named '${mapName}' in Mappings`);
+  const value = map[top!]?.[second!];
+  if (value === undefined) {
+    if (fallback && typeof fallback === 'object' && 'DefaultValue' in fallback)
+      return evaluate(fallback.DefaultValue, scope, `${pointer}/3/DefaultValue`);
+    throw new EvaluationError(
+      'TP4015',
+      pointer,
+      map[top!] === undefined
+        ? `mapping '${mapName}' has no key '${top}'`
+        : `mapping '${mapName}' has no key '${second}' under '${top}'`,
+    );
+  }
+  return value;
+}
+
+/** The pieces of an `Fn::Sub` string: literal text and `${name}` variables (`${!x}` is the literal `${x}`). */
+export function subPieces(template: string): ({ literal: string } | { variable: string })[] {
+  const pieces: ({ literal: string } | { variable: string })[] = [];
+  let at = 0;
+  for (;;) {
+    const start = template.indexOf('${', at);
+    if (start < 0) break;
+    const end = template.indexOf('}', start + 2);
+    if (end < 0) break;
+    if (start > at) pieces.push({ literal: template.slice(at, start) });
+    const inner = template.slice(start + 2, end);
+    if (inner.startsWith('!')) pieces.push({ literal: `\${${inner.slice(1)}}` });
+    else pieces.push({ variable: inner.trim() });
+    at = end + 1;
+  }
+  if (at < template.length) pieces.push({ literal: template.slice(at) });
+  return pieces;
+}
+
+function sub(argument: Value, scope: Scope, pointer: string): Value {
+  let template: Value;
+  let variables: Record<string, Value> = {};
+  if (Array.isArray(argument)) {
+    const [t, vars] = args(argument, pointer, 'Fn::Sub', 2);
+    if (typeof vars !== 'object' || vars === null || Array.isArray(vars))
+      fail(`${pointer}/1`, 'the second value of Fn::Sub maps variable names to values');
+    template = t;
+    variables = vars as Record<string, Value>;
+  } else template = argument;
+  if (typeof template !== 'string') fail(pointer, 'Fn::Sub takes a string, or [string, {variables}]');
+  const parts: Value[] = [];
+  for (const piece of subPieces(template)) {
+    if ('literal' in piece) {
+      parts.push(piece.literal);
+      continue;
+    }
+    const name = piece.variable;
+    let value: Value;
+    if (Object.hasOwn(variables, name)) {
+      value = evaluate(variables[name], scope, `${pointer}/1/${escapePointerToken(name)}`);
+    } else if (name.includes('.') && !name.startsWith('AWS::')) {
+      value = getAtt(name, scope, pointer);
+    } else {
+      value = ref(name, scope, pointer);
+    }
+    if (Array.isArray(value)) value = value.join(',');
+    parts.push(text(value, pointer, `\${${name}}`));
+  }
+  const unknown = unknownOf(parts);
+  if (unknown) return unknown;
+  return parts.join('');
+}

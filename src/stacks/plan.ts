@@ -1,0 +1,108 @@
+/**
+ * @module A plan: for every logical resource, what applying the template would do, as data. Values
+ * that depend on resources being added or changed are "known after apply"; secrets are masked.
+ */
+import type { ResourceType } from '../schema/index.js';
+import { touchesWriteOnly } from '../engine/model/index.js';
+import { createScope, type Analysis } from './analyze.js';
+import { decide, hasUnknown, plain, type Action, type PatchOperation } from './changes.js';
+import { conformProperties } from './conform.js';
+import { KNOWN_AFTER_APPLY, evaluate, type ParameterValue, type PseudoParameters } from './intrinsics.js';
+import { MASK } from './parameters.js';
+import type { ResourceRecord } from './records.js';
+import { mask, secretTexts } from './secrets.js';
+
+export interface PlannedChange {
+  logicalId: string;
+  type: string;
+  action: Action;
+  identifier?: string;
+  /** Modify: the property changes as JSON Patch. */
+  patch?: PatchOperation[];
+  /** Replace: the create-only properties forcing it, and whether the old resource is deleted first. */
+  replacement?: { properties: string[]; deleteFirst: boolean };
+  /** Add: the properties to create with. */
+  properties?: Record<string, unknown>;
+  /** Remove: Retain keeps the resource (it only leaves the stack). */
+  retain?: boolean;
+}
+
+export function computePlan(
+  analysis: Analysis,
+  records: ReadonlyMap<string, ResourceRecord>,
+  context: {
+    stackName: string;
+    stackId: string;
+    pseudo: PseudoParameters;
+    importValue: (name: string) => string | undefined;
+  },
+): PlannedChange[] {
+  /** What a dependant sees of each resource: recorded, merged with its new properties, or unknown. */
+  const applied = new Map<string, { identifier: string; model: Record<string, unknown> }>();
+  const scope = createScope({
+    template: analysis.template,
+    parameters: new Map<string, ParameterValue>(analysis.parameters),
+    ...context,
+    applied: (id) => applied.get(id),
+  });
+  const secrets = secretTexts(analysis.parameters, analysis.secretParameters);
+  const changes: PlannedChange[] = [];
+  const included = new Set<string>();
+  for (const logicalId of analysis.order) {
+    const resource = analysis.resources.get(logicalId)!;
+    const type = resource.compiled.type;
+    const rec = records.get(logicalId);
+    if (scope.included(logicalId) === false) continue;
+    included.add(logicalId);
+    const desired = conformProperties(
+      type,
+      evaluate(resource.declaration.properties, scope, `/Resources/${logicalId}/Properties`) as Record<
+        string,
+        unknown
+      >,
+    );
+    const decision = decide(type, rec, desired);
+    const change: PlannedChange = { logicalId, type: type.typeName, action: decision.action };
+    if (rec?.identifier !== undefined) change.identifier = rec.identifier;
+    switch (decision.action) {
+      case 'Add':
+        change.properties = mask(plain(desired), secrets, type) as Record<string, unknown>;
+        break;
+      case 'Modify':
+        change.patch = decision.patch!.map((op) => maskOperation(op, type, secrets));
+        applied.set(logicalId, { identifier: rec!.identifier!, model: { ...rec!.model, ...desired } });
+        break;
+      case 'Replace':
+        change.replacement = { properties: decision.createOnly!, deleteFirst: decision.deleteFirst! };
+        change.properties = mask(plain(desired), secrets, type) as Record<string, unknown>;
+        break;
+      case 'NoChange':
+        applied.set(logicalId, { identifier: rec!.identifier!, model: rec!.model });
+        break;
+    }
+    changes.push(change);
+  }
+  const removed = [...records.values()].filter((r) => !included.has(r.logicalId));
+  for (const rec of removed.reverse())
+    changes.push({
+      logicalId: rec.logicalId,
+      type: rec.type,
+      action: 'Remove',
+      ...(rec.identifier !== undefined ? { identifier: rec.identifier } : {}),
+      ...(rec.deletionPolicy === 'Retain' ? { retain: true } : {}),
+    });
+  return changes;
+}
+
+function maskOperation(op: PatchOperation, type: ResourceType, secrets: string[]): PatchOperation {
+  if (op.value === undefined) return op;
+  if (touchesWriteOnly(type, op.path)) return { ...op, value: MASK };
+  return { ...op, value: mask(op.value, secrets, type, op.path) };
+}
+
+/** Whether a change still holds values known only after apply (shown as such). */
+export function pending(change: PlannedChange): boolean {
+  return hasUnknown(change.patch ?? change.properties ?? {});
+}
+
+export { KNOWN_AFTER_APPLY };

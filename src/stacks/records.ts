@@ -1,0 +1,367 @@
+/**
+ * @module What a stack keeps in the store, on the store's key-value table (both SQL stores have it;
+ * no migration): the stack, one record per resource, events, plans, deployments, exports and
+ * imports. Secrets never reach the store in plain text: each resource's properties and model, NoEcho
+ * parameter values and outputs built from them are sealed with the server's sealer.
+ */
+import { randomUUID } from 'node:crypto';
+import { TypeplaneError } from '../errors.js';
+import type { Sealer } from '../secrets/index.js';
+import type { KvEntry, Store } from '../store/types.js';
+import type { Policy } from './template.js';
+
+const STACKS = 'typeplane:stacks';
+const PLANS = 'typeplane:stack-plans';
+const DEPLOYMENTS = 'typeplane:stack-deployments';
+const EXPORTS = 'typeplane:stack-exports';
+const resourcesOf = (stack: string) => `typeplane:stack/${stack}/resources`;
+const eventsOf = (stack: string) => `typeplane:stack/${stack}/events`;
+const importersOf = (exportName: string) => `typeplane:stack-imports/${exportName}`;
+
+export type StackStatus =
+  | 'CREATE_IN_PROGRESS'
+  | 'CREATE_COMPLETE'
+  | 'CREATE_FAILED'
+  | 'ROLLBACK_IN_PROGRESS'
+  | 'ROLLBACK_COMPLETE'
+  | 'ROLLBACK_FAILED'
+  | 'UPDATE_IN_PROGRESS'
+  | 'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS'
+  | 'UPDATE_COMPLETE'
+  | 'UPDATE_FAILED'
+  | 'UPDATE_ROLLBACK_IN_PROGRESS'
+  | 'UPDATE_ROLLBACK_COMPLETE'
+  | 'UPDATE_ROLLBACK_FAILED'
+  | 'DELETE_IN_PROGRESS'
+  | 'DELETE_FAILED';
+
+export type ResourceStatus =
+  | 'CREATE_IN_PROGRESS'
+  | 'CREATE_COMPLETE'
+  | 'CREATE_FAILED'
+  | 'UPDATE_IN_PROGRESS'
+  | 'UPDATE_COMPLETE'
+  | 'UPDATE_FAILED'
+  | 'DELETE_IN_PROGRESS'
+  | 'DELETE_COMPLETE'
+  | 'DELETE_FAILED'
+  | 'DELETE_SKIPPED';
+
+/** A stored parameter value: plain, or sealed (NoEcho). */
+export type StoredValue = { value: unknown } | { sealed: string };
+
+export interface StackOutput {
+  name: string;
+  value: StoredValue;
+  description?: string;
+  exportName?: string;
+}
+
+export interface StackRecord {
+  name: string;
+  stackId: string;
+  status: StackStatus;
+  statusReason?: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Bumped by every deployment: a plan made against an older version is refused. */
+  version: number;
+  /** The template and parameters last applied successfully (absent before the first success). */
+  template?: string;
+  parameters?: Record<string, StoredValue>;
+  description?: string;
+  outputs: StackOutput[];
+  exports: string[];
+  imports: string[];
+  /** The deployment running now. */
+  deployment?: string;
+}
+
+/** The part of a resource record that is sealed as a whole. */
+export interface ResourceState {
+  /** The properties this stack last applied (write-only and NoEcho values among them). */
+  properties: Record<string, unknown>;
+  /** The model the provider last reported (write-only values excluded): what Fn::GetAtt reads. */
+  model: Record<string, unknown>;
+  /** The state before the deployment that last touched the resource: what a rollback puts back. */
+  previous?: {
+    type: string;
+    identifier?: string;
+    properties: Record<string, unknown>;
+    model: Record<string, unknown>;
+  };
+  /** The resource this one replaced, deleted once the stack is updated. */
+  replaced?: { type: string; identifier: string };
+}
+
+export interface ResourceRecord extends ResourceState {
+  logicalId: string;
+  type: string;
+  identifier?: string;
+  status: ResourceStatus;
+  statusReason?: string;
+  /** The deployment that last wrote this record. */
+  deployment: string;
+  deletionPolicy: Policy;
+  updateReplacePolicy: Policy;
+  /** Logical ids it depended on when applied (a delete runs in the reverse order). */
+  dependsOn: string[];
+  updatedAt: string;
+}
+
+export interface StackEvent {
+  eventId: string;
+  time: string;
+  logicalId: string;
+  type: string;
+  identifier?: string;
+  status: string;
+  reason?: string;
+}
+
+export interface DeploymentRecord {
+  id: string;
+  stack: string;
+  kind: 'deploy' | 'delete';
+  phase: 'forward' | 'cleanup' | 'rollback' | 'delete';
+  noRollback: boolean;
+  /** The template and parameters being applied (deploy). */
+  template?: string;
+  parameters?: Record<string, StoredValue>;
+  /** Whether the stack had been deployed successfully before (CREATE_* or UPDATE_* statuses). */
+  update: boolean;
+  failure?: string;
+  planId?: string;
+  owner: string;
+  leaseUntil: string;
+  startedAt: string;
+}
+
+export interface PlanRecord {
+  planId: string;
+  stack: string;
+  /** The stack version the plan was made against (0: the stack does not exist). */
+  baseVersion: number;
+  template: string;
+  parameters: Record<string, StoredValue>;
+  changes: unknown[];
+  createdAt: string;
+}
+
+const now = () => new Date().toISOString();
+
+/** Keys sorting in time order across processes. */
+export function timeKey(): string {
+  return `${Date.now().toString().padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
+}
+
+export class StackStore {
+  constructor(
+    readonly store: Store,
+    private readonly sealer: Sealer,
+  ) {}
+
+  // ---- Secrets ----
+
+  seal(value: unknown, aad: string): StoredValue {
+    return { sealed: this.sealer.seal(JSON.stringify(value), aad) };
+  }
+
+  open(stored: StoredValue, aad: string): unknown {
+    return 'sealed' in stored ? JSON.parse(this.sealer.open(stored.sealed, aad)) : stored.value;
+  }
+
+  // ---- Stacks ----
+
+  async getStack(name: string): Promise<{ record: StackRecord; writtenBy: string } | undefined> {
+    const entry = await this.store.kvGet(STACKS, name);
+    return entry && { record: entry.value as unknown as StackRecord, writtenBy: entry.writtenBy };
+  }
+
+  async insertStack(record: StackRecord): Promise<string | undefined> {
+    const writtenBy = randomUUID();
+    return (await this.store.kvInsert(STACKS, record.name, entry(record, writtenBy))) ? writtenBy : undefined;
+  }
+
+  /**
+   * Read, change and write the stack atomically (compare-and-swap, retried): `change` returns the new
+   * record, or throws to refuse.
+   */
+  async updateStack(name: string, change: (record: StackRecord) => StackRecord): Promise<StackRecord> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const current = await this.getStack(name);
+      if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
+      const next = { ...change(structuredClone(current.record)), updatedAt: now() };
+      if (await this.store.kvSwap(STACKS, name, entry(next, randomUUID()), current.writtenBy)) return next;
+    }
+    throw new TypeplaneError('ResourceConflict', `stack ${name} kept changing; try again`);
+  }
+
+  async deleteStack(name: string): Promise<void> {
+    await this.store.kvDelete(STACKS, name);
+  }
+
+  async listStacks(limit: number, nextToken?: string): Promise<{ items: StackRecord[]; nextToken?: string }> {
+    const page = await this.store.kvList(STACKS, { limit, ...(nextToken ? { nextToken } : {}) });
+    return {
+      items: page.items.map((i) => i.entry.value as unknown as StackRecord),
+      ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+    };
+  }
+
+  // ---- Resources ----
+
+  private aad(stack: string, logicalId: string): string {
+    return `stack-resource:${stack}/${logicalId}`;
+  }
+
+  async getResources(stack: string): Promise<Map<string, ResourceRecord>> {
+    const out = new Map<string, ResourceRecord>();
+    for await (const { key, entry: e } of this.all(resourcesOf(stack))) {
+      const { sealed, ...rest } = e.value as { sealed: string } & Omit<ResourceRecord, keyof ResourceState>;
+      const state = JSON.parse(this.sealer.open(sealed, this.aad(stack, key))) as ResourceState;
+      out.set(key, { ...rest, ...state });
+    }
+    return out;
+  }
+
+  async putResource(stack: string, record: ResourceRecord): Promise<void> {
+    const { properties, model, previous, replaced, ...plain } = record;
+    const state: ResourceState = {
+      properties,
+      model,
+      ...(previous ? { previous } : {}),
+      ...(replaced ? { replaced } : {}),
+    };
+    const value = {
+      ...plain,
+      updatedAt: now(),
+      sealed: this.sealer.seal(JSON.stringify(state), this.aad(stack, record.logicalId)),
+    };
+    const e = entry(value, 'stacks');
+    if (!(await this.store.kvReplace(resourcesOf(stack), record.logicalId, e)))
+      await this.store.kvInsert(resourcesOf(stack), record.logicalId, e);
+  }
+
+  async deleteResource(stack: string, logicalId: string): Promise<void> {
+    await this.store.kvDelete(resourcesOf(stack), logicalId);
+  }
+
+  // ---- Events ----
+
+  async addEvent(stack: string, event: Omit<StackEvent, 'eventId' | 'time'>): Promise<StackEvent> {
+    const full: StackEvent = { eventId: timeKey(), time: now(), ...event };
+    await this.store.kvInsert(eventsOf(stack), full.eventId, entry(full, 'stacks'));
+    return full;
+  }
+
+  async listEvents(
+    stack: string,
+    limit: number,
+    nextToken?: string,
+  ): Promise<{ items: StackEvent[]; nextToken?: string }> {
+    const page = await this.store.kvList(eventsOf(stack), { limit, ...(nextToken ? { nextToken } : {}) });
+    return {
+      items: page.items.map((i) => i.entry.value as unknown as StackEvent),
+      ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+    };
+  }
+
+  async dropEvents(stack: string): Promise<void> {
+    await this.dropNamespace(eventsOf(stack));
+  }
+
+  async dropResources(stack: string): Promise<void> {
+    await this.dropNamespace(resourcesOf(stack));
+  }
+
+  // ---- Plans ----
+
+  async putPlan(plan: PlanRecord): Promise<void> {
+    await this.store.kvInsert(PLANS, plan.planId, entry(plan, 'stacks'));
+  }
+
+  async getPlan(planId: string): Promise<PlanRecord | undefined> {
+    return (await this.store.kvGet(PLANS, planId))?.value as unknown as PlanRecord | undefined;
+  }
+
+  // ---- Deployments ----
+
+  async insertDeployment(d: DeploymentRecord): Promise<string> {
+    const writtenBy = randomUUID();
+    await this.store.kvInsert(DEPLOYMENTS, d.id, entry(d, writtenBy));
+    return writtenBy;
+  }
+
+  async getDeployment(id: string): Promise<{ record: DeploymentRecord; writtenBy: string } | undefined> {
+    const e = await this.store.kvGet(DEPLOYMENTS, id);
+    return e && { record: e.value as unknown as DeploymentRecord, writtenBy: e.writtenBy };
+  }
+
+  /** Write the deployment only if nobody else has since `writtenBy`; the new stamp, or undefined. */
+  async swapDeployment(d: DeploymentRecord, writtenBy: string): Promise<string | undefined> {
+    const next = randomUUID();
+    return (await this.store.kvSwap(DEPLOYMENTS, d.id, entry(d, next), writtenBy)) ? next : undefined;
+  }
+
+  async deleteDeployment(id: string): Promise<void> {
+    await this.store.kvDelete(DEPLOYMENTS, id);
+  }
+
+  async listDeployments(): Promise<{ record: DeploymentRecord; writtenBy: string }[]> {
+    const out: { record: DeploymentRecord; writtenBy: string }[] = [];
+    for await (const { entry: e } of this.all(DEPLOYMENTS))
+      out.push({ record: e.value as unknown as DeploymentRecord, writtenBy: e.writtenBy });
+    return out;
+  }
+
+  // ---- Exports and imports ----
+
+  async getExport(name: string): Promise<{ stack: string; value: StoredValue } | undefined> {
+    return (await this.store.kvGet(EXPORTS, name))?.value as
+      { stack: string; value: StoredValue } | undefined;
+  }
+
+  /** Claim or update an export for `stack`; false when another stack holds the name. */
+  async putExport(name: string, stack: string, value: StoredValue): Promise<boolean> {
+    const e = entry({ stack, value }, stack);
+    if (await this.store.kvInsert(EXPORTS, name, e)) return true;
+    return this.store.kvSwap(EXPORTS, name, e, stack);
+  }
+
+  async deleteExport(name: string, stack: string): Promise<void> {
+    const current = await this.getExport(name);
+    if (current?.stack === stack) await this.store.kvDelete(EXPORTS, name);
+  }
+
+  async importers(exportName: string): Promise<string[]> {
+    const page = await this.store.kvList(importersOf(exportName), { limit: 20 });
+    return page.items.map((i) => i.key);
+  }
+
+  async setImport(exportName: string, stack: string, imported: boolean): Promise<void> {
+    if (imported) await this.store.kvInsert(importersOf(exportName), stack, entry({}, stack));
+    else await this.store.kvDelete(importersOf(exportName), stack);
+  }
+
+  // ---- Helpers ----
+
+  private async *all(namespace: string): AsyncGenerator<{ key: string; entry: KvEntry }> {
+    let nextToken: string | undefined;
+    do {
+      const page = await this.store.kvList(namespace, { limit: 500, ...(nextToken ? { nextToken } : {}) });
+      yield* page.items;
+      nextToken = page.nextToken;
+    } while (nextToken);
+  }
+
+  private async dropNamespace(namespace: string): Promise<void> {
+    const keys: string[] = [];
+    for await (const { key } of this.all(namespace)) keys.push(key);
+    for (const key of keys) await this.store.kvDelete(namespace, key);
+  }
+}
+
+function entry(value: unknown, writtenBy: string): KvEntry {
+  return { value: value as KvEntry['value'], writtenBy };
+}

@@ -1,0 +1,45 @@
+/**
+ * @module Keeping secrets out of what is shown: write-only property values and NoEcho parameter
+ * values (and any text holding one) are replaced by a mask in plans, events, outputs and drift.
+ */
+import type { ResourceType } from '../schema/index.js';
+import { escapePointerToken } from '../schema/diagnostics.js';
+import { touchesWriteOnly } from '../engine/model/index.js';
+import type { ParameterValue } from './intrinsics.js';
+import { MASK } from './parameters.js';
+
+/** The texts to hide: every NoEcho parameter value (each item of a list). */
+export function secretTexts(
+  parameters: ReadonlyMap<string, ParameterValue>,
+  secret: ReadonlySet<string>,
+): string[] {
+  const out: string[] = [];
+  for (const name of secret) {
+    const value = parameters.get(name);
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value])
+      if (String(item) !== '') out.push(String(item));
+  }
+  return out;
+}
+
+/** A copy of `value` with secret texts masked; with `type`, its write-only properties too. */
+export function mask(value: unknown, secrets: readonly string[], type?: ResourceType, pointer = ''): unknown {
+  if (type && pointer !== '' && touchesWriteOnly(type, pointer)) return MASK;
+  if (typeof value === 'string') return secrets.some((s) => value.includes(s)) ? MASK : value;
+  if (typeof value === 'number' || typeof value === 'boolean')
+    return secrets.includes(String(value)) ? MASK : value;
+  if (Array.isArray(value)) return value.map((v, i) => mask(v, secrets, type, `${pointer}/${i}`));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value))
+      out[k] = mask(v, secrets, type, `${pointer}/${escapePointerToken(k)}`);
+    return out;
+  }
+  return value;
+}
+
+/** Whether a value holds a secret (then it is sealed at rest and masked when shown). */
+export function holdsSecret(value: unknown, secrets: readonly string[]): boolean {
+  return secrets.length > 0 && JSON.stringify(mask(value, secrets)) !== JSON.stringify(value);
+}

@@ -1,0 +1,783 @@
+/**
+ * @module Stacks: many resources deployed from one template as a unit — validated, planned (a plan is
+ * data, stored, applied by id), deployed in dependency order, rolled back, deleted, checked for drift.
+ * Built on the engine's public operations; every state change is in the store, and deployments a
+ * crashed server (or a lost replica) left behind are resumed under a lease.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { TypeplaneError } from '../errors.js';
+import type { Registry } from '../registry/registry.js';
+import type { Sealer } from '../secrets/index.js';
+import type { Store } from '../store/types.js';
+import type { Diagnostic } from '../schema/index.js';
+import { hasErrors } from '../schema/index.js';
+import { jsonEqual, touchesWriteOnly } from '../engine/model/index.js';
+import { escapePointerToken } from '../schema/diagnostics.js';
+import { analyzeTemplate, type Analysis } from './analyze.js';
+import {
+  Deployment,
+  openParameters,
+  sealParameters,
+  type DeploymentContext,
+  type StackEngine,
+} from './deployment.js';
+import { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
+import { MASK } from './parameters.js';
+import { computePlan, type PlannedChange } from './plan.js';
+import {
+  StackStore,
+  type DeploymentRecord,
+  type PlanRecord,
+  type ResourceRecord,
+  type StackEvent,
+  type StackRecord,
+  type StackStatus,
+} from './records.js';
+import { mask } from './secrets.js';
+import { loadTemplate } from './template.js';
+import { importedValues } from './imports.js';
+import { registryTypes } from './types.js';
+
+export interface StacksOptions {
+  engine: StackEngine;
+  registry: Registry;
+  store: Store;
+  sealer: Sealer;
+  pseudo?: Partial<PseudoParameters>;
+  /** How long a server holds a deployment without renewing (a crashed server's deployment resumes after this). */
+  leaseMs?: number;
+  pollIntervalMs?: number;
+  /** Most engine operations one deployment runs at once. */
+  concurrency?: number;
+  log?: DeploymentContext['log'];
+}
+
+/** Stack names: as CloudFormation's. */
+const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
+const TERMINAL = /(_COMPLETE|_FAILED)$/;
+const NEVER_CREATED: ReadonlySet<StackStatus> = new Set([
+  'ROLLBACK_COMPLETE',
+  'CREATE_FAILED',
+  'ROLLBACK_FAILED',
+]);
+const TOKENS = 'typeplane:stack-tokens';
+
+export interface StackView {
+  stackName: string;
+  stackId: string;
+  status: StackStatus;
+  statusReason?: string;
+  description?: string;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+  deploymentId?: string;
+  parameters: Record<string, unknown>;
+  outputs: { name: string; value: unknown; description?: string; exportName?: string }[];
+  resources: { logicalId: string; type: string; identifier?: string; status: string; updatedAt: string }[];
+}
+
+export interface DriftDifference {
+  path: string;
+  expected?: unknown;
+  actual?: unknown;
+  kind: 'ADD' | 'REMOVE' | 'NOT_EQUAL';
+}
+
+export interface ResourceDrift {
+  logicalId: string;
+  type: string;
+  identifier?: string;
+  status: 'IN_SYNC' | 'MODIFIED' | 'DELETED';
+  differences: DriftDifference[];
+}
+
+/** Thrown when a template does not validate: carries the diagnostics. */
+export function invalidTemplate(diagnostics: Diagnostic[]): TypeplaneError {
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  return new TypeplaneError(
+    'InvalidRequest',
+    `the template is invalid: ${errors.length} error${errors.length === 1 ? '' : 's'}, first: ${errors[0]?.rule} ${errors[0]?.message}`,
+    diagnostics.map((d) => ({ ...d })),
+  );
+}
+
+export class Stacks {
+  readonly records: StackStore;
+  private readonly ctx: DeploymentContext;
+  private readonly owner = `stacks-${randomUUID()}`;
+  private readonly leaseMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly running = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+
+  constructor(private readonly options: StacksOptions) {
+    this.records = new StackStore(options.store, options.sealer);
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.ctx = {
+      engine: options.engine,
+      records: this.records,
+      types: registryTypes(options.registry),
+      pseudo: { ...DEFAULT_PSEUDO, ...options.pseudo },
+      concurrency: options.concurrency ?? 32,
+      log: options.log ?? { info() {}, warn() {} },
+    };
+  }
+
+  /** Resume deployments left behind, and keep looking for them (another replica's, after it is lost). */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const poll = () => {
+      this.resumeDue().catch((e: unknown) =>
+        this.ctx.log.warn({ err: String(e) }, 'resuming stack deployments failed'),
+      );
+      this.timer = setTimeout(poll, this.pollIntervalMs);
+      this.timer.unref();
+    };
+    poll();
+  }
+
+  /** Stop resuming; running deployments stop issuing operations and stay resumable. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  // ---- Validate and plan ----
+
+  async validate(
+    text: string,
+    parameters: Record<string, unknown> = {},
+    file?: string,
+  ): Promise<{ valid: boolean; diagnostics: Diagnostic[]; types: string[] }> {
+    const loaded = loadTemplate(text, file);
+    if (!loaded.template) return { valid: false, diagnostics: loaded.diagnostics, types: [] };
+    const result = await analyzeTemplate(loaded.template, {
+      types: this.ctx.types,
+      parameters,
+      requireValues: false,
+      pseudo: this.ctx.pseudo,
+      ...(file ? { file } : {}),
+    });
+    const diagnostics = [...loaded.diagnostics, ...result.diagnostics];
+    return {
+      valid: !hasErrors(diagnostics),
+      diagnostics,
+      types: result.analysis ? typesOf(result.analysis) : [],
+    };
+  }
+
+  /** Analyse a template for a stack: every problem at once, or the analysis. */
+  private async analyze(name: string, text: string, parameters: Record<string, unknown>): Promise<Analysis> {
+    assertStackName(name);
+    if (typeof text !== 'string' || text.trim() === '')
+      throw new TypeplaneError('InvalidRequest', 'template must be the template text (JSON or YAML)');
+    const loaded = loadTemplate(text);
+    if (!loaded.template || hasErrors(loaded.diagnostics)) throw invalidTemplate(loaded.diagnostics);
+    const imports = await importedValues(this.records, loaded.template);
+    const result = await analyzeTemplate(loaded.template, {
+      types: this.ctx.types,
+      parameters,
+      requireValues: true,
+      stackName: name,
+      pseudo: this.ctx.pseudo,
+      importValue: (n) => imports.get(n),
+    });
+    if (!result.analysis) throw invalidTemplate(result.diagnostics);
+    return result.analysis;
+  }
+
+  async plan(
+    name: string,
+    text: string,
+    parameters: Record<string, unknown>,
+    authorize: (typeNames: string[]) => void = () => {},
+  ): Promise<PlanRecord> {
+    const analysis = await this.analyze(name, text, parameters);
+    const current = await this.records.getStack(name);
+    authorize([...typesOf(analysis), ...(current ? await this.recordedTypes(name) : [])]);
+    const records =
+      current && !NEVER_CREATED.has(current.record.status)
+        ? await this.records.getResources(name)
+        : new Map();
+    const stackId = current?.record.stackId ?? 'known after apply';
+    const imports = await importedValues(this.records, analysis.template);
+    const changes = computePlan(analysis, records, {
+      stackName: name,
+      stackId,
+      pseudo: this.ctx.pseudo,
+      importValue: (n) => imports.get(n),
+    });
+    const plan: PlanRecord = {
+      planId: randomUUID(),
+      stack: name,
+      baseVersion: current?.record.version ?? 0,
+      template: text,
+      parameters: sealParameters(this.records, name, parameters, analysis.secretParameters),
+      changes,
+      createdAt: new Date().toISOString(),
+    };
+    await this.records.putPlan(plan);
+    return plan;
+  }
+
+  async getPlan(
+    name: string,
+    planId: string,
+  ): Promise<{
+    planId: string;
+    stackName: string;
+    createdAt: string;
+    changes: PlannedChange[];
+    current: boolean;
+  }> {
+    const plan = await this.records.getPlan(planId);
+    if (!plan || plan.stack !== name)
+      throw new TypeplaneError('NotFound', `stack ${name} has no plan ${planId}`);
+    const stack = await this.records.getStack(name);
+    return {
+      planId,
+      stackName: name,
+      createdAt: plan.createdAt,
+      changes: plan.changes as PlannedChange[],
+      current: (stack?.record.version ?? 0) === plan.baseVersion,
+    };
+  }
+
+  // ---- Deploy ----
+
+  /** Start deploying a template to a stack (created when absent); returns at once. */
+  async deploy(
+    name: string,
+    text: string,
+    parameters: Record<string, unknown>,
+    options: { noRollback?: boolean; clientToken?: string; authorize?: (typeNames: string[]) => void } = {},
+  ): Promise<{ stack: StackView; deploymentId: string }> {
+    const replay = await this.replayed(name, options.clientToken, {
+      text,
+      parameters,
+      noRollback: options.noRollback === true,
+    });
+    if (replay) return { stack: await this.describe(name), deploymentId: replay };
+    const analysis = await this.analyze(name, text, parameters);
+    (options.authorize ?? (() => {}))([...typesOf(analysis), ...(await this.recordedTypes(name))]);
+    return this.begin(name, analysis, text, parameters, options);
+  }
+
+  /** Apply a stored plan: refused when the stack changed since it was made. */
+  async applyPlan(
+    name: string,
+    planId: string,
+    options: { noRollback?: boolean; authorize?: (typeNames: string[]) => void } = {},
+  ): Promise<{ stack: StackView; deploymentId: string }> {
+    const plan = await this.records.getPlan(planId);
+    if (!plan || plan.stack !== name)
+      throw new TypeplaneError('NotFound', `stack ${name} has no plan ${planId}`);
+    const current = await this.records.getStack(name);
+    if ((current?.record.version ?? 0) !== plan.baseVersion)
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `stack ${name} changed since plan ${planId} was made (version ${plan.baseVersion}, now ${current?.record.version ?? 'deleted'}); make a new plan`,
+      );
+    const parameters = openParameters(this.records, name, plan.parameters);
+    const analysis = await this.analyze(name, plan.template, parameters);
+    (options.authorize ?? (() => {}))([...typesOf(analysis), ...(await this.recordedTypes(name))]);
+    return this.begin(name, analysis, plan.template, parameters, {
+      ...options,
+      baseVersion: plan.baseVersion,
+      planId,
+    });
+  }
+
+  private async begin(
+    name: string,
+    analysis: Analysis,
+    text: string,
+    parameters: Record<string, unknown>,
+    options: { noRollback?: boolean; clientToken?: string; baseVersion?: number; planId?: string },
+  ): Promise<{ stack: StackView; deploymentId: string }> {
+    await this.checkExports(name, analysis);
+    const id = randomUUID();
+    const existing = await this.records.getStack(name);
+    const update = existing !== undefined && !NEVER_CREATED.has(existing.record.status);
+    const deployment: DeploymentRecord = {
+      id,
+      stack: name,
+      kind: 'deploy',
+      phase: 'forward',
+      noRollback: options.noRollback === true,
+      template: text,
+      parameters: sealParameters(this.records, name, parameters, analysis.secretParameters),
+      update,
+      ...(options.planId ? { planId: options.planId } : {}),
+      owner: this.owner,
+      leaseUntil: new Date(Date.now() + this.leaseMs).toISOString(),
+      startedAt: new Date().toISOString(),
+    };
+    const stamp = await this.records.insertDeployment(deployment);
+    try {
+      await this.markStarted(
+        name,
+        id,
+        update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
+        options.baseVersion,
+      );
+    } catch (e) {
+      await this.records.deleteDeployment(id);
+      throw e;
+    }
+    if (options.clientToken)
+      await this.rememberToken(name, options.clientToken, id, {
+        text,
+        parameters,
+        noRollback: options.noRollback === true,
+      });
+    await this.records.addEvent(name, {
+      logicalId: name,
+      type: 'Typeplane::Stack',
+      identifier: (await this.records.getStack(name))!.record.stackId,
+      status: update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
+    });
+    this.run(deployment, stamp);
+    return { stack: await this.describe(name), deploymentId: id };
+  }
+
+  private async markStarted(
+    name: string,
+    id: string,
+    status: StackStatus,
+    baseVersion?: number,
+  ): Promise<void> {
+    const now = new Date().toISOString();
+    const inserted = await this.records.insertStack({
+      name,
+      stackId: `typeplane:stack/${name}/${randomUUID()}`,
+      status,
+      createdAt: now,
+      updatedAt: now,
+      version: 1,
+      outputs: [],
+      exports: [],
+      imports: [],
+      deployment: id,
+    });
+    if (inserted) {
+      if (baseVersion !== undefined && baseVersion !== 0) {
+        await this.records.deleteStack(name);
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `stack ${name} was deleted since the plan was made; make a new plan`,
+        );
+      }
+      return;
+    }
+    await this.records.updateStack(name, (s) => {
+      if (s.deployment !== undefined || !TERMINAL.test(s.status))
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `stack ${name} is ${s.status}${s.deployment ? ` (deployment ${s.deployment})` : ''}; wait for it to finish`,
+        );
+      if (baseVersion !== undefined && s.version !== baseVersion)
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `stack ${name} changed since the plan was made; make a new plan`,
+        );
+      const next: StackRecord = { ...s, status, deployment: id, version: s.version + 1 };
+      delete next.statusReason;
+      return next;
+    });
+  }
+
+  /** Export names must be free (or ours); an export another stack imports cannot go away. */
+  private async checkExports(name: string, analysis: Analysis): Promise<void> {
+    const names = new Set<string>();
+    for (const output of analysis.template.outputs.values())
+      if (typeof output.exportName === 'string') names.add(output.exportName);
+    for (const exportName of names) {
+      const holder = await this.records.getExport(exportName);
+      if (holder && holder.stack !== name)
+        throw new TypeplaneError(
+          'AlreadyExists',
+          `export ${exportName} is already exported by stack ${holder.stack}; export names are unique`,
+        );
+    }
+    const current = await this.records.getStack(name);
+    for (const exportName of current?.record.exports ?? []) {
+      if (names.has(exportName)) continue;
+      const importers = await this.records.importers(exportName);
+      if (importers.length > 0)
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `export ${exportName} of stack ${name} is imported by stack ${importers.join(', ')}; remove the import there first`,
+        );
+    }
+  }
+
+  // ---- Delete ----
+
+  async delete(
+    name: string,
+    authorize: (typeNames: string[]) => void = () => {},
+  ): Promise<{ stack: StackView; deploymentId: string }> {
+    assertStackName(name);
+    const current = await this.records.getStack(name);
+    if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
+    authorize(await this.recordedTypes(name));
+    for (const exportName of current.record.exports) {
+      const importers = (await this.records.importers(exportName)).filter((s) => s !== name);
+      if (importers.length > 0)
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `stack ${name} cannot be deleted: its export ${exportName} is imported by stack ${importers.join(', ')}; remove the import there first`,
+        );
+    }
+    const id = randomUUID();
+    const deployment: DeploymentRecord = {
+      id,
+      stack: name,
+      kind: 'delete',
+      phase: 'delete',
+      noRollback: true,
+      update: true,
+      owner: this.owner,
+      leaseUntil: new Date(Date.now() + this.leaseMs).toISOString(),
+      startedAt: new Date().toISOString(),
+    };
+    const stamp = await this.records.insertDeployment(deployment);
+    try {
+      await this.records.updateStack(name, (s) => {
+        if (s.deployment !== undefined || !TERMINAL.test(s.status))
+          throw new TypeplaneError('ResourceConflict', `stack ${name} is ${s.status}; wait for it to finish`);
+        return { ...s, status: 'DELETE_IN_PROGRESS', deployment: id, version: s.version + 1 };
+      });
+    } catch (e) {
+      await this.records.deleteDeployment(id);
+      throw e;
+    }
+    await this.records.addEvent(name, {
+      logicalId: name,
+      type: 'Typeplane::Stack',
+      identifier: current.record.stackId,
+      status: 'DELETE_IN_PROGRESS',
+    });
+    this.run(deployment, stamp);
+    return { stack: await this.describe(name), deploymentId: id };
+  }
+
+  // ---- Reading ----
+
+  async describe(name: string): Promise<StackView> {
+    const current = await this.records.getStack(name);
+    if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
+    const s = current.record;
+    const resources = await this.records.getResources(name);
+    return {
+      stackName: s.name,
+      stackId: s.stackId,
+      status: s.status,
+      ...(s.statusReason !== undefined ? { statusReason: s.statusReason } : {}),
+      ...(s.description !== undefined ? { description: s.description } : {}),
+      createdAt: s.createdAt,
+      updatedAt: s.updatedAt,
+      version: s.version,
+      ...(s.deployment !== undefined ? { deploymentId: s.deployment } : {}),
+      parameters: Object.fromEntries(
+        Object.entries(s.parameters ?? {}).map(([k, v]) => ['sealed' in v ? [k, MASK] : [k, v.value]][0]!),
+      ),
+      outputs: this.shownOutputs(s),
+      resources: [...resources.values()].map((r) => ({
+        logicalId: r.logicalId,
+        type: r.type,
+        ...(r.identifier !== undefined ? { identifier: r.identifier } : {}),
+        status: r.status,
+        updatedAt: r.updatedAt,
+      })),
+    };
+  }
+
+  private shownOutputs(s: StackRecord): StackView['outputs'] {
+    return s.outputs.map((o) => ({
+      name: o.name,
+      value: 'sealed' in o.value ? MASK : o.value.value,
+      ...(o.description !== undefined ? { description: o.description } : {}),
+      ...(o.exportName !== undefined ? { exportName: o.exportName } : {}),
+    }));
+  }
+
+  async list(options: { limit?: number; nextToken?: string } = {}): Promise<{
+    stacks: { stackName: string; status: StackStatus; updatedAt: string; description?: string }[];
+    nextToken: string | null;
+  }> {
+    const page = await this.records.listStacks(
+      Math.min(Math.max(options.limit ?? 100, 1), 1000),
+      options.nextToken,
+    );
+    return {
+      stacks: page.items.map((s) => ({
+        stackName: s.name,
+        status: s.status,
+        updatedAt: s.updatedAt,
+        ...(s.description !== undefined ? { description: s.description } : {}),
+      })),
+      nextToken: page.nextToken ?? null,
+    };
+  }
+
+  async events(
+    name: string,
+    options: { limit?: number; nextToken?: string } = {},
+    visible: (typeName: string) => boolean = () => true,
+  ): Promise<{ events: StackEvent[]; nextToken: string | null }> {
+    if (!(await this.records.getStack(name)))
+      throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
+    const page = await this.records.listEvents(
+      name,
+      Math.min(Math.max(options.limit ?? 100, 1), 1000),
+      options.nextToken,
+    );
+    return {
+      events: page.items.filter((e) => e.type === 'Typeplane::Stack' || visible(e.type)),
+      nextToken: page.nextToken ?? null,
+    };
+  }
+
+  async outputs(
+    name: string,
+    authorize: (typeNames: string[]) => void = () => {},
+  ): Promise<StackView['outputs']> {
+    const current = await this.records.getStack(name);
+    if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
+    authorize(await this.recordedTypes(name));
+    return this.shownOutputs(current.record);
+  }
+
+  /** Read every resource through its provider and compare with what the stack last applied. */
+  async drift(
+    name: string,
+    authorize: (typeNames: string[]) => void = () => {},
+  ): Promise<{ stackName: string; status: 'IN_SYNC' | 'DRIFTED'; resources: ResourceDrift[] }> {
+    const current = await this.records.getStack(name);
+    if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
+    const records = await this.records.getResources(name);
+    authorize([...new Set([...records.values()].map((r) => r.type))]);
+    const secrets = this.secretsOf(current.record);
+    const resources: ResourceDrift[] = [];
+    for (const rec of records.values()) {
+      if (rec.identifier === undefined) continue;
+      const type = (await this.ctx.types.get(rec.type))?.type;
+      const base = { logicalId: rec.logicalId, type: rec.type, identifier: rec.identifier };
+      let actual: Record<string, unknown>;
+      try {
+        actual = (await this.ctx.engine.read(rec.type, rec.identifier)).properties;
+      } catch (e) {
+        if (e instanceof TypeplaneError && e.code === 'NotFound') {
+          resources.push({ ...base, status: 'DELETED', differences: [] });
+          continue;
+        }
+        throw e;
+      }
+      const differences = compare(
+        rec.properties,
+        actual,
+        '',
+        (path) => type !== undefined && touchesWriteOnly(type, path),
+      ).map((d) => ({
+        ...d,
+        ...('expected' in d ? { expected: mask(d.expected, secrets) } : {}),
+        ...('actual' in d ? { actual: mask(d.actual, secrets) } : {}),
+      }));
+      // Properties the stack never set (read-only ones, defaults) are not drift; only those it set are compared.
+      resources.push({ ...base, status: differences.length > 0 ? 'MODIFIED' : 'IN_SYNC', differences });
+    }
+    return {
+      stackName: name,
+      status: resources.every((r) => r.status === 'IN_SYNC') ? 'IN_SYNC' : 'DRIFTED',
+      resources,
+    };
+  }
+
+  private secretsOf(s: StackRecord): string[] {
+    const out: string[] = [];
+    for (const [name, v] of Object.entries(s.parameters ?? {}))
+      if ('sealed' in v) {
+        const value = this.records.open(v, `stack-parameter:${s.name}/${name}`);
+        for (const item of Array.isArray(value) ? value : [value])
+          if (String(item) !== '') out.push(String(item));
+      }
+    return out;
+  }
+
+  /** The types a stack's resources have now (a token must reach them to change or delete the stack). */
+  private async recordedTypes(name: string): Promise<string[]> {
+    return [
+      ...new Set([...(await this.records.getResources(name)).values()].map((r: ResourceRecord) => r.type)),
+    ];
+  }
+
+  /** Wait until the stack's deployment `id` has ended (tests, the CLI's --wait via HTTP). */
+  async waitFor(name: string, id: string, timeoutMs: number): Promise<StackView | undefined> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const current = await this.records.getStack(name);
+      if (!current) return undefined;
+      if (current.record.deployment !== id) return this.describe(name);
+      if (Date.now() >= until) return this.describe(name);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  // ---- Client tokens ----
+
+  private async replayed(
+    name: string,
+    token: string | undefined,
+    request: unknown,
+  ): Promise<string | undefined> {
+    if (token === undefined) return undefined;
+    if (typeof token !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(token))
+      throw new TypeplaneError(
+        'InvalidRequest',
+        'clientToken must be 1-128 characters of A-Z a-z 0-9 . _ : -',
+      );
+    const held = await this.options.store.kvGet(TOKENS, `${name}/${token}`);
+    if (!held) return undefined;
+    if (held.value.hash !== hashOf(request))
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `clientToken ${token} was already used for a different request; use a new token`,
+      );
+    return held.value.deploymentId as string;
+  }
+
+  private async rememberToken(
+    name: string,
+    token: string,
+    deploymentId: string,
+    request: unknown,
+  ): Promise<void> {
+    await this.options.store.kvInsert(TOKENS, `${name}/${token}`, {
+      value: { deploymentId, hash: hashOf(request) },
+      writtenBy: 'stacks',
+    });
+  }
+
+  // ---- Running and resuming ----
+
+  private run(record: DeploymentRecord, stamp: string): void {
+    if (this.running.has(record.id)) return;
+    let current = stamp;
+    let lost = false;
+    let chain: Promise<unknown> = Promise.resolve();
+    /** Lease writes one at a time: each compares against the stamp the previous one left. */
+    const write = (next: DeploymentRecord): Promise<boolean> => {
+      const attempt = chain.then(async () => {
+        if (lost) return false;
+        const written = await this.records.swapDeployment(
+          { ...next, owner: this.owner, leaseUntil: new Date(Date.now() + this.leaseMs).toISOString() },
+          current,
+        );
+        if (written === undefined) lost = true;
+        else current = written;
+        return written !== undefined;
+      });
+      chain = attempt.catch(() => false);
+      return attempt;
+    };
+    let latest = record;
+    const persist = (next: DeploymentRecord) => {
+      latest = next;
+      return write(next);
+    };
+    const renew = setInterval(
+      () => void write(latest).catch(() => undefined),
+      Math.max(50, this.leaseMs / 3),
+    );
+    renew.unref();
+    const deployment = new Deployment(this.ctx, record, persist, () => lost || this.stopped);
+    const done = deployment
+      .run()
+      .catch((e: unknown) =>
+        this.ctx.log.warn(
+          { stack: record.stack, deployment: record.id, err: String(e) },
+          'stack deployment stopped',
+        ),
+      )
+      .finally(() => {
+        clearInterval(renew);
+        this.running.delete(record.id);
+      });
+    this.running.set(record.id, done);
+  }
+
+  private async resumeDue(): Promise<void> {
+    if (this.stopped) return;
+    const now = Date.now();
+    for (const { record, writtenBy } of await this.records.listDeployments()) {
+      if (this.running.has(record.id) || Date.parse(record.leaseUntil) > now) continue;
+      const claimed = {
+        ...record,
+        owner: this.owner,
+        leaseUntil: new Date(now + this.leaseMs).toISOString(),
+      };
+      const stamp = await this.records.swapDeployment(claimed, writtenBy);
+      if (stamp === undefined) continue; // another server took it
+      this.ctx.log.info(
+        { stack: record.stack, deployment: record.id, phase: record.phase },
+        'resuming stack deployment',
+      );
+      this.run(claimed, stamp);
+    }
+  }
+}
+
+function assertStackName(name: string): void {
+  if (typeof name !== 'string' || !STACK_NAME.test(name))
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `stack name '${String(name).slice(0, 140)}' must start with a letter and hold at most 128 letters, digits and hyphens`,
+    );
+}
+
+function typesOf(analysis: Analysis): string[] {
+  return [...new Set([...analysis.resources.values()].map((r) => r.compiled.type.typeName))];
+}
+
+function hashOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}
+
+/** Differences between what the stack set (`expected`) and what the provider reports, leaf by leaf. */
+function compare(
+  expected: unknown,
+  actual: unknown,
+  path: string,
+  skip: (path: string) => boolean,
+): DriftDifference[] {
+  if (path !== '' && skip(path)) return [];
+  const isMap = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isMap(expected) && isMap(actual)) {
+    const out: DriftDifference[] = [];
+    for (const [k, v] of Object.entries(expected)) {
+      const at = `${path}/${escapePointerToken(k)}`;
+      if (skip(at)) continue;
+      if (!Object.hasOwn(actual, k)) out.push({ path: at, expected: v, kind: 'REMOVE' });
+      else out.push(...compare(v, actual[k], at, skip));
+    }
+    // Members added inside a property the stack set are drift; top-level ones the stack never set are not.
+    if (path !== '')
+      for (const [k, v] of Object.entries(actual))
+        if (!Object.hasOwn(expected, k) && !skip(`${path}/${escapePointerToken(k)}`))
+          out.push({ path: `${path}/${escapePointerToken(k)}`, actual: v, kind: 'ADD' });
+    return out;
+  }
+  if (Array.isArray(expected) && Array.isArray(actual) && expected.length !== actual.length) {
+    if (actual.length > expected.length) return [{ path, expected, actual, kind: 'ADD' }];
+    return [{ path, expected, actual, kind: 'REMOVE' }];
+  }
+  return jsonEqual(expected, actual) ? [] : [{ path, expected, actual, kind: 'NOT_EQUAL' }];
+}

@@ -1,0 +1,364 @@
+/**
+ * @module A template: the CloudFormation format (JSON or YAML with its short forms), read into
+ * declarations with their source positions kept. Structure only; meaning is checked by `validate.ts`.
+ */
+import { parseSource, type Diagnostic, type SourceDocument } from '../schema/index.js';
+import { escapePointerToken } from '../schema/diagnostics.js';
+import { stackDiagnostic } from './rules.js';
+import { TEMPLATE_TAGS } from './yaml-tags.js';
+
+export type ParameterType = 'String' | 'Number' | 'CommaDelimitedList' | 'List<Number>';
+
+export interface ParameterDeclaration {
+  name: string;
+  type: ParameterType;
+  default?: unknown;
+  allowedValues?: unknown[];
+  allowedPattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minValue?: number;
+  maxValue?: number;
+  noEcho: boolean;
+  description?: string;
+  constraintDescription?: string;
+}
+
+export type Policy = 'Delete' | 'Retain';
+
+export interface ResourceDeclaration {
+  logicalId: string;
+  /** As written: `AWS::S3::Bucket`, `Applications.Datastores/redisCaches@2023-10-01-preview`. */
+  type: string;
+  properties: Record<string, unknown>;
+  dependsOn: string[];
+  condition?: string;
+  deletionPolicy: Policy;
+  updateReplacePolicy: Policy;
+}
+
+export interface OutputDeclaration {
+  name: string;
+  value: unknown;
+  description?: string;
+  condition?: string;
+  exportName?: unknown;
+}
+
+export interface Template {
+  document: SourceDocument;
+  description?: string;
+  parameters: Map<string, ParameterDeclaration>;
+  mappings: Record<string, unknown>;
+  conditions: Map<string, unknown>;
+  resources: Map<string, ResourceDeclaration>;
+  outputs: Map<string, OutputDeclaration>;
+}
+
+const SECTIONS = new Set([
+  'AWSTemplateFormatVersion',
+  'Description',
+  'Metadata',
+  'Parameters',
+  'Rules',
+  'Mappings',
+  'Conditions',
+  'Transform',
+  'Resources',
+  'Outputs',
+]);
+const RESOURCE_KEYS = new Set([
+  'Type',
+  'Properties',
+  'DependsOn',
+  'Condition',
+  'DeletionPolicy',
+  'UpdateReplacePolicy',
+  'Metadata',
+  'CreationPolicy',
+  'UpdatePolicy',
+]);
+const PARAMETER_KEYS = new Set([
+  'Type',
+  'Default',
+  'AllowedValues',
+  'AllowedPattern',
+  'MinLength',
+  'MaxLength',
+  'MinValue',
+  'MaxValue',
+  'NoEcho',
+  'Description',
+  'ConstraintDescription',
+]);
+/** Logical ids and parameter names: alphanumerics, as CloudFormation has them. */
+const LOGICAL_ID = /^[A-Za-z0-9]{1,255}$/;
+/** Templates larger than this are refused (a stack's template is stored with it). */
+export const MAX_TEMPLATE_BYTES = 1024 * 1024;
+export const MAX_RESOURCES = 2000;
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Read a template; `template` is undefined when the text cannot be read as one at all. */
+export function loadTemplate(
+  input: string,
+  file?: string,
+): { template?: Template; diagnostics: Diagnostic[] } {
+  if (Buffer.byteLength(input) > MAX_TEMPLATE_BYTES)
+    return {
+      diagnostics: [
+        locate(
+          stackDiagnostic(
+            'TP4001',
+            '',
+            `template is ${Buffer.byteLength(input)} bytes, over the ${MAX_TEMPLATE_BYTES} limit; split it into several stacks (exports and Fn::ImportValue connect them)`,
+          ),
+          undefined,
+          file,
+        ),
+      ],
+    };
+  const parsed = parseSource(input, { ...(file ? { file } : {}), yamlTags: TEMPLATE_TAGS });
+  if (!parsed.document) return { diagnostics: parsed.diagnostics };
+  const document = parsed.document;
+  const diagnostics: Diagnostic[] = [];
+  const problem = (rule: Parameters<typeof stackDiagnostic>[0], pointer: string, message: string) =>
+    diagnostics.push(stackDiagnostic(rule, pointer, message));
+  const root = document.value;
+  if (!isObject(root)) {
+    problem('TP4001', '', 'a template is a mapping with Resources (and Parameters, Outputs, …)');
+    return { diagnostics: diagnostics.map((d) => locate(d, document, file)) };
+  }
+  for (const key of Object.keys(root))
+    if (!SECTIONS.has(key))
+      problem(
+        'TP4001',
+        `/${escapePointerToken(key)}`,
+        `unknown section '${key}'; the sections are ${[...SECTIONS].join(', ')}`,
+      );
+  if (root.Transform !== undefined)
+    problem(
+      'TP4018',
+      '/Transform',
+      'Transform (macros, AWS::Serverless) is not supported; expand the template first',
+    );
+  const template: Template = {
+    document,
+    parameters: new Map(),
+    mappings: {},
+    conditions: new Map(),
+    resources: new Map(),
+    outputs: new Map(),
+  };
+  if (root.Description !== undefined) {
+    if (typeof root.Description === 'string') template.description = root.Description;
+    else problem('TP4001', '/Description', 'Description must be a string');
+  }
+  const section = (name: string): Record<string, unknown> => {
+    const value = root[name];
+    if (value === undefined || value === null) return {};
+    if (!isObject(value)) {
+      problem('TP4001', `/${name}`, `${name} must be a mapping of names to declarations`);
+      return {};
+    }
+    return value;
+  };
+  for (const [name, declaration] of Object.entries(section('Parameters'))) {
+    const parameter = readParameter(name, declaration, (pointer, message) =>
+      problem('TP4011', `/Parameters/${escapePointerToken(name)}${pointer}`, message),
+    );
+    if (parameter) template.parameters.set(name, parameter);
+  }
+  const mappings = section('Mappings');
+  for (const [name, map] of Object.entries(mappings)) {
+    if (!isObject(map) || !Object.values(map).every(isObject))
+      problem(
+        'TP4001',
+        `/Mappings/${escapePointerToken(name)}`,
+        `mapping '${name}' must map keys to mappings of keys to values`,
+      );
+  }
+  template.mappings = mappings;
+  for (const [name, expression] of Object.entries(section('Conditions')))
+    template.conditions.set(name, expression);
+  const resources = section('Resources');
+  if (Object.keys(resources).length === 0)
+    problem('TP4002', '/Resources', 'a template declares at least one resource under Resources');
+  if (Object.keys(resources).length > MAX_RESOURCES)
+    problem(
+      'TP4002',
+      '/Resources',
+      `a template declares at most ${MAX_RESOURCES} resources; split it into several stacks`,
+    );
+  for (const [logicalId, declaration] of Object.entries(resources).slice(0, MAX_RESOURCES)) {
+    const resource = readResource(logicalId, declaration, (rule, pointer, message) =>
+      problem(rule, `/Resources/${escapePointerToken(logicalId)}${pointer}`, message),
+    );
+    if (resource) template.resources.set(logicalId, resource);
+  }
+  for (const [name, declaration] of Object.entries(section('Outputs'))) {
+    const at = `/Outputs/${escapePointerToken(name)}`;
+    if (!LOGICAL_ID.test(name)) problem('TP4017', at, `output name '${name}' must be alphanumeric`);
+    if (!isObject(declaration) || declaration.Value === undefined) {
+      problem('TP4017', at, `output '${name}' needs a Value`);
+      continue;
+    }
+    const output: OutputDeclaration = { name, value: declaration.Value };
+    if (typeof declaration.Description === 'string') output.description = declaration.Description;
+    if (declaration.Condition !== undefined) {
+      if (typeof declaration.Condition === 'string') output.condition = declaration.Condition;
+      else problem('TP4017', `${at}/Condition`, 'Condition names a condition (a string)');
+    }
+    if (declaration.Export !== undefined) {
+      if (isObject(declaration.Export) && declaration.Export.Name !== undefined)
+        output.exportName = declaration.Export.Name;
+      else problem('TP4017', `${at}/Export`, 'Export is {Name: <export name>}');
+    }
+    template.outputs.set(name, output);
+  }
+  return { template, diagnostics: diagnostics.map((d) => locate(d, document, file)) };
+}
+
+/** A diagnostic with its file, line and column (the member's name for a missing value). */
+export function locate(
+  d: Diagnostic,
+  document: SourceDocument | undefined,
+  file: string | undefined,
+): Diagnostic {
+  const position = document?.locate(d.pointer, 'key') ?? { line: 1, column: 1 };
+  return { ...d, ...(file ? { file } : {}), line: position.line, column: position.column };
+}
+
+const PARAMETER_TYPES: Record<string, ParameterType> = {
+  String: 'String',
+  Number: 'Number',
+  CommaDelimitedList: 'CommaDelimitedList',
+  'List<Number>': 'List<Number>',
+};
+
+function readParameter(
+  name: string,
+  declaration: unknown,
+  problem: (pointer: string, message: string) => void,
+): ParameterDeclaration | undefined {
+  if (!LOGICAL_ID.test(name)) problem('', `parameter name '${name}' must be alphanumeric`);
+  if (!isObject(declaration)) {
+    problem('', `parameter '${name}' must be a mapping with a Type`);
+    return undefined;
+  }
+  for (const key of Object.keys(declaration))
+    if (!PARAMETER_KEYS.has(key)) problem(`/${escapePointerToken(key)}`, `unknown parameter key '${key}'`);
+  const rawType = declaration.Type;
+  let type: ParameterType | undefined = typeof rawType === 'string' ? PARAMETER_TYPES[rawType] : undefined;
+  // AWS-specific parameter types (key names, subnet ids, …) hold strings, or lists of them.
+  if (!type && typeof rawType === 'string' && /^AWS::[A-Za-z0-9:]+$/.test(rawType)) type = 'String';
+  if (!type && typeof rawType === 'string' && /^List<AWS::[A-Za-z0-9:]+>$/.test(rawType))
+    type = 'CommaDelimitedList';
+  if (!type) {
+    problem(
+      '/Type',
+      `Type must be String, Number, CommaDelimitedList or List<Number>, not ${JSON.stringify(rawType)}`,
+    );
+    return undefined;
+  }
+  const parameter: ParameterDeclaration = { name, type, noEcho: false };
+  const number = (key: string): number | undefined => {
+    const v = declaration[key];
+    if (v === undefined) return undefined;
+    const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+    if (typeof n !== 'number' || !Number.isFinite(n)) {
+      problem(`/${key}`, `${key} must be a number`);
+      return undefined;
+    }
+    return n;
+  };
+  if (declaration.Default !== undefined) parameter.default = declaration.Default;
+  if (declaration.AllowedValues !== undefined) {
+    if (Array.isArray(declaration.AllowedValues)) parameter.allowedValues = declaration.AllowedValues;
+    else problem('/AllowedValues', 'AllowedValues must be a list');
+  }
+  if (declaration.AllowedPattern !== undefined) {
+    if (typeof declaration.AllowedPattern === 'string') parameter.allowedPattern = declaration.AllowedPattern;
+    else problem('/AllowedPattern', 'AllowedPattern must be a string (a regular expression)');
+  }
+  for (const [key, field] of [
+    ['MinLength', 'minLength'],
+    ['MaxLength', 'maxLength'],
+    ['MinValue', 'minValue'],
+    ['MaxValue', 'maxValue'],
+  ] as const) {
+    const n = number(key);
+    if (n !== undefined) parameter[field] = n;
+  }
+  const noEcho = declaration.NoEcho;
+  if (noEcho !== undefined) {
+    if (noEcho === true || noEcho === 'true') parameter.noEcho = true;
+    else if (noEcho !== false && noEcho !== 'false') problem('/NoEcho', 'NoEcho must be true or false');
+  }
+  if (typeof declaration.Description === 'string') parameter.description = declaration.Description;
+  if (typeof declaration.ConstraintDescription === 'string')
+    parameter.constraintDescription = declaration.ConstraintDescription;
+  return parameter;
+}
+
+function readResource(
+  logicalId: string,
+  declaration: unknown,
+  problem: (rule: 'TP4003' | 'TP4018', pointer: string, message: string) => void,
+): ResourceDeclaration | undefined {
+  if (!LOGICAL_ID.test(logicalId))
+    problem('TP4003', '', `logical id '${logicalId}' must be alphanumeric (A-Z, a-z, 0-9)`);
+  if (!isObject(declaration)) {
+    problem('TP4003', '', `resource '${logicalId}' must be a mapping with a Type`);
+    return undefined;
+  }
+  for (const key of Object.keys(declaration))
+    if (!RESOURCE_KEYS.has(key))
+      problem(
+        'TP4003',
+        `/${escapePointerToken(key)}`,
+        `unknown resource attribute '${key}'; the attributes are ${[...RESOURCE_KEYS].join(', ')}`,
+      );
+  if (typeof declaration.Type !== 'string' || declaration.Type === '') {
+    problem(
+      'TP4003',
+      declaration.Type === undefined ? '' : '/Type',
+      `resource '${logicalId}' needs a Type (a registered type name)`,
+    );
+    return undefined;
+  }
+  const resource: ResourceDeclaration = {
+    logicalId,
+    type: declaration.Type,
+    properties: {},
+    dependsOn: [],
+    deletionPolicy: 'Delete',
+    updateReplacePolicy: 'Delete',
+  };
+  if (declaration.Properties !== undefined) {
+    if (isObject(declaration.Properties)) resource.properties = declaration.Properties;
+    else problem('TP4003', '/Properties', 'Properties must be a mapping');
+  }
+  const dependsOn = declaration.DependsOn;
+  if (typeof dependsOn === 'string') resource.dependsOn = [dependsOn];
+  else if (Array.isArray(dependsOn) && dependsOn.every((d) => typeof d === 'string'))
+    resource.dependsOn = dependsOn;
+  else if (dependsOn !== undefined)
+    problem('TP4003', '/DependsOn', 'DependsOn is a logical id or a list of them');
+  if (declaration.Condition !== undefined) {
+    if (typeof declaration.Condition === 'string') resource.condition = declaration.Condition;
+    else problem('TP4003', '/Condition', 'Condition names a condition (a string)');
+  }
+  for (const [key, field] of [
+    ['DeletionPolicy', 'deletionPolicy'],
+    ['UpdateReplacePolicy', 'updateReplacePolicy'],
+  ] as const) {
+    const v = declaration[key];
+    if (v === undefined) continue;
+    if (v === 'Delete' || v === 'Retain') resource[field] = v;
+    else if (v === 'Snapshot' || v === 'RetainExceptOnCreate') resource[field] = 'Retain';
+    else problem('TP4003', `/${key}`, `${key} must be Delete or Retain`);
+  }
+  return resource;
+}

@@ -1,0 +1,33 @@
+/**
+ * @module How a template names a type. A resource schema's type is its name (`AWS::S3::Bucket`); a
+ * manifest's is `Namespace.Area/typeName`, optionally with the API version after `@`
+ * (`Applications.Datastores/redisCaches@2023-10-01-preview`), as Bicep writes it. The engine serves
+ * a type's default (latest registered) version, so a version, when written, must be that one.
+ */
+import { TypeplaneError } from '../errors.js';
+import type { Registry } from '../registry/registry.js';
+import type { TypeSource } from './analyze.js';
+
+export function parseTypeReference(written: string): { typeName: string; version?: string } {
+  const at = written.lastIndexOf('@');
+  if (at > 0 && written.includes('/'))
+    return { typeName: written.slice(0, at), version: written.slice(at + 1) };
+  return { typeName: written };
+}
+
+/** The registry as a template sees it: unknown types are undefined, not errors. */
+export function registryTypes(registry: Registry): TypeSource {
+  return {
+    async get(typeName) {
+      try {
+        return await registry.get(typeName);
+      } catch (e) {
+        if (e instanceof TypeplaneError && e.code === 'NotFound') return undefined;
+        throw e;
+      }
+    },
+    async names() {
+      return (await registry.list()).map((t) => t.typeName);
+    },
+  };
+}
