@@ -7,6 +7,11 @@
  * (`patternProperties` or an `additionalProperties` schema) and inside free-form values (an object or
  * array whose schema declares nothing about its members, such as a policy document), but never to an
  * undeclared property. `__proto__`, `constructor` and `prototype` are refused anywhere in a path.
+ *
+ * The patched model is bounded as each operation applies ({@link PATCHED_MODEL_LIMITS}): `copy`
+ * duplicates what the document already holds, so a short patch that copies a container into itself
+ * again and again would double it every time (a 1 KB patch, gigabytes). Each operation's effect is
+ * measured before it runs, and the first one that would pass a limit is refused, naming it.
  */
 import jsonpatch from 'fast-json-patch';
 import { TypeplaneError, type ErrorDetail } from '../errors.js';
@@ -16,6 +21,7 @@ import type { ResourceType } from '../schema/model.js';
 import type { Model } from './types.js';
 import { cloneJson, isObject, jsonEqual } from './json.js';
 import { resolverOf } from './properties.js';
+import { measureJson, type JsonSize } from './size.js';
 
 /** The most operations one patch may hold. */
 export const MAX_PATCH_OPERATIONS = 1000;
@@ -23,6 +29,22 @@ export const MAX_PATCH_OPERATIONS = 1000;
 const MAX_DETAILS = 100;
 /** The most reference tokens one patch path may have. */
 export const MAX_PATH_TOKENS = 100;
+
+/**
+ * Bounds on a patched model and on the work of patching it. A model sent whole is at most a 1 MB body,
+ * so a patched one may not be bigger; nor deeper than a body may nest. `maxValuesMoved` bounds the
+ * values a patch copies, moves, replaces or removes in all, which each cost time in proportion.
+ */
+export const PATCHED_MODEL_LIMITS = {
+  /** JSON values (objects, arrays, scalars) of the patched model. */
+  maxValues: 100_000,
+  /** Characters of the patched model as compact JSON. */
+  maxChars: 1024 * 1024,
+  /** Levels of nesting of the patched model. */
+  maxDepth: 100,
+  /** Values copied, moved, replaced or removed by one patch, all operations together. */
+  maxValuesMoved: 1_000_000,
+} as const;
 
 const OPS = ['add', 'remove', 'replace', 'move', 'copy', 'test'] as const;
 type Op = (typeof OPS)[number];
@@ -47,9 +69,30 @@ interface CheckedOperation {
  */
 export function applyPatch(type: ResourceType, current: Model, patch: unknown): Model {
   const operations = checkPatch(type, patch);
+  const size = measureJson(current, PATCHED_MODEL_LIMITS.maxValues, PATCHED_MODEL_LIMITS.maxChars);
+  if (typeof size === 'string' || size.depth > PATCHED_MODEL_LIMITS.maxDepth) {
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `the resource's model is over the limits of a patched model (${describeLimits()}); replace it whole with PUT`,
+      [{ pointer: '', message: `the current model is over ${describeLimits()}` }],
+    );
+  }
   const document = cloneJson(current);
-  operations.forEach((operation, index) => applyOperation(document, operation, index));
+  const budget: Budget = { values: size.nodes, chars: size.chars, moved: 0 };
+  operations.forEach((operation, index) => applyOperation(document, operation, index, budget));
   return document;
+}
+
+function describeLimits(): string {
+  const l = PATCHED_MODEL_LIMITS;
+  return `${l.maxValues} values, ${l.maxChars} characters of JSON, ${l.maxDepth} levels`;
+}
+
+/** The patched document's size so far, and the values the patch has moved so far. */
+interface Budget {
+  values: number;
+  chars: number;
+  moved: number;
 }
 
 function checkPatch(type: ResourceType, patch: unknown): CheckedOperation[] {
@@ -256,13 +299,41 @@ function member(container: unknown, token: string): unknown {
   return undefined;
 }
 
-function applyOperation(document: Model, operation: CheckedOperation, index: number): void {
+function applyOperation(document: Model, operation: CheckedOperation, index: number, budget: Budget): void {
   const fail = (message: string): never => {
     throw new TypeplaneError(
       'InvalidRequest',
       `patch operation ${index} (${operation.op} ${clip(operation.path)}): ${message}`,
       [{ pointer: `/${index}`, index, message }],
     );
+  };
+  const limits = PATCHED_MODEL_LIMITS;
+  /**
+   * The size of a value the operation brings in or takes out, counted against the patch's work;
+   * measuring stops at what the model has room for, so a copy bomb is refused before it is copied.
+   */
+  const measure = (value: unknown, room: { values: number; chars: number }): JsonSize => {
+    const workLeft = limits.maxValuesMoved - budget.moved;
+    const size = measureJson(value, Math.min(room.values, workLeft), room.chars);
+    if (size === 'nodes' && workLeft < room.values)
+      fail(
+        `the patch copies, moves, replaces or removes more than ${limits.maxValuesMoved} values in all, the most one patch may; send the model whole with PUT`,
+      );
+    if (size === 'nodes')
+      fail(
+        `the patched model would have more than ${limits.maxValues} values (objects, arrays and scalars), the most allowed`,
+      );
+    if (size === 'chars')
+      fail(`the patched model would be more than ${limits.maxChars} characters of JSON, the most allowed`);
+    const measured = size as JsonSize;
+    budget.moved += measured.nodes;
+    return measured;
+  };
+  const everything = { values: Number.MAX_SAFE_INTEGER, chars: Number.MAX_SAFE_INTEGER };
+  const takeOut = (location: { parent: unknown[] | Model; key: string | number }): void => {
+    const removed = measure(valueAt(location), everything);
+    budget.values -= removed.nodes;
+    budget.chars -= removed.chars;
   };
   const run = (op: jsonpatch.Operation) => {
     try {
@@ -279,7 +350,10 @@ function applyOperation(document: Model, operation: CheckedOperation, index: num
     if (!from.exists) return fail(`${clip(operation.from!)} does not exist`);
     value = valueAt(from);
     // RFC 6902: a move is a remove, then an add at `path` as the document is after the removal.
-    if (operation.op === 'move') run({ op: 'remove', path: operation.from! });
+    if (operation.op === 'move') {
+      takeOut(from);
+      run({ op: 'remove', path: operation.from! });
+    }
   }
   const at = locate(document, operation.tokens, operation.path);
   if (!at.ok) return fail(at.message);
@@ -290,6 +364,20 @@ function applyOperation(document: Model, operation: CheckedOperation, index: num
     return fail(
       `index ${String(at.key)} is past the end of the array (length ${(at.parent as unknown[]).length})`,
     );
+  if (operation.op !== 'test') {
+    // What leaves the document: the value removed or replaced (an add to an array inserts).
+    if (at.exists && !(operation.op === 'add' && Array.isArray(at.parent))) takeOut(at);
+    if (operation.op !== 'remove') {
+      const added = measure(value, {
+        values: limits.maxValues - budget.values,
+        chars: limits.maxChars - budget.chars,
+      });
+      if (operation.tokens.length + added.depth > limits.maxDepth)
+        fail(`the patched model would be nested more than ${limits.maxDepth} levels deep, the most allowed`);
+      budget.values += added.nodes;
+      budget.chars += added.chars + (Array.isArray(at.parent) ? 1 : String(at.key).length + 4);
+    }
+  }
   switch (operation.op) {
     case 'test':
       if (!jsonEqual(valueAt(at), value))

@@ -1,7 +1,7 @@
 /**
  * @module loadTypes: files and folders → validated, normalised resource types.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
@@ -88,7 +88,7 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
           ? diagnostic(
               'TP1004',
               '',
-              `file is ${(content / 1048576).toFixed(1)} MB, over the ${LIMITS.maxBytes / 1048576} MB limit; split it into one file per resource type`,
+              `file is ${content > LIMITS.maxBytes + 1 ? `${(content / 1048576).toFixed(1)} MB, ` : ''}over the ${LIMITS.maxBytes / 1048576} MB limit; split it into one file per resource type`,
             )
           : diagnostic('TP1001', '', content.message);
       results.push({
@@ -116,15 +116,42 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
   return { results, types, valid: results.every((r) => r.valid) };
 }
 
-/** The file's bytes, its size when over the limit (not read: no need to load 50 MB to refuse it), or why not. */
+/**
+ * The file's bytes, its size when over the limit, or why not. Only a regular file is read (a FIFO
+ * would block forever, a device such as /dev/zero never end), judged on the open descriptor, so a
+ * symlink or a swap after the check changes nothing; opening does not block (O_NONBLOCK), and the
+ * limit holds while reading, whatever `stat` said the size was.
+ */
 function readBounded(file: string): Buffer | number | Error {
+  let fd: number | undefined;
   try {
-    const info = statSync(file);
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const info = fstatSync(fd);
+    if (!info.isFile()) return new Error(`cannot read ${file}: ${kindOf(info)}, not a regular file`);
     if (info.size > LIMITS.maxBytes) return info.size;
-    return readFileSync(file);
+    const buffer = Buffer.allocUnsafe(LIMITS.maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      // Grown since `stat` (or lying about its size): refused without reading the rest.
+      if (length > LIMITS.maxBytes) return length;
+    }
+    return Buffer.from(buffer.subarray(0, length));
   } catch (e) {
     return new Error(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
+}
+
+function kindOf(info: Stats): string {
+  if (info.isDirectory()) return 'a folder';
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  if (info.isSocket()) return 'a socket';
+  return 'not a file';
 }
 
 /** The same type name and version defined in two files: both are in error. */

@@ -11,6 +11,7 @@ import {
   CST,
   Lexer,
   Parser,
+  isAlias,
   isMap,
   isSeq,
   isPair,
@@ -47,6 +48,14 @@ export interface ParseResult {
 export const LIMITS = {
   maxBytes: 10 * 1024 * 1024,
   maxDepth: 64,
+  /**
+   * JSON values (objects, arrays, scalars) once YAML aliases are expanded: an alias is a copy of its
+   * anchor wherever it is used, so a few aliases of a large anchor would otherwise be gigabytes. The
+   * largest published schema has under 2,000.
+   */
+  maxValues: 100_000,
+  /** YAML anchors and aliases together (each alias is resolved by scanning those before it). */
+  maxAnchors: 1_000,
   maxSyntaxErrors: 20,
 } as const;
 
@@ -194,6 +203,18 @@ function parseJson(
   }
   if (valueDepthExceeded(value, LIMITS.maxDepth))
     return depthError(Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
+  if (valueCountExceeds(value, LIMITS.maxValues))
+    return {
+      diagnostics: [
+        at(
+          diagnostic(
+            'TP1004',
+            '',
+            `document has more than ${LIMITS.maxValues} values; split it into one file per resource type`,
+          ),
+        ),
+      ],
+    };
   let tree: JsonNode | undefined;
   const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position | undefined => {
     tree ??= parseTree(text, [], { disallowComments: true });
@@ -281,6 +302,20 @@ function parseYaml(
     ]);
   }
   if (doc.errors.length > 0) return syntaxErrors(doc.errors);
+  const tooManyValues = (offset: number, why: 'values' | 'anchors'): ParseResult => ({
+    diagnostics: [
+      at(
+        diagnostic(
+          'TP1004',
+          '',
+          why === 'values'
+            ? `document has more than ${LIMITS.maxValues} values, aliases expanded; split it, or use fewer aliases of large anchors`
+            : `document has more than ${LIMITS.maxAnchors} anchors and aliases; write the values out or share fewer of them`,
+        ),
+        lines.position(offset),
+      ),
+    ],
+  });
   const duplicates = duplicateKeys(doc);
   if (duplicates.length > 0) return syntaxErrors(duplicates);
   if (doc.contents === null) {
@@ -296,6 +331,8 @@ function parseYaml(
       ],
     };
   }
+  const expanded = yamlValuesProblem(doc, LIMITS.maxValues, LIMITS.maxAnchors);
+  if (expanded !== undefined) return tooManyValues(expanded.offset, expanded.why);
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: 100 });
@@ -328,6 +365,67 @@ function parseYaml(
     return offset === undefined ? undefined : lines.position(offset);
   };
   return { document: { file, format: 'yaml', text, value, locate }, diagnostics: [] };
+}
+
+/**
+ * Where a YAML document passes a bound on its aliases (the offset at fault, and why), or `undefined`
+ * within them: at most `maxAnchors` anchors and aliases together (resolving an alias scans those
+ * before it), and at most `maxValues` values once aliases are expanded. Each node's expanded count is
+ * computed once and reused wherever an alias names it, so the cost is linear in the document however
+ * large the expansion.
+ */
+function yamlValuesProblem(
+  doc: YamlDocument.Parsed,
+  maxValues: number,
+  maxAnchors: number,
+): { offset: number; why: 'values' | 'anchors' } | undefined {
+  // Anchors as they appear: an alias names the last anchor of its name before it.
+  const targets = new Map<unknown, unknown>();
+  const anchors = new Map<string, unknown>();
+  let seen = 0;
+  let tooMany: number | undefined;
+  visit(doc, {
+    Node(_, node) {
+      if (!isAlias(node) && node.anchor === undefined) return undefined;
+      if (++seen > maxAnchors) {
+        tooMany = node.range?.[0] ?? 0;
+        return visit.BREAK;
+      }
+      if (isAlias(node)) targets.set(node, anchors.get(node.source));
+      else anchors.set(node.anchor!, node);
+      return undefined;
+    },
+  });
+  if (tooMany !== undefined) return { offset: tooMany, why: 'anchors' };
+  const counts = new Map<unknown, number>();
+  let over: number | undefined;
+  const count = (node: unknown): number => {
+    if (over !== undefined) return Infinity;
+    if (isAlias(node)) {
+      const n = targets.get(node) === undefined ? 1 : count(targets.get(node));
+      if (n > maxValues) over ??= node.range?.[0] ?? 0;
+      return n;
+    }
+    const known = counts.get(node);
+    if (known !== undefined) return known;
+    // An alias to a collection containing it: counted once here; the depth check refuses it.
+    counts.set(node, 1);
+    let n = 1;
+    if (isMap(node) || isSeq(node)) {
+      for (const item of node.items) {
+        n += isPair(item) ? count(item.key) + count(item.value) : count(item);
+        if (n > maxValues) {
+          const at = isPair(item) ? (item.value ?? item.key) : item;
+          over ??= (at as { range?: [number] } | null)?.range?.[0] ?? node.range?.[0] ?? 0;
+          return Infinity;
+        }
+      }
+    }
+    counts.set(node, n);
+    return n;
+  };
+  count(doc.contents);
+  return over === undefined ? undefined : { offset: over, why: 'values' };
 }
 
 /** Keys repeated within one mapping (scalar keys, compared by value as YAML does). */
@@ -485,6 +583,19 @@ function valueDepthExceeded(root: unknown, max: number): boolean {
         depths.push(depth + 1);
       }
     }
+  }
+  return false;
+}
+
+/** Whether a parsed value has more than `max` values (objects, arrays, scalars); stops at `max`. */
+function valueCountExceeds(root: unknown, max: number): boolean {
+  let count = 0;
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (++count > max) return true;
+    if (typeof node === 'object' && node !== null)
+      for (const child of Object.values(node)) pending.push(child);
   }
   return false;
 }

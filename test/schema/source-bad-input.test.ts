@@ -222,7 +222,26 @@ describe('TP1006 YAML syntax', () => {
       const name = String.fromCharCode(97 + i);
       lines.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(', ')}]`);
     }
-    assertOnly(validate(lines.join('\n') + '\n', yaml), { rule: 'TP1006', pointer: '', line: 1, column: 1 });
+    // Refused before expansion, at the first alias that takes the count over the limit.
+    assertOnly(validate(lines.join('\n') + '\n', yaml), { rule: 'TP1004', pointer: '', line: 6, column: 12 });
+  });
+
+  it('refuses a large anchored list aliased many times, counting its expansion in linear time', () => {
+    const text =
+      `a: &x\n${'  - 1\n'.repeat(20_000)}` + Array.from({ length: 99 }, (_, i) => `b${i}: *x\n`).join('');
+    const started = performance.now();
+    const result = validate(text, yaml);
+    assertOnly(result, { rule: 'TP1004', pointer: '', line: 20_005, column: 5 });
+    assert.match(result.diagnostics[0]!.message, /more than 100000 values, aliases expanded/);
+    assert.ok(performance.now() - started < 5000, 'no expansion');
+  });
+
+  it('refuses more anchors and aliases than the limit, without resolving each alias by a scan', () => {
+    const text =
+      'a: &a0 [1]\n' + Array.from({ length: 2000 }, (_, i) => `b${i + 1}: &a${i + 1} [*a${i}]\n`).join('');
+    const result = validate(text, yaml);
+    assertOnly(result, { rule: 'TP1004', pointer: '', line: 501, column: 14 });
+    assert.match(result.diagnostics[0]!.message, /more than 1000 anchors and aliases/);
   });
 });
 
