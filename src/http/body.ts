@@ -6,7 +6,26 @@
  */
 import secureJson from 'secure-json-parse';
 import { TypeplaneError } from '../errors.js';
-import { jsonDepthOffset } from '../schema/index.js';
+import { jsonDepthOffset, valueProblems } from '../schema/index.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * A request body's bytes as text. Malformed UTF-8 is refused: decoding it would put U+FFFD in place
+ * of the bytes sent, so what is kept would silently differ from what was sent.
+ *
+ * @throws TypeplaneError `InvalidRequest`.
+ */
+export function bodyText(bytes: Buffer): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new TypeplaneError(
+      'InvalidRequest',
+      'request body is not valid UTF-8 text; send JSON encoded as UTF-8',
+    );
+  }
+}
 
 /**
  * The deepest nesting of objects and arrays a JSON body may have. A resource model sits two levels
@@ -17,10 +36,12 @@ export const MAX_BODY_DEPTH = 100;
 /**
  * A JSON request body as a value.
  *
- * @throws TypeplaneError `InvalidRequest` for an empty body, malformed JSON, nesting deeper than
- * {@link MAX_BODY_DEPTH} or a key that would reach a prototype.
+ * @throws TypeplaneError `InvalidRequest` for an empty body, malformed UTF-8 or JSON, nesting deeper
+ * than {@link MAX_BODY_DEPTH}, a key that would reach a prototype, a lone surrogate in a string or a
+ * number too large for JSON (see `valueProblems`).
  */
-export function parseJsonBody(text: string): unknown {
+export function parseJsonBody(body: string | Buffer): unknown {
+  const text = typeof body === 'string' ? body : bodyText(body);
   if (text.trim() === '')
     throw new TypeplaneError('InvalidRequest', 'request body is empty; send a JSON object');
   // Depth d needs d opening brackets: a short body cannot be too deep.
@@ -32,8 +53,9 @@ export function parseJsonBody(text: string): unknown {
       [{ message: `must be nested at most ${MAX_BODY_DEPTH} levels deep`, offset: deep }],
     );
   }
+  let value: unknown;
   try {
-    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (e) {
     const message = (e as Error).message;
     if (/forbidden prototype property/.test(message)) {
@@ -44,4 +66,12 @@ export function parseJsonBody(text: string): unknown {
     }
     throw new TypeplaneError('InvalidRequest', `request body is not valid JSON: ${message}`);
   }
+  const problems = valueProblems(value, 10);
+  if (problems.length > 0)
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `request body holds values that cannot be stored as sent: ${problems.map((p) => `${p.pointer || '/'} ${p.message}`).join('; ')}`,
+      problems.map(({ pointer, message }) => ({ pointer, message })),
+    );
+  return value;
 }

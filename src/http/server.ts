@@ -10,6 +10,7 @@ import type { Tokens } from '../auth/index.js';
 import { TypeplaneError } from '../errors.js';
 import { registerAuth } from './auth.js';
 import { parseJsonBody } from './body.js';
+import { clientRequestId } from './request-id.js';
 import {
   errorBody,
   handleClientError,
@@ -50,8 +51,9 @@ export async function buildServer({
     ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: RESOURCE_BODY_LIMIT,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // A client's x-request-id is kept only when it is a plain bounded token; it is logged and echoed.
+    requestIdHeader: false,
+    genReqId: (request) => clientRequestId(request.headers['x-request-id']) ?? randomUUID(),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Identifiers such as ARNs run long; the default (100 characters) would refuse real ones.
@@ -62,9 +64,9 @@ export async function buildServer({
   // Bounded JSON for every route (depth; prototype keys refused, not silently dropped); /v1/types
   // reads its documents as text with its own parser.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, parseJsonBody(body as string));
+      done(null, parseJsonBody(body as Buffer));
     } catch (e) {
       done(e as Error, undefined);
     }

@@ -50,6 +50,9 @@ export const RULES = {
     severity: 'error',
     title: "reference without ids: the referenced type's identifiers are not members",
   },
+  TP1015: { severity: 'error', title: "member named '__proto__'" },
+  TP1016: { severity: 'error', title: 'text holds a lone UTF-16 surrogate' },
+  TP1017: { severity: 'error', title: 'number too large for JSON' },
 
   // Resource schemas
   TP2001: { severity: 'error', title: 'typeName is malformed' },
@@ -64,6 +67,8 @@ export const RULES = {
   TP2014: { severity: 'warning', title: 'property is both read-only and write-only' },
   TP2015: { severity: 'error', title: '$ref points at a definition that does not exist' },
   TP2016: { severity: 'error', title: '$ref is not local' },
+  TP2017: { severity: 'error', title: '$ref cycle without a property or item in between' },
+  TP2018: { severity: 'error', title: 'identifier is write-only' },
   TP2020: { severity: 'error', title: '$id/$schema inside a property schema' },
   TP2021: { severity: 'error', title: 'if/then/else/not are not supported' },
   TP2022: { severity: 'error', title: 'propertyNames is not supported' },

@@ -23,3 +23,4 @@ export {
 } from './model.js';
 export { COMMON_SCHEMAS } from './common.js';
 export { MAX_PATTERN_LENGTH } from './regex.js';
+export { valueProblems, hasLoneSurrogate, type ValueProblem, type ValueProblemKind } from './values.js';

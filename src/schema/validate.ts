@@ -2,12 +2,19 @@
  * @module validateDocument: one document (text or bytes) → located diagnostics and normalised types.
  */
 import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
-import { placeFindings } from './finding.js';
+import { placeFindings, type Finding } from './finding.js';
 import { checkManifest } from './manifest/index.js';
 import type { ResourceType } from './model.js';
 import { checkResourceSchema, type DialectResult } from './resource-schema/index.js';
 import { bicepExpressibleFindings } from './rules/bicep-expressible.js';
 import { parseSource, type SourceFormat } from './source.js';
+import { valueProblems, type ValueProblemKind } from './values.js';
+
+const VALUE_RULES = {
+  'prototype-key': 'TP1015',
+  'lone-surrogate': 'TP1016',
+  'not-finite': 'TP1017',
+} as const satisfies Record<ValueProblemKind, string>;
 
 export type Dialect = 'resource-schema' | 'manifest';
 
@@ -47,6 +54,15 @@ export function validateDocument(
   if (!parsed.document) return { ...base, valid: false, diagnostics: parsed.diagnostics, types: [] };
   const document = parsed.document;
   const value = document.value;
+  // Values no store can keep as given are refused before either dialect reads them.
+  const unkeepable = valueProblems(value);
+  if (unkeepable.length > 0) {
+    const findings: Finding[] = unkeepable.map((p) => ({
+      ...diagnostic(VALUE_RULES[p.kind], p.pointer, p.message),
+      ...(p.onKey ? { target: 'key' as const } : {}),
+    }));
+    return { ...base, valid: false, diagnostics: placeFindings(findings, document), types: [] };
+  }
   const dialect = detectDialect(value);
   if (!dialect) {
     const finding = diagnostic(

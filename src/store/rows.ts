@@ -247,3 +247,19 @@ export function typeInUse(typeName: string, count: number): TypeplaneError {
     ],
   );
 }
+
+/** One operation on a type that has not ended (its request token), or none. */
+export const ACTIVE_OPERATION_OF_TYPE = (param: string) =>
+  `SELECT request_token FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name = ${param} LIMIT 1`;
+
+/**
+ * A type whose operations have not all ended cannot be deregistered: a handler may be making (or have
+ * made) something that only its type's provider could ever find and remove again.
+ */
+export function typeBusy(typeName: string, requestToken: string): TypeplaneError {
+  return new TypeplaneError(
+    'ResourceConflict',
+    `Type ${typeName} has operations that have not ended (such as request ${requestToken}): wait for them to end, or cancel them, then deregister it.`,
+    [{ pointer: '/typeName', message: 'operations of this type have not ended', requestToken }],
+  );
+}

@@ -384,18 +384,28 @@ describe('manifest model', () => {
     assert.deepEqual(document, before);
   });
 
-  test('a property named __proto__ is a property, not a prototype', () => {
-    const type = single(
-      'type: object',
-      'properties:',
-      '  __proto__:',
-      '    type: object',
-      '    properties:',
-      '      polluted: { type: string }',
+  test('a property named __proto__ is refused, at its name, and reaches no prototype', () => {
+    const text = lines(
+      'namespace: Test.Area',
+      'types:',
+      '  widgets:',
+      '    description: A widget.',
+      '    apiVersions:',
+      "      '2025-01-01-preview':",
+      '        schema:',
+      '          type: object',
+      '          properties:',
+      '            __proto__:',
+      '              type: object',
+      '              properties:',
+      '                polluted: { type: string }',
     );
-    const properties = type.schema.properties as Record<string, unknown>;
-    assert.ok(Object.hasOwn(properties, '__proto__'));
-    assert.equal(Object.getPrototypeOf(properties), Object.prototype);
+    const result = validateDocument(text, { file: 'model.yaml' });
+    assert.equal(result.valid, false);
+    assert.deepEqual(
+      result.diagnostics.map((d) => [d.rule, d.pointer, d.line, d.column]),
+      [['TP1015', '/types/widgets/apiVersions/2025-01-01-preview/schema/properties/__proto__', 10, 13]],
+    );
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 

@@ -268,13 +268,14 @@ describe('overlapping property lists', () => {
     assertValid(result);
   });
 
-  it('reports every overlapping entry', () => {
+  it('reports every overlapping entry (and the write-only identifier)', () => {
     const text = withKey(
       '"readOnlyProperties": ["/properties/Arn", "/properties/Name"],\n  "writeOnlyProperties": ["/properties/Name", "/properties/Arn"]',
     );
     assertDiagnostics(validate(text), [
       { rule: 'TP2014', pointer: '/writeOnlyProperties/0', line: 11, column: 27 },
       { rule: 'TP2014', pointer: '/writeOnlyProperties/1', line: 11, column: 47 },
+      { rule: 'TP2018', pointer: '/primaryIdentifier/0', line: 9, column: 25 },
     ]);
   });
 });

@@ -7,6 +7,7 @@ import type { Engine } from '../../engine/index.js';
 import type { Operation, OperationStatus } from '../../engine/index.js';
 import { assertTypeVisible, typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
+import { maxResultsParam } from '../query.js';
 
 const OPERATIONS: readonly Operation[] = ['CREATE', 'READ', 'UPDATE', 'DELETE', 'LIST'];
 const STATUSES: readonly OperationStatus[] = [
@@ -54,7 +55,7 @@ export async function requestRoutes(app: FastifyInstance, { engine }: { engine: 
     const status = listParam('status', request.query.status, STATUSES);
     const page = await engine.listRequests(
       { ...(operation ? { operation } : {}), ...(status ? { status } : {}) },
-      { maxResults: request.query.maxResults, nextToken: request.query.nextToken },
+      { maxResults: maxResultsParam(request.query.maxResults), nextToken: request.query.nextToken },
     );
     // A type-scoped token sees its types only; a page may then hold fewer events than maxResults.
     const principal = principalOf(request);

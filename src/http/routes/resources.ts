@@ -11,6 +11,7 @@ import type { Engine } from '../../engine/index.js';
 import { TERMINAL_STATUSES, type ProgressEvent } from '../../engine/index.js';
 import { typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
+import { maxResultsParam, waitParam } from '../query.js';
 
 export const RESOURCE_BODY_LIMIT = 1024 * 1024;
 const MAX_WAIT_SECONDS = 300;
@@ -22,14 +23,7 @@ type TypeParams = {
 type ResourceParams = { Params: { typeName: string; identifier: string }; Querystring: { wait?: string } };
 
 function waitSeconds(value: string | undefined): number {
-  if (value === undefined || value === '') return 0;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > MAX_WAIT_SECONDS)
-    throw new TypeplaneError(
-      'InvalidRequest',
-      `wait must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}`,
-    );
-  return n;
+  return waitParam(value, MAX_WAIT_SECONDS);
 }
 
 function bodyObject(body: unknown): Record<string, unknown> {
@@ -65,7 +59,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
   app.get<TypeParams>('/v1/resources/:typeName', async (request) => {
     const { typeName } = request.params;
     const page = await engine.list(typeName, {
-      maxResults: request.query.maxResults,
+      maxResults: maxResultsParam(request.query.maxResults),
       nextToken: request.query.nextToken,
     });
     return { typeName, ...page };

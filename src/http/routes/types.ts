@@ -38,18 +38,19 @@ export function typeDetail(latest: StoredType, versions: StoredType[]) {
 }
 
 export async function typeRoutes(app: FastifyInstance, { registry }: { registry: Registry }): Promise<void> {
-  // Type documents are kept as text so diagnostics can point at line and column.
-  const asText = { parseAs: 'string' as const, bodyLimit: LIMITS.maxBytes };
+  // Type documents are read as bytes, so malformed UTF-8 is refused (TP1003) rather than replaced,
+  // and kept as text so diagnostics can point at line and column.
+  const asBytes = { parseAs: 'buffer' as const, bodyLimit: LIMITS.maxBytes };
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(
     ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'],
-    asText,
+    asBytes,
     (_req, body, done) => done(null, body),
   );
 
   app.post('/v1/types', { bodyLimit: LIMITS.maxBytes }, async (request, reply) => {
     const body = request.body;
-    if (typeof body !== 'string' || body.trim() === '')
+    if (!Buffer.isBuffer(body) || body.length === 0)
       throw new TypeplaneError(
         'InvalidRequest',
         'send a resource schema (application/json) or a manifest (application/yaml) as the body',

@@ -26,6 +26,7 @@ import type { ErrorCode } from '../../errors.js';
 import { RESOURCE_NAME_PATTERN } from '../../schema/manifest/names.js';
 import { defineProvider, progress, type ProviderDefinition } from '../sdk.js';
 import { HandlerError, type HandlerEvent, type HandlerRequest } from '../../handler/index.js';
+import { saslprep } from './saslprep.js';
 
 export const DATABASE_TYPE = 'Typeplane::PostgreSQL::Database';
 export const MANIFEST_TYPE = 'Typeplane.Data/postgresDatabases';
@@ -551,13 +552,18 @@ const pbkdf2Async = promisify(pbkdf2);
 
 /**
  * The PASSWORD clause's value: a SCRAM-SHA-256 secret (the server stores it as it is), or NULL for
- * no password. A non-ASCII password goes as an escaped literal instead: the server normalises it
- * (SASLprep) before hashing, which is not repeated here.
+ * no password. The password is SASLprep'd first, as the server would, so the plain text is never in
+ * a statement the server could log, whatever characters it holds.
  */
 async function passwordClause(password: string | undefined): Promise<string> {
   if (password === undefined || password === '') return 'NULL';
-  // eslint-disable-next-line no-control-regex
-  if (!/^[\x00-\x7f]*$/.test(password)) return pg.escapeLiteral(password);
+  // A refusal of the caller's value, not a server failure: PostgreSQL text cannot hold U+0000.
+  if (password.includes('\u0000'))
+    throw new HandlerError(
+      'InvalidRequest',
+      'the password contains U+0000 (NUL), which PostgreSQL cannot hold',
+    );
+  password = saslprep(password);
   const salt = randomBytes(16);
   const salted = await pbkdf2Async(password, salt, SCRAM_ITERATIONS, 32, 'sha256');
   const clientKey = createHmac('sha256', salted).update('Client Key').digest();

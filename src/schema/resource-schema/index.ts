@@ -7,6 +7,7 @@ import type { ResourceType } from '../model.js';
 import { checkStructure } from './structure.js';
 import { checkSemantics } from './semantic.js';
 import { resourceSchemaToModel } from './to-model.js';
+import { findRefCycles } from './ref-cycles.js';
 
 export { resourceSchemaMetaSchema } from './meta-schema.js';
 export { metaSchemaValidator } from './structure.js';
@@ -21,7 +22,7 @@ export interface DialectResult {
 export function checkResourceSchema(document: unknown, source?: string): DialectResult {
   const findings = checkStructure(document);
   const semantic = checkSemantics(document as Record<string, unknown>);
-  findings.push(...semantic.findings);
+  findings.push(...semantic.findings, ...findRefCycles(document as Record<string, unknown>));
   if (hasErrors(findings)) return { findings, types: [] };
   return { findings, types: [resourceSchemaToModel(document as Record<string, unknown>, semantic, source)] };
 }

@@ -161,6 +161,20 @@ export function checkSemantics(doc: Schema): SemanticResult {
     }
   });
 
+  // An identifier is in every URL, answer and log line: it cannot be a secret.
+  const writeOnly = stringsOf(doc.writeOnlyProperties);
+  stringsOf(doc.primaryIdentifier).forEach((p, i) => {
+    const secret = writeOnly.find((w) => w === p || p.startsWith(`${w}/`) || w.startsWith(`${p}/`));
+    if (secret !== undefined && checkable(p))
+      findings.push(
+        diagnostic(
+          'TP2018',
+          `/primaryIdentifier/${i}`,
+          `identifier '${p}' is write-only (writeOnlyProperties has '${secret}'), but an identifier is shown in every URL, answer and log; identify the resource by a property that is not secret, or remove '${secret}' from writeOnlyProperties`,
+        ),
+      );
+  });
+
   // Handler permissions.
   if (isObject(doc.handlers)) {
     for (const [action, handler] of Object.entries(doc.handlers)) {
@@ -300,7 +314,8 @@ function checkNode(
   return common;
 }
 
-function resolveLocalRef(doc: Schema, ref: string): unknown {
+/** The node a local `$ref` (`#/definitions/…`, `#/properties/…`) names, or undefined. */
+export function resolveLocalRef(doc: Schema, ref: string): unknown {
   let node: unknown = doc;
   for (const token of pointerTokens(ref.slice(1))) {
     if (!isObject(node) || !Object.hasOwn(node, token)) return undefined;

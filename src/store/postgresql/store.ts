@@ -32,6 +32,8 @@ import {
   toStoredResource,
   toStoredType,
   typeInUse,
+  typeBusy,
+  ACTIVE_OPERATION_OF_TYPE,
   type KvRow,
   type OperationParams,
   type OperationRow,
@@ -253,6 +255,8 @@ export class PostgresStore implements Store {
     return this.transaction(async (c) => {
       const count = await countResources(c, typeName);
       if (count > 0) throw typeInUse(typeName, count);
+      const active = await c.query<{ request_token: string }>(ACTIVE_OPERATION_OF_TYPE('$1'), [typeName]);
+      if (active.rows[0]) throw typeBusy(typeName, active.rows[0].request_token);
       return ((await c.query(`DELETE FROM types WHERE type_name = $1`, [typeName])).rowCount ?? 0) > 0;
     }, typeKey(typeName));
   }

@@ -9,7 +9,7 @@
  * Times are stored as `toISOString()` text, so they compare as strings. better-sqlite3 is
  * synchronous; the methods are `async` only to meet the interface (errors become rejections).
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
@@ -29,6 +29,8 @@ import {
   toStoredResource,
   toStoredType,
   typeInUse,
+  typeBusy,
+  ACTIVE_OPERATION_OF_TYPE,
   type GuardedParams,
   type KvRow,
   type OperationParams,
@@ -66,6 +68,20 @@ export interface SqliteStoreOptions {
 }
 
 /** Open (creating if needed) the SQLite store at `path`. */
+/**
+ * The database holds every resource's properties: readable by its owner only, like the secret key.
+ * `create` makes the file when it is missing (mode 0600); an existing one is set to 0600.
+ */
+function ownerOnly(path: string, create: boolean): void {
+  try {
+    if (create) closeSync(openSync(path, 'a', 0o600));
+    chmodSync(path, 0o600);
+  } catch (error) {
+    if (!create && (error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+}
+
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
   return SqliteStore.open(path, options);
 }
@@ -92,11 +108,16 @@ export class SqliteStore implements Store {
   private constructor(path: string, options: SqliteStoreOptions) {
     const inMemory = path === ':memory:' || path === '';
     this.path = inMemory ? path : resolve(path);
-    if (!inMemory) mkdirSync(dirname(this.path), { recursive: true });
+    if (!inMemory) {
+      mkdirSync(dirname(this.path), { recursive: true });
+      ownerOnly(this.path, true);
+    }
     const db = new Database(this.path);
     try {
       db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
       db.pragma('journal_mode = WAL');
+      // SQLite gives the WAL and its index the database's mode; files made before it was 0600 are fixed.
+      if (!inMemory) for (const suffix of ['-wal', '-shm']) ownerOnly(this.path + suffix, false);
       db.pragma('synchronous = NORMAL');
       // Checkpoint every 4,000 WAL pages (16 MiB) instead of 1,000: the index leaves that consecutive
       // writes keep touching are copied to the database once per checkpoint, not four times, and the
@@ -538,6 +559,8 @@ export class SqliteStore implements Store {
         if (count > 0) {
           throw typeInUse(typeName, count);
         }
+        const active = this.sql.activeOperationOfType.get(typeName);
+        if (active) throw typeBusy(typeName, active.request_token);
         return this.sql.deleteType.run(typeName).changes > 0;
       }),
 
@@ -663,6 +686,7 @@ function prepareStatements(db: Database.Database) {
       `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at FROM resources
        WHERE type_name = ? AND identifier > ? ORDER BY identifier LIMIT ?`,
     ),
+    activeOperationOfType: db.prepare<[string], { request_token: string }>(ACTIVE_OPERATION_OF_TYPE('?')),
     countResources: db.prepare<[string], { count: number }>(
       `SELECT COUNT(*) AS count FROM resources WHERE type_name = ?`,
     ),

@@ -1,0 +1,128 @@
+/**
+ * @module `$ref` cycles that never reach a value: `A: {$ref: '#/definitions/A'}`, or A → B → A through
+ * `$ref`s and `allOf`/`anyOf`/`oneOf` branches. Such a schema says what a value is only in terms of
+ * itself at the same place, so no validator can be built from it (ajv recurses until the stack runs
+ * out). A cycle through `properties` or `items` (a tree, a list of lists) moves one level down the
+ * value at each turn and is fine.
+ */
+import { diagnostic, escapePointerToken } from '../diagnostics.js';
+import type { Finding } from '../finding.js';
+import { resolveLocalRef } from './semantic.js';
+
+type Schema = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+const COMPOSITIONS = ['allOf', 'anyOf', 'oneOf'] as const;
+
+/** Where a node is, as the steps to it; the pointer is spelled out only when a finding needs it. */
+type Place = { ref: string } | { parent: Place; tokens: string[] };
+
+function pointerOf(place: Place): string {
+  const parts: string[] = [];
+  let p: Place = place;
+  while ('parent' in p) {
+    parts.push(p.tokens.map((t) => `/${escapePointerToken(t)}`).join(''));
+    p = p.parent;
+  }
+  parts.push(p.ref === '' ? '' : p.ref.slice(1));
+  return parts.reverse().join('');
+}
+
+/** The steps that stay at the same place in the value: through a local `$ref`, into a composition branch. */
+function sameValueSteps(doc: Schema, node: Schema, at: Place): [Schema, Place, Place][] {
+  const steps: [Schema, Place, Place][] = [];
+  const ref = node.$ref;
+  if (typeof ref === 'string' && (ref.startsWith('#/definitions/') || ref.startsWith('#/properties/'))) {
+    const target = resolveLocalRef(doc, ref);
+    if (isObject(target)) steps.push([target, { ref }, { parent: at, tokens: ['$ref'] }]);
+  }
+  for (const key of COMPOSITIONS) {
+    const branches = node[key];
+    if (!Array.isArray(branches)) continue;
+    branches.forEach((branch, i) => {
+      const place = { parent: at, tokens: [key, String(i)] };
+      if (isObject(branch)) steps.push([branch, place, place]);
+    });
+  }
+  return steps;
+}
+
+/**
+ * Every schema node the model uses: the properties and everything below them, following local
+ * `$ref`s into definitions. A definition nothing uses is never compiled (a published AWS schema has
+ * one that refers to itself), so it is left alone.
+ */
+function schemaNodes(doc: Schema): [Schema, Place][] {
+  const out: [Schema, Place][] = [];
+  const seen = new Set<Schema>();
+  const root: Place = { ref: '' };
+  const stack: [unknown, Place][] = [];
+  if (isObject(doc.properties))
+    for (const [name, child] of Object.entries(doc.properties))
+      stack.push([child, { parent: root, tokens: ['properties', name] }]);
+  for (const key of COMPOSITIONS) {
+    const branches = doc[key];
+    if (Array.isArray(branches))
+      branches.forEach((b, i) => stack.push([b, { parent: root, tokens: [key, String(i)] }]));
+  }
+  while (stack.length > 0) {
+    const [node, at] = stack.pop()!;
+    if (!isObject(node) || seen.has(node)) continue;
+    seen.add(node);
+    out.push([node, at]);
+    for (const key of ['properties', 'patternProperties', 'dependencies'] as const) {
+      const children = node[key];
+      if (isObject(children))
+        for (const [name, child] of Object.entries(children))
+          stack.push([child, { parent: at, tokens: [key, name] }]);
+    }
+    for (const key of ['items', 'contains'] as const)
+      if (node[key] !== undefined) stack.push([node[key], { parent: at, tokens: [key] }]);
+    for (const [target, place] of sameValueSteps(doc, node, at)) stack.push([target, place]);
+  }
+  return out;
+}
+
+/**
+ * One TP2017 error per cycle, at the `$ref` (or branch) that closes it, naming every schema on it.
+ * Depth-first over the same-place steps, without recursion (a chain may be as long as the document).
+ */
+export function findRefCycles(doc: Schema): Finding[] {
+  const findings: Finding[] = [];
+  const state = new Map<Schema, 'open' | 'done'>();
+  for (const [root, rootPlace] of schemaNodes(doc)) {
+    // Only a `$ref` can lead back: a node without one starts no cycle of its own.
+    if (state.has(root) || (root.$ref === undefined && !COMPOSITIONS.some((k) => root[k] !== undefined)))
+      continue;
+    const path: { node: Schema; place: Place; steps: [Schema, Place, Place][]; next: number }[] = [];
+    const enter = (node: Schema, place: Place) => {
+      state.set(node, 'open');
+      path.push({ node, place, steps: sameValueSteps(doc, node, place), next: 0 });
+    };
+    enter(root, rootPlace);
+    while (path.length > 0) {
+      const top = path[path.length - 1]!;
+      const step = top.steps[top.next++];
+      if (!step) {
+        state.set(top.node, 'done');
+        path.pop();
+        continue;
+      }
+      const [target, place, via] = step;
+      const seen = state.get(target);
+      if (seen === undefined) enter(target, place);
+      else if (seen === 'open') {
+        const from = path.findIndex((p) => p.node === target);
+        const loop = [...path.slice(from).map((p) => pointerOf(p.place)), pointerOf(place)];
+        findings.push(
+          diagnostic(
+            'TP2017',
+            pointerOf(via),
+            `$ref cycle: ${loop.join(' -> ')} comes back to itself at the same place in the value (no object property or array item in between), so it can never be checked; break the cycle (a recursive shape must recur under 'properties' or 'items')`,
+          ),
+        );
+      }
+    }
+  }
+  return findings;
+}

@@ -1,0 +1,93 @@
+/**
+ * @module JSON values that cannot be kept as they were given: a `__proto__` member (a JavaScript
+ * object would take it as its prototype, so copies silently lose it), a string holding a lone UTF-16
+ * surrogate (no UTF-8 encodes it: stores and URLs replace it with U+FFFD, so what is kept differs
+ * from what was answered) and a number JSON cannot write back (`1e400` parses as Infinity, which
+ * `JSON.stringify` writes as `null`). Type documents and request bodies are both checked with it.
+ */
+import { escapePointerToken } from './diagnostics.js';
+
+export type ValueProblemKind = 'prototype-key' | 'lone-surrogate' | 'not-finite';
+
+export interface ValueProblem {
+  kind: ValueProblemKind;
+  /** JSON pointer of the value (of the member, for a key). */
+  pointer: string;
+  /** What is wrong and how to fix it. */
+  message: string;
+  /** The problem is the member's name, not its value. */
+  onKey?: true;
+}
+
+/** Node 20 has String.prototype.isWellFormed; the ES2023 library typings do not declare it yet. */
+const wellFormed = String.prototype as unknown as { isWellFormed: (this: string) => boolean };
+
+/** Whether a string holds a UTF-16 surrogate without its pair (not Unicode text). */
+export function hasLoneSurrogate(text: string): boolean {
+  return !wellFormed.isWellFormed.call(text);
+}
+
+/** A place in the value, its pointer built only when a problem needs it. */
+interface Place {
+  parent: Place | undefined;
+  token: string;
+}
+
+function pointerOf(place: Place | undefined): string {
+  const tokens: string[] = [];
+  for (let p = place; p; p = p.parent) tokens.push(escapePointerToken(p.token));
+  return tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
+}
+
+/**
+ * The first `limit` problems of a parsed JSON (or YAML) value. Every object is visited once, so a
+ * value sharing subtrees (YAML aliases) costs its distinct nodes only.
+ */
+export function valueProblems(value: unknown, limit = 20): ValueProblem[] {
+  const problems: ValueProblem[] = [];
+  const seen = new Set<object>();
+  const stack: [unknown, Place | undefined][] = [[value, undefined]];
+  while (stack.length > 0 && problems.length < limit) {
+    const [node, place] = stack.pop()!;
+    if (typeof node === 'string') {
+      if (hasLoneSurrogate(node)) problems.push(loneSurrogate(pointerOf(place), 'value'));
+    } else if (typeof node === 'number') {
+      if (!Number.isFinite(node))
+        problems.push({
+          kind: 'not-finite',
+          pointer: pointerOf(place),
+          message: 'is a number too large for JSON to hold (it would be kept as null); give a finite number',
+        });
+    } else if (typeof node === 'object' && node !== null && !seen.has(node)) {
+      seen.add(node);
+      if (Array.isArray(node)) {
+        for (let i = 0; i < node.length; i++) stack.push([node[i], { parent: place, token: String(i) }]);
+      } else {
+        for (const key in node) {
+          if (!Object.hasOwn(node, key)) continue;
+          const at: Place = { parent: place, token: key };
+          if (key === '__proto__')
+            problems.push({
+              kind: 'prototype-key',
+              pointer: pointerOf(at),
+              message:
+                "member name '__proto__' is not allowed: it would be taken as an object's prototype; rename it",
+              onKey: true,
+            });
+          else if (hasLoneSurrogate(key))
+            problems.push({ ...loneSurrogate(pointerOf(at), 'member name'), onKey: true });
+          stack.push([(node as Record<string, unknown>)[key], at]);
+        }
+      }
+    }
+  }
+  return problems.slice(0, limit);
+}
+
+function loneSurrogate(pointer: string, what: string): ValueProblem {
+  return {
+    kind: 'lone-surrogate',
+    pointer,
+    message: `${what} holds a lone UTF-16 surrogate (an escape such as \\udc00 without its pair), which is not Unicode text and cannot be stored; send well-formed text`,
+  };
+}
