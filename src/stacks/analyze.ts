@@ -7,7 +7,7 @@ import type { CompiledType } from '../registry/compile.js';
 import { hasErrors, type Diagnostic } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { PointerResolver } from '../schema/resource-schema/index.js';
-import { touchesWriteOnly } from '../engine/model/index.js';
+import { touchesWriteOnly } from '../model/index.js';
 import {
   DEFAULT_PSEUDO,
   EvaluationError,

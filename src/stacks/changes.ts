@@ -6,7 +6,7 @@
  */
 import jsonpatch from 'fast-json-patch';
 import type { ResourceType } from '../schema/index.js';
-import { createOnlyChanged, identifierOf, jsonEqual } from '../engine/model/index.js';
+import { createOnlyChanged, identifierOf, jsonEqual } from '../model/index.js';
 import { KNOWN_AFTER_APPLY } from './intrinsics.js';
 
 export type Action = 'Add' | 'Modify' | 'Replace' | 'Remove' | 'NoChange';

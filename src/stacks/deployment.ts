@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
 import type { Engine, ProgressEvent } from '../engine/index.js';
-import { stripWriteOnly } from '../engine/model/index.js';
+import { stripWriteOnly } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import { analyzeTemplate, createScope, type Analysis, type TypeSource } from './analyze.js';
 import { decide, plain } from './changes.js';

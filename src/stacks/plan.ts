@@ -3,7 +3,7 @@
  * that depend on resources being added or changed are "known after apply"; secrets are masked.
  */
 import type { ResourceType } from '../schema/index.js';
-import { touchesWriteOnly } from '../engine/model/index.js';
+import { touchesWriteOnly } from '../model/index.js';
 import { createScope, type Analysis } from './analyze.js';
 import { decide, hasUnknown, plain, type Action, type PatchOperation } from './changes.js';
 import { conformProperties } from './conform.js';

@@ -4,7 +4,7 @@
  */
 import type { ResourceType } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
-import { touchesWriteOnly } from '../engine/model/index.js';
+import { touchesWriteOnly } from '../model/index.js';
 import type { ParameterValue } from './intrinsics.js';
 import { MASK } from './parameters.js';
 

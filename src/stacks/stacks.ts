@@ -11,7 +11,7 @@ import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
 import type { Diagnostic } from '../schema/index.js';
 import { hasErrors } from '../schema/index.js';
-import { jsonEqual, touchesWriteOnly } from '../engine/model/index.js';
+import { jsonEqual, touchesWriteOnly } from '../model/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { analyzeTemplate, type Analysis } from './analyze.js';
 import {
