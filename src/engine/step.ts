@@ -6,11 +6,13 @@
 import { TypeplaneError } from '../errors.js';
 import { identifierOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
+import type { ResourceType } from '../schema/index.js';
 import type { OperationRecord, ResourceChange } from '../store/types.js';
-import { checkModel } from './check-answer.js';
+import { checkModel, contractViolation } from './check-answer.js';
 import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
 import { finish } from './finish.js';
 import { invoke } from './invoke.js';
+import { modelToKeep, outcomeProblem } from './outcome.js';
 import { lazyChild } from './logger.js';
 import { recordEvent } from './record-backed.js';
 import { resolvedReferences } from './references.js';
@@ -165,38 +167,21 @@ export async function step(
           { kind: 'delete', typeName: type.typeName, identifier: op.identifier! },
         );
       }
+      const operation = op.operation as 'CREATE' | 'UPDATE';
       let model: Model;
-      let identifier: string;
       try {
         model = checkModel(ctx.log, provider, compiled, event.resourceModel, op.identifier);
-        identifier = identifierOf(type, model)!;
+        const problem = outcomeProblem(compiled, operation, request.desiredState, model);
+        if (problem) throw contractViolation(ctx.log, provider, problem);
       } catch (e) {
         const message = e instanceof TypeplaneError ? e.message : String(e);
-        return finish(ctx, op, 'FAILED', { errorCode: 'HandlerInternalFailure', statusMessage: message });
+        return refuseSuccess(ctx, op, compiled, event.resourceModel, request.desiredState, message);
       }
-      const now = new Date().toISOString();
+      const identifier = identifierOf(type, model)!;
       op.identifier = identifier;
-      // Providers need not echo write-only values; the index keeps what was asked for, so a later
-      // patch applies to the whole desired state (they are stripped from every answer regardless).
-      keepWriteOnly(type, request.desiredState, model);
-      // What it refers to now, recorded with it (so a referenced resource cannot be deleted under it).
-      const references = await resolvedReferences(ctx, type, model);
-      // Kept at rest without its write-only values; those are sealed beside it.
-      const record = sealResource(ctx.sealer, type, identifier, model);
-      const change: ResourceChange = {
-        kind: 'put',
-        resource: {
-          typeName: type.typeName,
-          identifier,
-          ...record,
-          createdAt: now,
-          updatedAt: now,
-        },
-        // A type without references never has any to replace.
-        ...(type.traits.references.length > 0 ? { references } : {}),
-      };
+      const { change, properties } = await resourceChange(ctx, type, identifier, model, request.desiredState);
       try {
-        return await finish(ctx, op, 'SUCCESS', { resourceModel: record.properties }, change);
+        return await finish(ctx, op, 'SUCCESS', { resourceModel: properties }, change);
       } catch (e) {
         if (e instanceof TypeplaneError && e.code === 'ResourceConflict') {
           return finish(ctx, op, 'FAILED', {
@@ -207,5 +192,60 @@ export async function step(
         throw e;
       }
     }
+  }
+}
+
+/** The index change recording `model` as the resource `identifier`, and the properties kept at rest. */
+async function resourceChange(
+  ctx: EngineContext,
+  type: ResourceType,
+  identifier: string,
+  model: Model,
+  desired: Model,
+): Promise<{ change: ResourceChange; properties: Model }> {
+  const now = new Date().toISOString();
+  // Providers need not echo write-only values; the index keeps what was asked for, so a later
+  // patch applies to the whole desired state (they are stripped from every answer regardless).
+  keepWriteOnly(type, desired, model);
+  // What it refers to now, recorded with it (so a referenced resource cannot be deleted under it).
+  const references = await resolvedReferences(ctx, type, model);
+  // Kept at rest without its write-only values; those are sealed beside it.
+  const record = sealResource(ctx.sealer, type, identifier, model);
+  const change: ResourceChange = {
+    kind: 'put',
+    resource: { typeName: type.typeName, identifier, ...record, createdAt: now, updatedAt: now },
+    // A type without references never has any to replace.
+    ...(type.traits.references.length > 0 ? { references } : {}),
+  };
+  return { change, properties: record.properties };
+}
+
+/**
+ * A SUCCESS the engine refuses: the operation fails with HandlerInternalFailure, and what the provider
+ * made is recorded when its answer allows (see `outcome.ts`), so it is never left unseen.
+ */
+async function refuseSuccess(
+  ctx: EngineContext,
+  op: OperationRecord,
+  compiled: CompiledType,
+  raw: unknown,
+  desired: Model,
+  message: string,
+): Promise<void> {
+  const type = compiled.type;
+  const fail = (statusMessage: string, change?: ResourceChange) =>
+    finish(ctx, op, 'FAILED', { errorCode: 'HandlerInternalFailure', statusMessage }, change);
+  const keep = modelToKeep(compiled, op.operation as 'CREATE' | 'UPDATE', raw, desired, op.identifier);
+  if (!keep) return fail(message);
+  if (op.operation === 'CREATE' && (await ctx.store.getResource(type.typeName, keep.identifier)))
+    return fail(message);
+  op.identifier = keep.identifier;
+  const { change } = await resourceChange(ctx, type, keep.identifier, keep.model, desired);
+  const kept = `${message}; ${type.typeName} ${keep.identifier} is recorded as the provider made it: read it to see it, delete it to remove it`;
+  try {
+    return await fail(kept, change);
+  } catch (e) {
+    if (e instanceof TypeplaneError && e.code === 'ResourceConflict') return fail(message);
+    throw e;
   }
 }

@@ -8,12 +8,19 @@ export {
   identifierOf,
   identifierModel,
   readOnlyPresent,
-  createOnlyChanged,
   stripWriteOnly,
   stripReadOnly,
   IDENTIFIER_SEPARATOR,
 } from './properties.js';
 export { stripNulls, cloneJson, jsonEqual } from './json.js';
+export {
+  createOnlyChanged,
+  outcomeDifferences,
+  valueDifferences,
+  sameValue,
+  modelPointer,
+  type ModelDifference,
+} from './compare.js';
 export {
   splitWriteOnly,
   mergeWriteOnly,

@@ -1,12 +1,12 @@
 /**
  * @module What a type's property lists mean for a model: its identifier, which read-only values a
- * request carries, which create-only values an update would change, and the model without the values
+ * request carries, and the model without the values
  * a reader or a writer must not see.
  */
 import { PointerResolver } from '../schema/resource-schema/index.js';
 import type { JsonSchema, ResourceType } from '../schema/model.js';
 import type { Model } from './types.js';
-import { cloneJson, isObject, jsonEqual, setOwn } from './json.js';
+import { cloneJson, isObject, setOwn } from './json.js';
 import { propertyTokens, removeAt, valuesAt } from './pointer.js';
 
 /** Separates the parts of a compound identifier, as in CloudFormation (`a|b`). */
@@ -117,22 +117,6 @@ function identifierValue(types: Set<ScalarType>, part: string): unknown {
 /** The read-only property pointers that have a value in `model` (a request must not set them). */
 export function readOnlyPresent(type: ResourceType, model: Model): string[] {
   return type.readOnlyProperties.filter((pointer) => valuesAt(model, pointer).length > 0);
-}
-
-/**
- * The create-only property pointers whose values differ between `previous` and `desired` (deep JSON
- * equality; a value present in only one of them is a change). Such an update needs a replacement.
- */
-export function createOnlyChanged(type: ResourceType, previous: Model, desired: Model): string[] {
-  return type.createOnlyProperties.filter((pointer) => {
-    const before = valuesAt(previous, pointer);
-    const after = valuesAt(desired, pointer);
-    if (before.length !== after.length) return true;
-    return before.some((b, i) => {
-      const a = after[i]!;
-      return !jsonEqual(b.path, a.path) || !jsonEqual(b.value, a.value);
-    });
-  });
 }
 
 /** A deep copy of `model` without the write-only values (what a reader may see). */

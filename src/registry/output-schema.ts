@@ -1,11 +1,12 @@
 /**
  * @module The schema a provider's answer is checked against: the model's shape with every presence
- * rule taken out.
+ * rule taken out, as the handler contract says ("every keyword EXCEPT required, dependencies,
+ * propertyNames").
  *
  * A provider may leave out any property (write-only ones are never returned, optional ones may be
- * unset), so `required` goes everywhere, nested too. So do the other rules that only say which members
- * must or must not be present, because they stop making sense once `required` is gone:
- * - `dependencies` in list form (`{ A: ['B'] }`, "B is required when A is there");
+ * unset), so `required` goes everywhere, nested too, and with it `dependencies` (both forms) and
+ * `propertyNames`, which the contract leaves out as well. So do the other rules that only say which
+ * members must or must not be present, because they stop making sense once `required` is gone:
  * - `oneOf` becomes `anyOf`: branches told apart by `required` would all match an answer now, and
  *   "exactly one" would fail every time;
  * - `not`, and `if`/`then`/`else`, whose subschema uses `required`: removing it would invert their
@@ -18,16 +19,7 @@ type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Keywords whose value is one subschema. */
-const SINGLE = [
-  'additionalProperties',
-  'additionalItems',
-  'contains',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-];
+const SINGLE = ['additionalProperties', 'additionalItems', 'contains', 'not', 'if', 'then', 'else'];
 /** Keywords whose value is a list of subschemas. */
 const LISTS = ['allOf', 'anyOf', 'oneOf'];
 /** Keywords whose value maps names to subschemas. */
@@ -42,17 +34,11 @@ function relax(node: unknown): unknown {
   if (!isObject(node)) return node; // `true`/`false` schemas, or a malformed value ajv will report
   const out: Schema = {};
   for (const [key, value] of Object.entries(node)) {
-    if (key === 'required') continue;
+    if (key === 'required' || key === 'dependencies' || key === 'propertyNames') continue;
     if (SINGLE.includes(key)) setOwn(out, key, relax(value));
     else if (LISTS.includes(key)) setOwn(out, key, Array.isArray(value) ? value.map(relax) : value);
     else if (MAPS.includes(key)) setOwn(out, key, isObject(value) ? mapValues(value, relax) : value);
     else if (key === 'items') setOwn(out, key, Array.isArray(value) ? value.map(relax) : relax(value));
-    else if (key === 'dependencies' && isObject(value)) {
-      const kept: Schema = {};
-      for (const [name, dep] of Object.entries(value))
-        if (!Array.isArray(dep)) setOwn(kept, name, relax(dep));
-      out.dependencies = kept;
-    }
     // Data, not schemas: `enum`, `const`, `default`, `examples` and annotations are kept as they are.
     else setOwn(out, key, value);
   }

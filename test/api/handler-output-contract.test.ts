@@ -30,7 +30,11 @@ test('a model that breaks the schema shape fails with HandlerInternalFailure nam
   assert.equal(done.operationStatus, 'FAILED');
   assert.equal(done.errorCode, 'HandlerInternalFailure');
   assert.match(done.statusMessage, /broken/);
-  assert.equal((await svc.call('GET', `/v1/resources/${T}/x1`)).status, 404, 'nothing recorded');
+  assert.equal(
+    (await svc.call('GET', `/v1/resources/${T}/x1`)).status,
+    404,
+    'the provider kept nothing, so a read finds nothing',
+  );
 });
 
 test('a model without its primary identifier fails with HandlerInternalFailure', async () => {
@@ -41,11 +45,13 @@ test('a model without its primary identifier fails with HandlerInternalFailure',
   assert.match(done.statusMessage, /primary identifier/);
 });
 
-test('required properties are not demanded of returned models (shape only)', async () => {
+test('a model that leaves out a property the create was given (a default included) is HandlerInternalFailure', async () => {
   const { done } = await createOutcome({
     create: () => ({ status: 'SUCCESS', resourceModel: { Name: 'x1' } }),
   });
-  assert.equal(done.operationStatus, 'SUCCESS');
+  assert.equal(done.operationStatus, 'FAILED');
+  assert.equal(done.errorCode, 'HandlerInternalFailure');
+  assert.match(done.statusMessage, /\/Size/);
 });
 
 test('answers that are not events, unknown error codes and thrown errors are HandlerInternalFailure', async () => {

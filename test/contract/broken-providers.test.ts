@@ -30,9 +30,16 @@ const BROKEN: {
     fails: 'models carry the primary identifier',
     incidental: ['create→read', 'update→read', 'create-only and read-only properties respected'],
   },
-  { fixture: 'model-off-schema', fails: 'models match the schema' },
+  {
+    // The extra member is also a property nobody asked for.
+    fixture: 'model-off-schema',
+    fails: 'models match the schema',
+    incidental: ['create→read', 'update→read'],
+  },
   { fixture: 'update-creates-resource', fails: 'update without create', incidental: ['delete→update'] },
   { fixture: 'update-appends-lists', fails: 'update→read', incidental: ['models match the schema'] },
+  { fixture: 'create-drops-property', fails: 'create→read' },
+  { fixture: 'update-keeps-removed', fails: 'update→read' },
   { fixture: 'update-drops-read-only', fails: 'create-only and read-only properties respected' },
   {
     fixture: 'read-in-progress',
