@@ -354,7 +354,7 @@ const createRead: SequenceTest = {
   kind: 'sequence',
   name: 'create→read',
   clause:
-    'a created resource reads back as created: create and read return every property given, exactly, and no others but read-only ones (write-only values aside; unordered arrays as sets); no nulls',
+    'a created resource reads back as created: create and read return every property given, exactly, and no others but read-only ones (write-only values aside; unordered arrays as sets)',
   input: 'one',
   async run(ctx, input) {
     const { type } = ctx;
@@ -403,16 +403,6 @@ const createRead: SequenceTest = {
           `read leaves out read-only properties that create returned: ${lostReadOnly.join(', ')}`,
           read.call,
           created.model,
-          read.model,
-        ),
-      );
-    const nulls = nullsIn(read.model);
-    if (nulls.length > 0)
-      failures.push(
-        failure(
-          `read returned null at ${nulls.join(', ')}; leave a property out instead`,
-          read.call,
-          stripNulls(read.model),
           read.model,
         ),
       );
@@ -817,7 +807,8 @@ function modelsIn(call: Call): { model: Model; where: string }[] {
 const modelsMatchSchema: ObservationTest = {
   kind: 'observation',
   name: 'models match the schema',
-  clause: 'every model a handler returns matches the schema (every keyword but required)',
+  clause:
+    'every model a handler returns matches the schema (every keyword but required, dependencies and propertyNames)',
   check(calls, compiled) {
     const found: Failure[] = [];
     for (const call of calls) {
@@ -837,6 +828,31 @@ const modelsMatchSchema: ObservationTest = {
       }
     }
     return worst(found, 'models off the schema');
+  },
+};
+
+const noNulls: ObservationTest = {
+  kind: 'observation',
+  name: 'models carry no null',
+  clause:
+    'no model a handler returns (create, read, update, list, IN_PROGRESS steps included) has a property that is null: an unset property is left out',
+  check(calls) {
+    const found: Failure[] = [];
+    for (const call of calls) {
+      for (const { model, where } of modelsIn(call)) {
+        const nulls = nullsIn(model);
+        if (nulls.length === 0) continue;
+        found.push(
+          failure(
+            `${call.action} returned null at ${nulls.join(', ')} (${where}); leave the property out instead`,
+            call,
+            stripNulls(model),
+            model,
+          ),
+        );
+      }
+    }
+    return worst(found, 'models with nulls');
   },
 };
 
@@ -986,6 +1002,7 @@ export const CONTRACT_TESTS: readonly ContractTest[] = [
   createOnlyReadOnly,
   invalidInputs,
   modelsMatchSchema,
+  noNulls,
   modelsCarryIdentifier,
   neverInProgress,
   deleteNoModel,

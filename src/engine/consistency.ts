@@ -5,8 +5,9 @@
  *
  * - every resource's properties match its type's schema (shape; presence rules relaxed, as for
  *   provider answers, since write-only values may be kept apart) and carry the primary identifier
- *   its row is keyed by. A `null` is kept where the schema allows it (a `nullable` manifest
- *   property): answers drop it, the record keeps what the provider reported;
+ *   its row is keyed by. The engine stores no `null` (a nullable property set to null is
+ *   removed); one found where the schema allows it (a record written before) is tolerated, and
+ *   every answer drops it;
  * - every reference a resource has in the references index points at an existing resource;
  * - at most one active operation per resource, and every active operation's type is registered;
  * - every operation has a known status, and an error code (when it has one) from the catalogue.

@@ -29,7 +29,8 @@ export async function read(
   if (!stored || !key) throw new TypeplaneError('NotFound', `${type.typeName} ${identifier} does not exist`);
   const provider = ctx.providerFor(type.typeName);
   // Recorded models were checked against the schema when their operation finished.
-  if (provider.readsFromRecord) return { identifier, properties: stripWriteOnly(type, stored.properties) };
+  if (provider.readsFromRecord)
+    return { identifier, properties: stripNulls(stripWriteOnly(type, stored.properties)) };
   const requestToken = newRequestToken();
   const event = await invoke(ctx.log, provider, 'read', type, {
     typeName: type.typeName,

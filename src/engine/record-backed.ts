@@ -97,7 +97,9 @@ export async function replaceInRecord(
   base: StoredResource,
   desired: Model,
 ): Promise<(current: StoredResource | undefined) => Completion> {
-  const references = await recordedReferences(ctx, type, desired);
+  // A null is no value: the record never holds one (a nullable property set to null is removed).
+  const model = stripNulls(desired);
+  const references = await recordedReferences(ctx, type, model);
   const baseJson = JSON.stringify(base.properties);
   return (current) => {
     if (!current)
@@ -110,13 +112,13 @@ export async function replaceInRecord(
       throw new ChangedMeanwhile(type.typeName, identifier);
     return {
       status: 'SUCCESS',
-      resourceModel: stripWriteOnly(type, desired),
+      resourceModel: stripWriteOnly(type, model),
       change: {
         kind: 'put',
         resource: {
           typeName: type.typeName,
           identifier,
-          properties: desired,
+          properties: model,
           createdAt: current.createdAt,
           updatedAt: new Date().toISOString(),
         },

@@ -4,7 +4,7 @@
  * or a success with its checked model and the index change (`finish.ts`).
  */
 import { TypeplaneError } from '../errors.js';
-import { identifierOf, stripWriteOnly, type Model } from '../model/index.js';
+import { identifierOf, stripNulls, stripWriteOnly, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { ResourceType } from '../schema/index.js';
 import type { OperationRecord, ResourceChange } from '../store/types.js';
@@ -126,7 +126,7 @@ export async function step(
       op.eventTime = new Date().toISOString();
       if (event.message) op.statusMessage = event.message;
       if (event.resourceModel && typeof event.resourceModel === 'object')
-        op.resourceModel = stripWriteOnly(type, event.resourceModel);
+        op.resourceModel = stripNulls(stripWriteOnly(type, event.resourceModel));
       await ctx.store.saveOperation(op, ctx.worker.owner);
       await ctx.store.renewLease(op.requestToken, ctx.worker.owner, new Date(), 0);
       ctx.worker.later(delay * 1000);
@@ -207,6 +207,8 @@ async function resourceChange(
   // Providers need not echo write-only values; the index keeps what was asked for, so a later
   // patch applies to the whole desired state (they are stripped from every answer regardless).
   keepWriteOnly(type, desired, model);
+  // A null is no value: the record never holds one (a write-only value asked as null included).
+  model = stripNulls(model);
   // What it refers to now, recorded with it (so a referenced resource cannot be deleted under it).
   const references = await resolvedReferences(ctx, type, model);
   // Kept at rest without its write-only values; those are sealed beside it.

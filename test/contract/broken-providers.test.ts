@@ -39,6 +39,7 @@ const BROKEN: {
   { fixture: 'update-creates-resource', fails: 'update without create', incidental: ['delete→update'] },
   { fixture: 'update-appends-lists', fails: 'update→read', incidental: ['models match the schema'] },
   { fixture: 'create-drops-property', fails: 'create→read' },
+  { fixture: 'list-returns-null', fails: 'models carry no null', incidental: ['models match the schema'] },
   { fixture: 'update-keeps-removed', fails: 'update→read' },
   { fixture: 'update-drops-read-only', fails: 'create-only and read-only properties respected' },
   {
