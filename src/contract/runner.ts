@@ -354,6 +354,17 @@ class SuiteRun {
         return call;
       },
       list: (page) => this.call(test, 'list', { desiredState: {}, ...page }),
+      replay: (call) =>
+        this.call(
+          test,
+          call.action,
+          {
+            desiredState: call.request.desiredState,
+            ...(call.request.previousState ? { previousState: call.request.previousState } : {}),
+            token: call.request.clientRequestToken,
+          },
+          call.action === 'create' || call.action === 'update' ? track : undefined,
+        ),
       desired: (input) => this.withDefaults(input),
       updateDesired: (input, current) => {
         const desired = cloneJson(input);
@@ -426,7 +437,14 @@ class SuiteRun {
   private async call(
     test: string | undefined,
     action: HandlerAction,
-    base: { desiredState: Model; previousState?: Model; nextToken?: string; maxResults?: number },
+    base: {
+      desiredState: Model;
+      previousState?: Model;
+      nextToken?: string;
+      maxResults?: number;
+      /** The clientRequestToken of an earlier call, to repeat it (a fresh one otherwise). */
+      token?: string;
+    },
     /** Told of the call before anything else happens (an interruption included). */
     done?: (call: Call) => void,
   ): Promise<Call> {
@@ -436,7 +454,7 @@ class SuiteRun {
     const deadline = AbortSignal.timeout(deadlineMs);
     const signal =
       test !== undefined && this.options.signal ? AbortSignal.any([deadline, this.options.signal]) : deadline;
-    const token = randomUUID();
+    const token = base.token ?? randomUUID();
     const request: RecordedRequest = {
       typeName: this.type.typeName,
       desiredState: cloneJson(base.desiredState),

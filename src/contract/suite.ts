@@ -64,6 +64,8 @@ export interface TestContext {
   update(desired: Model, previous: Model): Promise<Call>;
   delete(key: Model): Promise<Call>;
   list(page: { nextToken?: string; maxResults?: number }): Promise<Call>;
+  /** The same create or update again, with the same clientRequestToken (a retry after a timeout or crash). */
+  replay(call: Call): Promise<Call>;
   /** The input as the engine would send it: defaults applied. */
   desired(input: Model): Model;
   /** An update input as the engine would send it: read-only values and identifier kept from `current`. */
@@ -347,6 +349,32 @@ const createCreate: SequenceTest = {
     const again = await ctx.create(created.desired);
     const problem = expectFailed(again, 'AlreadyExists', 'a second create of the same resource');
     return problem ? [problem] : [];
+  },
+};
+
+const createReplayed: SequenceTest = {
+  kind: 'sequence',
+  name: 'create replayed',
+  clause:
+    'a create repeated with the same clientRequestToken after it finished answers SUCCESS with the same resource, and makes no second one',
+  input: 'one',
+  async run(ctx, input) {
+    const created = await createResource(ctx, input as Model);
+    if (isFailure(created)) return [created];
+    const again = await ctx.replay(created.call);
+    const problem = expectSuccess(again, 'the same create repeated with its clientRequestToken');
+    if (problem) return [problem];
+    const model = modelOf(again);
+    const id = model && ctx.id(model);
+    if (id === created.id) return [];
+    return [
+      failure(
+        `the repeated create answered ${id === undefined ? 'a model without its identifier' : `resource ${id}`} instead of ${created.id}: a retry must not make a second resource`,
+        again,
+        { identifier: created.id },
+        { identifier: id ?? null },
+      ),
+    ];
   },
 };
 
@@ -988,6 +1016,7 @@ const validEvents: ObservationTest = {
 export const CONTRACT_TESTS: readonly ContractTest[] = [
   createDelete,
   createCreate,
+  createReplayed,
   createRead,
   createList,
   updateRead,

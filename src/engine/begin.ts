@@ -8,7 +8,7 @@ import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { Completion, OperationRecord, ResourceKey, StoredResource } from '../store/types.js';
 import { unchangedSince } from './changed-meanwhile.js';
-import { requestHash, validateClientToken } from './client-token.js';
+import { requestHash, validateClientToken, type RequestKind } from './client-token.js';
 import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
 import { toEvent } from './progress-event.js';
 import { sealedDecision } from './record-backed.js';
@@ -23,6 +23,8 @@ export interface BeginArgs {
   request: Record<string, unknown>;
   clientToken: string | undefined;
   hashOf: unknown;
+  /** What the request is hashed as, when not its operation (a PUT's create and replace are one request). */
+  hashAs?: RequestKind;
   requestToken?: string;
   /** Set for a record-backed provider: the operation is decided and written in one transaction. */
   decide?: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion;
@@ -55,7 +57,9 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
   if (token !== undefined) record.clientToken = token;
   // The hash only serves to compare requests made with the same client token.
   const hash =
-    token === undefined ? undefined : requestHash(ctx.sealer, type.typeName, operation, args.hashOf);
+    token === undefined
+      ? undefined
+      : requestHash(ctx.sealer, type.typeName, args.hashAs ?? operation, args.hashOf);
   const result = decide
     ? await ctx.store.completeOperation(record, hash, sealedDecision(ctx, type, decide))
     : await ctx.store.beginOperation(
@@ -91,16 +95,20 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
   }
 }
 
-/** An operation that fails before any handler runs but is still an operation (NotFound on update/delete). */
+/**
+ * An operation that fails before any handler runs but is still an operation (NotFound on update or
+ * delete; AlreadyExists on a noReplace PUT's create).
+ */
 export async function failImmediately(
   ctx: EngineContext,
   compiled: CompiledType,
-  operation: 'UPDATE' | 'DELETE',
+  operation: 'CREATE' | 'UPDATE' | 'DELETE',
   identifier: string,
   errorCode: ErrorCode,
   message: string,
   clientToken: string | undefined,
   hashOf: Record<string, unknown>,
+  hashAs?: RequestKind,
 ): Promise<ProgressEvent> {
   const token = validateClientToken(clientToken);
   const now = new Date().toISOString();
@@ -123,7 +131,7 @@ export async function failImmediately(
     record,
     token === undefined
       ? undefined
-      : requestHash(ctx.sealer, compiled.type.typeName, operation, { identifier, ...hashOf }),
+      : requestHash(ctx.sealer, compiled.type.typeName, hashAs ?? operation, { identifier, ...hashOf }),
   );
   if (result.kind === 'token-mismatch') {
     throw new TypeplaneError(

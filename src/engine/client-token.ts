@@ -10,6 +10,12 @@ import type { Operation } from './types.js';
 
 export const SEVEN_DAYS_MS = 7 * 24 * 3600 * 1000;
 
+/**
+ * What a client token's request is compared as: its operation, or `PUT`, whose create and replace
+ * branches are one request (a retry after the create finds the resource and must replay, not refuse).
+ */
+export type RequestKind = Operation | 'PUT';
+
 export function validateClientToken(token: unknown): string | undefined {
   if (token === undefined || token === null) return undefined;
   if (typeof token !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(token)) {
@@ -25,7 +31,7 @@ export function validateClientToken(token: unknown): string | undefined {
  * Stable hash of a request, for client token comparison (key order does not matter). Keyed: a body
  * may hold a guessable secret, which a plain hash would let anyone with the store check guesses of.
  */
-export function requestHash(sealer: Sealer, typeName: string, operation: Operation, body: unknown): string {
+export function requestHash(sealer: Sealer, typeName: string, operation: RequestKind, body: unknown): string {
   return sealer.mac(canonicalJson([typeName, operation, body]));
 }
 

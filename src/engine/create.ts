@@ -4,6 +4,7 @@
  * once (`record-backed.ts`).
  */
 import { identifierOf } from '../model/index.js';
+import type { RequestKind } from './client-token.js';
 import type { EngineContext } from './context.js';
 import { begin } from './begin.js';
 import { checkIdentifierValues } from './identifiers.js';
@@ -17,6 +18,8 @@ export async function create(
   typeName: string,
   desiredState: unknown,
   clientToken?: string,
+  /** How a client token compares this request, when it is not a plain create (a PUT's). */
+  hashed: { as?: RequestKind; of: unknown } = { of: { desiredState } },
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
@@ -27,7 +30,7 @@ export async function create(
   await assertReferencesExist(ctx, type, desired);
   const provider = ctx.providerFor(type.typeName);
   if (provider.recordBacked) {
-    return createInRecord(ctx, compiled, provider, desired, clientToken, { desiredState });
+    return createInRecord(ctx, compiled, provider, desired, clientToken, hashed);
   }
   const identifier = identifierOf(type, desired);
   return begin(ctx, {
@@ -36,6 +39,7 @@ export async function create(
     identifier,
     request: { desiredState: desired },
     clientToken,
-    hashOf: { desiredState },
+    hashOf: hashed.of,
+    ...(hashed.as ? { hashAs: hashed.as } : {}),
   });
 }

@@ -30,6 +30,8 @@ export async function put(
       `the desired state identifies ${given}, but the path names ${identifier}`,
     );
   }
+  // One request whichever branch it takes: a retry after its create finds the resource, and replays.
+  const hashOf = { identifier, put: desiredState };
   const current = await resourceWithSecrets(ctx.store, ctx.sealer, type.typeName, identifier);
   if (!current) {
     // Identifier values not in the body come from the path.
@@ -37,18 +39,20 @@ export async function put(
     if (!fromPath)
       throw new TypeplaneError('InvalidRequest', `'${identifier}' is not an identifier of ${type.typeName}`);
     for (const [key, value] of Object.entries(fromPath)) if (desired[key] === undefined) desired[key] = value;
-    return create(ctx, typeName, desired, clientToken);
+    return create(ctx, typeName, desired, clientToken, { as: 'PUT', of: hashOf });
   }
   if (type.traits.noReplace) {
+    // Under noReplace a PUT can only create: an existing resource fails it as a create would.
     return failImmediately(
       ctx,
       compiled,
-      'UPDATE',
+      'CREATE',
       identifier,
       'AlreadyExists',
       `${type.typeName} ${identifier} already exists and its type does not allow replacing (noReplace); update it with PATCH`,
       clientToken,
       { put: desiredState },
+      'PUT',
     );
   }
   refuseReadOnly(type, desired);
@@ -69,7 +73,8 @@ export async function put(
     identifier,
     request: { desiredState: desired, previousState: current.properties },
     clientToken,
-    hashOf: { identifier, put: desiredState },
+    hashOf,
+    hashAs: 'PUT',
     ...(provider.recordBacked
       ? { decide: await replaceInRecord(ctx, type, identifier, current, desired) }
       : { basedOn: current }),

@@ -11,6 +11,7 @@ import type { Completion, OperationRecord, ResourceKey, StoredResource } from '.
 import { begin } from './begin.js';
 import { ChangedMeanwhile } from './changed-meanwhile.js';
 import { checkModel } from './check-answer.js';
+import type { RequestKind } from './client-token.js';
 import type { EngineContext } from './context.js';
 import { recordedReferences, stillReferenced } from './references.js';
 import { newRequestToken } from './request-token.js';
@@ -26,7 +27,7 @@ export async function createInRecord(
   provider: Provider,
   desired: Model,
   clientToken: string | undefined,
-  hashOf: unknown,
+  hashed: { as?: RequestKind; of: unknown },
 ): Promise<ProgressEvent> {
   const type = compiled.type;
   const requestToken = newRequestToken();
@@ -51,7 +52,8 @@ export async function createInRecord(
     identifier,
     request: { desiredState: desired },
     clientToken,
-    hashOf,
+    hashOf: hashed.of,
+    ...(hashed.as ? { hashAs: hashed.as } : {}),
     requestToken,
     decide: (current): Completion => {
       if (!model || problem !== undefined)
