@@ -461,6 +461,33 @@ const createList: SequenceTest = {
   },
 };
 
+/** The most listed identifiers list→read reads back (a provider may hold many resources). */
+const MAX_READ_BACK = 100;
+
+const listRead: SequenceTest = {
+  kind: 'sequence',
+  name: 'list→read',
+  clause: 'every resource list returns can be read: a listed identifier never answers NotFound',
+  input: 'one',
+  skip: needsList,
+  async run(ctx, input) {
+    const created = await createResource(ctx, input as Model);
+    if (isFailure(created)) return [created];
+    const listed = await listAll(ctx);
+    if (isFailure(listed)) return [listed];
+    if (listed.models.length > MAX_READ_BACK)
+      ctx.note(`the first ${MAX_READ_BACK} of ${listed.models.length} listed resources were read back`);
+    for (const model of listed.models.slice(0, MAX_READ_BACK)) {
+      // A model without its identifier is reported by 'models carry the primary identifier'.
+      const key = ctx.keyOf(model);
+      if (!key) continue;
+      const problem = expectSuccess(await ctx.read(key), `a read of ${ctx.id(model)!}, which list returned,`);
+      if (problem) return [problem];
+    }
+    return [];
+  },
+};
+
 const updateRead: SequenceTest = {
   kind: 'sequence',
   name: 'update→read',
@@ -1019,6 +1046,7 @@ export const CONTRACT_TESTS: readonly ContractTest[] = [
   createReplayed,
   createRead,
   createList,
+  listRead,
   updateRead,
   updateList,
   updateWithoutCreate,

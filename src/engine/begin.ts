@@ -30,6 +30,8 @@ export interface BeginArgs {
   decide?: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion;
   /** The stored resource an update was computed from: it begins only if that is still the state. */
   basedOn?: StoredResource;
+  /** Said of the operation from the start (kept when it completes at once). */
+  statusMessage?: string;
 }
 
 export async function begin(ctx: EngineContext, args: BeginArgs): Promise<ProgressEvent> {
@@ -55,6 +57,7 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
   };
   if (identifier !== undefined) record.identifier = identifier;
   if (token !== undefined) record.clientToken = token;
+  if (args.statusMessage !== undefined) record.statusMessage = args.statusMessage;
   // The hash only serves to compare requests made with the same client token.
   const hash =
     token === undefined

@@ -4,6 +4,9 @@
  */
 import { TypeplaneError } from '../errors.js';
 import { identifierModel, stripNulls, stripWriteOnly, type Model } from '../model/index.js';
+import type { CompiledType } from '../registry/compile.js';
+import type { StoredResource } from '../store/types.js';
+import { begin } from './begin.js';
 import { checkModel, contractViolation } from './check-answer.js';
 import { timeoutMinutes, type EngineContext } from './context.js';
 import { parseMaxResults, parseNextToken } from './input.js';
@@ -43,6 +46,7 @@ export async function read(
   });
   if (event.status === 'FAILED') {
     const code = event.errorCode ?? 'GeneralServiceException';
+    if (code === 'NotFound') await forgetVanished(ctx, compiled, stored);
     throw new TypeplaneError(code, event.message ?? `read failed with ${code}`);
   }
   if (event.status !== 'SUCCESS')
@@ -54,6 +58,44 @@ export async function read(
   const model = checkModel(ctx.log, provider, compiled, event.resourceModel, identifier);
   return { identifier, properties: stripWriteOnly(type, model) };
 }
+
+/**
+ * The provider says a recorded resource is gone (deleted outside Typeplane): its index row follows,
+ * as after an update or delete that finds it gone, so list and read agree. Recorded as a DELETE that
+ * says why, in one transaction that removes the row only while it is as the read saw it and no
+ * operation is active on it (one is, or it changed: that operation or change decides instead).
+ */
+async function forgetVanished(
+  ctx: EngineContext,
+  compiled: CompiledType,
+  seen: StoredResource,
+): Promise<void> {
+  const type = compiled.type;
+  try {
+    await begin(ctx, {
+      compiled,
+      operation: 'DELETE',
+      identifier: seen.identifier,
+      request: {},
+      clientToken: undefined,
+      hashOf: {},
+      statusMessage: `removed from the index: the provider's read answered NotFound (the resource was deleted outside Typeplane)`,
+      decide: (current) => {
+        if (!current || current.updatedAt !== seen.updatedAt) throw new StillThere();
+        return {
+          status: 'SUCCESS',
+          change: { kind: 'delete', typeName: type.typeName, identifier: seen.identifier },
+        };
+      },
+    });
+  } catch (e) {
+    if (e instanceof StillThere || (e instanceof TypeplaneError && e.code === 'ResourceConflict')) return;
+    throw e;
+  }
+}
+
+/** The row changed or went since the read: nothing to forget. */
+class StillThere extends Error {}
 
 export async function list(
   ctx: EngineContext,

@@ -25,6 +25,8 @@ const BROKEN: {
   { fixture: 'delete-twice-succeeds', fails: 'delete→delete' },
   { fixture: 'delete-returns-model', fails: 'delete SUCCESS carries no model' },
   { fixture: 'list-ignores-next-token', fails: 'list pagination' },
+  // The ghost makes the page one longer than asked for, too.
+  { fixture: 'list-shows-ghost', fails: 'list→read', incidental: ['list pagination'] },
   { fixture: 'list-misses-resources', fails: 'create→list', incidental: ['update→list', 'list pagination'] },
   {
     fixture: 'model-without-identifier',
@@ -46,7 +48,7 @@ const BROKEN: {
   {
     fixture: 'read-in-progress',
     fails: 'read and list never IN_PROGRESS',
-    incidental: ['create→read', 'update→read', 'create-only and read-only properties respected'],
+    incidental: ['create→read', 'list→read', 'update→read', 'create-only and read-only properties respected'],
   },
   {
     fixture: 'never-stabilizes',
