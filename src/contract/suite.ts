@@ -438,6 +438,17 @@ const createRead: SequenceTest = {
   },
 };
 
+/** Create a resource from an input, then list everything. */
+async function createThenList(
+  ctx: TestContext,
+  input: Model,
+): Promise<{ created: Created; listed: { models: Model[]; calls: Call[] } } | Failure> {
+  const created = await createResource(ctx, input);
+  if (isFailure(created)) return created;
+  const listed = await listAll(ctx);
+  return isFailure(listed) ? listed : { created, listed };
+}
+
 const createList: SequenceTest = {
   kind: 'sequence',
   name: 'create→list',
@@ -445,10 +456,9 @@ const createList: SequenceTest = {
   input: 'one',
   skip: needsList,
   async run(ctx, input) {
-    const created = await createResource(ctx, input as Model);
-    if (isFailure(created)) return [created];
-    const listed = await listAll(ctx);
-    if (isFailure(listed)) return [listed];
+    const both = await createThenList(ctx, input as Model);
+    if (isFailure(both)) return [both];
+    const { created, listed } = both;
     if (containsId(ctx, listed.models, created.id)) return [];
     return [
       failure(
@@ -471,10 +481,9 @@ const listRead: SequenceTest = {
   input: 'one',
   skip: needsList,
   async run(ctx, input) {
-    const created = await createResource(ctx, input as Model);
-    if (isFailure(created)) return [created];
-    const listed = await listAll(ctx);
-    if (isFailure(listed)) return [listed];
+    const both = await createThenList(ctx, input as Model);
+    if (isFailure(both)) return [both];
+    const { listed } = both;
     if (listed.models.length > MAX_READ_BACK)
       ctx.note(`the first ${MAX_READ_BACK} of ${listed.models.length} listed resources were read back`);
     for (const model of listed.models.slice(0, MAX_READ_BACK)) {
