@@ -964,6 +964,54 @@ const modelsCarryIdentifier: ObservationTest = {
   },
 };
 
+const inProgressModels: ObservationTest = {
+  kind: 'observation',
+  name: 'IN_PROGRESS models carry the primary identifier',
+  clause:
+    'every IN_PROGRESS answer of create and update carries the model so far, with its primary identifier (the one asked for); a delete may, and then with the one asked for',
+  check(calls, compiled) {
+    const type = compiled.type;
+    const found: Failure[] = [];
+    for (const call of calls) {
+      if (call.action === 'read' || call.action === 'list') continue;
+      const asked = identifierOf(type, call.request.desiredState);
+      call.events.forEach((raw, i) => {
+        if (!isModel(raw) || raw.status !== 'IN_PROGRESS') return;
+        const step = `IN_PROGRESS answer ${i + 1}`;
+        const model = raw.resourceModel;
+        if (!isModel(model)) {
+          if (call.action !== 'delete')
+            found.push(
+              failure(
+                `${call.action} gave an ${step} without a resource model; it must carry the model so far, with its primary identifier (${type.primaryIdentifier.join(', ')})`,
+                call,
+              ),
+            );
+          return;
+        }
+        const id = identifierOf(type, model);
+        if (id === undefined)
+          found.push(
+            failure(
+              `${call.action} gave an ${step} whose model lacks its primary identifier (${type.primaryIdentifier.join(', ')})`,
+              call,
+            ),
+          );
+        else if (asked !== undefined && id !== asked)
+          found.push(
+            failure(
+              `${call.action} for ${asked} gave an ${step} with the model of ${id}`,
+              call,
+              { identifier: asked },
+              { identifier: id },
+            ),
+          );
+      });
+    }
+    return worst(found, 'IN_PROGRESS answers without their identifier');
+  },
+};
+
 const neverInProgress: ObservationTest = {
   kind: 'observation',
   name: 'read and list never IN_PROGRESS',
@@ -1070,6 +1118,7 @@ export const CONTRACT_TESTS: readonly ContractTest[] = [
   modelsMatchSchema,
   noNulls,
   modelsCarryIdentifier,
+  inProgressModels,
   neverInProgress,
   deleteNoModel,
   terminalInTime,

@@ -116,6 +116,19 @@ export async function step(
   op.attempts += 1;
   switch (event.status) {
     case 'IN_PROGRESS': {
+      // A model reported on the way is served as the operation's; it must be the resource's, in shape.
+      let progressModel: Model | undefined;
+      if (event.resourceModel !== undefined && event.resourceModel !== null) {
+        try {
+          progressModel = checkModel(ctx.log, provider, compiled, event.resourceModel, op.identifier);
+        } catch (e) {
+          const message = e instanceof TypeplaneError ? e.message : String(e);
+          return finish(ctx, op, 'FAILED', {
+            errorCode: 'HandlerInternalFailure',
+            statusMessage: `${message} (in an IN_PROGRESS answer)`,
+          });
+        }
+      }
       const delay = Math.min(
         Math.max(Number(event.callbackDelaySeconds ?? 0), 0),
         MAX_CALLBACK_DELAY_SECONDS,
@@ -125,8 +138,7 @@ export async function step(
       op.retryAfter = new Date(Date.now() + delay * 1000).toISOString();
       op.eventTime = new Date().toISOString();
       if (event.message) op.statusMessage = event.message;
-      if (event.resourceModel && typeof event.resourceModel === 'object')
-        op.resourceModel = stripNulls(stripWriteOnly(type, event.resourceModel));
+      if (progressModel) op.resourceModel = stripWriteOnly(type, progressModel);
       await ctx.store.saveOperation(op, ctx.worker.owner);
       await ctx.store.renewLease(op.requestToken, ctx.worker.owner, new Date(), 0);
       ctx.worker.later(delay * 1000);

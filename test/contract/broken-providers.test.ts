@@ -33,6 +33,7 @@ const BROKEN: {
     fails: 'models carry the primary identifier',
     incidental: ['create→read', 'update→read', 'create-only and read-only properties respected'],
   },
+  { fixture: 'in-progress-without-identifier', fails: 'IN_PROGRESS models carry the primary identifier' },
   {
     // The extra member is also a property nobody asked for.
     fixture: 'model-off-schema',

@@ -60,9 +60,11 @@ def failed(code: str, message: str) -> Event:
     return {"status": "FAILED", "errorCode": code, "message": message}
 
 
-def in_progress(context: dict[str, Any], delay: float, message: str) -> Event:
+def in_progress(model: dict[str, Any], context: dict[str, Any], delay: float, message: str) -> Event:
+    # Every IN_PROGRESS answer carries the model so far, with its identifier (Title).
     return {
         "status": "IN_PROGRESS",
+        "resourceModel": {k: v for k, v in model.items() if k not in WRITE_ONLY},
         "callbackContext": context,
         "callbackDelaySeconds": delay,
         "message": message,
@@ -113,7 +115,7 @@ class NoteStore:
                     # Our own earlier work, re-invoked because the answer was lost: answer the same.
                     if note["state"] == "READY":
                         return success(note["model"])
-                    return in_progress({"stage": "reserved"}, self.callback_delay, "note reserved")
+                    return in_progress(note["model"], {"stage": "reserved"}, self.callback_delay, "note reserved")
                 if note is not None and note["state"] == "READY":
                     return failed("AlreadyExists", f"note {title!r} already exists")
                 # Free, or reserved by a create that never finished: Typeplane runs one operation per
@@ -127,7 +129,7 @@ class NoteStore:
                     model["Secret"] = props["Secret"]
                 self.notes[title] = {"model": model, "state": "CREATING", "createdBy": token}
                 self.save()
-                return in_progress({"stage": "reserved"}, self.callback_delay, "note reserved")
+                return in_progress(model, {"stage": "reserved"}, self.callback_delay, "note reserved")
             # Second step: Typeplane handed our context back.
             if context.get("stage") != "reserved":
                 return failed("InvalidRequest", "unknown callbackContext")

@@ -32,7 +32,11 @@ export default defineProvider({
       return progress.failed('AlreadyExists', `${name} already exists`);
     // Long work is split into steps: the engine calls again with the context we return.
     if (!callbackContext)
-      return progress.inProgress(undefined, { callbackContext: { step: 'render' }, callbackDelaySeconds: 0 });
+      // Every IN_PROGRESS answer carries the model so far, with its identifier.
+      return progress.inProgress(
+        { Name: name, Language: desiredState.Language },
+        { callbackContext: { step: 'render' }, callbackDelaySeconds: 0 },
+      );
     const model = render(desiredState);
     greetings.set(name, { ...model, __token: clientRequestToken });
     return progress.success(model);
