@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { plainListenProblem, Tokens } from './auth/index.js';
-import { Engine, engineLogger } from './engine/index.js';
+import { Engine, engineLogger, type EngineOptions } from './engine/index.js';
 import { buildServer } from './http/index.js';
 import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
 import { Registry } from './registry/registry.js';
@@ -39,6 +39,8 @@ export interface ServiceOptions {
   pollIntervalMs?: number;
   /** Milliseconds per minute of handler timeouts (tests shorten it). */
   minuteMs?: number;
+  /** The longest one handler invocation may take (default 60 s create/update/delete, 30 s read/list; tests shorten them). */
+  callLimitsMs?: EngineOptions['callLimitsMs'];
   /** The key sealing write-only values at rest, as base64 of 32 bytes (`TYPEPLANE_SECRET_KEY`); wins over the file. */
   secretKey?: string;
   /** The key file, created (mode 0600) on first start when absent; default `<dataDir>/secret.key`. */
@@ -138,6 +140,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
       ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
+      ...(options.callLimitsMs !== undefined ? { callLimitsMs: options.callLimitsMs } : {}),
     });
     const schemaFiles = (options.providerDefinitions ?? []).flatMap((d) => d.schemas ?? []);
     const typeFiles = [...schemaFiles, ...(options.types ?? [])];

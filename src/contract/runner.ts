@@ -39,6 +39,7 @@ import {
   type TestStatus,
 } from './suite.js';
 import { raceAbort } from '../handler/abort.js';
+import { CALL_LIMITS, callLimitOf, tooSlow, type CallLimits } from '../handler/limits.js';
 
 /** One numbered set of input files: `inputs_1_create.json`, `inputs_1_update.json`, `inputs_1_invalid.json`. */
 export interface InputSet {
@@ -59,6 +60,8 @@ export interface SuiteOptions {
   runs?: number;
   /** Caps every handler's deadline, in milliseconds (default: the type's handler timeouts). */
   timeoutMs?: number;
+  /** The limits on one invocation (default the contract's: 60 s create/update/delete, 30 s read/list). */
+  callLimitsMs?: Partial<CallLimits>;
   /** Stops the tests (cleanup still runs), e.g. on Ctrl-C. */
   signal?: AbortSignal;
   /** Only these tests (by name). */
@@ -490,12 +493,20 @@ class SuiteRun {
         signal,
       };
       let raw: unknown;
+      const limitMs = callLimitOf({ ...CALL_LIMITS, ...this.options.callLimitsMs }, action);
+      const stepLimit = AbortSignal.timeout(limitMs);
       try {
         raw = await raceAbort(
-          Promise.resolve().then(() => this.provider[action](handlerRequest)),
-          signal,
+          Promise.resolve().then(() =>
+            this.provider[action]({ ...handlerRequest, signal: AbortSignal.any([signal, stepLimit]) }),
+          ),
+          AbortSignal.any([signal, stepLimit]),
         );
       } catch (e) {
+        if (stepLimit.aborted && !signal.aborted) {
+          call.problem = { kind: 'slow', message: tooSlow(action, limitMs) };
+          break;
+        }
         if (signal.aborted) {
           call.problem = stopped();
           break;

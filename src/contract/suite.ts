@@ -39,7 +39,7 @@ export interface Call {
   /** The last answer, when it was a valid event. */
   final?: HandlerEvent;
   /** What went wrong on the way. */
-  problem?: { kind: 'threw' | 'invalid' | 'timeout' | 'interrupted'; message: string };
+  problem?: { kind: 'threw' | 'invalid' | 'timeout' | 'slow' | 'interrupted'; message: string };
   durationMs: number;
   /** What the handler logged (the first lines). */
   logs: string[];
@@ -1083,6 +1083,19 @@ const terminalInTime: ObservationTest = {
   },
 };
 
+const answersInTime: ObservationTest = {
+  kind: 'observation',
+  name: 'each answer within its time limit',
+  clause:
+    'every invocation answers in time: create, update and delete within 60 s (longer work answers IN_PROGRESS), read and list within 30 s',
+  check(calls) {
+    const found = calls
+      .filter((c) => c.problem?.kind === 'slow')
+      .map((c) => failure(`${c.action} ${c.problem!.message}`, c));
+    return worst(found, 'answers past their limit');
+  },
+};
+
 const validEvents: ObservationTest = {
   kind: 'observation',
   name: 'answers are valid events',
@@ -1122,6 +1135,7 @@ export const CONTRACT_TESTS: readonly ContractTest[] = [
   neverInProgress,
   deleteNoModel,
   terminalInTime,
+  answersInTime,
   validEvents,
 ];
 

@@ -2,7 +2,7 @@
  * @module What every part of the engine works with, wired once by the `Engine`; and the time limits
  * of handler calls.
  */
-import type { HandlerAction, Provider } from '../handler/index.js';
+import type { CallLimits, HandlerAction, Provider } from '../handler/index.js';
 import type { Registry } from '../registry/registry.js';
 import { DEFAULT_TIMEOUT_MINUTES, type ResourceType } from '../schema/index.js';
 import type { Sealer } from '../secrets/index.js';
@@ -21,6 +21,8 @@ export interface EngineContext {
   readonly sealer: Sealer;
   /** Milliseconds in a "minute" of a handler's timeoutInMinutes. */
   readonly minuteMs: number;
+  /** The longest one handler invocation may take, whatever the operation's timeout. */
+  readonly callLimits: CallLimits;
   /** Runs operations: claims them, holds their leases, steps them. */
   readonly worker: Worker;
 }

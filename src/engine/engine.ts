@@ -16,6 +16,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
 import { expireTokensHourly, SEVEN_DAYS_MS } from './client-token.js';
+import { CALL_LIMITS, type CallLimits } from '../handler/index.js';
 import type { EngineContext } from './context.js';
 import { create } from './create.js';
 import { deleteResource } from './delete.js';
@@ -47,6 +48,8 @@ export interface EngineOptions {
   concurrency?: number;
   /** Milliseconds in a "minute" of a handler's timeoutInMinutes (tests shorten it; default 60,000). */
   minuteMs?: number;
+  /** The longest one handler invocation may take (default 60 s for create/update/delete, 30 s for read/list; tests shorten them). */
+  callLimitsMs?: Partial<CallLimits>;
 }
 
 export class Engine {
@@ -70,6 +73,7 @@ export class Engine {
       log: options.logger,
       sealer: options.sealer,
       minuteMs: options.minuteMs ?? 60_000,
+      callLimits: { ...CALL_LIMITS, ...options.callLimitsMs },
       worker,
     };
     this.ctx = ctx;

@@ -8,6 +8,7 @@ import type { CompiledType } from '../registry/compile.js';
 import type { StoredResource } from '../store/types.js';
 import { begin } from './begin.js';
 import { checkModel, contractViolation } from './check-answer.js';
+import { tooSlow } from '../handler/index.js';
 import { timeoutMinutes, type EngineContext } from './context.js';
 import { parseMaxResults, parseNextToken } from './input.js';
 import { invoke } from './invoke.js';
@@ -15,9 +16,6 @@ import { lazyChild } from './logger.js';
 import { newRequestToken } from './request-token.js';
 import { opened } from './sealing.js';
 import type { ResourceDescription } from './types.js';
-
-/** The longest a read may take, whatever the type's read timeout: it answers an HTTP request. */
-const MAX_READ_MS = 60_000;
 
 /** The resource as its provider reports it now. */
 export async function read(
@@ -35,15 +33,19 @@ export async function read(
   if (provider.readsFromRecord)
     return { identifier, properties: stripNulls(stripWriteOnly(type, stored.properties)) };
   const requestToken = newRequestToken();
+  const typeLimit = AbortSignal.timeout(timeoutMinutes(type, 'read') * ctx.minuteMs);
+  const callLimit = AbortSignal.timeout(ctx.callLimits.read);
   const event = await invoke(ctx.log, provider, 'read', type, {
     typeName: type.typeName,
     // The provider is handed the whole recorded model, as for the other handlers.
     desiredState: opened(ctx.sealer, stored).properties,
     clientRequestToken: requestToken,
     logger: lazyChild(ctx.log, { requestToken, operation: 'READ' }),
-    // A read answers an HTTP request: bounded by the type's read timeout and by a minute at most.
-    signal: AbortSignal.timeout(Math.min(timeoutMinutes(type, 'read') * ctx.minuteMs, MAX_READ_MS)),
+    // Bounded by the type's read timeout and by the contract's limit on a read (30 s).
+    signal: AbortSignal.any([typeLimit, callLimit]),
   });
+  if (callLimit.aborted && !typeLimit.aborted)
+    throw contractViolation(ctx.log, provider, tooSlow('read', ctx.callLimits.read));
   if (event.status === 'FAILED') {
     const code = event.errorCode ?? 'GeneralServiceException';
     if (code === 'NotFound') await forgetVanished(ctx, compiled, stored);

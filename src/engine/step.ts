@@ -9,6 +9,7 @@ import type { CompiledType } from '../registry/compile.js';
 import type { ResourceType } from '../schema/index.js';
 import type { OperationRecord, ResourceChange } from '../store/types.js';
 import { checkModel, contractViolation } from './check-answer.js';
+import { tooSlow } from '../handler/index.js';
 import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
 import { finish } from './finish.js';
 import { invoke } from './invoke.js';
@@ -72,6 +73,7 @@ export async function step(
   const action = ACTION[op.operation as 'CREATE' | 'UPDATE' | 'DELETE'];
   const remaining = Date.parse(op.deadlineAt) - now;
   const timeout = AbortSignal.timeout(Math.max(1, remaining));
+  const callLimit = AbortSignal.timeout(ctx.callLimits.change);
   // Write-only values and the callback context are opened here only, for the provider.
   let opened: ReturnType<typeof openRequest>;
   let callbackContext: Record<string, unknown> | undefined;
@@ -86,7 +88,7 @@ export async function step(
     desiredState: opened.desiredState ?? {},
     clientRequestToken: op.requestToken,
     logger: log,
-    signal: AbortSignal.any([signal, timeout]),
+    signal: AbortSignal.any([signal, timeout, callLimit]),
     ...(opened.previousState ? { previousState: opened.previousState } : {}),
     ...(callbackContext ? { callbackContext } : {}),
   };
@@ -105,6 +107,12 @@ export async function step(
   if (ctx.worker.stopped && signal.aborted && !timeout.aborted && event.status !== 'SUCCESS') {
     await ctx.store.renewLease(op.requestToken, ctx.worker.owner, new Date(), 0);
     return;
+  }
+  if (callLimit.aborted && !timeout.aborted && event.status !== 'SUCCESS') {
+    return finish(ctx, op, 'FAILED', {
+      errorCode: 'HandlerInternalFailure',
+      statusMessage: contractViolation(ctx.log, provider, tooSlow(action, ctx.callLimits.change)).message,
+    });
   }
   if (timeout.aborted && event.status !== 'SUCCESS') {
     return finish(ctx, op, 'FAILED', {
