@@ -133,7 +133,8 @@ export class Engine {
 
   list(
     typeName: string,
-    options: { maxResults?: unknown; nextToken?: unknown },
+    /** `filters`: top-level scalar property → the value it must have (all must match). */
+    options: { maxResults?: unknown; nextToken?: unknown; filters?: Record<string, unknown> },
   ): Promise<{ resourceDescriptions: ResourceDescription[]; nextToken: string | null }> {
     return list(this.ctx, typeName, options);
   }

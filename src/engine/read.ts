@@ -5,6 +5,7 @@
 import { TypeplaneError } from '../errors.js';
 import { identifierModel, stripNulls, stripWriteOnly, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
+import { resourceCursor } from '../store/index.js';
 import type { StoredResource } from '../store/types.js';
 import { begin } from './begin.js';
 import { checkModel, contractViolation } from './check-answer.js';
@@ -12,6 +13,7 @@ import { tooSlow } from '../handler/index.js';
 import { timeoutMinutes, type EngineContext } from './context.js';
 import { parseMaxResults, parseNextToken } from './input.js';
 import { invoke } from './invoke.js';
+import { matches, parseFilters, type ListFilter } from './list-filter.js';
 import { lazyChild } from './logger.js';
 import { newRequestToken } from './request-token.js';
 import { opened } from './sealing.js';
@@ -102,18 +104,61 @@ class StillThere extends Error {}
 export async function list(
   ctx: EngineContext,
   typeName: string,
-  options: { maxResults?: unknown; nextToken?: unknown },
+  options: { maxResults?: unknown; nextToken?: unknown; filters?: Record<string, unknown> },
 ): Promise<{ resourceDescriptions: ResourceDescription[]; nextToken: string | null }> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
   const limit = parseMaxResults(options.maxResults);
   const nextToken = parseNextToken(options.nextToken);
-  const page = await ctx.store.listResources(type.typeName, { limit, ...(nextToken ? { nextToken } : {}) });
-  return {
-    resourceDescriptions: page.items.map((r) => ({
-      identifier: r.identifier,
-      properties: stripNulls(stripWriteOnly(type, r.properties)) as Model,
-    })),
-    nextToken: page.nextToken ?? null,
-  };
+  const filters = parseFilters(type, options.filters);
+  const describe = (r: StoredResource): ResourceDescription => ({
+    identifier: r.identifier,
+    properties: stripNulls(stripWriteOnly(type, r.properties)) as Model,
+  });
+  if (filters.length === 0) {
+    const page = await ctx.store.listResources(type.typeName, { limit, ...(nextToken ? { nextToken } : {}) });
+    return { resourceDescriptions: page.items.map(describe), nextToken: page.nextToken ?? null };
+  }
+  const page = await filteredPage(ctx, type.typeName, filters, limit, nextToken);
+  return { resourceDescriptions: page.items.map(describe), nextToken: page.nextToken };
+}
+
+/** Rows read in batches of this many while filtering. */
+const FILTER_BATCH = 200;
+/** The most rows one filtered page reads: a page past it may hold fewer than asked, with a nextToken. */
+const FILTER_SCAN_BUDGET = 10_000;
+
+/**
+ * Up to `limit` resources passing every filter, in identifier order from `nextToken`. The scan is
+ * bounded: a page that read {@link FILTER_SCAN_BUDGET} rows ends there (short, maybe empty) with a
+ * nextToken to go on from, so no request costs more than that whatever the filter.
+ */
+async function filteredPage(
+  ctx: EngineContext,
+  typeName: string,
+  filters: readonly ListFilter[],
+  limit: number,
+  nextToken: string | undefined,
+): Promise<{ items: StoredResource[]; nextToken: string | null }> {
+  const items: StoredResource[] = [];
+  let cursor = nextToken;
+  let scanned = 0;
+  for (;;) {
+    const batch = await ctx.store.listResources(typeName, {
+      limit: Math.max(limit, FILTER_BATCH),
+      ...(cursor ? { nextToken: cursor } : {}),
+    });
+    for (const [i, row] of batch.items.entries()) {
+      if (!matches(row.properties, filters)) continue;
+      items.push(row);
+      if (items.length === limit) {
+        const more = i < batch.items.length - 1 || batch.nextToken !== undefined;
+        return { items, nextToken: more ? resourceCursor(row.identifier) : null };
+      }
+    }
+    scanned += batch.items.length;
+    if (batch.nextToken === undefined) return { items, nextToken: null };
+    cursor = batch.nextToken;
+    if (scanned >= FILTER_SCAN_BUDGET) return { items, nextToken: cursor };
+  }
 }

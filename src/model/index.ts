@@ -10,6 +10,8 @@ export {
   readOnlyPresent,
   stripWriteOnly,
   stripReadOnly,
+  typesAt,
+  type ScalarType,
   IDENTIFIER_SEPARATOR,
 } from './properties.js';
 export { stripNulls, cloneJson, jsonEqual } from './json.js';

@@ -78,10 +78,10 @@ export function identifierModel(type: ResourceType, identifier: string): Model |
   return model;
 }
 
-type ScalarType = 'string' | 'number' | 'integer' | 'boolean';
+export type ScalarType = 'string' | 'number' | 'integer' | 'boolean';
 
 /** The scalar types a property may have, from its schema (`type`, else the kinds of its `enum`/`const`). */
-function typesAt(type: ResourceType, pointer: string): Set<ScalarType> {
+export function typesAt(type: ResourceType, pointer: string): Set<ScalarType> {
   const types = new Set<ScalarType>();
   const nodes = resolverOf(type).walk(pointer) ?? [];
   const add = (t: unknown) => {

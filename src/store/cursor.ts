@@ -64,3 +64,8 @@ export function checkLimit(limit: number): void {
     ]);
   }
 }
+
+/** The list cursor that continues after the resource `identifier` (what a page ending there hands back). */
+export function resourceCursor(identifier: string): string {
+  return encodeCursor('resources', identifier);
+}

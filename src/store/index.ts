@@ -13,6 +13,7 @@ export type {
   KvEntry,
 } from './types.js';
 export { OperationMovedOn } from './types.js';
+export { resourceCursor } from './cursor.js';
 export { SqliteStore, openSqliteStore, type SqliteStoreOptions } from './sqlite/index.js';
 export {
   PostgresStore,

@@ -58,9 +58,12 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
 
   app.get<TypeParams>('/v1/resources/:typeName', async (request) => {
     const { typeName } = request.params;
+    // Every other query parameter is a filter on a top-level property (the engine checks them).
+    const { maxResults, nextToken, ...filters } = request.query as Record<string, unknown>;
     const page = await engine.list(typeName, {
-      maxResults: maxResultsParam(request.query.maxResults),
-      nextToken: request.query.nextToken,
+      maxResults: maxResultsParam(maxResults),
+      nextToken,
+      filters,
     });
     return { typeName, ...page };
   });
