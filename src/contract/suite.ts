@@ -1096,6 +1096,52 @@ const answersInTime: ObservationTest = {
   },
 };
 
+const noWriteOnly: ObservationTest = {
+  kind: 'observation',
+  name: 'write-only values never returned',
+  clause:
+    'no model a handler returns (create, read, update, list, IN_PROGRESS steps included) carries a write-only property',
+  check(calls, compiled) {
+    const type = compiled.type;
+    const found: Failure[] = [];
+    for (const call of calls) {
+      for (const { model, where } of modelsIn(call)) {
+        const shown = type.writeOnlyProperties.filter((p) => present(model, p));
+        if (shown.length === 0) continue;
+        found.push(
+          failure(
+            `${call.action} returned write-only properties (${where}): ${shown.join(', ')}`,
+            call,
+            without(model, shown),
+            model,
+          ),
+        );
+      }
+    }
+    return worst(found, 'models with write-only values');
+  },
+};
+
+const failedWithMessage: ObservationTest = {
+  kind: 'observation',
+  name: 'FAILED answers carry a message',
+  clause: 'every FAILED answer carries a message that says what went wrong, besides its error code',
+  check(calls) {
+    const found = calls
+      .filter((c) => c.final?.status === 'FAILED')
+      .filter((c) => typeof c.final!.message !== 'string' || c.final!.message.trim() === '')
+      .map((c) =>
+        failure(
+          `${c.action} answered FAILED ${c.final!.errorCode ?? ''} without a message`,
+          c,
+          { status: 'FAILED', errorCode: c.final!.errorCode, message: 'what went wrong' },
+          { status: 'FAILED', errorCode: c.final!.errorCode, message: c.final!.message ?? null },
+        ),
+      );
+    return worst(found, 'FAILED answers without a message');
+  },
+};
+
 const validEvents: ObservationTest = {
   kind: 'observation',
   name: 'answers are valid events',
@@ -1130,12 +1176,14 @@ export const CONTRACT_TESTS: readonly ContractTest[] = [
   invalidInputs,
   modelsMatchSchema,
   noNulls,
+  noWriteOnly,
   modelsCarryIdentifier,
   inProgressModels,
   neverInProgress,
   deleteNoModel,
   terminalInTime,
   answersInTime,
+  failedWithMessage,
   validEvents,
 ];
 
