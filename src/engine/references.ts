@@ -26,12 +26,9 @@ export async function assertReferencesExist(
   if (type.traits.references.length === 0) return;
   const missing: { pointer: string; message: string }[] = [];
   for (const ref of await referencesOf(ctx, type, model)) {
-    if (ref.unregistered) {
-      missing.push({
-        pointer: ref.member,
-        message: `refers to type ${ref.typeName}, which is not registered`,
-      });
-    } else if (!(await ctx.store.getResource(ref.typeName, ref.identifier))) {
+    // Not resolvable while its type is not registered (registration warned): neither checked nor recorded.
+    if (ref.unregistered) continue;
+    if (!(await ctx.store.getResource(ref.typeName, ref.identifier))) {
       missing.push({
         pointer: ref.member,
         message: `refers to ${ref.typeName} ${ref.identifier}, which does not exist`,

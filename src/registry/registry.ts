@@ -5,6 +5,7 @@
  */
 import { TypeplaneError } from '../errors.js';
 import { validateDocument, type ResourceType, type SourceFormat } from '../schema/index.js';
+import { typesAt } from '../model/index.js';
 import { PointerResolver } from '../schema/resource-schema/index.js';
 import type { Store, StoredType } from '../store/types.js';
 import { compileType, type CompiledType } from './compile.js';
@@ -17,6 +18,8 @@ export interface RegisterOptions {
   format?: SourceFormat;
   /** Shown in diagnostics. */
   file?: string;
+  /** Told what is worth knowing but does not refuse the document (a reference to a type not registered). */
+  onWarning?: (warning: { pointer: string; message: string }) => void;
 }
 
 export class Registry {
@@ -43,7 +46,7 @@ export class Registry {
     const source = typeof input === 'string' ? input : Buffer.from(input).toString('utf8');
     const registeredAt = new Date().toISOString();
     const stored: StoredType[] = [];
-    await this.checkReferences(result.types);
+    await this.checkReferences(result.types, options.onWarning);
     // Compile before storing anything: a type the engine could not validate against is refused whole.
     const compiled = result.types.map((type) => compileForRegistration(type));
     for (const [i, type] of result.types.entries()) {
@@ -63,18 +66,38 @@ export class Registry {
   }
 
   /**
-   * A reference must point at properties the referenced type has. Checked when the referenced type
-   * is known (registered, or in the same document); one registered later is checked by the engine
-   * when a resource is created.
+   * A reference (the Smithy trait) names members that hold strings, and `ids` keys that are
+   * identifiers of the referenced type. The members are checked always; the keys when the referenced
+   * type is known (registered, or in the same document). A reference to a type not registered is a
+   * warning: it cannot be resolved, so the engine neither checks nor records it until that type is
+   * registered (docs/traits.md).
    */
-  private async checkReferences(types: readonly ResourceType[]): Promise<void> {
+  private async checkReferences(
+    types: readonly ResourceType[],
+    onWarning?: RegisterOptions['onWarning'],
+  ): Promise<void> {
     const problems: { pointer: string; message: string }[] = [];
     for (const type of types) {
       for (const [i, ref] of type.traits.references.entries()) {
         if (ref.relationshipRef) continue;
+        for (const id of ref.ids) {
+          const kinds = [...typesAt(type, id.member)];
+          if (kinds.length !== 1 || kinds[0] !== 'string')
+            problems.push({
+              pointer: `/traits/references/${i}`,
+              message: `${type.typeName} member ${id.member} refers to ${ref.typeName}, so it must be a string property (it is ${kinds.join(' or ') || 'not a scalar'})`,
+            });
+        }
         const target =
           types.find((t) => t.typeName === ref.typeName) ?? (await this.store.getType(ref.typeName))?.model;
-        if (!target) continue;
+        if (!target) {
+          onWarning?.({
+            pointer: `/traits/references/${i}`,
+            message: `${type.typeName} refers to ${ref.typeName}, which is not registered: until it is, the engine neither checks nor records these references`,
+          });
+          continue;
+        }
+        const identifiers = new Set([target.primaryIdentifier, ...target.additionalIdentifiers].flat());
         const resolver = new PointerResolver(target.schema as Record<string, unknown>);
         if (ref.ids.length === 0) {
           // Without ids, members named like the target's identifiers supply them (as loadTypes' TP1014).
@@ -94,6 +117,11 @@ export class Registry {
               pointer: `/traits/references/${i}`,
               message: `${type.typeName} refers to ${ref.typeName} property ${id.target}, which ${ref.typeName} does not declare`,
             });
+          } else if (id.target !== '' && !identifiers.has(id.target)) {
+            problems.push({
+              pointer: `/traits/references/${i}`,
+              message: `${type.typeName} refers to ${ref.typeName} by ${id.target}, which is not one of its identifiers (${[...identifiers].join(', ')}); ids keys name identifier properties of the referenced type`,
+            });
           }
         }
       }
@@ -101,7 +129,7 @@ export class Registry {
     if (problems.length > 0) {
       throw new TypeplaneError(
         'InvalidRequest',
-        `references point at undeclared properties: ${problems.map((p) => p.message).join('; ')}`,
+        `references are not valid: ${problems.map((p) => p.message).join('; ')}`,
         problems,
       );
     }

@@ -36,6 +36,10 @@ export interface Reference {
    * properties the referenced type does not declare, so their targets are not checked.
    */
   relationshipRef?: true;
+  /** Smithy `rel`: the name of the relationship (documentation; two references to one type tell apart by it). */
+  rel?: string;
+  /** Smithy `service`: the service the referenced type belongs to (documentation). */
+  service?: string;
 }
 
 export interface ReferenceId {

@@ -57,8 +57,15 @@ export async function typeRoutes(app: FastifyInstance, { registry }: { registry:
       );
     const contentType = String(request.headers['content-type'] ?? '');
     const format = /json/i.test(contentType) ? 'json' : /yaml/i.test(contentType) ? 'yaml' : undefined;
-    const registered = await registry.register(body, { ...(format ? { format } : {}), file: 'request body' });
-    return reply.status(201).send({ types: registered.map(typeSummary) });
+    const warnings: { pointer: string; message: string }[] = [];
+    const registered = await registry.register(body, {
+      ...(format ? { format } : {}),
+      file: 'request body',
+      onWarning: (w) => warnings.push(w),
+    });
+    return reply
+      .status(201)
+      .send({ types: registered.map(typeSummary), ...(warnings.length > 0 ? { warnings } : {}) });
   });
 
   app.get('/v1/types', async (request) => {

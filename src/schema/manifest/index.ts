@@ -363,13 +363,15 @@ function checkTraits(type: Record<string, unknown>, at: string, report: ReturnTy
       return;
     }
     for (const key of Object.keys(ref)) {
-      if (key !== 'typeName' && key !== 'ids')
+      if (key !== 'typeName' && key !== 'ids' && key !== 'rel' && key !== 'service')
         report(
           'TP3018',
           `${where}/${escapePointerToken(key)}`,
-          `unknown key '${key}' in a reference (known: typeName, ids)`,
+          `unknown key '${key}' in a reference (known: typeName, ids, rel, service)`,
           'key',
         );
+      else if ((key === 'rel' || key === 'service') && (typeof ref[key] !== 'string' || ref[key] === ''))
+        report('TP3018', `${where}/${key}`, `'${key}' must be a non-empty string`);
     }
     if (ref.ids === undefined) return;
     if (!isRecord(ref.ids) || Object.keys(ref.ids).length === 0) {

@@ -18,7 +18,7 @@
 import { COMMON_REF_PREFIX, commonRefTarget, inlineCommonSchemas } from '../common.js';
 import { escapePointerToken } from '../diagnostics.js';
 import type { JsonSchema, Reference, ResourceType } from '../model.js';
-import { withOrigin } from '../resource-schema/reference-origins.js';
+import { smithyMembers, withOrigin } from '../resource-schema/reference-origins.js';
 import { SENSITIVE_KEYWORDS } from './keywords.js';
 import { RESOURCE_NAME_PATTERN } from './names.js';
 import { ANY_TYPE, isRecord } from './schema.js';
@@ -241,6 +241,6 @@ function manifestReferences(type: Node, at: string): Reference[] {
         `${where}/ids/${escapePointerToken(target)}`,
       ),
     );
-    return withOrigin({ typeName: String(ref.typeName), ids }, `${where}/typeName`);
+    return withOrigin({ typeName: String(ref.typeName), ids, ...smithyMembers(ref) }, `${where}/typeName`);
   });
 }

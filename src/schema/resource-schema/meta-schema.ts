@@ -125,6 +125,9 @@ export const resourceSchemaMetaSchema = {
             additionalProperties: false,
             properties: {
               typeName: { type: 'string', pattern: REFERENCED_TYPE_PATTERN },
+              // Smithy's reference members: the relationship's name, and the service the target belongs to.
+              rel: { type: 'string', minLength: 1 },
+              service: { type: 'string', minLength: 1 },
               // Omitted: implicit, the referenced type's identifiers by name (see Reference.ids).
               ids: {
                 type: 'object',

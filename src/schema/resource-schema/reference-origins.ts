@@ -25,3 +25,11 @@ export function withOrigin<T extends Reference | ReferenceId>(value: T, pointer:
 export function originOf(value: Reference | ReferenceId): string | undefined {
   return origins.get(value);
 }
+
+/** A reference's `rel` and `service` (Smithy), kept as they are written. */
+export function smithyMembers(ref: Record<string, unknown>): Pick<Reference, 'rel' | 'service'> {
+  return {
+    ...(typeof ref.rel === 'string' ? { rel: ref.rel } : {}),
+    ...(typeof ref.service === 'string' ? { service: ref.service } : {}),
+  };
+}

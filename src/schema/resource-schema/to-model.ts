@@ -11,7 +11,7 @@ import {
   type Reference,
   type ResourceType,
 } from '../model.js';
-import { withOrigin } from './reference-origins.js';
+import { smithyMembers, withOrigin } from './reference-origins.js';
 
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -93,7 +93,7 @@ function declaredReferences(doc: Schema): Reference[] {
         `${at}/ids/${escapePointerToken(target)}`,
       ),
     );
-    return withOrigin({ typeName: String(ref.typeName), ids }, `${at}/typeName`);
+    return withOrigin({ typeName: String(ref.typeName), ids, ...smithyMembers(ref) }, `${at}/typeName`);
   });
 }
 
