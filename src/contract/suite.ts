@@ -334,15 +334,21 @@ const createDelete: SequenceTest = {
   },
 };
 
+/** Whether every property of an identifier is given by the caller (none is read-only). */
+const givenIdentifier = (type: ResourceType, pointers: readonly string[]): boolean =>
+  pointers.every((p) => !type.readOnlyProperties.includes(p));
+
 const createCreate: SequenceTest = {
   kind: 'sequence',
   name: 'create→create',
-  clause: 'creating a resource that exists fails with AlreadyExists',
+  clause:
+    'creating a resource that exists fails with AlreadyExists: one with the same primary identifier, or the same value of an additional identifier',
   input: 'one',
   skip: (type) =>
-    type.primaryIdentifier.some((p) => type.readOnlyProperties.includes(p))
-      ? 'the primary identifier is read-only: every create makes a new resource'
-      : undefined,
+    givenIdentifier(type, type.primaryIdentifier) ||
+    type.additionalIdentifiers.some((pointers) => givenIdentifier(type, pointers))
+      ? undefined
+      : 'the primary identifier and every additional identifier are read-only: every create makes a new resource',
   async run(ctx, input) {
     const created = await createResource(ctx, input as Model);
     if (isFailure(created)) return [created];
@@ -470,6 +476,51 @@ const createList: SequenceTest = {
     ];
   },
 };
+
+const readByAdditional: SequenceTest = {
+  kind: 'sequence',
+  name: 'read by additional identifiers',
+  clause:
+    'a read succeeds when passed any additional identifier instead of the primary one, and answers the same resource',
+  input: 'one',
+  skip: (type) =>
+    type.additionalIdentifiers.length === 0 ? 'the type has no additional identifiers' : undefined,
+  async run(ctx, input) {
+    const created = await createResource(ctx, input as Model);
+    if (isFailure(created)) return [created];
+    for (const pointers of ctx.type.additionalIdentifiers) {
+      const key = keyOf(created.model, pointers);
+      if (!key) continue; // this resource has no value for it
+      const read = await readModel(ctx, key, `a read by ${pointers.join(', ')}`);
+      if (isFailure(read)) return [read];
+      const id = ctx.id(read.model);
+      if (id !== created.id)
+        return [
+          failure(
+            `a read by ${pointers.join(', ')} answered ${id ?? 'a model without its identifier'} instead of ${created.id}`,
+            read.call,
+            { identifier: created.id },
+            { identifier: id ?? null },
+          ),
+        ];
+    }
+    return [];
+  },
+};
+
+/** A model holding only the values of `pointers` in `model` (top-level or nested, no `*`), or undefined when one is absent. */
+function keyOf(model: Model, pointers: readonly string[]): Model | undefined {
+  const key: Model = {};
+  for (const pointer of pointers) {
+    const found = valuesAt(stripNulls(model), pointer);
+    if (found.length !== 1 || found[0]!.path.some((t) => typeof t === 'number')) return undefined;
+    let target = key;
+    const path = found[0]!.path as string[];
+    for (const token of path.slice(0, -1)) target = (target[token] ??= {}) as Model;
+    target[path.at(-1)!] = found[0]!.value;
+  }
+  return key;
+}
 
 /** The most listed identifiers list→read reads back (a provider may hold many resources). */
 const MAX_READ_BACK = 100;
@@ -1159,6 +1210,7 @@ const validEvents: ObservationTest = {
 export const CONTRACT_TESTS: readonly ContractTest[] = [
   createDelete,
   createCreate,
+  readByAdditional,
   createReplayed,
   createRead,
   createList,

@@ -16,7 +16,7 @@ export async function deleteResource(
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
-  const current = await resourceWithSecrets(ctx.store, ctx.sealer, type.typeName, identifier);
+  const current = await resourceWithSecrets(ctx.store, ctx.sealer, type, identifier);
   if (!current)
     return failImmediately(
       ctx,
@@ -28,16 +28,18 @@ export async function deleteResource(
       clientToken,
       {},
     );
-  const dependants = await ctx.store.listReferrers(type.typeName, identifier, 20);
-  if (dependants.length > 0) throw stillReferenced(type.typeName, identifier, dependants);
+  // The primary identifier, whichever identifier the caller named it by.
+  const primary = current.identifier;
+  const dependants = await ctx.store.listReferrers(type.typeName, primary, 20);
+  if (dependants.length > 0) throw stillReferenced(type.typeName, primary, dependants);
   const provider = ctx.providerFor(type.typeName);
   return begin(ctx, {
     compiled,
     operation: 'DELETE',
-    identifier,
+    identifier: primary,
     request: { desiredState: current.properties },
     clientToken,
     hashOf: { identifier },
-    ...(provider.recordBacked ? { decide: deleteInRecord(type, identifier) } : {}),
+    ...(provider.recordBacked ? { decide: deleteInRecord(type, primary) } : {}),
   });
 }

@@ -9,7 +9,7 @@ import type { EngineContext } from './context.js';
 import { create } from './create.js';
 import { refuseReadOnly, requireModel } from './input.js';
 import { replaceInRecord } from './record-backed.js';
-import { resourceWithSecrets } from './sealing.js';
+import { opened } from './sealing.js';
 import type { ProgressEvent } from './types.js';
 import { assertUpdatable } from './update.js';
 
@@ -32,7 +32,9 @@ export async function put(
   }
   // One request whichever branch it takes: a retry after its create finds the resource, and replays.
   const hashOf = { identifier, put: desiredState };
-  const current = await resourceWithSecrets(ctx.store, ctx.sealer, type.typeName, identifier);
+  // A PUT names the primary identifier it creates or replaces (additional identifiers are not looked up).
+  const stored = await ctx.store.getResource(type.typeName, identifier);
+  const current = stored && opened(ctx.sealer, stored);
   if (!current) {
     // Identifier values not in the body come from the path.
     const fromPath = identifierModel(type, identifier);

@@ -3,7 +3,7 @@
  * list pages through the engine's index.
  */
 import { TypeplaneError } from '../errors.js';
-import { identifierModel, stripNulls, stripWriteOnly, type Model } from '../model/index.js';
+import { stripNulls, stripWriteOnly, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import { resourceCursor } from '../store/index.js';
 import type { StoredResource } from '../store/types.js';
@@ -16,7 +16,7 @@ import { invoke } from './invoke.js';
 import { matches, parseFilters, type ListFilter } from './list-filter.js';
 import { lazyChild } from './logger.js';
 import { newRequestToken } from './request-token.js';
-import { opened } from './sealing.js';
+import { findResource, opened } from './sealing.js';
 import type { ResourceDescription } from './types.js';
 
 /** The resource as its provider reports it now. */
@@ -27,13 +27,14 @@ export async function read(
 ): Promise<ResourceDescription> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
-  const stored = await ctx.store.getResource(type.typeName, identifier);
-  const key = stored?.properties ?? identifierModel(type, identifier);
-  if (!stored || !key) throw new TypeplaneError('NotFound', `${type.typeName} ${identifier} does not exist`);
+  const stored = await findResource(ctx.store, type, identifier);
+  if (!stored) throw new TypeplaneError('NotFound', `${type.typeName} ${identifier} does not exist`);
+  // Answered under its primary identifier, whichever identifier the caller named it by.
+  const primary = stored.identifier;
   const provider = ctx.providerFor(type.typeName);
   // Recorded models were checked against the schema when their operation finished.
   if (provider.readsFromRecord)
-    return { identifier, properties: stripNulls(stripWriteOnly(type, stored.properties)) };
+    return { identifier: primary, properties: stripNulls(stripWriteOnly(type, stored.properties)) };
   const requestToken = newRequestToken();
   const typeLimit = AbortSignal.timeout(timeoutMinutes(type, 'read') * ctx.minuteMs);
   const callLimit = AbortSignal.timeout(ctx.callLimits.read);
@@ -59,8 +60,8 @@ export async function read(
       provider,
       'read answered IN_PROGRESS; read handlers must answer at once',
     );
-  const model = checkModel(ctx.log, provider, compiled, event.resourceModel, identifier);
-  return { identifier, properties: stripWriteOnly(type, model) };
+  const model = checkModel(ctx.log, provider, compiled, event.resourceModel, primary);
+  return { identifier: primary, properties: stripWriteOnly(type, model) };
 }
 
 /**

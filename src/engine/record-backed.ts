@@ -4,10 +4,22 @@
  * with no handler call.
  */
 import type { HandlerEvent, Provider } from '../handler/index.js';
-import { identifierOf, stripNulls, stripWriteOnly, type Model } from '../model/index.js';
+import {
+  additionalIdentifiersOf,
+  identifierOf,
+  stripNulls,
+  stripWriteOnly,
+  type Model,
+} from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { ResourceType } from '../schema/index.js';
-import type { Completion, OperationRecord, ResourceKey, StoredResource } from '../store/types.js';
+import type {
+  AdditionalIdentifier,
+  Completion,
+  OperationRecord,
+  ResourceKey,
+  StoredResource,
+} from '../store/types.js';
 import { begin } from './begin.js';
 import { ChangedMeanwhile } from './changed-meanwhile.js';
 import { checkModel } from './check-answer.js';
@@ -46,6 +58,9 @@ export async function createInRecord(
   }
   const references = model ? await recordedReferences(ctx, type, model) : undefined;
   const identifier = model && identifierOf(type, model);
+  const keys = model && additionalKeys(type, model);
+  // Checked here so that a taken one ends the create as AlreadyExists (the store refuses it anyway).
+  const taken = keys && (await heldByOther(ctx, type, identifier, keys));
   return begin(ctx, {
     compiled,
     operation: 'CREATE',
@@ -68,6 +83,12 @@ export async function createInRecord(
           errorCode: 'AlreadyExists',
           statusMessage: `${type.typeName} ${identifier} already exists`,
         };
+      if (taken)
+        return {
+          status: 'FAILED',
+          errorCode: 'AlreadyExists',
+          statusMessage: `${type.typeName} ${taken.holder} already has the additional identifier ${taken.name} = ${taken.value}`,
+        };
       const now = new Date().toISOString();
       return {
         status: 'SUCCESS',
@@ -82,6 +103,7 @@ export async function createInRecord(
             updatedAt: now,
           },
           ...(references ? { references } : {}),
+          ...(keys ? { identifiers: keys } : {}),
         },
       };
     },
@@ -102,6 +124,7 @@ export async function replaceInRecord(
   // A null is no value: the record never holds one (a nullable property set to null is removed).
   const model = stripNulls(desired);
   const references = await recordedReferences(ctx, type, model);
+  const keys = additionalKeys(type, model);
   const baseJson = JSON.stringify(base.properties);
   return (current) => {
     if (!current)
@@ -125,9 +148,29 @@ export async function replaceInRecord(
           updatedAt: new Date().toISOString(),
         },
         ...(references ? { references } : {}),
+        ...(keys ? { identifiers: keys } : {}),
       },
     };
   };
+}
+
+/** The additional identifiers to index with a model; undefined for a type that has none. */
+function additionalKeys(type: ResourceType, model: Model): AdditionalIdentifier[] | undefined {
+  return type.additionalIdentifiers.length > 0 ? additionalIdentifiersOf(type, model) : undefined;
+}
+
+/** The first of `keys` another resource than `identifier` holds. */
+async function heldByOther(
+  ctx: EngineContext,
+  type: ResourceType,
+  identifier: string | undefined,
+  keys: readonly AdditionalIdentifier[],
+): Promise<(AdditionalIdentifier & { holder: string }) | undefined> {
+  for (const key of keys) {
+    const holder = await ctx.store.findByIdentifier(type.typeName, key.name, key.value);
+    if (holder !== undefined && holder !== identifier) return { ...key, holder };
+  }
+  return undefined;
 }
 
 /** How a delete of a record-backed resource ends, decided under the write lock. */

@@ -8,6 +8,7 @@ import { valuesAt, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import type { ResourceKey } from '../store/types.js';
 import type { EngineContext } from './context.js';
+import { findResource } from './sealing.js';
 import { MAX_RESULTS_LIMIT } from './input.js';
 
 interface Reference {
@@ -160,11 +161,12 @@ export async function references(
   referencedBy: { typeName: string; identifier: string }[];
 }> {
   const compiled = await ctx.registry.get(typeName);
-  if (!(await ctx.store.getResource(compiled.type.typeName, identifier))) {
+  const found = await findResource(ctx.store, compiled.type, identifier);
+  if (!found) {
     throw new TypeplaneError('NotFound', `${compiled.type.typeName} ${identifier} does not exist`);
   }
   return {
-    references: await ctx.store.listReferences(compiled.type.typeName, identifier),
-    referencedBy: await ctx.store.listReferrers(compiled.type.typeName, identifier, MAX_RESULTS_LIMIT),
+    references: await ctx.store.listReferences(compiled.type.typeName, found.identifier),
+    referencedBy: await ctx.store.listReferrers(compiled.type.typeName, found.identifier, MAX_RESULTS_LIMIT),
   };
 }

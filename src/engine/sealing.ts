@@ -62,15 +62,37 @@ export function opened(sealer: Sealer, stored: StoredResource): StoredResource {
   return stored.sealed === undefined ? stored : { ...stored, properties: openResource(sealer, stored) };
 }
 
-/** A stored resource with its whole model (write-only values opened); undefined when absent. */
+/**
+ * A stored resource with its whole model (write-only values opened), found by its primary identifier
+ * or any additional identifier (see {@link findResource}); undefined when absent.
+ */
 export async function resourceWithSecrets(
   store: Store,
   sealer: Sealer,
-  typeName: string,
+  type: ResourceType,
   identifier: string,
 ): Promise<StoredResource | undefined> {
-  const stored = await store.getResource(typeName, identifier);
+  const stored = await findResource(store, type, identifier);
   return stored && opened(sealer, stored);
+}
+
+/**
+ * The resource `identifier` names: the one with that primary identifier, else the one holding it as
+ * an additional identifier, tried in the schema's order (so a value that is one resource's primary
+ * identifier and another's additional identifier names the first).
+ */
+export async function findResource(
+  store: Store,
+  type: ResourceType,
+  identifier: string,
+): Promise<StoredResource | undefined> {
+  const stored = await store.getResource(type.typeName, identifier);
+  if (stored || type.additionalIdentifiers.length === 0) return stored;
+  for (const pointers of type.additionalIdentifiers) {
+    const primary = await store.findByIdentifier(type.typeName, pointers.join(','), identifier);
+    if (primary !== undefined) return store.getResource(type.typeName, primary);
+  }
+  return undefined;
 }
 
 /** A resource change as stored: the model's write-only values sealed to the resource. */

@@ -4,7 +4,13 @@
  * or a success with its checked model and the index change (`finish.ts`).
  */
 import { TypeplaneError } from '../errors.js';
-import { identifierOf, stripNulls, stripWriteOnly, type Model } from '../model/index.js';
+import {
+  additionalIdentifiersOf,
+  identifierOf,
+  stripNulls,
+  stripWriteOnly,
+  type Model,
+} from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { ResourceType } from '../schema/index.js';
 import type { OperationRecord, ResourceChange } from '../store/types.js';
@@ -204,9 +210,11 @@ export async function step(
         return await finish(ctx, op, 'SUCCESS', { resourceModel: properties }, change);
       } catch (e) {
         if (e instanceof TypeplaneError && e.code === 'ResourceConflict') {
+          // The primary identifier taken (a create), or an additional identifier another resource holds.
+          const taken = e.details?.[0]?.additionalIdentifier !== undefined;
           return finish(ctx, op, 'FAILED', {
-            errorCode: 'AlreadyExists',
-            statusMessage: `${type.typeName} ${identifier} already exists`,
+            errorCode: operation === 'CREATE' ? 'AlreadyExists' : 'ResourceConflict',
+            statusMessage: taken ? e.message : `${type.typeName} ${identifier} already exists`,
           });
         }
         throw e;
@@ -236,8 +244,9 @@ async function resourceChange(
   const change: ResourceChange = {
     kind: 'put',
     resource: { typeName: type.typeName, identifier, ...record, createdAt: now, updatedAt: now },
-    // A type without references never has any to replace.
+    // A type without references (or additional identifiers) never has any to replace.
     ...(type.traits.references.length > 0 ? { references } : {}),
+    ...(type.additionalIdentifiers.length > 0 ? { identifiers: additionalIdentifiersOf(type, model) } : {}),
   };
   return { change, properties: record.properties };
 }

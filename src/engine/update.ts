@@ -50,7 +50,7 @@ async function updateOnce(
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
-  const current = await resourceWithSecrets(ctx.store, ctx.sealer, type.typeName, identifier);
+  const current = await resourceWithSecrets(ctx.store, ctx.sealer, type, identifier);
   if (!current)
     return failImmediately(
       ctx,
@@ -72,15 +72,17 @@ async function updateOnce(
   const desired = applyPatch(type, current.properties, patchDocument);
   await assertUpdatable(ctx, compiled, current.properties, desired);
   const provider = ctx.providerFor(type.typeName);
+  // The primary identifier, whichever identifier the caller named it by.
+  const primary = current.identifier;
   return begin(ctx, {
     compiled,
     operation: 'UPDATE',
-    identifier,
+    identifier: primary,
     request: { desiredState: desired, previousState: current.properties },
     clientToken,
     hashOf: { identifier, patchDocument },
     ...(provider.recordBacked
-      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired) }
+      ? { decide: await replaceInRecord(ctx, type, primary, current, desired) }
       : { basedOn: current }),
   });
 }

@@ -6,6 +6,7 @@ export type { Model } from './types.js';
 export { valuesAt, propertyTokens, type ValueAt, type ModelPath } from './pointer.js';
 export {
   identifierOf,
+  additionalIdentifiersOf,
   identifierModel,
   readOnlyPresent,
   stripWriteOnly,

@@ -30,7 +30,23 @@ export function resolverOf(type: ResourceType): PointerResolver {
  * of a compound identifier contains `|` itself (the identifier could not be split back).
  */
 export function identifierOf(type: ResourceType, model: Model): string | undefined {
-  const pointers = type.primaryIdentifier;
+  return joinedValues(type.primaryIdentifier, model);
+}
+
+/**
+ * The additional identifiers `model` has values for: each one named by its pointers joined with `,`,
+ * its value joined as {@link identifierOf} joins the primary identifier's.
+ */
+export function additionalIdentifiersOf(type: ResourceType, model: Model): { name: string; value: string }[] {
+  const out: { name: string; value: string }[] = [];
+  for (const pointers of type.additionalIdentifiers) {
+    const value = joinedValues(pointers, model);
+    if (value !== undefined) out.push({ name: pointers.join(','), value });
+  }
+  return out;
+}
+
+function joinedValues(pointers: readonly string[], model: Model): string | undefined {
   if (pointers.length === 0) return undefined;
   const parts: string[] = [];
   for (const pointer of pointers) {

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import type { Store } from '../store/types.js';
-import { identifierOf, stripWriteOnly } from '../model/index.js';
+import { additionalIdentifiersOf, identifierOf, stripWriteOnly } from '../model/index.js';
 import type { HandlerEvent, HandlerRequest, Provider } from '../handler/index.js';
 
 export const STATE_PROVIDER_NAME = 'state';
@@ -25,9 +25,49 @@ export function createStateProvider(
     message,
   });
 
+  /** The primary identifier a request names: its own, or the one an additional identifier of it points at. */
   const keyOf = async (request: HandlerRequest): Promise<{ type: ResourceType; key: string | undefined }> => {
     const type = await typeOf(request.typeName);
-    return { type, key: identifierOf(type, request.desiredState) };
+    const key = identifierOf(type, request.desiredState);
+    if (key !== undefined) return { type, key };
+    for (const { name, value } of additionalIdentifiersOf(type, request.desiredState)) {
+      const entry = await store.kvGet(indexOf(type, name), value);
+      if (entry) return { type, key: String(entry.value.identifier) };
+    }
+    return { type, key: undefined };
+  };
+  /** The key-value namespace indexing one additional identifier of a type (`#` is in no type name). */
+  const indexOf = (type: ResourceType, name: string) => `${type.typeName}#identifier:${name}`;
+  /**
+   * Claim a model's additional identifiers for `key`, releasing `previous` ones it no longer has; the
+   * first one another resource holds is returned (and nothing is claimed).
+   */
+  const claim = async (
+    type: ResourceType,
+    key: string,
+    model: Model,
+    writtenBy: string,
+    previous: Model | undefined,
+  ): Promise<string | undefined> => {
+    const wanted = additionalIdentifiersOf(type, model);
+    const taken: { name: string; value: string }[] = [];
+    for (const id of wanted) {
+      const entry = { value: { identifier: key }, writtenBy };
+      if (await store.kvInsert(indexOf(type, id.name), id.value, entry)) {
+        taken.push(id);
+        continue;
+      }
+      const holder = await store.kvGet(indexOf(type, id.name), id.value);
+      if (holder && holder.value.identifier !== key) {
+        for (const t of taken) await store.kvDelete(indexOf(type, t.name), t.value);
+        return `${type.typeName} ${String(holder.value.identifier)} already has ${id.name} = ${id.value}`;
+      }
+    }
+    const kept = new Set(wanted.map((id) => `${id.name}\u0000${id.value}`));
+    for (const old of previous ? additionalIdentifiersOf(type, previous) : [])
+      if (!kept.has(`${old.name}\u0000${old.value}`))
+        await store.kvDelete(indexOf(type, old.name), old.value);
+    return undefined;
   };
 
   return {
@@ -52,6 +92,11 @@ export function createStateProvider(
         return failed('InvalidRequest', 'the primary identifier is missing from the desired state');
       // Write-only values are not kept here nor returned: the engine holds the desired ones.
       const kept = stripWriteOnly(type, model);
+      const existing = await store.kvGet(type.typeName, key);
+      if (!existing) {
+        const taken = await claim(type, key, kept, request.clientRequestToken, undefined);
+        if (taken) return failed('AlreadyExists', taken);
+      }
       const inserted = await store.kvInsert(type.typeName, key, {
         value: kept,
         writtenBy: request.clientRequestToken,
@@ -77,6 +122,10 @@ export function createStateProvider(
       const { type, key } = await keyOf(request);
       if (key === undefined) return failed('NotFound', 'the primary identifier is missing');
       const kept = stripWriteOnly(type, request.desiredState);
+      const before = await store.kvGet(type.typeName, key);
+      if (!before) return failed('NotFound', `${type.typeName} ${key} does not exist`);
+      const taken = await claim(type, key, kept, request.clientRequestToken, before.value);
+      if (taken) return failed('ResourceConflict', taken);
       const replaced = await store.kvReplace(type.typeName, key, {
         value: kept,
         writtenBy: request.clientRequestToken,
@@ -87,7 +136,11 @@ export function createStateProvider(
 
     async delete(request) {
       const { type, key } = await keyOf(request);
+      const entry = key === undefined ? undefined : await store.kvGet(type.typeName, key);
       const deleted = key !== undefined && (await store.kvDelete(type.typeName, key));
+      if (deleted && entry)
+        for (const id of additionalIdentifiersOf(type, entry.value))
+          await store.kvDelete(indexOf(type, id.name), id.value);
       if (!deleted) return failed('NotFound', `${type.typeName} ${key ?? '(no identifier)'} does not exist`);
       return { status: 'SUCCESS' };
     },

@@ -233,6 +233,27 @@ export function alreadyExists(resource: StoredResource): TypeplaneError {
   );
 }
 
+/** A resource change that would give an additional identifier value another resource holds. */
+export function identifierTaken(
+  typeName: string,
+  identifier: string,
+  key: { name: string; value: string },
+  holder: string,
+): TypeplaneError {
+  return new TypeplaneError(
+    'ResourceConflict',
+    `${typeName} ${holder} already has the additional identifier ${key.name} = ${key.value}, so ${identifier} cannot have it too`,
+    [
+      {
+        pointer: '/identifier',
+        message: 'additional identifier taken',
+        additionalIdentifier: key.name,
+        identifier: holder,
+      },
+    ],
+  );
+}
+
 /** Deregistering a type that still has resources. */
 export function typeInUse(typeName: string, count: number): TypeplaneError {
   return new TypeplaneError(

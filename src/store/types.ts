@@ -99,8 +99,24 @@ export interface ResourceKey {
  * resource's outgoing references with `references` (when given); a delete removes them.
  */
 export type ResourceChange =
-  | { kind: 'put'; resource: StoredResource; references?: ResourceKey[] }
+  | {
+      kind: 'put';
+      resource: StoredResource;
+      references?: ResourceKey[];
+      /**
+       * The resource's additional identifiers (`name`: which one, `value`: its joined values); each
+       * is unique within the type (a value another resource holds is refused with ResourceConflict).
+       * Undefined: unchanged.
+       */
+      identifiers?: AdditionalIdentifier[];
+    }
   | { kind: 'delete'; typeName: string; identifier: string };
+
+/** One additional identifier of a resource: which one (its pointers, joined by `,`) and its value. */
+export interface AdditionalIdentifier {
+  name: string;
+  value: string;
+}
 
 /** How an operation completed by {@link Store.completeOperation} ends. */
 export type Completion =
@@ -138,6 +154,8 @@ export interface Store {
     options: { limit: number; nextToken?: string },
   ): Promise<Page<StoredResource>>;
   countResources(typeName: string): Promise<number>;
+  /** The primary identifier of the resource holding additional identifier `name` = `value`, if any. */
+  findByIdentifier(typeName: string, name: string, value: string): Promise<string | undefined>;
   /** Resources this one refers to. */
   listReferences(typeName: string, identifier: string): Promise<ResourceKey[]>;
   /** Resources that refer to this one (at most `limit`). */

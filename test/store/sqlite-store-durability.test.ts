@@ -51,7 +51,14 @@ test('the file is in WAL mode with the schema at the latest version', async (t) 
     )
     .all()
     .map((r) => r.name);
-  assert.deepEqual(tables, ['kv', 'operations', 'resource_refs', 'resources', 'types']);
+  assert.deepEqual(tables, [
+    'kv',
+    'operations',
+    'resource_identifiers',
+    'resource_refs',
+    'resources',
+    'types',
+  ]);
   // A client token is found through its own index, not a scan of the operations.
   const tokenPlan = db
     .prepare<[], { detail: string }>(`EXPLAIN QUERY PLAN SELECT * FROM operations WHERE client_token = 't'`)

@@ -91,6 +91,17 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX operations_by_type;
   DROP INDEX operations_terminal;
   `,
+  // Additional identifiers: each value unique within its type, and resolvable to the resource holding it.
+  `
+  CREATE TABLE resource_identifiers (
+    type_name  text NOT NULL,
+    name       text NOT NULL,
+    value      text NOT NULL,
+    identifier text NOT NULL,
+    PRIMARY KEY (type_name, name, value)
+  );
+  CREATE INDEX resource_identifiers_of ON resource_identifiers (type_name, identifier);
+  `,
 ];
 
 /** Schema names Typeplane accepts: plain lower-case identifiers, so they never need quoting. */

@@ -22,6 +22,7 @@ import {
   OPERATION_COLUMNS,
   activeConflict,
   alreadyExists,
+  identifierTaken,
   expireOperationsSql,
   isoTime,
   missingOperation,
@@ -51,6 +52,7 @@ import {
   type OperationRecord,
   type Page,
   type ResourceChange,
+  type AdditionalIdentifier,
   type ResourceKey,
   type Store,
   type StoredResource,
@@ -292,6 +294,10 @@ export class PostgresStore implements Store {
 
   async countResources(typeName: string): Promise<number> {
     return countResources(this.pool, typeName);
+  }
+
+  async findByIdentifier(typeName: string, name: string, value: string): Promise<string | undefined> {
+    return findIdentifier(this.pool, typeName, name, value);
   }
 
   async listReferences(typeName: string, identifier: string): Promise<ResourceKey[]> {
@@ -735,6 +741,7 @@ async function applyChange(
         lockNumber(typeKey(resource.typeName)),
       ],
     );
+    if (change.identifiers) await putIdentifiers(c, resource, change.identifiers);
     if (change.references) {
       await c.query(`DELETE FROM resource_refs WHERE from_type = $1 AND from_id = $2`, [
         resource.typeName,
@@ -762,7 +769,57 @@ async function applyChange(
       change.typeName,
       change.identifier,
     ]);
+    await c.query(`DELETE FROM resource_identifiers WHERE type_name = $1 AND identifier = $2`, [
+      change.typeName,
+      change.identifier,
+    ]);
   }
+}
+
+/**
+ * Replaces a resource's additional identifiers. A value another resource holds is refused: found
+ * here, or (two transactions racing for one value) by the primary key, whose violation is the same
+ * refusal.
+ */
+async function putIdentifiers(
+  c: pg.PoolClient,
+  resource: StoredResource,
+  keys: readonly AdditionalIdentifier[],
+): Promise<void> {
+  for (const key of keys) {
+    const holder = await findIdentifier(c, resource.typeName, key.name, key.value);
+    if (holder !== undefined && holder !== resource.identifier)
+      throw identifierTaken(resource.typeName, resource.identifier, key, holder);
+  }
+  await c.query(`DELETE FROM resource_identifiers WHERE type_name = $1 AND identifier = $2`, [
+    resource.typeName,
+    resource.identifier,
+  ]);
+  for (const key of keys) {
+    try {
+      await c.query(
+        `INSERT INTO resource_identifiers (type_name, name, value, identifier) VALUES ($1, $2, $3, $4)`,
+        [resource.typeName, key.name, key.value, resource.identifier],
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505')
+        throw identifierTaken(resource.typeName, resource.identifier, key, '(another resource)');
+      throw error;
+    }
+  }
+}
+
+async function findIdentifier(
+  c: pg.Pool | pg.PoolClient,
+  typeName: string,
+  name: string,
+  value: string,
+): Promise<string | undefined> {
+  const { rows } = await c.query<{ identifier: string }>(
+    `SELECT identifier FROM resource_identifiers WHERE type_name = $1 AND name = $2 AND value = $3`,
+    [typeName, name, value],
+  );
+  return rows[0]?.identifier;
 }
 
 // ---- Locks and keys ----

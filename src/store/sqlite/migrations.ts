@@ -147,6 +147,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX operations_active ON operations (seq) WHERE status IN ${ACTIVE_SQL};
   CREATE UNIQUE INDEX operations_client_token ON operations (client_token) WHERE client_token IS NOT NULL;
   `,
+  // Additional identifiers: each value unique within its type, and resolvable to the resource holding it.
+  `
+  CREATE TABLE resource_identifiers (
+    type_name  TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    identifier TEXT NOT NULL,
+    PRIMARY KEY (type_name, name, value)
+  ) WITHOUT ROWID;
+  CREATE INDEX resource_identifiers_of ON resource_identifiers (type_name, identifier);
+  `,
 ];
 
 /** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */

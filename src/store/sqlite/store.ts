@@ -19,6 +19,7 @@ import {
   OPERATION_COLUMNS,
   activeConflict,
   alreadyExists,
+  identifierTaken,
   expireOperationsSql,
   isoTime,
   missingOperation,
@@ -197,6 +198,10 @@ export class SqliteStore implements Store {
     return page(rows.map(toStoredResource), options.limit, (last) =>
       encodeCursor('resources', last.identifier),
     );
+  }
+
+  async findByIdentifier(typeName: string, name: string, value: string): Promise<string | undefined> {
+    return this.sql.findByIdentifier.get(typeName, name, value)?.identifier;
   }
 
   async countResources(typeName: string): Promise<number> {
@@ -535,6 +540,16 @@ export class SqliteStore implements Store {
         isoTime(resource.createdAt, 'createdAt'),
         isoTime(resource.updatedAt, 'updatedAt'),
       );
+      if (change.identifiers) {
+        for (const key of change.identifiers) {
+          const holder = this.sql.findByIdentifier.get(resource.typeName, key.name, key.value)?.identifier;
+          if (holder !== undefined && holder !== resource.identifier)
+            throw identifierTaken(resource.typeName, resource.identifier, key, holder);
+        }
+        this.sql.deleteIdentifiersOf.run(resource.typeName, resource.identifier);
+        for (const key of change.identifiers)
+          this.sql.insertIdentifier.run(resource.typeName, key.name, key.value, resource.identifier);
+      }
       if (change.references) {
         this.sql.deleteRefsFrom.run(resource.typeName, resource.identifier);
         for (const ref of change.references) {
@@ -544,6 +559,7 @@ export class SqliteStore implements Store {
     } else if (change?.kind === 'delete') {
       this.sql.deleteResource.run(change.typeName, change.identifier);
       this.sql.deleteRefsFrom.run(change.typeName, change.identifier);
+      this.sql.deleteIdentifiersOf.run(change.typeName, change.identifier);
     }
   }
 
@@ -706,6 +722,15 @@ function prepareStatements(db: Database.Database) {
     ),
     deleteRefsFrom: db.prepare<[string, string]>(
       `DELETE FROM resource_refs WHERE from_type = ? AND from_id = ?`,
+    ),
+    findByIdentifier: db.prepare<[string, string, string], { identifier: string }>(
+      `SELECT identifier FROM resource_identifiers WHERE type_name = ? AND name = ? AND value = ?`,
+    ),
+    deleteIdentifiersOf: db.prepare<[string, string]>(
+      `DELETE FROM resource_identifiers WHERE type_name = ? AND identifier = ?`,
+    ),
+    insertIdentifier: db.prepare<[string, string, string, string]>(
+      `INSERT INTO resource_identifiers (type_name, name, value, identifier) VALUES (?, ?, ?, ?)`,
     ),
     insertRef: db.prepare<[string, string, string, string]>(
       `INSERT OR IGNORE INTO resource_refs (from_type, from_id, to_type, to_id) VALUES (?, ?, ?, ?)`,
