@@ -41,6 +41,8 @@ export interface ServiceOptions {
   minuteMs?: number;
   /** The longest one handler invocation may take (default 60 s create/update/delete, 30 s read/list; tests shorten them). */
   callLimitsMs?: EngineOptions['callLimitsMs'];
+  /** Refuse operations on types whose provider has no passing contract report (`--require-contract-report`). */
+  requirePassingContract?: boolean;
   /** The key sealing write-only values at rest, as base64 of 32 bytes (`TYPEPLANE_SECRET_KEY`); wins over the file. */
   secretKey?: string;
   /** The key file, created (mode 0600) on first start when absent; default `<dataDir>/secret.key`. */
@@ -141,6 +143,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
       ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
       ...(options.callLimitsMs !== undefined ? { callLimitsMs: options.callLimitsMs } : {}),
+      ...(options.requirePassingContract ? { requirePassingContract: true } : {}),
     });
     const schemaFiles = (options.providerDefinitions ?? []).flatMap((d) => d.schemas ?? []);
     const typeFiles = [...schemaFiles, ...(options.types ?? [])];

@@ -23,6 +23,7 @@ interface ServeOptions {
   tlsCert?: string;
   tlsKey?: string;
   allowPlainHttp?: boolean;
+  requireContractReport?: boolean;
 }
 
 export function registerServe(program: Command): void {
@@ -53,6 +54,10 @@ export function registerServe(program: Command): void {
     )
     .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM; with --tls-key)')
     .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
+    .option(
+      '--require-contract-report',
+      "operate only on types whose provider passed 'typeplane test' (its --format json report attached: POST /v1/types/{typeName}/contract-report)",
+    )
     .option(
       '--allow-plain-http',
       'allow plain HTTP on a non-loopback --host (tokens cross the network in clear text; for a TLS-terminating proxy in front)',
@@ -158,6 +163,7 @@ export function registerServe(program: Command): void {
         ...(adminToken ? { adminToken } : {}),
         ...(tls ? { tls } : {}),
         ...(options.allowPlainHttp ? { allowPlainHttp: true } : {}),
+        ...(options.requireContractReport ? { requirePassingContract: true } : {}),
       });
       // Shown once, on stdout only (never in the logs): only its hash is stored.
       if (service.firstAdminToken) process.stdout.write(`admin token: ${service.firstAdminToken}\n`);

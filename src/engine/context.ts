@@ -23,6 +23,8 @@ export interface EngineContext {
   readonly minuteMs: number;
   /** The longest one handler invocation may take, whatever the operation's timeout. */
   readonly callLimits: CallLimits;
+  /** Operate only on types whose provider has a passing contract report (`admission.ts`). */
+  readonly requirePassingContract: boolean;
   /** Runs operations: claims them, holds their leases, steps them. */
   readonly worker: Worker;
 }

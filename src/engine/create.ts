@@ -6,6 +6,7 @@
 import { identifierOf } from '../model/index.js';
 import type { RequestKind } from './client-token.js';
 import type { EngineContext } from './context.js';
+import { assertAdmitted } from './admission.js';
 import { begin } from './begin.js';
 import { checkIdentifierValues } from './identifiers.js';
 import { assertValid, refuseReadOnly, requireModel } from './input.js';
@@ -23,6 +24,7 @@ export async function create(
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
+  await assertAdmitted(ctx, type);
   const desired = requireModel(desiredState, 'desiredState');
   refuseReadOnly(type, desired);
   assertValid(compiled, desired);

@@ -1,6 +1,7 @@
 /**
  * @module Delete: refused while other resources refer to it, then an operation begun.
  */
+import { assertAdmitted } from './admission.js';
 import { begin, failImmediately } from './begin.js';
 import type { EngineContext } from './context.js';
 import { deleteInRecord } from './record-backed.js';
@@ -16,6 +17,7 @@ export async function deleteResource(
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
+  await assertAdmitted(ctx, type);
   const current = await resourceWithSecrets(ctx.store, ctx.sealer, type, identifier);
   if (!current)
     return failImmediately(

@@ -50,6 +50,8 @@ export interface EngineOptions {
   minuteMs?: number;
   /** The longest one handler invocation may take (default 60 s for create/update/delete, 30 s for read/list; tests shorten them). */
   callLimitsMs?: Partial<CallLimits>;
+  /** Refuse operations on types served by a provider without a passing contract report for their registration. */
+  requirePassingContract?: boolean;
 }
 
 export class Engine {
@@ -74,6 +76,7 @@ export class Engine {
       sealer: options.sealer,
       minuteMs: options.minuteMs ?? 60_000,
       callLimits: { ...CALL_LIMITS, ...options.callLimitsMs },
+      requirePassingContract: options.requirePassingContract ?? false,
       worker,
     };
     this.ctx = ctx;

@@ -4,6 +4,7 @@
  */
 import { TypeplaneError } from '../errors.js';
 import { identifierModel, identifierOf, valuesAt } from '../model/index.js';
+import { assertAdmitted } from './admission.js';
 import { begin, failImmediately } from './begin.js';
 import type { EngineContext } from './context.js';
 import { create } from './create.js';
@@ -22,6 +23,7 @@ export async function put(
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
+  await assertAdmitted(ctx, type);
   const desired = requireModel(desiredState, 'desiredState');
   const given = identifierOf(type, desired);
   if (given !== undefined && given !== identifier) {

@@ -7,6 +7,7 @@ import { stripNulls, stripWriteOnly, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import { resourceCursor } from '../store/index.js';
 import type { StoredResource } from '../store/types.js';
+import { assertAdmitted } from './admission.js';
 import { begin } from './begin.js';
 import { checkModel, contractViolation } from './check-answer.js';
 import { tooSlow } from '../handler/index.js';
@@ -27,6 +28,7 @@ export async function read(
 ): Promise<ResourceDescription> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
+  await assertAdmitted(ctx, type);
   const stored = await findResource(ctx.store, type, identifier);
   if (!stored) throw new TypeplaneError('NotFound', `${type.typeName} ${identifier} does not exist`);
   // Answered under its primary identifier, whichever identifier the caller named it by.

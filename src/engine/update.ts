@@ -5,6 +5,7 @@
 import { TypeplaneError } from '../errors.js';
 import { applyPatch, createOnlyChanged, patchReadsWriteOnly, valuesAt, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
+import { assertAdmitted } from './admission.js';
 import { begin, failImmediately } from './begin.js';
 import { ChangedMeanwhile } from './changed-meanwhile.js';
 import { canonicalJson } from './client-token.js';
@@ -50,6 +51,7 @@ async function updateOnce(
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
+  await assertAdmitted(ctx, type);
   const current = await resourceWithSecrets(ctx.store, ctx.sealer, type, identifier);
   if (!current)
     return failImmediately(

@@ -3,6 +3,7 @@
  */
 export { Registry, RESOURCE_SCHEMA_VERSION, TypeNotRegistered, type RegisterOptions } from './registry.js';
 export { similarNames } from './similar-names.js';
+export type { ContractStatus } from './contract-reports.js';
 export { compileType, MAX_VALIDATOR_SOURCE, ANNOTATION_KEYWORDS, type CompiledType } from './compile.js';
 export { outputSchema } from './output-schema.js';
 export { re2Engine } from './re2.js';

@@ -9,6 +9,7 @@ import { typesAt } from '../model/index.js';
 import { PointerResolver } from '../schema/resource-schema/index.js';
 import type { Store, StoredType } from '../store/types.js';
 import { compileType, type CompiledType } from './compile.js';
+import { attachReport, reportStatus, type ContractStatus } from './contract-reports.js';
 
 export const RESOURCE_SCHEMA_VERSION = '1';
 /** How long a replica trusts its view of a type before checking the store again. */
@@ -169,6 +170,19 @@ export class Registry {
 
   list(): Promise<StoredType[]> {
     return this.store.listTypes();
+  }
+
+  /** Attach a `typeplane test --format json` report to the default version of a type (see `contract-reports.ts`). */
+  async attachContractReport(typeName: string, report: unknown): Promise<ContractStatus> {
+    const latest = await this.store.getType(typeName);
+    if (!latest) throw notRegistered(typeName);
+    return attachReport(this.store, latest, report);
+  }
+
+  /** The contract report status of a registration (the default version when only a name is given). */
+  async contractStatus(type: string | StoredType): Promise<ContractStatus | undefined> {
+    const record = typeof type === 'string' ? await this.store.getType(type) : type;
+    return record && reportStatus(this.store, record);
   }
 
   async deregister(typeName: string): Promise<void> {

@@ -8,6 +8,7 @@ import type { StoredType } from '../../store/types.js';
 import { LIMITS } from '../../schema/index.js';
 import { typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
+import { parseJsonBody } from '../body.js';
 
 export function typeSummary(record: StoredType) {
   const t = record.model;
@@ -71,13 +72,29 @@ export async function typeRoutes(app: FastifyInstance, { registry }: { registry:
   app.get('/v1/types', async (request) => {
     const principal = principalOf(request);
     const visible = (await registry.list()).filter((t) => typeVisible(principal, t.model.typeName));
-    return { types: visible.map(typeSummary) };
+    // With whether its provider passed the contract suite (null: no report for this registration).
+    const types = await Promise.all(
+      visible.map(async (t) => ({ ...typeSummary(t), contract: (await registry.contractStatus(t)) ?? null })),
+    );
+    return { types };
   });
 
   app.get<{ Params: { typeName: string } }>('/v1/types/:typeName', async (request) => {
     const { latest, versions } = await registry.describe(request.params.typeName);
-    return typeDetail(latest, versions);
+    return { ...typeDetail(latest, versions), contract: (await registry.contractStatus(latest)) ?? null };
   });
+
+  // A `typeplane test --format json` report for the type's default version (admin, as registration).
+  app.post<{ Params: { typeName: string } }>(
+    '/v1/types/:typeName/contract-report',
+    { bodyLimit: LIMITS.maxBytes },
+    async (request, reply) => {
+      // Read as bytes by this plugin's parser; parsed with the bounds of every JSON body.
+      const body = Buffer.isBuffer(request.body) ? parseJsonBody(request.body) : request.body;
+      const contract = await registry.attachContractReport(request.params.typeName, body);
+      return reply.status(201).send({ typeName: request.params.typeName, contract });
+    },
+  );
 
   app.delete<{ Params: { typeName: string } }>('/v1/types/:typeName', async (request, reply) => {
     await registry.deregister(request.params.typeName);
