@@ -22,7 +22,7 @@ import { compileType } from '../registry/compile.js';
 import type { Model } from '../model/index.js';
 import type { JsonSchema, ResourceType } from '../schema/model.js';
 import { compilePattern } from '../schema/regex.js';
-import { cloneJson, identifierOf, stripReadOnly } from '../model/index.js';
+import { additionalIdentifiersOf, cloneJson, identifierOf, stripReadOnly } from '../model/index.js';
 import { pointerTokens } from '../schema/diagnostics.js';
 
 /** A create input and the update input that follows it. */
@@ -162,6 +162,13 @@ function buildGenerator(
     .filter((models) => {
       const ids = models.map((m) => identifierOf(type, m)).filter((id): id is string => id !== undefined);
       return ids.every((a, i) => ids.every((b, j) => i === j || !b.startsWith(a)));
+    })
+    // Resources that coexist have distinct additional identifiers too (each identifies one resource).
+    .filter((models) => {
+      const keys = models.flatMap((m) =>
+        additionalIdentifiersOf(type, m).map((k) => `${k.name}\u0000${k.value}`),
+      );
+      return new Set(keys).size === keys.length;
     });
   return { warnings, create, pair, several, absent };
 }

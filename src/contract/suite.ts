@@ -477,6 +477,41 @@ const createList: SequenceTest = {
   },
 };
 
+const createCreateAdditional: SequenceTest = {
+  kind: 'sequence',
+  name: 'create→create by additional identifiers',
+  clause:
+    'creating another resource with the value of an additional identifier a resource already has fails with AlreadyExists',
+  input: 'several',
+  skip: (type) =>
+    type.additionalIdentifiers.some((pointers) => givenIdentifier(type, pointers))
+      ? undefined
+      : 'the type has no additional identifier a caller gives',
+  async run(ctx, input) {
+    const [first, second] = input as Model[];
+    const created = await createResource(ctx, first!);
+    if (isFailure(created)) return [created];
+    let tried = 0;
+    for (const pointers of ctx.type.additionalIdentifiers.filter((p) => givenIdentifier(ctx.type, p))) {
+      const key = keyOf(created.desired, pointers);
+      if (!key) continue; // the first input has no value for it
+      // Another resource (the second input's primary identifier) with the first one's value.
+      const other = ctx.desired({ ...second!, ...key });
+      if (ctx.id(other) === created.id) continue;
+      await ctx.assumeAbsent(other);
+      tried++;
+      const problem = expectFailed(
+        await ctx.create(other),
+        'AlreadyExists',
+        `a create of another resource with ${pointers.join(', ')} = ${JSON.stringify(Object.values(key))}`,
+      );
+      if (problem) return [problem];
+    }
+    if (tried === 0) ctx.note('some inputs had no value for any additional identifier');
+    return [];
+  },
+};
+
 const readByAdditional: SequenceTest = {
   kind: 'sequence',
   name: 'read by additional identifiers',
@@ -1210,6 +1245,7 @@ const validEvents: ObservationTest = {
 export const CONTRACT_TESTS: readonly ContractTest[] = [
   createDelete,
   createCreate,
+  createCreateAdditional,
   readByAdditional,
   createReplayed,
   createRead,

@@ -9,6 +9,7 @@ import { resourceCursor } from '../store/index.js';
 import type { StoredResource } from '../store/types.js';
 import { assertAdmitted } from './admission.js';
 import { begin } from './begin.js';
+import { waitFor } from './requests.js';
 import { checkModel, contractViolation } from './check-answer.js';
 import { tooSlow } from '../handler/index.js';
 import { timeoutMinutes, type EngineContext } from './context.js';
@@ -66,43 +67,41 @@ export async function read(
   return { identifier: primary, properties: stripWriteOnly(type, model) };
 }
 
+/** How long a read that found its resource gone waits for the cleanup delete before answering. */
+const VANISHED_WAIT_MS = 5_000;
+
 /**
- * The provider says a recorded resource is gone (deleted outside Typeplane): its index row follows,
- * as after an update or delete that finds it gone, so list and read agree. Recorded as a DELETE that
- * says why, in one transaction that removes the row only while it is as the read saw it and no
- * operation is active on it (one is, or it changed: that operation or change decides instead).
+ * The provider says a recorded resource is gone (deleted outside Typeplane): the index follows, as
+ * after an update or delete that finds it gone, so list and read agree. Done by a DELETE operation
+ * like any other, so that the provider's delete handler can clean up what is left (a role, a folder)
+ * and its answer (NotFound, or SUCCESS) removes the row; begun only while the row is as the read saw
+ * it and no operation is active on it (otherwise that operation or change decides). The read waits
+ * a moment for it, so a request right after the read sees the index as it is now.
  */
 async function forgetVanished(
   ctx: EngineContext,
   compiled: CompiledType,
   seen: StoredResource,
 ): Promise<void> {
-  const type = compiled.type;
+  const whole = opened(ctx.sealer, seen);
   try {
-    await begin(ctx, {
+    const event = await begin(ctx, {
       compiled,
       operation: 'DELETE',
       identifier: seen.identifier,
-      request: {},
+      request: { desiredState: whole.properties },
       clientToken: undefined,
       hashOf: {},
-      statusMessage: `removed from the index: the provider's read answered NotFound (the resource was deleted outside Typeplane)`,
-      decide: (current) => {
-        if (!current || current.updatedAt !== seen.updatedAt) throw new StillThere();
-        return {
-          status: 'SUCCESS',
-          change: { kind: 'delete', typeName: type.typeName, identifier: seen.identifier },
-        };
-      },
+      statusMessage: `the provider's read answered NotFound: its delete handler cleans up what is left and the index follows`,
+      basedOn: whole,
     });
+    await waitFor(ctx, event.requestToken, VANISHED_WAIT_MS);
   } catch (e) {
-    if (e instanceof StillThere || (e instanceof TypeplaneError && e.code === 'ResourceConflict')) return;
+    // Another operation is active on it, or it changed since the read (ChangedMeanwhile): theirs to decide.
+    if (e instanceof TypeplaneError && e.code === 'ResourceConflict') return;
     throw e;
   }
 }
-
-/** The row changed or went since the read: nothing to forget. */
-class StillThere extends Error {}
 
 export async function list(
   ctx: EngineContext,

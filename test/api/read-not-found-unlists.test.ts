@@ -1,6 +1,7 @@
 /**
  * List and read agree: when a provider's read answers NotFound for a recorded resource (deleted
- * outside Typeplane), its index row goes, recorded as a DELETE that says why; a new create of it works.
+ * outside Typeplane), a DELETE operation runs the provider's delete handler (to clean up what is
+ * left) and the index row goes with its answer; a new create of it works.
  */
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,8 +38,14 @@ test('a read that the provider answers NotFound removes the resource from the li
   assert.deepEqual(await listed(), ['kept'], 'list agrees with read');
   const requests = await svc.call('GET', '/v1/requests?operation=DELETE');
   const removal = requests.body.progressEvents.find((e: { identifier?: string }) => e.identifier === 'gone');
-  assert.equal(removal?.operationStatus, 'SUCCESS');
-  assert.match(removal.statusMessage, /NotFound/);
+  assert.equal(removal?.operationStatus, 'FAILED', 'the delete handler found nothing to delete');
+  assert.equal(removal.errorCode, 'NotFound');
+  const deletes = provider.calls.filter((c) => c.action === 'delete');
+  assert.equal(deletes.length, 1, 'the provider was asked to clean up');
+  assert.equal(deletes[0]!.req.desiredState.Name, 'gone');
+  // A DELETE by the caller now finds nothing.
+  const del = await svc.call('DELETE', `/v1/resources/${T}/gone`);
+  assert.equal(del.body.progressEvent.errorCode, 'NotFound');
   // Not AlreadyExists: the identifier is free again.
   assert.equal((await create('gone')).operationStatus, 'SUCCESS');
   assert.deepEqual(await listed(), ['gone', 'kept']);
