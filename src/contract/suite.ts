@@ -9,7 +9,14 @@
  *   matches the schema, read never answers IN_PROGRESS, …), so a clause broken anywhere is reported
  *   once, under its own name.
  */
-import { identifierOf, jsonEqual, outcomeDifferences, stripNulls, valuesAt } from '../model/index.js';
+import {
+  createOnlyChanged,
+  identifierOf,
+  jsonEqual,
+  outcomeDifferences,
+  stripNulls,
+  valuesAt,
+} from '../model/index.js';
 import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { HandlerAction, HandlerEvent } from '../handler/types.js';
@@ -875,10 +882,9 @@ const createOnlyReadOnly: SequenceTest = {
     const after = await readModel(ctx, created.key, 'read after the update');
     if (isFailure(after)) return [after];
     const failures: Failure[] = [];
-    const values = (m: Model, p: string) => valuesAt(stripNulls(m), p).map((v) => v.value);
-    const changed = type.createOnlyProperties.filter(
-      (p) =>
-        !type.writeOnlyProperties.includes(p) && !jsonEqual(values(before.model, p), values(after.model, p)),
+    // Compared as the engine compares them (an unordered array in another order is unchanged).
+    const changed = createOnlyChanged(type, stripNulls(before.model), stripNulls(after.model)).filter(
+      (p) => !type.writeOnlyProperties.includes(p),
     );
     if (changed.length > 0)
       failures.push(
