@@ -207,6 +207,16 @@ async function registerFromDisk(registry: Registry, paths: string[], logger: Log
     );
     throw new Error(`cannot start: invalid type documents\n${lines.join('\n')}`);
   }
+  // Registered all the same, but worth a look (an empty schema leaves properties unvalidated, say);
+  // a few are logged, the rest counted (a corpus can have thousands).
+  const warnings = loaded.results.flatMap((r) => r.diagnostics).filter((d) => d.severity === 'warning');
+  for (const d of warnings.slice(0, 20))
+    logger.warn({ file: d.file, line: d.line, column: d.column, rule: d.rule }, d.message);
+  if (warnings.length > 20)
+    logger.warn(
+      { warnings: warnings.length },
+      "more warnings about the types; 'typeplane validate' lists them all",
+    );
   for (const result of loaded.results) {
     if (!result.file) continue;
     await registry.register(await readFile(result.file), { file: result.file });

@@ -204,7 +204,10 @@ export function registerApiCommands(program: Command): void {
       const text = await readLocal(file);
       const contentType = /\.ya?ml$/i.test(file) ? 'application/yaml' : 'application/json';
       const out = await clientFor(options)
-        .call<{ types: { typeName: string; version: string }[] }>('POST', '/v1/types', text, contentType)
+        .call<{
+          types: { typeName: string; version: string }[];
+          warnings?: { rule: string; message: string; line?: number; column?: number }[];
+        }>('POST', '/v1/types', text, contentType)
         .catch((e: unknown) => {
           // The server names the document 'request body'; the user knows it by its file name.
           if (e instanceof ApiError)
@@ -214,7 +217,12 @@ export function registerApiCommands(program: Command): void {
         });
       process.stdout.write(
         render(out, options.output, () =>
-          out.types.map((t) => `registered ${t.typeName} (version ${t.version})`).join('\n'),
+          [
+            ...out.types.map((t) => `registered ${t.typeName} (version ${t.version})`),
+            ...(out.warnings ?? []).map(
+              (w) => `${file}:${w.line ?? 1}:${w.column ?? 1} warning ${w.rule} ${w.message}`,
+            ),
+          ].join('\n'),
         ) + '\n',
       );
     }),

@@ -616,8 +616,11 @@ class TypeGenerator {
         doc: this.doc(schema, where),
       };
     });
-    // Declared properties next to a map: the index signature must admit them all.
-    return maps.length > 0 ? { kind: 'object', members, index: UNKNOWN } : { kind: 'object', members };
+    // Declared properties next to a map, or any others allowed (a manifest's empty schema): the
+    // index signature must admit them all.
+    return maps.length > 0 || node.additionalProperties === true
+      ? { kind: 'object', members, index: UNKNOWN }
+      : { kind: 'object', members };
   }
 
   private ref(ref: string): TsType {
@@ -659,6 +662,12 @@ class TypeGenerator {
     const parts: string[] = [];
     if (isObject(node) && typeof node.description === 'string' && node.description.trim() !== '')
       parts.push(node.description.trim());
+    // A string naming a secret (a manifest's `schema` on a string): say which keys the secret holds.
+    const secret = isObject(node) ? node['x-typeplane-secretSchema'] : undefined;
+    if (isObject(secret) && isObject(secret.properties)) {
+      const keys = Object.keys(secret.properties).map((k) => `\`${k}\``);
+      if (keys.length > 0) parts.push(`Names a secret whose keys are ${keys.join(', ')}.`);
+    }
     const notes = at ? this.notes.get(locationKey(at)) : undefined;
     const tags: string[] = [];
     for (const [note, pointers] of notes ?? []) {

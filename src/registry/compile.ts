@@ -44,6 +44,8 @@ export const ANNOTATION_KEYWORDS = [
   'relationshipRef',
   'x-typeplane-sensitive',
   'x-radius-sensitive',
+  // On a string naming a secret: the secret's keys (a manifest's `schema`).
+  'x-typeplane-secretSchema',
 ] as const;
 
 const cache = new WeakMap<ResourceType, CompiledType>();
