@@ -319,9 +319,9 @@ test('generate bicep writes the files, one folder per namespace when there are s
   assert.equal(many.status, 0, many.stderr);
   assert.ok(readdirSync(join(out, 'many')).includes('typeplane.messaging'));
   const bad = join(out, 'bad.yaml');
-  writeFileSync(bad, 'namespace: Acme.X\ntypes: {}\n');
+  writeFileSync(bad, 'namespace: acme\ntypes: {}\n');
   const refused = cli([bad, '--out', join(out, 'none')]);
   assert.equal(refused.status, 1);
-  assert.match(refused.stderr, /TP3002.*nothing generated/s);
+  assert.match(refused.stderr, /TP3001.*nothing generated/s);
   assert.equal(existsSync(join(out, 'none')), false);
 });

@@ -113,7 +113,7 @@ const DB = JSON.stringify({
   properties: {
     Name: { type: 'string', description: 'The name.' },
     Size: { type: 'string', enum: ['S', 'M', 'L', 'XL'], default: 'S' },
-    Version: { const: 'v1' },
+    Version: { type: 'string', const: 'v1' },
     Port: { type: 'integer' },
     Ratio: { type: 'number' },
     Password: { type: 'string' },
