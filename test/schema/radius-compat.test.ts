@@ -105,6 +105,23 @@ for (const folder of FOLDERS) {
   });
 }
 
+test("CASES.md maps every case of Radius's tests to fixtures that exist, and names every fixture", () => {
+  const cases = readFileSync(join(FIXTURES, 'CASES.md'), 'utf8');
+  const named = new Set(
+    [...cases.matchAll(/`((?:validator|manifest|testdata|built-in-providers)\/[\w.-]+)`/g)].map(
+      ([, path]) => path!,
+    ),
+  );
+  for (const path of named)
+    assert.ok(existsSync(join(FIXTURES, path)), `CASES.md names ${path}, which exists`);
+  for (const folder of ['validator', 'manifest']) {
+    for (const file of readdirSync(join(FIXTURES, folder)).filter((f) => /\.(ya?ml|json)$/.test(f)))
+      assert.ok(named.has(`${folder}/${file}`), `CASES.md says which case ${folder}/${file} mirrors`);
+  }
+  // Each row is a case with its fixtures or the reason it has none.
+  assert.ok(!/\|\s*\|\s*$/m.test(cases), 'no row is left without a fixture or a reason');
+});
+
 describe("Radius's built-in providers", () => {
   // deploy/manifest/built-in-providers/self-hosted and dev/ (which differ in location addresses only).
   const mirrored = [
