@@ -154,6 +154,11 @@ export class Registry {
     return this.store.listTypes();
   }
 
+  /** Name, version and registration time of each type's default version: what `list` has, without the models. */
+  listStamps(): Promise<{ typeName: string; version: string; registeredAt: string }[]> {
+    return this.store.listTypeStamps();
+  }
+
   async deregister(typeName: string): Promise<void> {
     const removed = await this.store.deleteType(typeName);
     if (!removed) throw notRegistered(typeName);

@@ -251,6 +251,13 @@ export class PostgresStore implements Store {
     return rows.map(toStoredType);
   }
 
+  async listTypeStamps(): Promise<{ typeName: string; version: string; registeredAt: string }[]> {
+    const { rows } = await this.pool.query<{ type_name: string; version: string; registered_at: string }>(
+      `SELECT DISTINCT ON (type_name) type_name, version, registered_at FROM types ORDER BY type_name, seq DESC`,
+    );
+    return rows.map((r) => ({ typeName: r.type_name, version: r.version, registeredAt: r.registered_at }));
+  }
+
   async deleteType(typeName: string): Promise<boolean> {
     return this.transaction(async (c) => {
       const count = await countResources(c, typeName);
