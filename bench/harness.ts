@@ -97,40 +97,67 @@ export type Json = any;
 /** Keep-alive calls to one server, at most `sockets` at once. */
 export function client(server: Server, sockets: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  /** One request; the answer's body whole, and the time to its last byte in ms. */
+  const send = (
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    data: Buffer | undefined,
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer; ms: number }> => {
+    const start = performance.now();
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        server.url,
+        {
+          method,
+          path,
+          agent,
+          headers: {
+            authorization: `Bearer ${server.token}`,
+            ...headers,
+            ...(data ? { 'content-type': 'application/json', 'content-length': data.length } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks),
+              ms: performance.now() - start,
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(data);
+    });
+  };
   return {
-    call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+    async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
       const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      return new Promise((resolve, reject) => {
-        const req = http.request(
-          server.url,
-          {
-            method,
-            path,
-            agent,
-            headers: {
-              authorization: `Bearer ${server.token}`,
-              ...(data ? { 'content-type': 'application/json', 'content-length': data.length } : {}),
-            },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => {
-              const text = Buffer.concat(chunks).toString('utf8');
-              let parsed: unknown = text;
-              try {
-                parsed = text === '' ? undefined : JSON.parse(text);
-              } catch {
-                /* keep the text */
-              }
-              resolve({ status: res.statusCode ?? 0, body: parsed });
-            });
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        req.end(data);
-      });
+      const answer = await send(method, path, {}, data);
+      const text = answer.body.toString('utf8');
+      let parsed: unknown = text;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        /* keep the text */
+      }
+      return { status: answer.status, body: parsed };
+    },
+    /** A request timed to the last byte of its answer, whose body is counted, not read. */
+    async timed(
+      method: string,
+      path: string,
+      headers: Record<string, string> = {},
+      body?: string,
+    ): Promise<{ status: number; etag: string | undefined; ms: number; bytes: number }> {
+      const answer = await send(method, path, headers, body === undefined ? undefined : Buffer.from(body));
+      return { status: answer.status, etag: answer.headers.etag, ms: answer.ms, bytes: answer.body.length };
     },
     close: () => agent.destroy(),
   };
