@@ -21,6 +21,7 @@
  */
 import type { ResourceType } from '../schema/index.js';
 import { pointerTokens } from '../schema/diagnostics.js';
+import { secretKeysNote } from './secret-keys.js';
 
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -663,11 +664,8 @@ class TypeGenerator {
     if (isObject(node) && typeof node.description === 'string' && node.description.trim() !== '')
       parts.push(node.description.trim());
     // A string naming a secret (a manifest's `schema` on a string): say which keys the secret holds.
-    const secret = isObject(node) ? node['x-typeplane-secretSchema'] : undefined;
-    if (isObject(secret) && isObject(secret.properties)) {
-      const keys = Object.keys(secret.properties).map((k) => `\`${k}\``);
-      if (keys.length > 0) parts.push(`Names a secret whose keys are ${keys.join(', ')}.`);
-    }
+    const secret = secretKeysNote(node);
+    if (secret) parts.push(secret);
     const notes = at ? this.notes.get(locationKey(at)) : undefined;
     const tags: string[] = [];
     for (const [note, pointers] of notes ?? []) {
