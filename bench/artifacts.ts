@@ -121,7 +121,8 @@ async function series(api: Client, path: string, headers: Record<string, string>
 const dir = mkdtempSync(join(tmpdir(), 'typeplane-artifacts-'));
 removeAtExit(dir);
 let t = performance.now();
-const server = await startServer(dir, ['--types', corpus], flag('dist'));
+// Registering 1,489 types at start takes a while on a busy machine.
+const server = await startServer(dir, ['--types', corpus], flag('dist'), 600_000);
 // One connection: each figure is one request's, not a queue's.
 const api = client(server, 1);
 console.log(

@@ -32,8 +32,16 @@ export function removeAtExit(dir: string): void {
   tempDirs.push(dir);
 }
 
-/** `typeplane serve` on a free port; resolves once it prints its listening line. */
-export async function startServer(dataDir: string, args: string[], useDist: boolean): Promise<Server> {
+/**
+ * `typeplane serve` on a free port; resolves once it prints its listening line (within `startMs`: a
+ * server registering a large corpus at start needs longer than the default).
+ */
+export async function startServer(
+  dataDir: string,
+  args: string[],
+  useDist: boolean,
+  startMs = 60_000,
+): Promise<Server> {
   const main = useDist ? join(root, 'dist/cli/main.js') : join(root, 'src/cli/main.ts');
   if (useDist && !existsSync(main)) throw new Error('dist/ is not built: run npm run build, or drop --dist');
   const token = randomBytes(32).toString('base64url');
@@ -60,7 +68,10 @@ export async function startServer(dataDir: string, args: string[], useDist: bool
   });
   const url = await new Promise<URL>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`the server did not start in 60 s\n${logs}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the server did not start in ${startMs / 1000} s\n${logs}`)),
+      startMs,
+    );
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
