@@ -109,6 +109,33 @@ test('a registration without warnings answers without a warnings member', async 
   assert.equal(res.body.warnings, undefined);
 });
 
+test('defaultApiVersion is the version clients get when they name none', async () => {
+  const manifest = (defaultVersion?: string) =>
+    [
+      'namespace: Test.Versions',
+      'types:',
+      '  notes:',
+      '    description: A note.',
+      ...(defaultVersion ? [`    defaultApiVersion: '${defaultVersion}'`] : []),
+      '    apiVersions:',
+      ...['2025-01-01', '2025-06-01', '2025-09-01'].flatMap((v) => [
+        `      '${v}':`,
+        '        schema:',
+        '          type: object',
+        '          properties:',
+        '            text: { type: string }',
+      ]),
+    ].join('\n');
+  const typeOf = async () =>
+    (await svc.call('GET', `/v1/types/${encodeURIComponent('Test.Versions/notes')}`)).body;
+
+  assert.equal((await registerYaml(manifest('2025-06-01'))).status, 201);
+  assert.equal((await typeOf()).defaultVersion, '2025-06-01');
+  // Without it, the last version the manifest lists.
+  assert.equal((await registerYaml(manifest())).status, 201);
+  assert.equal((await typeOf()).defaultVersion, '2025-09-01');
+});
+
 test('types registered at start from disk log their warnings', async () => {
   const logged: { rule?: string; file?: string; line?: number; warnings?: number; msg: string }[] = [];
   const service = await startTestService({

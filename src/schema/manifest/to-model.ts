@@ -18,7 +18,9 @@
  * - keywords that do not apply to the node's type (TP3024) are left out;
  * - `schema` on a string (the shape of the secret it names) becomes `x-typeplane-secretSchema`;
  * - an empty schema (`{}`, TP3022) accepts any properties besides `name`;
- * - a Radius base property that `required` lists without declaring is declared with Radius's shape.
+ * - a Radius base property that `required` lists without declaring is declared with Radius's shape;
+ * - a type's versions come in document order, `defaultApiVersion` last (the registry's default is
+ *   the version registered last).
  */
 import { builtInRef, commonRefTarget, inlineCommonSchemas } from '../common.js';
 import { escapePointerToken } from '../diagnostics.js';
@@ -86,7 +88,11 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
     const type = definition as Node;
     const at = `/types/${escapePointerToken(name)}`;
     const versions = isRecord(type.apiVersions) ? type.apiVersions : {};
-    for (const [apiVersion, entry] of Object.entries(versions)) {
+    // The registry's default version is the one registered last: `defaultApiVersion`, if given.
+    const entries = Object.entries(versions);
+    const chosen = entries.findIndex(([apiVersion]) => apiVersion === type.defaultApiVersion);
+    if (chosen >= 0) entries.push(...entries.splice(chosen, 1));
+    for (const [apiVersion, entry] of entries) {
       const lists: Lists = { readOnly: [], writeOnly: [], deprecated: [], common: new Set(), references: [] };
       const schema = modelSchema(
         (entry as Node).schema as Node,
