@@ -47,8 +47,10 @@ export async function artifactRoutes(
   { registry }: { registry: Registry },
 ): Promise<void> {
   const cache = new Map<string, Artifact>();
+  const inFlight = new Map<string, Promise<{ artifact: Artifact | undefined; from: string }>>();
   let cachedBytes = 0;
   const remember = (etag: string, artifact: Artifact) => {
+    if (cache.has(etag)) return;
     cache.set(etag, artifact);
     cachedBytes += artifact.body.length;
     for (const [key, old] of cache) {
@@ -88,20 +90,28 @@ export async function artifactRoutes(
       return reply.status(304).send();
     let artifact = cache.get(etag);
     if (!artifact) {
-      const records = await visibleRecords(request);
-      artifact = generate(records.map((r) => r.model));
-      if (!artifact)
+      // Requests that arrive while an artifact is being made wait for it instead of making it again.
+      let making = inFlight.get(etag);
+      if (!making) {
+        making = visibleRecords(request)
+          .then((records) => ({ artifact: generate(records.map((r) => r.model)), from: digestOf(records) }))
+          .finally(() => inFlight.delete(etag));
+        inFlight.set(etag, making);
+      }
+      const made = await making;
+      if (!made.artifact)
         throw new TypeplaneError('NotFound', `no artifact ${name} among the types this token reaches`);
-      // A type registered or removed between the digest and this read: the body gets the ETag of
+      artifact = made.artifact;
+      // A type registered or removed between the digest and that read: the body gets the ETag of
       // what it was made from.
-      const made = digestOf(records);
-      if (made === digest) remember(etag, artifact);
-      else void reply.header('etag', etagOf(name, made));
+      if (made.from === digest) remember(etag, artifact);
+      else void reply.header('etag', etagOf(name, made.from));
     }
     return reply.type(artifact.contentType).send(artifact.body);
   };
+  // Compact: the OpenAPI document of a large registry is tens of megabytes, indented nearly twice that.
   const asJson = (value: unknown): Artifact => ({
-    body: Buffer.from(JSON.stringify(value, null, 2) + '\n'),
+    body: Buffer.from(JSON.stringify(value) + '\n'),
     contentType: 'application/json; charset=utf-8',
   });
 
