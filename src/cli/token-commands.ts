@@ -61,7 +61,9 @@ export function registerTokenCommands(program: Command): void {
         process.stdout.write(render(out, options.output, plain) + '\n');
         if (options.output === 'table')
           process.stderr.write(
-            `created ${out.role} token ${out.id}${out.secretAccessKey === undefined ? '' : ' and its access keys'}; shown only now\n`,
+            out.secretAccessKey === undefined
+              ? `created ${out.role} token ${out.id}; it is shown only now\n`
+              : `created ${out.role} token ${out.id} and its access key pair; they are shown only now\n`,
           );
       },
     ),

@@ -54,11 +54,14 @@ function exceptionOf(error: TypeplaneError, operation: string | undefined): Exce
 }
 
 function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply
-    .status(status)
-    .header('content-type', CONTENT_TYPE)
-    .header('x-amzn-requestid', reply.request.id)
-    .send(JSON.stringify(body));
+  return (
+    reply
+      .status(status)
+      .header('content-type', CONTENT_TYPE)
+      .header('x-amzn-requestid', reply.request.id)
+      // Bytes, so that no charset parameter is added to the media type (AWS sends none).
+      .send(Buffer.from(JSON.stringify(body)))
+  );
 }
 
 function handleError(
