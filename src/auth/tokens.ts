@@ -135,8 +135,8 @@ export class Tokens {
   async authenticateAccessKey(
     accessKeyId: string,
   ): Promise<{ principal: Principal; secretAccessKey: string } | undefined> {
-    const cached = this.knownKeys.get(accessKeyId);
-    if (cached && cached.until > Date.now()) return cached;
+    const cached = this.recentAccessKey(accessKeyId);
+    if (cached) return cached;
     const found = await this.accessKeys?.find(accessKeyId);
     const record = found && toRecord((await this.store.kvGet(NAMESPACE, found.tokenKey))?.value);
     if (!found || !record || record.accessKeyId !== accessKeyId) {
@@ -170,6 +170,12 @@ export class Tokens {
     if (this.known.size >= CACHE_MAX) this.known.clear();
     this.known.set(token, { principal, key, until: Date.now() + CACHE_MS });
     return principal;
+  }
+
+  /** An access key found in the store less than a second ago; undefined otherwise. */
+  recentAccessKey(accessKeyId: string): { principal: Principal; secretAccessKey: string } | undefined {
+    const cached = this.knownKeys.get(accessKeyId);
+    return cached && cached.until > Date.now() ? cached : undefined;
   }
 
   /** The principal of a token found in the store less than a second ago; undefined otherwise. */

@@ -10,7 +10,7 @@
  *
  * Messages follow AWS's, with what to do added: SDKs show them as they are.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { CloudControlError } from './errors.js';
 
 export const SERVICE = 'cloudcontrolapi';
@@ -51,13 +51,20 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 }
 
 /** `20260101T000000Z` → epoch milliseconds, or NaN. */
+/** The last time parsed: requests within a second carry the same one. */
+let lastAmzDate = { text: '', ms: NaN };
+
 function amzDateMs(value: string): number {
+  if (value === lastAmzDate.text) return lastAmzDate.ms;
   const m = AMZ_DATE.exec(value);
   if (!m) return NaN;
   const [, y, mo, d, h, mi, s] = m.map(Number) as [number, number, number, number, number, number, number];
   const ms = Date.UTC(y, mo - 1, d, h, mi, s);
-  // Date.UTC rolls 20261399 over into another date: only a real date round-trips.
-  return new Date(ms).toISOString().replace(/[-:]|\.\d{3}/g, '') === value ? ms : NaN;
+  // Date.UTC rolls 20261399 over into another date: only a real date and time are taken.
+  const date = new Date(ms);
+  if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return NaN;
+  lastAmzDate = { text: value, ms };
+  return ms;
 }
 
 function amzDateOf(ms: number): string {
@@ -216,7 +223,28 @@ function hmac(key: Buffer | string, data: string): Buffer {
 
 /** SHA-256 of a body, as hex (the payload hash of the canonical request). */
 export function payloadHash(body: Buffer): string {
-  return createHash('sha256').update(body).digest('hex');
+  return hash('sha256', body, 'hex');
+}
+
+/**
+ * Signing keys by key id and scope: a key is good for a day and a region, and deriving one takes four
+ * HMACs, most of a verification's cost. The secret is kept with it, so a key is used only with the
+ * secret it was derived from.
+ */
+const signingKeys = new Map<string, { secretAccessKey: string; key: Buffer }>();
+const MAX_SIGNING_KEYS = 10_000;
+
+function signingKey(claim: SignatureClaim, secretAccessKey: string): Buffer {
+  const id = `${claim.accessKeyId}/${claim.scope}`;
+  const cached = signingKeys.get(id);
+  if (cached?.secretAccessKey === secretAccessKey) return cached.key;
+  const key = hmac(
+    hmac(hmac(hmac(`AWS4${secretAccessKey}`, claim.date), claim.region), SERVICE),
+    'aws4_request',
+  );
+  if (signingKeys.size >= MAX_SIGNING_KEYS) signingKeys.clear();
+  signingKeys.set(id, { secretAccessKey, key });
+  return key;
 }
 
 export interface ArrivedRequest {
@@ -255,17 +283,13 @@ export function verifySignature(
     claim.signedHeaders.join(';'),
     bodyHash,
   ].join('\n');
-  const stringToSign = [
-    ALGORITHM,
-    claim.amzDate,
-    claim.scope,
-    createHash('sha256').update(canonicalRequest, 'utf8').digest('hex'),
-  ].join('\n');
-  const key = hmac(
-    hmac(hmac(hmac(`AWS4${secretAccessKey}`, claim.date), claim.region), SERVICE),
-    'aws4_request',
+  const stringToSign = [ALGORITHM, claim.amzDate, claim.scope, hash('sha256', canonicalRequest, 'hex')].join(
+    '\n',
   );
-  const expected = Buffer.from(hmac(key, stringToSign).toString('hex'), 'latin1');
+  const expected = Buffer.from(
+    hmac(signingKey(claim, secretAccessKey), stringToSign).toString('hex'),
+    'latin1',
+  );
   // Both are 64 hex digits (readSignature checked the claim's form): the comparison takes the same time whatever they hold.
   if (!timingSafeEqual(expected, Buffer.from(claim.signature, 'latin1')))
     throw invalid(
