@@ -166,6 +166,26 @@ test('a body or a signed header changed after signing is refused', async () => {
   assert.match((await refusal(list(declared))).message, /unsigned payloads are not accepted/);
 });
 
+test('a query string is part of what is signed', async () => {
+  const withQuery = (client: CloudControlClient, step: 'build' | 'after-signing') => {
+    const add = (request: any) => {
+      request.query = { 'z-last': 'two words', a: ['2', '1'], 'x*y': "it's" };
+    };
+    if (step === 'build')
+      client.middlewareStack.add((next: any) => (args: any) => (add(args.request), next(args)), {
+        step: 'build',
+        name: 'query',
+      });
+    else afterSigning(client, add);
+    return client;
+  };
+  // Signed by the SDK with the query (keys and values encoded and sorted as SigV4 says): accepted.
+  assert.equal((await list(withQuery(cloudControl(svc.url, writer), 'build'))).TypeName, WIDGET_TYPE);
+  // Added after signing: refused.
+  const added = await refusal(list(withQuery(cloudControl(svc.url, writer), 'after-signing')));
+  assert.equal(added.name, 'InvalidSignatureException');
+});
+
 test('unsigned, bearer and malformed requests get AWS error bodies in the JSON 1.0 media type', async () => {
   const post = (headers: Record<string, string>) =>
     fetch(`${svc.url}/`, {
@@ -205,6 +225,14 @@ test('unsigned, bearer and malformed requests get AWS error bodies in the JSON 1
   const serviceBody = (await service.json()) as { __type: string; message: string };
   assert.equal(serviceBody.__type, 'InvalidSignatureException');
   assert.match(serviceBody.message, /cloudcontrolapi/);
+
+  const badDate = await post({
+    authorization: `AWS4-HMAC-SHA256 Credential=${writer.accessKeyId}/20261301/us-east-1/cloudcontrolapi/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=${'0'.repeat(64)}`,
+    'x-amz-date': '20261301T000000Z',
+  });
+  const badDateBody = (await badDate.json()) as { __type: string; message: string };
+  assert.equal(badDateBody.__type, 'IncompleteSignatureException');
+  assert.match(badDateBody.message, /x-amz-date header must be an ISO 8601 basic time/);
 
   // The native API does not take signatures, nor Cloud Control bearer tokens: each door its own credentials.
   const native = await fetch(`${svc.url}/v1/types`, {
