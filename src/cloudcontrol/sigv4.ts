@@ -71,25 +71,20 @@ function amzDateOf(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:]|\.\d{3}/g, '');
 }
 
-/**
- * The signature a request claims, from its headers, or the AWS exception refusing it.
- *
- * @throws CloudControlError MissingAuthenticationTokenException, IncompleteSignatureException,
- * InvalidSignatureException (scope, or a time more than five minutes from `now`), InvalidClientTokenId
- * (a session token).
- */
-export function readSignature(
-  headers: Record<string, string | string[] | undefined>,
-  now: number,
-): SignatureClaim {
-  const authorization = header(headers, 'authorization');
-  if (authorization === undefined || authorization === '')
-    throw new CloudControlError(
-      'MissingAuthenticationTokenException',
-      "Missing Authentication Token: sign the request with AWS Signature Version 4, using an access key pair from 'typeplane token create --aws-keys'",
-    );
-  if (authorization.length > MAX_AUTHORIZATION_LENGTH)
-    throw incomplete(`the Authorization header is longer than ${MAX_AUTHORIZATION_LENGTH} characters`);
+const SIGNATURE = /^[0-9a-f]{64}$/;
+const SIGNED_HEADERS = new RegExp(`^[a-z0-9-]{1,128}(;[a-z0-9-]{1,128}){0,${MAX_SIGNED_HEADERS - 1}}$`);
+/** The Authorization header as SDKs send it, read in one pass. */
+const USUAL =
+  /^AWS4-HMAC-SHA256 Credential=([^,\s]+), ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
+
+/** The three parts of an Authorization header; anything unusual is read part by part, for a precise refusal. */
+function authorizationParts(authorization: string): {
+  credential: string;
+  signedHeaders: string;
+  signature: string;
+} {
+  const usual = USUAL.exec(authorization);
+  if (usual) return { credential: usual[1]!, signedHeaders: usual[2]!, signature: usual[3]! };
   const space = authorization.indexOf(' ');
   const algorithm = space < 0 ? authorization : authorization.slice(0, space);
   if (algorithm !== ALGORITHM)
@@ -109,16 +104,43 @@ export function readSignature(
       missing.map((p) => `Authorization header requires '${p}' parameter.`).join(' ') +
         ` Authorization=${ALGORITHM} Credential=..., SignedHeaders=..., Signature=...`,
     );
+  return {
+    credential: parts.get('Credential')!,
+    signedHeaders: parts.get('SignedHeaders')!,
+    signature: parts.get('Signature')!,
+  };
+}
+
+/**
+ * The signature a request claims, from its headers, or the AWS exception refusing it.
+ *
+ * @throws CloudControlError MissingAuthenticationTokenException, IncompleteSignatureException,
+ * InvalidSignatureException (scope, or a time more than five minutes from `now`), InvalidClientTokenId
+ * (a session token).
+ */
+export function readSignature(
+  headers: Record<string, string | string[] | undefined>,
+  now: number,
+): SignatureClaim {
+  const authorization = header(headers, 'authorization');
+  if (authorization === undefined || authorization === '')
+    throw new CloudControlError(
+      'MissingAuthenticationTokenException',
+      "Missing Authentication Token: sign the request with AWS Signature Version 4, using an access key pair from 'typeplane token create --aws-keys'",
+    );
+  if (authorization.length > MAX_AUTHORIZATION_LENGTH)
+    throw incomplete(`the Authorization header is longer than ${MAX_AUTHORIZATION_LENGTH} characters`);
+  const parts = authorizationParts(authorization);
   if (header(headers, 'x-amz-security-token') !== undefined)
     throw new CloudControlError(
       'InvalidClientTokenId',
       "session credentials (x-amz-security-token) are not accepted: Typeplane issues long-term access key pairs ('typeplane token create --aws-keys'); unset AWS_SESSION_TOKEN",
     );
-  const credential = parts.get('Credential')!.split('/');
+  const credential = parts.credential.split('/');
   if (credential.length !== 5 || credential.some((c) => c === ''))
     throw incomplete(
       "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '" +
-        parts.get('Credential')!.slice(0, 200) +
+        parts.credential.slice(0, 200) +
         "'",
     );
   const [accessKeyId, date, region, service, terminator] = credential as [
@@ -128,14 +150,14 @@ export function readSignature(
     string,
     string,
   ];
-  const signature = parts.get('Signature')!;
-  if (!/^[0-9a-f]{64}$/.test(signature))
+  const signature = parts.signature;
+  if (!SIGNATURE.test(signature))
     throw incomplete('the Signature must be 64 lowercase hexadecimal digits (HMAC-SHA256)');
-  const signedHeaders = parts.get('SignedHeaders')!.split(';');
-  if (signedHeaders.length > MAX_SIGNED_HEADERS || signedHeaders.some((h) => !/^[a-z0-9-]{1,128}$/.test(h)))
+  if (!SIGNED_HEADERS.test(parts.signedHeaders))
     throw incomplete(
       `SignedHeaders must be at most ${MAX_SIGNED_HEADERS} lowercase header names separated by ';'`,
     );
+  const signedHeaders = parts.signedHeaders.split(';');
   const unsigned = REQUIRED_SIGNED.filter((h) => !signedHeaders.includes(h));
   if (unsigned.length > 0)
     throw invalid(`the signature must cover the headers ${unsigned.join(', ')}: add them to SignedHeaders`);
