@@ -44,7 +44,6 @@ function describe(action: string): string {
 /** Requests refused for what they ask of the engine, in Cloud Control's names. */
 function exceptionOf(error: TypeplaneError, operation: string | undefined): ExceptionName {
   if (error instanceof TypeNotRegistered) return 'TypeNotFoundException';
-  if (error instanceof ClientTokenReused) return 'ClientTokenConflictException';
   const onRequest = operation === 'GetResourceRequestStatus' || operation === 'CancelResourceRequest';
   if (error.code === 'NotFound' && onRequest) return 'RequestTokenNotFoundException';
   // Cloud Control's answer to cancelling a request that has ended.
@@ -73,6 +72,16 @@ function handleError(
 ): FastifyReply {
   if (error instanceof CloudControlError)
     return send(reply, error.status, errorBody(error.type, error.message));
+  // The engine names the client token as it keeps it, which may differ from the one sent.
+  if (error instanceof ClientTokenReused)
+    return send(
+      reply,
+      EXCEPTIONS.ClientTokenConflictException,
+      errorBody(
+        'ClientTokenConflictException',
+        'the ClientToken was already used for a different request; use a new ClientToken for a new request',
+      ),
+    );
   if (error instanceof TypeplaneError) {
     const type = exceptionOf(error, request.cloudControlOperation);
     return send(reply, EXCEPTIONS[type], errorBody(type, error.message));

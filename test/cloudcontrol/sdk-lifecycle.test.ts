@@ -216,6 +216,16 @@ test('errors arrive as the SDK exception classes with their HTTP statuses', asyn
     ClientTokenConflictException,
     409,
   );
+  await assert.rejects(
+    cc.send(
+      new CreateResourceCommand({
+        TypeName: WIDGET_TYPE,
+        DesiredState: '{"Name":"tok3"}',
+        ClientToken: 'ct-1+/=',
+      }),
+    ),
+    /the ClientToken was already used for a different request/,
+  );
 });
 
 test('a create of an existing resource fails in its event with ErrorCode AlreadyExists, as Cloud Control reports it', async () => {
