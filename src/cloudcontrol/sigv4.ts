@@ -308,12 +308,10 @@ export function verifySignature(
   const stringToSign = [ALGORITHM, claim.amzDate, claim.scope, hash('sha256', canonicalRequest, 'hex')].join(
     '\n',
   );
-  const expected = Buffer.from(
-    hmac(signingKey(claim, secretAccessKey), stringToSign).toString('hex'),
-    'latin1',
-  );
-  // Both are 64 hex digits (readSignature checked the claim's form): the comparison takes the same time whatever they hold.
-  if (!timingSafeEqual(expected, Buffer.from(claim.signature, 'latin1')))
+  const expected = hmac(signingKey(claim, secretAccessKey), stringToSign);
+  // Both are 32 bytes (readSignature checked the claim is 64 hex digits): the comparison takes the
+  // same time whatever they hold.
+  if (!timingSafeEqual(expected, Buffer.from(claim.signature, 'hex')))
     throw invalid(
       'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
     );
