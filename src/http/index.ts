@@ -3,5 +3,6 @@
  */
 export { buildServer, type ServerOptions } from './server.js';
 export { errorBody, type ErrorBody } from './errors.js';
-export { parseJsonBody, MAX_BODY_DEPTH } from './body.js';
+// Bounded JSON bodies and their size limit, for the front door beside this one (src/cloudcontrol).
+export { parseJsonBody } from './body.js';
 export { RESOURCE_BODY_LIMIT } from './routes/resources.js';
