@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { plainListenProblem, Tokens } from './auth/index.js';
+import { AccessKeys, plainListenProblem, Tokens } from './auth/index.js';
+import { cloudControlRoutes } from './cloudcontrol/index.js';
 import { Engine, engineLogger } from './engine/index.js';
 import { buildServer } from './http/index.js';
 import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
@@ -152,7 +153,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
-    const tokens = new Tokens(store);
+    const tokens = new Tokens(store, new AccessKeys(store, sealer));
     const firstAdminToken = await tokens.bootstrap(options.adminToken);
     if (firstAdminToken) logger.info('no API token was stored: created an admin token, shown once');
     const app = await buildServer({
@@ -163,6 +164,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       stacks,
       ...(options.tls ? { tls: options.tls } : {}),
     });
+    // The AWS Cloud Control API beside /v1, on POST /: requests signed with SigV4, not bearer tokens.
+    await app.register(cloudControlRoutes, { engine, tokens });
     await app.listen({ host: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);

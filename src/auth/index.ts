@@ -28,4 +28,5 @@ export {
   type TokenRecord,
   type NewToken,
 } from './tokens.js';
+export { AccessKeys, isAccessKeyId, type AccessKeyPair } from './access-keys.js';
 export { isLoopbackHost, plainListenProblem } from './listen.js';

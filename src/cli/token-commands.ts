@@ -11,6 +11,7 @@ interface TokenRecord {
   types?: string[];
   description?: string;
   createdAt: string;
+  accessKeyId?: string;
 }
 
 const enc = encodeURIComponent;
@@ -31,19 +32,41 @@ export function registerTokenCommands(program: Command): void {
         '--types <globs...>',
         "limit a writer or reader token to these types ('AWS::S3::*'; repeat or separate with commas)",
       )
-      .option('--description <text>', 'what the token is for'),
+      .option('--description <text>', 'what the token is for')
+      .option(
+        '--aws-keys',
+        'also issue an access key pair acting as the token, for AWS SDKs and the AWS CLI (Cloud Control API, signed with SigV4)',
+      ),
   ).action(
-    action(async (options: Common & { role: string; types?: string[]; description?: string }) => {
-      const out = await clientFor(options).call<TokenRecord & { token: string }>('POST', '/v1/tokens', {
-        role: options.role,
-        ...(options.types ? { types: options.types } : {}),
-        ...(options.description !== undefined ? { description: options.description } : {}),
-      });
-      // The table form is the token alone, so `export TYPEPLANE_TOKEN=$(typeplane token create …)` works.
-      process.stdout.write(render(out, options.output, () => out.token) + '\n');
-      if (options.output === 'table')
-        process.stderr.write(`created ${out.role} token ${out.id}; it is shown only now\n`);
-    }),
+    action(
+      async (
+        options: Common & { role: string; types?: string[]; description?: string; awsKeys?: boolean },
+      ) => {
+        const out = await clientFor(options).call<TokenRecord & { token: string; secretAccessKey?: string }>(
+          'POST',
+          '/v1/tokens',
+          {
+            role: options.role,
+            ...(options.types ? { types: options.types } : {}),
+            ...(options.description !== undefined ? { description: options.description } : {}),
+            ...(options.awsKeys ? { awsKeys: true } : {}),
+          },
+        );
+        // The table form is the token alone, so `export TYPEPLANE_TOKEN=$(typeplane token create …)`
+        // works; with keys, one VARIABLE=value a line, so `export $(typeplane token create … --aws-keys)` does.
+        const plain = () =>
+          out.secretAccessKey === undefined
+            ? out.token
+            : `TYPEPLANE_TOKEN=${out.token}\nAWS_ACCESS_KEY_ID=${out.accessKeyId}\nAWS_SECRET_ACCESS_KEY=${out.secretAccessKey}`;
+        process.stdout.write(render(out, options.output, plain) + '\n');
+        if (options.output === 'table')
+          process.stderr.write(
+            out.secretAccessKey === undefined
+              ? `created ${out.role} token ${out.id}; it is shown only now\n`
+              : `created ${out.role} token ${out.id} and its access key pair; they are shown only now\n`,
+          );
+      },
+    ),
   );
   common(token.command('list').description('list tokens (ids, roles, scopes; never the tokens)')).action(
     action(async (options: Common) => {

@@ -4,5 +4,6 @@
 export { Engine, type EngineOptions } from './engine.js';
 export { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from './input.js';
 export { engineLogger, type EngineLogger } from './logger.js';
+export { ClientTokenReused } from './client-token.js';
 export { checkConsistency, type ConsistencyProblem } from './consistency.js';
 export * from './types.js';

@@ -839,6 +839,13 @@ export function judge(request: FuzzRequest, answer: FuzzAnswer): { key: string; 
       violation: `a ${status} whose body is not JSON: ${answer.body.slice(0, 200)}`,
     };
   }
+  // POST / is the Cloud Control API: its errors have AWS's shape, `{ __type, message }`.
+  if (request.method === 'POST' && /^\/(\?|$)/.test(request.path)) {
+    const { __type: type, message } = (body ?? {}) as Record<string, unknown>;
+    if (typeof type !== 'string' || !/^[A-Za-z]+$/.test(type) || typeof message !== 'string')
+      return { key: `${status}`, violation: `not an AWS error shape: ${answer.body.slice(0, 200)}` };
+    return { key: `${status} ${type}` };
+  }
   const { errorCode, message, details } = (body ?? {}) as Record<string, unknown>;
   const key = `${status} ${String(errorCode)}`;
   if (!isErrorCode(errorCode))
