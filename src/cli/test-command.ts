@@ -39,6 +39,7 @@ interface TestOptions {
   runs: string;
   timeout?: string;
   only?: string[];
+  allowAbsent?: string[];
   junit?: string;
   format: string;
 }
@@ -69,6 +70,10 @@ export function registerTest(program: Command): void {
     .option('--runs <n>', 'generated inputs per test', String(DEFAULT_RUNS))
     .option('--timeout <seconds>', "cap on every handler's timeout (default: the schema's handler timeouts)")
     .option('--only <names...>', `run only these tests (${TEST_NAMES.slice(0, 3).join(', ')}, …; -> for →)`)
+    .option(
+      '--allow-absent <pointers...>',
+      'read-only properties that may legitimately have no value in a model (e.g. /properties/DeletedAt)',
+    )
     .option('--junit <file>', 'also write the results as JUnit XML')
     .option('--format <format>', 'output format: text or json', 'text')
     .action(async (options: TestOptions, command: Command) => {
@@ -124,6 +129,11 @@ export async function runTestCommand(
   };
   try {
     const type = await readSchemaType(resolve(options.schema), options.type);
+    const notReadOnly = (options.allowAbsent ?? []).filter((p) => !type.readOnlyProperties.includes(p));
+    if (notReadOnly.length > 0)
+      throw new ContractSetupError(
+        `--allow-absent ${notReadOnly.join(' ')}: not read-only properties of ${type.typeName} (its read-only properties: ${type.readOnlyProperties.join(', ') || 'none'})`,
+      );
     const inputs = options.inputs ? await readInputs(resolve(options.inputs), type) : undefined;
     provider = await loadProvider(options, type.typeName);
     if (!provider.types.includes(type.typeName))
@@ -155,6 +165,7 @@ export async function runTestCommand(
       runs: options.runsNumber,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.only ? { only: options.only } : {}),
+      ...(options.allowAbsent ? { allowAbsent: options.allowAbsent } : {}),
       signal: controller.signal,
       onResult: (result) => {
         if (text) process.stdout.write(textResult(result, { color }));

@@ -164,7 +164,11 @@ test('SUCCESS, IN_PROGRESS, FAILED and list answers pass through; null fields co
     resourceModels: [],
     nextToken: null,
   });
-  assert.deepEqual(await p.delete(request()), { status: 'SUCCESS' }, 'a successful delete carries no model');
+  assert.deepEqual(
+    await p.delete(request()),
+    { status: 'SUCCESS', resourceModel: { Name: 'a' } },
+    'a model on a successful delete is passed on as answered (for the contract suite to judge)',
+  );
   await p.close?.();
 });
 
