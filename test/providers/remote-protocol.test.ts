@@ -297,6 +297,14 @@ test('a refused connection is NetworkFailure, after retries (nothing was deliver
   }
 });
 
+test('a provider named by its URL is not named twice in a message', async () => {
+  const url = `http://127.0.0.1:${await freePort()}/`;
+  const event = await provider(url, { name: url, retries: 0 }).read(request());
+  assert.equal(event.errorCode, 'NetworkFailure');
+  assert.match(event.message!, /^the provider could not be reached at http:\/\/127\.0\.0\.1:\d+\/ for READ/);
+  assert.equal(event.message!.split(url).length, 2, `the URL once: ${event.message}`);
+});
+
 test('READ is retried after a refused connection until the provider is up', async () => {
   const port = await freePort();
   const p = provider(`http://127.0.0.1:${port}/`, { retries: 8, retryDelayMs: 40 });
