@@ -153,8 +153,9 @@ test('usage errors exit 2 and name the flag', async () => {
     typeplane(['resource', 'delete', PG, 'x', '--wait', 'soon']),
     typeplane(['serve', '--log-level', 'loud']),
     typeplane(['request', 'get', 'some-token', '--client-token', 'x']),
+    typeplane(['test', '--endpoint', 'http://127.0.0.1:9/']),
   ]);
-  const [maxResults, zero, properties, wait, logLevel, clientToken] = runs;
+  const [maxResults, zero, properties, wait, logLevel, clientToken, schemaless] = runs;
   for (const run of runs) {
     exits(run, 2);
     assert.equal(run.stdout, '');
@@ -167,6 +168,7 @@ test('usage errors exit 2 and name the flag', async () => {
   assert.match(logLevel!.stderr, /^error: --log-level must be one of fatal, error, warn, info/);
   // --client-token belongs to the commands that start an operation.
   assert.match(clientToken!.stderr, /unknown option '--client-token'/);
+  assert.match(schemaless!.stderr, /^error: --schema <file> is needed with --endpoint/);
 });
 
 test('type register takes folders and several files; one refused document does not stop the others', async () => {

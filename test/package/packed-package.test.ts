@@ -237,17 +237,8 @@ test('typeplane test and typeplane serve load TypeScript providers (.ts and .mts
   cpSync(join(example, 'greeting-provider.ts'), join(app, 'greeting-provider.ts'));
   cpSync(join(example, 'greeting-provider.ts'), join(app, 'greeting-provider.mts'));
 
-  const suite = typeplane([
-    'test',
-    '--schema',
-    'greeting.json',
-    '--provider',
-    './greeting-provider.ts',
-    '--runs',
-    '1',
-    '--seed',
-    '1',
-  ]);
+  // No --schema: the module declares its schemas (./greeting.json, beside it).
+  const suite = typeplane(['test', '--provider', './greeting-provider.ts', '--runs', '1', '--seed', '1']);
   assert.equal(suite.code, 0, suite.stdout + suite.stderr);
   assert.match(suite.stdout, /passed/);
 
