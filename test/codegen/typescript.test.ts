@@ -113,7 +113,7 @@ const DB = JSON.stringify({
   properties: {
     Name: { type: 'string', description: 'The name.' },
     Size: { type: 'string', enum: ['S', 'M', 'L', 'XL'], default: 'S' },
-    Version: { const: 'v1' },
+    Version: { type: 'string', const: 'v1' },
     Port: { type: 'integer' },
     Ratio: { type: 'number' },
     Password: { type: 'string' },
@@ -343,7 +343,7 @@ test('edge cases: tuples, local refs, recursive maps, literals, odd names, comme
       Json: { $ref: '#/definitions/Json' },
       Headers: { $ref: '#/definitions/Headers' },
       Choice: { enum: [1, "it's", true, null] },
-      Shape: { const: { kind: 'circle', 'r-1': [1, 2] } },
+      Shape: { type: 'object', const: { kind: 'circle', 'r-1': [1, 2] } },
       Nothing: { type: 'object', additionalProperties: false },
       Constrained: { type: 'string', anyOf: [{ pattern: '^a' }, { enum: ['b'] }] },
       Narrowed: { type: 'string', oneOf: [{ enum: ['a', 'b'] }, { enum: ['c'] }] },
