@@ -1,6 +1,6 @@
 /**
- * The package as a user installs it: `npm pack` of the current sources (built into a staging folder,
- * so a stale dist/ cannot hide anything), installed into an empty folder outside the repository and
+ * The package as a user installs it: `npm pack` of the current sources (dist/ when it is the build of
+ * them, else compiled into a staging folder, so a stale dist/ cannot hide anything), installed into an empty folder outside the repository and
  * run from there — the CLI through its bin link, `typeplane` and `typeplane/provider` from ESM and
  * CommonJS, TypeScript providers straight from .ts/.mts files.
  *
@@ -22,6 +22,7 @@ import {
   readdirSync,
   realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -66,21 +67,46 @@ function node(args: string[]) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
+/**
+ * Whether dist/ is the build of the sources as they are: a .js for every .ts under src/ and none
+ * more, each written after every source and package.json changed. (Then it is packed as it is, as
+ * after `npm run build`; otherwise the sources are compiled into the staging folder.)
+ */
+function distIsFresh(): boolean {
+  const list = (dir: string, ext: RegExp) =>
+    existsSync(dir)
+      ? readdirSync(dir, { recursive: true })
+          .map(String)
+          .filter((f) => ext.test(f))
+      : [];
+  const sources = list(join(root, 'src'), /\.ts$/).filter((f) => !f.endsWith('.d.ts'));
+  const built = list(join(root, 'dist'), /\.js$/);
+  const expected = sources.map((f) => f.replace(/\.ts$/, '.js')).sort();
+  if (built.length === 0 || JSON.stringify(built.sort()) !== JSON.stringify(expected)) return false;
+  const newestSource = Math.max(
+    statSync(join(root, 'package.json')).mtimeMs,
+    ...sources.map((f) => statSync(join(root, 'src', f)).mtimeMs),
+  );
+  return Math.min(...built.map((f) => statSync(join(root, 'dist', f)).mtimeMs)) > newestSource;
+}
+
 before(() => {
   work = realpathSync(mkdtempSync(join(tmpdir(), 'typeplane-packed-')));
-  // Stage what `files` names (plus package.json and README.md, which npm always packs), then build
-  // the current sources into the stage's dist/.
+  // Stage what `files` names (plus package.json and README.md, which npm always packs) and the build
+  // of the current sources.
   const stage = join(work, 'stage');
   mkdirSync(stage);
   for (const entry of ['package.json', 'README.md', ...pkg.files.filter((f) => f !== 'dist')])
     cpSync(join(root, entry), join(stage, entry), { recursive: true });
-  execFileSync(
-    process.execPath,
-    [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')],
-    {
-      stdio: 'pipe',
-    },
-  );
+  if (distIsFresh()) cpSync(join(root, 'dist'), join(stage, 'dist'), { recursive: true });
+  else
+    execFileSync(
+      process.execPath,
+      [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')],
+      {
+        stdio: 'pipe',
+      },
+    );
   const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
     cwd: stage,
     encoding: 'utf8',
