@@ -86,17 +86,21 @@ function report(e: unknown): number {
   if (!(e instanceof ApiError)) throw e;
   process.stderr.write(`error: ${e.errorCode}: ${e.message}\n`);
   for (const d of e.details.slice(0, 50))
-    if (!e.message.includes(detailText(d))) process.stderr.write(`  - ${formatDetail(d)}\n`);
+    if (!saidIn(e.message, d)) process.stderr.write(`  - ${formatDetail(d)}\n`);
   if (e.status === 401) process.stderr.write(`${TOKEN_HINT}\n`);
   return EXIT.failed;
 }
 
-/** The words of a detail (without its location), to see whether the message already says them. */
-function detailText(detail: unknown): string {
+/** Whether `message` already says what a detail says (diagnostics, which carry a location, always show). */
+function saidIn(message: string, detail: unknown): boolean {
   const d = detail as Record<string, unknown> | null;
-  return d && typeof d === 'object' && typeof d.message === 'string' && typeof d.rule !== 'string'
-    ? d.message
-    : '\u0000';
+  return (
+    d !== null &&
+    typeof d === 'object' &&
+    typeof d.rule !== 'string' &&
+    typeof d.message === 'string' &&
+    message.includes(d.message)
+  );
 }
 
 function formatDetail(detail: unknown): string {
