@@ -30,6 +30,7 @@ const ALONE = new Set([
 
 /** The longest of the others (measured), started first so that none of them ends the run alone. */
 const LONGEST = [
+  'test/package/packed-package.test.ts',
   'test/codegen/typescript.test.ts',
   'test/cli/api-commands.test.ts',
   'test/contract/cli.test.ts',

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { AccessKeys, plainListenProblem, Tokens } from './auth/index.js';
+import { AccessKeys, checkAdminToken, plainListenProblem, Tokens } from './auth/index.js';
 import { cloudControlRoutes } from './cloudcontrol/index.js';
 import { Engine, engineLogger } from './engine/index.js';
 import { buildServer } from './http/index.js';
@@ -84,6 +84,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     allowPlainHttp: options.allowPlainHttp === true,
   });
   if (refusal) throw new Error(`cannot start: ${refusal}`);
+  // Refused before anything is written: a start that fails leaves no key file or database behind.
+  if (options.adminToken !== undefined) checkAdminToken(options.adminToken);
   mkdirSync(options.dataDir, { recursive: true });
   const keyFile = options.secretKeyFile ?? join(options.dataDir, SECRET_KEY_FILE_NAME);
   const key = loadSecretKey({ key: options.secretKey, file: keyFile });

@@ -22,6 +22,7 @@ export {
 } from './policy.js';
 export {
   Tokens,
+  checkAdminToken,
   generateToken,
   isTokenSyntax,
   MIN_TOKEN_LENGTH,

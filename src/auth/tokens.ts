@@ -41,6 +41,14 @@ const TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]+=*$/;
 export const MIN_TOKEN_LENGTH = 32;
 const MAX_TOKEN_LENGTH = 512;
 
+/** An admin token given to start with (TYPEPLANE_ADMIN_TOKEN) must be long and of token syntax. */
+export function checkAdminToken(adminToken: string): void {
+  if (adminToken.length < MIN_TOKEN_LENGTH || !isTokenSyntax(adminToken))
+    throw new Error(
+      `cannot start: the admin token (TYPEPLANE_ADMIN_TOKEN) must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + /; 'typeplane serve' prints a generated one on first start`,
+    );
+}
+
 export function isTokenSyntax(token: string): boolean {
   return token.length <= MAX_TOKEN_LENGTH && TOKEN_SYNTAX.test(token);
 }
@@ -209,10 +217,7 @@ export class Tokens {
    */
   async bootstrap(adminToken?: string): Promise<string | undefined> {
     if (adminToken !== undefined) {
-      if (adminToken.length < MIN_TOKEN_LENGTH || !isTokenSyntax(adminToken))
-        throw new Error(
-          `cannot start: the admin token (TYPEPLANE_ADMIN_TOKEN) must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + /; 'typeplane serve' prints a generated one on first start`,
-        );
+      checkAdminToken(adminToken);
       const key = hashToken(adminToken);
       const existing = toRecord((await this.store.kvGet(NAMESPACE, key))?.value);
       if (existing?.role === 'admin' && existing.types === undefined) return undefined;

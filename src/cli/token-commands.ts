@@ -2,7 +2,7 @@
  * @module `typeplane token create|list|revoke`: API tokens, through the server's admin API.
  */
 import type { Command } from 'commander';
-import { action, clientFor, common, type Common } from './api-commands.js';
+import { action, clientFor, common, examples, nothingFound, type Common } from './api-commands.js';
 import { columns, render } from './client.js';
 
 interface TokenRecord {
@@ -20,23 +20,30 @@ export function registerTokenCommands(program: Command): void {
   const token = program
     .command('token')
     .description('create, list and revoke API tokens (needs an admin token)');
-  common(
-    token
-      .command('create')
-      .description('create a token; it is printed once and only its hash is kept')
-      .requiredOption(
-        '--role <role>',
-        'admin (everything), writer (resources and requests) or reader (reads only)',
-      )
-      .option(
-        '--types <globs...>',
-        "limit a writer or reader token to these types ('AWS::S3::*'; repeat or separate with commas)",
-      )
-      .option('--description <text>', 'what the token is for')
-      .option(
-        '--aws-keys',
-        'also issue an access key pair acting as the token, for AWS SDKs and the AWS CLI (Cloud Control API, signed with SigV4)',
-      ),
+  examples(
+    common(
+      token
+        .command('create')
+        .description('create a token; it is printed once and only its hash is kept')
+        .requiredOption(
+          '--role <role>',
+          'admin (everything), writer (resources and requests) or reader (reads only)',
+        )
+        .option(
+          '--types <globs...>',
+          "limit a writer or reader token to these types ('AWS::S3::*'; repeat or separate with commas)",
+        )
+        .option('--description <text>', 'what the token is for')
+        .option(
+          '--aws-keys',
+          'also issue an access key pair acting as the token, for AWS SDKs and the AWS CLI (Cloud Control API, signed with SigV4)',
+        ),
+    ),
+    [
+      "typeplane token create --role writer --types 'Typeplane.Data/*' --description 'CI deploys'",
+      'export TYPEPLANE_TOKEN=$(typeplane token create --role reader)',
+      'export $(typeplane token create --role writer --aws-keys)',
+    ],
   ).action(
     action(
       async (
@@ -68,9 +75,12 @@ export function registerTokenCommands(program: Command): void {
       },
     ),
   );
-  common(token.command('list').description('list tokens (ids, roles, scopes; never the tokens)')).action(
+  examples(common(token.command('list').description('list tokens (ids, roles, scopes; never the tokens)')), [
+    'typeplane token list',
+  ]).action(
     action(async (options: Common) => {
       const out = await clientFor(options).call<{ tokens: TokenRecord[] }>('GET', '/v1/tokens');
+      if (options.output === 'table' && out.tokens.length === 0) return nothingFound('No tokens found');
       process.stdout.write(
         render(out, options.output, () =>
           columns(
@@ -87,11 +97,14 @@ export function registerTokenCommands(program: Command): void {
       );
     }),
   );
-  common(
-    token
-      .command('revoke')
-      .argument('<id>', "the token's id (from 'token list')")
-      .description('revoke a token'),
+  examples(
+    common(
+      token
+        .command('revoke')
+        .argument('<id>', "the token's id (from 'token list')")
+        .description('revoke a token'),
+    ),
+    ['typeplane token revoke 3f0c2a9e-…'],
   ).action(
     action(async (id: string, options: Common) => {
       await clientFor(options).call('DELETE', `/v1/tokens/${enc(id)}`);

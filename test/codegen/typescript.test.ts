@@ -343,7 +343,7 @@ test('edge cases: tuples, local refs, recursive maps, literals, odd names, comme
       Json: { $ref: '#/definitions/Json' },
       Headers: { $ref: '#/definitions/Headers' },
       Choice: { enum: [1, "it's", true, null] },
-      Shape: { const: { kind: 'circle', 'r-1': [1, 2] } },
+      Shape: { type: 'object', const: { kind: 'circle', 'r-1': [1, 2] } },
       Nothing: { type: 'object', additionalProperties: false },
       Constrained: { type: 'string', anyOf: [{ pattern: '^a' }, { enum: ['b'] }] },
       Narrowed: { type: 'string', oneOf: [{ enum: ['a', 'b'] }, { enum: ['c'] }] },
