@@ -80,7 +80,7 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
     case 'token-mismatch':
       throw new TypeplaneError(
         'InvalidRequest',
-        `clientToken ${token} was already used for a different request (${result.operation.requestToken}); use a new token for a new request`,
+        `this clientToken was already used for a different request (${result.operation.requestToken}); use a new token for a new request`,
       );
     case 'conflict':
       throw new TypeplaneError(
@@ -128,7 +128,7 @@ export async function failImmediately(
   if (result.kind === 'token-mismatch') {
     throw new TypeplaneError(
       'InvalidRequest',
-      `clientToken ${token} was already used for a different request; use a new token for a new request`,
+      'this clientToken was already used for a different request; use a new token for a new request',
     );
   }
   if (result.kind === 'conflict')
