@@ -260,10 +260,26 @@ function parseYaml(
   depthError: (offset: number, why?: string) => ParseResult,
   customTags?: Tags,
 ): ParseResult {
+  const tooManyValues = (offset: number, why: 'values' | 'anchors'): ParseResult => ({
+    diagnostics: [
+      at(
+        diagnostic(
+          'TP1004',
+          '',
+          why === 'values'
+            ? `document has more than ${LIMITS.maxValues} values, aliases expanded; split it, or use fewer aliases of large anchors`
+            : `document has more than ${LIMITS.maxAnchors} anchors and aliases; write the values out or share fewer of them`,
+        ),
+        lines.position(offset),
+      ),
+    ],
+  });
   // The parser keeps every open level in memory and the composer recurses once per level, so depth
-  // is bounded first from the tokens alone, then exactly on the syntax tree, before composing.
-  const guard = yamlNestingGuard(text, LIMITS.maxDepth);
-  if (guard !== undefined) return depthError(guard);
+  // is bounded first from the tokens alone, then exactly on the syntax tree, before composing. The
+  // parser costs ~10 µs a value, so the values the text holds are bounded from the tokens too.
+  const guard = yamlTextGuard(text, LIMITS.maxDepth, LIMITS.maxValues);
+  if (guard?.why === 'depth') return depthError(guard.offset);
+  if (guard?.why === 'values') return tooManyValues(guard.offset, 'values');
   const tokens = [...new Parser().parse(text)];
   const deep = cstDepthOffset(tokens, LIMITS.maxDepth);
   if (deep !== undefined) return depthError(deep);
@@ -302,20 +318,6 @@ function parseYaml(
     ]);
   }
   if (doc.errors.length > 0) return syntaxErrors(doc.errors);
-  const tooManyValues = (offset: number, why: 'values' | 'anchors'): ParseResult => ({
-    diagnostics: [
-      at(
-        diagnostic(
-          'TP1004',
-          '',
-          why === 'values'
-            ? `document has more than ${LIMITS.maxValues} values, aliases expanded; split it, or use fewer aliases of large anchors`
-            : `document has more than ${LIMITS.maxAnchors} anchors and aliases; write the values out or share fewer of them`,
-        ),
-        lines.position(offset),
-      ),
-    ],
-  });
   const duplicates = duplicateKeys(doc);
   if (duplicates.length > 0) return syntaxErrors(duplicates);
   if (doc.contents === null) {
@@ -472,13 +474,20 @@ function yamlChild(node: unknown, token: string): { value: unknown; key?: YamlNo
 const blockColumnsCap = (max: number): number => 4 * max + 4;
 
 /**
- * Where YAML nesting surely exceeds `max`, from the token stream alone: one linear pass that builds
- * no tree, so hostile input costs little. Flow collections nest as their brackets do. Each block
- * level starts at a deeper column or after an indicator on the same line, so the columns still open
- * bound the block levels from above (at most ~3 columns per level). `undefined`: the parser may run;
- * the exact check on its tree follows.
+ * Where YAML nesting surely exceeds `max`, or its values surely exceed `maxValues`, from the token
+ * stream alone: one pass that builds no tree and stops at the first bound passed, so hostile input
+ * costs little. Flow collections nest as their brackets do. Each block level starts at a deeper
+ * column or after an indicator on the same line, so the columns still open bound the block levels
+ * from above (at most ~3 columns per level). Every scalar is a key or a value and every key has a
+ * value, so more than twice `maxValues` scalars are surely too many values, before aliases add any.
+ * `undefined`: the parser may run; the exact checks on its tree follow.
  */
-function yamlNestingGuard(text: string, max: number): number | undefined {
+function yamlTextGuard(
+  text: string,
+  max: number,
+  maxValues: number,
+): { offset: number; why: 'depth' | 'values' } | undefined {
+  let scalars = 0;
   const cap = blockColumnsCap(max);
   const columns: number[] = [];
   /** Where the open columns first outnumbered `max`: the likely place, reported if the cap is hit. */
@@ -492,6 +501,7 @@ function yamlNestingGuard(text: string, max: number): number | undefined {
     if (token === CST.DOCUMENT || token === CST.FLOW_END) continue;
     if (token === CST.SCALAR) {
       scalarNext = true;
+      if (++scalars > 2 * maxValues) return { offset, why: 'values' };
       continue;
     }
     const start = offset;
@@ -519,10 +529,10 @@ function yamlNestingGuard(text: string, max: number): number | undefined {
           columns.push(column);
         }
         if (columns.length > max) suspect ??= start;
-        if (columns.length > cap) return suspect;
+        if (columns.length > cap) return { offset: suspect ?? start, why: 'depth' };
       }
       if (type === 'flow-seq-start' || type === 'flow-map-start') {
-        if (++flow > max) return start;
+        if (++flow > max) return { offset: start, why: 'depth' };
       } else if ((type === 'flow-seq-end' || type === 'flow-map-end') && flow > 0) {
         flow--;
       }
