@@ -160,6 +160,20 @@ function parseJson(
   at: Locate,
   depthError: (offset: number, why?: string) => ParseResult,
 ): ParseResult {
+  const tooManyValues = (): ParseResult => ({
+    diagnostics: [
+      at(
+        diagnostic(
+          'TP1004',
+          '',
+          `document has more than ${LIMITS.maxValues} values; split it into one file per resource type`,
+        ),
+      ),
+    ],
+  });
+  // A value costs JSON.parse far more than a character costs this scan: millions of small values
+  // in 10 MB are refused before they are built.
+  if (jsonScan(text, Number.POSITIVE_INFINITY, LIMITS.maxValues)) return tooManyValues();
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -203,18 +217,7 @@ function parseJson(
   }
   if (valueDepthExceeded(value, LIMITS.maxDepth))
     return depthError(Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
-  if (valueCountExceeds(value, LIMITS.maxValues))
-    return {
-      diagnostics: [
-        at(
-          diagnostic(
-            'TP1004',
-            '',
-            `document has more than ${LIMITS.maxValues} values; split it into one file per resource type`,
-          ),
-        ),
-      ],
-    };
+  if (valueCountExceeds(value, LIMITS.maxValues)) return tooManyValues();
   let tree: JsonNode | undefined;
   const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position | undefined => {
     tree ??= parseTree(text, [], { disallowComments: true });
@@ -612,7 +615,21 @@ function valueCountExceeds(root: unknown, max: number): boolean {
 
 /** Offset where JSON nesting first exceeds `max`, or -1: a single pass that skips strings. */
 export function jsonDepthOffset(text: string, max: number): number {
+  return jsonScan(text, max, Number.POSITIVE_INFINITY)?.offset ?? -1;
+}
+
+/**
+ * Where JSON text surely passes a bound, from its characters alone (strings skipped): nesting deeper
+ * than `maxDepth`, or more commas than `maxValues` (each separates two values or members, so the
+ * text holds more values than that).
+ */
+function jsonScan(
+  text: string,
+  maxDepth: number,
+  maxValues: number,
+): { offset: number; why: 'depth' | 'values' } | undefined {
   let depth = 0;
+  let commas = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
@@ -630,12 +647,14 @@ export function jsonDepthOffset(text: string, max: number): number {
       const end = text.indexOf('*/', i + 2);
       i = end < 0 ? text.length : end + 1;
     } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return i;
+      if (++depth > maxDepth) return { offset: i, why: 'depth' };
     } else if (c === 0x7d || c === 0x5d) {
       depth--;
+    } else if (c === 0x2c) {
+      if (++commas > maxValues) return { offset: i, why: 'values' };
     }
   }
-  return -1;
+  return undefined;
 }
 
 function decodeText(bytes: Uint8Array): string | undefined {
