@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { PATTERN_WORK_LIMIT } from '../../src/registry/re2.js';
+import { RESOURCE_PAGE_CHARS } from '../../src/store/rows.js';
 import { api, spawnServer, tempDir, type Api } from '../helpers/service.js';
 
 const enc = encodeURIComponent;
@@ -208,4 +209,32 @@ test('type documents of millions of values, YAML aliases or plain JSON, are refu
   }
   const rss = await fetch(`${url}/healthz`);
   assert.equal(rss.status, 200, 'still serving');
+});
+
+test('a page of large resources stops at the page size in characters; nextToken reaches every one', async () => {
+  const big = 'x'.repeat(900_000);
+  for (let i = 0; i < 8; i++) {
+    const res = await writer.call('POST', `/v1/resources/${enc(DOC)}?wait=10`, {
+      desiredState: { Name: `big${i}`, Doc: { big } },
+    });
+    assert.equal(res.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(res.body).slice(0, 200));
+  }
+  const seen: string[] = [];
+  let nextToken: string | null = null;
+  const { worstMs } = await underAttack(async () => {
+    do {
+      const query: string = nextToken ? `&nextToken=${nextToken}` : '';
+      const page = await writer.call('GET', `/v1/resources/${enc(DOC)}?maxResults=1000${query}`);
+      assert.equal(page.status, 200);
+      assert.ok(
+        JSON.stringify(page.body).length < RESOURCE_PAGE_CHARS + 1_000_000,
+        `a page of ${page.body.resourceDescriptions.length} resources is bounded`,
+      );
+      seen.push(...page.body.resourceDescriptions.map((d: { identifier: string }) => d.identifier));
+      nextToken = page.body.nextToken as string | null;
+    } while (nextToken);
+  });
+  for (let i = 0; i < 8; i++) assert.ok(seen.includes(`big${i}`), `big${i} listed`);
+  assert.equal(new Set(seen).size, seen.length, 'none listed twice');
+  assertHealthy(worstMs, 'large pages');
 });
