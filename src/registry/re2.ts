@@ -13,12 +13,13 @@ import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { RE2JS } from 're2js';
 
 /**
- * Program instructions × characters that one validation may spend on patterns, all tests together:
- * ~125 ms at the ~25 ns per unit measured at worst (long inputs, which re2js simulates as an NFA, on
- * a 2-core machine at load 15; short inputs cost under 3 ns). Every pattern of the published AWS
- * schemas fits it at the longest string a 1 MB body can hold or the `maxLength` beside it.
+ * Program instructions × characters that one validation may spend on patterns, all tests together.
+ * A unit (one thread of re2js's NFA on one character) measured 25-100 ns on a 2-core machine at load
+ * 15, so the budget holds the event loop ~50-200 ms at worst there, and a fraction of that on an idle
+ * one. Real identifiers and ARNs fit with room to spare: a 2,000-instruction ARN pattern checks
+ * strings of a thousand characters.
  */
-export const PATTERN_WORK_LIMIT = 5_000_000;
+export const PATTERN_WORK_LIMIT = 2_000_000;
 
 /** Thrown inside a validation when a test would pass the budget; {@link withPatternBudget} catches it. */
 export class PatternWorkExceeded extends Error {

@@ -54,6 +54,12 @@ export const LIMITS = {
    * largest published schema has under 2,000.
    */
   maxValues: 100_000,
+  /**
+   * Scalars (keys and values) of a YAML text, counted from its tokens before the parser runs: the
+   * parser costs ~10 µs a scalar on a busy machine, so this holds a parse to ~100 ms. The largest
+   * published schema has 2,800; a Radius manifest, under 600. JSON has no such cost.
+   */
+  maxYamlScalars: 10_000,
   /** YAML anchors and aliases together (each alias is resolved by scanning those before it). */
   maxAnchors: 1_000,
   maxSyntaxErrors: 20,
@@ -279,10 +285,22 @@ function parseYaml(
   });
   // The parser keeps every open level in memory and the composer recurses once per level, so depth
   // is bounded first from the tokens alone, then exactly on the syntax tree, before composing. The
-  // parser costs ~10 µs a value, so the values the text holds are bounded from the tokens too.
-  const guard = yamlTextGuard(text, LIMITS.maxDepth, LIMITS.maxValues);
+  // parser's time grows with the scalars, so they are bounded from the tokens too.
+  const guard = yamlTextGuard(text, LIMITS.maxDepth, LIMITS.maxYamlScalars);
   if (guard?.why === 'depth') return depthError(guard.offset);
-  if (guard?.why === 'values') return tooManyValues(guard.offset, 'values');
+  if (guard?.why === 'scalars')
+    return {
+      diagnostics: [
+        at(
+          diagnostic(
+            'TP1004',
+            '',
+            `YAML document has more than ${LIMITS.maxYamlScalars} keys and values; split it, or give it as JSON`,
+          ),
+          lines.position(guard.offset),
+        ),
+      ],
+    };
   const tokens = [...new Parser().parse(text)];
   const deep = cstDepthOffset(tokens, LIMITS.maxDepth);
   if (deep !== undefined) return depthError(deep);
@@ -477,19 +495,17 @@ function yamlChild(node: unknown, token: string): { value: unknown; key?: YamlNo
 const blockColumnsCap = (max: number): number => 4 * max + 4;
 
 /**
- * Where YAML nesting surely exceeds `max`, or its values surely exceed `maxValues`, from the token
- * stream alone: one pass that builds no tree and stops at the first bound passed, so hostile input
- * costs little. Flow collections nest as their brackets do. Each block level starts at a deeper
- * column or after an indicator on the same line, so the columns still open bound the block levels
- * from above (at most ~3 columns per level). Every scalar is a key or a value and every key has a
- * value, so more than twice `maxValues` scalars are surely too many values, before aliases add any.
- * `undefined`: the parser may run; the exact checks on its tree follow.
+ * Where YAML nesting surely exceeds `max`, or its scalars exceed `maxScalars`, from the token stream
+ * alone: one pass that builds no tree and stops at the first bound passed, so hostile input costs
+ * little. Flow collections nest as their brackets do. Each block level starts at a deeper column or
+ * after an indicator on the same line, so the columns still open bound the block levels from above
+ * (at most ~3 columns per level). `undefined`: the parser may run; the exact checks on its tree follow.
  */
 function yamlTextGuard(
   text: string,
   max: number,
-  maxValues: number,
-): { offset: number; why: 'depth' | 'values' } | undefined {
+  maxScalars: number,
+): { offset: number; why: 'depth' | 'scalars' } | undefined {
   let scalars = 0;
   const cap = blockColumnsCap(max);
   const columns: number[] = [];
@@ -504,7 +520,7 @@ function yamlTextGuard(
     if (token === CST.DOCUMENT || token === CST.FLOW_END) continue;
     if (token === CST.SCALAR) {
       scalarNext = true;
-      if (++scalars > 2 * maxValues) return { offset, why: 'values' };
+      if (++scalars > maxScalars) return { offset, why: 'scalars' };
       continue;
     }
     const start = offset;
