@@ -18,6 +18,7 @@ interface ServeOptions {
   types?: string[];
   logLevel: string;
   lease: string;
+  shutdownTimeout: string;
   provider?: string[];
   config?: string;
   secretKeyFile?: string;
@@ -68,6 +69,11 @@ export function registerServe(program: Command): void {
       "how long a worker holds an operation without renewing; a crashed server's operations resume after this",
       '30',
     )
+    .option(
+      '--shutdown-timeout <seconds>',
+      'on SIGTERM/SIGINT, exit after this long even when requests or handlers have not finished (their operations resume on the next start); a second signal exits at once',
+      '30',
+    )
     .addHelpText(
       'after',
       `
@@ -100,6 +106,12 @@ Examples:
       if (!(lease > 0 && lease <= 3600))
         command.error(
           `error: --lease must be a number of seconds above 0 and at most 3600, not '${options.lease}'`,
+          { exitCode: 2, code: 'typeplane.usage' },
+        );
+      const shutdownTimeout = options.shutdownTimeout.trim() === '' ? NaN : Number(options.shutdownTimeout);
+      if (!(shutdownTimeout > 0 && shutdownTimeout <= 3600))
+        command.error(
+          `error: --shutdown-timeout must be a number of seconds above 0 and at most 3600, not '${options.shutdownTimeout}'`,
           { exitCode: 2, code: 'typeplane.usage' },
         );
       if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
@@ -179,10 +191,24 @@ Examples:
         );
       let stopping = false;
       const stop = (signal: string) => {
-        if (stopping) return;
+        if (stopping) {
+          logger.warn({ signal }, 'second signal: exiting now');
+          process.exit(1);
+        }
         stopping = true;
         logger.info({ signal }, 'shutting down: finishing in-flight operations');
-        service.close().then(
+        // Whatever requests, handlers or the store do, the process ends in time: an operation cut
+        // short is still in the store and resumes on the next start.
+        const deadlineMs = shutdownTimeout * 1000;
+        setTimeout(() => {
+          logger.error(
+            { shutdownTimeoutSeconds: shutdownTimeout },
+            'shutdown did not finish in time: exiting; unfinished operations resume on the next start',
+          );
+          process.exit(1);
+        }, deadlineMs).unref();
+        // Handlers get half the time to finish before they are aborted.
+        service.close(Math.min(10_000, deadlineMs / 2)).then(
           () => process.exit(0),
           (e: unknown) => {
             logger.error({ err: e }, 'shutdown failed');
@@ -190,8 +216,8 @@ Examples:
           },
         );
       };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
     });
 }
 

@@ -78,7 +78,7 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
     case 'replayed':
       return toEvent(ctx, result.operation, type);
     case 'token-mismatch':
-      throw new ClientTokenReused(token!, result.operation.requestToken);
+      throw new ClientTokenReused(result.operation.requestToken);
     case 'conflict':
       throw new TypeplaneError(
         'ResourceConflict',
@@ -123,7 +123,7 @@ export async function failImmediately(
       : requestHash(ctx.sealer, compiled.type.typeName, operation, { identifier, ...hashOf }),
   );
   if (result.kind === 'token-mismatch') {
-    throw new ClientTokenReused(token!);
+    throw new ClientTokenReused();
   }
   if (result.kind === 'conflict')
     throw new TypeplaneError(

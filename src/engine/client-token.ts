@@ -12,10 +12,11 @@ export const SEVEN_DAYS_MS = 7 * 24 * 3600 * 1000;
 
 /** InvalidRequest: a client token already began a different request (front doors may name it apart). */
 export class ClientTokenReused extends TypeplaneError {
-  constructor(token: string, requestToken?: string) {
+  constructor(requestToken?: string) {
+    // Client tokens are each caller's own, so the operation named here is the caller's.
     super(
       'InvalidRequest',
-      `clientToken ${token} was already used for a different request${requestToken ? ` (${requestToken})` : ''}; use a new token for a new request`,
+      `this clientToken was already used for a different request${requestToken ? ` (${requestToken})` : ''}; use a new token for a new request`,
     );
   }
 }

@@ -352,7 +352,7 @@ test('--client-token: the same body twice is the same request; another body with
   exits(other, 1);
   assert.match(
     other.stderr,
-    /^error: InvalidRequest: clientToken cli-token-1 was already used for a different request/m,
+    /^error: InvalidRequest: this clientToken was already used for a different request/m,
   );
   noSecret(first, again, other);
 });

@@ -27,6 +27,8 @@ import {
   missingOperation,
   operationParams,
   page,
+  resourcePage,
+  RESOURCE_PAGE_CHARS,
   toKvEntry,
   toOperationRecord,
   toStoredResource,
@@ -281,20 +283,17 @@ export class PostgresStore implements Store {
   ): Promise<Page<StoredResource>> {
     checkLimit(options.limit);
     const after = decodeCursor('resources', options.nextToken);
-    const { rows } =
-      after === undefined
-        ? await this.pool.query<ResourceRow>(
-            `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE type_name = $1 ORDER BY identifier LIMIT $2`,
-            [typeName, options.limit + 1],
-          )
-        : await this.pool.query<ResourceRow>(
-            `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE type_name = $1 AND identifier > $2
-             ORDER BY identifier LIMIT $3`,
-            [typeName, after, options.limit + 1],
-          );
-    return page(rows.map(toStoredResource), options.limit, (last) =>
-      encodeCursor('resources', last.identifier),
+    // Only the rows that start within the page's size are sent (and one more, to know there are more).
+    const size = 'length(properties_json) + coalesce(length(sealed), 0)';
+    const { rows } = await this.pool.query<ResourceRow>(
+      `SELECT ${RESOURCE_COLUMNS} FROM (
+         SELECT ${RESOURCE_COLUMNS}, sum(${size}) OVER (ORDER BY identifier) - (${size}) AS before
+         FROM resources WHERE type_name = $1 ${after === undefined ? '' : 'AND identifier > $4'}
+         ORDER BY identifier LIMIT $2
+       ) page WHERE before <= $3 ORDER BY identifier`,
+      [typeName, options.limit + 1, RESOURCE_PAGE_CHARS, ...(after === undefined ? [] : [after])],
     );
+    return resourcePage(rows, options.limit, (last) => encodeCursor('resources', last.identifier));
   }
 
   async countResources(typeName: string): Promise<number> {

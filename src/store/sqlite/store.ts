@@ -24,6 +24,7 @@ import {
   missingOperation,
   operationParams,
   page,
+  resourcePage,
   toKvEntry,
   toOperationRecord,
   toStoredResource,
@@ -196,13 +197,12 @@ export class SqliteStore implements Store {
   ): Promise<Page<StoredResource>> {
     checkLimit(options.limit);
     const after = decodeCursor('resources', options.nextToken);
+    // Iterated, so the rows past a full page are never read.
     const rows =
       after === undefined
-        ? this.sql.listResourcesFirst.all(typeName, options.limit + 1)
-        : this.sql.listResourcesAfter.all(typeName, after, options.limit + 1);
-    return page(rows.map(toStoredResource), options.limit, (last) =>
-      encodeCursor('resources', last.identifier),
-    );
+        ? this.sql.listResourcesFirst.iterate(typeName, options.limit + 1)
+        : this.sql.listResourcesAfter.iterate(typeName, after, options.limit + 1);
+    return resourcePage(rows, options.limit, (last) => encodeCursor('resources', last.identifier));
   }
 
   async countResources(typeName: string): Promise<number> {
