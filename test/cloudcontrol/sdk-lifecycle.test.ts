@@ -28,12 +28,15 @@ import { WIDGET, WIDGET_TYPE, api, settle, spawnServer, tempDir, type Api } from
 let child: ChildProcess;
 let native: Api;
 let cc: CloudControlClient;
+let admin: Api;
+let url: string;
 const T = encodeURIComponent(WIDGET_TYPE);
 
 before(async () => {
   const server = await spawnServer(tempDir());
   child = server.child;
-  const admin = api(server.url, server.token);
+  url = server.url;
+  admin = api(server.url, server.token);
   assert.equal((await admin.call('POST', '/v1/types', WIDGET)).status, 201);
   const keys = await issueKeys(admin, 'writer');
   native = api(server.url, keys.token);
@@ -226,6 +229,35 @@ test('errors arrive as the SDK exception classes with their HTTP statuses', asyn
     ),
     /the ClientToken was already used for a different request/,
   );
+});
+
+test("client tokens are each key pair's own: another team's key reusing one neither conflicts nor replays", async () => {
+  const first = await cc.send(
+    new CreateResourceCommand({
+      TypeName: WIDGET_TYPE,
+      DesiredState: '{"Name":"mine"}',
+      ClientToken: 'shared-1',
+    }),
+  );
+  const other = cloudControl(url, await issueKeys(admin, 'writer'));
+  try {
+    const theirs = await other.send(
+      new CreateResourceCommand({
+        TypeName: WIDGET_TYPE,
+        DesiredState: '{"Name":"theirs"}',
+        ClientToken: 'shared-1',
+      }),
+    );
+    assert.notEqual(theirs.ProgressEvent!.RequestToken, first.ProgressEvent!.RequestToken);
+    await waitUntilResourceRequestSuccess(
+      { client: other, ...FAST_WAITER },
+      { RequestToken: theirs.ProgressEvent!.RequestToken! },
+    );
+    const read = await other.send(new GetResourceCommand({ TypeName: WIDGET_TYPE, Identifier: 'theirs' }));
+    assert.equal(JSON.parse(read.ResourceDescription!.Properties!).Name, 'theirs');
+  } finally {
+    other.destroy();
+  }
 });
 
 test('a create of an existing resource fails in its event with ErrorCode AlreadyExists, as Cloud Control reports it', async () => {
