@@ -107,7 +107,12 @@ export async function spawnServer(
   let out = '';
   child.stderr!.on('data', (d: Buffer) => (logs += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s\n${logs}`)), 20_000);
+    // Generous: a loaded shared machine can take many seconds to start a process under tsx. One that
+    // does not start is stopped, so it cannot outlive the test.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in 60 s\n${logs}`));
+    }, 60_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (https?:\/\/\S+)/.exec(out);
