@@ -107,7 +107,8 @@ const report = [
     .map((g) => `${g.files.length} ${g.name}, ${g.concurrency} at a time (${g.seconds.toFixed(0)} s)`)
     .join('; ')}`,
 ];
-// Time in each file's tests (its start-up aside), to keep LONGEST, PAIRED and ALONE current.
+// Time in each file's tests (its start-up aside), to keep LONGEST, PAIRED and ALONE current. A test
+// counts for the file that defines it: test/store/fixtures.ts stands for the store tests it defines.
 const busy = new Map();
 for (const { kind, file, ms } of lines) if (kind === 'time') busy.set(file, (busy.get(file) ?? 0) + ms);
 const slowest = [...busy].sort((a, b) => b[1] - a[1]).slice(0, 10);
