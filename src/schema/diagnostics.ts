@@ -92,6 +92,8 @@ export const RULES = {
   TP2044: { severity: 'warning', title: 'tagging.tagProperty does not resolve' },
   TP2045: { severity: 'error', title: 'traits are invalid' },
   TP2046: { severity: 'error', title: 'reference member does not resolve to a declared property' },
+  // rules/identifier-required.ts
+  TP2047: { severity: 'warning', title: 'identifier is neither required nor read-only' },
 
   // Manifests
   TP3001: { severity: 'error', title: 'manifest name/namespace is malformed' },

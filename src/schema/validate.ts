@@ -8,6 +8,7 @@ import { duplicateKeyFindings } from './manifest/json-duplicates.js';
 import type { ResourceType } from './model.js';
 import { checkResourceSchema, type DialectResult } from './resource-schema/index.js';
 import { bicepExpressibleFindings } from './rules/bicep-expressible.js';
+import { identifierRequiredFindings } from './rules/identifier-required.js';
 import { parseSource, type SourceFormat } from './source.js';
 import { valueProblems, type ValueProblemKind } from './values.js';
 
@@ -81,9 +82,8 @@ export function validateDocument(
     const duplicates = duplicateKeyFindings(document.text);
     if (duplicates.length > 0) result = { findings: [...duplicates, ...result.findings], types: [] };
   }
-  const findings = options.bicepWarnings
-    ? [...result.findings, ...bicepExpressibleFindings(result.types)]
-    : result.findings;
+  const findings = [...result.findings, ...identifierRequiredFindings(result.types)];
+  if (options.bicepWarnings) findings.push(...bicepExpressibleFindings(result.types));
   const diagnostics = placeFindings(findings, document);
   return { ...base, dialect, valid: !hasErrors(diagnostics), diagnostics, types: result.types };
 }

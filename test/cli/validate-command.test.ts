@@ -27,6 +27,7 @@ const valid = JSON.stringify(
     additionalProperties: false,
     primaryIdentifier: ['/properties/Name'],
     createOnlyProperties: ['/properties/Name'],
+    required: ['Name'],
   },
   null,
   2,

@@ -19,16 +19,22 @@ export function minimalSchema(): { [key: string]: Json } {
     additionalProperties: false,
     primaryIdentifier: ['/properties/Name'],
     createOnlyProperties: ['/properties/Name'],
+    // Last, so adding it moved no line of the diagnostics the tests expect before it.
+    required: ['Name'],
   };
 }
 
-/** `minimalSchema()` with top-level keys replaced (a key set to `undefined` is removed). */
+/**
+ * `minimalSchema()` with top-level keys replaced (a key set to `undefined` is removed). Its
+ * `required` stays last unless overridden, so the lines of the keys before it are as they were.
+ */
 export function schemaWith(overrides: { [key: string]: Json | undefined }): { [key: string]: Json } {
-  const schema = minimalSchema();
+  const { required, ...schema } = minimalSchema();
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) delete schema[key];
     else schema[key] = value;
   }
+  if (!Object.hasOwn(overrides, 'required')) schema.required = required!;
   return schema;
 }
 
