@@ -168,7 +168,17 @@ export function readSignature(
     refuseSessionToken(headers);
     const { amzDate, time } = requestTime(headers, now);
     checkTime(known.date, amzDate, time, now);
-    return { ...known, amzDate, signature: authorization.slice(-SIGNATURE_LENGTH) };
+    // Spelled out, not spread: one object shape for every claim.
+    return {
+      accessKeyId: known.accessKeyId,
+      scope: known.scope,
+      date: known.date,
+      region: known.region,
+      signedHeaders: known.signedHeaders,
+      signedHeaderList: known.signedHeaderList,
+      amzDate,
+      signature: authorization.slice(-SIGNATURE_LENGTH),
+    };
   }
   const parts = authorizationParts(authorization);
   refuseSessionToken(headers);
