@@ -9,3 +9,5 @@
  */
 export { cloudControlRoutes } from './protocol.js';
 export { SERVICE as SIGNING_SERVICE } from './sigv4.js';
+// HMAC-SHA256 under a key used many times (a SigV4 signing key), for clients that sign as SDKs do.
+export { HmacSha256Key } from './hmac.js';

@@ -12,6 +12,7 @@
  */
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { CloudControlError } from './errors.js';
+import { HmacSha256Key } from './hmac.js';
 
 export const SERVICE = 'cloudcontrolapi';
 const ALGORITHM = 'AWS4-HMAC-SHA256';
@@ -24,17 +25,25 @@ const REQUIRED_SIGNED = ['host', 'x-amz-date', 'x-amz-target'];
 const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 const REGION = /^[a-z0-9-]{1,64}$/;
 
-/** What the headers say about the signature, checked for form, scope and time. */
-export interface SignatureClaim {
+/** What an Authorization header says apart from the signature: the same for a client's every request of a day. */
+interface Credential {
   accessKeyId: string;
-  /** The `x-amz-date` header as sent (`YYYYMMDDTHHMMSSZ`). */
-  amzDate: string;
   /** `YYYYMMDD/region/cloudcontrolapi/aws4_request`. */
   scope: string;
   date: string;
   region: string;
   signedHeaders: string[];
+  /** `SignedHeaders` as sent (`;`-separated), as the canonical request holds it. */
+  signedHeaderList: string;
+}
+
+/** What the headers say about the signature, checked for form, scope and time. */
+export interface SignatureClaim extends Credential {
+  /** The `x-amz-date` header as sent (`YYYYMMDDTHHMMSSZ`). */
+  amzDate: string;
   signature: string;
+  /** Kept for the client's next requests once the signature holds (see `knownCredential`). */
+  toRemember?: { key: string; credential: Credential };
 }
 
 function incomplete(message: string): CloudControlError {
@@ -82,9 +91,11 @@ function authorizationParts(authorization: string): {
   credential: string;
   signedHeaders: string;
   signature: string;
+  /** In the form SDKs send, signature last. */
+  usual: boolean;
 } {
   const usual = USUAL.exec(authorization);
-  if (usual) return { credential: usual[1]!, signedHeaders: usual[2]!, signature: usual[3]! };
+  if (usual) return { credential: usual[1]!, signedHeaders: usual[2]!, signature: usual[3]!, usual: true };
   const space = authorization.indexOf(' ');
   const algorithm = space < 0 ? authorization : authorization.slice(0, space);
   if (algorithm !== ALGORITHM)
@@ -108,7 +119,29 @@ function authorizationParts(authorization: string): {
     credential: parts.get('Credential')!,
     signedHeaders: parts.get('SignedHeaders')!,
     signature: parts.get('Signature')!,
+    usual: false,
   };
+}
+
+const SIGNATURE_LENGTH = 64;
+/**
+ * Credentials read from headers of the usual form that passed every check and carried a good
+ * signature (a stranger fills no memory), by the header less its signature: a client's next request
+ * differs only in the signature (any 64 hex digits leave the form and every part read from it as they
+ * were), so it is read with one lookup.
+ */
+const credentials = new Map<string, Credential>();
+const MAX_CREDENTIALS = 10_000;
+
+function knownCredential(authorization: string): Credential | undefined {
+  if (authorization.length <= SIGNATURE_LENGTH) return undefined;
+  const known = credentials.get(authorization.slice(0, -SIGNATURE_LENGTH));
+  return known && SIGNATURE.test(authorization.slice(-SIGNATURE_LENGTH)) ? known : undefined;
+}
+
+function remember({ key, credential }: { key: string; credential: Credential }): void {
+  if (credentials.size >= MAX_CREDENTIALS) credentials.clear();
+  credentials.set(key, credential);
 }
 
 /**
@@ -130,20 +163,33 @@ export function readSignature(
     );
   if (authorization.length > MAX_AUTHORIZATION_LENGTH)
     throw incomplete(`the Authorization header is longer than ${MAX_AUTHORIZATION_LENGTH} characters`);
+  const known = knownCredential(authorization);
+  if (known) {
+    refuseSessionToken(headers);
+    const { amzDate, time } = requestTime(headers, now);
+    checkTime(known.date, amzDate, time, now);
+    // Spelled out, not spread: one object shape for every claim.
+    return {
+      accessKeyId: known.accessKeyId,
+      scope: known.scope,
+      date: known.date,
+      region: known.region,
+      signedHeaders: known.signedHeaders,
+      signedHeaderList: known.signedHeaderList,
+      amzDate,
+      signature: authorization.slice(-SIGNATURE_LENGTH),
+    };
+  }
   const parts = authorizationParts(authorization);
-  if (header(headers, 'x-amz-security-token') !== undefined)
-    throw new CloudControlError(
-      'InvalidClientTokenId',
-      "session credentials (x-amz-security-token) are not accepted: Typeplane issues long-term access key pairs ('typeplane token create --aws-keys'); unset AWS_SESSION_TOKEN",
-    );
-  const credential = parts.credential.split('/');
-  if (credential.length !== 5 || credential.some((c) => c === ''))
+  refuseSessionToken(headers);
+  const elements = parts.credential.split('/');
+  if (elements.length !== 5 || elements.some((c) => c === ''))
     throw incomplete(
       "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '" +
         parts.credential.slice(0, 200) +
         "'",
     );
-  const [accessKeyId, date, region, service, terminator] = credential as [
+  const [accessKeyId, date, region, service, terminator] = elements as [
     string,
     string,
     string,
@@ -161,12 +207,7 @@ export function readSignature(
   const unsigned = REQUIRED_SIGNED.filter((h) => !signedHeaders.includes(h));
   if (unsigned.length > 0)
     throw invalid(`the signature must cover the headers ${unsigned.join(', ')}: add them to SignedHeaders`);
-  const amzDate = header(headers, 'x-amz-date') ?? '';
-  const time = amzDateMs(amzDate);
-  if (Number.isNaN(time))
-    throw incomplete(
-      `the x-amz-date header must be an ISO 8601 basic time like ${amzDateOf(now)}, not '${amzDate.slice(0, 40)}'`,
-    );
+  const { amzDate, time } = requestTime(headers, now);
   if (terminator !== 'aws4_request')
     throw invalid(
       `Credential should be scoped with a valid terminator: 'aws4_request', not '${terminator.slice(0, 40)}'.`,
@@ -174,6 +215,47 @@ export function readSignature(
   if (service !== SERVICE) throw invalid(`Credential should be scoped to correct service: '${SERVICE}'.`);
   if (!REGION.test(region))
     throw invalid('Credential should be scoped to a valid region (lowercase letters, digits and -).');
+  checkTime(date, amzDate, time, now);
+  const credential: Credential = {
+    accessKeyId,
+    scope: `${date}/${region}/${service}/${terminator}`,
+    date,
+    region,
+    signedHeaders,
+    signedHeaderList: parts.signedHeaders,
+  };
+  return {
+    ...credential,
+    amzDate,
+    signature,
+    ...(parts.usual ? { toRemember: { key: authorization.slice(0, -SIGNATURE_LENGTH), credential } } : {}),
+  };
+}
+
+function refuseSessionToken(headers: Record<string, string | string[] | undefined>): void {
+  if (header(headers, 'x-amz-security-token') !== undefined)
+    throw new CloudControlError(
+      'InvalidClientTokenId',
+      "session credentials (x-amz-security-token) are not accepted: Typeplane issues long-term access key pairs ('typeplane token create --aws-keys'); unset AWS_SESSION_TOKEN",
+    );
+}
+
+/** The request's `x-amz-date` and the time it names. */
+function requestTime(
+  headers: Record<string, string | string[] | undefined>,
+  now: number,
+): { amzDate: string; time: number } {
+  const amzDate = header(headers, 'x-amz-date') ?? '';
+  const time = amzDateMs(amzDate);
+  if (Number.isNaN(time))
+    throw incomplete(
+      `the x-amz-date header must be an ISO 8601 basic time like ${amzDateOf(now)}, not '${amzDate.slice(0, 40)}'`,
+    );
+  return { amzDate, time };
+}
+
+/** The credential's day is the request's, and the request's time within five minutes of `now`. */
+function checkTime(date: string, amzDate: string, time: number, now: number): void {
   if (date !== amzDate.slice(0, 8))
     throw invalid(
       `Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '${date.slice(0, 8)}' != '${amzDate.slice(0, 8)}'`,
@@ -186,15 +268,6 @@ export function readSignature(
     throw invalid(
       `Signature not yet current: ${amzDate} is still later than ${amzDateOf(now + MAX_SKEW_MS)} (${amzDateOf(now)} + 5 min.)`,
     );
-  return {
-    accessKeyId,
-    amzDate,
-    scope: `${date}/${region}/${service}/${terminator}`,
-    date,
-    region,
-    signedHeaders,
-    signature,
-  };
 }
 
 /** RFC 3986 percent-encoding, as SigV4 canonical forms use it. */
@@ -222,19 +295,29 @@ function canonicalQuery(query: string): string {
   return pairs.map(([k, v]) => `${k}=${v}`).join('&');
 }
 
+/** A header value as SigV4 canonicalizes it: trimmed, runs of spaces folded (most need neither). */
+function foldSpaces(value: string): string {
+  const trimmed = value.trim();
+  return /\s\s|[^\S ]/.test(trimmed) ? trimmed.replace(/\s+/g, ' ') : trimmed;
+}
+
 /** The signed headers' values as they arrived (repeated headers joined by commas, spaces folded). */
 function canonicalHeaders(rawHeaders: readonly string[], signed: readonly string[]): string {
-  const values = new Map<string, string[]>(signed.map((name) => [name, []]));
+  const values = new Map<string, string | undefined>();
+  for (const name of signed) values.set(name, undefined);
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const list = values.get(rawHeaders[i]!.toLowerCase());
-    if (list) list.push(rawHeaders[i + 1]!.trim().replace(/\s+/g, ' '));
+    const name = rawHeaders[i]!.toLowerCase();
+    if (!values.has(name)) continue;
+    const earlier = values.get(name);
+    const value = foldSpaces(rawHeaders[i + 1]!);
+    values.set(name, earlier === undefined ? value : `${earlier},${value}`);
   }
   let out = '';
   for (const name of signed) {
-    const list = values.get(name)!;
-    if (list.length === 0)
+    const value = values.get(name);
+    if (value === undefined)
       throw invalid(`the signed header '${name}' is not in the request: sign only headers that are sent`);
-    out += `${name}:${list.join(',')}\n`;
+    out += `${name}:${value}\n`;
   }
   return out;
 }
@@ -250,19 +333,18 @@ export function payloadHash(body: Buffer): string {
 
 /**
  * Signing keys by key id and scope: a key is good for a day and a region, and deriving one takes four
- * HMACs, most of a verification's cost. The secret is kept with it, so a key is used only with the
- * secret it was derived from.
+ * HMACs; kept ready for the one HMAC each request then needs. The secret is kept with it, so a key is
+ * used only with the secret it was derived from.
  */
-const signingKeys = new Map<string, { secretAccessKey: string; key: Buffer }>();
+const signingKeys = new Map<string, { secretAccessKey: string; key: HmacSha256Key }>();
 const MAX_SIGNING_KEYS = 10_000;
 
-function signingKey(claim: SignatureClaim, secretAccessKey: string): Buffer {
+function signingKey(claim: SignatureClaim, secretAccessKey: string): HmacSha256Key {
   const id = `${claim.accessKeyId}/${claim.scope}`;
   const cached = signingKeys.get(id);
   if (cached?.secretAccessKey === secretAccessKey) return cached.key;
-  const key = hmac(
-    hmac(hmac(hmac(`AWS4${secretAccessKey}`, claim.date), claim.region), SERVICE),
-    'aws4_request',
+  const key = new HmacSha256Key(
+    hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, claim.date), claim.region), SERVICE), 'aws4_request'),
   );
   if (signingKeys.size >= MAX_SIGNING_KEYS) signingKeys.clear();
   signingKeys.set(id, { secretAccessKey, key });
@@ -297,22 +379,15 @@ export function verifySignature(
     );
   const q = request.url.indexOf('?');
   const path = q < 0 ? request.url : request.url.slice(0, q);
-  const canonicalRequest = [
-    request.method,
-    path,
-    canonicalQuery(q < 0 ? '' : request.url.slice(q + 1)),
-    canonicalHeaders(request.rawHeaders, claim.signedHeaders),
-    claim.signedHeaders.join(';'),
-    bodyHash,
-  ].join('\n');
-  const stringToSign = [ALGORITHM, claim.amzDate, claim.scope, hash('sha256', canonicalRequest, 'hex')].join(
-    '\n',
-  );
-  const expected = hmac(signingKey(claim, secretAccessKey), stringToSign);
+  const query = q < 0 ? '' : canonicalQuery(request.url.slice(q + 1));
+  const canonicalRequest = `${request.method}\n${path}\n${query}\n${canonicalHeaders(request.rawHeaders, claim.signedHeaders)}\n${claim.signedHeaderList}\n${bodyHash}`;
+  const stringToSign = `${ALGORITHM}\n${claim.amzDate}\n${claim.scope}\n${hash('sha256', canonicalRequest, 'hex')}`;
+  const expected = signingKey(claim, secretAccessKey).digest(stringToSign);
   // Both are 32 bytes (readSignature checked the claim is 64 hex digits): the comparison takes the
   // same time whatever they hold.
   if (!timingSafeEqual(expected, Buffer.from(claim.signature, 'hex')))
     throw invalid(
       'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
     );
+  if (claim.toRemember) remember(claim.toRemember);
 }
