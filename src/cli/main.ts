@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerApiCommands } from './api-commands.js';
+import { registerDiff } from './diff.js';
 import { registerGenerate } from './generate.js';
 import { registerArtifactGenerators } from './generate-artifacts.js';
 import { registerServe } from './serve.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerApiCommands(program);
   registerTokenCommands(program);
   registerTest(program);
+  registerDiff(program);
   return program;
 }
 
