@@ -209,7 +209,18 @@ async function registerFromDisk(registry: Registry, paths: string[], logger: Log
   }
   for (const result of loaded.results) {
     if (!result.file) continue;
-    await registry.register(await readFile(result.file), { file: result.file });
+    // The operator's own files: a breaking change is taken (not a reason to stay down), and said loudly.
+    const registered = await registry.register(await readFile(result.file), {
+      file: result.file,
+      allowBreaking: true,
+    });
+    for (const r of registered) {
+      if (r.violations)
+        logger.warn(
+          { typeName: r.record.typeName, version: r.record.version, violations: r.violations },
+          'registered a breaking change while resources exist',
+        );
+    }
   }
   logger.info({ types: loaded.types.length }, 'registered types from disk');
 }

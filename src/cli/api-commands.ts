@@ -35,6 +35,45 @@ interface ProgressEvent {
 
 const TERMINAL = new Set(['SUCCESS', 'FAILED', 'CANCEL_COMPLETE']);
 
+interface Registered {
+  typeName: string;
+  version: string;
+  apiVersion?: string;
+  outcome: 'created' | 'new-version' | 'unchanged';
+  changes?: { counts: { breaking: number; dangerous: number; safe: number } };
+  violations?: { count: number; checked: number; total: number; identifiers: string[] };
+}
+
+interface VersionRow {
+  version: string;
+  registeredAt: string;
+  isDefault: boolean;
+  resourceCount: number;
+}
+
+/** A manifest type is shown with the API version it is served in. */
+function typeLabel(t: { typeName: string; apiVersion?: string }): string {
+  return t.apiVersion === undefined ? t.typeName : `${t.typeName}@${t.apiVersion}`;
+}
+
+function registeredLine(t: Registered): string {
+  if (t.outcome === 'unchanged') return `${typeLabel(t)} unchanged (version ${t.version})`;
+  if (t.outcome === 'created') return `registered ${typeLabel(t)} (version ${t.version})`;
+  const c = t.changes?.counts;
+  const v = t.violations;
+  return [
+    `registered ${typeLabel(t)} version ${t.version}`,
+    c ? ` (${c.breaking} breaking, ${c.dangerous} dangerous, ${c.safe} safe changes)` : '',
+    v
+      ? `; ${v.count} of ${v.checked} existing resources violate it${v.identifiers.length ? `: ${v.identifiers.join(', ')}` : ''}`
+      : '',
+  ].join('');
+}
+
+function versionQuery(version: string | undefined): string {
+  return version === undefined ? '' : `?version=${encodeURIComponent(version)}`;
+}
+
 export function common(command: Command): Command {
   return command
     .option('--endpoint <url>', `Typeplane server (env TYPEPLANE_ENDPOINT; default ${DEFAULT_ENDPOINT})`)
@@ -198,13 +237,15 @@ export function registerApiCommands(program: Command): void {
     type
       .command('register')
       .argument('<file>', 'resource schema (.json/.yaml) or manifest (.yaml)')
-      .description('register the types a document defines'),
+      .description('register the types a document defines (a changed schema becomes a new version)')
+      .option('--allow-breaking', 'register a breaking change even while resources of the type exist'),
   ).action(
-    action(async (file: string, options: Common) => {
+    action(async (file: string, options: Common & { allowBreaking?: boolean }) => {
       const text = await readLocal(file);
       const contentType = /\.ya?ml$/i.test(file) ? 'application/yaml' : 'application/json';
+      const query = options.allowBreaking ? '?allowBreaking=true' : '';
       const out = await clientFor(options)
-        .call<{ types: { typeName: string; version: string }[] }>('POST', '/v1/types', text, contentType)
+        .call<{ types: Registered[] }>('POST', `/v1/types${query}`, text, contentType)
         .catch((e: unknown) => {
           // The server names the document 'request body'; the user knows it by its file name.
           if (e instanceof ApiError)
@@ -213,23 +254,27 @@ export function registerApiCommands(program: Command): void {
           throw e;
         });
       process.stdout.write(
-        render(out, options.output, () =>
-          out.types.map((t) => `registered ${t.typeName} (version ${t.version})`).join('\n'),
-        ) + '\n',
+        render(out, options.output, () => out.types.map(registeredLine).join('\n')) + '\n',
       );
     }),
   );
   common(type.command('list').description('list registered types')).action(
     action(async (options: Common) => {
       const out = await clientFor(options).call<{
-        types: { typeName: string; version: string; dialect: string; description: string }[];
+        types: {
+          typeName: string;
+          apiVersion?: string;
+          version: string;
+          dialect: string;
+          description: string;
+        }[];
       }>('GET', '/v1/types');
       process.stdout.write(
         render(out, options.output, () =>
           columns(
             ['TYPE', 'VERSION', 'DIALECT', 'DESCRIPTION'],
             out.types.map((t) => [
-              t.typeName,
+              typeLabel(t),
               t.version,
               t.dialect,
               truncate(t.description.split('\n')[0] ?? '', 60),
@@ -240,22 +285,72 @@ export function registerApiCommands(program: Command): void {
     }),
   );
   common(
-    type.command('show').argument('<typeName>').description('describe a type: schema, versions, identifiers'),
+    type
+      .command('show')
+      .argument('<typeName>')
+      .description('describe a type: schema, versions, identifiers')
+      .option('--version <version>', 'a registered version instead of the default'),
   ).action(
-    action(async (typeName: string, options: Common) => {
-      const out = await clientFor(options).call<Record<string, unknown>>('GET', `/v1/types/${enc(typeName)}`);
+    action(async (typeName: string, options: Common & { version?: string }) => {
+      const out = await clientFor(options).call<Record<string, unknown>>(
+        'GET',
+        `/v1/types/${enc(typeName)}${versionQuery(options.version)}`,
+      );
       process.stdout.write(render(out, options.output === 'table' ? 'yaml' : options.output) + '\n');
+    }),
+  );
+  common(type.command('versions').argument('<typeName>').description("list a type's versions")).action(
+    action(async (typeName: string, options: Common) => {
+      const out = await clientFor(options).call<{ defaultVersion: string; versions: VersionRow[] }>(
+        'GET',
+        `/v1/types/${enc(typeName)}`,
+      );
+      const body = { defaultVersion: out.defaultVersion, versions: out.versions };
+      process.stdout.write(
+        render(body, options.output, () =>
+          columns(
+            ['VERSION', 'DEFAULT', 'RESOURCES', 'REGISTERED'],
+            out.versions.map((v) => [
+              v.version,
+              v.isDefault ? '*' : '',
+              String(v.resourceCount),
+              v.registeredAt,
+            ]),
+          ),
+        ) + '\n',
+      );
+    }),
+  );
+  common(
+    type
+      .command('set-default')
+      .argument('<typeName>')
+      .argument('<version>')
+      .description('serve requests with another registered version'),
+  ).action(
+    action(async (typeName: string, version: string, options: Common) => {
+      await clientFor(options).call('PUT', `/v1/types/${enc(typeName)}/default-version`, { version });
+      process.stdout.write(`${typeName}: version ${version} is the default\n`);
     }),
   );
   common(
     type
       .command('delete')
+      .alias('deregister')
       .argument('<typeName>')
-      .description('deregister a type (refused while resources exist)'),
+      .option(
+        '--version <version>',
+        'remove only this version (refused while resources use it, or for the default)',
+      )
+      .description('deregister a type, or one version of it (refused while resources exist)'),
   ).action(
-    action(async (typeName: string, options: Common) => {
-      await clientFor(options).call('DELETE', `/v1/types/${enc(typeName)}`);
-      process.stdout.write(`deregistered ${typeName}\n`);
+    action(async (typeName: string, options: Common & { version?: string }) => {
+      await clientFor(options).call('DELETE', `/v1/types/${enc(typeName)}${versionQuery(options.version)}`);
+      process.stdout.write(
+        options.version === undefined
+          ? `deregistered ${typeName}\n`
+          : `deregistered version ${options.version} of ${typeName}\n`,
+      );
     }),
   );
 

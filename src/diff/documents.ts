@@ -24,7 +24,7 @@ export interface DiffResult {
 }
 
 /** Where the newer document is, to place changes in it. */
-interface Target {
+export interface Target {
   file?: string;
   locate?: (pointer: string) => Position | undefined;
 }
@@ -145,6 +145,20 @@ export function diffTypeLists(before: ResourceType[], after: ResourceType[], tar
   return changes.sort(byVerdict);
 }
 
+/** Where changes go in a document (a valid one: the caller has validated it). */
+export function documentTarget(input: DiffInput): Target {
+  const options = {
+    ...(input.file !== undefined ? { file: input.file } : {}),
+    ...(input.format ? { format: input.format } : {}),
+  };
+  const document = parseSource(input.text, options).document;
+  const target: Target = { ...(input.file !== undefined ? { file: input.file } : {}) };
+  // A member's name is where a reader looks (a YAML mapping's value starts a line below it).
+  if (document)
+    target.locate = (pointer) => document.locate(pointer, /\/\d+$|^$/.test(pointer) ? 'value' : 'key');
+  return target;
+}
+
 function read(input: DiffInput): { types: ResourceType[]; problems: Diagnostic[]; target: Target } {
   const options = {
     ...(input.file !== undefined ? { file: input.file } : {}),
@@ -153,12 +167,7 @@ function read(input: DiffInput): { types: ResourceType[]; problems: Diagnostic[]
   const validation = validateDocument(input.text, options);
   const problems = validation.diagnostics.filter((d) => d.severity === 'error');
   if (!validation.valid) return { types: [], problems, target: {} };
-  const document = parseSource(input.text, options).document;
-  const target: Target = { ...(input.file !== undefined ? { file: input.file } : {}) };
-  // A member's name is where a reader looks (a YAML mapping's value starts a line below it).
-  if (document)
-    target.locate = (pointer) => document.locate(pointer, /\/\d+$|^$/.test(pointer) ? 'value' : 'key');
-  return { types: validation.types, problems: [], target };
+  return { types: validation.types, problems: [], target: documentTarget(input) };
 }
 
 function groupByName(types: readonly ResourceType[]): Map<string, ResourceType[]> {

@@ -13,6 +13,8 @@ export {
   diffTypes,
   diffTypeLists,
   summarize,
+  documentTarget,
+  type Target,
   type DiffInput,
   type DiffResult,
 } from './documents.js';

@@ -71,7 +71,7 @@ export async function put(
     clientToken,
     hashOf: { identifier, put: desiredState },
     ...(provider.recordBacked
-      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired) }
+      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired, compiled.version) }
       : { basedOn: current }),
   });
 }

@@ -12,7 +12,7 @@ import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
 import { finish } from './finish.js';
 import { invoke } from './invoke.js';
 import { lazyChild } from './logger.js';
-import { recordEvent } from './record-backed.js';
+import { recordEvent, versionOf } from './record-backed.js';
 import { resolvedReferences } from './references.js';
 import { keepWriteOnly, openContext, openRequest, sealContext, sealResource } from './sealing.js';
 
@@ -189,6 +189,7 @@ export async function step(
           typeName: type.typeName,
           identifier,
           ...record,
+          ...versionOf(compiled),
           createdAt: now,
           updatedAt: now,
         },

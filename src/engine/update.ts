@@ -80,7 +80,7 @@ async function updateOnce(
     clientToken,
     hashOf: { identifier, patchDocument },
     ...(provider.recordBacked
-      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired) }
+      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired, compiled.version) }
       : { basedOn: current }),
   });
 }

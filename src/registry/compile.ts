@@ -24,6 +24,8 @@ const addFormats = addFormatsModule.default;
 
 export interface CompiledType {
   type: ResourceType;
+  /** The registered version this was compiled from (set by the registry). */
+  version?: string;
   /** Validates a desired state; applies schema `default`s in place; returns problems (empty = valid). */
   validateInput(model: Model): ErrorDetail[];
   /** Validates a model returned by a provider against the schema's shape with every `required` removed (nested too). */

@@ -1,31 +1,40 @@
 /**
- * @module /v1/types — register, list, describe and deregister resource types.
+ * @module /v1/types — register, list, describe and deregister resource types and their versions.
  */
 import type { FastifyInstance } from 'fastify';
+import { summarize } from '../../diff/index.js';
 import { TypeplaneError } from '../../errors.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Registration, Registry } from '../../registry/registry.js';
 import type { StoredType } from '../../store/types.js';
 import { LIMITS } from '../../schema/index.js';
 import { typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
+import { parseJsonBody } from '../body.js';
 
 export function typeSummary(record: StoredType) {
   const t = record.model;
   return {
     typeName: t.typeName,
     version: record.version,
+    ...(t.apiVersion !== undefined ? { apiVersion: t.apiVersion } : {}),
     dialect: t.dialect,
     description: t.description,
     registeredAt: record.registeredAt,
   };
 }
 
-export function typeDetail(latest: StoredType, versions: StoredType[]) {
-  const t = latest.model;
+export function typeDetail(described: Awaited<ReturnType<Registry['describe']>>) {
+  const { record, defaultVersion, versions, resourceCounts } = described;
+  const t = record.model;
   return {
-    ...typeSummary(latest),
-    defaultVersion: latest.version,
-    versions: versions.map((v) => ({ version: v.version, registeredAt: v.registeredAt })),
+    ...typeSummary(record),
+    defaultVersion,
+    versions: versions.map((v) => ({
+      version: v.version,
+      registeredAt: v.registeredAt,
+      isDefault: v.version === defaultVersion,
+      resourceCount: resourceCounts[v.version] ?? 0,
+    })),
     schema: t.schema,
     primaryIdentifier: t.primaryIdentifier,
     additionalIdentifiers: t.additionalIdentifiers,
@@ -35,6 +44,33 @@ export function typeDetail(latest: StoredType, versions: StoredType[]) {
     handlers: t.handlers,
     traits: t.traits,
   };
+}
+
+function registrationSummary(registration: Registration) {
+  const { record, outcome, changes, violations } = registration;
+  return {
+    ...typeSummary(record),
+    outcome,
+    ...(outcome === 'new-version' ? { changes: { counts: summarize(changes), items: changes } } : {}),
+    ...(violations ? { violations } : {}),
+  };
+}
+
+/** `?version=` where a type is named: a registered version number. */
+function versionParam(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^[1-9][0-9]{0,8}$/.test(value))
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `version must be a version number of the type, like 2 (GET /v1/types/{typeName} lists them), not ${JSON.stringify(value)}`,
+    );
+  return value;
+}
+
+function flagParam(name: string, value: unknown): boolean {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true' || value === '') return true;
+  throw new TypeplaneError('InvalidRequest', `${name} must be true or false, not ${JSON.stringify(value)}`);
 }
 
 export async function typeRoutes(app: FastifyInstance, { registry }: { registry: Registry }): Promise<void> {
@@ -48,18 +84,29 @@ export async function typeRoutes(app: FastifyInstance, { registry }: { registry:
     (_req, body, done) => done(null, body),
   );
 
-  app.post('/v1/types', { bodyLimit: LIMITS.maxBytes }, async (request, reply) => {
-    const body = request.body;
-    if (!Buffer.isBuffer(body) || body.length === 0)
-      throw new TypeplaneError(
-        'InvalidRequest',
-        'send a resource schema (application/json) or a manifest (application/yaml) as the body',
-      );
-    const contentType = String(request.headers['content-type'] ?? '');
-    const format = /json/i.test(contentType) ? 'json' : /yaml/i.test(contentType) ? 'yaml' : undefined;
-    const registered = await registry.register(body, { ...(format ? { format } : {}), file: 'request body' });
-    return reply.status(201).send({ types: registered.map(typeSummary) });
-  });
+  app.post<{ Querystring: { allowBreaking?: string } }>(
+    '/v1/types',
+    { bodyLimit: LIMITS.maxBytes },
+    async (request, reply) => {
+      const body = request.body;
+      if (!Buffer.isBuffer(body) || body.length === 0)
+        throw new TypeplaneError(
+          'InvalidRequest',
+          'send a resource schema (application/json) or a manifest (application/yaml) as the body',
+        );
+      const contentType = String(request.headers['content-type'] ?? '');
+      const format = /json/i.test(contentType) ? 'json' : /yaml/i.test(contentType) ? 'yaml' : undefined;
+      const allowBreaking = flagParam('allowBreaking', request.query.allowBreaking);
+      const registered = await registry.register(body, {
+        ...(format ? { format } : {}),
+        file: 'request body',
+        allowBreaking,
+      });
+      // Nothing new stored (every type as registered already): a no-op, not a creation.
+      const created = registered.some((r) => r.outcome !== 'unchanged');
+      return reply.status(created ? 201 : 200).send({ types: registered.map(registrationSummary) });
+    },
+  );
 
   app.get('/v1/types', async (request) => {
     const principal = principalOf(request);
@@ -67,13 +114,30 @@ export async function typeRoutes(app: FastifyInstance, { registry }: { registry:
     return { types: visible.map(typeSummary) };
   });
 
-  app.get<{ Params: { typeName: string } }>('/v1/types/:typeName', async (request) => {
-    const { latest, versions } = await registry.describe(request.params.typeName);
-    return typeDetail(latest, versions);
+  app.get<{ Params: { typeName: string }; Querystring: { version?: string } }>(
+    '/v1/types/:typeName',
+    async (request) =>
+      typeDetail(await registry.describe(request.params.typeName, versionParam(request.query.version))),
+  );
+
+  app.put<{ Params: { typeName: string } }>('/v1/types/:typeName/default-version', async (request) => {
+    const body = parseJsonBody(request.body as Buffer);
+    const version = versionParam(
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? String((body as { version?: unknown }).version ?? '')
+        : undefined,
+    );
+    if (version === undefined)
+      throw new TypeplaneError('InvalidRequest', 'send { "version": "<version number>" } as the body');
+    await registry.setDefault(request.params.typeName, version);
+    return typeDetail(await registry.describe(request.params.typeName));
   });
 
-  app.delete<{ Params: { typeName: string } }>('/v1/types/:typeName', async (request, reply) => {
-    await registry.deregister(request.params.typeName);
-    return reply.status(204).send();
-  });
+  app.delete<{ Params: { typeName: string }; Querystring: { version?: string } }>(
+    '/v1/types/:typeName',
+    async (request, reply) => {
+      await registry.deregister(request.params.typeName, versionParam(request.query.version));
+      return reply.status(204).send();
+    },
+  );
 }
