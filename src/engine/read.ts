@@ -50,7 +50,8 @@ export async function read(
       provider,
       'read answered IN_PROGRESS; read handlers must answer at once',
     );
-  const model = checkModel(ctx.log, provider, compiled, event.resourceModel, identifier);
+  // What the provider reports as recorded may keep violating a later version of the type.
+  const model = checkModel(ctx.log, provider, compiled, event.resourceModel, identifier, stored.properties);
   return { identifier, properties: stripWriteOnly(type, model) };
 }
 

@@ -168,7 +168,14 @@ export async function step(
       let model: Model;
       let identifier: string;
       try {
-        model = checkModel(ctx.log, provider, compiled, event.resourceModel, op.identifier);
+        model = checkModel(
+          ctx.log,
+          provider,
+          compiled,
+          event.resourceModel,
+          op.identifier,
+          request.previousState,
+        );
         identifier = identifierOf(type, model)!;
       } catch (e) {
         const message = e instanceof TypeplaneError ? e.message : String(e);

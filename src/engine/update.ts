@@ -10,6 +10,7 @@ import { ChangedMeanwhile } from './changed-meanwhile.js';
 import { canonicalJson } from './client-token.js';
 import type { EngineContext } from './context.js';
 import { assertValid } from './input.js';
+import { ratchet } from './ratchet.js';
 import { replaceInRecord } from './record-backed.js';
 import { assertReferencesExist } from './references.js';
 import { resourceWithSecrets } from './sealing.js';
@@ -111,7 +112,9 @@ export async function assertUpdatable(
       createOnly.map((pointer) => ({ pointer, message: 'is create-only' })),
     );
   }
-  assertValid(compiled, desired);
+  // What the update leaves as it was may keep violating the version in force (it was written under
+  // an earlier one, or carried over by an update since): only changed and new values must satisfy it.
+  assertValid(compiled, desired, (problems) => ratchet(problems, current, desired));
   await assertReferencesExist(ctx, type, desired);
 }
 

@@ -22,14 +22,14 @@ export async function serviceOn(
   return svc;
 }
 
-/** `name [sqlite]` and `name [postgresql]`, each with a server of its own. */
+/** `name [sqlite]` and `name [postgresql]`, each with a server of its own (made with `options()`). */
 export function eachStoreService(
   name: string,
   fn: (svc: TestService, t: TestContext, kind: StoreKind) => Promise<void>,
-  options: Partial<ServiceOptions> = {},
+  options: () => Partial<ServiceOptions> = () => ({}),
 ): void {
-  test(`${name} [sqlite]`, async (t) => fn(await serviceOn(t, 'sqlite', options), t, 'sqlite'));
+  test(`${name} [sqlite]`, async (t) => fn(await serviceOn(t, 'sqlite', options()), t, 'sqlite'));
   test(`${name} [postgresql]`, { skip: pgSkip }, async (t) =>
-    fn(await serviceOn(t, 'postgresql', options), t, 'postgresql'),
+    fn(await serviceOn(t, 'postgresql', options()), t, 'postgresql'),
   );
 }
