@@ -11,6 +11,7 @@ import { plainListenProblem, Tokens } from './auth/index.js';
 import { Engine, engineLogger } from './engine/index.js';
 import { buildServer } from './http/index.js';
 import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
+import { TypeConfigurations } from './type-configuration/index.js';
 import { Registry } from './registry/registry.js';
 import { checkSecretKey, createSealer, loadSecretKey, SECRET_KEY_FILE_NAME } from './secrets/index.js';
 import { loadTypes } from './schema/index.js';
@@ -129,9 +130,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         providers.set(typeName, definition);
       }
     }
+    const configurations = new TypeConfigurations(store, sealer, registry);
     const engine = new Engine({
       store,
       registry,
+      configurations,
       providerFor: (typeName) => providers.get(typeName) ?? state,
       sealer,
       logger: engineLogger(logger),
@@ -161,6 +164,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       logger,
       tokens,
       stacks,
+      configurations,
       ...(options.tls ? { tls: options.tls } : {}),
     });
     await app.listen({ host: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT });

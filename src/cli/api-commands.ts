@@ -354,6 +354,43 @@ export function registerApiCommands(program: Command): void {
     }),
   );
 
+  common(
+    type
+      .command('configure')
+      .argument('<typeName>')
+      .requiredOption(
+        '--file <path>',
+        "the configuration: a JSON or YAML object of the settings the type's typeConfiguration declares",
+      )
+      .description("set a type's configuration (admin; kept sealed, handed to its provider)"),
+  ).action(
+    action(async (typeName: string, options: Common & { file: string }) => {
+      const configuration = await readDocument(options.file);
+      const out = await clientFor(options).call<{ updatedAt: string }>(
+        'PUT',
+        `/v1/types/${enc(typeName)}/configuration`,
+        configuration,
+      );
+      process.stdout.write(
+        render(out, options.output, () => `configured ${typeName} (${out.updatedAt})`) + '\n',
+      );
+    }),
+  );
+  common(
+    type
+      .command('configuration')
+      .argument('<typeName>')
+      .description("show a type's configuration (admin: it may hold secrets)"),
+  ).action(
+    action(async (typeName: string, options: Common) => {
+      const out = await clientFor(options).call<Record<string, unknown>>(
+        'GET',
+        `/v1/types/${enc(typeName)}/configuration`,
+      );
+      process.stdout.write(render(out, options.output === 'table' ? 'yaml' : options.output) + '\n');
+    }),
+  );
+
   const resource = program.command('resource').description('create, read, update, delete and list resources');
   waitOption(
     common(

@@ -11,10 +11,12 @@
  * This class wires the parts and is the public API; what happens to a create is `create.ts` →
  * `begin.ts` → `worker.ts` → `step.ts` → `invoke.ts` → `check-answer.ts` → `finish.ts`.
  */
+import { TypeplaneError } from '../errors.js';
 import type { Provider } from '../handler/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
+import { requiresConfiguration, type ConfigurationSource } from '../type-configuration/index.js';
 import { expireTokensHourly, SEVEN_DAYS_MS } from './client-token.js';
 import type { EngineContext } from './context.js';
 import { create } from './create.js';
@@ -47,6 +49,8 @@ export interface EngineOptions {
   concurrency?: number;
   /** Milliseconds in a "minute" of a handler's timeoutInMinutes (tests shorten it; default 60,000). */
   minuteMs?: number;
+  /** Types' configurations: handed to every handler invocation, and required where a type requires them. */
+  configurations?: ConfigurationSource;
 }
 
 export class Engine {
@@ -71,6 +75,7 @@ export class Engine {
       sealer: options.sealer,
       minuteMs: options.minuteMs ?? 60_000,
       worker,
+      ...(options.configurations ? { configurations: options.configurations } : {}),
     };
     this.ctx = ctx;
     this.tokenRetentionMs = Math.max(options.tokenRetentionMs ?? SEVEN_DAYS_MS, SEVEN_DAYS_MS);
@@ -94,36 +99,41 @@ export class Engine {
 
   // ---- Resources -------------------------------------------------------------------------------
 
-  create(typeName: string, desiredState: unknown, clientToken?: string): Promise<ProgressEvent> {
+  async create(typeName: string, desiredState: unknown, clientToken?: string): Promise<ProgressEvent> {
+    await this.configured(typeName);
     return create(this.ctx, typeName, desiredState, clientToken);
   }
 
   /** Update by JSON Patch, applied to the resource as it is when the update begins. */
-  update(
+  async update(
     typeName: string,
     identifier: string,
     patchDocument: unknown,
     clientToken?: string,
   ): Promise<ProgressEvent> {
+    await this.configured(typeName);
     return update(this.ctx, typeName, identifier, patchDocument, clientToken);
   }
 
   /** Create-or-replace (PUT): see `put.ts`. */
-  put(
+  async put(
     typeName: string,
     identifier: string,
     desiredState: unknown,
     clientToken?: string,
   ): Promise<ProgressEvent> {
+    await this.configured(typeName);
     return put(this.ctx, typeName, identifier, desiredState, clientToken);
   }
 
-  delete(typeName: string, identifier: string, clientToken?: string): Promise<ProgressEvent> {
+  async delete(typeName: string, identifier: string, clientToken?: string): Promise<ProgressEvent> {
+    await this.configured(typeName);
     return deleteResource(this.ctx, typeName, identifier, clientToken);
   }
 
   /** The resource as its provider reports it now. */
-  read(typeName: string, identifier: string): Promise<ResourceDescription> {
+  async read(typeName: string, identifier: string): Promise<ResourceDescription> {
+    await this.configured(typeName);
     return read(this.ctx, typeName, identifier);
   }
 
@@ -143,6 +153,17 @@ export class Engine {
     referencedBy: { typeName: string; identifier: string }[];
   }> {
     return references(this.ctx, typeName, identifier);
+  }
+
+  /** A type whose configuration requires a setting is not served until an admin sets it. */
+  private async configured(typeName: string): Promise<void> {
+    const { type } = await this.ctx.registry.get(typeName);
+    if (!requiresConfiguration(type.typeConfiguration)) return;
+    if (await this.ctx.configurations?.has(type.typeName)) return;
+    throw new TypeplaneError(
+      'InvalidTypeConfiguration',
+      `${type.typeName} needs its type configuration before it can be used: an admin sets it with 'typeplane type configure ${type.typeName} --file <config.json>' (PUT /v1/types/{typeName}/configuration)`,
+    );
   }
 
   // ---- Requests --------------------------------------------------------------------------------

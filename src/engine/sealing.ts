@@ -160,8 +160,14 @@ const MIN_MASKED_LENGTH = 4;
  * `text` with every write-only string value of `models` masked: a provider's message or error may
  * quote what it was handed (a database error naming a password, say), and it is kept and logged.
  */
-export function maskWriteOnly(type: ResourceType, text: string, models: (Model | undefined)[]): string {
-  if (type.writeOnlyProperties.length === 0) return text;
+export function maskWriteOnly(
+  type: ResourceType,
+  text: string,
+  models: (Model | undefined)[],
+  /** Secret as a whole (a type configuration): every value in it is masked. */
+  whole?: unknown,
+): string {
+  if (type.writeOnlyProperties.length === 0 && whole === undefined) return text;
   const secrets = new Set<string>();
   const collect = (value: unknown): void => {
     if (typeof value === 'string' || typeof value === 'number') {
@@ -175,6 +181,7 @@ export function maskWriteOnly(type: ResourceType, text: string, models: (Model |
     for (const pointer of type.writeOnlyProperties)
       for (const { value } of valuesAt(model, pointer)) collect(value);
   }
+  collect(whole);
   let masked = text;
   // Longest first, so a secret containing another is masked whole.
   for (const secret of [...secrets].sort((a, b) => b.length - a.length))

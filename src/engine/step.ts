@@ -8,7 +8,7 @@ import { identifierOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { OperationRecord, ResourceChange } from '../store/types.js';
 import { checkModel } from './check-answer.js';
-import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
+import { ACTION, configurationOf, timeoutMinutes, type EngineContext } from './context.js';
 import { finish } from './finish.js';
 import { invoke } from './invoke.js';
 import { lazyChild } from './logger.js';
@@ -87,6 +87,7 @@ export async function step(
     signal: AbortSignal.any([signal, timeout]),
     ...(opened.previousState ? { previousState: opened.previousState } : {}),
     ...(callbackContext ? { callbackContext } : {}),
+    ...(await configurationOf(ctx, type)),
   };
   // Operations begun before a record-backed provider completed them inline are finished the same way.
   const event = provider.recordBacked

@@ -30,6 +30,8 @@ export interface CompiledType {
   validateInput(model: Model): ErrorDetail[];
   /** Validates a model returned by a provider against the schema's shape with every `required` removed (nested too). */
   validateOutput(model: Model): ErrorDetail[];
+  /** Validates a type configuration (defaults applied in place); absent when the type takes none. */
+  validateConfiguration?(configuration: Model): ErrorDetail[];
 }
 
 /**
@@ -70,6 +72,11 @@ export function compileType(type: ResourceType): CompiledType {
       return output(model) ? [] : toDetails(output.errors);
     },
   };
+  if (type.typeConfiguration) {
+    const configuration = compileValidator(type, type.typeConfiguration, true);
+    compiledType.validateConfiguration = (value) =>
+      configuration(value) ? [] : toDetails(configuration.errors);
+  }
   cache.set(type, compiledType);
   return compiledType;
 }

@@ -113,6 +113,7 @@ export const RULES = {
   TP3017: { severity: 'warning', title: 'unknown format' },
   TP3018: { severity: 'error', title: 'x-typeplane traits are invalid' },
   TP3019: { severity: 'error', title: 'reference member is not a property of the type' },
+  TP3020: { severity: 'error', title: 'x-typeplane-configuration is invalid' },
 
   // What generated Bicep types cannot express (rules/bicep-expressible.ts); `typeplane validate` reports them
   TP5001: { severity: 'warning', title: 'Bicep has no floating-point type: number becomes int' },

@@ -9,23 +9,27 @@ import { startTestService, type TestService } from './service.js';
 
 export type StoreKind = 'sqlite' | 'postgresql';
 
+/** A server on `kind`; with PostgreSQL, `schema` names the schema its tables are in. */
+export type StoreService = TestService & { schema?: string };
+
 export async function serviceOn(
   t: TestContext,
   kind: StoreKind,
   options: Partial<ServiceOptions> = {},
-): Promise<TestService> {
+): Promise<StoreService> {
+  const schema = kind === 'postgresql' ? freshSchema(t, 'tp_versions') : undefined;
   const svc = await startTestService({
-    ...(kind === 'postgresql' ? { database: { url: PG_URL, schema: freshSchema(t, 'tp_versions') } } : {}),
+    ...(schema !== undefined ? { database: { url: PG_URL, schema } } : {}),
     ...options,
   });
   t.after(() => svc.close());
-  return svc;
+  return Object.assign(svc, schema !== undefined ? { schema } : {});
 }
 
 /** `name [sqlite]` and `name [postgresql]`, each with a server of its own (made with `options()`). */
 export function eachStoreService(
   name: string,
-  fn: (svc: TestService, t: TestContext, kind: StoreKind) => Promise<void>,
+  fn: (svc: StoreService, t: TestContext, kind: StoreKind) => Promise<void>,
   options: () => Partial<ServiceOptions> = () => ({}),
 ): void {
   test(`${name} [sqlite]`, async (t) => fn(await serviceOn(t, 'sqlite', options()), t, 'sqlite'));

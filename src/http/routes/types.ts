@@ -10,6 +10,8 @@ import { LIMITS } from '../../schema/index.js';
 import { typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
 import { parseJsonBody } from '../body.js';
+import type { TypeConfigurations } from '../../type-configuration/index.js';
+import { configurationRoutes } from './type-configuration.js';
 
 export function typeSummary(record: StoredType) {
   const t = record.model;
@@ -73,7 +75,10 @@ function flagParam(name: string, value: unknown): boolean {
   throw new TypeplaneError('InvalidRequest', `${name} must be true or false, not ${JSON.stringify(value)}`);
 }
 
-export async function typeRoutes(app: FastifyInstance, { registry }: { registry: Registry }): Promise<void> {
+export async function typeRoutes(
+  app: FastifyInstance,
+  { registry, configurations }: { registry: Registry; configurations?: TypeConfigurations },
+): Promise<void> {
   // Type documents are read as bytes, so malformed UTF-8 is refused (TP1003) rather than replaced,
   // and kept as text so diagnostics can point at line and column.
   const asBytes = { parseAs: 'buffer' as const, bodyLimit: LIMITS.maxBytes };
@@ -136,8 +141,16 @@ export async function typeRoutes(app: FastifyInstance, { registry }: { registry:
   app.delete<{ Params: { typeName: string }; Querystring: { version?: string } }>(
     '/v1/types/:typeName',
     async (request, reply) => {
-      await registry.deregister(request.params.typeName, versionParam(request.query.version));
+      const version = versionParam(request.query.version);
+      await registry.deregister(request.params.typeName, version);
+      // A type gone for good takes its configuration with it (a later type of that name starts bare).
+      if (
+        version === undefined ||
+        !(await registry.list()).some((t) => t.typeName === request.params.typeName)
+      )
+        await configurations?.remove(request.params.typeName);
       return reply.status(204).send();
     },
   );
+  if (configurations) configurationRoutes(app, configurations);
 }

@@ -106,6 +106,9 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
           ],
         },
       };
+      const configuration = type['x-typeplane-configuration'] as Node | undefined;
+      if (configuration !== undefined)
+        resourceType.typeConfiguration = { ...configuration, type: 'object', additionalProperties: false };
       if (source !== undefined) resourceType.source = source;
       out.push(resourceType);
     }
