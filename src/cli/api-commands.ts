@@ -121,7 +121,7 @@ function formatDetail(detail: unknown): string {
   if (detail && typeof detail === 'object') {
     const d = detail as Record<string, unknown>;
     if (typeof d.rule === 'string')
-      return `${String(d.file ?? '')}:${String(d.line ?? 1)}:${String(d.column ?? 1)} ${d.severity} ${d.rule} ${String(d.message)}`;
+      return `${String(d.file ?? '')}:${String(d.line ?? 1)}:${String(d.column ?? 1)} ${String(d.severity ?? d.verdict)} ${d.rule} ${String(d.message)}`;
     if (typeof d.message === 'string')
       return `${typeof d.pointer === 'string' ? `${d.pointer || '/'}: ` : ''}${d.message}`;
   }

@@ -16,6 +16,8 @@ export function buildProgram(): Command {
   const program = new Command('typeplane')
     .description('Resource types defined by a schema, served through one uniform API')
     .version('0.1.0')
+    // Program options (only --version) go before a command, so commands may have a --version of their own.
+    .enablePositionalOptions()
     .showHelpAfterError()
     .exitOverride();
   registerValidate(program);

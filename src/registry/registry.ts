@@ -278,7 +278,7 @@ function breakingRefused(
   const sentences: string[] = [];
   for (const { typeName, breaking, violations } of refusals) {
     sentences.push(
-      `${typeName}: ${breaking.length} breaking change${breaking.length === 1 ? '' : 's'} (first: ${breaking[0]!.rule} ${breaking[0]!.message}) while ${violations.total} resource${violations.total === 1 ? '' : 's'} exist, ${violations.count} of the ${violations.checked} checked violating the new version${violations.identifiers.length > 0 ? ` (${violations.identifiers.join(', ')})` : ''}`,
+      `${typeName}: ${breaking.length} breaking change${breaking.length === 1 ? '' : 's'} (first: ${breaking[0]!.rule} ${breaking[0]!.message}) while ${violations.total} resource${violations.total === 1 ? ' exists' : 's exist'}, ${violations.count} of the ${violations.checked} checked violating the new version${violations.identifiers.length > 0 ? ` (${violations.identifiers.join(', ')})` : ''}`,
     );
     for (const change of breaking) details.push({ ...change });
     details.push({
