@@ -17,8 +17,9 @@ export async function create(
   typeName: string,
   desiredState: unknown,
   clientToken?: string,
+  version?: string,
 ): Promise<ProgressEvent> {
-  const compiled = await ctx.registry.get(typeName);
+  const compiled = await ctx.registry.get(typeName, version);
   const type = compiled.type;
   const desired = requireModel(desiredState, 'desiredState');
   refuseReadOnly(type, desired);
@@ -27,7 +28,7 @@ export async function create(
   await assertReferencesExist(ctx, type, desired);
   const provider = ctx.providerFor(type.typeName);
   if (provider.recordBacked) {
-    return createInRecord(ctx, compiled, provider, desired, clientToken, { desiredState });
+    return createInRecord(ctx, compiled, provider, desired, clientToken, hashOf(desiredState, version));
   }
   const identifier = identifierOf(type, desired);
   return begin(ctx, {
@@ -36,6 +37,11 @@ export async function create(
     identifier,
     request: { desiredState: desired },
     clientToken,
-    hashOf: { desiredState },
+    hashOf: hashOf(desiredState, version),
   });
+}
+
+/** What a client token is compared on: a version named is part of the request. */
+function hashOf(desiredState: unknown, version: string | undefined): unknown {
+  return version === undefined ? { desiredState } : { desiredState, version };
 }

@@ -99,9 +99,15 @@ export class Engine {
 
   // ---- Resources -------------------------------------------------------------------------------
 
-  async create(typeName: string, desiredState: unknown, clientToken?: string): Promise<ProgressEvent> {
+  /** `version`: check against (and run with) that registered version instead of the default. */
+  async create(
+    typeName: string,
+    desiredState: unknown,
+    clientToken?: string,
+    version?: string,
+  ): Promise<ProgressEvent> {
     await this.configured(typeName);
-    return create(this.ctx, typeName, desiredState, clientToken);
+    return create(this.ctx, typeName, desiredState, clientToken, version);
   }
 
   /** Update by JSON Patch, applied to the resource as it is when the update begins. */
@@ -110,9 +116,10 @@ export class Engine {
     identifier: string,
     patchDocument: unknown,
     clientToken?: string,
+    version?: string,
   ): Promise<ProgressEvent> {
     await this.configured(typeName);
-    return update(this.ctx, typeName, identifier, patchDocument, clientToken);
+    return update(this.ctx, typeName, identifier, patchDocument, clientToken, version);
   }
 
   /** Create-or-replace (PUT): see `put.ts`. */
@@ -121,9 +128,10 @@ export class Engine {
     identifier: string,
     desiredState: unknown,
     clientToken?: string,
+    version?: string,
   ): Promise<ProgressEvent> {
     await this.configured(typeName);
-    return put(this.ctx, typeName, identifier, desiredState, clientToken);
+    return put(this.ctx, typeName, identifier, desiredState, clientToken, version);
   }
 
   async delete(typeName: string, identifier: string, clientToken?: string): Promise<ProgressEvent> {

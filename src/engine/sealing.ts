@@ -98,7 +98,7 @@ export function sealRequest(
   sealer: Sealer,
   type: ResourceType,
   requestToken: string,
-  request: { desiredState: Model; previousState?: Model },
+  request: { desiredState: Model; previousState?: Model; typeVersion?: string },
 ): Record<string, unknown> {
   if (type.writeOnlyProperties.length === 0) return request;
   const desired = splitWriteOnly(type, request.desiredState);
@@ -106,6 +106,7 @@ export function sealRequest(
   if (desired.values.length === 0 && !previous?.values.length) return request;
   const sealed: Record<string, unknown> = { desiredState: desired.model };
   if (previous) sealed.previousState = previous.model;
+  if (request.typeVersion !== undefined) sealed.typeVersion = request.typeVersion;
   sealed[SEALED] = sealer.seal(
     JSON.stringify([desired.values, previous?.values ?? []]),
     requestPlace(requestToken),

@@ -35,11 +35,12 @@ export async function step(
   }
   let compiled: CompiledType;
   try {
-    compiled = await ctx.registry.get(op.typeName);
+    const version = op.request.typeVersion;
+    compiled = await ctx.registry.get(op.typeName, typeof version === 'string' ? version : undefined);
   } catch {
     return finish(ctx, op, 'FAILED', {
       errorCode: 'InvalidTypeConfiguration',
-      statusMessage: `type ${op.typeName} is no longer registered`,
+      statusMessage: `type ${op.typeName} (the version this request was checked against) is no longer registered`,
     });
   }
   const type = compiled.type;

@@ -30,10 +30,11 @@ export async function update(
   identifier: string,
   patchDocument: unknown,
   clientToken?: string,
+  version?: string,
 ): Promise<ProgressEvent> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await updateOnce(ctx, typeName, identifier, patchDocument, clientToken);
+      return await updateOnce(ctx, typeName, identifier, patchDocument, clientToken, version);
     } catch (error) {
       if (!(error instanceof ChangedMeanwhile) || attempt >= PATCH_ATTEMPTS) throw error;
       // Spread the contenders out: all computed again at once, all but one would lose again.
@@ -48,8 +49,9 @@ async function updateOnce(
   identifier: string,
   patchDocument: unknown,
   clientToken?: string,
+  version?: string,
 ): Promise<ProgressEvent> {
-  const compiled = await ctx.registry.get(typeName);
+  const compiled = await ctx.registry.get(typeName, version);
   const type = compiled.type;
   const current = await resourceWithSecrets(ctx.store, ctx.sealer, type.typeName, identifier);
   if (!current)
@@ -79,7 +81,7 @@ async function updateOnce(
     identifier,
     request: { desiredState: desired, previousState: current.properties },
     clientToken,
-    hashOf: { identifier, patchDocument },
+    hashOf: version === undefined ? { identifier, patchDocument } : { identifier, patchDocument, version },
     ...(provider.recordBacked
       ? { decide: await replaceInRecord(ctx, type, identifier, current, desired, compiled.version) }
       : { basedOn: current }),

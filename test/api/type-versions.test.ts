@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { eachStoreService } from '../helpers/each-store.js';
+import { memoryProvider } from '../helpers/providers.js';
 import type { TestService } from '../helpers/service.js';
 
 const TYPE = 'Test::Versions::Widget';
@@ -273,3 +274,47 @@ eachStoreService(
     }
   },
 );
+
+for (const provided of [false, true]) {
+  eachStoreService(
+    `a create or update may name the version it is checked against (${provided ? 'a provider of its own' : 'state provider'})`,
+    async (svc) => {
+      await svc.call('POST', '/v1/types', widget(['S', 'M']));
+      await svc.call('POST', '/v1/types', widget(['S', 'M', 'L']));
+      const refused = await svc.call('POST', `/v1/resources/${T}?version=1`, {
+        desiredState: { Name: 'v', Size: 'L' },
+      });
+      assert.equal(refused.status, 400);
+      assert.match(refused.body.message, /must be one of S, M/);
+      const created = await svc.call('POST', `/v1/resources/${T}?version=1&wait=10`, {
+        desiredState: { Name: 'v', Size: 'M' },
+      });
+      assert.equal(created.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(created.body));
+      const counts = async () =>
+        (await svc.call('GET', `/v1/types/${T}`)).body.versions.map(
+          (v: { version: string; resourceCount: number }) => [v.version, v.resourceCount],
+        );
+      assert.deepEqual(await counts(), [
+        ['1', 1],
+        ['2', 0],
+      ]);
+      const patchL = { patchDocument: [{ op: 'replace', path: '/Size', value: 'L' }] };
+      assert.equal((await svc.call('PATCH', `/v1/resources/${T}/v?version=1`, patchL)).status, 400);
+      const updated = await svc.call('PATCH', `/v1/resources/${T}/v?wait=10`, patchL);
+      assert.equal(updated.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(updated.body));
+      assert.deepEqual(await counts(), [
+        ['1', 0],
+        ['2', 1],
+      ]);
+      assert.equal(
+        (await svc.call('POST', `/v1/resources/${T}?version=9`, { desiredState: { Name: 'x' } })).status,
+        404,
+      );
+      assert.equal(
+        (await svc.call('POST', `/v1/resources/${T}?version=one`, { desiredState: { Name: 'x' } })).status,
+        400,
+      );
+    },
+    () => (provided ? { providers: new Map([[TYPE, memoryProvider()]]) } : {}),
+  );
+}

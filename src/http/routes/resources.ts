@@ -11,16 +11,19 @@ import type { Engine } from '../../engine/index.js';
 import { TERMINAL_STATUSES, type ProgressEvent } from '../../engine/index.js';
 import { typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
-import { maxResultsParam, waitParam } from '../query.js';
+import { maxResultsParam, versionParam, waitParam } from '../query.js';
 
 export const RESOURCE_BODY_LIMIT = 1024 * 1024;
 const MAX_WAIT_SECONDS = 300;
 
 type TypeParams = {
   Params: { typeName: string };
-  Querystring: { wait?: string; maxResults?: string; nextToken?: string };
+  Querystring: { wait?: string; maxResults?: string; nextToken?: string; version?: string };
 };
-type ResourceParams = { Params: { typeName: string; identifier: string }; Querystring: { wait?: string } };
+type ResourceParams = {
+  Params: { typeName: string; identifier: string };
+  Querystring: { wait?: string; version?: string };
+};
 
 function waitSeconds(value: string | undefined): number {
   return waitParam(value, MAX_WAIT_SECONDS);
@@ -51,6 +54,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.typeName,
         body.desiredState,
         body.clientToken as string | undefined,
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },
@@ -82,6 +86,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.identifier,
         body.patchDocument,
         body.clientToken as string | undefined,
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },
@@ -98,6 +103,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.identifier,
         body.desiredState,
         body.clientToken as string | undefined,
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },

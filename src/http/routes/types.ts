@@ -10,6 +10,7 @@ import { LIMITS } from '../../schema/index.js';
 import { typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
 import { parseJsonBody } from '../body.js';
+import { versionParam } from '../query.js';
 import type { TypeConfigurations } from '../../type-configuration/index.js';
 import { configurationRoutes } from './type-configuration.js';
 
@@ -56,17 +57,6 @@ function registrationSummary(registration: Registration) {
     ...(outcome === 'new-version' ? { changes: { counts: summarize(changes), items: changes } } : {}),
     ...(violations ? { violations } : {}),
   };
-}
-
-/** `?version=` where a type is named: a registered version number. */
-function versionParam(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^[1-9][0-9]{0,8}$/.test(value))
-    throw new TypeplaneError(
-      'InvalidRequest',
-      `version must be a version number of the type, like 2 (GET /v1/types/{typeName} lists them), not ${JSON.stringify(value)}`,
-    );
-  return value;
 }
 
 function flagParam(name: string, value: unknown): boolean {
