@@ -17,6 +17,8 @@ export type Place =
   | { schema: string }
   /** An entry of a type-level pointer list of the newer type (`createOnlyProperties`, index 2). */
   | { list: ListName; index: number }
+  /** A node of the newer type's configuration schema (`/properties/ApiKey`). */
+  | { configuration: string }
   /** The type as a whole. */
   | { type: true };
 
@@ -42,7 +44,27 @@ const show = (v: unknown) => JSON.stringify(v);
 export function compareTypes(before: ResourceType, after: ResourceType): RawChange[] {
   const walker = new SchemaWalker(before.schema, after.schema);
   walker.node(before.schema, after.schema, '', '');
-  return [...walker.changes, ...compareLists(before, after)];
+  return [...walker.changes, ...compareLists(before, after), ...compareConfigurations(before, after)];
+}
+
+/**
+ * The settings an operator gives the type (`typeConfiguration`): the same rules, read for the
+ * configuration rather than for resources (a new required setting means no operation works until
+ * an operator sets it).
+ */
+function compareConfigurations(before: ResourceType, after: ResourceType): RawChange[] {
+  if (!before.typeConfiguration && !after.typeConfiguration) return [];
+  const none: Schema = { type: 'object', properties: {}, additionalProperties: false };
+  const old = before.typeConfiguration ?? none;
+  const now = after.typeConfiguration ?? none;
+  const walker = new SchemaWalker(old, now);
+  walker.node(old, now, '', '');
+  return walker.changes.map((c) => ({
+    ...c,
+    message: `typeConfiguration ${c.message}`,
+    ...(c.property !== undefined ? { property: `typeConfiguration${c.property}` } : {}),
+    place: 'schema' in c.place ? { configuration: c.place.schema } : c.place,
+  }));
 }
 
 class SchemaWalker {

@@ -221,12 +221,14 @@ function place(raw: RawChange, type: ResourceType, target: Target): Change {
 function documentPointer(type: ResourceType, at: Place): string {
   if (type.dialect === 'resource-schema') {
     if ('schema' in at) return at.schema;
+    if ('configuration' in at) return `/typeConfiguration${at.configuration}`;
     if ('list' in at) return `/${at.list}/${at.index}`;
     return '';
   }
   const name = `/types/${escapePointerToken(type.typeName.slice(type.typeName.indexOf('/') + 1))}`;
   const schema = `${name}/apiVersions/${escapePointerToken(type.apiVersion ?? '')}/schema`;
   if ('schema' in at) return `${schema}${at.schema}`;
+  if ('configuration' in at) return `${name}/x-typeplane-configuration${at.configuration}`;
   if ('list' in at) return `${schema}${schemaPathOf(type[at.list][at.index] ?? '/properties/name')}`;
   return name;
 }

@@ -416,3 +416,64 @@ describe('types and API versions', () => {
     assert.equal(result.problems[0]?.file, 'b.json');
   });
 });
+
+describe('type configuration', () => {
+  const configured = (configuration: Record<string, unknown> | undefined) =>
+    JSON.stringify(
+      {
+        ...(JSON.parse(resourceSchema(base())) as Record<string, unknown>),
+        ...(configuration ? { typeConfiguration: { additionalProperties: false, ...configuration } } : {}),
+      },
+      null,
+      2,
+    );
+  const manifestWith = (configuration: Record<string, unknown> | undefined) =>
+    toYaml({
+      namespace: 'Test.Diff',
+      types: {
+        things: {
+          description: 'A thing.',
+          ...(configuration ? { 'x-typeplane-configuration': configuration } : {}),
+          apiVersions: { '2025-01-01': { schema: { type: 'object', properties: { a: S } } } },
+        },
+      },
+    });
+
+  for (const [dialect, render] of [
+    ['resource-schema', configured],
+    ['manifest', manifestWith],
+  ] as const) {
+    test(`a required setting added is breaking, an optional one safe, one tightened breaking (${dialect})`, () => {
+      const key = { properties: { ApiKey: { type: 'string' } } };
+      const none = diffDocuments({ text: render(undefined) }, { text: render(key) });
+      assert.deepEqual(
+        none.changes.map((c) => [c.rule, c.property]),
+        [['TP6101', 'typeConfiguration/properties/ApiKey']],
+      );
+      const required = diffDocuments(
+        { text: render(key) },
+        { text: render({ ...key, required: ['ApiKey'] }) },
+      );
+      assert.deepEqual(
+        required.changes.map((c) => [c.rule, c.verdict]),
+        [['TP6006', 'breaking']],
+      );
+      const where = required.changes[0]!.pointer;
+      assert.equal(
+        where,
+        dialect === 'manifest'
+          ? '/types/things/x-typeplane-configuration/required'
+          : '/typeConfiguration/required',
+      );
+      const tightened = diffDocuments(
+        { text: render(key) },
+        { text: render({ properties: { ApiKey: { type: 'string', minLength: 20 } } }) },
+      );
+      assert.deepEqual(
+        tightened.changes.map((c) => c.rule),
+        ['TP6005'],
+      );
+      assert.match(tightened.changes[0]!.message, /^typeConfiguration \/properties\/ApiKey: minLength added/);
+    });
+  }
+});

@@ -4,7 +4,7 @@
  * changes between the files.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { diffDocuments, type DiffResult } from '../../src/diff/index.js';
 import { AWS_CORPUS, corpusSkip } from '../helpers/requirements.js';
@@ -61,5 +61,21 @@ test(
     // Located at the top-level "required" of the published document.
     const required = result.changes[0]!;
     assert.equal(published.text.split('\n')[required.line! - 1]!.trim(), '"required": [');
+  },
+);
+
+test(
+  'every published AWS schema compared with itself has no change, and none is refused',
+  { skip: corpusSkip() },
+  () => {
+    const files = readdirSync(AWS_CORPUS).filter((f) => f.endsWith('.json'));
+    assert.ok(files.length > 1000);
+    const noisy: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(`${AWS_CORPUS}${file}`, 'utf8');
+      const result = diffDocuments({ text, file }, { text, file });
+      if (result.problems.length > 0 || result.changes.length > 0) noisy.push(file);
+    }
+    assert.deepEqual(noisy, []);
   },
 );
