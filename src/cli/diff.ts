@@ -39,7 +39,9 @@ export function registerDiff(program: Command): void {
         .default('table'),
     )
     .action(
-      action(async (first: string, second: string | undefined, options: DiffOptions) => {
+      action(async (first: string, second: string | undefined, options: DiffOptions, command: Command) => {
+        const usage = usageProblem(second, options);
+        if (usage) command.error(`error: ${usage}`, { exitCode: 2, code: 'typeplane.usage' });
         const result = await runDiff(first, second, options);
         process.stdout.write(render(report(result), options.output, () => text(result)) + '\n');
         return result.problems.length > 0 || result.counts.breaking > 0 ? 1 : 0;
@@ -47,15 +49,19 @@ export function registerDiff(program: Command): void {
     );
 }
 
+function usageProblem(second: string | undefined, options: DiffOptions): string | undefined {
+  if (options.registered !== undefined && second !== undefined)
+    return 'with --registered, give one document: the new version';
+  if (options.registered === undefined && options.version !== undefined)
+    return '--version goes with --registered <typeName>';
+  return undefined;
+}
+
 async function runDiff(first: string, second: string | undefined, options: DiffOptions): Promise<DiffResult> {
   if (options.registered !== undefined) {
-    if (second !== undefined)
-      throw new ApiError(0, 'InvalidRequest', 'with --registered, give one document: the new version', []);
     const before = await registeredType(options.registered, options);
     return diffAgainst(before, { text: await readLocal(first), file: first });
   }
-  if (options.version !== undefined)
-    throw new ApiError(0, 'InvalidRequest', '--version goes with --registered <typeName>', []);
   const before = { text: await readLocal(first), file: first };
   if (second === undefined) {
     if (!/^\s*types\s*:/m.test(before.text))

@@ -75,3 +75,13 @@ test('an invalid document is reported with its position and exits 1; one file th
   assert.equal(alone.code, 1);
   assert.match(alone.stderr, /give two documents to compare/);
 });
+
+test('a flag misused is a usage error (exit 2) naming the flag', () => {
+  const dir = workspace({ 'v1.json': widget(['S']), 'v2.json': widget(['S']) });
+  const version = typeplane(['diff', 'v1.json', 'v2.json', '--version', '2'], dir);
+  assert.equal(version.code, 2);
+  assert.match(version.stderr, /--version goes with --registered <typeName>/);
+  const two = typeplane(['diff', 'v1.json', 'v2.json', '--registered', 'Acme::Test::Widget'], dir);
+  assert.equal(two.code, 2);
+  assert.match(two.stderr, /with --registered, give one document/);
+});
