@@ -109,3 +109,13 @@ eachStore('removing a type or a version never touches a type whose name shares a
       name,
     );
 });
+
+eachStore('registrations at once get versions of their own, none lost', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  const versions = await Promise.all(Array.from({ length: 8 }, (_, i) => addVersion(store, NAME, i)));
+  assert.deepEqual(
+    versions.map(Number).sort((a, b) => a - b),
+    [1, 2, 3, 4, 5, 6, 7, 8],
+  );
+  assert.equal((await store.listTypeVersions(NAME)).length, 8);
+});
