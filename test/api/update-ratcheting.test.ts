@@ -84,6 +84,20 @@ for (const typeName of [STATE, REMOTE]) {
       const fixed = await patch(svc, typeName, [{ op: 'replace', path: '/Label', value: 'lower' }]);
       assert.equal(fixed.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(fixed.body));
 
+      // A create-or-replace of the resource is an update too: what it keeps may keep violating.
+      const replaced = await svc.call('PUT', `/v1/resources/${T}/w1?wait=10`, {
+        desiredState: { Name: 'w1', Size: 'L', Label: 'lower', Tags: ['long-tag', 'ok'], Colour: 'green' },
+      });
+      assert.equal(replaced.body.progressEvent?.operationStatus, 'SUCCESS', JSON.stringify(replaced.body));
+      const replacedBadly = await svc.call('PUT', `/v1/resources/${T}/w1`, {
+        desiredState: { Name: 'w1', Size: 'L', Label: 'Upper' },
+      });
+      assert.equal(replacedBadly.status, 400);
+      assert.deepEqual(
+        replacedBadly.body.details.map((d: { pointer: string }) => d.pointer),
+        ['/Label'],
+      );
+
       const read = await svc.call('GET', `/v1/resources/${T}/w1`);
       assert.equal(read.status, 200, JSON.stringify(read.body));
       assert.equal(read.body.properties.Size, 'L', 'reads serve the stored model');
