@@ -46,6 +46,8 @@ export function typeDetail(described: Awaited<ReturnType<Registry['describe']>>)
     createOnlyProperties: t.createOnlyProperties,
     handlers: t.handlers,
     traits: t.traits,
+    // The settings' schema (never their values: those are GET …/configuration, admins only).
+    ...(t.typeConfiguration ? { typeConfiguration: t.typeConfiguration } : {}),
   };
 }
 
