@@ -17,6 +17,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
 import { requiresConfiguration, type ConfigurationSource } from '../type-configuration/index.js';
+import { scopedClientToken, type Caller } from './caller.js';
 import { expireTokensHourly, SEVEN_DAYS_MS } from './client-token.js';
 import type { EngineContext } from './context.js';
 import { create } from './create.js';
@@ -99,15 +100,20 @@ export class Engine {
 
   // ---- Resources -------------------------------------------------------------------------------
 
-  /** `version`: check against (and run with) that registered version instead of the default. */
+  /**
+   * Mutations take the `caller` when there is one (an API token): its client tokens are its own, and
+   * its models may refer only to types it may see. `version`: check against (and run with) that
+   * registered version instead of the default.
+   */
   async create(
     typeName: string,
     desiredState: unknown,
     clientToken?: string,
+    caller?: Caller,
     version?: string,
   ): Promise<ProgressEvent> {
     await this.configured(typeName);
-    return create(this.ctx, typeName, desiredState, clientToken, version);
+    return create(this.ctx, typeName, desiredState, scopedClientToken(clientToken, caller), caller, version);
   }
 
   /** Update by JSON Patch, applied to the resource as it is when the update begins. */
@@ -116,10 +122,19 @@ export class Engine {
     identifier: string,
     patchDocument: unknown,
     clientToken?: string,
+    caller?: Caller,
     version?: string,
   ): Promise<ProgressEvent> {
     await this.configured(typeName);
-    return update(this.ctx, typeName, identifier, patchDocument, clientToken, version);
+    return update(
+      this.ctx,
+      typeName,
+      identifier,
+      patchDocument,
+      scopedClientToken(clientToken, caller),
+      caller,
+      version,
+    );
   }
 
   /** Create-or-replace (PUT): see `put.ts`. */
@@ -128,15 +143,29 @@ export class Engine {
     identifier: string,
     desiredState: unknown,
     clientToken?: string,
+    caller?: Caller,
     version?: string,
   ): Promise<ProgressEvent> {
     await this.configured(typeName);
-    return put(this.ctx, typeName, identifier, desiredState, clientToken, version);
+    return put(
+      this.ctx,
+      typeName,
+      identifier,
+      desiredState,
+      scopedClientToken(clientToken, caller),
+      caller,
+      version,
+    );
   }
 
-  async delete(typeName: string, identifier: string, clientToken?: string): Promise<ProgressEvent> {
+  async delete(
+    typeName: string,
+    identifier: string,
+    clientToken?: string,
+    caller?: Caller,
+  ): Promise<ProgressEvent> {
     await this.configured(typeName);
-    return deleteResource(this.ctx, typeName, identifier, clientToken);
+    return deleteResource(this.ctx, typeName, identifier, scopedClientToken(clientToken, caller), caller);
   }
 
   /** The resource as its provider reports it now. */

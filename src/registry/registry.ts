@@ -6,7 +6,7 @@
 import { diffTypes, documentTarget, type Change } from '../diff/index.js';
 import { TypeplaneError, type ErrorDetail } from '../errors.js';
 import { cloneJson, jsonEqual } from '../model/index.js';
-import { validateDocument, type ResourceType, type SourceFormat } from '../schema/index.js';
+import { validateDocument, type Diagnostic, type ResourceType, type SourceFormat } from '../schema/index.js';
 import { PointerResolver } from '../schema/resource-schema/index.js';
 import type { Store, StoredType } from '../store/types.js';
 import { compileType, type CompiledType } from './compile.js';
@@ -47,6 +47,17 @@ export class Registry {
    * are refused with InvalidRequest carrying the validator's diagnostics.
    */
   async register(input: string | Uint8Array, options: RegisterOptions = {}): Promise<Registration[]> {
+    return (await this.registerDocument(input, options)).registrations;
+  }
+
+  /**
+   * As `register`, also returning the validator's warnings: a registered type may still deserve a
+   * look (an empty schema leaves its properties unvalidated, say).
+   */
+  async registerDocument(
+    input: string | Uint8Array,
+    options: RegisterOptions = {},
+  ): Promise<{ registrations: Registration[]; warnings: Diagnostic[] }> {
     const result = validateDocument(input, options);
     if (!result.valid) {
       const errors = result.diagnostics.filter((d) => d.severity === 'error');
@@ -60,7 +71,8 @@ export class Registry {
     await this.checkReferences(result.types);
     // Compile before storing anything: a type the engine could not validate against is refused whole.
     const compiled = result.types.map((type) => compileForRegistration(type));
-    // A type is served in one model: a manifest's last API version of it.
+    // A type is served in one model: a manifest's `defaultApiVersion` of it (its last API version when
+    // it names none), which manifestToModel puts last.
     const served = new Map<string, { type: ResourceType; compiled: CompiledType }>();
     result.types.forEach((type, i) => served.set(type.typeName, { type, compiled: compiled[i]! }));
     const target = documentTarget({ text: input, ...options });
@@ -103,7 +115,7 @@ export class Registry {
         this.compiled.set(cacheKey(record), { registeredAt, compiled: { ...next, version: record.version } });
       registrations.push({ record, ...outcome });
     }
-    return registrations;
+    return { registrations, warnings: result.diagnostics.filter((d) => d.severity === 'warning') };
   }
 
   /**
@@ -205,6 +217,11 @@ export class Registry {
 
   list(): Promise<StoredType[]> {
     return this.store.listTypes();
+  }
+
+  /** Name, version and registration time of each type's default version: what `list` has, without the models. */
+  listStamps(): Promise<{ typeName: string; version: string; registeredAt: string }[]> {
+    return this.store.listTypeStamps();
   }
 
   /** Make a registered version the one requests are served with. */

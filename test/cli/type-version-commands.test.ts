@@ -128,5 +128,6 @@ test('configure and configuration', async () => {
   writeFileSync(join(dir, 'bad.json'), '{"Token": 5}');
   const bad = await typeplane(['type', 'configure', TYPE, '--file', 'bad.json']);
   assert.equal(bad.code, 1);
-  assert.match(bad.stderr, /\/Token: must be string/);
+  // The message names the setting and the problem (details it already says are not repeated).
+  assert.match(bad.stderr, /typeConfiguration of Test::Cli::Gizmo: \/Token must be string/);
 });

@@ -361,17 +361,18 @@ describe('types and API versions', () => {
     const one = toYaml({
       namespace: 'Test.Diff',
       types: {
-        a: {
+        alpha: {
           description: 'A.',
           apiVersions: { '2025-01-01': { schema: { type: 'object', properties: {} } } },
         },
       },
     });
-    const other = one.replace(/^ {2}a:/m, '  b:');
+    const other = one.replace(/^ {2}alpha:/m, '  beta:');
     const result = diffDocuments({ text: one }, { text: other });
+    assert.deepEqual(result.problems, []);
     assert.deepEqual(result.changes.map((c) => [c.rule, c.typeName]).sort(), [
-      ['TP6012', 'Test.Diff/a'],
-      ['TP6106', 'Test.Diff/b'],
+      ['TP6012', 'Test.Diff/alpha'],
+      ['TP6106', 'Test.Diff/beta'],
     ]);
   });
 

@@ -94,14 +94,17 @@ export async function typeRoutes(
       const contentType = String(request.headers['content-type'] ?? '');
       const format = /json/i.test(contentType) ? 'json' : /yaml/i.test(contentType) ? 'yaml' : undefined;
       const allowBreaking = flagParam('allowBreaking', request.query.allowBreaking);
-      const registered = await registry.register(body, {
+      const { registrations: registered, warnings } = await registry.registerDocument(body, {
         ...(format ? { format } : {}),
         file: 'request body',
         allowBreaking,
       });
       // Nothing new stored (every type as registered already): a no-op, not a creation.
       const created = registered.some((r) => r.outcome !== 'unchanged');
-      return reply.status(created ? 201 : 200).send({ types: registered.map(registrationSummary) });
+      // Warnings (an empty schema leaves properties unvalidated, say) come back with the registration.
+      return reply
+        .status(created ? 201 : 200)
+        .send({ types: registered.map(registrationSummary), ...(warnings.length > 0 ? { warnings } : {}) });
     },
   );
 
