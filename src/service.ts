@@ -12,6 +12,7 @@ import { cloudControlRoutes } from './cloudcontrol/index.js';
 import { Engine, engineLogger } from './engine/index.js';
 import { buildServer } from './http/index.js';
 import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
+import { TypeConfigurations } from './type-configuration/index.js';
 import { Registry } from './registry/registry.js';
 import { checkSecretKey, createSealer, loadSecretKey, SECRET_KEY_FILE_NAME } from './secrets/index.js';
 import { loadTypes } from './schema/index.js';
@@ -132,9 +133,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         providers.set(typeName, definition);
       }
     }
+    const configurations = new TypeConfigurations(store, sealer, registry);
     const engine = new Engine({
       store,
       registry,
+      configurations,
       providerFor: (typeName) => providers.get(typeName) ?? state,
       sealer,
       logger: engineLogger(logger),
@@ -164,6 +167,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       logger,
       tokens,
       stacks,
+      configurations,
       ...(options.tls ? { tls: options.tls } : {}),
     });
     // The AWS Cloud Control API beside /v1, on POST /: requests signed with SigV4, not bearer tokens.
@@ -224,7 +228,18 @@ async function registerFromDisk(registry: Registry, paths: string[], logger: Log
     );
   for (const result of loaded.results) {
     if (!result.file) continue;
-    await registry.register(await readFile(result.file), { file: result.file });
+    // The operator's own files: a breaking change is taken (not a reason to stay down), and said loudly.
+    const registered = await registry.register(await readFile(result.file), {
+      file: result.file,
+      allowBreaking: true,
+    });
+    for (const r of registered) {
+      if (r.violations)
+        logger.warn(
+          { typeName: r.record.typeName, version: r.record.version, violations: r.violations },
+          'registered a breaking change while resources exist',
+        );
+    }
   }
   logger.info({ types: loaded.types.length }, 'registered types from disk');
 }

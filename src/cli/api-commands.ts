@@ -38,6 +38,45 @@ interface ProgressEvent {
 
 const TERMINAL = new Set(['SUCCESS', 'FAILED', 'CANCEL_COMPLETE']);
 
+interface Registered {
+  typeName: string;
+  version: string;
+  apiVersion?: string;
+  outcome: 'created' | 'new-version' | 'unchanged';
+  changes?: { counts: { breaking: number; dangerous: number; safe: number } };
+  violations?: { count: number; checked: number; total: number; identifiers: string[] };
+}
+
+interface VersionRow {
+  version: string;
+  registeredAt: string;
+  isDefault: boolean;
+  resourceCount: number;
+}
+
+/** A manifest type is shown with the API version it is served in. */
+function typeLabel(t: { typeName: string; apiVersion?: string }): string {
+  return t.apiVersion === undefined ? t.typeName : `${t.typeName}@${t.apiVersion}`;
+}
+
+function registeredLine(t: Registered): string {
+  if (t.outcome === 'unchanged') return `${typeLabel(t)} unchanged (version ${t.version})`;
+  if (t.outcome === 'created') return `registered ${typeLabel(t)} (version ${t.version})`;
+  const c = t.changes?.counts;
+  const v = t.violations;
+  return [
+    `registered ${typeLabel(t)} version ${t.version}`,
+    c ? ` (${c.breaking} breaking, ${c.dangerous} dangerous, ${c.safe} safe changes)` : '',
+    v
+      ? `; ${v.count} of ${v.checked} existing resources violate it${v.identifiers.length ? `: ${v.identifiers.join(', ')}` : ''}`
+      : '',
+  ].join('');
+}
+
+function versionQuery(version: string | undefined): string {
+  return version === undefined ? '' : `?version=${encodeURIComponent(version)}`;
+}
+
 export function common(command: Command, formats: OutputFormat[] = ['table', 'json', 'yaml']): Command {
   return command
     .option('--endpoint <url>', `Typeplane server (env TYPEPLANE_ENDPOINT; default ${DEFAULT_ENDPOINT})`)
@@ -107,7 +146,7 @@ function formatDetail(detail: unknown): string {
   if (detail && typeof detail === 'object') {
     const d = detail as Record<string, unknown>;
     if (typeof d.rule === 'string')
-      return `${String(d.file ?? '')}:${String(d.line ?? 1)}:${String(d.column ?? 1)} ${d.severity} ${d.rule} ${String(d.message)}`;
+      return `${String(d.file ?? '')}:${String(d.line ?? 1)}:${String(d.column ?? 1)} ${String(d.severity ?? d.verdict)} ${d.rule} ${String(d.message)}`;
     if (typeof d.message === 'string')
       return `${typeof d.pointer === 'string' ? `${d.pointer || '/'}: ` : ''}${d.message}`;
   }
@@ -208,7 +247,7 @@ async function printEvent(
 }
 
 /** Read a local file; a missing or unreadable file is a clear error, not a stack of fs internals. */
-async function readLocal(path: string): Promise<string> {
+export async function readLocal(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (e) {
@@ -304,32 +343,38 @@ export function registerApiCommands(program: Command): void {
       type
         .command('register')
         .argument('<paths...>', 'resource schemas (.json/.yaml) or manifests (.yaml); folders are searched')
-        .description('register the types documents define (each document in one request)'),
+        .description(
+          'register the types documents define (each document in one request; a changed schema becomes a new version)',
+        )
+        .option('--allow-breaking', 'register a breaking change even while resources of the type exist'),
     ),
     [
       'typeplane type register examples/postgresDatabases.yaml',
       'typeplane type register types/ more/queues.yaml',
+      'typeplane type register widget-v2.json --allow-breaking',
     ],
   ).action(
-    action(async (paths: string[], options: Common) => {
+    action(async (paths: string[], options: Common & { allowBreaking?: boolean }) => {
       const files = await typeDocuments(paths);
       const client = clientFor(options);
-      const registered: { typeName: string; version: string }[] = [];
+      const query = options.allowBreaking ? '?allowBreaking=true' : '';
+      const registered: Registered[] = [];
       const warnings: (Warning & { file: string })[] = [];
       let failed = 0;
       for (const file of files) {
         const text = await readLocal(file);
         const contentType = /\.ya?ml$/i.test(file) ? 'application/yaml' : 'application/json';
         try {
-          const out = await client.call<{
-            types: { typeName: string; version: string }[];
-            warnings?: Warning[];
-          }>('POST', '/v1/types', text, contentType);
+          const out = await client.call<{ types: Registered[]; warnings?: Warning[] }>(
+            'POST',
+            `/v1/types${query}`,
+            text,
+            contentType,
+          );
           registered.push(...out.types);
           warnings.push(...(out.warnings ?? []).map((w) => ({ ...w, file })));
           if (options.output === 'table') {
-            for (const t of out.types)
-              process.stdout.write(`registered ${t.typeName} (version ${t.version})\n`);
+            for (const t of out.types) process.stdout.write(registeredLine(t) + '\n');
             // What registered but deserves a look (an empty schema leaves properties unvalidated, say).
             for (const w of out.warnings ?? [])
               process.stdout.write(
@@ -357,7 +402,13 @@ export function registerApiCommands(program: Command): void {
   ]).action(
     action(async (options: Common) => {
       const out = await clientFor(options).call<{
-        types: { typeName: string; version: string; dialect: string; description: string }[];
+        types: {
+          typeName: string;
+          apiVersion?: string;
+          version: string;
+          dialect: string;
+          description: string;
+        }[];
       }>('GET', '/v1/types');
       if (options.output === 'table' && out.types.length === 0) return nothingFound('No types registered');
       process.stdout.write(
@@ -365,7 +416,7 @@ export function registerApiCommands(program: Command): void {
           columns(
             ['TYPE', 'VERSION', 'DIALECT', 'DESCRIPTION'],
             out.types.map((t) => [
-              t.typeName,
+              typeLabel(t),
               t.version,
               t.dialect,
               truncate(t.description.split('\n')[0] ?? '', 60),
@@ -380,30 +431,126 @@ export function registerApiCommands(program: Command): void {
       type
         .command('show')
         .argument('<typeName>')
-        .description('describe a type: identifiers, property sets, versions (-o yaml|json: the schema too)'),
+        .description('describe a type: identifiers, property sets, versions (-o yaml|json: the schema too)')
+        .option('--version <version>', 'a registered version instead of the default'),
     ),
     [
       'typeplane type show Typeplane.Data/postgresDatabases',
       'typeplane type show Typeplane.Data/postgresDatabases -o yaml   # with the schema',
+      'typeplane type show Test::Shop::Widget --version 1',
     ],
   ).action(
-    action(async (typeName: string, options: Common) => {
-      const out = await clientFor(options).call<TypeDetail>('GET', `/v1/types/${enc(typeName)}`);
+    action(async (typeName: string, options: Common & { version?: string }) => {
+      const out = await clientFor(options).call<TypeDetail>(
+        'GET',
+        `/v1/types/${enc(typeName)}${versionQuery(options.version)}`,
+      );
       process.stdout.write(render(out, options.output, () => typeTable(out)) + '\n');
+    }),
+  );
+  examples(common(type.command('versions').argument('<typeName>').description("list a type's versions")), [
+    'typeplane type versions Test::Shop::Widget',
+  ]).action(
+    action(async (typeName: string, options: Common) => {
+      const out = await clientFor(options).call<{ defaultVersion: string; versions: VersionRow[] }>(
+        'GET',
+        `/v1/types/${enc(typeName)}`,
+      );
+      const body = { defaultVersion: out.defaultVersion, versions: out.versions };
+      process.stdout.write(
+        render(body, options.output, () =>
+          columns(
+            ['VERSION', 'DEFAULT', 'RESOURCES', 'REGISTERED'],
+            out.versions.map((v) => [
+              v.version,
+              v.isDefault ? '*' : '',
+              String(v.resourceCount),
+              v.registeredAt,
+            ]),
+          ),
+        ) + '\n',
+      );
+    }),
+  );
+  examples(
+    common(
+      type
+        .command('set-default')
+        .argument('<typeName>')
+        .argument('<version>')
+        .description('serve requests with another registered version'),
+    ),
+    ['typeplane type set-default Test::Shop::Widget 1'],
+  ).action(
+    action(async (typeName: string, version: string, options: Common) => {
+      await clientFor(options).call('PUT', `/v1/types/${enc(typeName)}/default-version`, { version });
+      process.stdout.write(`${typeName}: version ${version} is the default\n`);
     }),
   );
   examples(
     common(
       type
         .command('delete')
+        .alias('deregister')
         .argument('<typeName>')
-        .description('deregister a type (refused while resources exist)'),
+        .option(
+          '--version <version>',
+          'remove only this version (refused while resources use it, or for the default)',
+        )
+        .description('deregister a type, or one version of it (refused while resources exist)'),
     ),
-    ['typeplane type delete Example::Demo::Greeting'],
+    ['typeplane type delete Example::Demo::Greeting', 'typeplane type delete Test::Shop::Widget --version 1'],
+  ).action(
+    action(async (typeName: string, options: Common & { version?: string }) => {
+      await clientFor(options).call('DELETE', `/v1/types/${enc(typeName)}${versionQuery(options.version)}`);
+      process.stdout.write(
+        options.version === undefined
+          ? `deregistered ${typeName}\n`
+          : `deregistered version ${options.version} of ${typeName}\n`,
+      );
+    }),
+  );
+
+  examples(
+    common(
+      type
+        .command('configure')
+        .argument('<typeName>')
+        .requiredOption(
+          '--file <path>',
+          "the configuration: a JSON or YAML object of the settings the type's typeConfiguration declares",
+        )
+        .description("set a type's configuration (admin; kept sealed, handed to its provider)"),
+    ),
+    ['typeplane type configure Example::Demo::Greeting --file config.json'],
+  ).action(
+    action(async (typeName: string, options: Common & { file: string }) => {
+      const configuration = await readDocument(options.file);
+      const out = await clientFor(options).call<{ updatedAt: string }>(
+        'PUT',
+        `/v1/types/${enc(typeName)}/configuration`,
+        configuration,
+      );
+      process.stdout.write(
+        render(out, options.output, () => `configured ${typeName} (${out.updatedAt})`) + '\n',
+      );
+    }),
+  );
+  examples(
+    common(
+      type
+        .command('configuration')
+        .argument('<typeName>')
+        .description("show a type's configuration (admin: it may hold secrets)"),
+    ),
+    ['typeplane type configuration Example::Demo::Greeting -o json'],
   ).action(
     action(async (typeName: string, options: Common) => {
-      await clientFor(options).call('DELETE', `/v1/types/${enc(typeName)}`);
-      process.stdout.write(`deregistered ${typeName}\n`);
+      const out = await clientFor(options).call<Record<string, unknown>>(
+        'GET',
+        `/v1/types/${enc(typeName)}/configuration`,
+      );
+      process.stdout.write(render(out, options.output === 'table' ? 'yaml' : options.output) + '\n');
     }),
   );
 
@@ -696,9 +843,10 @@ function nameFile(e: unknown, file: string): unknown {
 interface TypeDetail {
   typeName: string;
   version: string;
+  apiVersion?: string;
   dialect: string;
   description: string;
-  versions?: { version: string }[];
+  versions?: { version: string; isDefault?: boolean }[];
   primaryIdentifier?: string[];
   readOnlyProperties?: string[];
   writeOnlyProperties?: string[];
@@ -712,6 +860,7 @@ function typeTable(t: TypeDetail): string {
   const rows: [string, string][] = [
     ['type', t.typeName],
     ['version', t.version],
+    ...(t.apiVersion === undefined ? [] : [['api version', t.apiVersion] as [string, string]]),
     ['dialect', t.dialect],
     ['description', t.description.split('\n')[0] ?? ''],
     ['properties', Object.keys(t.schema?.properties ?? {}).join(', ') || '-'],
@@ -719,7 +868,7 @@ function typeTable(t: TypeDetail): string {
     ['read-only', list(t.readOnlyProperties)],
     ['write-only', list(t.writeOnlyProperties)],
     ['create-only', list(t.createOnlyProperties)],
-    ['versions', list(t.versions?.map((v) => v.version))],
+    ['versions', list(t.versions?.map((v) => (v.isDefault ? `${v.version} (default)` : v.version)))],
   ];
   return rows.map(([k, v]) => `${k.padEnd(14)}${v}`).join('\n');
 }

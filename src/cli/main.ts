@@ -26,6 +26,7 @@ const COMMANDS: [names: string[], load: () => Promise<Register[]>][] = [
   [['type', 'resource', 'request'], api],
   [['token'], () => import('./token-commands.js').then((m) => [m.registerTokenCommands])],
   [['test'], () => import('./test-command.js').then((m) => [m.registerTest])],
+  [['diff'], () => import('./diff.js').then((m) => [m.registerDiff])],
 ];
 
 /**
@@ -36,6 +37,8 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
   const program = new Command('typeplane')
     .description('Resource types defined by a schema, served through one uniform API')
     .version('0.1.0')
+    // Program options (only --version) go before a command, so commands may have a --version of their own.
+    .enablePositionalOptions()
     .showHelpAfterError()
     .exitOverride();
   const [first, second] = argv;

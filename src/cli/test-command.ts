@@ -26,6 +26,9 @@ import {
 import { ConfigError, loadModule } from '../providers/load.js';
 import { createRemoteProvider } from '../providers/remote/index.js';
 import type { ProviderDefinition } from '../providers/sdk.js';
+import { compileType } from '../registry/index.js';
+import type { ResourceType } from '../schema/index.js';
+import { requiresConfiguration } from '../type-configuration/index.js';
 
 interface TestOptions {
   schema?: string;
@@ -34,6 +37,7 @@ interface TestOptions {
   token?: string;
   type?: string;
   config?: string;
+  typeConfiguration?: string;
   inputs?: string;
   seed?: string;
   runs: string;
@@ -67,6 +71,10 @@ export function registerTest(program: Command): void {
     )
     .option('--type <typeName>', 'the type to test, when the schema document defines several')
     .option('--config <file>', "a JSON file handed to the provider's configure() (its configuration section)")
+    .option(
+      '--type-configuration <file>',
+      "the type's configuration (JSON), as 'typeplane type configure' sets it: handed to every handler call",
+    )
     .option(
       '--inputs <dir>',
       'use inputs_N_create.json, inputs_N_update.json and inputs_N_invalid.json from this folder instead of generated inputs',
@@ -160,6 +168,7 @@ export async function runTestCommand(
         `--allow-absent ${notReadOnly.join(' ')}: not read-only properties of ${type.typeName} (its read-only properties: ${type.readOnlyProperties.join(', ') || 'none'})`,
       );
     const inputs = options.inputs ? await readInputs(resolve(options.inputs), type) : undefined;
+    const typeConfiguration = await readTypeConfiguration(options.typeConfiguration, type);
     provider = module ?? (await loadProvider(options, type.typeName));
     if (!provider.types.includes(type.typeName))
       throw new ContractSetupError(
@@ -192,6 +201,7 @@ export async function runTestCommand(
       ...(options.only ? { only: options.only } : {}),
       ...(options.allowAbsent ? { allowAbsent: options.allowAbsent } : {}),
       signal: controller.signal,
+      ...(typeConfiguration ? { typeConfiguration } : {}),
       onResult: (result) => {
         if (text) process.stdout.write(textResult(result, { color }));
       },
@@ -215,6 +225,39 @@ export async function runTestCommand(
     process.off('SIGTERM', onSignal);
     await provider?.close?.();
   }
+}
+
+/** `--type-configuration`: a JSON object the type's typeConfiguration accepts; required when it requires a setting. */
+async function readTypeConfiguration(
+  file: string | undefined,
+  type: ResourceType,
+): Promise<Record<string, unknown> | undefined> {
+  const validate = compileType(type).validateConfiguration;
+  if (file === undefined) {
+    if (requiresConfiguration(type.typeConfiguration))
+      throw new ContractSetupError(
+        `${type.typeName} requires a type configuration (its typeConfiguration has required settings): give it with --type-configuration <file>`,
+      );
+    return undefined;
+  }
+  if (!validate)
+    throw new ContractSetupError(`${type.typeName} takes no type configuration: drop --type-configuration`);
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(resolve(file), 'utf8'));
+  } catch (e) {
+    throw new ContractSetupError(
+      `--type-configuration ${file} must be a JSON object: ${(e as Error).message}`,
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ContractSetupError(`--type-configuration ${file} must be a JSON object`);
+  const problems = validate(value as Record<string, unknown>);
+  if (problems.length > 0)
+    throw new ContractSetupError(
+      `--type-configuration ${file} does not match the typeConfiguration of ${type.typeName}: ${problems.map((p) => `${p.pointer || '/'} ${p.message}`).join('; ')}`,
+    );
+  return value as Record<string, unknown>;
 }
 
 /** The type under test: from --schema, or else from the schemas the provider module declares. */

@@ -253,6 +253,22 @@ export function manifestEditorSchema(): Schema {
             type: 'string',
             description: 'The API version clients get when they name none; one of apiVersions.',
           },
+          'x-typeplane-configuration': {
+            type: 'object',
+            additionalProperties: false,
+            required: ['properties'],
+            description:
+              "Settings an operator sets for the type ('typeplane type configure'), handed to its provider; like a resource schema's typeConfiguration.",
+            properties: {
+              description: { type: 'string' },
+              properties: {
+                type: 'object',
+                minProperties: 1,
+                additionalProperties: { type: 'object', required: ['type'] },
+              },
+              required: { type: 'array', items: { type: 'string' } },
+            },
+          },
           'x-typeplane-noReplace': {
             type: 'boolean',
             description: 'Refuse a create-or-replace (PUT) of an existing resource instead of replacing it.',

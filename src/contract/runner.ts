@@ -71,6 +71,8 @@ export interface SuiteOptions {
   maxShrinkMs?: number;
   /** Called as each test ends. */
   onResult?(result: TestResult): void;
+  /** The type's configuration, handed to every handler call (never shown in reports). */
+  typeConfiguration?: Record<string, unknown>;
 }
 
 export interface TestResult {
@@ -470,6 +472,9 @@ class SuiteRun {
         clientRequestToken: token,
         ...(request.nextToken === undefined ? {} : { nextToken: request.nextToken }),
         ...(request.maxResults === undefined ? {} : { maxResults: request.maxResults }),
+        ...(this.options.typeConfiguration
+          ? { typeConfiguration: cloneJson(this.options.typeConfiguration) }
+          : {}),
         logger: collectingLogger(logs),
         signal,
       };

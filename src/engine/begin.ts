@@ -46,7 +46,13 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
     status: runHere ? 'IN_PROGRESS' : 'PENDING',
     eventTime: nowIso,
     // A completed-inline operation never runs a handler: it keeps no copy of its request.
-    request: decide ? {} : sealRequest(ctx.sealer, type, requestToken, request as { desiredState: Model }),
+    // The version the request was checked against is the one its handler runs with.
+    request: decide
+      ? {}
+      : sealRequest(ctx.sealer, type, requestToken, {
+          ...(request as { desiredState: Model }),
+          ...(compiled.version !== undefined ? { typeVersion: compiled.version } : {}),
+        }),
     startedAt: nowIso,
     deadlineAt: new Date(now + timeoutMinutes(type, ACTION[operation]) * ctx.minuteMs).toISOString(),
     attempts: 0,

@@ -19,8 +19,9 @@ export async function create(
   desiredState: unknown,
   clientToken?: string,
   caller?: Caller,
+  version?: string,
 ): Promise<ProgressEvent> {
-  const compiled = await ctx.registry.get(typeName);
+  const compiled = await ctx.registry.get(typeName, version);
   const type = compiled.type;
   const desired = requireModel(desiredState, 'desiredState');
   refuseReadOnly(type, desired);
@@ -29,7 +30,7 @@ export async function create(
   checkIdentifierValues(type, desired, provider.recordBacked !== undefined);
   await assertReferencesExist(ctx, type, desired, caller);
   if (provider.recordBacked) {
-    return createInRecord(ctx, compiled, provider, desired, clientToken, { desiredState });
+    return createInRecord(ctx, compiled, provider, desired, clientToken, hashOf(desiredState, version));
   }
   const identifier = identifierOf(type, desired);
   return begin(ctx, {
@@ -38,6 +39,11 @@ export async function create(
     identifier,
     request: { desiredState: desired },
     clientToken,
-    hashOf: { desiredState },
+    hashOf: hashOf(desiredState, version),
   });
+}
+
+/** What a client token is compared on: a version named is part of the request. */
+function hashOf(desiredState: unknown, version: string | undefined): unknown {
+  return version === undefined ? { desiredState } : { desiredState, version };
 }

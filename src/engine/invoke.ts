@@ -24,7 +24,8 @@ export async function invoke(
   request: HandlerRequest,
 ): Promise<HandlerEvent> {
   // A provider's words may quote what it was handed; they are kept and logged, so never the secrets.
-  const mask = (text: string) => maskWriteOnly(type, text, [request.desiredState, request.previousState]);
+  const mask = (text: string) =>
+    maskWriteOnly(type, text, [request.desiredState, request.previousState], request.typeConfiguration);
   let event: unknown;
   try {
     event = await raceAbort(provider[action](request), request.signal);

@@ -21,8 +21,9 @@ export async function put(
   desiredState: unknown,
   clientToken?: string,
   caller?: Caller,
+  version?: string,
 ): Promise<ProgressEvent> {
-  const compiled = await ctx.registry.get(typeName);
+  const compiled = await ctx.registry.get(typeName, version);
   const type = compiled.type;
   const desired = requireModel(desiredState, 'desiredState');
   const given = identifierOf(type, desired);
@@ -39,7 +40,7 @@ export async function put(
     if (!fromPath)
       throw new TypeplaneError('InvalidRequest', `'${identifier}' is not an identifier of ${type.typeName}`);
     for (const [key, value] of Object.entries(fromPath)) if (desired[key] === undefined) desired[key] = value;
-    return create(ctx, typeName, desired, clientToken, caller);
+    return create(ctx, typeName, desired, clientToken, caller, version);
   }
   if (type.traits.noReplace) {
     return failImmediately(
@@ -71,9 +72,10 @@ export async function put(
     identifier,
     request: { desiredState: desired, previousState: current.properties },
     clientToken,
-    hashOf: { identifier, put: desiredState },
+    hashOf:
+      version === undefined ? { identifier, put: desiredState } : { identifier, put: desiredState, version },
     ...(provider.recordBacked
-      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired) }
+      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired, compiled.version) }
       : { basedOn: current }),
   });
 }

@@ -5,7 +5,7 @@
 import { TypeplaneError } from '../errors.js';
 import { identifierModel, stripNulls, stripWriteOnly, type Model } from '../model/index.js';
 import { checkModel, contractViolation } from './check-answer.js';
-import { timeoutMinutes, type EngineContext } from './context.js';
+import { configurationOf, timeoutMinutes, type EngineContext } from './context.js';
 import { parseMaxResults, parseNextToken } from './input.js';
 import { invoke } from './invoke.js';
 import { lazyChild } from './logger.js';
@@ -39,6 +39,7 @@ export async function read(
     logger: lazyChild(ctx.log, { requestToken, operation: 'READ' }),
     // A read answers an HTTP request: bounded by the type's read timeout and by a minute at most.
     signal: AbortSignal.timeout(Math.min(timeoutMinutes(type, 'read') * ctx.minuteMs, MAX_READ_MS)),
+    ...(await configurationOf(ctx, type)),
   });
   if (event.status === 'FAILED') {
     const code = event.errorCode ?? 'GeneralServiceException';
@@ -50,7 +51,8 @@ export async function read(
       provider,
       'read answered IN_PROGRESS; read handlers must answer at once',
     );
-  const model = checkModel(ctx.log, provider, compiled, event.resourceModel, identifier);
+  // What the provider reports as recorded may keep violating a later version of the type.
+  const model = checkModel(ctx.log, provider, compiled, event.resourceModel, identifier, stored.properties);
   return { identifier, properties: stripWriteOnly(type, model) };
 }
 

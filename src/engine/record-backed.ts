@@ -18,6 +18,11 @@ import { newRequestToken } from './request-token.js';
 import { opened, sealedChange } from './sealing.js';
 import type { ProgressEvent } from './types.js';
 
+/** The version a resource is written with: the one its request was checked against. */
+export function versionOf(compiled: CompiledType): { typeVersion?: string } {
+  return compiled.version !== undefined ? { typeVersion: compiled.version } : {};
+}
+
 type Decision = (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion;
 
 /** A create for a record-backed provider: decided and written in one transaction. */
@@ -77,6 +82,7 @@ export async function createInRecord(
             typeName: type.typeName,
             identifier: identifier!,
             properties: model,
+            ...versionOf(compiled),
             createdAt: now,
             updatedAt: now,
           },
@@ -97,6 +103,7 @@ export async function replaceInRecord(
   identifier: string,
   base: StoredResource,
   desired: Model,
+  typeVersion?: string,
 ): Promise<(current: StoredResource | undefined) => Completion> {
   const references = await recordedReferences(ctx, type, desired);
   const baseJson = JSON.stringify(base.properties);
@@ -118,6 +125,7 @@ export async function replaceInRecord(
           typeName: type.typeName,
           identifier,
           properties: desired,
+          ...(typeVersion !== undefined ? { typeVersion } : {}),
           createdAt: current.createdAt,
           updatedAt: new Date().toISOString(),
         },

@@ -98,7 +98,7 @@ export function sealRequest(
   sealer: Sealer,
   type: ResourceType,
   requestToken: string,
-  request: { desiredState: Model; previousState?: Model },
+  request: { desiredState: Model; previousState?: Model; typeVersion?: string },
 ): Record<string, unknown> {
   if (type.writeOnlyProperties.length === 0) return request;
   const desired = splitWriteOnly(type, request.desiredState);
@@ -106,6 +106,7 @@ export function sealRequest(
   if (desired.values.length === 0 && !previous?.values.length) return request;
   const sealed: Record<string, unknown> = { desiredState: desired.model };
   if (previous) sealed.previousState = previous.model;
+  if (request.typeVersion !== undefined) sealed.typeVersion = request.typeVersion;
   sealed[SEALED] = sealer.seal(
     JSON.stringify([desired.values, previous?.values ?? []]),
     requestPlace(requestToken),
@@ -162,8 +163,14 @@ const MIN_MASKED_LENGTH = 4;
  * Quoted is not always verbatim, so each value is masked in the forms a message may hold it in too
  * ({@link quotedForms}).
  */
-export function maskWriteOnly(type: ResourceType, text: string, models: (Model | undefined)[]): string {
-  if (type.writeOnlyProperties.length === 0) return text;
+export function maskWriteOnly(
+  type: ResourceType,
+  text: string,
+  models: (Model | undefined)[],
+  /** Secret as a whole (a type configuration): every value in it is masked. */
+  whole?: unknown,
+): string {
+  if (type.writeOnlyProperties.length === 0 && whole === undefined) return text;
   const secrets = new Set<string>();
   const collect = (value: unknown): void => {
     if (typeof value === 'string' || typeof value === 'number') {
@@ -177,6 +184,7 @@ export function maskWriteOnly(type: ResourceType, text: string, models: (Model |
     for (const pointer of type.writeOnlyProperties)
       for (const { value } of valuesAt(model, pointer)) collect(value);
   }
+  collect(whole);
   let masked = text;
   // Longest first, so a secret containing another is masked whole.
   for (const secret of [...secrets].sort((a, b) => b.length - a.length))

@@ -8,11 +8,11 @@ import { identifierOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { OperationRecord, ResourceChange } from '../store/types.js';
 import { checkModel } from './check-answer.js';
-import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
+import { ACTION, configurationOf, timeoutMinutes, type EngineContext } from './context.js';
 import { finish } from './finish.js';
 import { invoke } from './invoke.js';
 import { lazyChild, maskedLogger } from './logger.js';
-import { recordEvent } from './record-backed.js';
+import { recordEvent, versionOf } from './record-backed.js';
 import { resolvedReferences } from './references.js';
 import {
   keepWriteOnly,
@@ -42,11 +42,12 @@ export async function step(
   }
   let compiled: CompiledType;
   try {
-    compiled = await ctx.registry.get(op.typeName);
+    const version = op.request.typeVersion;
+    compiled = await ctx.registry.get(op.typeName, typeof version === 'string' ? version : undefined);
   } catch {
     return finish(ctx, op, 'FAILED', {
       errorCode: 'InvalidTypeConfiguration',
-      statusMessage: `type ${op.typeName} is no longer registered`,
+      statusMessage: `type ${op.typeName} (the version this request was checked against) is no longer registered`,
     });
   }
   const type = compiled.type;
@@ -94,6 +95,7 @@ export async function step(
     signal: AbortSignal.any([signal, timeout]),
     ...(opened.previousState ? { previousState: opened.previousState } : {}),
     ...(callbackContext ? { callbackContext } : {}),
+    ...(await configurationOf(ctx, type)),
   };
   // Operations begun before a record-backed provider completed them inline are finished the same way.
   const event = provider.recordBacked
@@ -183,6 +185,7 @@ export async function step(
           compiled,
           event.resourceModel,
           op.identifier,
+          request.previousState,
         );
         identifier = identifierOf(type, model)!;
       } catch (e) {
@@ -204,6 +207,7 @@ export async function step(
           typeName: type.typeName,
           identifier,
           ...record,
+          ...versionOf(compiled),
           createdAt: now,
           updatedAt: now,
         },

@@ -11,6 +11,7 @@ import { canonicalJson } from './client-token.js';
 import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { assertValid } from './input.js';
+import { ratchet } from './ratchet.js';
 import { replaceInRecord } from './record-backed.js';
 import { assertReferencesExist } from './references.js';
 import { resourceWithSecrets } from './sealing.js';
@@ -31,10 +32,11 @@ export async function update(
   patchDocument: unknown,
   clientToken?: string,
   caller?: Caller,
+  version?: string,
 ): Promise<ProgressEvent> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await updateOnce(ctx, typeName, identifier, patchDocument, clientToken, caller);
+      return await updateOnce(ctx, typeName, identifier, patchDocument, clientToken, caller, version);
     } catch (error) {
       if (!(error instanceof ChangedMeanwhile) || attempt >= PATCH_ATTEMPTS) throw error;
       // Spread the contenders out: all computed again at once, all but one would lose again.
@@ -50,8 +52,9 @@ async function updateOnce(
   patchDocument: unknown,
   clientToken?: string,
   caller?: Caller,
+  version?: string,
 ): Promise<ProgressEvent> {
-  const compiled = await ctx.registry.get(typeName);
+  const compiled = await ctx.registry.get(typeName, version);
   const type = compiled.type;
   const current = await resourceWithSecrets(ctx.store, ctx.sealer, type.typeName, identifier);
   if (!current)
@@ -81,9 +84,9 @@ async function updateOnce(
     identifier,
     request: { desiredState: desired, previousState: current.properties },
     clientToken,
-    hashOf: { identifier, patchDocument },
+    hashOf: version === undefined ? { identifier, patchDocument } : { identifier, patchDocument, version },
     ...(provider.recordBacked
-      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired) }
+      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired, compiled.version) }
       : { basedOn: current }),
   });
 }
@@ -127,7 +130,9 @@ export async function assertUpdatable(
       createOnly.map((pointer) => ({ pointer, message: 'is create-only' })),
     );
   }
-  assertValid(compiled, desired);
+  // What the update leaves as it was may keep violating the version in force (it was written under
+  // an earlier one, or carried over by an update since): only changed and new values must satisfy it.
+  assertValid(compiled, desired, (problems) => ratchet(problems, current, desired));
   await assertReferencesExist(ctx, type, desired, caller);
 }
 

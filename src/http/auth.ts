@@ -41,6 +41,8 @@ export function principalOf(request: FastifyRequest): Principal {
 
 function actionOf(method: string, route: string): Action {
   if (route === '/v1/tokens' || route.startsWith('/v1/tokens/')) return 'manage-tokens';
+  // A type's configuration holds secrets: admins only, reading included.
+  if (route === '/v1/types/:typeName/configuration') return 'manage-types';
   if (method === 'GET' || method === 'HEAD') return 'read';
   if (route === '/v1/types' || route.startsWith('/v1/types/')) return 'manage-types';
   return 'write';

@@ -25,10 +25,14 @@ const addFormats = addFormatsModule.default;
 
 export interface CompiledType {
   type: ResourceType;
+  /** The registered version this was compiled from (set by the registry). */
+  version?: string;
   /** Validates a desired state; applies schema `default`s in place; returns problems (empty = valid). */
   validateInput(model: Model): ErrorDetail[];
   /** Validates a model returned by a provider against the schema's shape with every `required` removed (nested too). */
   validateOutput(model: Model): ErrorDetail[];
+  /** Validates a type configuration (defaults applied in place); absent when the type takes none. */
+  validateConfiguration?(configuration: Model): ErrorDetail[];
 }
 
 /**
@@ -71,6 +75,11 @@ export function compileType(type: ResourceType): CompiledType {
       return runValidator(output, model);
     },
   };
+  if (type.typeConfiguration) {
+    const configuration = compileValidator(type, type.typeConfiguration, true);
+    compiledType.validateConfiguration = (value) =>
+      configuration(value) ? [] : toDetails(configuration.errors);
+  }
   cache.set(type, compiledType);
   return compiledType;
 }

@@ -124,6 +124,7 @@ export const RULES = {
   TP3026: { severity: 'warning', title: 'schema root does not declare type: object' },
   TP3027: { severity: 'error', title: 'Radius base property has the wrong shape' },
   TP3028: { severity: 'error', title: 'x-radius-sensitive on a type other than string or object' },
+  TP3029: { severity: 'error', title: 'x-typeplane-configuration is invalid' },
 
   // What generated Bicep types cannot express (rules/bicep-expressible.ts); `typeplane validate` reports them
   TP5001: { severity: 'warning', title: 'Bicep has no floating-point type: number becomes int' },

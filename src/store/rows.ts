@@ -32,6 +32,7 @@ export interface ResourceRow {
   sealed: string | null;
   created_at: string;
   updated_at: string;
+  type_version: string | null;
 }
 
 /** The named parameters of an operation row. */
@@ -237,6 +238,7 @@ export function toStoredResource(row: ResourceRow): StoredResource {
     updatedAt: row.updated_at,
   };
   if (row.sealed !== null) resource.sealed = row.sealed;
+  if (row.type_version !== null) resource.typeVersion = row.type_version;
   return resource;
 }
 
@@ -289,6 +291,32 @@ export const ACTIVE_OPERATION_OF_TYPE = (param: string) =>
  * A type whose operations have not all ended cannot be deregistered: a handler may be making (or have
  * made) something that only its type's provider could ever find and remove again.
  */
+/** A version of a type that cannot go: resources were last written with it, or it is the default. */
+export function versionInUse(
+  typeName: string,
+  version: string,
+  counts: { resources: number; versions: number; isDefault: boolean },
+): TypeplaneError {
+  if (counts.resources > 0)
+    return new TypeplaneError(
+      'ResourceConflict',
+      `Version ${version} of ${typeName} is in use: ${counts.resources} resource${counts.resources === 1 ? ' was' : 's were'} last written with it; update ${counts.resources === 1 ? 'it' : 'them'} under another version, or delete ${counts.resources === 1 ? 'it' : 'them'}, first.`,
+      [
+        {
+          pointer: '/version',
+          message: `${counts.resources} resource${counts.resources === 1 ? '' : 's'} recorded with this version`,
+          resourceCount: counts.resources,
+          version,
+        },
+      ],
+    );
+  return new TypeplaneError(
+    'ResourceConflict',
+    `Version ${version} is the default version of ${typeName}, which has ${counts.versions - 1} other version${counts.versions === 2 ? '' : 's'}: make another one the default first ('typeplane type set-default').`,
+    [{ pointer: '/version', message: 'is the default version', versionCount: counts.versions, version }],
+  );
+}
+
 export function typeBusy(typeName: string, requestToken: string): TypeplaneError {
   return new TypeplaneError(
     'ResourceConflict',

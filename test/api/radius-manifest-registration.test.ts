@@ -40,8 +40,11 @@ test("the design's sample registers as written, its warning in the answer, and s
   const res = await registerYaml(SAMPLE);
   assert.equal(res.status, 201, JSON.stringify(res.body));
   assert.deepEqual(
-    res.body.types.map((t: { typeName: string; version: string }) => `${t.typeName}@${t.version}`),
-    ['MyCompany.Resources/postgresDatabases@2025-01-01-preview'],
+    res.body.types.map(
+      (t: { typeName: string; apiVersion: string; version: string }) =>
+        `${t.typeName}@${t.apiVersion} version ${t.version}`,
+    ),
+    ['MyCompany.Resources/postgresDatabases@2025-01-01-preview version 1'],
   );
   assert.deepEqual(
     res.body.warnings.map((w: any) => `${w.severity} ${w.rule} ${w.line}:${w.column} ${w.pointer}`),
@@ -109,7 +112,7 @@ test('a registration without warnings answers without a warnings member', async 
   assert.equal(res.body.warnings, undefined);
 });
 
-test('defaultApiVersion is the version clients get when they name none', async () => {
+test('defaultApiVersion is the API version the type is served in', async () => {
   const manifest = (defaultVersion?: string) =>
     [
       'namespace: Test.Versions',
@@ -130,10 +133,15 @@ test('defaultApiVersion is the version clients get when they name none', async (
     (await svc.call('GET', `/v1/types/${encodeURIComponent('Test.Versions/notes')}`)).body;
 
   assert.equal((await registerYaml(manifest('2025-06-01'))).status, 201);
-  assert.equal((await typeOf()).defaultVersion, '2025-06-01');
-  // Without it, the last version the manifest lists.
+  const first = await typeOf();
+  assert.deepEqual([first.apiVersion, first.defaultVersion], ['2025-06-01', '1']);
+  // Without it, the last API version the manifest lists: served from then on, as the type's next version.
   assert.equal((await registerYaml(manifest())).status, 201);
-  assert.equal((await typeOf()).defaultVersion, '2025-09-01');
+  const second = await typeOf();
+  assert.deepEqual([second.apiVersion, second.defaultVersion], ['2025-09-01', '2']);
+  // The earlier version still serves the API version it was registered with.
+  const earlier = await svc.call('GET', `/v1/types/${encodeURIComponent('Test.Versions/notes')}?version=1`);
+  assert.equal(earlier.body.apiVersion, '2025-06-01');
 });
 
 test('types registered at start from disk log their warnings', async () => {

@@ -104,7 +104,10 @@ test('type register takes a YAML manifest and a JSON resource schema; list, show
     typeplane(['type', 'register', 'examples/typeplane-postgresql-database.json']),
   ]);
   exits(manifest, 0);
-  assert.equal(manifest.stdout, 'registered Typeplane.Data/postgresDatabases (version 2025-01-01-preview)\n');
+  assert.equal(
+    manifest.stdout,
+    'registered Typeplane.Data/postgresDatabases@2025-01-01-preview (version 1)\n',
+  );
   exits(schema, 0);
   assert.equal(schema.stdout, 'registered Typeplane::PostgreSQL::Database (version 1)\n');
 
@@ -122,7 +125,7 @@ test('type register takes a YAML manifest and a JSON resource schema; list, show
   assert.match(lines[0]!, /^TYPE\s+VERSION\s+DIALECT\s+DESCRIPTION$/);
   assert.ok(
     lines.some((l) =>
-      /^Typeplane\.Data\/postgresDatabases\s+2025-01-01-preview\s+manifest\s+A PostgreSQL database/.test(l),
+      /^Typeplane\.Data\/postgresDatabases@2025-01-01-preview\s+1\s+manifest\s+A PostgreSQL database/.test(l),
     ),
     list.stdout,
   );

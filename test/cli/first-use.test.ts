@@ -181,24 +181,25 @@ test('type register takes folders and several files; one refused document does n
       properties: { Id: { type: 'string' } },
       additionalProperties: false,
       primaryIdentifier: ['/properties/Id'],
+      createOnlyProperties: ['/properties/Id'],
     });
   writeFileSync(join(dir, 'one.json'), doc('One'));
   writeFileSync(join(dir, 'nested/two.json'), doc('Two'));
   writeFileSync(join(dir, 'three.json'), doc('Three'));
   writeFileSync(join(dir, 'readme.txt'), 'not a type document');
-  const [folderAndFile, withBad] = await Promise.all([
-    typeplane(['type', 'register', dir, 'examples/queues.yaml']),
-    typeplane(['type', 'register', join(dir, 'three.json'), 'package.json']),
-  ]);
+  // One after the other: the second registers three.json again, which the first registered.
+  const folderAndFile = await typeplane(['type', 'register', dir, 'examples/queues.yaml']);
+  const withBad = await typeplane(['type', 'register', join(dir, 'three.json'), 'package.json']);
   exits(folderAndFile, 0);
   assert.deepEqual(folderAndFile.stdout.trimEnd().split('\n').sort(), [
+    // Registered already when the server started: the same document again changes nothing.
+    'Typeplane.Messaging/queues@2025-01-01-preview unchanged (version 1)',
     'registered Test::FirstUse::One (version 1)',
     'registered Test::FirstUse::Three (version 1)',
     'registered Test::FirstUse::Two (version 1)',
-    'registered Typeplane.Messaging/queues (version 2025-01-01-preview)',
   ]);
   exits(withBad, 1);
-  assert.match(withBad.stdout, /^registered Test::FirstUse::Three/m);
+  assert.match(withBad.stdout, /^Test::FirstUse::Three unchanged \(version 1\)$/m);
   assert.match(withBad.stderr, /^package\.json: error: InvalidRequest: the type document is invalid/m);
 });
 

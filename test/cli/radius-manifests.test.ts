@@ -63,7 +63,7 @@ test('type register prints the warnings of the registration, located in the file
         .split('\n')
         .map((l) => l.replace(/ TP3021 .*/, ' TP3021')),
       [
-        'registered MyCompany.Resources/postgresDatabases (version 2025-01-01-preview)',
+        'registered MyCompany.Resources/postgresDatabases@2025-01-01-preview (version 1)',
         'examples/radius-design-postgresDatabases.yaml:10:5 warning TP3021',
       ],
     );

@@ -188,10 +188,11 @@ test('every command of the installed CLI answers --help, and --version', async (
     'request',
     'token',
     'test',
+    'diff',
   ]);
   const groups: Record<string, string[]> = {
     generate: ['bicep', 'json-schema'],
-    type: ['register', 'list', 'show', 'delete'],
+    type: ['register', 'list', 'show', 'versions', 'set-default', 'delete', 'configure', 'configuration'],
     resource: ['create', 'get', 'update', 'delete', 'list'],
     request: ['get', 'list', 'cancel'],
     token: ['create', 'list', 'revoke'],

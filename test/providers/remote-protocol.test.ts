@@ -182,6 +182,8 @@ test('requests carry every field of the protocol and validate against the docume
   await p.delete(request());
   await p.list(request({ desiredState: {}, nextToken: 'n1', maxResults: 5 }));
   await p.list(request({ desiredState: {} }));
+  await p.read(request({ typeConfiguration: { ApiKey: 'k-1', Region: 'eu' } }));
+  assert.deepEqual(s.bodies.at(-1).typeConfiguration, { ApiKey: 'k-1', Region: 'eu' }, 'since 1.1');
   for (const body of s.bodies)
     assert.ok(validateRequest(body), `${JSON.stringify(body)}: ${JSON.stringify(validateRequest.errors)}`);
   assert.deepEqual(s.bodies[0], {
@@ -192,17 +194,18 @@ test('requests carry every field of the protocol and validate against the docume
     clientRequestToken: 'token-1',
     nextToken: null,
     maxResults: null,
+    typeConfiguration: null,
   });
   assert.deepEqual(s.bodies[1].callbackContext, { step: 1 });
   assert.deepEqual(
     s.bodies.map((b) => b.action),
-    ['CREATE', 'CREATE', 'READ', 'UPDATE', 'DELETE', 'LIST', 'LIST'],
+    ['CREATE', 'CREATE', 'READ', 'UPDATE', 'DELETE', 'LIST', 'LIST', 'READ'],
   );
   assert.deepEqual(s.bodies[3].requestData.previousResourceProperties, { Name: 'a', Size: 'S' });
   assert.equal(s.bodies[5].nextToken, 'n1');
   assert.equal(s.bodies[5].maxResults, 5);
   assert.equal(s.headers[0]!['content-type'], 'application/json');
-  assert.equal(s.headers[0]!['typeplane-protocol-version'], '1');
+  assert.equal(s.headers[0]!['typeplane-protocol-version'], '1.1');
   assert.equal(s.headers[0]!.authorization, 'Bearer xyz');
   assert.equal(s.connections, 1, 'one keep-alive connection serves every call');
   await p.close?.();

@@ -419,6 +419,27 @@ describe('manifest rules', () => {
     expectOnly(text, 'TP3017', `${SCHEMA}/properties/colour/format`, 12, 23);
     assert.equal(check(text).types.length, 1);
   });
+  test('TP3029: x-typeplane-configuration requires a setting it does not declare', () => {
+    const text = lines(
+      'namespace: Test.Area',
+      'types:',
+      '  widgets:',
+      '    description: A widget.',
+      '    x-typeplane-configuration:',
+      '      properties:',
+      '        apiKey: { type: string }',
+      '      required: [region]',
+      '    apiVersions:',
+      "      '2025-01-01':",
+      '        schema:',
+      '          type: object',
+    );
+    const d = expectOnly(text, 'TP3029', '/types/widgets/x-typeplane-configuration/required', 8, 17);
+    assert.match(d.message, /declared in 'properties'/);
+    // Once it declares the setting, the rule has nothing to say.
+    const fixed = check(text.replace('        apiKey: { type: string }', '        region: { type: string }'));
+    assert.deepEqual(fixed.diagnostics, []);
+  });
 });
 
 describe('manifest rules: Radius forms and edge cases', () => {

@@ -11,16 +11,19 @@ import type { Caller, Engine } from '../../engine/index.js';
 import { TERMINAL_STATUSES, type ProgressEvent } from '../../engine/index.js';
 import { typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
-import { maxResultsParam, waitParam } from '../query.js';
+import { maxResultsParam, versionParam, waitParam } from '../query.js';
 
 export const RESOURCE_BODY_LIMIT = 1024 * 1024;
 const MAX_WAIT_SECONDS = 300;
 
 type TypeParams = {
   Params: { typeName: string };
-  Querystring: { wait?: string; maxResults?: string; nextToken?: string };
+  Querystring: { wait?: string; maxResults?: string; nextToken?: string; version?: string };
 };
-type ResourceParams = { Params: { typeName: string; identifier: string }; Querystring: { wait?: string } };
+type ResourceParams = {
+  Params: { typeName: string; identifier: string };
+  Querystring: { wait?: string; version?: string };
+};
 
 function waitSeconds(value: string | undefined): number {
   return waitParam(value, MAX_WAIT_SECONDS);
@@ -58,6 +61,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         body.desiredState,
         body.clientToken as string | undefined,
         callerOf(request),
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },
@@ -90,6 +94,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         body.patchDocument,
         body.clientToken as string | undefined,
         callerOf(request),
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },
@@ -107,6 +112,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         body.desiredState,
         body.clientToken as string | undefined,
         callerOf(request),
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },

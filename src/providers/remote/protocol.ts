@@ -12,8 +12,11 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Model } from '../../model/index.js';
 import type { HandlerAction, HandlerEvent, HandlerRequest } from '../../handler/index.js';
 
-/** The version sent in the `Typeplane-Protocol-Version` header. */
-export const PROTOCOL_VERSION = '1';
+/**
+ * The version sent in the `Typeplane-Protocol-Version` header: `major.minor`. A minor version only
+ * adds fields (1.1: `typeConfiguration`), which providers written for an earlier one ignore.
+ */
+export const PROTOCOL_VERSION = '1.1';
 
 export type WireAction = 'CREATE' | 'READ' | 'UPDATE' | 'DELETE' | 'LIST';
 
@@ -34,6 +37,8 @@ export interface HandlerRequestMessage {
   clientRequestToken: string;
   nextToken: string | null;
   maxResults: number | null;
+  /** Since 1.1: the type's configuration, or null when it takes none or none is set. */
+  typeConfiguration: Record<string, unknown> | null;
 }
 
 /** The answer as it may arrive; see progress-event.schema.json (null and absent mean the same). */
@@ -60,6 +65,7 @@ export function requestMessage(action: HandlerAction, request: HandlerRequest): 
     clientRequestToken: request.clientRequestToken,
     nextToken: action === 'list' ? (request.nextToken ?? null) : null,
     maxResults: action === 'list' ? (request.maxResults ?? null) : null,
+    typeConfiguration: request.typeConfiguration ?? null,
   };
 }
 

@@ -48,6 +48,7 @@ const TYPE_KEYS = [
   'defaultApiVersion',
   'x-typeplane-noReplace',
   'x-typeplane-references',
+  'x-typeplane-configuration',
 ] as const;
 const VERSION_KEYS = ['schema'] as const;
 const REFERENCE_TARGET = new RegExp(REFERENCE_TARGET_PATTERN);
@@ -211,6 +212,7 @@ function checkType(name: string, definition: unknown, findings: Finding[]): void
   }
 
   checkTraits(type, at, report);
+  checkConfiguration(type['x-typeplane-configuration'], `${at}/x-typeplane-configuration`, report);
 
   const capabilities = type.capabilities;
   if (capabilities !== undefined && capabilities !== null) {
@@ -325,6 +327,55 @@ function unknownKeys(
       'key',
     );
   }
+}
+
+const CONFIGURATION_KEYS = ['description', 'properties', 'required'] as const;
+
+/**
+ * `x-typeplane-configuration`: the settings an operator sets for the type (a resource schema's
+ * `typeConfiguration`): `properties`, each a schema with a `type`, and `required` among them.
+ */
+function checkConfiguration(value: unknown, at: string, report: ReturnType<typeof reporter>): void {
+  if (value === undefined) return;
+  if (!isRecord(value)) {
+    report(
+      'TP3029',
+      at,
+      `'x-typeplane-configuration' must be a mapping with 'properties', not ${describeValue(value)}`,
+    );
+    return;
+  }
+  for (const key of Object.keys(value))
+    if (!(CONFIGURATION_KEYS as readonly string[]).includes(key))
+      report(
+        'TP3029',
+        `${at}/${escapePointerToken(key)}`,
+        `unknown key '${clip(key)}' in x-typeplane-configuration (it takes ${CONFIGURATION_KEYS.join(', ')})`,
+      );
+  const properties = value.properties;
+  if (!isRecord(properties) || Object.keys(properties).length === 0) {
+    report(
+      'TP3029',
+      at,
+      "'x-typeplane-configuration' must have 'properties': the settings, one schema each, like 'apiKey: { type: string }'",
+    );
+    return;
+  }
+  for (const [name, schema] of Object.entries(properties)) {
+    if (!isRecord(schema) || typeof schema.type !== 'string')
+      report(
+        'TP3029',
+        `${at}/properties/${escapePointerToken(name)}`,
+        `setting '${clip(name)}' must be a schema with a 'type', like { type: string }`,
+      );
+  }
+  const required = value.required;
+  if (required === undefined) return;
+  if (
+    !Array.isArray(required) ||
+    !required.every((r) => typeof r === 'string' && Object.hasOwn(properties, r))
+  )
+    report('TP3029', `${at}/required`, "'required' must list settings declared in 'properties'");
 }
 
 /**

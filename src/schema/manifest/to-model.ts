@@ -19,8 +19,8 @@
  * - `schema` on a string (the shape of the secret it names) becomes `x-typeplane-secretSchema`;
  * - an empty schema (`{}`, TP3022) accepts any properties besides `name`;
  * - a Radius base property that `required` lists without declaring is declared with Radius's shape;
- * - a type's versions come in document order, `defaultApiVersion` last (the registry's default is
- *   the version registered last).
+ * - a type's API versions come in document order, `defaultApiVersion` last (the registry serves a
+ *   manifest type in the API version it finds last).
  */
 import { builtInRef, commonRefTarget, inlineCommonSchemas } from '../common.js';
 import { escapePointerToken } from '../diagnostics.js';
@@ -88,7 +88,7 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
     const type = definition as Node;
     const at = `/types/${escapePointerToken(name)}`;
     const versions = isRecord(type.apiVersions) ? type.apiVersions : {};
-    // The registry's default version is the one registered last: `defaultApiVersion`, if given.
+    // The registry serves the API version that comes last: `defaultApiVersion`, if given.
     const entries = Object.entries(versions);
     const chosen = entries.findIndex(([apiVersion]) => apiVersion === type.defaultApiVersion);
     if (chosen >= 0) entries.push(...entries.splice(chosen, 1));
@@ -124,6 +124,9 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
           ],
         },
       };
+      const configuration = type['x-typeplane-configuration'] as Node | undefined;
+      if (configuration !== undefined)
+        resourceType.typeConfiguration = { ...configuration, type: 'object', additionalProperties: false };
       if (source !== undefined) resourceType.source = source;
       out.push(resourceType);
     }
