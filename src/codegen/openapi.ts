@@ -139,12 +139,29 @@ const COMMON_SCHEMAS: Schema = {
       dialect: { enum: ['resource-schema', 'manifest'] },
       description: { type: 'string' },
       registeredAt: { type: 'string', format: 'date-time' },
+      apiVersion: { type: 'string' },
+      outcome: { enum: ['created', 'new-version', 'unchanged'] },
+      changes: { type: 'object' },
+      violations: { type: 'object' },
     },
   },
   TypeDetail: {
     allOf: [ref('TypeSummary')],
     type: 'object',
     properties: {
+      defaultVersion: { type: 'string' },
+      versions: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            version: { type: 'string' },
+            registeredAt: { type: 'string', format: 'date-time' },
+            isDefault: { type: 'boolean' },
+            resourceCount: { type: 'integer' },
+          },
+        },
+      },
       schema: { type: 'object' },
       primaryIdentifier: { type: 'array', items: { type: 'string' } },
       readOnlyProperties: { type: 'array', items: { type: 'string' } },
@@ -320,6 +337,12 @@ function resourcePaths(
 
 function generalPaths(): Schema {
   const typeName = pathParam('typeName', "A type name, URL-encoded ('Radius.Data%2FredisCaches').");
+  const VERSION = {
+    name: 'version',
+    in: 'query',
+    description: 'A registered version of the type (GET /v1/types/{typeName} lists them).',
+    schema: { type: 'string', pattern: '^[1-9][0-9]{0,8}$' },
+  };
   const artifact = (operationId: string, summary: string, params: unknown[] = []) => ({
     get: {
       operationId,
@@ -371,10 +394,15 @@ function generalPaths(): Schema {
             'application/yaml': { schema: { type: 'string' } },
           },
         },
+        parameters: [{ name: 'allowBreaking', in: 'query', schema: { enum: ['true', 'false'] } }],
         responses: {
           '201': json(
             { type: 'object', properties: { types: { type: 'array', items: ref('TypeSummary') } } },
-            'Registered.',
+            'Registered (a new type or a new version).',
+          ),
+          '200': json(
+            { type: 'object', properties: { types: { type: 'array', items: ref('TypeSummary') } } },
+            'Unchanged: every type as registered already.',
           ),
           ...ERROR_RESPONSES,
         },
@@ -384,13 +412,45 @@ function generalPaths(): Schema {
       parameters: [typeName],
       get: {
         operationId: 'describeType',
-        summary: 'Describe a type',
+        summary: 'Describe a type (its default version, or ?version=)',
+        parameters: [VERSION],
         responses: { '200': json(ref('TypeDetail'), 'The type.'), ...ERROR_RESPONSES },
       },
       delete: {
         operationId: 'deregisterType',
-        summary: 'Deregister a type',
+        summary: 'Deregister a type, or one version of it (?version=)',
+        parameters: [VERSION],
         responses: { '204': { description: 'Removed.' }, ...ERROR_RESPONSES },
+      },
+    },
+    '/v1/types/{typeName}/default-version': {
+      parameters: [typeName],
+      put: {
+        operationId: 'setDefaultTypeVersion',
+        summary: 'Serve requests with another registered version (admin)',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['version'], properties: { version: { type: 'string' } } },
+            },
+          },
+        },
+        responses: { '200': json(ref('TypeDetail'), 'The type.'), ...ERROR_RESPONSES },
+      },
+    },
+    '/v1/types/{typeName}/configuration': {
+      parameters: [typeName],
+      put: {
+        operationId: 'configureType',
+        summary: "Set a type's configuration (admin)",
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+        responses: { '200': json({ type: 'object' }, 'Set.'), ...ERROR_RESPONSES },
+      },
+      get: {
+        operationId: 'getTypeConfiguration',
+        summary: "A type's configuration (admin)",
+        responses: { '200': json({ type: 'object' }, 'The configuration.'), ...ERROR_RESPONSES },
       },
     },
     ...resourcePaths(

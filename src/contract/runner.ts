@@ -66,12 +66,16 @@ export interface SuiteOptions {
   signal?: AbortSignal;
   /** Only these tests (by name). */
   only?: readonly string[];
+  /** Read-only properties (pointers) that may legitimately have no value in a model. */
+  allowAbsent?: readonly string[];
   /** Most shrinking attempts after a failure (default 40). */
   maxShrinks?: number;
   /** Most time spent shrinking one failure, in milliseconds (default 15,000). */
   maxShrinkMs?: number;
   /** Called as each test ends. */
   onResult?(result: TestResult): void;
+  /** The type's configuration, handed to every handler call (never shown in reports). */
+  typeConfiguration?: Record<string, unknown>;
 }
 
 export interface TestResult {
@@ -489,6 +493,9 @@ class SuiteRun {
         clientRequestToken: token,
         ...(request.nextToken === undefined ? {} : { nextToken: request.nextToken }),
         ...(request.maxResults === undefined ? {} : { maxResults: request.maxResults }),
+        ...(this.options.typeConfiguration
+          ? { typeConfiguration: cloneJson(this.options.typeConfiguration) }
+          : {}),
         logger: collectingLogger(logs),
         signal,
       };
@@ -556,7 +563,9 @@ class SuiteRun {
       return { ...base, status: 'skip', reason: 'interrupted', failures: [], durationMs: 0 };
     if (this.calls.length === 0)
       return { ...base, status: 'skip', reason: 'no handler answers to judge', failures: [], durationMs: 0 };
-    const { failures, note } = test.check(this.calls, this.compiled);
+    const { failures, note } = test.check(this.calls, this.compiled, {
+      allowAbsent: this.options.allowAbsent ?? [],
+    });
     return {
       ...base,
       status: failures.length > 0 ? 'fail' : 'pass',

@@ -8,7 +8,7 @@ import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { Completion, OperationRecord, ResourceKey, StoredResource } from '../store/types.js';
 import { unchangedSince } from './changed-meanwhile.js';
-import { requestHash, validateClientToken, type RequestKind } from './client-token.js';
+import { ClientTokenReused, requestHash, validateClientToken, type RequestKind } from './client-token.js';
 import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
 import { toEvent } from './progress-event.js';
 import { sealedDecision } from './record-backed.js';
@@ -50,7 +50,13 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
     status: runHere ? 'IN_PROGRESS' : 'PENDING',
     eventTime: nowIso,
     // A completed-inline operation never runs a handler: it keeps no copy of its request.
-    request: decide ? {} : sealRequest(ctx.sealer, type, requestToken, request as { desiredState: Model }),
+    // The version the request was checked against is the one its handler runs with.
+    request: decide
+      ? {}
+      : sealRequest(ctx.sealer, type, requestToken, {
+          ...(request as { desiredState: Model }),
+          ...(compiled.version !== undefined ? { typeVersion: compiled.version } : {}),
+        }),
     startedAt: nowIso,
     deadlineAt: new Date(now + timeoutMinutes(type, ACTION[operation]) * ctx.minuteMs).toISOString(),
     attempts: 0,
@@ -85,10 +91,7 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
     case 'replayed':
       return toEvent(ctx, result.operation, type);
     case 'token-mismatch':
-      throw new TypeplaneError(
-        'InvalidRequest',
-        `clientToken ${token} was already used for a different request (${result.operation.requestToken}); use a new token for a new request`,
-      );
+      throw new ClientTokenReused(result.operation.requestToken);
     case 'conflict':
       throw new TypeplaneError(
         'ResourceConflict',
@@ -137,10 +140,7 @@ export async function failImmediately(
       : requestHash(ctx.sealer, compiled.type.typeName, hashAs ?? operation, { identifier, ...hashOf }),
   );
   if (result.kind === 'token-mismatch') {
-    throw new TypeplaneError(
-      'InvalidRequest',
-      `clientToken ${token} was already used for a different request; use a new token for a new request`,
-    );
+    throw new ClientTokenReused();
   }
   if (result.kind === 'conflict')
     throw new TypeplaneError(

@@ -8,6 +8,7 @@ import type { Provider } from '../handler/index.js';
 import { identifierOf, stripNulls, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import { identifierProblem } from './identifiers.js';
+import { ratchet } from './ratchet.js';
 import type { EngineLogger } from './logger.js';
 
 /** Why a handler's answer is not a valid event, or undefined. */
@@ -31,19 +32,25 @@ export function eventProblem(event: unknown): string | undefined {
   return undefined;
 }
 
-/** A model a handler returned: shape-valid, carrying the (expected) primary identifier; nulls removed. */
+/**
+ * A model a handler returned: shape-valid, carrying the (expected) primary identifier; nulls removed.
+ * Values equal to `recorded` (the model as recorded, perhaps under an earlier version of the type)
+ * are not the provider's to answer for (see `ratchet.ts`).
+ */
 export function checkModel(
   log: EngineLogger,
   provider: Provider,
   compiled: CompiledType,
   raw: unknown,
   expectedIdentifier: string | undefined,
+  recorded?: Model,
 ): Model {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw contractViolation(log, provider, 'SUCCESS without a resource model');
   }
   const model = stripNulls(raw) as Model;
-  const problems = compiled.validateOutput(model);
+  const found = compiled.validateOutput(model);
+  const problems = recorded && found.length > 0 ? ratchet(found, recorded, model) : found;
   if (problems.length > 0) {
     throw contractViolation(
       log,

@@ -7,6 +7,7 @@ import type { Registry } from '../registry/registry.js';
 import { DEFAULT_TIMEOUT_MINUTES, type ResourceType } from '../schema/index.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
+import type { ConfigurationSource } from '../type-configuration/index.js';
 import type { EngineLogger } from './logger.js';
 import type { Operation } from './types.js';
 import type { Worker } from './worker.js';
@@ -27,6 +28,21 @@ export interface EngineContext {
   readonly requirePassingContract: boolean;
   /** Runs operations: claims them, holds their leases, steps them. */
   readonly worker: Worker;
+  /** Types' configurations, handed to their handlers. */
+  readonly configurations?: ConfigurationSource;
+}
+
+/**
+ * A type's configuration for a handler request (`{}` when it takes none or has none set).
+ * Opened per invocation: another replica may have changed it.
+ */
+export async function configurationOf(
+  ctx: EngineContext,
+  type: ResourceType,
+): Promise<{ typeConfiguration?: Record<string, unknown> }> {
+  if (!type.typeConfiguration || !ctx.configurations) return {};
+  const typeConfiguration = await ctx.configurations.get(type.typeName);
+  return typeConfiguration ? { typeConfiguration } : {};
 }
 
 /** The handler each asynchronous operation invokes. */

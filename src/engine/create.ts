@@ -5,6 +5,7 @@
  */
 import { identifierOf } from '../model/index.js';
 import type { RequestKind } from './client-token.js';
+import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { assertAdmitted } from './admission.js';
 import { begin } from './begin.js';
@@ -19,18 +20,20 @@ export async function create(
   typeName: string,
   desiredState: unknown,
   clientToken?: string,
+  caller?: Caller,
+  version?: string,
   /** How a client token compares this request, when it is not a plain create (a PUT's). */
-  hashed: { as?: RequestKind; of: unknown } = { of: { desiredState } },
+  hashed: { as?: RequestKind; of: unknown } = { of: hashOf(desiredState, version) },
 ): Promise<ProgressEvent> {
-  const compiled = await ctx.registry.get(typeName);
+  const compiled = await ctx.registry.get(typeName, version);
   const type = compiled.type;
-  await assertAdmitted(ctx, type);
+  await assertAdmitted(ctx, compiled);
   const desired = requireModel(desiredState, 'desiredState');
   refuseReadOnly(type, desired);
   assertValid(compiled, desired);
-  checkIdentifierValues(type, desired);
-  await assertReferencesExist(ctx, type, desired);
   const provider = ctx.providerFor(type.typeName);
+  checkIdentifierValues(type, desired, provider.recordBacked !== undefined);
+  await assertReferencesExist(ctx, type, desired, caller);
   if (provider.recordBacked) {
     return createInRecord(ctx, compiled, provider, desired, clientToken, hashed);
   }
@@ -44,4 +47,9 @@ export async function create(
     hashOf: hashed.of,
     ...(hashed.as ? { hashAs: hashed.as } : {}),
   });
+}
+
+/** What a client token is compared on: a version named is part of the request. */
+function hashOf(desiredState: unknown, version: string | undefined): unknown {
+  return version === undefined ? { desiredState } : { desiredState, version };
 }

@@ -3,6 +3,7 @@
  */
 import { assertAdmitted } from './admission.js';
 import { begin, failImmediately } from './begin.js';
+import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { deleteInRecord } from './record-backed.js';
 import { stillReferenced } from './references.js';
@@ -14,10 +15,11 @@ export async function deleteResource(
   typeName: string,
   identifier: string,
   clientToken?: string,
+  caller?: Caller,
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
-  await assertAdmitted(ctx, type);
+  await assertAdmitted(ctx, compiled);
   const current = await resourceWithSecrets(ctx.store, ctx.sealer, type, identifier);
   if (!current)
     return failImmediately(
@@ -33,7 +35,7 @@ export async function deleteResource(
   // The primary identifier, whichever identifier the caller named it by.
   const primary = current.identifier;
   const dependants = await ctx.store.listReferrers(type.typeName, primary, 20);
-  if (dependants.length > 0) throw stillReferenced(type.typeName, primary, dependants);
+  if (dependants.length > 0) throw stillReferenced(type.typeName, primary, dependants, caller);
   const provider = ctx.providerFor(type.typeName);
   return begin(ctx, {
     compiled,
@@ -42,6 +44,6 @@ export async function deleteResource(
     request: { desiredState: current.properties },
     clientToken,
     hashOf: { identifier },
-    ...(provider.recordBacked ? { decide: deleteInRecord(type, primary) } : {}),
+    ...(provider.recordBacked ? { decide: deleteInRecord(type, primary, caller) } : {}),
   });
 }

@@ -11,10 +11,13 @@
  * This class wires the parts and is the public API; what happens to a create is `create.ts` →
  * `begin.ts` → `worker.ts` → `step.ts` → `invoke.ts` → `check-answer.ts` → `finish.ts`.
  */
+import { TypeplaneError } from '../errors.js';
 import type { Provider } from '../handler/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
+import { requiresConfiguration, type ConfigurationSource } from '../type-configuration/index.js';
+import { scopedClientToken, type Caller } from './caller.js';
 import { expireTokensHourly, SEVEN_DAYS_MS } from './client-token.js';
 import { CALL_LIMITS, type CallLimits } from '../handler/index.js';
 import type { EngineContext } from './context.js';
@@ -52,6 +55,8 @@ export interface EngineOptions {
   callLimitsMs?: Partial<CallLimits>;
   /** Refuse operations on types served by a provider without a passing contract report for their registration. */
   requirePassingContract?: boolean;
+  /** Types' configurations: handed to every handler invocation, and required where a type requires them. */
+  configurations?: ConfigurationSource;
 }
 
 export class Engine {
@@ -78,6 +83,7 @@ export class Engine {
       callLimits: { ...CALL_LIMITS, ...options.callLimitsMs },
       requirePassingContract: options.requirePassingContract ?? false,
       worker,
+      ...(options.configurations ? { configurations: options.configurations } : {}),
     };
     this.ctx = ctx;
     this.tokenRetentionMs = Math.max(options.tokenRetentionMs ?? SEVEN_DAYS_MS, SEVEN_DAYS_MS);
@@ -101,43 +107,90 @@ export class Engine {
 
   // ---- Resources -------------------------------------------------------------------------------
 
-  create(typeName: string, desiredState: unknown, clientToken?: string): Promise<ProgressEvent> {
-    return create(this.ctx, typeName, desiredState, clientToken);
+  /**
+   * Mutations take the `caller` when there is one (an API token): its client tokens are its own, and
+   * its models may refer only to types it may see. `version`: check against (and run with) that
+   * registered version instead of the default.
+   */
+  async create(
+    typeName: string,
+    desiredState: unknown,
+    clientToken?: string,
+    caller?: Caller,
+    version?: string,
+  ): Promise<ProgressEvent> {
+    await this.configured(typeName);
+    return create(this.ctx, typeName, desiredState, scopedClientToken(clientToken, caller), caller, version);
   }
 
   /** Update by JSON Patch, applied to the resource as it is when the update begins. */
-  update(
+  async update(
     typeName: string,
     identifier: string,
     patchDocument: unknown,
     clientToken?: string,
+    caller?: Caller,
+    version?: string,
   ): Promise<ProgressEvent> {
-    return update(this.ctx, typeName, identifier, patchDocument, clientToken);
+    await this.configured(typeName);
+    return update(
+      this.ctx,
+      typeName,
+      identifier,
+      patchDocument,
+      scopedClientToken(clientToken, caller),
+      caller,
+      version,
+    );
   }
 
   /** Create-or-replace (PUT): see `put.ts`. */
-  put(
+  async put(
     typeName: string,
     identifier: string,
     desiredState: unknown,
     clientToken?: string,
+    caller?: Caller,
+    version?: string,
   ): Promise<ProgressEvent> {
-    return put(this.ctx, typeName, identifier, desiredState, clientToken);
+    await this.configured(typeName);
+    return put(
+      this.ctx,
+      typeName,
+      identifier,
+      desiredState,
+      scopedClientToken(clientToken, caller),
+      caller,
+      version,
+    );
   }
 
-  delete(typeName: string, identifier: string, clientToken?: string): Promise<ProgressEvent> {
-    return deleteResource(this.ctx, typeName, identifier, clientToken);
+  async delete(
+    typeName: string,
+    identifier: string,
+    clientToken?: string,
+    caller?: Caller,
+  ): Promise<ProgressEvent> {
+    await this.configured(typeName);
+    return deleteResource(this.ctx, typeName, identifier, scopedClientToken(clientToken, caller), caller);
   }
 
   /** The resource as its provider reports it now. */
-  read(typeName: string, identifier: string): Promise<ResourceDescription> {
+  async read(typeName: string, identifier: string): Promise<ResourceDescription> {
+    await this.configured(typeName);
     return read(this.ctx, typeName, identifier);
   }
 
   list(
     typeName: string,
     /** `filters`: top-level scalar property → the value it must have (all must match). */
-    options: { maxResults?: unknown; nextToken?: unknown; filters?: Record<string, unknown> },
+    /** `version`: the type version whose schema the filters are checked against (the default one if absent). */
+    options: {
+      maxResults?: unknown;
+      nextToken?: unknown;
+      filters?: Record<string, unknown>;
+      version?: string;
+    },
   ): Promise<{ resourceDescriptions: ResourceDescription[]; nextToken: string | null }> {
     return list(this.ctx, typeName, options);
   }
@@ -151,6 +204,17 @@ export class Engine {
     referencedBy: { typeName: string; identifier: string }[];
   }> {
     return references(this.ctx, typeName, identifier);
+  }
+
+  /** A type whose configuration requires a setting is not served until an admin sets it. */
+  private async configured(typeName: string): Promise<void> {
+    const { type } = await this.ctx.registry.get(typeName);
+    if (!requiresConfiguration(type.typeConfiguration)) return;
+    if (await this.ctx.configurations?.has(type.typeName)) return;
+    throw new TypeplaneError(
+      'InvalidTypeConfiguration',
+      `${type.typeName} needs its type configuration before it can be used: an admin sets it with 'typeplane type configure ${type.typeName} --file <config.json>' (PUT /v1/types/{typeName}/configuration)`,
+    );
   }
 
   // ---- Requests --------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * @module Checks on what a caller sends, made before any operation begins (thrown as InvalidRequest).
  */
-import { TypeplaneError } from '../errors.js';
+import { TypeplaneError, type ErrorDetail } from '../errors.js';
 import { cloneJson, readOnlyPresent, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { ResourceType } from '../schema/index.js';
@@ -28,8 +28,14 @@ export function refuseReadOnly(type: ResourceType, desired: Model): void {
   }
 }
 
-export function assertValid(compiled: CompiledType, desired: Model): void {
-  const problems = compiled.validateInput(desired);
+/** `keep` narrows the problems that count (an update's ratcheting). */
+export function assertValid(
+  compiled: CompiledType,
+  desired: Model,
+  keep?: (problems: ErrorDetail[]) => ErrorDetail[],
+): void {
+  const found = compiled.validateInput(desired);
+  const problems = keep && found.length > 0 ? keep(found) : found;
   if (problems.length > 0) {
     throw new TypeplaneError(
       'InvalidRequest',

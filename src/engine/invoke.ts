@@ -24,7 +24,8 @@ export async function invoke(
   request: HandlerRequest,
 ): Promise<HandlerEvent> {
   // A provider's words may quote what it was handed; they are kept and logged, so never the secrets.
-  const mask = (text: string) => maskWriteOnly(type, text, [request.desiredState, request.previousState]);
+  const mask = (text: string) =>
+    maskWriteOnly(type, text, [request.desiredState, request.previousState], request.typeConfiguration);
   let event: unknown;
   try {
     event = await raceAbort(provider[action](request), request.signal);
@@ -51,7 +52,9 @@ export async function invoke(
       message: mask(`provider ${provider.name} failed in ${action}: ${(e as Error)?.message ?? String(e)}`),
     };
   }
-  const problem = eventProblem(event);
+  // An invalid event is quoted in its problem (an errorCode that is a secret, say).
+  const found = eventProblem(event);
+  const problem = found === undefined ? undefined : mask(found);
   if (problem) {
     log.error('handler broke the contract', {
       provider: provider.name,

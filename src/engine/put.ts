@@ -6,6 +6,7 @@ import { TypeplaneError } from '../errors.js';
 import { identifierModel, identifierOf, valuesAt } from '../model/index.js';
 import { assertAdmitted } from './admission.js';
 import { begin, failImmediately } from './begin.js';
+import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { create } from './create.js';
 import { refuseReadOnly, requireModel } from './input.js';
@@ -20,10 +21,12 @@ export async function put(
   identifier: string,
   desiredState: unknown,
   clientToken?: string,
+  caller?: Caller,
+  version?: string,
 ): Promise<ProgressEvent> {
-  const compiled = await ctx.registry.get(typeName);
+  const compiled = await ctx.registry.get(typeName, version);
   const type = compiled.type;
-  await assertAdmitted(ctx, type);
+  await assertAdmitted(ctx, compiled);
   const desired = requireModel(desiredState, 'desiredState');
   const given = identifierOf(type, desired);
   if (given !== undefined && given !== identifier) {
@@ -33,7 +36,8 @@ export async function put(
     );
   }
   // One request whichever branch it takes: a retry after its create finds the resource, and replays.
-  const hashOf = { identifier, put: desiredState };
+  const hashOf =
+    version === undefined ? { identifier, put: desiredState } : { identifier, put: desiredState, version };
   // A PUT names the primary identifier it creates or replaces (additional identifiers are not looked up).
   const stored = await ctx.store.getResource(type.typeName, identifier);
   const current = stored && opened(ctx.sealer, stored);
@@ -43,7 +47,7 @@ export async function put(
     if (!fromPath)
       throw new TypeplaneError('InvalidRequest', `'${identifier}' is not an identifier of ${type.typeName}`);
     for (const [key, value] of Object.entries(fromPath)) if (desired[key] === undefined) desired[key] = value;
-    return create(ctx, typeName, desired, clientToken, { as: 'PUT', of: hashOf });
+    return create(ctx, typeName, desired, clientToken, caller, version, { as: 'PUT', of: hashOf });
   }
   if (type.traits.noReplace) {
     // Under noReplace a PUT can only create: an existing resource fails it as a create would.
@@ -55,7 +59,7 @@ export async function put(
       'AlreadyExists',
       `${type.typeName} ${identifier} already exists and its type does not allow replacing (noReplace); update it with PATCH`,
       clientToken,
-      { put: desiredState },
+      hashOf,
       'PUT',
     );
   }
@@ -69,7 +73,7 @@ export async function put(
   for (const [key, value] of Object.entries(identifierModel(type, identifier) ?? {})) {
     if (desired[key] === undefined) desired[key] = value;
   }
-  await assertUpdatable(ctx, compiled, current.properties, desired);
+  await assertUpdatable(ctx, compiled, current.properties, desired, caller);
   const provider = ctx.providerFor(type.typeName);
   return begin(ctx, {
     compiled,
@@ -80,7 +84,7 @@ export async function put(
     hashOf,
     hashAs: 'PUT',
     ...(provider.recordBacked
-      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired) }
+      ? { decide: await replaceInRecord(ctx, type, identifier, current, desired, compiled.version) }
       : { basedOn: current }),
   });
 }

@@ -12,7 +12,7 @@ import { begin } from './begin.js';
 import { waitFor } from './requests.js';
 import { checkModel, contractViolation } from './check-answer.js';
 import { tooSlow } from '../handler/index.js';
-import { timeoutMinutes, type EngineContext } from './context.js';
+import { configurationOf, timeoutMinutes, type EngineContext } from './context.js';
 import { parseMaxResults, parseNextToken } from './input.js';
 import { invoke } from './invoke.js';
 import { matches, parseFilters, type ListFilter } from './list-filter.js';
@@ -29,7 +29,7 @@ export async function read(
 ): Promise<ResourceDescription> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
-  await assertAdmitted(ctx, type);
+  await assertAdmitted(ctx, compiled);
   const stored = await findResource(ctx.store, type, identifier);
   if (!stored) throw new TypeplaneError('NotFound', `${type.typeName} ${identifier} does not exist`);
   // Answered under its primary identifier, whichever identifier the caller named it by.
@@ -49,6 +49,7 @@ export async function read(
     logger: lazyChild(ctx.log, { requestToken, operation: 'READ' }),
     // Bounded by the type's read timeout and by the contract's limit on a read (30 s).
     signal: AbortSignal.any([typeLimit, callLimit]),
+    ...(await configurationOf(ctx, type)),
   });
   if (callLimit.aborted && !typeLimit.aborted)
     throw contractViolation(ctx.log, provider, tooSlow('read', ctx.callLimits.read));
@@ -63,7 +64,8 @@ export async function read(
       provider,
       'read answered IN_PROGRESS; read handlers must answer at once',
     );
-  const model = checkModel(ctx.log, provider, compiled, event.resourceModel, primary);
+  // What the provider reports as recorded may keep violating a later version of the type.
+  const model = checkModel(ctx.log, provider, compiled, event.resourceModel, primary, stored.properties);
   return { identifier: primary, properties: stripWriteOnly(type, model) };
 }
 
@@ -106,9 +108,9 @@ async function forgetVanished(
 export async function list(
   ctx: EngineContext,
   typeName: string,
-  options: { maxResults?: unknown; nextToken?: unknown; filters?: Record<string, unknown> },
+  options: { maxResults?: unknown; nextToken?: unknown; filters?: Record<string, unknown>; version?: string },
 ): Promise<{ resourceDescriptions: ResourceDescription[]; nextToken: string | null }> {
-  const compiled = await ctx.registry.get(typeName);
+  const compiled = await ctx.registry.get(typeName, options.version);
   const type = compiled.type;
   const limit = parseMaxResults(options.maxResults);
   const nextToken = parseNextToken(options.nextToken);

@@ -22,6 +22,7 @@ import type {
 } from '../store/types.js';
 import { begin } from './begin.js';
 import { ChangedMeanwhile } from './changed-meanwhile.js';
+import type { Caller } from './caller.js';
 import { checkModel } from './check-answer.js';
 import type { RequestKind } from './client-token.js';
 import type { EngineContext } from './context.js';
@@ -29,6 +30,11 @@ import { recordedReferences, stillReferenced } from './references.js';
 import { newRequestToken } from './request-token.js';
 import { opened, sealedChange } from './sealing.js';
 import type { ProgressEvent } from './types.js';
+
+/** The version a resource is written with: the one its request was checked against. */
+export function versionOf(compiled: CompiledType): { typeVersion?: string } {
+  return compiled.version !== undefined ? { typeVersion: compiled.version } : {};
+}
 
 type Decision = (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion;
 
@@ -99,6 +105,7 @@ export async function createInRecord(
             typeName: type.typeName,
             identifier: identifier!,
             properties: model,
+            ...versionOf(compiled),
             createdAt: now,
             updatedAt: now,
           },
@@ -120,6 +127,7 @@ export async function replaceInRecord(
   identifier: string,
   base: StoredResource,
   desired: Model,
+  typeVersion?: string,
 ): Promise<(current: StoredResource | undefined) => Completion> {
   // A null is no value: the record never holds one (a nullable property set to null is removed).
   const model = stripNulls(desired);
@@ -144,6 +152,7 @@ export async function replaceInRecord(
           typeName: type.typeName,
           identifier,
           properties: model,
+          ...(typeVersion !== undefined ? { typeVersion } : {}),
           createdAt: current.createdAt,
           updatedAt: new Date().toISOString(),
         },
@@ -174,7 +183,7 @@ async function heldByOther(
 }
 
 /** How a delete of a record-backed resource ends, decided under the write lock. */
-export function deleteInRecord(type: ResourceType, identifier: string): Decision {
+export function deleteInRecord(type: ResourceType, identifier: string, caller?: Caller): Decision {
   return (now, referrers) => {
     if (!now)
       return {
@@ -182,7 +191,7 @@ export function deleteInRecord(type: ResourceType, identifier: string): Decision
         errorCode: 'NotFound',
         statusMessage: `${type.typeName} ${identifier} does not exist`,
       };
-    if (referrers.length > 0) throw stillReferenced(type.typeName, identifier, referrers);
+    if (referrers.length > 0) throw stillReferenced(type.typeName, identifier, referrers, caller);
     return { status: 'SUCCESS', change: { kind: 'delete', typeName: type.typeName, identifier } };
   };
 }

@@ -12,18 +12,24 @@ import {
   type Model,
 } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
-import type { ResourceType } from '../schema/index.js';
 import type { OperationRecord, ResourceChange } from '../store/types.js';
 import { checkModel, contractViolation } from './check-answer.js';
 import { tooSlow } from '../handler/index.js';
-import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
+import { ACTION, configurationOf, timeoutMinutes, type EngineContext } from './context.js';
 import { finish } from './finish.js';
 import { invoke } from './invoke.js';
 import { modelToKeep, outcomeProblem } from './outcome.js';
-import { lazyChild } from './logger.js';
-import { recordEvent } from './record-backed.js';
+import { lazyChild, maskedLogger } from './logger.js';
+import { recordEvent, versionOf } from './record-backed.js';
 import { resolvedReferences } from './references.js';
-import { keepWriteOnly, openContext, openRequest, sealContext, sealResource } from './sealing.js';
+import {
+  keepWriteOnly,
+  maskWriteOnly,
+  openContext,
+  openRequest,
+  sealContext,
+  sealResource,
+} from './sealing.js';
 
 const MAX_CALLBACK_DELAY_SECONDS = 3600;
 
@@ -44,11 +50,12 @@ export async function step(
   }
   let compiled: CompiledType;
   try {
-    compiled = await ctx.registry.get(op.typeName);
+    const version = op.request.typeVersion;
+    compiled = await ctx.registry.get(op.typeName, typeof version === 'string' ? version : undefined);
   } catch {
     return finish(ctx, op, 'FAILED', {
       errorCode: 'InvalidTypeConfiguration',
-      statusMessage: `type ${op.typeName} is no longer registered`,
+      statusMessage: `type ${op.typeName} (the version this request was checked against) is no longer registered`,
     });
   }
   const type = compiled.type;
@@ -97,6 +104,7 @@ export async function step(
     signal: AbortSignal.any([signal, timeout, callLimit]),
     ...(opened.previousState ? { previousState: opened.previousState } : {}),
     ...(callbackContext ? { callbackContext } : {}),
+    ...(await configurationOf(ctx, type)),
   };
   // Operations begun before a record-backed provider completed them inline are finished the same way.
   const event = provider.recordBacked
@@ -128,15 +136,21 @@ export async function step(
   }
 
   op.attempts += 1;
+  // The engine's words on a broken answer quote the answer, which may hold what it was handed.
+  const mask = (text: string) => maskWriteOnly(type, text, [request.desiredState, request.previousState]);
+  // Values the update leaves as they were may keep violating a later version of the type.
+  const checkAnswer = (raw: unknown) =>
+    checkModel(maskedLogger(ctx.log, mask), provider, compiled, raw, op.identifier, request.previousState);
   switch (event.status) {
     case 'IN_PROGRESS': {
       // A model reported on the way is served as the operation's; it must be the resource's, in shape.
       let progressModel: Model | undefined;
       if (event.resourceModel !== undefined && event.resourceModel !== null) {
+        // Checked as a final answer is: masked, and ratcheted against what the update started from.
         try {
-          progressModel = checkModel(ctx.log, provider, compiled, event.resourceModel, op.identifier);
+          progressModel = checkAnswer(event.resourceModel);
         } catch (e) {
-          const message = e instanceof TypeplaneError ? e.message : String(e);
+          const message = mask(e instanceof TypeplaneError ? e.message : String(e));
           return finish(ctx, op, 'FAILED', {
             errorCode: 'HandlerInternalFailure',
             statusMessage: `${message} (in an IN_PROGRESS answer)`,
@@ -196,16 +210,22 @@ export async function step(
       const operation = op.operation as 'CREATE' | 'UPDATE';
       let model: Model;
       try {
-        model = checkModel(ctx.log, provider, compiled, event.resourceModel, op.identifier);
+        model = checkAnswer(event.resourceModel);
         const problem = outcomeProblem(compiled, operation, request.desiredState, model);
-        if (problem) throw contractViolation(ctx.log, provider, problem);
+        if (problem) throw contractViolation(maskedLogger(ctx.log, mask), provider, problem);
       } catch (e) {
-        const message = e instanceof TypeplaneError ? e.message : String(e);
+        const message = mask(e instanceof TypeplaneError ? e.message : String(e));
         return refuseSuccess(ctx, op, compiled, event.resourceModel, request.desiredState, message);
       }
       const identifier = identifierOf(type, model)!;
       op.identifier = identifier;
-      const { change, properties } = await resourceChange(ctx, type, identifier, model, request.desiredState);
+      const { change, properties } = await resourceChange(
+        ctx,
+        compiled,
+        identifier,
+        model,
+        request.desiredState,
+      );
       try {
         return await finish(ctx, op, 'SUCCESS', { resourceModel: properties }, change);
       } catch (e) {
@@ -226,11 +246,12 @@ export async function step(
 /** The index change recording `model` as the resource `identifier`, and the properties kept at rest. */
 async function resourceChange(
   ctx: EngineContext,
-  type: ResourceType,
+  compiled: CompiledType,
   identifier: string,
   model: Model,
   desired: Model,
 ): Promise<{ change: ResourceChange; properties: Model }> {
+  const type = compiled.type;
   const now = new Date().toISOString();
   // Providers need not echo write-only values; the index keeps what was asked for, so a later
   // patch applies to the whole desired state (they are stripped from every answer regardless).
@@ -243,7 +264,14 @@ async function resourceChange(
   const record = sealResource(ctx.sealer, type, identifier, model);
   const change: ResourceChange = {
     kind: 'put',
-    resource: { typeName: type.typeName, identifier, ...record, createdAt: now, updatedAt: now },
+    resource: {
+      typeName: type.typeName,
+      identifier,
+      ...record,
+      ...versionOf(compiled),
+      createdAt: now,
+      updatedAt: now,
+    },
     // A type without references (or additional identifiers) never has any to replace.
     ...(type.traits.references.length > 0 ? { references } : {}),
     ...(type.additionalIdentifiers.length > 0 ? { identifiers: additionalIdentifiersOf(type, model) } : {}),
@@ -271,7 +299,7 @@ async function refuseSuccess(
   if (op.operation === 'CREATE' && (await ctx.store.getResource(type.typeName, keep.identifier)))
     return fail(message);
   op.identifier = keep.identifier;
-  const { change } = await resourceChange(ctx, type, keep.identifier, keep.model, desired);
+  const { change } = await resourceChange(ctx, compiled, keep.identifier, keep.model, desired);
   const kept = `${message}; ${type.typeName} ${keep.identifier} is recorded as the provider made it: read it to see it, delete it to remove it`;
   try {
     return await fail(kept, change);

@@ -9,8 +9,10 @@ import { assertAdmitted } from './admission.js';
 import { begin, failImmediately } from './begin.js';
 import { ChangedMeanwhile } from './changed-meanwhile.js';
 import { canonicalJson } from './client-token.js';
+import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { assertValid } from './input.js';
+import { ratchet } from './ratchet.js';
 import { replaceInRecord } from './record-backed.js';
 import { assertReferencesExist } from './references.js';
 import { resourceWithSecrets } from './sealing.js';
@@ -30,10 +32,12 @@ export async function update(
   identifier: string,
   patchDocument: unknown,
   clientToken?: string,
+  caller?: Caller,
+  version?: string,
 ): Promise<ProgressEvent> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await updateOnce(ctx, typeName, identifier, patchDocument, clientToken);
+      return await updateOnce(ctx, typeName, identifier, patchDocument, clientToken, caller, version);
     } catch (error) {
       if (!(error instanceof ChangedMeanwhile) || attempt >= PATCH_ATTEMPTS) throw error;
       // Spread the contenders out: all computed again at once, all but one would lose again.
@@ -48,10 +52,12 @@ async function updateOnce(
   identifier: string,
   patchDocument: unknown,
   clientToken?: string,
+  caller?: Caller,
+  version?: string,
 ): Promise<ProgressEvent> {
-  const compiled = await ctx.registry.get(typeName);
+  const compiled = await ctx.registry.get(typeName, version);
   const type = compiled.type;
-  await assertAdmitted(ctx, type);
+  await assertAdmitted(ctx, compiled);
   const current = await resourceWithSecrets(ctx.store, ctx.sealer, type, identifier);
   if (!current)
     return failImmediately(
@@ -72,7 +78,7 @@ async function updateOnce(
       readsWriteOnly,
     );
   const desired = applyPatch(type, current.properties, patchDocument);
-  await assertUpdatable(ctx, compiled, current.properties, desired);
+  await assertUpdatable(ctx, compiled, current.properties, desired, caller);
   const provider = ctx.providerFor(type.typeName);
   // The primary identifier, whichever identifier the caller named it by.
   const primary = current.identifier;
@@ -82,9 +88,9 @@ async function updateOnce(
     identifier: primary,
     request: { desiredState: desired, previousState: current.properties },
     clientToken,
-    hashOf: { identifier, patchDocument },
+    hashOf: version === undefined ? { identifier, patchDocument } : { identifier, patchDocument, version },
     ...(provider.recordBacked
-      ? { decide: await replaceInRecord(ctx, type, primary, current, desired) }
+      ? { decide: await replaceInRecord(ctx, type, primary, current, desired, compiled.version) }
       : { basedOn: current }),
   });
 }
@@ -95,8 +101,21 @@ export async function assertUpdatable(
   compiled: CompiledType,
   current: Model,
   desired: Model,
+  caller?: Caller,
 ): Promise<void> {
   const type = compiled.type;
+  // The identifier is the resource's key: a change to it would be another resource, whatever the
+  // provider and whether or not the type lists it as create-only.
+  const identifierChanged = type.primaryIdentifier.filter(
+    (p) => !sameValues(valuesAt(current, p), valuesAt(desired, p)),
+  );
+  if (identifierChanged.length > 0) {
+    throw new TypeplaneError(
+      'NotUpdatable',
+      `the primary identifier cannot change: ${identifierChanged.join(', ')}; create a new resource instead`,
+      identifierChanged.map((pointer) => ({ pointer, message: 'is part of the primary identifier' })),
+    );
+  }
   const changedReadOnly = type.readOnlyProperties.filter(
     (p) => !sameValues(valuesAt(current, p), valuesAt(desired, p)),
   );
@@ -115,8 +134,10 @@ export async function assertUpdatable(
       createOnly.map((pointer) => ({ pointer, message: 'is create-only' })),
     );
   }
-  assertValid(compiled, desired);
-  await assertReferencesExist(ctx, type, desired);
+  // What the update leaves as it was may keep violating the version in force (it was written under
+  // an earlier one, or carried over by an update since): only changed and new values must satisfy it.
+  assertValid(compiled, desired, (problems) => ratchet(problems, current, desired));
+  await assertReferencesExist(ctx, type, desired, caller);
 }
 
 function sameValues(a: { value: unknown }[], b: { value: unknown }[]): boolean {

@@ -30,6 +30,11 @@ export interface HandlerRequest {
   previousState?: Model;
   /** What this handler returned with IN_PROGRESS last time, if anything. */
   callbackContext?: Record<string, unknown>;
+  /**
+   * The type's configuration as an operator set it (`typeConfiguration` in its schema), when it has
+   * one: settings such as API keys. Never log it.
+   */
+  typeConfiguration?: Record<string, unknown>;
   /** Unique per operation; stable across re-invocations, so handlers can be idempotent. */
   clientRequestToken: string;
   /** list: the page to continue from. */

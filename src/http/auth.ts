@@ -22,6 +22,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
   }
+  interface FastifyContextConfig {
+    /** A route that authenticates its callers itself (`sigv4`: the Cloud Control API), not with a bearer token. */
+    authentication?: 'sigv4';
+  }
 }
 
 const OPEN_ROUTES = new Set(['/healthz']);
@@ -37,6 +41,8 @@ export function principalOf(request: FastifyRequest): Principal {
 
 function actionOf(method: string, route: string): Action {
   if (route === '/v1/tokens' || route.startsWith('/v1/tokens/')) return 'manage-tokens';
+  // A type's configuration holds secrets: admins only, reading included.
+  if (route === '/v1/types/:typeName/configuration') return 'manage-types';
   if (method === 'GET' || method === 'HEAD') return 'read';
   if (route === '/v1/types' || route.startsWith('/v1/types/')) return 'manage-types';
   return 'write';
@@ -58,6 +64,7 @@ export function registerAuth(app: FastifyInstance, tokens: Tokens): void {
   app.addHook('onRequest', (request, reply, done) => {
     const route = request.routeOptions.url;
     if (route !== undefined && OPEN_ROUTES.has(route)) return done();
+    if (request.routeOptions.config.authentication === 'sigv4') return done();
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
       unauthorized(

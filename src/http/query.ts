@@ -38,3 +38,14 @@ function shown(value: unknown): string {
   const printable = value.replace(/[^\x20-\x7e]/g, '?');
   return printable.length > 40 ? `${printable.slice(0, 40)}…` : printable;
 }
+
+/** `?version=` where a type is named: a registered version number. */
+export function versionParam(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^[1-9][0-9]{0,8}$/.test(value))
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `version must be a version number of the type, like 2 (GET /v1/types/{typeName} lists them), not ${JSON.stringify(value)}`,
+    );
+  return value;
+}

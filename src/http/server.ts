@@ -26,6 +26,7 @@ import { tokenRoutes } from './routes/tokens.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { stackRoutes } from './routes/stacks.js';
 import type { Stacks } from '../stacks/index.js';
+import type { TypeConfigurations } from '../type-configuration/index.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -35,6 +36,8 @@ export interface ServerOptions {
   tokens: Tokens;
   /** Stacks, served under /v1/stacks when given. */
   stacks?: Stacks;
+  /** Types' configurations, served under /v1/types/{typeName}/configuration when given. */
+  configurations?: TypeConfigurations;
   /** Serve HTTPS with this certificate and key (PEM). */
   tls?: { cert: string | Buffer; key: string | Buffer };
 }
@@ -45,6 +48,7 @@ export async function buildServer({
   logger,
   tokens,
   stacks,
+  configurations,
   tls,
 }: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -103,7 +107,7 @@ export async function buildServer({
     done();
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
-  await app.register(typeRoutes, { registry });
+  await app.register(typeRoutes, { registry, ...(configurations ? { configurations } : {}) });
   await app.register(resourceRoutes, { engine });
   await app.register(requestRoutes, { engine });
   await app.register(tokenRoutes, { tokens });

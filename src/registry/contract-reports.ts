@@ -1,6 +1,6 @@
 /**
  * @module Contract reports attached to registered types: "a resource implementation MUST pass all
- * resource contract tests in order to be registered". A report is what `typeplane test --format json`
+ * resource contract tests in order to be registered". A report is what `typeplane test -o json`
  * prints; the registry keeps, per type version, whether it passed, and a server can refuse operations
  * on types without a passing one.
  *
@@ -61,7 +61,7 @@ function judge(typeName: string, report: unknown): ContractStatus {
   const refuse = (message: string) =>
     new TypeplaneError(
       'InvalidRequest',
-      `not a contract report of ${typeName}: ${message}; attach what 'typeplane test --format json' prints`,
+      `not a contract report of ${typeName}: ${message}; attach what 'typeplane test -o json' prints`,
     );
   if (!isRecord(report)) throw refuse('the body must be a JSON object');
   if (report.typeName !== typeName) throw refuse(`it is a report of ${JSON.stringify(report.typeName)}`);

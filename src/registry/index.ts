@@ -1,7 +1,14 @@
 /**
  * @module The registry: resource types made ready for the engine (compiled validators).
  */
-export { Registry, RESOURCE_SCHEMA_VERSION, TypeNotRegistered, type RegisterOptions } from './registry.js';
+export {
+  Registry,
+  RESOURCE_SCHEMA_VERSION,
+  TypeNotRegistered,
+  type RegisterOptions,
+  type Registration,
+} from './registry.js';
+export { MAX_CHECKED_RESOURCES, type Violations } from './violations.js';
 export { similarNames } from './similar-names.js';
 export type { ContractStatus } from './contract-reports.js';
 export { compileType, MAX_VALIDATOR_SOURCE, ANNOTATION_KEYWORDS, type CompiledType } from './compile.js';

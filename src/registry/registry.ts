@@ -3,12 +3,15 @@
  * compiled types. The store is the source of truth; compiled validators are a cache keyed by the
  * stored record, so replicas sharing a store see each other's registrations.
  */
-import { TypeplaneError } from '../errors.js';
-import { validateDocument, type ResourceType, type SourceFormat } from '../schema/index.js';
-import { typesAt } from '../model/index.js';
+import { diffTypes, documentTarget, type Change } from '../diff/index.js';
+import { TypeplaneError, type ErrorDetail } from '../errors.js';
+import { cloneJson, jsonEqual } from '../model/index.js';
+import { validateDocument, type Diagnostic, type ResourceType, type SourceFormat } from '../schema/index.js';
 import { PointerResolver } from '../schema/resource-schema/index.js';
 import type { Store, StoredType } from '../store/types.js';
 import { compileType, type CompiledType } from './compile.js';
+import { checkResources, type Violations } from './violations.js';
+import { typesAt } from '../model/index.js';
 import { attachReport, reportStatus, type ContractStatus } from './contract-reports.js';
 
 export const RESOURCE_SCHEMA_VERSION = '1';
@@ -21,7 +24,23 @@ export interface RegisterOptions {
   file?: string;
   /** Told what is worth knowing but does not refuse the document (a reference to a type not registered). */
   onWarning?: (warning: { pointer: string; message: string }) => void;
+  /** Register a breaking change even while resources of the type exist (they are named in the answer). */
+  allowBreaking?: boolean;
 }
+
+/** What registering a document did to one type it defines. */
+export interface Registration {
+  record: StoredType;
+  /** `created`: a new type (version 1); `new-version`: a changed schema; `unchanged`: nothing stored. */
+  outcome: 'created' | 'new-version' | 'unchanged';
+  /** The changes from the previous default version (empty unless `new-version`). */
+  changes: Change[];
+  /** Existing resources the new version refuses (checked when a change is breaking and resources exist). */
+  violations?: Violations;
+}
+
+/** Worth knowing, not refusing: a validator's warning, or a reference to a type not registered. */
+export type RegistrationWarning = Pick<Diagnostic, 'pointer' | 'message'> & Partial<Diagnostic>;
 
 export class Registry {
   private readonly compiled = new Map<string, { registeredAt: string; compiled: CompiledType }>();
@@ -34,7 +53,18 @@ export class Registry {
    * Validate a resource schema or manifest and register every type it defines. Invalid documents
    * are refused with InvalidRequest carrying the validator's diagnostics.
    */
-  async register(input: string | Uint8Array, options: RegisterOptions = {}): Promise<StoredType[]> {
+  async register(input: string | Uint8Array, options: RegisterOptions = {}): Promise<Registration[]> {
+    return (await this.registerDocument(input, options)).registrations;
+  }
+
+  /**
+   * As `register`, also returning the validator's warnings: a registered type may still deserve a
+   * look (an empty schema leaves its properties unvalidated, say).
+   */
+  async registerDocument(
+    input: string | Uint8Array,
+    options: RegisterOptions = {},
+  ): Promise<{ registrations: Registration[]; warnings: RegistrationWarning[] }> {
     const result = validateDocument(input, options);
     if (!result.valid) {
       const errors = result.diagnostics.filter((d) => d.severity === 'error');
@@ -45,25 +75,61 @@ export class Registry {
       );
     }
     const source = typeof input === 'string' ? input : Buffer.from(input).toString('utf8');
-    const registeredAt = new Date().toISOString();
-    const stored: StoredType[] = [];
-    await this.checkReferences(result.types, options.onWarning);
+    const referenceWarnings: RegistrationWarning[] = [];
+    await this.checkReferences(result.types, (w) => {
+      referenceWarnings.push(w);
+      options.onWarning?.(w);
+    });
     // Compile before storing anything: a type the engine could not validate against is refused whole.
     const compiled = result.types.map((type) => compileForRegistration(type));
-    for (const [i, type] of result.types.entries()) {
-      const record: StoredType = {
-        typeName: type.typeName,
-        version: type.apiVersion ?? RESOURCE_SCHEMA_VERSION,
-        model: type,
-        source,
-        registeredAt,
-      };
-      await this.store.putType(record);
-      this.latest.delete(record.typeName);
-      this.compiled.set(cacheKey(record), { registeredAt, compiled: compiled[i]! });
-      stored.push(record);
+    // A type is served in one model: a manifest's `defaultApiVersion` of it (its last API version when
+    // it names none), which manifestToModel puts last.
+    const served = new Map<string, { type: ResourceType; compiled: CompiledType }>();
+    result.types.forEach((type, i) => served.set(type.typeName, { type, compiled: compiled[i]! }));
+    const target = documentTarget({ text: input, ...options });
+    const plans: (Omit<Registration, 'record'> & {
+      type: ResourceType;
+      compiled: CompiledType;
+      current?: StoredType;
+    })[] = [];
+    const refusals: { typeName: string; breaking: Change[]; violations: Violations }[] = [];
+    for (const { type, compiled: next } of served.values()) {
+      const current = await this.store.getType(type.typeName);
+      if (!current) {
+        plans.push({ type, compiled: next, outcome: 'created', changes: [] });
+        continue;
+      }
+      if (sameModel(current.model, type)) {
+        plans.push({ type, compiled: next, current, outcome: 'unchanged', changes: [] });
+        continue;
+      }
+      const changes = diffTypes(current.model, type, target);
+      const breaking = changes.filter((c) => c.verdict === 'breaking');
+      const plan: (typeof plans)[number] = { type, compiled: next, current, outcome: 'new-version', changes };
+      if (breaking.length > 0 && (await this.store.countResources(type.typeName)) > 0) {
+        plan.violations = await checkResources(this.store, next, type.typeName);
+        if (!options.allowBreaking)
+          refusals.push({ typeName: type.typeName, breaking, violations: plan.violations });
+      }
+      plans.push(plan);
     }
-    return stored;
+    if (refusals.length > 0) throw breakingRefused(refusals);
+    const registeredAt = new Date().toISOString();
+    const registrations: Registration[] = [];
+    for (const { type, compiled: next, current, ...outcome } of plans) {
+      const record =
+        outcome.outcome === 'unchanged'
+          ? current!
+          : await this.store.addTypeVersion({ typeName: type.typeName, model: type, source, registeredAt });
+      this.latest.delete(record.typeName);
+      if (outcome.outcome !== 'unchanged')
+        this.compiled.set(cacheKey(record), { registeredAt, compiled: { ...next, version: record.version } });
+      registrations.push({ record, ...outcome });
+    }
+    return {
+      registrations,
+      warnings: [...result.diagnostics.filter((d) => d.severity === 'warning'), ...referenceWarnings],
+    };
   }
 
   /**
@@ -136,8 +202,16 @@ export class Registry {
     }
   }
 
-  /** The default version of a type, compiled; NotFound when it is not registered. */
-  async get(typeName: string): Promise<CompiledType> {
+  /**
+   * The default version of a type, compiled (or, with `version`, that version); NotFound when it is
+   * not registered.
+   */
+  async get(typeName: string, version?: string): Promise<CompiledType> {
+    if (version !== undefined) {
+      const record = await this.store.getType(typeName, version);
+      if (!record) throw await this.versionNotRegistered(typeName, version);
+      return this.compile(record);
+    }
     // Within STAMP_TTL_MS a type is served from memory; after that a two-column query checks it is
     // still the registered version (another replica may have re-registered or removed it).
     const now = Date.now();
@@ -161,43 +235,87 @@ export class Registry {
     return compiled;
   }
 
-  async describe(typeName: string): Promise<{ latest: StoredType; versions: StoredType[] }> {
+  /** A type's default version (or `version`), every version, and how many resources each was last written with. */
+  async describe(
+    typeName: string,
+    version?: string,
+  ): Promise<{
+    record: StoredType;
+    defaultVersion: string;
+    versions: StoredType[];
+    resourceCounts: Record<string, number>;
+  }> {
     const versions = await this.store.listTypeVersions(typeName);
-    const latest = await this.store.getType(typeName);
+    const latest = versions.at(-1);
     if (!latest) throw notRegistered(typeName);
-    return { latest, versions };
+    const record = version === undefined ? latest : versions.find((v) => v.version === version);
+    if (!record) throw await this.versionNotRegistered(typeName, version!);
+    const resourceCounts = await this.store.countResourcesByVersion(typeName);
+    return { record, defaultVersion: latest.version, versions, resourceCounts };
   }
 
   list(): Promise<StoredType[]> {
     return this.store.listTypes();
   }
 
-  /** Attach a `typeplane test --format json` report to the default version of a type (see `contract-reports.ts`). */
-  async attachContractReport(typeName: string, report: unknown): Promise<ContractStatus> {
-    const latest = await this.store.getType(typeName);
-    if (!latest) throw notRegistered(typeName);
-    return attachReport(this.store, latest, report);
+  /** Attach a `typeplane test -o json` report to a version of a type (its default version unless named) (see `contract-reports.ts`). */
+  async attachContractReport(typeName: string, report: unknown, version?: string): Promise<ContractStatus> {
+    const { record } = await this.describe(typeName, version);
+    return attachReport(this.store, record, report);
   }
 
-  /** The contract report status of a registration (the default version when only a name is given). */
-  async contractStatus(type: string | StoredType): Promise<ContractStatus | undefined> {
-    const record = typeof type === 'string' ? await this.store.getType(type) : type;
+  /** The contract report status of a registration (by name: `version`, or the default version). */
+  async contractStatus(type: string | StoredType, version?: string): Promise<ContractStatus | undefined> {
+    const record = typeof type === 'string' ? await this.store.getType(type, version) : type;
     return record && reportStatus(this.store, record);
   }
 
-  async deregister(typeName: string): Promise<void> {
-    const removed = await this.store.deleteType(typeName);
-    if (!removed) throw notRegistered(typeName);
-    for (const key of this.compiled.keys())
-      if (key.startsWith(`${typeName}\u0000`)) this.compiled.delete(key);
+  /** Name, version and registration time of each type's default version: what `list` has, without the models. */
+  listStamps(): Promise<{ typeName: string; version: string; registeredAt: string }[]> {
+    return this.store.listTypeStamps();
+  }
+
+  /** Make a registered version the one requests are served with. */
+  async setDefault(typeName: string, version: string): Promise<void> {
+    if (!(await this.store.setDefaultTypeVersion(typeName, version)))
+      throw await this.versionNotRegistered(typeName, version);
+
     this.latest.delete(typeName);
+  }
+
+  /**
+   * Remove a type (every version), or one version of it. Refused (ResourceConflict) while resources
+   * exist, or, for a version, while resources were last written with it or it is the default.
+   */
+  async deregister(typeName: string, version?: string): Promise<void> {
+    const removed =
+      version === undefined
+        ? await this.store.deleteType(typeName)
+        : await this.store.deleteTypeVersion(typeName, version);
+    if (!removed)
+      throw version === undefined
+        ? notRegistered(typeName)
+        : await this.versionNotRegistered(typeName, version);
+    for (const key of this.compiled.keys())
+      if (version === undefined ? key.startsWith(`${typeName}\u0000`) : key === `${typeName}\u0000${version}`)
+        this.compiled.delete(key);
+    this.latest.delete(typeName);
+  }
+
+  private async versionNotRegistered(typeName: string, version: string): Promise<TypeplaneError> {
+    const versions = await this.store.listTypeVersions(typeName);
+    if (versions.length === 0) return notRegistered(typeName);
+    return new TypeplaneError(
+      'NotFound',
+      `${typeName} has no version ${JSON.stringify(version)}; its versions are ${versions.map((v) => v.version).join(', ')}`,
+    );
   }
 
   private compile(record: StoredType): CompiledType {
     const key = cacheKey(record);
     const hit = this.compiled.get(key);
     if (hit && hit.registeredAt === record.registeredAt) return hit.compiled;
-    const compiled = compileType(record.model);
+    const compiled = { ...compileType(record.model), version: record.version };
     this.compiled.set(key, { registeredAt: record.registeredAt, compiled });
     return compiled;
   }
@@ -212,6 +330,38 @@ function compileForRegistration(type: ResourceType): CompiledType {
       throw new TypeplaneError('InvalidRequest', e.message, e.details);
     throw e;
   }
+}
+
+/** Two models of one type are the same schema (where they were read from does not count). */
+function sameModel(a: ResourceType, b: ResourceType): boolean {
+  const { source: _a, ...left } = a;
+  const { source: _b, ...right } = b;
+  return jsonEqual(cloneJson(left), cloneJson(right));
+}
+
+/** A breaking change while resources exist: the changes that break, and the resources the new version refuses. */
+function breakingRefused(
+  refusals: { typeName: string; breaking: Change[]; violations: Violations }[],
+): TypeplaneError {
+  const details: ErrorDetail[] = [];
+  const sentences: string[] = [];
+  for (const { typeName, breaking, violations } of refusals) {
+    sentences.push(
+      `${typeName}: ${breaking.length} breaking change${breaking.length === 1 ? '' : 's'} (first: ${breaking[0]!.rule} ${breaking[0]!.message}) while ${violations.total} resource${violations.total === 1 ? ' exists' : 's exist'}, ${violations.count} of the ${violations.checked} checked violating the new version${violations.identifiers.length > 0 ? ` (${violations.identifiers.join(', ')})` : ''}`,
+    );
+    for (const change of breaking) details.push({ ...change });
+    details.push({
+      pointer: '',
+      typeName,
+      message: `${violations.count} of ${violations.checked} resources checked (of ${violations.total}) violate the new version`,
+      violations,
+    });
+  }
+  return new TypeplaneError(
+    'ResourceConflict',
+    `breaking change refused: ${sentences.join('; ')}. Register it anyway with allowBreaking=true ('typeplane type register --allow-breaking'); resources that violate it stay as they are and their updates are checked against it, except for values an update leaves unchanged`,
+    details,
+  );
 }
 
 function cacheKey(record: StoredType): string {

@@ -80,6 +80,12 @@ export interface ResourceType {
   deprecatedProperties: string[];
   handlers: Partial<Record<HandlerAction, HandlerSettings>>;
   traits: Traits;
+  /**
+   * Draft-07 JSON Schema of the settings an operator sets per type (a resource schema's
+   * `typeConfiguration`, a manifest type's `x-typeplane-configuration`): an object schema, closed,
+   * with the document's `definitions` when it refers to them. Absent when the type takes none.
+   */
+  typeConfiguration?: JsonSchema;
   /** Where it was defined, for messages. */
   source?: string;
 }

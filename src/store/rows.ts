@@ -32,6 +32,7 @@ export interface ResourceRow {
   sealed: string | null;
   created_at: string;
   updated_at: string;
+  type_version: string | null;
 }
 
 /** The named parameters of an operation row. */
@@ -104,6 +105,39 @@ export function page<T>(rows: T[], limit: number, cursor: (last: T) => string): 
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return last === undefined ? { items } : { items, nextToken: cursor(last) };
+}
+
+/**
+ * The most characters of stored properties (sealed values included) one page of resources holds: a
+ * model may be 1 MB, so a thousand of them would be a gigabyte to read, parse and answer. A page stops
+ * before the resource that would pass it (the first always fits), and its nextToken goes on from there.
+ */
+export const RESOURCE_PAGE_CHARS = 4 * 1024 * 1024;
+
+/** The stored size of a resource row, as {@link RESOURCE_PAGE_CHARS} counts it. */
+export const resourceRowChars = (row: ResourceRow): number =>
+  row.properties_json.length + (row.sealed?.length ?? 0);
+
+/**
+ * A page of at most `limit` resources from rows in key order (at least `limit + 1` of them when more
+ * remain), ending early at {@link RESOURCE_PAGE_CHARS}; rows past the end are never parsed, and the
+ * iteration stops there.
+ */
+export function resourcePage(
+  rows: Iterable<ResourceRow>,
+  limit: number,
+  cursor: (last: StoredResource) => string,
+): Page<StoredResource> {
+  const items: StoredResource[] = [];
+  let chars = 0;
+  for (const row of rows) {
+    const size = resourceRowChars(row);
+    if (items.length === limit || (items.length > 0 && chars + size > RESOURCE_PAGE_CHARS))
+      return { items, nextToken: cursor(items[items.length - 1]!) };
+    chars += size;
+    items.push(toStoredResource(row));
+  }
+  return { items };
 }
 
 /** Normalise a time to `toISOString()` form so that stored times compare as text. */
@@ -204,6 +238,7 @@ export function toStoredResource(row: ResourceRow): StoredResource {
     updatedAt: row.updated_at,
   };
   if (row.sealed !== null) resource.sealed = row.sealed;
+  if (row.type_version !== null) resource.typeVersion = row.type_version;
   return resource;
 }
 
@@ -277,6 +312,32 @@ export const ACTIVE_OPERATION_OF_TYPE = (param: string) =>
  * A type whose operations have not all ended cannot be deregistered: a handler may be making (or have
  * made) something that only its type's provider could ever find and remove again.
  */
+/** A version of a type that cannot go: resources were last written with it, or it is the default. */
+export function versionInUse(
+  typeName: string,
+  version: string,
+  counts: { resources: number; versions: number; isDefault: boolean },
+): TypeplaneError {
+  if (counts.resources > 0)
+    return new TypeplaneError(
+      'ResourceConflict',
+      `Version ${version} of ${typeName} is in use: ${counts.resources} resource${counts.resources === 1 ? ' was' : 's were'} last written with it; update ${counts.resources === 1 ? 'it' : 'them'} under another version, or delete ${counts.resources === 1 ? 'it' : 'them'}, first.`,
+      [
+        {
+          pointer: '/version',
+          message: `${counts.resources} resource${counts.resources === 1 ? '' : 's'} recorded with this version`,
+          resourceCount: counts.resources,
+          version,
+        },
+      ],
+    );
+  return new TypeplaneError(
+    'ResourceConflict',
+    `Version ${version} is the default version of ${typeName}, which has ${counts.versions - 1} other version${counts.versions === 2 ? '' : 's'}: make another one the default first ('typeplane type set-default').`,
+    [{ pointer: '/version', message: 'is the default version', versionCount: counts.versions, version }],
+  );
+}
+
 export function typeBusy(typeName: string, requestToken: string): TypeplaneError {
   return new TypeplaneError(
     'ResourceConflict',

@@ -22,7 +22,10 @@ export const ACTIVE_STATUSES: readonly OperationStatus[] = ['PENDING', 'IN_PROGR
 
 export interface StoredType {
   typeName: string;
-  /** Manifest API version, or `'1'` for a resource schema. */
+  /**
+   * The registry's version of the type: `'1'`, `'2'`, … in registration order (each registration
+   * of a changed document adds one; see {@link Store.addTypeVersion}).
+   */
   version: string;
   /** The normalised model. */
   model: ResourceType;
@@ -39,6 +42,8 @@ export interface StoredResource {
   properties: Model;
   /** The write-only values, sealed by the engine (opaque to the store). */
   sealed?: string;
+  /** The version of the type this resource was last written with (absent when unknown). */
+  typeVersion?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -143,8 +148,25 @@ export interface Store {
   getTypeStamp(typeName: string): Promise<{ version: string; registeredAt: string } | undefined>;
   /** Latest version of every type, sorted by name. */
   listTypes(): Promise<StoredType[]>;
+  /** Name, version and registration time of every type's default version, sorted by name, without reading models. */
+  listTypeStamps(): Promise<{ typeName: string; version: string; registeredAt: string }[]>;
   /** Removes every version; false when there was none. Refuses (throws ResourceConflict) while resources exist. */
   deleteType(typeName: string): Promise<boolean>;
+  /**
+   * Adds the next version (one more than the highest so far, `'1'` for a new type) and makes it the
+   * default, atomically; the stored record, with its version, is returned.
+   */
+  addTypeVersion(type: Omit<StoredType, 'version'>): Promise<StoredType>;
+  /** Makes an existing version the default; false when there is no such version. */
+  setDefaultTypeVersion(typeName: string, version: string): Promise<boolean>;
+  /**
+   * Removes one version; false when there is no such version. Refuses (ResourceConflict) while
+   * resources were last written with it, or when it is the default and other versions exist; the last
+   * version goes as {@link deleteType} removes a type.
+   */
+  deleteTypeVersion(typeName: string, version: string): Promise<boolean>;
+  /** How many resources were last written with each version (versions without resources left out). */
+  countResourcesByVersion(typeName: string): Promise<Record<string, number>>;
 
   // Resource index
   getResource(typeName: string, identifier: string): Promise<StoredResource | undefined>;

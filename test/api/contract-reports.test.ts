@@ -1,5 +1,5 @@
 /**
- * Contract reports at registration: a `typeplane test --format json` report is attached to a type's
+ * Contract reports at registration: a `typeplane test -o json` report is attached to a type's
  * registration, `GET /v1/types` shows whether its provider passed, and a server started to require it
  * refuses operations on types whose provider has no passing report for their current registration.
  */
@@ -18,7 +18,7 @@ let svc: TestService;
 
 before(async () => {
   const type = await widgetType();
-  // Real reports, as `typeplane test --format json` prints them (JSON round trip included).
+  // Real reports, as `typeplane test -o json` prints them (JSON round trip included).
   const roundTrip = (r: SuiteReport) => JSON.parse(JSON.stringify(r)) as SuiteReport;
   passing = roundTrip(await runContractSuite({ type, provider: await fixture('correct'), seed: 1, runs: 2 }));
   failing = roundTrip(
@@ -92,7 +92,7 @@ test('a report of another type, or not a report, is refused', async () => {
   assert.equal(asWriter.status, 403, 'attaching a report is an admin act, as registration is');
 });
 
-test('a passing report admits the type; re-registering it needs a new one', async () => {
+test('a passing report admits the type version; a new version needs a new one', async () => {
   const res = await svc.call('POST', `/v1/types/${T}/contract-report`, passing);
   assert.equal(res.body.contract.passed, true);
   assert.equal((await contractOf(WIDGET)).passed, true);
@@ -100,7 +100,23 @@ test('a passing report admits the type; re-registering it needs a new one', asyn
   const ok = await create('w3');
   assert.equal(ok.status, 202, JSON.stringify(ok.body));
   assert.equal((await settle(svc, ok.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
-  assert.equal((await svc.call('POST', '/v1/types', readFileSync(widgetSchema, 'utf8'))).status, 201);
-  assert.equal(await contractOf(WIDGET), null, 'the report was for the earlier registration');
+  const schema = JSON.parse(readFileSync(widgetSchema, 'utf8')) as Record<string, unknown>;
+  // The same schema again stores nothing: the registration, and its report, stay.
+  assert.equal((await svc.call('POST', '/v1/types', schema)).status, 200);
+  assert.equal((await contractOf(WIDGET)).passed, true);
+  // A changed schema is a new version, the default now: its report is still to come.
+  const changed = { ...schema, description: `${String(schema.description ?? '')} (changed)` };
+  assert.equal((await svc.call('POST', '/v1/types', changed)).status, 201);
+  assert.equal(await contractOf(WIDGET), null, 'the report was for the earlier version');
   assert.equal((await create('w4')).body.errorCode, 'InvalidTypeConfiguration');
+  // The version the report was attached to is admitted still when a request names it.
+  const named = await svc.call('POST', `/v1/resources/${T}?version=1`, {
+    desiredState: { Name: 'w5', Region: 'eu' },
+  });
+  assert.equal(named.status, 202, JSON.stringify(named.body));
+  assert.equal((await settle(svc, named.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
+  // A report attached for the new version by number admits it.
+  const v2 = await svc.call('POST', `/v1/types/${T}/contract-report?version=2`, passing);
+  assert.equal(v2.status, 201, JSON.stringify(v2.body));
+  assert.equal((await contractOf(WIDGET)).passed, true);
 });

@@ -94,3 +94,14 @@ test('a parameter that cannot be a filter is a 400 naming it', async () => {
     'the message names the properties that can be filtered on',
   );
 });
+
+test('?version= names the type version the filters are checked against, and is no filter itself', async () => {
+  assert.deepEqual(await names('version=1&Kind=sensor'), ['a', 'c', 'd']);
+  assert.deepEqual(await names('version=1'), ['a', 'b', 'c', 'd', 'e']);
+  const missing = await svc.call('GET', `/v1/resources/${T}?version=9&Kind=sensor`);
+  assert.equal(missing.status, 404, JSON.stringify(missing.body));
+  assert.match(missing.body.message, /has no version "9"/);
+  const bad = await svc.call('GET', `/v1/resources/${T}?version=latest`);
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.message, /version must be a version number/);
+});

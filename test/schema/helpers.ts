@@ -19,16 +19,22 @@ export function minimalSchema(): { [key: string]: Json } {
     additionalProperties: false,
     primaryIdentifier: ['/properties/Name'],
     createOnlyProperties: ['/properties/Name'],
+    // Last, so adding it moved no line of the diagnostics the tests expect before it.
+    required: ['Name'],
   };
 }
 
-/** `minimalSchema()` with top-level keys replaced (a key set to `undefined` is removed). */
+/**
+ * `minimalSchema()` with top-level keys replaced (a key set to `undefined` is removed). Its
+ * `required` stays last unless overridden, so the lines of the keys before it are as they were.
+ */
 export function schemaWith(overrides: { [key: string]: Json | undefined }): { [key: string]: Json } {
-  const schema = minimalSchema();
+  const { required, ...schema } = minimalSchema();
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) delete schema[key];
     else schema[key] = value;
   }
+  if (!Object.hasOwn(overrides, 'required')) schema.required = required!;
   return schema;
 }
 
@@ -104,4 +110,23 @@ export function assertValid(result: ValidationResult): void {
   );
   assert.equal(result.valid, true);
   assert.equal(result.types.length, 1);
+}
+
+/**
+ * A manifest whose one type, Test.Area/widgets@2025-01-01, has `schemaLines` as its schema: they
+ * start on line 8, indented by 10 spaces (schema line k is document line 7 + k).
+ */
+export function manifestWithSchema(...schemaLines: string[]): string {
+  return (
+    [
+      'namespace: Test.Area',
+      'types:',
+      '  widgets:',
+      '    description: A widget.',
+      '    apiVersions:',
+      "      '2025-01-01':",
+      '        schema:',
+      ...schemaLines.map((l) => ' '.repeat(10) + l),
+    ].join('\n') + '\n'
+  );
 }

@@ -17,7 +17,8 @@ function withLast(key: string, value: string): string {
   "additionalProperties": false,
   "primaryIdentifier": ["/properties/Name"],
   "createOnlyProperties": ["/properties/Name"],
-  "${key}": ${value}
+  "${key}": ${value},
+  "required": ["Name"]
 }
 `;
 }

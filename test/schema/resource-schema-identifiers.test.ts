@@ -24,7 +24,8 @@ const valid = `{
   },
   "additionalProperties": false,
   "primaryIdentifier": ["/properties/Name"],
-  "createOnlyProperties": ["/properties/Name"]
+  "createOnlyProperties": ["/properties/Name"],
+  "required": ["Name"]
 }
 `;
 

@@ -208,6 +208,7 @@ describe('normalising a resource schema', () => {
         additionalProperties: false,
         primaryIdentifier: ['/properties/Name'],
         createOnlyProperties: ['/properties/Name'],
+        required: ['Name'],
       }),
     );
     assertClean(plain);

@@ -21,7 +21,8 @@ function withSpec(spec: string, extra = ''): string {
   },${extra}
   "additionalProperties": false,
   "primaryIdentifier": ["/properties/Name"],
-  "createOnlyProperties": ["/properties/Name"]
+  "createOnlyProperties": ["/properties/Name"],
+  "required": ["Name"]
 }
 `;
 }

@@ -14,7 +14,8 @@ const valid = `{
   },
   "additionalProperties": false,
   "primaryIdentifier": ["/properties/Name"],
-  "createOnlyProperties": ["/properties/Name"]
+  "createOnlyProperties": ["/properties/Name"],
+  "required": ["Name"]
 }
 `;
 
@@ -37,6 +38,8 @@ primaryIdentifier:
   - /properties/Name
 createOnlyProperties:
   - /properties/Name
+required:
+  - Name
 `;
     assertClean(validate(text, { file: 'x.yaml' }));
   });

@@ -34,7 +34,8 @@ describe('TP2040 nested object allows additional properties', () => {
   },
   "additionalProperties": false,
   "primaryIdentifier": ["/properties/Name"],
-  "createOnlyProperties": ["/properties/Name"]
+  "createOnlyProperties": ["/properties/Name"],
+  "required": ["Name"]
 }
 `;
     assertWarning(text, { rule: 'TP2040', pointer: '/properties/Spec', line: 6, column: 13 });
@@ -62,7 +63,8 @@ describe('TP2040 nested object allows additional properties', () => {
   },
   "additionalProperties": false,
   "primaryIdentifier": ["/properties/Name"],
-  "createOnlyProperties": ["/properties/Name"]
+  "createOnlyProperties": ["/properties/Name"],
+  "required": ["Name"]
 }
 `;
     const result = validate(text);
@@ -89,7 +91,8 @@ describe('TP2041 wildcard permission', () => {
   "handlers": {
     "create": { "permissions": ["svc:CreateThing", "s3:*"] },
     "delete": { "permissions": ["*"] }
-  }
+  },
+  "required": ["Name"]
 }
 `;
     const result = validate(text);
@@ -109,7 +112,8 @@ describe('TP2042 identifier neither read-only nor create-only', () => {
     "Name": { "type": "string" }
   },
   "additionalProperties": false,
-  "primaryIdentifier": ["/properties/Name"]
+  "primaryIdentifier": ["/properties/Name"],
+  "required": ["Name"]
 }
 `;
 
@@ -140,7 +144,8 @@ describe('TP2043 unknown format', () => {
   },
   "additionalProperties": false,
   "primaryIdentifier": ["/properties/Name"],
-  "createOnlyProperties": ["/properties/Name"]
+  "createOnlyProperties": ["/properties/Name"],
+  "required": ["Name"]
 }
 `;
     assertWarning(text, { rule: 'TP2043', pointer: '/properties/Created/format', line: 6, column: 46 });
@@ -159,7 +164,8 @@ describe('TP2044 tagging.tagProperty does not resolve', () => {
   "additionalProperties": false,
   "primaryIdentifier": ["/properties/Name"],
   "createOnlyProperties": ["/properties/Name"],
-  "tagging": { "taggable": true, "tagProperty": "/properties/Tags" }
+  "tagging": { "taggable": true, "tagProperty": "/properties/Tags" },
+  "required": ["Name"]
 }
 `;
     assertWarning(text, { rule: 'TP2044', pointer: '/tagging/tagProperty', line: 10, column: 49 });

@@ -64,6 +64,7 @@ function schema(
     primaryIdentifier: identifier.map((p) => `/properties/${p}`),
     createOnlyProperties: identifier.map((p) => `/properties/${p}`),
     ...extra,
+    required: identifier,
   });
 }
 
@@ -182,6 +183,7 @@ describe('TP1012: a reference to a type that is not loaded is a warning', () => 
       additionalProperties: false,
       primaryIdentifier: ['/properties/Name'],
       createOnlyProperties: ['/properties/Name'],
+      required: ['Name'],
     });
     const loaded = await load({ 'app.json': app });
     expectIn(loaded, 'app.json', [

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assertClean, assertDiagnostics, assertOnly, pretty, validate, type Json } from './helpers.js';
 
-/** A valid schema with three properties (one a list of objects) and `traits` last. */
+/** A valid schema with three properties (one a list of objects), then `traits`, then `required`. */
 function withTraits(traits: Json | undefined, extra: { [key: string]: Json } = {}): { [key: string]: Json } {
   return {
     typeName: 'Org::Apps::App',
@@ -25,6 +25,7 @@ function withTraits(traits: Json | undefined, extra: { [key: string]: Json } = {
     createOnlyProperties: ['/properties/Name'],
     ...extra,
     ...(traits === undefined ? {} : { traits }),
+    required: ['Name'],
   };
 }
 

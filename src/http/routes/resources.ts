@@ -5,22 +5,25 @@
  * operation is terminal or the wait ends. Answers decided before any handler runs are synchronous
  * errors (400 InvalidRequest / NotUpdatable, 404 NotFound for an unknown type, 409 ResourceConflict).
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
-import type { Engine } from '../../engine/index.js';
+import type { Caller, Engine } from '../../engine/index.js';
 import { TERMINAL_STATUSES, type ProgressEvent } from '../../engine/index.js';
 import { typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
-import { maxResultsParam, waitParam } from '../query.js';
+import { maxResultsParam, versionParam, waitParam } from '../query.js';
 
 export const RESOURCE_BODY_LIMIT = 1024 * 1024;
 const MAX_WAIT_SECONDS = 300;
 
 type TypeParams = {
   Params: { typeName: string };
-  Querystring: { wait?: string; maxResults?: string; nextToken?: string };
+  Querystring: { wait?: string; maxResults?: string; nextToken?: string; version?: string };
 };
-type ResourceParams = { Params: { typeName: string; identifier: string }; Querystring: { wait?: string } };
+type ResourceParams = {
+  Params: { typeName: string; identifier: string };
+  Querystring: { wait?: string; version?: string };
+};
 
 function waitSeconds(value: string | undefined): number {
   return waitParam(value, MAX_WAIT_SECONDS);
@@ -30,6 +33,12 @@ function bodyObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new TypeplaneError('InvalidRequest', 'request body must be a JSON object');
   return body as Record<string, unknown>;
+}
+
+/** The caller of a mutation: its token's client tokens and the types it may see. */
+function callerOf(request: FastifyRequest): Caller {
+  const principal = principalOf(request);
+  return { id: principal.tokenId, canSee: (typeName) => typeVisible(principal, typeName) };
 }
 
 export async function resourceRoutes(app: FastifyInstance, { engine }: { engine: Engine }): Promise<void> {
@@ -51,6 +60,8 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.typeName,
         body.desiredState,
         body.clientToken as string | undefined,
+        callerOf(request),
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },
@@ -58,12 +69,15 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
 
   app.get<TypeParams>('/v1/resources/:typeName', async (request) => {
     const { typeName } = request.params;
-    // Every other query parameter is a filter on a top-level property (the engine checks them).
-    const { maxResults, nextToken, ...filters } = request.query as Record<string, unknown>;
+    // Every other query parameter is a filter on a top-level property (the engine checks them);
+    // `version` names the type version whose schema they are checked against.
+    const { maxResults, nextToken, version, ...filters } = request.query as Record<string, unknown>;
+    const named = versionParam(version);
     const page = await engine.list(typeName, {
       maxResults: maxResultsParam(maxResults),
       nextToken,
       filters,
+      ...(named !== undefined ? { version: named } : {}),
     });
     return { typeName, ...page };
   });
@@ -85,6 +99,8 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.identifier,
         body.patchDocument,
         body.clientToken as string | undefined,
+        callerOf(request),
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },
@@ -101,6 +117,8 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.identifier,
         body.desiredState,
         body.clientToken as string | undefined,
+        callerOf(request),
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },
@@ -125,7 +143,12 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);
     const clientToken =
       (body.clientToken as string | undefined) ?? (request.headers['x-client-token'] as string | undefined);
-    const event = await engine.delete(request.params.typeName, request.params.identifier, clientToken);
+    const event = await engine.delete(
+      request.params.typeName,
+      request.params.identifier,
+      clientToken,
+      callerOf(request),
+    );
     return accepted(reply, event, wait);
   });
 }

@@ -1,32 +1,43 @@
 /**
- * @module /v1/types — register, list, describe and deregister resource types.
+ * @module /v1/types — register, list, describe and deregister resource types and their versions.
  */
 import type { FastifyInstance } from 'fastify';
+import { summarize } from '../../diff/index.js';
 import { TypeplaneError } from '../../errors.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Registration, Registry } from '../../registry/registry.js';
 import type { StoredType } from '../../store/types.js';
 import { LIMITS } from '../../schema/index.js';
 import { typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
 import { parseJsonBody } from '../body.js';
+import { versionParam } from '../query.js';
+import type { TypeConfigurations } from '../../type-configuration/index.js';
+import { configurationRoutes } from './type-configuration.js';
 
 export function typeSummary(record: StoredType) {
   const t = record.model;
   return {
     typeName: t.typeName,
     version: record.version,
+    ...(t.apiVersion !== undefined ? { apiVersion: t.apiVersion } : {}),
     dialect: t.dialect,
     description: t.description,
     registeredAt: record.registeredAt,
   };
 }
 
-export function typeDetail(latest: StoredType, versions: StoredType[]) {
-  const t = latest.model;
+export function typeDetail(described: Awaited<ReturnType<Registry['describe']>>) {
+  const { record, defaultVersion, versions, resourceCounts } = described;
+  const t = record.model;
   return {
-    ...typeSummary(latest),
-    defaultVersion: latest.version,
-    versions: versions.map((v) => ({ version: v.version, registeredAt: v.registeredAt })),
+    ...typeSummary(record),
+    defaultVersion,
+    versions: versions.map((v) => ({
+      version: v.version,
+      registeredAt: v.registeredAt,
+      isDefault: v.version === defaultVersion,
+      resourceCount: resourceCounts[v.version] ?? 0,
+    })),
     schema: t.schema,
     primaryIdentifier: t.primaryIdentifier,
     additionalIdentifiers: t.additionalIdentifiers,
@@ -35,10 +46,31 @@ export function typeDetail(latest: StoredType, versions: StoredType[]) {
     createOnlyProperties: t.createOnlyProperties,
     handlers: t.handlers,
     traits: t.traits,
+    // The settings' schema (never their values: those are GET …/configuration, admins only).
+    ...(t.typeConfiguration ? { typeConfiguration: t.typeConfiguration } : {}),
   };
 }
 
-export async function typeRoutes(app: FastifyInstance, { registry }: { registry: Registry }): Promise<void> {
+function registrationSummary(registration: Registration) {
+  const { record, outcome, changes, violations } = registration;
+  return {
+    ...typeSummary(record),
+    outcome,
+    ...(outcome === 'new-version' ? { changes: { counts: summarize(changes), items: changes } } : {}),
+    ...(violations ? { violations } : {}),
+  };
+}
+
+function flagParam(name: string, value: unknown): boolean {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true' || value === '') return true;
+  throw new TypeplaneError('InvalidRequest', `${name} must be true or false, not ${JSON.stringify(value)}`);
+}
+
+export async function typeRoutes(
+  app: FastifyInstance,
+  { registry, configurations }: { registry: Registry; configurations?: TypeConfigurations },
+): Promise<void> {
   // Type documents are read as bytes, so malformed UTF-8 is refused (TP1003) rather than replaced,
   // and kept as text so diagnostics can point at line and column.
   const asBytes = { parseAs: 'buffer' as const, bodyLimit: LIMITS.maxBytes };
@@ -49,25 +81,32 @@ export async function typeRoutes(app: FastifyInstance, { registry }: { registry:
     (_req, body, done) => done(null, body),
   );
 
-  app.post('/v1/types', { bodyLimit: LIMITS.maxBytes }, async (request, reply) => {
-    const body = request.body;
-    if (!Buffer.isBuffer(body) || body.length === 0)
-      throw new TypeplaneError(
-        'InvalidRequest',
-        'send a resource schema (application/json) or a manifest (application/yaml) as the body',
-      );
-    const contentType = String(request.headers['content-type'] ?? '');
-    const format = /json/i.test(contentType) ? 'json' : /yaml/i.test(contentType) ? 'yaml' : undefined;
-    const warnings: { pointer: string; message: string }[] = [];
-    const registered = await registry.register(body, {
-      ...(format ? { format } : {}),
-      file: 'request body',
-      onWarning: (w) => warnings.push(w),
-    });
-    return reply
-      .status(201)
-      .send({ types: registered.map(typeSummary), ...(warnings.length > 0 ? { warnings } : {}) });
-  });
+  app.post<{ Querystring: { allowBreaking?: string } }>(
+    '/v1/types',
+    { bodyLimit: LIMITS.maxBytes },
+    async (request, reply) => {
+      const body = request.body;
+      if (!Buffer.isBuffer(body) || body.length === 0)
+        throw new TypeplaneError(
+          'InvalidRequest',
+          'send a resource schema (application/json) or a manifest (application/yaml) as the body',
+        );
+      const contentType = String(request.headers['content-type'] ?? '');
+      const format = /json/i.test(contentType) ? 'json' : /yaml/i.test(contentType) ? 'yaml' : undefined;
+      const allowBreaking = flagParam('allowBreaking', request.query.allowBreaking);
+      const { registrations: registered, warnings } = await registry.registerDocument(body, {
+        ...(format ? { format } : {}),
+        file: 'request body',
+        allowBreaking,
+      });
+      // Nothing new stored (every type as registered already): a no-op, not a creation.
+      const created = registered.some((r) => r.outcome !== 'unchanged');
+      // Warnings (an empty schema leaves properties unvalidated, say) come back with the registration.
+      return reply
+        .status(created ? 201 : 200)
+        .send({ types: registered.map(registrationSummary), ...(warnings.length > 0 ? { warnings } : {}) });
+    },
+  );
 
   app.get('/v1/types', async (request) => {
     const principal = principalOf(request);
@@ -79,25 +118,59 @@ export async function typeRoutes(app: FastifyInstance, { registry }: { registry:
     return { types };
   });
 
-  app.get<{ Params: { typeName: string } }>('/v1/types/:typeName', async (request) => {
-    const { latest, versions } = await registry.describe(request.params.typeName);
-    return { ...typeDetail(latest, versions), contract: (await registry.contractStatus(latest)) ?? null };
-  });
+  app.get<{ Params: { typeName: string }; Querystring: { version?: string } }>(
+    '/v1/types/:typeName',
+    async (request) => {
+      const described = await registry.describe(request.params.typeName, versionParam(request.query.version));
+      // Whether this version's provider passed the contract suite (null: no report for this registration).
+      return {
+        ...typeDetail(described),
+        contract: (await registry.contractStatus(described.record)) ?? null,
+      };
+    },
+  );
 
-  // A `typeplane test --format json` report for the type's default version (admin, as registration).
-  app.post<{ Params: { typeName: string } }>(
+  // A `typeplane test -o json` report for a version of the type (its default unless
+  // `?version=` names one; admin, as registration).
+  app.post<{ Params: { typeName: string }; Querystring: { version?: string } }>(
     '/v1/types/:typeName/contract-report',
     { bodyLimit: LIMITS.maxBytes },
     async (request, reply) => {
       // Read as bytes by this plugin's parser; parsed with the bounds of every JSON body.
       const body = Buffer.isBuffer(request.body) ? parseJsonBody(request.body) : request.body;
-      const contract = await registry.attachContractReport(request.params.typeName, body);
-      return reply.status(201).send({ typeName: request.params.typeName, contract });
+      const { typeName } = request.params;
+      const version = versionParam(request.query.version);
+      const contract = await registry.attachContractReport(typeName, body, version);
+      return reply.status(201).send({ typeName, ...(version !== undefined ? { version } : {}), contract });
     },
   );
 
-  app.delete<{ Params: { typeName: string } }>('/v1/types/:typeName', async (request, reply) => {
-    await registry.deregister(request.params.typeName);
-    return reply.status(204).send();
+  app.put<{ Params: { typeName: string } }>('/v1/types/:typeName/default-version', async (request) => {
+    const body = parseJsonBody(request.body as Buffer);
+    const version = versionParam(
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? String((body as { version?: unknown }).version ?? '')
+        : undefined,
+    );
+    if (version === undefined)
+      throw new TypeplaneError('InvalidRequest', 'send { "version": "<version number>" } as the body');
+    await registry.setDefault(request.params.typeName, version);
+    return typeDetail(await registry.describe(request.params.typeName));
   });
+
+  app.delete<{ Params: { typeName: string }; Querystring: { version?: string } }>(
+    '/v1/types/:typeName',
+    async (request, reply) => {
+      const version = versionParam(request.query.version);
+      await registry.deregister(request.params.typeName, version);
+      // A type gone for good takes its configuration with it (a later type of that name starts bare).
+      if (
+        version === undefined ||
+        !(await registry.list()).some((t) => t.typeName === request.params.typeName)
+      )
+        await configurations?.remove(request.params.typeName);
+      return reply.status(204).send();
+    },
+  );
+  if (configurations) configurationRoutes(app, configurations);
 }

@@ -12,8 +12,11 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Model } from '../../model/index.js';
 import type { HandlerAction, HandlerEvent, HandlerRequest } from '../../handler/index.js';
 
-/** The version sent in the `Typeplane-Protocol-Version` header. */
-export const PROTOCOL_VERSION = '1';
+/**
+ * The version sent in the `Typeplane-Protocol-Version` header: `major.minor`. A minor version only
+ * adds fields (1.1: `typeConfiguration`), which providers written for an earlier one ignore.
+ */
+export const PROTOCOL_VERSION = '1.1';
 
 export type WireAction = 'CREATE' | 'READ' | 'UPDATE' | 'DELETE' | 'LIST';
 
@@ -34,6 +37,8 @@ export interface HandlerRequestMessage {
   clientRequestToken: string;
   nextToken: string | null;
   maxResults: number | null;
+  /** Since 1.1: the type's configuration, or null when it takes none or none is set. */
+  typeConfiguration: Record<string, unknown> | null;
 }
 
 /** The answer as it may arrive; see progress-event.schema.json (null and absent mean the same). */
@@ -60,6 +65,7 @@ export function requestMessage(action: HandlerAction, request: HandlerRequest): 
     clientRequestToken: request.clientRequestToken,
     nextToken: action === 'list' ? (request.nextToken ?? null) : null,
     maxResults: action === 'list' ? (request.maxResults ?? null) : null,
+    typeConfiguration: request.typeConfiguration ?? null,
   };
 }
 
@@ -120,9 +126,9 @@ export function parseEvent(
   }
   const event: HandlerEvent = { status: answer.status };
   if (answer.status === 'FAILED') event.errorCode = answer.errorCode!;
-  // A successful delete has no model; one sent anyway is dropped rather than failing a finished delete.
-  if (answer.resourceModel != null && !(action === 'delete' && answer.status === 'SUCCESS'))
-    event.resourceModel = answer.resourceModel;
+  // Passed on as answered, a model on a successful delete included: the engine ignores it (the delete
+  // is done), and `typeplane test` must see it to fail the provider for it.
+  if (answer.resourceModel != null) event.resourceModel = answer.resourceModel;
   if (action === 'list') {
     if (answer.resourceModels != null) event.resourceModels = answer.resourceModels;
     event.nextToken = answer.nextToken ?? null;

@@ -72,6 +72,15 @@ export function resourceSchemaToModel(doc: Schema, hints: ModelHints, source?: s
       references: [...declaredReferences(doc), ...(hints.hasRelationshipRefs ? collectReferences(doc) : [])],
     },
   };
+  if (isObject(doc.typeConfiguration)) {
+    // Its $refs point at the document's definitions: they go with it. `deprecatedProperties` is metadata.
+    const { deprecatedProperties: _, ...settings } = doc.typeConfiguration;
+    type.typeConfiguration = {
+      ...settings,
+      type: 'object',
+      ...(isObject(schema.definitions) ? { definitions: schema.definitions } : {}),
+    };
+  }
   if (source !== undefined) type.source = source;
   return type;
 }

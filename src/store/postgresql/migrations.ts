@@ -91,6 +91,17 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX operations_by_type;
   DROP INDEX operations_terminal;
   `,
+  // Type versions (as the SQLite store's migration of the same purpose): numbers in registration
+  // order, and the version each resource was last written with.
+  `
+  UPDATE types SET version = 'v' || seq;
+  UPDATE types t SET version = r.n::text
+    FROM (SELECT type_name, seq, row_number() OVER (PARTITION BY type_name ORDER BY seq) AS n FROM types) r
+    WHERE t.type_name = r.type_name AND t.seq = r.seq;
+  ALTER TABLE resources ADD COLUMN type_version text COLLATE "C";
+  UPDATE resources SET type_version = (SELECT version FROM types t WHERE t.type_name = resources.type_name ORDER BY seq DESC LIMIT 1);
+  CREATE INDEX resources_by_version ON resources (type_name, type_version);
+  `,
   // Additional identifiers: each value unique within its type, and resolvable to the resource holding it.
   `
   CREATE TABLE resource_identifiers (

@@ -28,12 +28,15 @@ import {
   missingOperation,
   operationParams,
   page,
+  resourcePage,
+  RESOURCE_PAGE_CHARS,
   toKvEntry,
   toOperationRecord,
   toStoredResource,
   toStoredType,
   typeInUse,
   typeBusy,
+  versionInUse,
   ACTIVE_OPERATION_OF_TYPE,
   type KvRow,
   type OperationParams,
@@ -70,7 +73,8 @@ export interface PostgresStoreOptions {
 }
 
 const TYPE_COLUMNS = 'type_name, version, model_json, source, registered_at';
-const RESOURCE_COLUMNS = 'type_name, identifier, properties_json, sealed, created_at, updated_at';
+const RESOURCE_COLUMNS =
+  'type_name, identifier, properties_json, sealed, created_at, updated_at, type_version';
 
 /** The columns of an operation row written by begin/complete, in order. */
 const INSERT_COLUMNS = [
@@ -253,6 +257,13 @@ export class PostgresStore implements Store {
     return rows.map(toStoredType);
   }
 
+  async listTypeStamps(): Promise<{ typeName: string; version: string; registeredAt: string }[]> {
+    const { rows } = await this.pool.query<{ type_name: string; version: string; registered_at: string }>(
+      `SELECT DISTINCT ON (type_name) type_name, version, registered_at FROM types ORDER BY type_name, seq DESC`,
+    );
+    return rows.map((r) => ({ typeName: r.type_name, version: r.version, registeredAt: r.registered_at }));
+  }
+
   async deleteType(typeName: string): Promise<boolean> {
     return this.transaction(async (c) => {
       const count = await countResources(c, typeName);
@@ -261,6 +272,69 @@ export class PostgresStore implements Store {
       if (active.rows[0]) throw typeBusy(typeName, active.rows[0].request_token);
       return ((await c.query(`DELETE FROM types WHERE type_name = $1`, [typeName])).rowCount ?? 0) > 0;
     }, typeKey(typeName));
+  }
+
+  async addTypeVersion(type: Omit<StoredType, 'version'>): Promise<StoredType> {
+    // Under the type's lock: two registrations at once get two numbers, not one.
+    return this.transaction(async (c) => {
+      const { rows } = await c.query<{ version: string }>(
+        `INSERT INTO types (${TYPE_COLUMNS}, seq)
+         SELECT $1, (COALESCE(MAX(CASE WHEN version ~ '^[0-9]{1,9}$' THEN version::integer END), 0) + 1)::text,
+           $2, $3, $4, nextval('types_seq')
+         FROM types WHERE type_name = $1
+         RETURNING version`,
+        [type.typeName, JSON.stringify(type.model), type.source, isoTime(type.registeredAt, 'registeredAt')],
+      );
+      return { ...type, version: rows[0]!.version };
+    }, typeKey(type.typeName));
+  }
+
+  async setDefaultTypeVersion(typeName: string, version: string): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE types SET seq = nextval('types_seq') WHERE type_name = $1 AND version = $2`,
+      [typeName, version],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async deleteTypeVersion(typeName: string, version: string): Promise<boolean> {
+    const versions = await this.listTypeVersions(typeName);
+    if (!versions.some((v) => v.version === version)) return false;
+    if (versions.length === 1) return this.deleteType(typeName);
+    return this.transaction(async (c) => {
+      const { rows } = await c.query<{ version: string; seq: string; is_default: boolean; versions: string }>(
+        `SELECT version, (seq = MAX(seq) OVER ()) AS is_default, COUNT(*) OVER () AS versions FROM types WHERE type_name = $1`,
+        [typeName],
+      );
+      const row = rows.find((r) => r.version === version);
+      if (!row) return false;
+      const count = await c.query<{ count: string }>(
+        `SELECT COUNT(*) AS count FROM resources WHERE type_name = $1 AND type_version = $2`,
+        [typeName, version],
+      );
+      const resources = Number(count.rows[0]?.count ?? 0);
+      if (resources > 0 || row.is_default)
+        throw versionInUse(typeName, version, {
+          resources,
+          versions: Number(row.versions),
+          isDefault: row.is_default,
+        });
+      const deleted = await c.query(`DELETE FROM types WHERE type_name = $1 AND version = $2`, [
+        typeName,
+        version,
+      ]);
+      return (deleted.rowCount ?? 0) > 0;
+    }, typeKey(typeName));
+  }
+
+  async countResourcesByVersion(typeName: string): Promise<Record<string, number>> {
+    const { rows } = await this.pool.query<{ type_version: string | null; count: string }>(
+      `SELECT type_version, COUNT(*) AS count FROM resources WHERE type_name = $1 GROUP BY type_version`,
+      [typeName],
+    );
+    const counts: Record<string, number> = {};
+    for (const row of rows) if (row.type_version !== null) counts[row.type_version] = Number(row.count);
+    return counts;
   }
 
   // ---- Resource index ----
@@ -276,20 +350,17 @@ export class PostgresStore implements Store {
   ): Promise<Page<StoredResource>> {
     checkLimit(options.limit);
     const after = decodeCursor('resources', options.nextToken);
-    const { rows } =
-      after === undefined
-        ? await this.pool.query<ResourceRow>(
-            `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE type_name = $1 ORDER BY identifier LIMIT $2`,
-            [typeName, options.limit + 1],
-          )
-        : await this.pool.query<ResourceRow>(
-            `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE type_name = $1 AND identifier > $2
-             ORDER BY identifier LIMIT $3`,
-            [typeName, after, options.limit + 1],
-          );
-    return page(rows.map(toStoredResource), options.limit, (last) =>
-      encodeCursor('resources', last.identifier),
+    // Only the rows that start within the page's size are sent (and one more, to know there are more).
+    const size = 'length(properties_json) + coalesce(length(sealed), 0)';
+    const { rows } = await this.pool.query<ResourceRow>(
+      `SELECT ${RESOURCE_COLUMNS} FROM (
+         SELECT ${RESOURCE_COLUMNS}, sum(${size}) OVER (ORDER BY identifier) - (${size}) AS before
+         FROM resources WHERE type_name = $1 ${after === undefined ? '' : 'AND identifier > $4'}
+         ORDER BY identifier LIMIT $2
+       ) page WHERE before <= $3 ORDER BY identifier`,
+      [typeName, options.limit + 1, RESOURCE_PAGE_CHARS, ...(after === undefined ? [] : [after])],
     );
+    return resourcePage(rows, options.limit, (last) => encodeCursor('resources', last.identifier));
   }
 
   async countResources(typeName: string): Promise<number> {
@@ -728,9 +799,9 @@ async function applyChange(
     await c.query(
       // The type's lock, shared: taken before the row is made, so a deregistration waits for this commit.
       `INSERT INTO resources (${RESOURCE_COLUMNS})
-       SELECT $1, $2, $3, $4, $5, $6 FROM (SELECT pg_advisory_xact_lock_shared($7::bigint)) l
+       SELECT $1, $2, $3, $4, $5, $6, $8 FROM (SELECT pg_advisory_xact_lock_shared($7::bigint)) l
        ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json,
-         sealed = excluded.sealed, updated_at = excluded.updated_at`,
+         sealed = excluded.sealed, updated_at = excluded.updated_at, type_version = excluded.type_version`,
       [
         resource.typeName,
         resource.identifier,
@@ -739,6 +810,7 @@ async function applyChange(
         isoTime(resource.createdAt, 'createdAt'),
         isoTime(resource.updatedAt, 'updatedAt'),
         lockNumber(typeKey(resource.typeName)),
+        resource.typeVersion ?? null,
       ],
     );
     if (change.identifiers) await putIdentifiers(c, resource, change.identifiers);

@@ -147,6 +147,16 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX operations_active ON operations (seq) WHERE status IN ${ACTIVE_SQL};
   CREATE UNIQUE INDEX operations_client_token ON operations (client_token) WHERE client_token IS NOT NULL;
   `,
+  // Type versions: a type's versions become numbers in registration order ('1', '2', …; the default
+  // is still the highest seq), and every resource records the version it was last written with (the
+  // default version when this runs). Renamed in two steps, so no new name meets an old one.
+  `
+  UPDATE types SET version = 'v' || seq;
+  UPDATE types SET version = CAST((SELECT COUNT(*) FROM types t WHERE t.type_name = types.type_name AND t.seq <= types.seq) AS TEXT);
+  ALTER TABLE resources ADD COLUMN type_version TEXT;
+  UPDATE resources SET type_version = (SELECT version FROM types t WHERE t.type_name = resources.type_name ORDER BY seq DESC LIMIT 1);
+  CREATE INDEX resources_by_version ON resources (type_name, type_version);
+  `,
   // Additional identifiers: each value unique within its type, and resolvable to the resource holding it.
   `
   CREATE TABLE resource_identifiers (

@@ -25,12 +25,14 @@ import {
   missingOperation,
   operationParams,
   page,
+  resourcePage,
   toKvEntry,
   toOperationRecord,
   toStoredResource,
   toStoredType,
   typeInUse,
   typeBusy,
+  versionInUse,
   ACTIVE_OPERATION_OF_TYPE,
   type GuardedParams,
   type KvRow,
@@ -174,8 +176,40 @@ export class SqliteStore implements Store {
     return this.sql.listLatestTypes.all().map(toStoredType);
   }
 
+  async listTypeStamps(): Promise<{ typeName: string; version: string; registeredAt: string }[]> {
+    return this.sql.listTypeStamps
+      .all()
+      .map((r) => ({ typeName: r.type_name, version: r.version, registeredAt: r.registered_at }));
+  }
+
   async deleteType(typeName: string): Promise<boolean> {
     return this.tx.deleteType.immediate(typeName);
+  }
+
+  async addTypeVersion(type: Omit<StoredType, 'version'>): Promise<StoredType> {
+    const row = this.sql.addTypeVersion.get(
+      type.typeName,
+      type.typeName,
+      JSON.stringify(type.model),
+      type.source,
+      isoTime(type.registeredAt, 'registeredAt'),
+    );
+    return { ...type, version: row!.version };
+  }
+
+  async setDefaultTypeVersion(typeName: string, version: string): Promise<boolean> {
+    return this.sql.setDefaultTypeVersion.run(typeName, version).changes > 0;
+  }
+
+  async deleteTypeVersion(typeName: string, version: string): Promise<boolean> {
+    return this.tx.deleteTypeVersion.immediate(typeName, version);
+  }
+
+  async countResourcesByVersion(typeName: string): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for (const row of this.sql.countResourcesByVersion.all(typeName))
+      if (row.type_version !== null) counts[row.type_version] = row.count;
+    return counts;
   }
 
   // ---- Resource index ----
@@ -191,13 +225,12 @@ export class SqliteStore implements Store {
   ): Promise<Page<StoredResource>> {
     checkLimit(options.limit);
     const after = decodeCursor('resources', options.nextToken);
+    // Iterated, so the rows past a full page are never read.
     const rows =
       after === undefined
-        ? this.sql.listResourcesFirst.all(typeName, options.limit + 1)
-        : this.sql.listResourcesAfter.all(typeName, after, options.limit + 1);
-    return page(rows.map(toStoredResource), options.limit, (last) =>
-      encodeCursor('resources', last.identifier),
-    );
+        ? this.sql.listResourcesFirst.iterate(typeName, options.limit + 1)
+        : this.sql.listResourcesAfter.iterate(typeName, after, options.limit + 1);
+    return resourcePage(rows, options.limit, (last) => encodeCursor('resources', last.identifier));
   }
 
   async findByIdentifier(typeName: string, name: string, value: string): Promise<string | undefined> {
@@ -539,6 +572,7 @@ export class SqliteStore implements Store {
         resource.sealed ?? null,
         isoTime(resource.createdAt, 'createdAt'),
         isoTime(resource.updatedAt, 'updatedAt'),
+        resource.typeVersion ?? null,
       );
       if (change.identifiers) {
         for (const key of change.identifiers) {
@@ -578,6 +612,16 @@ export class SqliteStore implements Store {
         const active = this.sql.activeOperationOfType.get(typeName);
         if (active) throw typeBusy(typeName, active.request_token);
         return this.sql.deleteType.run(typeName).changes > 0;
+      }),
+      deleteTypeVersion: this.db.transaction((typeName: string, version: string): boolean => {
+        if (!this.sql.getTypeVersion.get(typeName, version)) return false;
+        const versions = this.sql.countTypeVersions.get(typeName)?.count ?? 0;
+        if (versions === 1) return this.tx.deleteType(typeName);
+        const resources = this.sql.countResourcesOfVersion.get(typeName, version)?.count ?? 0;
+        const isDefault = this.sql.getTypeStamp.get(typeName)?.version === version;
+        if (resources > 0 || isDefault)
+          throw versionInUse(typeName, version, { resources, versions, isDefault });
+        return this.sql.deleteTypeVersion.run(typeName, version).changes > 0;
       }),
 
       // begin, complete and finish run only as pieces of a group (see runGroup): plain functions,
@@ -688,27 +732,52 @@ function prepareStatements(db: Database.Database) {
       `SELECT type_name, version, model_json, source, registered_at FROM types WHERE type_name = ? ORDER BY seq`,
     ),
     listLatestTypes: db.prepare<[], TypeRow>(`${latestTypes} ORDER BY type_name`),
+    listTypeStamps: db.prepare<[], { type_name: string; version: string; registered_at: string }>(
+      `SELECT type_name, version, registered_at FROM types t
+       WHERE seq = (SELECT MAX(seq) FROM types WHERE type_name = t.type_name) ORDER BY type_name`,
+    ),
     deleteType: db.prepare<[string]>(`DELETE FROM types WHERE type_name = ?`),
+    addTypeVersion: db.prepare<[string, string, string, string, string], { version: string }>(
+      `INSERT INTO types (type_name, version, model_json, source, registered_at, seq)
+       VALUES (?, (SELECT CAST(COALESCE(MAX(CASE WHEN version NOT GLOB '*[^0-9]*' AND length(version) BETWEEN 1 AND 9
+         THEN CAST(version AS INTEGER) END), 0) + 1 AS TEXT) FROM types WHERE type_name = ?),
+         ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM types))
+       RETURNING version`,
+    ),
+    setDefaultTypeVersion: db.prepare<[string, string]>(
+      `UPDATE types SET seq = (SELECT MAX(seq) + 1 FROM types) WHERE type_name = ? AND version = ?`,
+    ),
+    deleteTypeVersion: db.prepare<[string, string]>(`DELETE FROM types WHERE type_name = ? AND version = ?`),
+    countTypeVersions: db.prepare<[string], { count: number }>(
+      `SELECT COUNT(*) AS count FROM types WHERE type_name = ?`,
+    ),
+    countResourcesByVersion: db.prepare<[string], { type_version: string | null; count: number }>(
+      `SELECT type_version, COUNT(*) AS count FROM resources WHERE type_name = ? GROUP BY type_version`,
+    ),
+    countResourcesOfVersion: db.prepare<[string, string], { count: number }>(
+      `SELECT COUNT(*) AS count FROM resources WHERE type_name = ? AND type_version = ?`,
+    ),
 
     getResource: db.prepare<[string, string], ResourceRow>(
-      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at FROM resources
+      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version FROM resources
        WHERE type_name = ? AND identifier = ?`,
     ),
     listResourcesFirst: db.prepare<[string, number], ResourceRow>(
-      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at FROM resources
+      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version FROM resources
        WHERE type_name = ? ORDER BY identifier LIMIT ?`,
     ),
     listResourcesAfter: db.prepare<[string, string, number], ResourceRow>(
-      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at FROM resources
+      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version FROM resources
        WHERE type_name = ? AND identifier > ? ORDER BY identifier LIMIT ?`,
     ),
     activeOperationOfType: db.prepare<[string], { request_token: string }>(ACTIVE_OPERATION_OF_TYPE('?')),
     countResources: db.prepare<[string], { count: number }>(
       `SELECT COUNT(*) AS count FROM resources WHERE type_name = ?`,
     ),
-    putResource: db.prepare<[string, string, string, string | null, string, string]>(
-      `INSERT INTO resources (type_name, identifier, properties_json, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+    putResource: db.prepare<[string, string, string, string | null, string, string, string | null]>(
+      `INSERT INTO resources (type_name, identifier, properties_json, sealed, created_at, updated_at, type_version) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json, sealed = excluded.sealed,
+         type_version = excluded.type_version,
          updated_at = excluded.updated_at`,
     ),
     deleteResource: db.prepare<[string, string]>(

@@ -1,0 +1,121 @@
+/**
+ * Type versions in both stores: numbered in registration order, a default that can be moved, one
+ * version removed while others stay, refusals naming counts, and each resource's recorded version.
+ */
+import assert from 'node:assert/strict';
+import { TypeplaneError } from '../../src/errors.js';
+import type { Store } from '../../src/store/types.js';
+import { at, eachStore, freshStoreOf, operation, resource, storedType } from './fixtures.js';
+
+const NAME = 'Acme::Test::Thing';
+
+async function addVersion(store: Store, typeName = NAME, offset = 0): Promise<string> {
+  const { version: _, ...type } = storedType(typeName, '1', at(offset));
+  return (await store.addTypeVersion(type)).version;
+}
+
+async function writeResource(store: Store, identifier: string, typeVersion: string, update = false) {
+  const typeName = NAME;
+  const op = operation({ typeName, identifier, ...(update ? { operation: 'UPDATE' as const } : {}) });
+  assert.equal((await store.beginOperation(op)).kind, 'started');
+  await store.finishOperation(
+    { ...op, status: 'SUCCESS' },
+    { kind: 'put', resource: resource(identifier, { typeName, typeVersion }) },
+  );
+}
+
+const conflict = (pattern: RegExp) => (e: unknown) =>
+  e instanceof TypeplaneError && e.code === 'ResourceConflict' && pattern.test(e.message);
+
+eachStore('versions are numbered 1, 2, 3 per type, and the newest is the default', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  assert.deepEqual(
+    [await addVersion(store), await addVersion(store), await addVersion(store)],
+    ['1', '2', '3'],
+  );
+  // Another type counts on its own, even one whose name starts with this one's.
+  assert.equal(await addVersion(store, `${NAME}Policy`), '1');
+  assert.equal((await store.getType(NAME))?.version, '3');
+  assert.deepEqual(
+    (await store.listTypeVersions(NAME)).map((v) => v.version),
+    ['1', '2', '3'],
+  );
+});
+
+eachStore('the default can be moved to an older version, and a new one takes it again', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  await addVersion(store);
+  await addVersion(store);
+  assert.equal(await store.setDefaultTypeVersion(NAME, '1'), true);
+  assert.equal((await store.getType(NAME))?.version, '1');
+  assert.equal((await store.getTypeStamp(NAME))?.version, '1');
+  assert.equal((await store.listTypes()).find((x) => x.typeName === NAME)?.version, '1');
+  assert.equal(await store.setDefaultTypeVersion(NAME, '9'), false);
+  assert.equal(await addVersion(store), '3');
+  assert.equal((await store.getType(NAME))?.version, '3');
+});
+
+eachStore('resources record their version; a version in use or the default cannot go', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  await addVersion(store);
+  await addVersion(store);
+  await addVersion(store);
+  await writeResource(store, 'a', '1');
+  await writeResource(store, 'b', '1');
+  assert.equal((await store.getResource(NAME, 'a'))?.typeVersion, '1');
+  assert.deepEqual(await store.countResourcesByVersion(NAME), { '1': 2 });
+
+  await assert.rejects(store.deleteTypeVersion(NAME, '1'), conflict(/version 1 .* in use: 2 resources/i));
+  await assert.rejects(store.deleteTypeVersion(NAME, '3'), conflict(/default version .* 2 other versions/));
+  assert.equal(await store.deleteTypeVersion(NAME, '2'), true);
+  assert.equal(await store.deleteTypeVersion(NAME, '2'), false);
+  assert.deepEqual(
+    (await store.listTypeVersions(NAME)).map((v) => v.version),
+    ['1', '3'],
+  );
+  // An update under version 3 moves the resource's record to it.
+  await writeResource(store, 'a', '3', true);
+  assert.deepEqual(await store.countResourcesByVersion(NAME), { '1': 1, '3': 1 });
+  await assert.rejects(store.deleteTypeVersion(NAME, '3'), conflict(/version 3 .* in use: 1 resource was/i));
+});
+
+eachStore('the last version goes only as the type goes: not while resources exist', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  await addVersion(store);
+  await writeResource(store, 'a', '1');
+  await assert.rejects(store.deleteTypeVersion(NAME, '1'), conflict(/still has 1 resource/));
+  const op = operation({ typeName: NAME, identifier: 'a', operation: 'DELETE' });
+  await store.beginOperation(op);
+  await store.finishOperation(
+    { ...op, status: 'SUCCESS' },
+    { kind: 'delete', typeName: NAME, identifier: 'a' },
+  );
+  assert.equal(await store.deleteTypeVersion(NAME, '1'), true);
+  assert.equal(await store.getType(NAME), undefined);
+});
+
+eachStore('removing a type or a version never touches a type whose name shares a prefix', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  for (const name of [NAME, `${NAME}s`, `${NAME}::Sub`]) {
+    await addVersion(store, name);
+    await addVersion(store, name);
+  }
+  assert.equal(await store.deleteTypeVersion(NAME, '1'), true);
+  assert.equal(await store.deleteType(NAME), true);
+  for (const name of [`${NAME}s`, `${NAME}::Sub`])
+    assert.deepEqual(
+      (await store.listTypeVersions(name)).map((v) => v.version),
+      ['1', '2'],
+      name,
+    );
+});
+
+eachStore('registrations at once get versions of their own, none lost', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  const versions = await Promise.all(Array.from({ length: 8 }, (_, i) => addVersion(store, NAME, i)));
+  assert.deepEqual(
+    versions.map(Number).sort((a, b) => a - b),
+    [1, 2, 3, 4, 5, 6, 7, 8],
+  );
+  assert.equal((await store.listTypeVersions(NAME)).length, 8);
+});
