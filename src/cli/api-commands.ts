@@ -156,7 +156,7 @@ async function printEvent(
 }
 
 /** Read a local file; a missing or unreadable file is a clear error, not a stack of fs internals. */
-async function readLocal(path: string): Promise<string> {
+export async function readLocal(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (e) {

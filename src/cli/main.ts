@@ -7,6 +7,7 @@ import { registerApiCommands } from './api-commands.js';
 import { registerGenerate } from './generate.js';
 import { registerArtifactGenerators } from './generate-artifacts.js';
 import { registerServe } from './serve.js';
+import { registerStackCommands } from './stack-commands.js';
 import { registerTest } from './test-command.js';
 import { registerTokenCommands } from './token-commands.js';
 import { registerValidate } from './validate.js';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerGenerate(program);
   registerArtifactGenerators(program);
   registerApiCommands(program);
+  registerStackCommands(program);
   registerTokenCommands(program);
   registerTest(program);
   return program;

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
 import type { Sealer } from '../secrets/index.js';
+import { encodeCursor } from '../store/cursor.js';
 import type { KvEntry, Store } from '../store/types.js';
 import type { Policy } from './template.js';
 
@@ -150,9 +151,21 @@ export interface PlanRecord {
 
 const now = () => new Date().toISOString();
 
-/** Keys sorting in time order across processes. */
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * Keys sorting in time order across processes, and in call order within one: keys made in the same
+ * millisecond (parallel steps of a deployment) count up, so events list in the order they happened.
+ */
 export function timeKey(): string {
-  return `${Date.now().toString().padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    sequence = 0;
+  } else sequence++;
+  const order = Math.min(sequence, 0xffff).toString(16).padStart(4, '0');
+  return `${lastMs.toString().padStart(15, '0')}-${order}${randomUUID().slice(0, 4)}`;
 }
 
 export class StackStore {
@@ -255,12 +268,15 @@ export class StackStore {
     return full;
   }
 
+  /** Events in time order; `after` (an event id, or any key in its form) starts after it. */
   async listEvents(
     stack: string,
     limit: number,
     nextToken?: string,
+    after?: string,
   ): Promise<{ items: StackEvent[]; nextToken?: string }> {
-    const page = await this.store.kvList(eventsOf(stack), { limit, ...(nextToken ? { nextToken } : {}) });
+    const from = nextToken ?? (after !== undefined ? encodeCursor('kv', after) : undefined);
+    const page = await this.store.kvList(eventsOf(stack), { limit, ...(from ? { nextToken: from } : {}) });
     return {
       items: page.items.map((i) => i.entry.value as unknown as StackEvent),
       ...(page.nextToken ? { nextToken: page.nextToken } : {}),

@@ -61,6 +61,8 @@ const NEVER_CREATED: ReadonlySet<StackStatus> = new Set([
   'ROLLBACK_FAILED',
 ]);
 const TOKENS = 'typeplane:stack-tokens';
+/** An event id (`timeKey`), or its time part alone: events after that instant. */
+const EVENT_KEY = /^\d{1,15}(-[0-9a-f]{8})?$/;
 
 export interface StackView {
   stackName: string;
@@ -75,6 +77,14 @@ export interface StackView {
   parameters: Record<string, unknown>;
   outputs: { name: string; value: unknown; description?: string; exportName?: string }[];
   resources: { logicalId: string; type: string; identifier?: string; status: string; updatedAt: string }[];
+}
+
+/** A deployment (or deletion) just begun: the stack as it stands, and when the server began it. */
+export interface Started {
+  stack: StackView;
+  deploymentId: string;
+  /** Server time; the deployment's events come after it (`events?after=`). */
+  startedAt: string;
 }
 
 export interface DriftDifference {
@@ -256,13 +266,13 @@ export class Stacks {
     text: string,
     parameters: Record<string, unknown>,
     options: { noRollback?: boolean; clientToken?: string; authorize?: (typeNames: string[]) => void } = {},
-  ): Promise<{ stack: StackView; deploymentId: string }> {
+  ): Promise<Started> {
     const replay = await this.replayed(name, options.clientToken, {
       text,
       parameters,
       noRollback: options.noRollback === true,
     });
-    if (replay) return { stack: await this.describe(name), deploymentId: replay };
+    if (replay) return { stack: await this.describe(name), ...replay };
     const analysis = await this.analyze(name, text, parameters);
     (options.authorize ?? (() => {}))([...typesOf(analysis), ...(await this.recordedTypes(name))]);
     return this.begin(name, analysis, text, parameters, options);
@@ -273,7 +283,7 @@ export class Stacks {
     name: string,
     planId: string,
     options: { noRollback?: boolean; authorize?: (typeNames: string[]) => void } = {},
-  ): Promise<{ stack: StackView; deploymentId: string }> {
+  ): Promise<Started> {
     const plan = await this.records.getPlan(planId);
     if (!plan || plan.stack !== name)
       throw new TypeplaneError('NotFound', `stack ${name} has no plan ${planId}`);
@@ -299,7 +309,7 @@ export class Stacks {
     text: string,
     parameters: Record<string, unknown>,
     options: { noRollback?: boolean; clientToken?: string; baseVersion?: number; planId?: string },
-  ): Promise<{ stack: StackView; deploymentId: string }> {
+  ): Promise<Started> {
     await this.checkExports(name, analysis);
     const id = randomUUID();
     const existing = await this.records.getStack(name);
@@ -331,11 +341,16 @@ export class Stacks {
       throw e;
     }
     if (options.clientToken)
-      await this.rememberToken(name, options.clientToken, id, {
-        text,
-        parameters,
-        noRollback: options.noRollback === true,
-      });
+      await this.rememberToken(
+        name,
+        options.clientToken,
+        { deploymentId: id, startedAt: deployment.startedAt },
+        {
+          text,
+          parameters,
+          noRollback: options.noRollback === true,
+        },
+      );
     await this.records.addEvent(name, {
       logicalId: name,
       type: 'Typeplane::Stack',
@@ -343,7 +358,7 @@ export class Stacks {
       status: update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
     });
     this.run(deployment, stamp);
-    return { stack: await this.describe(name), deploymentId: id };
+    return { stack: await this.describe(name), deploymentId: id, startedAt: deployment.startedAt };
   }
 
   private async markStarted(
@@ -419,10 +434,7 @@ export class Stacks {
 
   // ---- Delete ----
 
-  async delete(
-    name: string,
-    authorize: (typeNames: string[]) => void = () => {},
-  ): Promise<{ stack: StackView; deploymentId: string }> {
+  async delete(name: string, authorize: (typeNames: string[]) => void = () => {}): Promise<Started> {
     assertStackName(name);
     const current = await this.records.getStack(name);
     if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
@@ -465,7 +477,7 @@ export class Stacks {
       status: 'DELETE_IN_PROGRESS',
     });
     this.run(deployment, stamp);
-    return { stack: await this.describe(name), deploymentId: id };
+    return { stack: await this.describe(name), deploymentId: id, startedAt: deployment.startedAt };
   }
 
   // ---- Reading ----
@@ -529,15 +541,22 @@ export class Stacks {
 
   async events(
     name: string,
-    options: { limit?: number; nextToken?: string } = {},
+    options: { limit?: number; nextToken?: string; after?: string } = {},
     visible: (typeName: string) => boolean = () => true,
   ): Promise<{ events: StackEvent[]; nextToken: string | null }> {
     if (!(await this.records.getStack(name)))
       throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
+    if (options.after !== undefined && !EVENT_KEY.test(options.after))
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `after must be an event id (digits, optionally '-' and 8 hex digits), not '${options.after.slice(0, 40)}'`,
+      );
     const page = await this.records.listEvents(
       name,
       Math.min(Math.max(options.limit ?? 100, 1), 1000),
       options.nextToken,
+      // A bare time is padded as event ids are, so it sorts before every event of that millisecond.
+      options.after?.includes('-') === false ? options.after.padStart(15, '0') : options.after,
     );
     return {
       events: page.items.filter((e) => e.type === 'Typeplane::Stack' || visible(e.type)),
@@ -636,7 +655,7 @@ export class Stacks {
     name: string,
     token: string | undefined,
     request: unknown,
-  ): Promise<string | undefined> {
+  ): Promise<{ deploymentId: string; startedAt: string } | undefined> {
     if (token === undefined) return undefined;
     if (typeof token !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(token))
       throw new TypeplaneError(
@@ -650,17 +669,17 @@ export class Stacks {
         'InvalidRequest',
         `clientToken ${token} was already used for a different request; use a new token`,
       );
-    return held.value.deploymentId as string;
+    return { deploymentId: held.value.deploymentId as string, startedAt: String(held.value.startedAt) };
   }
 
   private async rememberToken(
     name: string,
     token: string,
-    deploymentId: string,
+    started: { deploymentId: string; startedAt: string },
     request: unknown,
   ): Promise<void> {
     await this.options.store.kvInsert(TOKENS, `${name}/${token}`, {
-      value: { deploymentId, hash: hashOf(request) },
+      value: { ...started, hash: hashOf(request) },
       writtenBy: 'stacks',
     });
   }

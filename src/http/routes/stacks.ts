@@ -15,7 +15,7 @@ const MAX_WAIT_SECONDS = 300;
 
 type Named = {
   Params: { stackName: string };
-  Querystring: { wait?: string; maxResults?: string; nextToken?: string };
+  Querystring: { wait?: string; maxResults?: string; nextToken?: string; after?: string };
 };
 type Planned = { Params: { stackName: string; planId: string }; Querystring: { wait?: string } };
 
@@ -105,7 +105,9 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
       authorize: authorizer(request),
     });
     const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
-    return reply.status(202).send({ deploymentId: started.deploymentId, stack });
+    return reply
+      .status(202)
+      .send({ deploymentId: started.deploymentId, startedAt: started.startedAt, stack });
   });
 
   app.get<Named>('/v1/stacks/:stackName', async (request) => {
@@ -123,12 +125,11 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
       wait > 0
         ? await stacks.waitFor(request.params.stackName, started.deploymentId, wait * 1000)
         : started.stack;
-    return reply
-      .status(202)
-      .send({
-        deploymentId: started.deploymentId,
-        stack: stack ?? { stackName: request.params.stackName, status: 'DELETE_COMPLETE' },
-      });
+    return reply.status(202).send({
+      deploymentId: started.deploymentId,
+      startedAt: started.startedAt,
+      stack: stack ?? { stackName: request.params.stackName, status: 'DELETE_COMPLETE' },
+    });
   });
 
   app.get<Named>('/v1/stacks/:stackName/events', async (request) => {
@@ -139,6 +140,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
       {
         ...(max !== undefined ? { limit: max } : {}),
         ...(request.query.nextToken ? { nextToken: request.query.nextToken } : {}),
+        ...(request.query.after ? { after: request.query.after } : {}),
       },
       (typeName) => typeVisible(principal, typeName),
     );
@@ -178,6 +180,8 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
       authorize: authorizer(request),
     });
     const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
-    return reply.status(202).send({ deploymentId: started.deploymentId, stack });
+    return reply
+      .status(202)
+      .send({ deploymentId: started.deploymentId, startedAt: started.startedAt, stack });
   });
 }
