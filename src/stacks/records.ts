@@ -184,16 +184,36 @@ export class StackStore {
     return 'sealed' in stored ? JSON.parse(this.sealer.open(stored.sealed, aad)) : stored.value;
   }
 
+  /**
+   * A record with its template sealed: a template may hold write-only values as literals, so it never
+   * reaches the store in plain text (`sealedTemplate` in place of `template`).
+   */
+  private sealed<T extends { template?: string }>(record: T, stack: string): object {
+    if (record.template === undefined) return record;
+    const { template, ...rest } = record;
+    return { ...rest, sealedTemplate: this.sealer.seal(template, `stack-template:${stack}`) };
+  }
+
+  private opened<T extends { template?: string; stack?: string; name?: string }>(stored: T): T {
+    const { sealedTemplate, ...rest } = stored as T & { sealedTemplate?: string };
+    if (sealedTemplate === undefined) return stored;
+    const stack = stored.stack ?? stored.name ?? '';
+    return { ...rest, template: this.sealer.open(sealedTemplate, `stack-template:${stack}`) } as T;
+  }
+
   // ---- Stacks ----
 
   async getStack(name: string): Promise<{ record: StackRecord; writtenBy: string } | undefined> {
     const entry = await this.store.kvGet(STACKS, name);
-    return entry && { record: entry.value as unknown as StackRecord, writtenBy: entry.writtenBy };
+    return (
+      entry && { record: this.opened(entry.value as unknown as StackRecord), writtenBy: entry.writtenBy }
+    );
   }
 
   async insertStack(record: StackRecord): Promise<string | undefined> {
     const writtenBy = randomUUID();
-    return (await this.store.kvInsert(STACKS, record.name, entry(record, writtenBy))) ? writtenBy : undefined;
+    const e = entry(this.sealed(record, record.name), writtenBy);
+    return (await this.store.kvInsert(STACKS, record.name, e)) ? writtenBy : undefined;
   }
 
   /**
@@ -205,7 +225,8 @@ export class StackStore {
       const current = await this.getStack(name);
       if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
       const next = { ...change(structuredClone(current.record)), updatedAt: now() };
-      if (await this.store.kvSwap(STACKS, name, entry(next, randomUUID()), current.writtenBy)) return next;
+      const e = entry(this.sealed(next, name), randomUUID());
+      if (await this.store.kvSwap(STACKS, name, e, current.writtenBy)) return next;
     }
     throw new TypeplaneError('ResourceConflict', `stack ${name} kept changing; try again`);
   }
@@ -217,7 +238,7 @@ export class StackStore {
   async listStacks(limit: number, nextToken?: string): Promise<{ items: StackRecord[]; nextToken?: string }> {
     const page = await this.store.kvList(STACKS, { limit, ...(nextToken ? { nextToken } : {}) });
     return {
-      items: page.items.map((i) => i.entry.value as unknown as StackRecord),
+      items: page.items.map((i) => this.opened(i.entry.value as unknown as StackRecord)),
       ...(page.nextToken ? { nextToken: page.nextToken } : {}),
     };
   }
@@ -294,30 +315,32 @@ export class StackStore {
   // ---- Plans ----
 
   async putPlan(plan: PlanRecord): Promise<void> {
-    await this.store.kvInsert(PLANS, plan.planId, entry(plan, 'stacks'));
+    await this.store.kvInsert(PLANS, plan.planId, entry(this.sealed(plan, plan.stack), 'stacks'));
   }
 
   async getPlan(planId: string): Promise<PlanRecord | undefined> {
-    return (await this.store.kvGet(PLANS, planId))?.value as unknown as PlanRecord | undefined;
+    const stored = (await this.store.kvGet(PLANS, planId))?.value as unknown as PlanRecord | undefined;
+    return stored && this.opened(stored);
   }
 
   // ---- Deployments ----
 
   async insertDeployment(d: DeploymentRecord): Promise<string> {
     const writtenBy = randomUUID();
-    await this.store.kvInsert(DEPLOYMENTS, d.id, entry(d, writtenBy));
+    await this.store.kvInsert(DEPLOYMENTS, d.id, entry(this.sealed(d, d.stack), writtenBy));
     return writtenBy;
   }
 
   async getDeployment(id: string): Promise<{ record: DeploymentRecord; writtenBy: string } | undefined> {
     const e = await this.store.kvGet(DEPLOYMENTS, id);
-    return e && { record: e.value as unknown as DeploymentRecord, writtenBy: e.writtenBy };
+    return e && { record: this.opened(e.value as unknown as DeploymentRecord), writtenBy: e.writtenBy };
   }
 
   /** Write the deployment only if nobody else has since `writtenBy`; the new stamp, or undefined. */
   async swapDeployment(d: DeploymentRecord, writtenBy: string): Promise<string | undefined> {
     const next = randomUUID();
-    return (await this.store.kvSwap(DEPLOYMENTS, d.id, entry(d, next), writtenBy)) ? next : undefined;
+    const e = entry(this.sealed(d, d.stack), next);
+    return (await this.store.kvSwap(DEPLOYMENTS, d.id, e, writtenBy)) ? next : undefined;
   }
 
   async deleteDeployment(id: string): Promise<void> {
@@ -327,7 +350,7 @@ export class StackStore {
   async listDeployments(): Promise<{ record: DeploymentRecord; writtenBy: string }[]> {
     const out: { record: DeploymentRecord; writtenBy: string }[] = [];
     for await (const { entry: e } of this.all(DEPLOYMENTS))
-      out.push({ record: e.value as unknown as DeploymentRecord, writtenBy: e.writtenBy });
+      out.push({ record: this.opened(e.value as unknown as DeploymentRecord), writtenBy: e.writtenBy });
     return out;
   }
 
