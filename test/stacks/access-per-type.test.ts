@@ -1,0 +1,85 @@
+/**
+ * Access to stacks through real tokens: deploying (or planning, deleting) needs the writer role and a
+ * scope reaching every type the template uses and the stack holds; a reader cannot deploy; events
+ * show only the resources of types the token may read, and outputs, drift and the listing need
+ * every type of the stack.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { api, startTestService, WIDGET } from '../helpers/service.js';
+import { GADGET } from './helpers.js';
+
+const TEMPLATE = `
+Resources:
+  W: { Type: Test::Shop::Widget, Properties: { Name: w } }
+  G: { Type: Test::Shop::Gadget, Properties: { WidgetName: !Ref W, Note: hidden-note } }
+Outputs:
+  Note: { Value: !GetAtt G.Note }
+`;
+
+test('a writer must reach every type of the template; reads of a stack follow the token type scope', async (t) => {
+  const s = await startTestService();
+  t.after(() => s.close());
+  for (const doc of [WIDGET, GADGET]) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
+  const token = async (role: string, types?: string[]) => {
+    const res = await s.call('POST', '/v1/tokens', { role, ...(types ? { types } : {}) });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return api(s.url, res.body.token);
+  };
+  const widgetWriter = await token('writer', ['Test::Shop::Widget']);
+  const shopWriter = await token('writer', ['Test::Shop::*']);
+  const reader = await token('reader');
+  const widgetReader = await token('reader', ['Test::Shop::Widget']);
+
+  for (const [method, path] of [
+    ['PUT', '/v1/stacks/shop'],
+    ['POST', '/v1/stacks/shop/plans'],
+  ] as const) {
+    const refused = await widgetWriter.call(method, path, { template: TEMPLATE });
+    assert.equal(refused.status, 403, `${method} ${path}: ${JSON.stringify(refused.body)}`);
+    assert.equal(refused.body.errorCode, 'AccessDenied');
+    assert.match(refused.body.message, /Test::Shop::Gadget/);
+  }
+  assert.equal((await reader.call('PUT', '/v1/stacks/shop', { template: TEMPLATE })).status, 403);
+  assert.equal((await s.call('GET', '/v1/stacks/shop')).status, 404, 'nothing was started');
+  assert.equal((await s.call('GET', '/v1/resources/Test::Shop::Widget')).body.resourceDescriptions.length, 0);
+
+  const put = await shopWriter.call('PUT', '/v1/stacks/shop?wait=20', { template: TEMPLATE });
+  assert.equal(put.status, 202, JSON.stringify(put.body));
+  assert.equal(put.body.stack.status, 'CREATE_COMPLETE');
+
+  // A widget-only writer cannot delete or redeploy a stack holding a gadget.
+  const del = await widgetWriter.call('DELETE', '/v1/stacks/shop');
+  assert.equal(del.status, 403, JSON.stringify(del.body));
+  assert.match(del.body.message, /Test::Shop::Gadget/);
+
+  // A widget-only reader: the stack without its gadget, no outputs, events of widgets only.
+  const shown = await widgetReader.call('GET', '/v1/stacks/shop');
+  assert.equal(shown.status, 200);
+  assert.deepEqual(
+    shown.body.resources.map((r: { logicalId: string }) => r.logicalId),
+    ['W'],
+  );
+  assert.deepEqual(shown.body.outputs, []);
+  const events = await widgetReader.call('GET', '/v1/stacks/shop/events');
+  assert.equal(events.status, 200);
+  const types = new Set(events.body.events.map((e: { type: string }) => e.type));
+  assert.deepEqual([...types].sort(), ['Test::Shop::Widget', 'Typeplane::Stack']);
+  for (const path of ['/outputs', '/drift']) {
+    const r = await widgetReader.call('GET', `/v1/stacks/shop${path}`);
+    assert.equal(r.status, 403, `${path}: ${JSON.stringify(r.body)}`);
+    assert.doesNotMatch(JSON.stringify(r.body), /hidden-note/);
+  }
+  assert.deepEqual((await widgetReader.call('GET', '/v1/stacks')).body.stacks, []);
+
+  // An unscoped reader sees it all, and still cannot change it.
+  const outputs = await reader.call('GET', '/v1/stacks/shop/outputs');
+  assert.deepEqual(outputs.body.outputs, [{ name: 'Note', value: 'hidden-note' }]);
+  assert.equal((await reader.call('GET', '/v1/stacks/shop/events')).body.events.length, 6);
+  assert.deepEqual(
+    (await reader.call('GET', '/v1/stacks')).body.stacks.map((x: { stackName: string }) => x.stackName),
+    ['shop'],
+  );
+  assert.equal((await reader.call('DELETE', '/v1/stacks/shop')).status, 403);
+  assert.equal((await shopWriter.call('DELETE', '/v1/stacks/shop?wait=20')).status, 202);
+});
