@@ -258,9 +258,12 @@ function readParameter(
   if (!type) {
     problem(
       '/Type',
-      `Type must be String, Number, CommaDelimitedList or List<Number>, not ${JSON.stringify(rawType)}`,
+      typeof rawType === 'string' && rawType.startsWith('AWS::SSM::Parameter::')
+        ? `Type ${JSON.stringify(rawType)} reads a value from AWS Systems Manager, which Typeplane has not; declare the parameter as String (or CommaDelimitedList) and pass the value itself`
+        : `Type must be String, Number, CommaDelimitedList, List<Number> or an AWS-specific type (AWS::EC2::Subnet::Id, List<AWS::EC2::Subnet::Id>, …), not ${JSON.stringify(rawType)}`,
     );
-    return undefined;
+    // Still declared, so a Ref to it is not reported as a second, misleading problem.
+    type = 'String';
   }
   const parameter: ParameterDeclaration = { name, type, noEcho: false };
   const number = (key: string): number | undefined => {
