@@ -226,7 +226,14 @@ export function locate(
   document: SourceDocument | undefined,
   file: string | undefined,
 ): Diagnostic {
-  const position = document?.locate(d.pointer, 'key') ?? { line: 1, column: 1 };
+  // A short form (`!Equals [a]`) has no member for its function's name: the nearest enclosing value is.
+  let pointer = d.pointer;
+  let position = document?.locate(pointer, 'key');
+  while (!position && pointer !== '') {
+    pointer = pointer.slice(0, pointer.lastIndexOf('/'));
+    position = document?.locate(pointer, 'value');
+  }
+  position ??= { line: 1, column: 1 };
   return { ...d, ...(file ? { file } : {}), line: position.line, column: position.column };
 }
 
