@@ -15,6 +15,7 @@ import { stripWriteOnly } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import { analyzeTemplate, createScope, type Analysis, type TypeSource } from './analyze.js';
 import { decide, plain } from './changes.js';
+import { decideNamed, physicalName } from './physical-names.js';
 import { conformProperties } from './conform.js';
 import { walkGraph } from './graph.js';
 import {
@@ -254,8 +255,12 @@ export class Deployment {
       await this.fail(`${logicalId}: ${e.message}`);
       return false;
     }
-    const decision = decide(type, rec, desired);
+    const named = decideNamed(type, rec, desired, () => physicalName(type, this.name, logicalId, this.id));
+    const decision = named.decision;
+    desired = named.desired;
     const base = this.baseRecord(logicalId, type, rec);
+    if (named.physicalName !== undefined) base.physicalName = named.physicalName;
+    else delete base.physicalName;
     switch (decision.action) {
       case 'NoChange':
         return true;
@@ -336,6 +341,7 @@ export class Deployment {
       model: rec?.model ?? {},
       ...(previous ? { previous } : {}),
       ...(rec?.deployment === this.id && rec.replaced ? { replaced: rec.replaced } : {}),
+      ...(rec?.physicalName !== undefined ? { physicalName: rec.physicalName } : {}),
       updatedAt: new Date().toISOString(),
     };
   }

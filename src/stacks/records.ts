@@ -107,6 +107,8 @@ export interface ResourceRecord extends ResourceState {
   updateReplacePolicy: Policy;
   /** Logical ids it depended on when applied (a delete runs in the reverse order). */
   dependsOn: string[];
+  /** The name the stack gave it, when the template left its identifier out (physical-names.ts). */
+  physicalName?: string;
   updatedAt: string;
 }
 
