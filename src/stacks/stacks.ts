@@ -35,8 +35,8 @@ import {
 } from './records.js';
 import { mask } from './secrets.js';
 import { loadTemplate } from './template.js';
-import { importedValues } from './imports.js';
-import { registryTypes } from './types.js';
+import { importedNames, importedValues } from './imports.js';
+import { registryTypes, scopedTypes } from './types.js';
 
 export interface StacksOptions {
   engine: StackEngine;
@@ -51,6 +51,9 @@ export interface StacksOptions {
   concurrency?: number;
   log?: DeploymentContext['log'];
 }
+
+/** Throws AccessDenied unless the caller may reach every one of `typeNames`. */
+type Authorize = (typeNames: string[]) => void;
 
 /** Stack names: as CloudFormation's. */
 const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
@@ -162,16 +165,15 @@ export class Stacks {
   async validate(
     text: string,
     parameters: Record<string, unknown> = {},
-    file?: string,
+    authorize: Authorize = () => {},
   ): Promise<{ valid: boolean; diagnostics: Diagnostic[]; types: string[] }> {
-    const loaded = loadTemplate(text, file);
+    const loaded = loadTemplate(text);
     if (!loaded.template) return { valid: false, diagnostics: loaded.diagnostics, types: [] };
     const result = await analyzeTemplate(loaded.template, {
-      types: this.ctx.types,
+      types: scopedTypes(this.ctx.types, authorize),
       parameters,
       requireValues: false,
       pseudo: this.ctx.pseudo,
-      ...(file ? { file } : {}),
     });
     const diagnostics = [...loaded.diagnostics, ...result.diagnostics];
     return {
@@ -182,15 +184,25 @@ export class Stacks {
   }
 
   /** Analyse a template for a stack: every problem at once, or the analysis. */
-  private async analyze(name: string, text: string, parameters: Record<string, unknown>): Promise<Analysis> {
+  private async analyze(
+    name: string,
+    text: string,
+    parameters: Record<string, unknown>,
+    authorize: Authorize,
+  ): Promise<Analysis> {
     assertStackName(name);
     if (typeof text !== 'string' || text.trim() === '')
       throw new TypeplaneError('InvalidRequest', 'template must be the template text (JSON or YAML)');
     const loaded = loadTemplate(text);
     if (!loaded.template || hasErrors(loaded.diagnostics)) throw invalidTemplate(loaded.diagnostics);
+    // An imported value is another stack's: the caller must reach that stack's every type to read it.
+    for (const exportName of importedNames(loaded.template)) {
+      const holder = await this.records.getExport(exportName);
+      if (holder) authorize(await this.recordedTypes(holder.stack));
+    }
     const imports = await importedValues(this.records, loaded.template);
     const result = await analyzeTemplate(loaded.template, {
-      types: this.ctx.types,
+      types: scopedTypes(this.ctx.types, authorize),
       parameters,
       requireValues: true,
       stackName: name,
@@ -207,7 +219,7 @@ export class Stacks {
     parameters: Record<string, unknown>,
     authorize: (typeNames: string[]) => void = () => {},
   ): Promise<PlanRecord> {
-    const analysis = await this.analyze(name, text, parameters);
+    const analysis = await this.analyze(name, text, parameters, authorize);
     const current = await this.records.getStack(name);
     authorize([...typesOf(analysis), ...(current ? await this.recordedTypes(name) : [])]);
     const records =
@@ -273,7 +285,7 @@ export class Stacks {
       noRollback: options.noRollback === true,
     });
     if (replay) return { stack: await this.describe(name), ...replay };
-    const analysis = await this.analyze(name, text, parameters);
+    const analysis = await this.analyze(name, text, parameters, options.authorize ?? (() => {}));
     (options.authorize ?? (() => {}))([...typesOf(analysis), ...(await this.recordedTypes(name))]);
     return this.begin(name, analysis, text, parameters, options);
   }
@@ -294,7 +306,7 @@ export class Stacks {
         `stack ${name} changed since plan ${planId} was made (version ${plan.baseVersion}, now ${current?.record.version ?? 'deleted'}); make a new plan`,
       );
     const parameters = openParameters(this.records, name, plan.parameters);
-    const analysis = await this.analyze(name, plan.template, parameters);
+    const analysis = await this.analyze(name, plan.template, parameters, options.authorize ?? (() => {}));
     (options.authorize ?? (() => {}))([...typesOf(analysis), ...(await this.recordedTypes(name))]);
     return this.begin(name, analysis, plan.template, parameters, {
       ...options,

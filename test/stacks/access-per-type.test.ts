@@ -72,10 +72,47 @@ test('a writer must reach every type of the template; reads of a stack follow th
   }
   assert.deepEqual((await widgetReader.call('GET', '/v1/stacks')).body.stacks, []);
 
+  // A value another stack exports is that stack's: importing it needs every type of the exporter.
+  const exporter = `${TEMPLATE}  Exported: { Value: !GetAtt G.Note, Export: { Name: shop-note } }\n`;
+  assert.equal(
+    (await shopWriter.call('PUT', '/v1/stacks/shop?wait=20', { template: exporter })).body.stack.status,
+    'UPDATE_COMPLETE',
+  );
+  const importer =
+    'Resources:\n  W: { Type: Test::Shop::Widget, Properties: { Name: copy, Color: !ImportValue shop-note } }\n';
+  for (const [method, path] of [
+    ['PUT', '/v1/stacks/copy'],
+    ['POST', '/v1/stacks/copy/plans'],
+  ] as const) {
+    const r = await widgetWriter.call(method, path, { template: importer });
+    assert.equal(r.status, 403, `${method} ${path}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.message, /Test::Shop::Gadget/);
+    assert.doesNotMatch(JSON.stringify(r.body), /hidden-note/);
+  }
+  assert.equal((await s.call('GET', '/v1/resources/Test::Shop::Widget/copy')).status, 404);
+
+  // Validation sees the registry as the token does: a type out of reach is refused by name, and a
+  // misspelt one is not told about types out of reach.
+  const typo = 'Resources:\n  G: { Type: Test::Shop::Gadgets, Properties: {} }\n';
+  const scopedTypo = await (
+    await token('writer', ['Test::Shop::Widget', 'Test::Shop::Gadgets'])
+  ).call('POST', '/v1/stacks/validate', { template: typo });
+  assert.equal(scopedTypo.status, 200, JSON.stringify(scopedTypo.body));
+  assert.match(scopedTypo.body.diagnostics[0].message, /not registered/);
+  assert.doesNotMatch(JSON.stringify(scopedTypo.body), /Test::Shop::Gadget\b(?!s)/);
+  const adminTypo = await s.call('POST', '/v1/stacks/validate', { template: typo });
+  assert.match(adminTypo.body.diagnostics[0].message, /did you mean Test::Shop::Gadget\?/);
+  const outOfReach = await widgetWriter.call('POST', '/v1/stacks/validate', { template: TEMPLATE });
+  assert.equal(outOfReach.status, 403, JSON.stringify(outOfReach.body));
+  assert.match(outOfReach.body.message, /Test::Shop::Gadget/);
+
   // An unscoped reader sees it all, and still cannot change it.
   const outputs = await reader.call('GET', '/v1/stacks/shop/outputs');
-  assert.deepEqual(outputs.body.outputs, [{ name: 'Note', value: 'hidden-note' }]);
-  assert.equal((await reader.call('GET', '/v1/stacks/shop/events')).body.events.length, 6);
+  assert.deepEqual(outputs.body.outputs, [
+    { name: 'Note', value: 'hidden-note' },
+    { name: 'Exported', value: 'hidden-note', exportName: 'shop-note' },
+  ]);
+  assert.equal((await reader.call('GET', '/v1/stacks/shop/events')).body.events.length, 9);
   assert.deepEqual(
     (await reader.call('GET', '/v1/stacks')).body.stacks.map((x: { stackName: string }) => x.stackName),
     ['shop'],

@@ -75,7 +75,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
 
   app.post('/v1/stacks/validate', { bodyLimit: STACK_BODY_LIMIT }, async (request) => {
     const body = bodyObject(request.body);
-    return stacks.validate(template(body), parameters(body));
+    return stacks.validate(template(body), parameters(body), authorizer(request));
   });
 
   app.get<{ Querystring: { maxResults?: string; nextToken?: string } }>('/v1/stacks', async (request) => {
