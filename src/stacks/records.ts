@@ -74,6 +74,8 @@ export interface StackRecord {
   outputs: StackOutput[];
   exports: string[];
   imports: string[];
+  /** Every type its deployments have used (what a caller must reach to read its reasons). */
+  types?: string[];
   /** The deployment running now. */
   deployment?: string;
 }

@@ -346,6 +346,7 @@ export class Stacks {
         name,
         id,
         update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
+        [...typesOf(analysis), ...(await this.recordedTypes(name))],
         options.baseVersion,
       );
     } catch (e) {
@@ -377,6 +378,7 @@ export class Stacks {
     name: string,
     id: string,
     status: StackStatus,
+    types: string[],
     baseVersion?: number,
   ): Promise<void> {
     const now = new Date().toISOString();
@@ -390,6 +392,7 @@ export class Stacks {
       outputs: [],
       exports: [],
       imports: [],
+      types: [...new Set(types)],
       deployment: id,
     });
     if (inserted) {
@@ -413,7 +416,13 @@ export class Stacks {
           'ResourceConflict',
           `stack ${name} changed since the plan was made; make a new plan`,
         );
-      const next: StackRecord = { ...s, status, deployment: id, version: s.version + 1 };
+      const next: StackRecord = {
+        ...s,
+        status,
+        deployment: id,
+        version: s.version + 1,
+        types: [...new Set([...(s.types ?? []), ...types])],
+      };
       delete next.statusReason;
       return next;
     });
@@ -570,8 +579,16 @@ export class Stacks {
       // A bare time is padded as event ids are, so it sorts before every event of that millisecond.
       options.after?.includes('-') === false ? options.after.padStart(15, '0') : options.after,
     );
+    // A stack event's reason may quote a resource out of the caller's reach: shown only to who sees all.
+    const whole = (await this.touchedTypes(name)).every(visible);
     return {
-      events: page.items.filter((e) => e.type === 'Typeplane::Stack' || visible(e.type)),
+      events: page.items
+        .filter((e) => e.type === 'Typeplane::Stack' || visible(e.type))
+        .map((e) => {
+          if (whole || e.type !== 'Typeplane::Stack' || e.reason === undefined) return e;
+          const { reason: _hidden, ...rest } = e;
+          return rest;
+        }),
       nextToken: page.nextToken ?? null,
     };
   }
@@ -647,6 +664,15 @@ export class Stacks {
     return [
       ...new Set([...(await this.records.getResources(name)).values()].map((r: ResourceRecord) => r.type)),
     ];
+  }
+
+  /**
+   * Every type the stack's deployments have used, whether or not a resource of it remains (a rolled
+   * back one leaves none): a caller sees the stack's reasons only when it reaches all of them.
+   */
+  async touchedTypes(name: string): Promise<string[]> {
+    const current = await this.records.getStack(name);
+    return [...new Set([...(current?.record.types ?? []), ...(await this.recordedTypes(name))])];
   }
 
   /** Wait until the stack's deployment `id` has ended (tests, the CLI's --wait via HTTP). */

@@ -120,3 +120,27 @@ test('a writer must reach every type of the template; reads of a stack follow th
   assert.equal((await reader.call('DELETE', '/v1/stacks/shop')).status, 403);
   assert.equal((await shopWriter.call('DELETE', '/v1/stacks/shop?wait=20')).status, 202);
 });
+
+test('a failure among resources out of reach is not quoted to a reader scoped to the others', async (t) => {
+  const s = await startTestService();
+  t.after(() => s.close());
+  for (const doc of [WIDGET, GADGET]) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
+  const failing = `
+Resources:
+  W: { Type: Test::Shop::Widget, Properties: { Name: w } }
+  G: { Type: Test::Shop::Gadget, Properties: { Note: !GetAtt W.Id } }
+`;
+  const put = await s.call('PUT', '/v1/stacks/failing?wait=20', { template: failing });
+  assert.equal(put.body.stack.status, 'ROLLBACK_COMPLETE');
+  assert.match(put.body.stack.statusReason, /^G: Fn::GetAtt W\.Id/);
+  const res = await s.call('POST', '/v1/tokens', { role: 'reader', types: ['Test::Shop::Widget'] });
+  const widgetReader = api(s.url, res.body.token);
+  const shown = await widgetReader.call('GET', '/v1/stacks/failing');
+  assert.equal(shown.body.status, 'ROLLBACK_COMPLETE');
+  assert.equal(shown.body.statusReason, undefined);
+  const events = (await widgetReader.call('GET', '/v1/stacks/failing/events')).body.events;
+  assert.ok(events.some((e: { logicalId: string }) => e.logicalId === 'W'));
+  assert.doesNotMatch(JSON.stringify(events), /Fn::GetAtt|\bG\b/);
+  const all = (await s.call('GET', '/v1/stacks/failing/events')).body.events;
+  assert.match(JSON.stringify(all), /G: Fn::GetAtt W\.Id/);
+});

@@ -115,7 +115,11 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     const principal = principalOf(request);
     const resources = view.resources.filter((r) => typeVisible(principal, r.type));
     const all = resources.length === view.resources.length;
-    return { ...view, resources, outputs: all ? view.outputs : [] };
+    if (all && (await stacks.touchedTypes(view.stackName)).every((t) => typeVisible(principal, t)))
+      return view;
+    // What is out of the caller's reach stays out: its resources, the outputs, a reason quoting them.
+    const { statusReason: _hidden, ...shown } = view;
+    return { ...shown, resources, outputs: all ? view.outputs : [] };
   });
 
   app.delete<Named>('/v1/stacks/:stackName', async (request, reply) => {
