@@ -59,6 +59,18 @@ test('each remaining rule is reported, located, with what to do', async (t) => {
   at(found, 'TP4017', 14, /needs a Value/);
   at(found, 'TP4017', 15, /must be alphanumeric/);
 
+  const schema = await validate([
+    'Resources:',
+    '  W:',
+    '    Type: Test::Shop::Widget',
+    '    Properties:',
+    '      Name: w',
+    '      Size: XL',
+    '      Count: many',
+  ]);
+  at(schema, 'TP4005', 6, /must be equal to one of the allowed values|S, M, L/);
+  at(schema, 'TP4005', 7, /must be integer/);
+
   const unsupported = await validate([
     'Transform: AWS::Serverless-2016-10-31',
     'Resources:',
