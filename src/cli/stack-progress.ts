@@ -73,7 +73,7 @@ function terminalProgress(stream: NodeJS.WriteStream, seen: Set<string>): StackP
         Math.max(...lines.map((l) => l.type.length)),
       ];
       // A live block taller than the screen cannot be redrawn: its top lines are printed for good.
-      const room = Math.max(1, (stream.rows ?? 24) - 1);
+      const room = Math.max(1, (stream.rows || 24) - 1); // a pty may report 0 rows
       let out = drawn > 0 ? `\x1b[${drawn}A` : '';
       let start = frozen;
       while (start < lines.length && (SETTLED.test(lines[start]!.status) || lines.length - start > room))

@@ -4,14 +4,19 @@
  * -o json|yaml; and the progress shown on a terminal, one line per resource redrawn in place.
  */
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { stackProgress } from '../../src/cli/stack-progress.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { startTestService, tempDir, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
+import { requirement } from '../helpers/requirements.js';
 import { exits, typeplaneCli } from './helpers.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
 function template(dir: string, name: string, text: string): string {
   const file = join(dir, name);
@@ -136,3 +141,58 @@ test('on a terminal each resource has one line, redrawn in place as its status c
       '\r\x1b[2KFile  Test::Shop::Widget  CREATE_FAILED  disk full\n',
   );
 });
+
+const scriptMissing =
+  spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0
+    ? false
+    : 'script(1) from util-linux is not installed: it gives the CLI a real terminal';
+
+test(
+  'on a real terminal (script(1)) deploy draws one line per resource and redraws it in place',
+  { skip: requirement(scriptMissing) },
+  async (t) => {
+    const provider = memoryProvider({
+      create: async (req, store) => {
+        await new Promise((r) => setTimeout(r, 300));
+        store.set(String(req.desiredState.Name), req.desiredState);
+        return { status: 'SUCCESS', resourceModel: req.desiredState };
+      },
+    });
+    const s = await startTestService({ providers: new Map([[WIDGET_TYPE, provider]]) });
+    t.after(() => s.close());
+    assert.equal((await s.call('POST', '/v1/types', WIDGET)).status, 201);
+    const file = template(tempDir(), 'tty.yaml', CHAIN(['first', 'second', 'third']));
+    const command = [
+      process.execPath,
+      '--import',
+      import.meta.resolve('tsx'),
+      MAIN,
+      'stack',
+      'deploy',
+      'tty',
+      file,
+      '--endpoint',
+      s.url,
+    ]
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    const run = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        env: { ...process.env, TYPEPLANE_TOKEN: s.token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.once('close', (code) => resolve({ code, out }));
+    });
+    assert.equal(run.code, 0, run.out);
+    assert.match(run.out, /\x1b\[\dA/, 'the cursor goes back up to redraw');
+    assert.doesNotMatch(run.out, /^\d{4}-\d\d-\d\dT/m, 'not the one-line-per-event form of a pipe');
+    // Each line ends drawn with its final status.
+    for (const id of ['FIRST', 'SECOND', 'THIRD', 'tty'])
+      assert.match(
+        run.out,
+        new RegExp(`\\x1b\\[2K${id} +(Test::Shop::Widget|Typeplane::Stack) +CREATE_COMPLETE`),
+      );
+  },
+);
