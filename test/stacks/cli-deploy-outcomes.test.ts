@@ -186,13 +186,14 @@ test(
       child.once('close', (code) => resolve({ code, out }));
     });
     assert.equal(run.code, 0, run.out);
-    assert.match(run.out, /\x1b\[\dA/, 'the cursor goes back up to redraw');
+    const ESC = String.fromCharCode(27);
+    assert.match(run.out, new RegExp(`${ESC}\\[\\dA`), 'the cursor goes back up to redraw');
     assert.doesNotMatch(run.out, /^\d{4}-\d\d-\d\dT/m, 'not the one-line-per-event form of a pipe');
     // Each line ends drawn with its final status.
     for (const id of ['FIRST', 'SECOND', 'THIRD', 'tty'])
       assert.match(
         run.out,
-        new RegExp(`\\x1b\\[2K${id} +(Test::Shop::Widget|Typeplane::Stack) +CREATE_COMPLETE`),
+        new RegExp(`${ESC}\\[2K${id} +(Test::Shop::Widget|Typeplane::Stack) +CREATE_COMPLETE`),
       );
   },
 );
