@@ -4,6 +4,7 @@
  * wait and show each resource's progress, exiting 1 when the stack failed or rolled back.
  */
 import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
 import { parseParameterPairs } from '../stacks/index.js';
 import { ApiError, columns, render, truncate, type Client } from './client.js';
 import { action, clientFor, common, readLocal, type Common } from './api-commands.js';
@@ -40,19 +41,52 @@ const POLL_MS = 300;
 const SUCCEEDED = new Set(['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'DELETE_COMPLETE']);
 const ENDED = /(_COMPLETE|_FAILED)$/;
 
-type WithParameters = Common & { parameters?: string[] };
+type WithParameters = Common & { parameters?: string[]; parametersFile?: string };
 type Waiting = Common & { wait: boolean; rollback?: boolean; clientToken?: string };
 
-/** `--parameters K=V …`; a malformed pair is a usage error naming the flag. */
-function parametersOf(options: WithParameters, command: Command): Record<string, string> {
-  try {
-    return parseParameterPairs(options.parameters ?? []);
-  } catch (e) {
-    return command.error(`error: --parameters: ${(e as Error).message}`, {
-      exitCode: 2,
-      code: 'typeplane.usage',
-    });
+/**
+ * `--parameters-file` (a mapping of names to values, or CloudFormation's list of ParameterKey and
+ * ParameterValue, JSON or YAML: secrets stay out of the shell's history and the process list), then
+ * `--parameters K=V …` over it. A malformed one is a usage error naming the flag.
+ */
+async function parametersOf(options: WithParameters, command: Command): Promise<Record<string, unknown>> {
+  const usage = (flag: string, message: string): never =>
+    command.error(`error: ${flag}: ${message}`, { exitCode: 2, code: 'typeplane.usage' });
+  let fromFile: Record<string, unknown> = {};
+  if (options.parametersFile !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = parseYaml(await readLocal(options.parametersFile));
+    } catch (e) {
+      usage('--parameters-file', (e as Error).message.split('\n')[0]!);
+    }
+    fromFile = parameterMap(parsed) ?? usage('--parameters-file', PARAMETERS_FILE_SHAPE);
   }
+  try {
+    return { ...fromFile, ...parseParameterPairs(options.parameters ?? []) };
+  } catch (e) {
+    return usage('--parameters', (e as Error).message);
+  }
+}
+
+const PARAMETERS_FILE_SHAPE =
+  'must map parameter names to values ({ Name: value }) or list them as [{ ParameterKey, ParameterValue }]';
+
+function parameterMap(value: unknown): Record<string, unknown> | undefined {
+  const plain = (v: unknown) =>
+    ['string', 'number', 'boolean'].includes(typeof v) ||
+    (Array.isArray(v) && v.every((x) => ['string', 'number'].includes(typeof x)));
+  if (Array.isArray(value)) {
+    const out: Record<string, unknown> = {};
+    for (const item of value) {
+      const p = item as { ParameterKey?: unknown; ParameterValue?: unknown } | null;
+      if (typeof p?.ParameterKey !== 'string' || !plain(p.ParameterValue)) return undefined;
+      out[p.ParameterKey] = p.ParameterValue;
+    }
+    return out;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  return Object.values(value).every(plain) ? (value as Record<string, unknown>) : undefined;
 }
 
 /** The server knows the template as text; the user knows it by its file name. */
@@ -65,10 +99,12 @@ function locate<T>(file: string, promise: Promise<T>): Promise<T> {
 }
 
 function parametersOption(command: Command): Command {
-  return command.option(
-    '--parameters <pairs...>',
-    'parameter values, Name=Value (NoEcho values are never shown)',
-  );
+  return command
+    .option('--parameters <pairs...>', 'parameter values, Name=Value (NoEcho values are never shown)')
+    .option(
+      '--parameters-file <file>',
+      "parameter values from a JSON or YAML file ({ Name: value }, or CloudFormation's [{ ParameterKey, ParameterValue }])",
+    );
 }
 
 function waitingOptions(command: Command): Command {
@@ -213,7 +249,7 @@ export function registerStackCommands(program: Command): void {
     ),
   ).action(
     action(async (file: string, options: WithParameters, command: Command) => {
-      const parameters = parametersOf(options, command);
+      const parameters = await parametersOf(options, command);
       const out = await clientFor(options).call<{
         valid: boolean;
         diagnostics: { severity: string; rule: string; message: string; line?: number; column?: number }[];
@@ -244,7 +280,7 @@ export function registerStackCommands(program: Command): void {
     ),
   ).action(
     action(async (name: string, file: string, options: WithParameters, command: Command) => {
-      const parameters = parametersOf(options, command);
+      const parameters = await parametersOf(options, command);
       const plan = await locate(
         file,
         clientFor(options).call<{ planId: string; changes: PlannedChange[] }>(
@@ -271,7 +307,7 @@ export function registerStackCommands(program: Command): void {
     ),
   ).action(
     action(async (name: string, file: string, options: Waiting & WithParameters, command: Command) => {
-      const parameters = parametersOf(options, command);
+      const parameters = await parametersOf(options, command);
       const client = clientFor(options);
       const started = await locate(
         file,

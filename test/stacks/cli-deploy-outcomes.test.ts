@@ -107,6 +107,42 @@ test('deploy exits 1 when the stack rolls back, 0 when it completes; plan, apply
   assert.match(followed.stdout, /fine {2}Typeplane::Stack {2}UPDATE_COMPLETE$/m);
   assert.match(followed.stdout, /BETA \(gamma\) {2}Test::Shop::Widget {2}CREATE_COMPLETE/);
   assert.deepEqual([...provider.store.keys()].sort(), ['alpha', 'gamma']);
+
+  // Parameters from a file (CloudFormation's list form), --parameters over it; a malformed file exits 2.
+  const parameterised = template(
+    dir,
+    'parameterised.yaml',
+    'Parameters:\n  Color: { Type: String }\n  Size: { Type: String }\nResources:\n  W: { Type: Test::Shop::Widget, Properties: { Name: p, Color: !Ref Color, Size: !Ref Size } }\n',
+  );
+  const list = template(
+    dir,
+    'parameters.json',
+    JSON.stringify([
+      { ParameterKey: 'Color', ParameterValue: 'teal' },
+      { ParameterKey: 'Size', ParameterValue: 'M' },
+    ]),
+  );
+  const bad = template(dir, 'bad-parameters.yaml', 'Color: { nested: true }\n');
+  const [fromFile, malformed] = await Promise.all([
+    cli(
+      'stack',
+      'plan',
+      'params',
+      parameterised,
+      '--parameters-file',
+      list,
+      '--parameters',
+      'Size=L',
+      '-o',
+      'json',
+    ),
+    cli('stack', 'plan', 'params', parameterised, '--parameters-file', bad),
+  ]);
+  exits(fromFile, 0);
+  const planned = JSON.parse(fromFile.stdout).changes[0].properties;
+  assert.deepEqual([planned.Color, planned.Size], ['teal', 'L']);
+  exits(malformed, 2);
+  assert.match(malformed.stderr, /^error: --parameters-file: must map parameter names to values/m);
 });
 
 test('on a terminal each resource has one line, redrawn in place as its status changes', () => {
