@@ -709,6 +709,7 @@ export class Deployment {
     for (const name of this.stack.imports) await this.ctx.records.setImport(name, this.name, false);
     await this.stackEvent('DELETE_COMPLETE');
     await this.ctx.records.dropResources(this.name);
+    await this.ctx.records.dropPlans(this.name);
     await this.ctx.records.deleteStack(this.name);
     await this.ctx.records.dropEvents(this.name);
     await this.ctx.records.deleteDeployment(this.id);

@@ -12,11 +12,11 @@ import type { KvEntry, Store } from '../store/types.js';
 import type { Policy } from './template.js';
 
 const STACKS = 'typeplane:stacks';
-const PLANS = 'typeplane:stack-plans';
 const DEPLOYMENTS = 'typeplane:stack-deployments';
 const EXPORTS = 'typeplane:stack-exports';
 const resourcesOf = (stack: string) => `typeplane:stack/${stack}/resources`;
 const eventsOf = (stack: string) => `typeplane:stack/${stack}/events`;
+const plansOf = (stack: string) => `typeplane:stack/${stack}/plans`;
 const importersOf = (exportName: string) => `typeplane:stack-imports/${exportName}`;
 
 export type StackStatus =
@@ -312,6 +312,11 @@ export class StackStore {
     await this.dropNamespace(eventsOf(stack));
   }
 
+  /** A deleted stack's plans go with it. */
+  async dropPlans(stack: string): Promise<void> {
+    await this.dropNamespace(plansOf(stack));
+  }
+
   async dropResources(stack: string): Promise<void> {
     await this.dropNamespace(resourcesOf(stack));
   }
@@ -319,11 +324,16 @@ export class StackStore {
   // ---- Plans ----
 
   async putPlan(plan: PlanRecord): Promise<void> {
-    await this.store.kvInsert(PLANS, plan.planId, entry(this.sealed(plan, plan.stack), 'stacks'));
+    await this.store.kvInsert(
+      plansOf(plan.stack),
+      plan.planId,
+      entry(this.sealed(plan, plan.stack), 'stacks'),
+    );
   }
 
-  async getPlan(planId: string): Promise<PlanRecord | undefined> {
-    const stored = (await this.store.kvGet(PLANS, planId))?.value as unknown as PlanRecord | undefined;
+  async getPlan(stack: string, planId: string): Promise<PlanRecord | undefined> {
+    const stored = (await this.store.kvGet(plansOf(stack), planId))?.value as unknown as
+      PlanRecord | undefined;
     return stored && this.opened(stored);
   }
 

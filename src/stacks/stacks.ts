@@ -257,7 +257,7 @@ export class Stacks {
     changes: PlannedChange[];
     current: boolean;
   }> {
-    const plan = await this.records.getPlan(planId);
+    const plan = await this.records.getPlan(name, planId);
     if (!plan || plan.stack !== name)
       throw new TypeplaneError('NotFound', `stack ${name} has no plan ${planId}`);
     const stack = await this.records.getStack(name);
@@ -296,7 +296,7 @@ export class Stacks {
     planId: string,
     options: { noRollback?: boolean; authorize?: (typeNames: string[]) => void } = {},
   ): Promise<Started> {
-    const plan = await this.records.getPlan(planId);
+    const plan = await this.records.getPlan(name, planId);
     if (!plan || plan.stack !== name)
       throw new TypeplaneError('NotFound', `stack ${name} has no plan ${planId}`);
     const current = await this.records.getStack(name);
