@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { openSqliteStore } from '../src/store/index.js';
 import { encodeCursor } from '../src/store/cursor.js';
+import { closedLoop } from './closed-loop.js';
 
 const DURATION_S = Number(process.env.DURATION_S ?? 5);
 /** Rounds of interleaved phases: a ratio is the median of the rounds' ratios, so a burst of other work on a shared machine moves one round, not the verdict. */
@@ -334,42 +335,16 @@ async function phase(
   seconds: number,
   op: (client: number, seq: number) => Promise<string | undefined>,
 ): Promise<PhaseResult> {
-  const latencies: number[] = [];
-  let ok = 0;
-  let failed = 0;
-  let firstFailure: string | undefined;
   const cpu0 = cpuSeconds(server.child.pid);
   const disk0 = diskWriteBytes(server.child.pid);
   const machine0 = machineUserSeconds();
   const client0 = process.cpuUsage();
-  const start = performance.now();
-  const end = start + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, client) => {
-      for (let seq = 0; performance.now() < end; seq++) {
-        const t = performance.now();
-        let problem: string | undefined;
-        try {
-          problem = await op(client, seq);
-        } catch (e) {
-          problem = String(e);
-        }
-        latencies.push(performance.now() - t);
-        if (problem === undefined) ok++;
-        else {
-          failed++;
-          firstFailure ??= problem;
-        }
-      }
-    }),
-  );
-  const wall = (performance.now() - start) / 1000;
+  const { ok, failed, firstFailure, latencies, seconds: wall } = await closedLoop(CLIENTS, seconds, op);
   const client = process.cpuUsage(client0);
   const cpu1 = cpuSeconds(server.child.pid);
   const serverCpu = (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / wall;
   const clientCpu = (client.user + client.system) / 1e6 / wall;
   const ownUser = (cpu1.user - cpu0.user + client.user / 1e6) / wall;
-  latencies.sort((a, b) => a - b);
   return {
     ok,
     failed,

@@ -7,13 +7,15 @@
  *   npm run bench:fuzz -- --requests 50000 --seed 7 --concurrency 32
  *
  * The server runs in this process's main thread (as in the test); requests are generated and sent
- * from a worker thread, so each side has a core on a 2-core machine. Exits 1 on any violation.
+ * from a worker thread, so each side has a core on a 2-core machine. A watchdog on the server's
+ * thread prints the worst event-loop delay and the peak RSS: over 200 ms or 1 GB is a failure like
+ * a 5xx. Exits 1 on any violation.
  */
 import { parseArgs } from 'node:util';
 import { cpus, loadavg } from 'node:os';
 import { checkConsistency } from '../src/engine/index.js';
 import { startTestService } from '../test/helpers/service.js';
-import { formatTally, fuzzTypeDocuments, runFuzzInWorker } from '../test/security/fuzz-requests.js';
+import { formatTally, fuzzSetup, runFuzzInWorker, startWatchdog } from '../test/security/fuzz-requests.js';
 
 const { values } = parseArgs({
   options: {
@@ -29,19 +31,18 @@ const concurrency = Number(values.concurrency);
 const svc = await startTestService();
 let failed: boolean;
 try {
-  for (const doc of fuzzTypeDocuments()) {
-    const res = await svc.call('POST', '/v1/types', doc.body, { 'content-type': doc.contentType });
-    if (res.status !== 201) throw new Error(`registering a fuzz type failed: ${JSON.stringify(res.body)}`);
-  }
+  const scoped = await fuzzSetup(svc.call, seed);
   console.log(
     `fuzz: ${requests} requests, concurrency ${concurrency}, seed ${seed}; ${cpus().length} cores, load ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
   let shown = 0;
+  const watchdog = startWatchdog();
   const report = await runFuzzInWorker({
     url: svc.url,
     token: svc.token,
+    scoped,
     requests,
     concurrency,
     seed,
@@ -52,11 +53,19 @@ try {
       }
     },
   });
+  const watched = watchdog.stop();
   const seconds = report.durationMs / 1000;
   console.log(`\nrequests:   ${report.requests}`);
   console.log(`duration:   ${seconds.toFixed(1)} s`);
   console.log(`throughput: ${Math.round(report.requests / seconds)} requests/s`);
   console.log(`\nanswers by status and errorCode:\n${formatTally(report.tally)}`);
+  console.log('\nslowest answers:');
+  for (const { ms, request } of report.slowest)
+    console.log(`  ${String(Math.round(ms)).padStart(6)} ms  ${request}`);
+  console.log(`\nworst event-loop delay: ${Math.round(watched.worstDelayMs)} ms (wall time)`);
+  console.log(`worst loop held:        ${watched.worstBusyMs ?? '-'} ms (CPU time of the server's thread)`);
+  console.log(`peak RSS:               ${Math.round(watched.peakRssMb)} MB`);
+  for (const problem of watched.problems) console.log(`  watchdog: ${problem}`);
   console.log(`\nviolations: ${report.violationCount}`);
   for (const v of report.violations) console.log(`  ${v}`);
 
@@ -79,6 +88,7 @@ try {
   console.log(`Object.prototype polluted: ${({} as Record<string, unknown>).polluted !== undefined}`);
   failed =
     report.violationCount > 0 ||
+    watched.problems.length > 0 ||
     problems.length > 0 ||
     ({} as Record<string, unknown>).polluted !== undefined;
 } finally {

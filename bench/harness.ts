@@ -32,8 +32,16 @@ export function removeAtExit(dir: string): void {
   tempDirs.push(dir);
 }
 
-/** `typeplane serve` on a free port; resolves once it prints its listening line. */
-export async function startServer(dataDir: string, args: string[], useDist: boolean): Promise<Server> {
+/**
+ * `typeplane serve` on a free port; resolves once it prints its listening line (within `startMs`: a
+ * server registering a large corpus at start needs longer than the default).
+ */
+export async function startServer(
+  dataDir: string,
+  args: string[],
+  useDist: boolean,
+  startMs = 60_000,
+): Promise<Server> {
   const main = useDist ? join(root, 'dist/cli/main.js') : join(root, 'src/cli/main.ts');
   if (useDist && !existsSync(main)) throw new Error('dist/ is not built: run npm run build, or drop --dist');
   const token = randomBytes(32).toString('base64url');
@@ -60,7 +68,10 @@ export async function startServer(dataDir: string, args: string[], useDist: bool
   });
   const url = await new Promise<URL>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`the server did not start in 60 s\n${logs}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the server did not start in ${startMs / 1000} s\n${logs}`)),
+      startMs,
+    );
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
@@ -97,40 +108,67 @@ export type Json = any;
 /** Keep-alive calls to one server, at most `sockets` at once. */
 export function client(server: Server, sockets: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  /** One request; the answer's body whole, and the time to its last byte in ms. */
+  const send = (
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    data: Buffer | undefined,
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer; ms: number }> => {
+    const start = performance.now();
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        server.url,
+        {
+          method,
+          path,
+          agent,
+          headers: {
+            authorization: `Bearer ${server.token}`,
+            ...headers,
+            ...(data ? { 'content-type': 'application/json', 'content-length': data.length } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks),
+              ms: performance.now() - start,
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(data);
+    });
+  };
   return {
-    call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+    async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
       const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      return new Promise((resolve, reject) => {
-        const req = http.request(
-          server.url,
-          {
-            method,
-            path,
-            agent,
-            headers: {
-              authorization: `Bearer ${server.token}`,
-              ...(data ? { 'content-type': 'application/json', 'content-length': data.length } : {}),
-            },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => {
-              const text = Buffer.concat(chunks).toString('utf8');
-              let parsed: unknown = text;
-              try {
-                parsed = text === '' ? undefined : JSON.parse(text);
-              } catch {
-                /* keep the text */
-              }
-              resolve({ status: res.statusCode ?? 0, body: parsed });
-            });
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        req.end(data);
-      });
+      const answer = await send(method, path, {}, data);
+      const text = answer.body.toString('utf8');
+      let parsed: unknown = text;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        /* keep the text */
+      }
+      return { status: answer.status, body: parsed };
+    },
+    /** A request timed to the last byte of its answer, whose body is counted, not read. */
+    async timed(
+      method: string,
+      path: string,
+      headers: Record<string, string> = {},
+      body?: string,
+    ): Promise<{ status: number; etag: string | undefined; ms: number; bytes: number }> {
+      const answer = await send(method, path, headers, body === undefined ? undefined : Buffer.from(body));
+      return { status: answer.status, etag: answer.headers.etag, ms: answer.ms, bytes: answer.body.length };
     },
     close: () => agent.destroy(),
   };

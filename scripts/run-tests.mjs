@@ -1,23 +1,28 @@
 #!/usr/bin/env node
 // Runs every test/**/*.test.ts with Node's test runner (Node 20's runner does not expand globs), in
-// two groups: first the files that may share the machine, several at a time; then, one at a time,
-// the files that must run alone (ALONE: heavy, or asserting how long something takes). At the end
-// it lists what was skipped, and why.
+// three groups: first the files that may share the machine, several at a time; then the heavy ones
+// (PAIRED: they load the machine but assert no durations), two at a time; then, one at a time, the
+// files that assert how long something takes (ALONE). At the end it lists what was skipped, and why,
+// and the files that took longest.
 // Extra arguments are passed through, e.g. `npm test -- --test-name-pattern=manifest`; files named
 // on the command line run instead of all. TEST_CONCURRENCY sets how many files share the machine.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 
-/** Files that must have the machine to themselves. */
-const ALONE = new Set([
-  // Heavy: tens of thousands of requests, or servers killed and restarted under a burst of writes.
-  'test/security/fuzz.test.ts',
+/**
+ * Heavy: tens of thousands of requests, servers killed and restarted under a burst of writes, a
+ * replica stopped past its lease. They check outcomes, not durations (their deadlines are far).
+ */
+const PAIRED = new Set([
   'test/faults/crash-during-creates.test.ts',
-  // A replica stopped past its one-second lease: the other must take over in time.
+  'test/security/fuzz.test.ts',
   'test/faults/lease-fencing.test.ts',
-  // Time budgets: the corpus in 5 s, hostile inputs refused within a second or two, latencies.
+]);
+
+/** Time budgets: the corpus in 5 s, hostile inputs refused within a second or two, latencies. */
+const ALONE = new Set([
   'test/schema/resource-schema-corpus.test.ts',
   'test/schema/source-bad-input.test.ts',
   'test/registry/schema-limits.test.ts',
@@ -26,17 +31,25 @@ const ALONE = new Set([
   'test/contract/state-provider.test.ts',
   'test/providers/remote-protocol.test.ts',
   'test/store/sqlite-checkpointer.test.ts',
+  // Attacks under way while /healthz must answer within a second.
+  'test/security/denial-of-service.test.ts',
 ]);
 
 /** The longest of the others (measured), started first so that none of them ends the run alone. */
 const LONGEST = [
-  'test/codegen/typescript.test.ts',
+  'test/package/packed-package.test.ts',
   'test/cli/api-commands.test.ts',
+  'test/codegen/typescript.test.ts',
   'test/contract/cli.test.ts',
-  'test/cli/validate-command.test.ts',
-  'test/auth/serve-admin-token.test.ts',
-  'test/contract/builtin-providers.test.ts',
   'test/auth/cli-token-commands.test.ts',
+  'test/contract/builtin-providers.test.ts',
+  'test/api/postgresql-replicas.test.ts',
+  'test/auth/serve-admin-token.test.ts',
+  'test/api/openapi.test.ts',
+  'test/cli/validate-command.test.ts',
+  'test/store/store-concurrency.test.ts',
+  'test/contract/broken-providers.test.ts',
+  'test/faults/concurrent-updates.test.ts',
 ];
 
 const passthrough = process.argv.slice(2);
@@ -67,11 +80,19 @@ function run(name, group, groupConcurrency) {
 
 const started = Date.now();
 const rank = (f) => (LONGEST.includes(f) ? LONGEST.indexOf(f) : LONGEST.length);
-const together = files.filter((f) => !ALONE.has(f)).sort((a, b) => rank(a) - rank(b));
-const alone = files.filter((f) => ALONE.has(f));
-const statuses = [await run('together', together, concurrency)];
-const togetherSeconds = (Date.now() - started) / 1000;
-statuses.push(await run('alone', alone, 1));
+const together = files.filter((f) => !ALONE.has(f) && !PAIRED.has(f)).sort((a, b) => rank(a) - rank(b));
+const groups = [
+  { name: 'together', files: together, concurrency },
+  // The two longest (fuzz, crash) first; lease fencing, mostly waiting, fills the shorter one's place.
+  { name: 'paired', files: [...PAIRED].filter((f) => files.includes(f)), concurrency: 2 },
+  { name: 'alone', files: files.filter((f) => ALONE.has(f)), concurrency: 1 },
+];
+const statuses = [];
+for (const group of groups) {
+  const start = Date.now();
+  statuses.push(await run(group.name, group.files, group.concurrency));
+  group.seconds = (Date.now() - start) / 1000;
+}
 const seconds = (Date.now() - started) / 1000;
 
 const lines = readdirSync(records).flatMap((f) =>
@@ -84,8 +105,20 @@ rmSync(records, { recursive: true, force: true });
 
 const report = [
   '',
-  `${files.length} files in ${seconds.toFixed(0)} s: ${together.length} at ${concurrency} at a time (${togetherSeconds.toFixed(0)} s), ${alone.length} alone (${(seconds - togetherSeconds).toFixed(0)} s)`,
+  `${files.length} files in ${seconds.toFixed(0)} s: ${groups
+    .filter((g) => g.files.length > 0)
+    .map((g) => `${g.files.length} ${g.name}, ${g.concurrency} at a time (${g.seconds.toFixed(0)} s)`)
+    .join('; ')}`,
 ];
+// Time in each file's tests (its start-up aside), to keep LONGEST, PAIRED and ALONE current. A test
+// counts for the file that defines it: test/store/fixtures.ts stands for the store tests it defines.
+const busy = new Map();
+for (const { kind, file, ms } of lines) if (kind === 'time') busy.set(file, (busy.get(file) ?? 0) + ms);
+const slowest = [...busy].sort((a, b) => b[1] - a[1]).slice(0, 10);
+if (slowest.length > 0)
+  report.push(
+    `longest: ${slowest.map(([file, ms]) => `${relative('.', file)} ${(ms / 1000).toFixed(1)} s`).join(', ')}`,
+  );
 const skips = new Map();
 for (const { kind, reason, name } of lines)
   if (kind === 'skip') skips.set(reason, [...(skips.get(reason) ?? []), name]);

@@ -1,9 +1,12 @@
 // A node:test reporter for scripts/run-tests.mjs: one JSON line per test that was skipped (with its
-// reason) or failed, so the runner can say at the end what was skipped and why.
+// reason) or failed, and the duration of each top-level test, so the runner can say at the end what
+// was skipped and why, and which files took longest.
 export default async function* recordReporter(source) {
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
-    const { name, skip, details } = event.data;
+    const { name, skip, details, nesting, file } = event.data;
+    if (nesting === 0 && file !== undefined)
+      yield `${JSON.stringify({ kind: 'time', file, ms: details?.duration_ms ?? 0 })}\n`;
     // A name filter skips what it does not match: that is what was asked, not a missing need.
     if (skip !== undefined && skip !== false && skip !== 'test name does not match pattern')
       yield `${JSON.stringify({ kind: 'skip', name, reason: skip === true ? 'skipped' : String(skip) })}\n`;

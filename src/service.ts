@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { plainListenProblem, Tokens } from './auth/index.js';
+import { AccessKeys, checkAdminToken, plainListenProblem, Tokens } from './auth/index.js';
+import { cloudControlRoutes } from './cloudcontrol/index.js';
 import { Engine, engineLogger } from './engine/index.js';
 import { buildServer } from './http/index.js';
 import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
@@ -83,6 +84,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     allowPlainHttp: options.allowPlainHttp === true,
   });
   if (refusal) throw new Error(`cannot start: ${refusal}`);
+  // Refused before anything is written: a start that fails leaves no key file or database behind.
+  if (options.adminToken !== undefined) checkAdminToken(options.adminToken);
   mkdirSync(options.dataDir, { recursive: true });
   const keyFile = options.secretKeyFile ?? join(options.dataDir, SECRET_KEY_FILE_NAME);
   const key = loadSecretKey({ key: options.secretKey, file: keyFile });
@@ -152,7 +155,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
-    const tokens = new Tokens(store);
+    const tokens = new Tokens(store, new AccessKeys(store, sealer));
     const firstAdminToken = await tokens.bootstrap(options.adminToken);
     if (firstAdminToken) logger.info('no API token was stored: created an admin token, shown once');
     const app = await buildServer({
@@ -163,6 +166,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       stacks,
       ...(options.tls ? { tls: options.tls } : {}),
     });
+    // The AWS Cloud Control API beside /v1, on POST /: requests signed with SigV4, not bearer tokens.
+    await app.register(cloudControlRoutes, { engine, tokens });
     await app.listen({ host: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);
@@ -207,6 +212,16 @@ async function registerFromDisk(registry: Registry, paths: string[], logger: Log
     );
     throw new Error(`cannot start: invalid type documents\n${lines.join('\n')}`);
   }
+  // Registered all the same, but worth a look (an empty schema leaves properties unvalidated, say);
+  // a few are logged, the rest counted (a corpus can have thousands).
+  const warnings = loaded.results.flatMap((r) => r.diagnostics).filter((d) => d.severity === 'warning');
+  for (const d of warnings.slice(0, 20))
+    logger.warn({ file: d.file, line: d.line, column: d.column, rule: d.rule }, d.message);
+  if (warnings.length > 20)
+    logger.warn(
+      { warnings: warnings.length },
+      "more warnings about the types; 'typeplane validate' lists them all",
+    );
   for (const result of loaded.results) {
     if (!result.file) continue;
     await registry.register(await readFile(result.file), { file: result.file });

@@ -22,10 +22,12 @@ export {
 } from './policy.js';
 export {
   Tokens,
+  checkAdminToken,
   generateToken,
   isTokenSyntax,
   MIN_TOKEN_LENGTH,
   type TokenRecord,
   type NewToken,
 } from './tokens.js';
+export { AccessKeys, isAccessKeyId, type AccessKeyPair } from './access-keys.js';
 export { isLoopbackHost, plainListenProblem } from './listen.js';

@@ -11,6 +11,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
 import type { KvEntry, Store } from '../store/index.js';
+import type { AccessKeyPair, AccessKeys } from './access-keys.js';
 import { isRole, parseTypeGlobs, type Principal, type Role } from './policy.js';
 
 const NAMESPACE = 'typeplane:tokens';
@@ -28,6 +29,8 @@ export interface TokenRecord {
   types?: string[];
   description?: string;
   createdAt: string;
+  /** The id of the AWS-style access key pair issued with the token (`--aws-keys`), if any. */
+  accessKeyId?: string;
 }
 
 /**
@@ -37,6 +40,14 @@ export interface TokenRecord {
 const TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]+=*$/;
 export const MIN_TOKEN_LENGTH = 32;
 const MAX_TOKEN_LENGTH = 512;
+
+/** An admin token given to start with (TYPEPLANE_ADMIN_TOKEN) must be long and of token syntax. */
+export function checkAdminToken(adminToken: string): void {
+  if (adminToken.length < MIN_TOKEN_LENGTH || !isTokenSyntax(adminToken))
+    throw new Error(
+      `cannot start: the admin token (TYPEPLANE_ADMIN_TOKEN) must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + /; 'typeplane serve' prints a generated one on first start`,
+    );
+}
 
 export function isTokenSyntax(token: string): boolean {
   return token.length <= MAX_TOKEN_LENGTH && TOKEN_SYNTAX.test(token);
@@ -60,7 +71,12 @@ function toRecord(value: unknown): TokenRecord | undefined {
     ...(Array.isArray(v.types) ? { types: v.types.filter((t): t is string => typeof t === 'string') } : {}),
     ...(typeof v.description === 'string' ? { description: v.description } : {}),
     createdAt: v.createdAt,
+    ...(typeof v.accessKeyId === 'string' ? { accessKeyId: v.accessKeyId } : {}),
   };
+}
+
+function principalOf(record: TokenRecord): Principal {
+  return { tokenId: record.id, role: record.role, ...(record.types ? { types: record.types } : {}) };
 }
 
 function entry(record: TokenRecord): KvEntry {
@@ -72,6 +88,8 @@ export interface NewToken {
   /** Type globs, a list whose items may be comma-separated; checked by `parseTypeGlobs`. */
   types?: unknown;
   description?: string;
+  /** Also issue an access key pair acting as the token, for requests signed with SigV4. */
+  accessKey?: boolean;
 }
 
 /**
@@ -87,14 +105,61 @@ export class Tokens {
    * request is anyway; what is stored, listed or logged is never the token.
    */
   private readonly known = new Map<string, { principal: Principal; key: string; until: number }>();
+  /** Access keys found in the last second, by key id, as tokens are (their secret is in memory while in use anyway). */
+  private readonly knownKeys = new Map<
+    string,
+    { principal: Principal; secretAccessKey: string; key: string; until: number }
+  >();
 
-  constructor(private readonly store: Store) {}
+  /** Without `accessKeys` (the server's sealer is needed), no access key pair can be issued. */
+  constructor(
+    private readonly store: Store,
+    private readonly accessKeys?: AccessKeys,
+  ) {}
 
-  /** Create a token; the returned `token` is the only time the secret exists outside the caller. */
-  async create(input: NewToken): Promise<{ token: string; record: TokenRecord }> {
+  /**
+   * Create a token (and an access key pair when asked); the returned secrets are the only time they
+   * exist outside the caller.
+   */
+  async create(input: NewToken): Promise<{ token: string; record: TokenRecord; accessKey?: AccessKeyPair }> {
+    if (input.accessKey === true && !this.accessKeys)
+      throw new TypeplaneError('InternalFailure', 'this server cannot issue access keys');
     const token = generateToken();
-    const record = await this.save(token, input);
-    return { token, record };
+    if (input.accessKey !== true) return { token, record: await this.save(token, input) };
+    // The key pair first: a token record never names a key pair that is not there.
+    const accessKey = await this.accessKeys!.issue(hashToken(token));
+    try {
+      return { token, record: await this.save(token, input, accessKey.accessKeyId), accessKey };
+    } catch (e) {
+      await this.accessKeys!.remove(accessKey.accessKeyId);
+      throw e;
+    }
+  }
+
+  /**
+   * The principal an access key id stands for and its secret (to verify a signature with), or
+   * undefined for an unknown key or one whose token was revoked.
+   */
+  async authenticateAccessKey(
+    accessKeyId: string,
+  ): Promise<{ principal: Principal; secretAccessKey: string } | undefined> {
+    const cached = this.recentAccessKey(accessKeyId);
+    if (cached) return cached;
+    const found = await this.accessKeys?.find(accessKeyId);
+    const record = found && toRecord((await this.store.kvGet(NAMESPACE, found.tokenKey))?.value);
+    if (!found || !record || record.accessKeyId !== accessKeyId) {
+      this.knownKeys.delete(accessKeyId);
+      return undefined;
+    }
+    const entry = {
+      principal: principalOf(record),
+      secretAccessKey: found.secretAccessKey,
+      key: found.tokenKey,
+      until: Date.now() + CACHE_MS,
+    };
+    if (this.knownKeys.size >= CACHE_MAX) this.knownKeys.clear();
+    this.knownKeys.set(accessKeyId, entry);
+    return entry;
   }
 
   /** The principal a token stands for, or undefined for an unknown token. */
@@ -109,14 +174,16 @@ export class Tokens {
       this.known.delete(token);
       return undefined;
     }
-    const principal: Principal = {
-      tokenId: record.id,
-      role: record.role,
-      ...(record.types ? { types: record.types } : {}),
-    };
+    const principal = principalOf(record);
     if (this.known.size >= CACHE_MAX) this.known.clear();
     this.known.set(token, { principal, key, until: Date.now() + CACHE_MS });
     return principal;
+  }
+
+  /** An access key found in the store less than a second ago; undefined otherwise. */
+  recentAccessKey(accessKeyId: string): { principal: Principal; secretAccessKey: string } | undefined {
+    const cached = this.knownKeys.get(accessKeyId);
+    return cached && cached.until > Date.now() ? cached : undefined;
   }
 
   /** The principal of a token found in the store less than a second ago; undefined otherwise. */
@@ -134,7 +201,13 @@ export class Tokens {
     const found = (await this.entries()).find((e) => e.record.id === id);
     if (!found) return false;
     for (const [token, cached] of this.known) if (cached.key === found.key) this.known.delete(token);
-    return this.store.kvDelete(NAMESPACE, found.key);
+    const deleted = await this.store.kvDelete(NAMESPACE, found.key);
+    // The key pair stops working with the token record gone; its sealed secret goes too.
+    if (found.record.accessKeyId !== undefined) {
+      this.knownKeys.delete(found.record.accessKeyId);
+      await this.accessKeys?.remove(found.record.accessKeyId);
+    }
+    return deleted;
   }
 
   /**
@@ -144,10 +217,7 @@ export class Tokens {
    */
   async bootstrap(adminToken?: string): Promise<string | undefined> {
     if (adminToken !== undefined) {
-      if (adminToken.length < MIN_TOKEN_LENGTH || !isTokenSyntax(adminToken))
-        throw new Error(
-          `cannot start: the admin token (TYPEPLANE_ADMIN_TOKEN) must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + /; 'typeplane serve' prints a generated one on first start`,
-        );
+      checkAdminToken(adminToken);
       const key = hashToken(adminToken);
       const existing = toRecord((await this.store.kvGet(NAMESPACE, key))?.value);
       if (existing?.role === 'admin' && existing.types === undefined) return undefined;
@@ -175,7 +245,7 @@ export class Tokens {
     return (await this.create({ role: 'admin', description: 'first admin token' })).token;
   }
 
-  private async save(token: string, input: NewToken): Promise<TokenRecord> {
+  private async save(token: string, input: NewToken, accessKeyId?: string): Promise<TokenRecord> {
     if (!isRole(input.role))
       throw new TypeplaneError('InvalidRequest', 'role must be admin, writer or reader');
     const types = input.types === undefined ? undefined : parseTypeGlobs(input.types);
@@ -195,6 +265,7 @@ export class Tokens {
       ...(types ? { types } : {}),
       ...(input.description ? { description: input.description } : {}),
       createdAt: new Date().toISOString(),
+      ...(accessKeyId !== undefined ? { accessKeyId } : {}),
     };
     if (!(await this.store.kvInsert(NAMESPACE, hashToken(token), entry(record))))
       throw new TypeplaneError('InternalFailure', 'token collision; try again');

@@ -1,9 +1,11 @@
 /**
  * @module `typeplane type …`, `typeplane resource …`, `typeplane request …`: the API from the shell.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
+import { MAX_RESULTS_LIMIT } from '../engine/input.js';
 import {
   ApiError,
   Client,
@@ -14,6 +16,7 @@ import {
   truncate,
   type OutputFormat,
 } from './client.js';
+import { EXIT, UsageError, jsonFlag, wholeNumberFlag } from './usage.js';
 
 export interface Common {
   endpoint?: string;
@@ -35,15 +38,16 @@ interface ProgressEvent {
 
 const TERMINAL = new Set(['SUCCESS', 'FAILED', 'CANCEL_COMPLETE']);
 
-export function common(command: Command): Command {
+export function common(command: Command, formats: OutputFormat[] = ['table', 'json', 'yaml']): Command {
   return command
     .option('--endpoint <url>', `Typeplane server (env TYPEPLANE_ENDPOINT; default ${DEFAULT_ENDPOINT})`)
     .option('--token <token>', 'API token (env TYPEPLANE_TOKEN)')
-    .addOption(
-      new Option('-o, --output <format>', 'output format')
-        .choices(['json', 'yaml', 'table'])
-        .default('table'),
-    );
+    .addOption(new Option('-o, --output <format>', 'output format').choices(formats).default('table'));
+}
+
+/** An Examples section at the end of a command's help. */
+export function examples(command: Command, lines: string[]): Command {
+  return command.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`);
 }
 
 export function clientFor(options: Common): Client {
@@ -54,28 +58,49 @@ export function clientFor(options: Common): Client {
   );
 }
 
-/** What to do about a 401: where a token comes from and how to pass it. */
-const TOKEN_HINT =
-  "hint: pass an API token with --token or env TYPEPLANE_TOKEN; 'typeplane serve' prints an admin token on first start, and an admin makes more with 'typeplane token create --role admin|writer|reader'";
+/** What to do about a 401 (the server's message says where tokens come from). */
+const TOKEN_HINT = 'hint: the CLI sends the token given with --token or env TYPEPLANE_TOKEN';
 
 const enc = encodeURIComponent;
 
-/** Run an action; API errors print `error: <code>: message` and exit 1. */
+/**
+ * Run an action; API errors print `error: <code>: message` (and the details the message does not
+ * already say) and exit 1; usage errors print `error: message` and exit 2.
+ */
 export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>) {
   return async (...args: A) => {
     try {
-      process.exitCode = (await fn(...args)) ?? 0;
+      process.exitCode = (await fn(...args)) ?? EXIT.ok;
     } catch (e) {
-      if (e instanceof ApiError) {
-        process.stderr.write(`error: ${e.errorCode}: ${e.message}\n`);
-        for (const d of e.details.slice(0, 50)) process.stderr.write(`  - ${formatDetail(d)}\n`);
-        if (e.status === 401) process.stderr.write(`${TOKEN_HINT}\n`);
-        process.exitCode = 1;
-        return;
-      }
-      throw e;
+      process.exitCode = report(e);
     }
   };
+}
+
+/** Print a usage or API error as `action` does; returns the exit code. Anything else is rethrown. */
+function report(e: unknown): number {
+  if (e instanceof UsageError) {
+    process.stderr.write(`error: ${e.message}\n`);
+    return EXIT.usage;
+  }
+  if (!(e instanceof ApiError)) throw e;
+  process.stderr.write(`error: ${e.errorCode}: ${e.message}\n`);
+  for (const d of e.details.slice(0, 50))
+    if (!saidIn(e.message, d)) process.stderr.write(`  - ${formatDetail(d)}\n`);
+  if (e.status === 401) process.stderr.write(`${TOKEN_HINT}\n`);
+  return EXIT.failed;
+}
+
+/** Whether `message` already says what a detail says (diagnostics, which carry a location, always show). */
+function saidIn(message: string, detail: unknown): boolean {
+  const d = detail as Record<string, unknown> | null;
+  return (
+    d !== null &&
+    typeof d === 'object' &&
+    typeof d.rule !== 'string' &&
+    typeof d.message === 'string' &&
+    message.includes(d.message)
+  );
 }
 
 function formatDetail(detail: unknown): string {
@@ -104,10 +129,21 @@ function eventTable(e: ProgressEvent): string {
   return rows.map(([k, v]) => `${k.padEnd(14)}${v}`).join('\n');
 }
 
-/** Follow an operation by polling `GET /v1/requests/:token` until it is terminal or `seconds` pass. */
+/**
+ * Follow an operation by polling `GET /v1/requests/:token` until it is terminal or `seconds` pass.
+ * Ctrl-C stops the waiting, not the operation: it says how to follow it and exits 130.
+ */
 async function follow(client: Client, event: ProgressEvent, seconds: number): Promise<ProgressEvent> {
   const until = Date.now() + seconds * 1000;
   const spin = spinner(process.stderr, `${event.operation} ${event.typeName} ${event.identifier ?? ''}`);
+  const interrupted = () => {
+    spin.stop();
+    process.stderr.write(
+      `\ninterrupted: stopped waiting; the operation goes on. Follow it with 'typeplane request get ${event.requestToken} --wait'\n`,
+    );
+    process.exit(EXIT.interrupted);
+  };
+  process.once('SIGINT', interrupted);
   try {
     let latest = event;
     while (!TERMINAL.has(latest.operationStatus) && Date.now() < until) {
@@ -120,14 +156,29 @@ async function follow(client: Client, event: ProgressEvent, seconds: number): Pr
     }
     return latest;
   } finally {
+    process.off('SIGINT', interrupted);
     spin.stop();
   }
 }
 
+/** How `--wait` ends, for the help of the commands that take it. */
+const WAIT_EXIT_CODES = `
+Exit codes: 0 the operation succeeded (or, without --wait, was accepted); 1 it failed or the server
+refused the request; 2 a usage error; 3 --wait ran out with the operation still PENDING or
+IN_PROGRESS (it goes on: follow it with 'typeplane request get <token> --wait'); 130 interrupted
+while waiting (the operation goes on; the request token is printed).`;
+
 function waitOption(command: Command): Command {
   return command
     .option('--wait [seconds]', 'wait until the operation finishes (default 300 s)')
-    .option('--client-token <token>', 'idempotency token: retrying with it never repeats the operation');
+    .addHelpText('after', WAIT_EXIT_CODES);
+}
+
+function clientTokenOption(command: Command): Command {
+  return command.option(
+    '--client-token <token>',
+    'idempotency token: retrying with it never repeats the operation',
+  );
 }
 
 function waitSeconds(value: unknown): number | undefined {
@@ -135,7 +186,7 @@ function waitSeconds(value: unknown): number | undefined {
   if (value === true) return 300;
   const n = String(value).trim() === '' ? NaN : Number(value);
   if (!Number.isFinite(n) || n < 0)
-    throw new ApiError(0, 'InvalidRequest', `--wait takes a number of seconds, not '${String(value)}'`, []);
+    throw new UsageError(`--wait takes a number of seconds, not '${String(value)}'`);
   return n;
 }
 
@@ -151,8 +202,9 @@ async function printEvent(
     process.stderr.write(
       `note: still ${final.operationStatus} after ${wait} s; follow it with 'typeplane request get ${final.requestToken} --wait'\n`,
     );
+    return EXIT.stillRunning;
   }
-  return final.operationStatus === 'FAILED' ? 1 : 0;
+  return final.operationStatus === 'FAILED' ? EXIT.failed : EXIT.ok;
 }
 
 /** Read a local file; a missing or unreadable file is a clear error, not a stack of fs internals. */
@@ -161,11 +213,8 @@ export async function readLocal(path: string): Promise<string> {
     return await readFile(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ApiError(
-      0,
-      'InvalidRequest',
+    throw new UsageError(
       code === 'ENOENT' ? `no such file: ${path}` : `cannot read ${path}: ${(e as Error).message}`,
-      [],
     );
   }
 }
@@ -175,55 +224,142 @@ async function readDocument(path: string): Promise<unknown> {
   try {
     return /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
   } catch (e) {
-    throw new ApiError(
-      0,
-      'InvalidRequest',
+    throw new UsageError(
       `${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(e as Error).message.split('\n')[0]}`,
-      [],
     );
   }
 }
 
-function parseJsonArg(name: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new ApiError(0, 'InvalidRequest', `${name} is not valid JSON: ${(e as Error).message}`, []);
+/** Type documents under `paths`: files as given, folders searched for .json, .yaml and .yml files. */
+async function typeDocuments(paths: string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const path of paths) {
+    const info = await stat(path).catch(() => undefined);
+    if (!info) throw new UsageError(`no such file or folder: ${path}`);
+    if (!info.isDirectory()) {
+      files.push(path);
+      continue;
+    }
+    const found = (await readdir(path, { recursive: true }))
+      .map(String)
+      .filter((f) => /\.(json|ya?ml)$/i.test(f) && !f.split(/[\\/]/).some((part) => part === 'node_modules'))
+      .sort()
+      .map((f) => join(path, f));
+    if (found.length === 0) throw new UsageError(`no .json, .yaml or .yml files under ${path}`);
+    files.push(...found);
   }
+  return files;
 }
+
+/** `--max-results` as the API takes it. */
+function maxResultsFlag(value: string | undefined): string | undefined {
+  return value === undefined
+    ? undefined
+    : String(wholeNumberFlag('--max-results', value, 1, MAX_RESULTS_LIMIT));
+}
+
+/** A scalar as a table cell; anything else as compact JSON. */
+function cell(value: unknown, max: number): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return truncate(text, max);
+}
+
+/**
+ * Columns of a resource list: the identifier, then the scalar properties (the first four; all
+ * properties with -o wide), in the order they first appear.
+ */
+function resourceTable(rows: { identifier: string; properties: unknown }[], wide: boolean): string {
+  const names: string[] = [];
+  for (const row of rows)
+    for (const [name, value] of Object.entries((row.properties ?? {}) as Record<string, unknown>))
+      if (!names.includes(name) && (wide || (value !== null && typeof value !== 'object'))) names.push(name);
+  const shown = wide ? names : names.slice(0, 4);
+  return columns(
+    ['IDENTIFIER', ...shown.map((n) => n.toUpperCase())],
+    rows.map((r) => {
+      const properties = (r.properties ?? {}) as Record<string, unknown>;
+      return [
+        r.identifier,
+        ...shown.map((n) => (n in properties ? cell(properties[n], wide ? 200 : 40) : '')),
+      ];
+    }),
+  );
+}
+
+/** A key/value table of a model's properties. */
+function propertyTable(properties: Record<string, unknown>): string {
+  return columns(
+    ['PROPERTY', 'VALUE'],
+    Object.entries(properties).map(([k, v]) => [k, cell(v, 120)]),
+  );
+}
+
+/** A validator warning the server returns beside a registration. */
+type Warning = { rule: string; message: string; line?: number; column?: number };
 
 export function registerApiCommands(program: Command): void {
   const type = program.command('type').description('register and inspect resource types');
-  common(
-    type
-      .command('register')
-      .argument('<file>', 'resource schema (.json/.yaml) or manifest (.yaml)')
-      .description('register the types a document defines'),
+  examples(
+    common(
+      type
+        .command('register')
+        .argument('<paths...>', 'resource schemas (.json/.yaml) or manifests (.yaml); folders are searched')
+        .description('register the types documents define (each document in one request)'),
+    ),
+    [
+      'typeplane type register examples/postgresDatabases.yaml',
+      'typeplane type register types/ more/queues.yaml',
+    ],
   ).action(
-    action(async (file: string, options: Common) => {
-      const text = await readLocal(file);
-      const contentType = /\.ya?ml$/i.test(file) ? 'application/yaml' : 'application/json';
-      const out = await clientFor(options)
-        .call<{ types: { typeName: string; version: string }[] }>('POST', '/v1/types', text, contentType)
-        .catch((e: unknown) => {
-          // The server names the document 'request body'; the user knows it by its file name.
-          if (e instanceof ApiError)
-            for (const d of e.details)
-              if (d && typeof d === 'object' && 'file' in d) (d as { file: unknown }).file = file;
-          throw e;
-        });
-      process.stdout.write(
-        render(out, options.output, () =>
-          out.types.map((t) => `registered ${t.typeName} (version ${t.version})`).join('\n'),
-        ) + '\n',
-      );
+    action(async (paths: string[], options: Common) => {
+      const files = await typeDocuments(paths);
+      const client = clientFor(options);
+      const registered: { typeName: string; version: string }[] = [];
+      const warnings: (Warning & { file: string })[] = [];
+      let failed = 0;
+      for (const file of files) {
+        const text = await readLocal(file);
+        const contentType = /\.ya?ml$/i.test(file) ? 'application/yaml' : 'application/json';
+        try {
+          const out = await client.call<{
+            types: { typeName: string; version: string }[];
+            warnings?: Warning[];
+          }>('POST', '/v1/types', text, contentType);
+          registered.push(...out.types);
+          warnings.push(...(out.warnings ?? []).map((w) => ({ ...w, file })));
+          if (options.output === 'table') {
+            for (const t of out.types)
+              process.stdout.write(`registered ${t.typeName} (version ${t.version})\n`);
+            // What registered but deserves a look (an empty schema leaves properties unvalidated, say).
+            for (const w of out.warnings ?? [])
+              process.stdout.write(
+                `${file}:${w.line ?? 1}:${w.column ?? 1} warning ${w.rule} ${w.message}\n`,
+              );
+          }
+        } catch (e) {
+          if (!(e instanceof ApiError) || files.length === 1) throw nameFile(e, file);
+          // With several documents, one refused does not stop the others: each is reported.
+          failed++;
+          process.stderr.write(`${file}: `);
+          report(nameFile(e, file));
+        }
+      }
+      if (options.output !== 'table')
+        process.stdout.write(
+          render({ types: registered, ...(warnings.length > 0 ? { warnings } : {}) }, options.output) + '\n',
+        );
+      return failed > 0 ? EXIT.failed : EXIT.ok;
     }),
   );
-  common(type.command('list').description('list registered types')).action(
+  examples(common(type.command('list').description('list registered types')), [
+    'typeplane type list',
+    'typeplane type list -o json',
+  ]).action(
     action(async (options: Common) => {
       const out = await clientFor(options).call<{
         types: { typeName: string; version: string; dialect: string; description: string }[];
       }>('GET', '/v1/types');
+      if (options.output === 'table' && out.types.length === 0) return nothingFound('No types registered');
       process.stdout.write(
         render(out, options.output, () =>
           columns(
@@ -239,19 +375,31 @@ export function registerApiCommands(program: Command): void {
       );
     }),
   );
-  common(
-    type.command('show').argument('<typeName>').description('describe a type: schema, versions, identifiers'),
+  examples(
+    common(
+      type
+        .command('show')
+        .argument('<typeName>')
+        .description('describe a type: identifiers, property sets, versions (-o yaml|json: the schema too)'),
+    ),
+    [
+      'typeplane type show Typeplane.Data/postgresDatabases',
+      'typeplane type show Typeplane.Data/postgresDatabases -o yaml   # with the schema',
+    ],
   ).action(
     action(async (typeName: string, options: Common) => {
-      const out = await clientFor(options).call<Record<string, unknown>>('GET', `/v1/types/${enc(typeName)}`);
-      process.stdout.write(render(out, options.output === 'table' ? 'yaml' : options.output) + '\n');
+      const out = await clientFor(options).call<TypeDetail>('GET', `/v1/types/${enc(typeName)}`);
+      process.stdout.write(render(out, options.output, () => typeTable(out)) + '\n');
     }),
   );
-  common(
-    type
-      .command('delete')
-      .argument('<typeName>')
-      .description('deregister a type (refused while resources exist)'),
+  examples(
+    common(
+      type
+        .command('delete')
+        .argument('<typeName>')
+        .description('deregister a type (refused while resources exist)'),
+    ),
+    ['typeplane type delete Example::Demo::Greeting'],
   ).action(
     action(async (typeName: string, options: Common) => {
       await clientFor(options).call('DELETE', `/v1/types/${enc(typeName)}`);
@@ -260,15 +408,23 @@ export function registerApiCommands(program: Command): void {
   );
 
   const resource = program.command('resource').description('create, read, update, delete and list resources');
-  waitOption(
-    common(
-      resource
-        .command('create')
-        .argument('<typeName>')
-        .description('create a resource')
-        .option('--properties <json>', 'desired state as JSON')
-        .option('--file <path>', 'desired state from a JSON or YAML file'),
+  examples(
+    clientTokenOption(
+      waitOption(
+        common(
+          resource
+            .command('create')
+            .argument('<typeName>')
+            .description('create a resource')
+            .option('--properties <json>', 'desired state as JSON')
+            .option('--file <path>', 'desired state from a JSON or YAML file'),
+        ),
+      ),
     ),
+    [
+      `typeplane resource create Typeplane.Data/postgresDatabases --properties '{"name": "orders", "size": "M", "password": "…"}' --wait`,
+      'typeplane resource create Typeplane.Data/postgresDatabases --file orders.yaml --wait 60 && next-step',
+    ],
   ).action(
     action(
       async (
@@ -276,15 +432,13 @@ export function registerApiCommands(program: Command): void {
         options: Common & { properties?: string; file?: string; wait?: unknown; clientToken?: string },
       ) => {
         if ((options.properties === undefined) === (options.file === undefined))
-          throw new ApiError(
-            0,
-            'InvalidRequest',
+          throw new UsageError(
             'give the desired state with exactly one of --properties <json> or --file <path>',
-            [],
           );
+        waitSeconds(options.wait);
         const desiredState = options.file
           ? await readDocument(options.file)
-          : parseJsonArg('--properties', options.properties!);
+          : jsonFlag('--properties', options.properties!);
         const client = clientFor(options);
         const { progressEvent } = await client.call<{ progressEvent: ProgressEvent }>(
           'POST',
@@ -295,27 +449,43 @@ export function registerApiCommands(program: Command): void {
       },
     ),
   );
-  common(
-    resource.command('get').argument('<typeName>').argument('<identifier>').description('read a resource'),
+  examples(
+    common(
+      resource.command('get').argument('<typeName>').argument('<identifier>').description('read a resource'),
+    ),
+    [
+      'typeplane resource get Typeplane.Data/postgresDatabases orders',
+      'typeplane resource get Typeplane.Data/postgresDatabases orders -o json',
+    ],
   ).action(
     action(async (typeName: string, identifier: string, options: Common) => {
       const out = await clientFor(options).call<{ identifier: string; properties: Record<string, unknown> }>(
         'GET',
         `/v1/resources/${enc(typeName)}/${enc(identifier)}`,
       );
-      process.stdout.write(render(out, options.output === 'table' ? 'yaml' : options.output) + '\n');
+      process.stdout.write(render(out, options.output, () => propertyTable(out.properties)) + '\n');
     }),
   );
-  waitOption(
-    common(
-      resource
-        .command('update')
-        .argument('<typeName>')
-        .argument('<identifier>')
-        .description('update a resource with an RFC 6902 JSON Patch')
-        .option('--patch <json>', 'patch document, e.g. \'[{"op":"replace","path":"/size","value":"M"}]\'')
-        .option('--patch-file <path>', 'patch document from a JSON or YAML file'),
+  examples(
+    clientTokenOption(
+      waitOption(
+        common(
+          resource
+            .command('update')
+            .argument('<typeName>')
+            .argument('<identifier>')
+            .description('update a resource with an RFC 6902 JSON Patch')
+            .option(
+              '--patch <json>',
+              'patch document, e.g. \'[{"op":"replace","path":"/size","value":"M"}]\'',
+            )
+            .option('--patch-file <path>', 'patch document from a JSON or YAML file'),
+        ),
+      ),
     ),
+    [
+      `typeplane resource update Typeplane.Data/postgresDatabases orders --patch '[{"op": "replace", "path": "/size", "value": "L"}]' --wait`,
+    ],
   ).action(
     action(
       async (
@@ -324,15 +494,11 @@ export function registerApiCommands(program: Command): void {
         options: Common & { patch?: string; patchFile?: string; wait?: unknown; clientToken?: string },
       ) => {
         if ((options.patch === undefined) === (options.patchFile === undefined))
-          throw new ApiError(
-            0,
-            'InvalidRequest',
-            'give the patch with exactly one of --patch <json> or --patch-file <path>',
-            [],
-          );
+          throw new UsageError('give the patch with exactly one of --patch <json> or --patch-file <path>');
+        waitSeconds(options.wait);
         const patchDocument = options.patchFile
           ? await readDocument(options.patchFile)
-          : parseJsonArg('--patch', options.patch!);
+          : jsonFlag('--patch', options.patch!);
         const client = clientFor(options);
         const { progressEvent } = await client.call<{ progressEvent: ProgressEvent }>(
           'PATCH',
@@ -343,14 +509,19 @@ export function registerApiCommands(program: Command): void {
       },
     ),
   );
-  waitOption(
-    common(
-      resource
-        .command('delete')
-        .argument('<typeName>')
-        .argument('<identifier>')
-        .description('delete a resource'),
+  examples(
+    clientTokenOption(
+      waitOption(
+        common(
+          resource
+            .command('delete')
+            .argument('<typeName>')
+            .argument('<identifier>')
+            .description('delete a resource'),
+        ),
+      ),
     ),
+    ['typeplane resource delete Typeplane.Data/postgresDatabases orders --wait'],
   ).action(
     action(
       async (
@@ -358,6 +529,7 @@ export function registerApiCommands(program: Command): void {
         identifier: string,
         options: Common & { wait?: unknown; clientToken?: string },
       ) => {
+        waitSeconds(options.wait);
         const client = clientFor(options);
         const body = options.clientToken ? { clientToken: options.clientToken } : undefined;
         const { progressEvent } = await client.call<{ progressEvent: ProgressEvent }>(
@@ -369,27 +541,35 @@ export function registerApiCommands(program: Command): void {
       },
     ),
   );
-  common(
-    resource
-      .command('list')
-      .argument('<typeName>')
-      .description('list resources of a type')
-      .option('--max-results <n>', 'page size')
-      .option('--next-token <token>', 'continue from a previous page')
-      .option('--all', 'follow nextToken to the end'),
+  examples(
+    common(
+      resource
+        .command('list')
+        .argument('<typeName>')
+        .description('list resources of a type: the identifier and a few scalar properties (-o wide: all)')
+        .option('--max-results <n>', `page size (1 to ${MAX_RESULTS_LIMIT})`)
+        .option('--next-token <token>', 'continue from a previous page')
+        .option('--all', 'follow nextToken to the end'),
+      ['table', 'wide', 'json', 'yaml'],
+    ),
+    [
+      'typeplane resource list Typeplane.Data/postgresDatabases',
+      'typeplane resource list Typeplane.Data/postgresDatabases -o wide --all',
+    ],
   ).action(
     action(
       async (
         typeName: string,
         options: Common & { maxResults?: string; nextToken?: string; all?: boolean },
       ) => {
+        const maxResults = maxResultsFlag(options.maxResults);
         const client = clientFor(options);
         const all: { identifier: string; properties: unknown }[] = [];
         let nextToken = options.nextToken;
-        let last: string | null = null;
+        let last: string | null;
         do {
           const query = new URLSearchParams();
-          if (options.maxResults) query.set('maxResults', options.maxResults);
+          if (maxResults) query.set('maxResults', maxResults);
           if (nextToken) query.set('nextToken', nextToken);
           const page = await client.call<{
             resourceDescriptions: { identifier: string; properties: unknown }[];
@@ -400,31 +580,31 @@ export function registerApiCommands(program: Command): void {
           nextToken = page.nextToken ?? undefined;
         } while (options.all && nextToken);
         const out = { resourceDescriptions: all, nextToken: last };
+        const table = options.output === 'table' || options.output === 'wide';
+        if (table && all.length === 0 && !last) return nothingFound(`No resources found of ${typeName}`);
         process.stdout.write(
-          render(
-            out,
-            options.output,
-            () =>
-              columns(
-                ['IDENTIFIER', 'PROPERTIES'],
-                all.map((r) => [r.identifier, truncate(JSON.stringify(r.properties), 100)]),
-              ) + (last ? `\n(more: --next-token ${last})` : ''),
-          ) + '\n',
+          (table
+            ? resourceTable(all, options.output === 'wide') + (last ? `\n(more: --next-token ${last})` : '')
+            : render(out, options.output)) + '\n',
         );
       },
     ),
   );
 
   const request = program.command('request').description('follow, list and cancel operations');
-  waitOption(
-    common(
-      request
-        .command('get')
-        .argument('<requestToken>')
-        .description('the latest progress event of an operation'),
+  examples(
+    waitOption(
+      common(
+        request
+          .command('get')
+          .argument('<requestToken>')
+          .description('the latest progress event of an operation'),
+      ),
     ),
+    ['typeplane request get 6f1c…', 'typeplane request get 6f1c… --wait 120'],
   ).action(
     action(async (token: string, options: Common & { wait?: unknown }) => {
+      waitSeconds(options.wait);
       const client = clientFor(options);
       const { progressEvent } = await client.call<{ progressEvent: ProgressEvent }>(
         'GET',
@@ -433,28 +613,34 @@ export function registerApiCommands(program: Command): void {
       return printEvent(client, progressEvent, options);
     }),
   );
-  common(
-    request
-      .command('list')
-      .description('list operations')
-      .option('--operation <ops>', 'CREATE, UPDATE, DELETE (comma-separated)')
-      .option('--status <statuses>', 'PENDING, IN_PROGRESS, SUCCESS, FAILED, … (comma-separated)')
-      .option('--max-results <n>', 'page size')
-      .option('--next-token <token>', 'continue from a previous page'),
+  examples(
+    common(
+      request
+        .command('list')
+        .description('list operations')
+        .option('--operation <ops>', 'CREATE, UPDATE, DELETE (comma-separated)')
+        .option('--status <statuses>', 'PENDING, IN_PROGRESS, SUCCESS, FAILED, … (comma-separated)')
+        .option('--max-results <n>', `page size (1 to ${MAX_RESULTS_LIMIT})`)
+        .option('--next-token <token>', 'continue from a previous page'),
+    ),
+    ['typeplane request list', 'typeplane request list --status FAILED --operation CREATE,UPDATE'],
   ).action(
     action(
       async (
         options: Common & { operation?: string; status?: string; maxResults?: string; nextToken?: string },
       ) => {
+        const maxResults = maxResultsFlag(options.maxResults);
         const query = new URLSearchParams();
         if (options.operation) query.set('operation', options.operation);
         if (options.status) query.set('status', options.status);
-        if (options.maxResults) query.set('maxResults', options.maxResults);
+        if (maxResults) query.set('maxResults', maxResults);
         if (options.nextToken) query.set('nextToken', options.nextToken);
         const out = await clientFor(options).call<{
           progressEvents: ProgressEvent[];
           nextToken: string | null;
         }>('GET', `/v1/requests?${query}`);
+        if (options.output === 'table' && out.progressEvents.length === 0 && !out.nextToken)
+          return nothingFound('No requests found');
         process.stdout.write(
           render(out, options.output, () =>
             columns(
@@ -473,11 +659,14 @@ export function registerApiCommands(program: Command): void {
       },
     ),
   );
-  common(
-    request
-      .command('cancel')
-      .argument('<requestToken>')
-      .description('cancel a pending or in-progress operation'),
+  examples(
+    common(
+      request
+        .command('cancel')
+        .argument('<requestToken>')
+        .description('cancel a pending or in-progress operation'),
+    ),
+    ['typeplane request cancel 6f1c…'],
   ).action(
     action(async (token: string, options: Common) => {
       const client = clientFor(options);
@@ -488,4 +677,49 @@ export function registerApiCommands(program: Command): void {
       return printEvent(client, progressEvent, options);
     }),
   );
+}
+
+/** What an empty list prints on a terminal's table (as kubectl does), on stderr: stdout stays empty. */
+export function nothingFound(message: string): number {
+  process.stderr.write(`${message}.\n`);
+  return EXIT.ok;
+}
+
+/** Server diagnostics name the document 'request body'; the user knows it by its file name. */
+function nameFile(e: unknown, file: string): unknown {
+  if (e instanceof ApiError)
+    for (const d of e.details)
+      if (d && typeof d === 'object' && 'file' in d) (d as { file: unknown }).file = file;
+  return e;
+}
+
+interface TypeDetail {
+  typeName: string;
+  version: string;
+  dialect: string;
+  description: string;
+  versions?: { version: string }[];
+  primaryIdentifier?: string[];
+  readOnlyProperties?: string[];
+  writeOnlyProperties?: string[];
+  createOnlyProperties?: string[];
+  schema?: { properties?: Record<string, unknown> };
+}
+
+/** `type show` as a key/value table: what a user needs to create a resource of the type. */
+function typeTable(t: TypeDetail): string {
+  const list = (xs: string[] | undefined) => (xs && xs.length > 0 ? xs.join(', ') : '-');
+  const rows: [string, string][] = [
+    ['type', t.typeName],
+    ['version', t.version],
+    ['dialect', t.dialect],
+    ['description', t.description.split('\n')[0] ?? ''],
+    ['properties', Object.keys(t.schema?.properties ?? {}).join(', ') || '-'],
+    ['identifier', list(t.primaryIdentifier)],
+    ['read-only', list(t.readOnlyProperties)],
+    ['write-only', list(t.writeOnlyProperties)],
+    ['create-only', list(t.createOnlyProperties)],
+    ['versions', list(t.versions?.map((v) => v.version))],
+  ];
+  return rows.map(([k, v]) => `${k.padEnd(14)}${v}`).join('\n');
 }

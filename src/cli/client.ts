@@ -2,6 +2,8 @@
  * @module A small HTTP client for the CLI commands that talk to a running server.
  */
 import { stringify as toYaml } from 'yaml';
+import { UsageError } from './usage.js';
+import { BLOCKED_PORTS } from './blocked-ports.js';
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:4780';
 
@@ -32,13 +34,15 @@ export class Client {
       /* reported below */
     }
     if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) {
-      throw new ApiError(
-        0,
-        'InvalidRequest',
+      throw new UsageError(
         `the endpoint must be an http:// or https:// URL, not '${endpoint}' (--endpoint or TYPEPLANE_ENDPOINT)`,
-        [],
       );
     }
+    const port = Number(base.port);
+    if (BLOCKED_PORTS.has(port))
+      throw new UsageError(
+        `the endpoint ${endpoint} uses port ${port}, which fetch refuses to connect to (one of the ports the Fetch standard blocks for safety); serve Typeplane on another port (--endpoint or TYPEPLANE_ENDPOINT)`,
+      );
     this.endpoint = endpoint;
     this.base = base;
   }
@@ -66,8 +70,15 @@ export class Client {
       });
       text = await response.text();
     } catch (e) {
-      // undici puts the reason in `cause`: a code for socket errors (ECONNREFUSED), only a message for others ('bad port').
+      // undici puts the reason in `cause`: a code for socket errors (ECONNREFUSED), only a message for others.
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      if (cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'HPE_INVALID_CONSTANT')
+        throw new ApiError(
+          0,
+          'NetworkFailure',
+          `${this.endpoint} closed the connection without an HTTP answer; is it a Typeplane server, and is the scheme (http/https) right? (--endpoint or TYPEPLANE_ENDPOINT)`,
+          [],
+        );
       const reason = cause?.code ?? cause?.message ?? (e as Error).message;
       throw new ApiError(
         0,
@@ -110,11 +121,12 @@ function safeJson(text: string): unknown {
   }
 }
 
-export type OutputFormat = 'json' | 'yaml' | 'table';
+/** `wide` is the table with more columns, where a command has more to show. */
+export type OutputFormat = 'json' | 'yaml' | 'table' | 'wide';
 
 export function render(value: unknown, format: OutputFormat, table?: () => string): string {
   if (format === 'yaml') return toYaml(value).trimEnd();
-  if (format === 'table' && table) return table();
+  if ((format === 'table' || format === 'wide') && table) return table();
   return JSON.stringify(value, null, 2);
 }
 

@@ -44,6 +44,7 @@ export function registerArtifactGenerators(program: Command): void {
     )
     .argument('<paths...>', 'files or folders')
     .option('--out <dir>', 'the folder to write to (required)')
+    .addHelpText('after', '\nExamples:\n  $ typeplane generate bicep examples/ --out bicep-types/')
     .action(async (paths: string[], options: OutOptions, command: Command) => {
       process.exitCode = await runGenerateBicep(paths, outOf(options, command));
     });
@@ -55,6 +56,10 @@ export function registerArtifactGenerators(program: Command): void {
     .argument('[paths...]', 'files or folders of resource schemas and manifests')
     .option('--meta', 'write the schemas of resource schema and manifest documents', false)
     .option('--out <dir>', 'the folder to write to (required)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ typeplane generate json-schema --meta --out schemas/\n  $ typeplane generate json-schema examples/ --out schemas/',
+    )
     .action(async (paths: string[], options: OutOptions & { meta: boolean }, command: Command) => {
       const out = outOf(options, command);
       if (!options.meta && paths.length === 0)

@@ -23,7 +23,15 @@ export function registerGenerate(program: Command): void {
       'write TypeScript interfaces for the models of resource schemas and manifests; folders are searched recursively',
     )
     .argument('<paths...>', 'files or folders')
-    .option('-o, --out <file>', 'write to this file instead of standard output')
+    .option('--out <file>', 'write to this file instead of standard output')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ typeplane generate examples/providers/typescript/greeting.json --out greeting-types.ts
+  $ typeplane generate bicep examples/ --out bicep-types/
+  $ typeplane generate json-schema --meta --out schemas/`,
+    )
     .action(async (paths: string[], options: GenerateCommandOptions, command: Command) => {
       if (options.out !== undefined && options.out.trim() === '') {
         command.error('error: --out needs a file name', { exitCode: 2, code: 'typeplane.usage' });

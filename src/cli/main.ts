@@ -1,37 +1,56 @@
 #!/usr/bin/env node
 /**
  * @module The `typeplane` command line.
+ *
+ * Each command's code loads only when that command runs: `typeplane --version` loads none of it, and
+ * `typeplane validate` never loads the server, the contract runner or fast-check.
  */
 import { Command, CommanderError } from 'commander';
-import { registerApiCommands } from './api-commands.js';
-import { registerGenerate } from './generate.js';
-import { registerArtifactGenerators } from './generate-artifacts.js';
-import { registerServe } from './serve.js';
-import { registerStackCommands } from './stack-commands.js';
-import { registerTest } from './test-command.js';
-import { registerTokenCommands } from './token-commands.js';
-import { registerValidate } from './validate.js';
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+const api = () => import('./api-commands.js').then((m) => [m.registerApiCommands]);
+
+/** Top-level command names and the registrations that define them, in the order help lists them. */
+const COMMANDS: [names: string[], load: () => Promise<Register[]>][] = [
+  [['validate'], () => import('./validate.js').then((m) => [m.registerValidate])],
+  [['serve'], () => import('./serve.js').then((m) => [m.registerServe])],
+  [
+    ['generate'],
+    () =>
+      Promise.all([import('./generate.js'), import('./generate-artifacts.js')]).then(([g, a]) => [
+        g.registerGenerate,
+        a.registerArtifactGenerators,
+      ]),
+  ],
+  [['type', 'resource', 'request'], api],
+  [['stack'], () => import('./stack-commands.js').then((m) => [m.registerStackCommands])],
+  [['token'], () => import('./token-commands.js').then((m) => [m.registerTokenCommands])],
+  [['test'], () => import('./test-command.js').then((m) => [m.registerTest])],
+];
+
+/**
+ * The program with the commands `argv` names: only that one when it names one, none for
+ * `--version`, all of them otherwise (help, an unknown command and its suggestions).
+ */
+export async function buildProgram(argv: string[] = []): Promise<Command> {
   const program = new Command('typeplane')
     .description('Resource types defined by a schema, served through one uniform API')
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride();
-  registerValidate(program);
-  registerServe(program);
-  registerGenerate(program);
-  registerArtifactGenerators(program);
-  registerApiCommands(program);
-  registerStackCommands(program);
-  registerTokenCommands(program);
-  registerTest(program);
+  const [first, second] = argv;
+  const named = first === 'help' ? second : first;
+  const only = COMMANDS.find(([names]) => named !== undefined && names.includes(named));
+  const versionOnly = first === '-V' || first === '--version';
+  const loads = versionOnly ? [] : only ? [only] : COMMANDS;
+  for (const [, load] of loads) for (const register of await load()) register(program);
   return program;
 }
 
 async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
   try {
+    const program = await buildProgram(argv.slice(2));
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {

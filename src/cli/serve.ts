@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { pino } from 'pino';
 import { loadProviders, readConfig, type ProviderEntry } from '../providers/load.js';
 import { DEFAULT_HOST, DEFAULT_PORT, LOG_REDACTIONS, startService } from '../service.js';
+import { BLOCKED_PORTS } from './blocked-ports.js';
 
 interface ServeOptions {
   host: string;
@@ -17,6 +18,7 @@ interface ServeOptions {
   types?: string[];
   logLevel: string;
   lease: string;
+  shutdownTimeout: string;
   provider?: string[];
   config?: string;
   secretKeyFile?: string;
@@ -83,9 +85,21 @@ export function registerServe(program: Command): void {
       "how long a worker holds an operation without renewing; a crashed server's operations resume after this",
       '30',
     )
+    .option(
+      '--shutdown-timeout <seconds>',
+      'on SIGTERM/SIGINT, exit after this long even when requests or handlers have not finished (their operations resume on the next start); a second signal exits at once',
+      '30',
+    )
     .addHelpText(
       'after',
-      '\nEvery API route but /healthz needs a token. The first start on empty data prints an admin token\n(once); env TYPEPLANE_ADMIN_TOKEN instead makes the given token an admin token and prints nothing.',
+      `
+Every API route but /healthz needs a token. The first start on empty data prints an admin token
+(once); env TYPEPLANE_ADMIN_TOKEN instead makes the given token an admin token and prints nothing.
+
+Examples:
+  $ typeplane serve --types examples
+  $ typeplane serve --port 0 --data-dir /tmp/tp --provider ./greeting-provider.ts
+  $ typeplane serve --config typeplane.config.yaml --log-level warn`,
     )
     .action(async (options: ServeOptions, command: Command) => {
       const rawPort = options.port ?? process.env.TYPEPLANE_PORT ?? String(DEFAULT_PORT);
@@ -121,6 +135,12 @@ export function registerServe(program: Command): void {
           });
         pseudo[key] = value;
       }
+      const shutdownTimeout = options.shutdownTimeout.trim() === '' ? NaN : Number(options.shutdownTimeout);
+      if (!(shutdownTimeout > 0 && shutdownTimeout <= 3600))
+        command.error(
+          `error: --shutdown-timeout must be a number of seconds above 0 and at most 3600, not '${options.shutdownTimeout}'`,
+          { exitCode: 2, code: 'typeplane.usage' },
+        );
       if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
         command.error('error: give both --tls-cert and --tls-key, or neither', {
           exitCode: 2,
@@ -163,39 +183,60 @@ export function registerServe(program: Command): void {
           'error: --database-url must be a PostgreSQL URL, like postgres://user@host:5432/database',
           { exitCode: 2, code: 'typeplane.usage' },
         );
-      const service = await startService({
-        dataDir: resolve(options.dataDir),
-        ...(databaseUrl !== undefined
-          ? {
-              database: {
-                url: databaseUrl,
-                ...(databaseSchema !== undefined ? { schema: databaseSchema } : {}),
-              },
-            }
-          : {}),
-        host: options.host,
-        port,
-        ...(types.length > 0 ? { types } : {}),
-        providerDefinitions,
-        logger,
-        leaseMs: lease * 1000,
-        ...(Object.keys(pseudo).length > 0 ? { stackPseudoParameters: pseudo } : {}),
-        // An empty TYPEPLANE_SECRET_KEY counts as unset.
-        ...(process.env.TYPEPLANE_SECRET_KEY ? { secretKey: process.env.TYPEPLANE_SECRET_KEY } : {}),
-        ...(options.secretKeyFile ? { secretKeyFile: resolve(options.secretKeyFile) } : {}),
-        ...(adminToken ? { adminToken } : {}),
-        ...(tls ? { tls } : {}),
-        ...(options.allowPlainHttp ? { allowPlainHttp: true } : {}),
-      });
+      const service = await listening(options.host, port, () =>
+        startService({
+          dataDir: resolve(options.dataDir),
+          ...(databaseUrl !== undefined
+            ? {
+                database: {
+                  url: databaseUrl,
+                  ...(databaseSchema !== undefined ? { schema: databaseSchema } : {}),
+                },
+              }
+            : {}),
+          host: options.host,
+          port,
+          ...(types.length > 0 ? { types } : {}),
+          providerDefinitions,
+          logger,
+          leaseMs: lease * 1000,
+          ...(Object.keys(pseudo).length > 0 ? { stackPseudoParameters: pseudo } : {}),
+          // An empty TYPEPLANE_SECRET_KEY counts as unset.
+          ...(process.env.TYPEPLANE_SECRET_KEY ? { secretKey: process.env.TYPEPLANE_SECRET_KEY } : {}),
+          ...(options.secretKeyFile ? { secretKeyFile: resolve(options.secretKeyFile) } : {}),
+          ...(adminToken ? { adminToken } : {}),
+          ...(tls ? { tls } : {}),
+          ...(options.allowPlainHttp ? { allowPlainHttp: true } : {}),
+        }),
+      );
       // Shown once, on stdout only (never in the logs): only its hash is stored.
       if (service.firstAdminToken) process.stdout.write(`admin token: ${service.firstAdminToken}\n`);
       process.stdout.write(`listening on ${service.url}\n`);
+      const bound = Number(new URL(service.url).port);
+      if (BLOCKED_PORTS.has(bound))
+        process.stderr.write(
+          `warning: port ${bound} is one fetch refuses to connect to (browsers, Node and the typeplane CLI among them); pick another with --port\n`,
+        );
       let stopping = false;
       const stop = (signal: string) => {
-        if (stopping) return;
+        if (stopping) {
+          logger.warn({ signal }, 'second signal: exiting now');
+          process.exit(1);
+        }
         stopping = true;
         logger.info({ signal }, 'shutting down: finishing in-flight operations');
-        service.close().then(
+        // Whatever requests, handlers or the store do, the process ends in time: an operation cut
+        // short is still in the store and resumes on the next start.
+        const deadlineMs = shutdownTimeout * 1000;
+        setTimeout(() => {
+          logger.error(
+            { shutdownTimeoutSeconds: shutdownTimeout },
+            'shutdown did not finish in time: exiting; unfinished operations resume on the next start',
+          );
+          process.exit(1);
+        }, deadlineMs).unref();
+        // Handlers get half the time to finish before they are aborted.
+        service.close(Math.min(10_000, deadlineMs / 2)).then(
           () => process.exit(0),
           (e: unknown) => {
             logger.error({ err: e }, 'shutdown failed');
@@ -203,7 +244,21 @@ export function registerServe(program: Command): void {
           },
         );
       };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
     });
+}
+
+/** Start the service; a port in use is said so, with what to do about it. */
+async function listening<T>(host: string, port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new Error(
+        `port ${port} on ${host} is in use (another 'typeplane serve'?); stop that one, or pick another port with --port (--port 0 picks a free one)`,
+        { cause: e },
+      );
+    throw e;
+  }
 }

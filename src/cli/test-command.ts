@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import {
   ContractSetupError,
   DEFAULT_RUNS,
@@ -28,7 +28,7 @@ import { createRemoteProvider } from '../providers/remote/index.js';
 import type { ProviderDefinition } from '../providers/sdk.js';
 
 interface TestOptions {
-  schema: string;
+  schema?: string;
   provider?: string;
   endpoint?: string;
   token?: string;
@@ -39,8 +39,11 @@ interface TestOptions {
   runs: string;
   timeout?: string;
   only?: string[];
+  allowAbsent?: string[];
   junit?: string;
-  format: string;
+  output: string;
+  /** The older name of --output, still taken. */
+  format?: string;
 }
 
 export function registerTest(program: Command): void {
@@ -49,7 +52,10 @@ export function registerTest(program: Command): void {
     .description(
       'run the contract test suite against a provider: proves, with inputs generated from the schema, that its handlers keep the handler contract',
     )
-    .requiredOption('--schema <file>', 'resource schema (or manifest) of the type the provider serves')
+    .option(
+      '--schema <file>',
+      'resource schema (or manifest) of the type the provider serves (default: the schemas a --provider module declares)',
+    )
     .option(
       '--provider <module>',
       'a provider module written with typeplane/provider (its default export), run in this process',
@@ -69,15 +75,38 @@ export function registerTest(program: Command): void {
     .option('--runs <n>', 'generated inputs per test', String(DEFAULT_RUNS))
     .option('--timeout <seconds>', "cap on every handler's timeout (default: the schema's handler timeouts)")
     .option('--only <names...>', `run only these tests (${TEST_NAMES.slice(0, 3).join(', ')}, …; -> for →)`)
+    .option(
+      '--allow-absent <pointers...>',
+      'read-only properties that may legitimately have no value in a model (e.g. /properties/DeletedAt)',
+    )
     .option('--junit <file>', 'also write the results as JUnit XML')
-    .option('--format <format>', 'output format: text or json', 'text')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(new Option('--format <format>').hideHelp())
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 the provider keeps the contract; 1 a test failed (or something was left behind);
+2 usage or setup error; 130 interrupted (after the cleanup).
+
+Examples:
+  $ typeplane test --provider ./greeting-provider.ts
+  $ typeplane test --schema note.json --endpoint http://127.0.0.1:8080/ --junit report.xml
+  $ typeplane test --provider ./p.ts --only 'create→read' --seed 42 --allow-absent /properties/DeletedAt`,
+    )
     .action(async (options: TestOptions, command: Command) => {
       const usage = (message: string): never =>
         command.error(`error: ${message}`, { exitCode: 2, code: 'typeplane.usage' });
-      if (options.format !== 'text' && options.format !== 'json')
-        usage(`--format must be 'text' or 'json', not '${options.format}'`);
+      if (options.format !== undefined) {
+        if (options.format !== 'text' && options.format !== 'json')
+          usage(`-o/--output must be 'text' or 'json', not '${options.format}'`);
+        options.output = options.format;
+      }
       if ((options.provider === undefined) === (options.endpoint === undefined))
         usage('give exactly one of --provider <module> and --endpoint <url>');
+      if (options.endpoint !== undefined && options.schema === undefined)
+        usage(
+          '--schema <file> is needed with --endpoint (a --provider module may declare its schemas instead)',
+        );
       const seed =
         options.seed === undefined ? undefined : wholeNumber(options.seed, '--seed', usage, -(2 ** 31));
       const runs = wholeNumber(options.runs, '--runs', usage, 1);
@@ -123,9 +152,15 @@ export async function runTestCommand(
     }
   };
   try {
-    const type = await readSchemaType(resolve(options.schema), options.type);
+    const module = options.provider !== undefined ? await loadProvider(options) : undefined;
+    const type = await schemaType(options, module);
+    const notReadOnly = (options.allowAbsent ?? []).filter((p) => !type.readOnlyProperties.includes(p));
+    if (notReadOnly.length > 0)
+      throw new ContractSetupError(
+        `--allow-absent ${notReadOnly.join(' ')}: not read-only properties of ${type.typeName} (its read-only properties: ${type.readOnlyProperties.join(', ') || 'none'})`,
+      );
     const inputs = options.inputs ? await readInputs(resolve(options.inputs), type) : undefined;
-    provider = await loadProvider(options, type.typeName);
+    provider = module ?? (await loadProvider(options, type.typeName));
     if (!provider.types.includes(type.typeName))
       throw new ContractSetupError(
         `the provider ${provider.name} serves ${provider.types.join(', ')}, not ${type.typeName}`,
@@ -133,7 +168,7 @@ export async function runTestCommand(
     if (options.endpoint !== undefined) await checkReachable(provider, type.typeName, options.endpoint);
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const text = options.format === 'text';
+    const text = options.output === 'text';
     // Chosen here rather than by the runner so that the header can show it.
     const seed = options.seedNumber ?? Math.floor(Math.random() * 2 ** 31);
     const color = text && process.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -155,6 +190,7 @@ export async function runTestCommand(
       runs: options.runsNumber,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.only ? { only: options.only } : {}),
+      ...(options.allowAbsent ? { allowAbsent: options.allowAbsent } : {}),
       signal: controller.signal,
       onResult: (result) => {
         if (text) process.stdout.write(textResult(result, { color }));
@@ -181,7 +217,35 @@ export async function runTestCommand(
   }
 }
 
-async function loadProvider(options: TestOptions, typeName: string): Promise<ProviderDefinition> {
+/** The type under test: from --schema, or else from the schemas the provider module declares. */
+async function schemaType(options: TestOptions, module: ProviderDefinition | undefined) {
+  if (options.schema !== undefined) return readSchemaType(resolve(options.schema), options.type);
+  const files = module?.schemas ?? [];
+  if (files.length === 0)
+    throw new ContractSetupError(
+      `the provider module declares no schemas: name the type's with --schema <file>`,
+    );
+  // One schema: its own errors (invalid, several types) are the ones to show.
+  if (files.length === 1) return readSchemaType(files[0]!, options.type);
+  const typeName = options.type ?? (module!.types.length === 1 ? module!.types[0] : undefined);
+  if (typeName === undefined)
+    throw new ContractSetupError(
+      `the provider serves ${module!.types.join(', ')}: pick one with --type <typeName>`,
+    );
+  for (const file of files) {
+    const type = await readSchemaType(file).catch(() => undefined);
+    if (type?.typeName === typeName) return type;
+    if (type === undefined) {
+      const named = await readSchemaType(file, typeName).catch(() => undefined);
+      if (named) return named;
+    }
+  }
+  throw new ContractSetupError(
+    `none of the provider's schemas (${files.join(', ')}) defines ${typeName}: name one with --schema <file>`,
+  );
+}
+
+async function loadProvider(options: TestOptions, typeName?: string): Promise<ProviderDefinition> {
   let config: Record<string, unknown> | undefined;
   if (options.config) {
     try {
@@ -202,7 +266,7 @@ async function loadProvider(options: TestOptions, typeName: string): Promise<Pro
       return createRemoteProvider({
         name: options.endpoint,
         url: options.endpoint,
-        types: [typeName],
+        types: [typeName!],
         ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
       });
     } catch (e) {

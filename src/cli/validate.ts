@@ -1,13 +1,18 @@
 /**
  * @module `typeplane validate <files or folders...>`
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { stringify as toYaml } from 'yaml';
 import { loadTypes } from '../schema/index.js';
 import type { Diagnostic } from '../schema/index.js';
 import { plural, progressLine } from './output.js';
 
+const FORMATS = ['text', 'json', 'yaml'] as const;
+
 export interface ValidateCommandOptions {
-  format: 'text' | 'json';
+  output: (typeof FORMATS)[number];
+  /** The older name of --output, still taken. */
+  format?: string;
   strict: boolean;
   quiet: boolean;
 }
@@ -17,15 +22,32 @@ export function registerValidate(program: Command): void {
     .command('validate')
     .description('check resource schemas (JSON/YAML) and manifests (YAML); folders are searched recursively')
     .argument('<paths...>', 'files or folders')
-    .option('--format <format>', 'output format: text or json', 'text')
+    .addOption(
+      new Option('-o, --output <format>', 'output format (json and yaml: a report per file)')
+        .choices(FORMATS)
+        .default('text'),
+    )
+    .addOption(new Option('--format <format>').hideHelp())
     .option('--strict', 'treat warnings as errors', false)
     .option('-q, --quiet', 'print errors only, not warnings', false)
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 valid, 1 invalid (or, with --strict, any warning), 2 usage error.
+
+Examples:
+  $ typeplane validate examples/
+  $ typeplane validate examples/ -o json
+  $ typeplane validate examples/postgresDatabases.yaml --strict`,
+    )
     .action(async (paths: string[], options: ValidateCommandOptions, command: Command) => {
-      if (options.format !== 'text' && options.format !== 'json') {
-        command.error(`error: --format must be 'text' or 'json', not '${String(options.format)}'`, {
-          exitCode: 2,
-          code: 'typeplane.usage',
-        });
+      if (options.format !== undefined) {
+        if (!(FORMATS as readonly string[]).includes(options.format))
+          command.error(`error: -o/--output must be one of ${FORMATS.join(', ')}, not '${options.format}'`, {
+            exitCode: 2,
+            code: 'typeplane.usage',
+          });
+        options.output = options.format as ValidateCommandOptions['output'];
       }
       process.exitCode = await runValidate(paths, options);
     });
@@ -33,7 +55,7 @@ export function registerValidate(program: Command): void {
 
 /** Returns the exit code: 0 valid, 1 invalid. */
 export async function runValidate(paths: string[], options: ValidateCommandOptions): Promise<number> {
-  const progress = options.format === 'text' ? progressLine(process.stderr, 'validating') : undefined;
+  const progress = options.output === 'text' ? progressLine(process.stderr, 'validating') : undefined;
   const { results } = await loadTypes(paths, {
     cwd: process.cwd(),
     bicepWarnings: true,
@@ -57,7 +79,7 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
   }
   const ok = errors === 0;
 
-  if (options.format === 'json') {
+  if (options.output !== 'text') {
     const report = {
       valid: ok,
       summary: { files: results.length, validFiles, errors, warnings },
@@ -69,7 +91,7 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
         diagnostics: r.diagnostics.map((d) => ({ ...d, severity: failed(d) ? 'error' : d.severity })),
       })),
     };
-    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    process.stdout.write(options.output === 'yaml' ? toYaml(report) : JSON.stringify(report, null, 2) + '\n');
     return ok ? 0 : 1;
   }
 

@@ -37,6 +37,7 @@ import {
 } from '@azure/bicep-types';
 import type { ResourceType } from '../schema/index.js';
 import { pointerTokens } from '../schema/diagnostics.js';
+import { secretKeysNote } from './secret-keys.js';
 
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -337,7 +338,7 @@ class ResourceConverter {
           value: {
             type: this.convert(child, key),
             flags: required.has(key) ? Required : None,
-            ...description(isObject(child) ? child.description : undefined),
+            ...description(isObject(child) ? child.description : undefined, secretKeysNote(child)),
           },
           enumerable: true,
           writable: true,
@@ -431,8 +432,12 @@ function union(factory: TypeFactory, refs: TypeReference[]): TypeReference {
   return factory.addUnionType(unique);
 }
 
-function description(text: unknown): { description?: string } {
-  return typeof text === 'string' && text.trim() !== '' ? { description: text } : {};
+/** A member's description, with notes (like the keys of the secret it names) after it. */
+function description(text: unknown, ...notes: (string | undefined)[]): { description?: string } {
+  const parts = [typeof text === 'string' && text.trim() !== '' ? text : undefined, ...notes].filter(
+    (p): p is string => p !== undefined,
+  );
+  return parts.length > 0 ? { description: parts.join(' ') } : {};
 }
 
 const count = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);

@@ -10,7 +10,8 @@
  * cannot drift apart; the manifest one is built from the manifest dialect's keyword tables.
  */
 import { resourceSchemaMetaSchema } from '../schema/resource-schema/meta-schema.js';
-import { SCHEMA_TYPES, SENSITIVE_KEYWORDS } from '../schema/manifest/keywords.js';
+import { COMMON_REF_ALIASES, COMMON_SCHEMAS } from '../schema/common.js';
+import { SCHEMA_TYPES, SECRET_SCHEMA_KEYWORD, SENSITIVE_KEYWORDS } from '../schema/manifest/keywords.js';
 import { CAPABILITY_PATTERN, NAMESPACE_PATTERN, TYPE_NAME_PATTERN } from '../schema/manifest/names.js';
 import { pointerTokens } from '../schema/diagnostics.js';
 
@@ -113,7 +114,9 @@ const KEYWORD_HELP: Record<string, string> = {
   example: 'An example value.',
   examples: 'Example values.',
   enum: 'The allowed values.',
-  $ref: "A built-in Typeplane schema, like 'typeplane:Tag'.",
+  $ref: "A built-in schema, like 'typeplane:Tag' or 'typeplane:RecipeStatus' (also spelt 'https://radapp.io/schemas/v1#RecipeStatus').",
+  [SECRET_SCHEMA_KEYWORD]:
+    "On a string that names a secret: the secret's keys, as type: object with properties. Read by consumers, like fromSecret in Bicep.",
   'x-typeplane-references':
     "The value is the identifier of a resource of this type, like 'Typeplane.Data/postgresDatabases'.",
   readOnly: 'Set by the provider; clients cannot set it.',
@@ -145,14 +148,16 @@ const KEYWORD_HELP: Record<string, string> = {
 /** The JSON Schema of manifest documents (Radius-style), with descriptions for the editor. */
 export function manifestEditorSchema(): Schema {
   const keywordSchemas: Record<string, unknown> = {
-    type: { enum: [...SCHEMA_TYPES, 'any'] },
+    // 'any' in any case, as Radius reads it (only for the values of platformOptions).
+    type: { anyOf: [{ enum: [...SCHEMA_TYPES, 'any'] }, { type: 'string', pattern: '^[Aa][Nn][Yy]$' }] },
     description: { type: 'string' },
     title: { type: 'string' },
     default: {},
     example: {},
     examples: { type: 'array' },
     enum: { type: 'array', minItems: 1 },
-    $ref: { type: 'string', pattern: '^typeplane:' },
+    $ref: { enum: [...Object.keys(COMMON_SCHEMAS), ...Object.keys(COMMON_REF_ALIASES)] },
+    [SECRET_SCHEMA_KEYWORD]: { $ref: '#/definitions/schema' },
     'x-typeplane-references': { type: 'string' },
     nullable: { type: 'boolean' },
     deprecated: { type: 'boolean' },
@@ -196,14 +201,15 @@ export function manifestEditorSchema(): Schema {
       'A manifest: resource types of one namespace, Radius style, each with its API versions and their schemas. Check it with `typeplane validate`.',
     type: 'object',
     additionalProperties: false,
-    required: ['types'],
+    // Radius reads the namespace from 'namespace'; Typeplane also reads the older 'name'.
+    anyOf: [{ required: ['namespace'] }, { required: ['name'] }],
     properties: {
       namespace: {
         type: 'string',
         pattern: NAMESPACE_PATTERN.source,
         maxLength: 128,
         description:
-          "The namespace of the types: dot-separated names, like 'Radius.Data' or 'MyCompany.Resources'.",
+          "The namespace of the types: two PascalCase names joined by a dot, like 'Radius.Data' or 'MyCompany.Resources'.",
       },
       name: {
         type: 'string',
@@ -217,7 +223,6 @@ export function manifestEditorSchema(): Schema {
       },
       types: {
         type: 'object',
-        minProperties: 1,
         description: 'The types, by name: camelCase, like postgreSqlDatabases.',
         propertyNames: { pattern: TYPE_NAME_PATTERN.source },
         additionalProperties: { $ref: '#/definitions/type' },
@@ -227,22 +232,19 @@ export function manifestEditorSchema(): Schema {
       type: {
         type: 'object',
         additionalProperties: false,
-        required: ['description', 'apiVersions'],
+        // Both optional, as in Radius: without a description or API versions, validate warns.
         properties: {
           description: {
             type: 'string',
-            minLength: 1,
-            description: 'One sentence saying what the resource is.',
+            description: 'One sentence saying what the resource is (validate warns when it is missing).',
           },
           capabilities: {
             type: 'array',
-            uniqueItems: true,
             items: { type: 'string', pattern: CAPABILITY_PATTERN.source },
             description: 'Radius capabilities, like SupportsRecipes.',
           },
           apiVersions: {
             type: 'object',
-            minProperties: 1,
             propertyNames: { pattern: API_VERSION_PATTERN },
             additionalProperties: { $ref: '#/definitions/apiVersion' },
             description: "The type's API versions, like '2025-08-01-preview', each with its schema.",
@@ -283,7 +285,8 @@ export function manifestEditorSchema(): Schema {
           schema: {
             type: 'object',
             additionalProperties: false,
-            description: 'The schema of the resource: type: object with its properties.',
+            description:
+              "The schema of the resource: type: object with its properties. An empty schema ({}) leaves the resource's properties unvalidated.",
             properties: {
               type: { const: 'object', description: 'Always object.' },
               description: { type: 'string' },

@@ -21,6 +21,7 @@
  */
 import type { ResourceType } from '../schema/index.js';
 import { pointerTokens } from '../schema/diagnostics.js';
+import { secretKeysNote } from './secret-keys.js';
 
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -616,8 +617,11 @@ class TypeGenerator {
         doc: this.doc(schema, where),
       };
     });
-    // Declared properties next to a map: the index signature must admit them all.
-    return maps.length > 0 ? { kind: 'object', members, index: UNKNOWN } : { kind: 'object', members };
+    // Declared properties next to a map, or any others allowed (a manifest's empty schema): the
+    // index signature must admit them all.
+    return maps.length > 0 || node.additionalProperties === true
+      ? { kind: 'object', members, index: UNKNOWN }
+      : { kind: 'object', members };
   }
 
   private ref(ref: string): TsType {
@@ -659,6 +663,9 @@ class TypeGenerator {
     const parts: string[] = [];
     if (isObject(node) && typeof node.description === 'string' && node.description.trim() !== '')
       parts.push(node.description.trim());
+    // A string naming a secret (a manifest's `schema` on a string): say which keys the secret holds.
+    const secret = secretKeysNote(node);
+    if (secret) parts.push(secret);
     const notes = at ? this.notes.get(locationKey(at)) : undefined;
     const tags: string[] = [];
     for (const [note, pointers] of notes ?? []) {

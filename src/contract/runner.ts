@@ -63,6 +63,8 @@ export interface SuiteOptions {
   signal?: AbortSignal;
   /** Only these tests (by name). */
   only?: readonly string[];
+  /** Read-only properties (pointers) that may legitimately have no value in a model. */
+  allowAbsent?: readonly string[];
   /** Most shrinking attempts after a failure (default 40). */
   maxShrinks?: number;
   /** Most time spent shrinking one failure, in milliseconds (default 15,000). */
@@ -527,7 +529,9 @@ class SuiteRun {
       return { ...base, status: 'skip', reason: 'interrupted', failures: [], durationMs: 0 };
     if (this.calls.length === 0)
       return { ...base, status: 'skip', reason: 'no handler answers to judge', failures: [], durationMs: 0 };
-    const { failures, note } = test.check(this.calls, this.compiled);
+    const { failures, note } = test.check(this.calls, this.compiled, {
+      allowAbsent: this.options.allowAbsent ?? [],
+    });
     return {
       ...base,
       status: failures.length > 0 ? 'fail' : 'pass',

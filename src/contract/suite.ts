@@ -91,11 +91,21 @@ export interface SequenceTest {
   run(ctx: TestContext, input: unknown): Promise<Failure[]>;
 }
 
+/** What the user declared about the provider, for the observation tests that need it. */
+export interface ObservationOptions {
+  /** Read-only properties (pointers) that may legitimately have no value in a model. */
+  allowAbsent: readonly string[];
+}
+
 export interface ObservationTest {
   kind: 'observation';
   name: string;
   clause: string;
-  check(calls: readonly Call[], compiled: CompiledType): { failures: Failure[]; note?: string };
+  check(
+    calls: readonly Call[],
+    compiled: CompiledType,
+    options: ObservationOptions,
+  ): { failures: Failure[]; note?: string };
 }
 
 export type ContractTest = SequenceTest | ObservationTest;
@@ -1017,6 +1027,52 @@ const deleteNoModel: ObservationTest = {
   },
 };
 
+/**
+ * The read-only pointers a model leaves out: a top-level one always counts; a nested one only where
+ * the object holding it is there (`/properties/Status/Arn` asks nothing of a model without `Status`).
+ */
+function missingReadOnly(type: ResourceType, model: Model, allowAbsent: readonly string[]): string[] {
+  const bare = stripNulls(model);
+  return type.readOnlyProperties.filter((pointer) => {
+    if (allowAbsent.includes(pointer)) return false;
+    const cut = pointer.lastIndexOf('/');
+    const parent = pointer.slice(0, cut);
+    const name = pointer
+      .slice(cut + 1)
+      .replace(/~1/g, '/')
+      .replace(/~0/g, '~');
+    if (name === '*') return false;
+    if (parent === '/properties') return !present(bare, pointer);
+    return valuesAt(bare, parent).some(({ value }) => isModel(value) && !Object.hasOwn(value, name));
+  });
+}
+
+const readOnlyReturned: ObservationTest = {
+  kind: 'observation',
+  name: 'read-only properties returned',
+  clause:
+    'a SUCCESS model of create, read and update "MUST contain … any readOnlyProperties as defined in the resource schema" (declare those that may have no value with --allow-absent <pointer>)',
+  check(calls, compiled, options) {
+    const found: Failure[] = [];
+    for (const call of calls) {
+      if (call.action === 'delete' || call.action === 'list' || call.final?.status !== 'SUCCESS') continue;
+      const model = modelOf(call);
+      if (!model) continue;
+      const missing = missingReadOnly(compiled.type, model, options.allowAbsent);
+      if (missing.length > 0)
+        found.push(
+          failure(
+            `${call.action} answered SUCCESS with a model without the read-only ${missing.join(', ')}; the contract says a SUCCESS model "MUST contain … any readOnlyProperties as defined in the resource schema" (if one may truly have no value, pass --allow-absent ${missing[0]})`,
+            call,
+            { readOnlyProperties: missing.map((p) => `${p}: a value`) },
+            { readOnlyProperties: missing.map((p) => `${p}: absent`) },
+          ),
+        );
+    }
+    return worst(found, 'models without read-only properties');
+  },
+};
+
 const terminalInTime: ObservationTest = {
   kind: 'observation',
   name: 'IN_PROGRESS reaches a terminal status in time',
@@ -1075,6 +1131,7 @@ export const CONTRACT_TESTS: readonly ContractTest[] = [
   modelsCarryIdentifier,
   neverInProgress,
   deleteNoModel,
+  readOnlyReturned,
   terminalInTime,
   validEvents,
 ];

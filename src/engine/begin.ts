@@ -8,7 +8,7 @@ import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { Completion, OperationRecord, ResourceKey, StoredResource } from '../store/types.js';
 import { unchangedSince } from './changed-meanwhile.js';
-import { requestHash, validateClientToken } from './client-token.js';
+import { ClientTokenReused, requestHash, validateClientToken } from './client-token.js';
 import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
 import { toEvent } from './progress-event.js';
 import { sealedDecision } from './record-backed.js';
@@ -78,10 +78,7 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
     case 'replayed':
       return toEvent(ctx, result.operation, type);
     case 'token-mismatch':
-      throw new TypeplaneError(
-        'InvalidRequest',
-        `clientToken ${token} was already used for a different request (${result.operation.requestToken}); use a new token for a new request`,
-      );
+      throw new ClientTokenReused(result.operation.requestToken);
     case 'conflict':
       throw new TypeplaneError(
         'ResourceConflict',
@@ -126,10 +123,7 @@ export async function failImmediately(
       : requestHash(ctx.sealer, compiled.type.typeName, operation, { identifier, ...hashOf }),
   );
   if (result.kind === 'token-mismatch') {
-    throw new TypeplaneError(
-      'InvalidRequest',
-      `clientToken ${token} was already used for a different request; use a new token for a new request`,
-    );
+    throw new ClientTokenReused();
   }
   if (result.kind === 'conflict')
     throw new TypeplaneError(

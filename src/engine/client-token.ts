@@ -10,6 +10,17 @@ import type { Operation } from './types.js';
 
 export const SEVEN_DAYS_MS = 7 * 24 * 3600 * 1000;
 
+/** InvalidRequest: a client token already began a different request (front doors may name it apart). */
+export class ClientTokenReused extends TypeplaneError {
+  constructor(requestToken?: string) {
+    // Client tokens are each caller's own, so the operation named here is the caller's.
+    super(
+      'InvalidRequest',
+      `this clientToken was already used for a different request${requestToken ? ` (${requestToken})` : ''}; use a new token for a new request`,
+    );
+  }
+}
+
 export function validateClientToken(token: unknown): string | undefined {
   if (token === undefined || token === null) return undefined;
   if (typeof token !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(token)) {

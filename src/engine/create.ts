@@ -4,6 +4,7 @@
  * once (`record-backed.ts`).
  */
 import { identifierOf } from '../model/index.js';
+import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { begin } from './begin.js';
 import { checkIdentifierValues } from './identifiers.js';
@@ -17,15 +18,16 @@ export async function create(
   typeName: string,
   desiredState: unknown,
   clientToken?: string,
+  caller?: Caller,
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
   const desired = requireModel(desiredState, 'desiredState');
   refuseReadOnly(type, desired);
   assertValid(compiled, desired);
-  checkIdentifierValues(type, desired);
-  await assertReferencesExist(ctx, type, desired);
   const provider = ctx.providerFor(type.typeName);
+  checkIdentifierValues(type, desired, provider.recordBacked !== undefined);
+  await assertReferencesExist(ctx, type, desired, caller);
   if (provider.recordBacked) {
     return createInRecord(ctx, compiled, provider, desired, clientToken, { desiredState });
   }

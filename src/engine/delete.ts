@@ -2,6 +2,7 @@
  * @module Delete: refused while other resources refer to it, then an operation begun.
  */
 import { begin, failImmediately } from './begin.js';
+import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { deleteInRecord } from './record-backed.js';
 import { stillReferenced } from './references.js';
@@ -13,6 +14,7 @@ export async function deleteResource(
   typeName: string,
   identifier: string,
   clientToken?: string,
+  caller?: Caller,
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
@@ -29,7 +31,7 @@ export async function deleteResource(
       {},
     );
   const dependants = await ctx.store.listReferrers(type.typeName, identifier, 20);
-  if (dependants.length > 0) throw stillReferenced(type.typeName, identifier, dependants);
+  if (dependants.length > 0) throw stillReferenced(type.typeName, identifier, dependants, caller);
   const provider = ctx.providerFor(type.typeName);
   return begin(ctx, {
     compiled,
@@ -38,6 +40,6 @@ export async function deleteResource(
     request: { desiredState: current.properties },
     clientToken,
     hashOf: { identifier },
-    ...(provider.recordBacked ? { decide: deleteInRecord(type, identifier) } : {}),
+    ...(provider.recordBacked ? { decide: deleteInRecord(type, identifier, caller) } : {}),
   });
 }

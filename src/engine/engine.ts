@@ -15,6 +15,7 @@ import type { Provider } from '../handler/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
+import { scopedClientToken, type Caller } from './caller.js';
 import { expireTokensHourly, SEVEN_DAYS_MS } from './client-token.js';
 import type { EngineContext } from './context.js';
 import { create } from './create.js';
@@ -94,8 +95,17 @@ export class Engine {
 
   // ---- Resources -------------------------------------------------------------------------------
 
-  create(typeName: string, desiredState: unknown, clientToken?: string): Promise<ProgressEvent> {
-    return create(this.ctx, typeName, desiredState, clientToken);
+  /**
+   * Mutations take the `caller` when there is one (an API token): its client tokens are its own, and
+   * its models may refer only to types it may see.
+   */
+  create(
+    typeName: string,
+    desiredState: unknown,
+    clientToken?: string,
+    caller?: Caller,
+  ): Promise<ProgressEvent> {
+    return create(this.ctx, typeName, desiredState, scopedClientToken(clientToken, caller), caller);
   }
 
   /** Update by JSON Patch, applied to the resource as it is when the update begins. */
@@ -104,8 +114,16 @@ export class Engine {
     identifier: string,
     patchDocument: unknown,
     clientToken?: string,
+    caller?: Caller,
   ): Promise<ProgressEvent> {
-    return update(this.ctx, typeName, identifier, patchDocument, clientToken);
+    return update(
+      this.ctx,
+      typeName,
+      identifier,
+      patchDocument,
+      scopedClientToken(clientToken, caller),
+      caller,
+    );
   }
 
   /** Create-or-replace (PUT): see `put.ts`. */
@@ -114,12 +132,18 @@ export class Engine {
     identifier: string,
     desiredState: unknown,
     clientToken?: string,
+    caller?: Caller,
   ): Promise<ProgressEvent> {
-    return put(this.ctx, typeName, identifier, desiredState, clientToken);
+    return put(this.ctx, typeName, identifier, desiredState, scopedClientToken(clientToken, caller), caller);
   }
 
-  delete(typeName: string, identifier: string, clientToken?: string): Promise<ProgressEvent> {
-    return deleteResource(this.ctx, typeName, identifier, clientToken);
+  delete(
+    typeName: string,
+    identifier: string,
+    clientToken?: string,
+    caller?: Caller,
+  ): Promise<ProgressEvent> {
+    return deleteResource(this.ctx, typeName, identifier, scopedClientToken(clientToken, caller), caller);
   }
 
   /** The resource as its provider reports it now. */

@@ -51,7 +51,9 @@ export async function invoke(
       message: mask(`provider ${provider.name} failed in ${action}: ${(e as Error)?.message ?? String(e)}`),
     };
   }
-  const problem = eventProblem(event);
+  // An invalid event is quoted in its problem (an errorCode that is a secret, say).
+  const found = eventProblem(event);
+  const problem = found === undefined ? undefined : mask(found);
   if (problem) {
     log.error('handler broke the contract', {
       provider: provider.name,

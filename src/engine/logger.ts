@@ -18,6 +18,19 @@ export function engineLogger(logger: Logger): EngineLogger {
   };
 }
 
+/** `log` with `mask` applied to every message and every string field (one level deep, as logged). */
+export function maskedLogger(log: EngineLogger, mask: (text: string) => string): EngineLogger {
+  const fields = (f: Record<string, unknown> | undefined) =>
+    f && Object.fromEntries(Object.entries(f).map(([k, v]) => [k, typeof v === 'string' ? mask(v) : v]));
+  return {
+    debug: (message, f) => log.debug(mask(message), fields(f)),
+    info: (message, f) => log.info(mask(message), fields(f)),
+    warn: (message, f) => log.warn(mask(message), fields(f)),
+    error: (message, f) => log.error(mask(message), fields(f)),
+    child: (bindings) => maskedLogger(log.child(bindings), mask),
+  };
+}
+
 /** A child logger made only when something is logged (most handler calls log nothing). */
 export function lazyChild(parent: EngineLogger, bindings: Record<string, unknown>): EngineLogger {
   let child: EngineLogger | undefined;

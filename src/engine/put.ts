@@ -5,6 +5,7 @@
 import { TypeplaneError } from '../errors.js';
 import { identifierModel, identifierOf, valuesAt } from '../model/index.js';
 import { begin, failImmediately } from './begin.js';
+import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { create } from './create.js';
 import { refuseReadOnly, requireModel } from './input.js';
@@ -19,6 +20,7 @@ export async function put(
   identifier: string,
   desiredState: unknown,
   clientToken?: string,
+  caller?: Caller,
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
@@ -37,7 +39,7 @@ export async function put(
     if (!fromPath)
       throw new TypeplaneError('InvalidRequest', `'${identifier}' is not an identifier of ${type.typeName}`);
     for (const [key, value] of Object.entries(fromPath)) if (desired[key] === undefined) desired[key] = value;
-    return create(ctx, typeName, desired, clientToken);
+    return create(ctx, typeName, desired, clientToken, caller);
   }
   if (type.traits.noReplace) {
     return failImmediately(
@@ -61,7 +63,7 @@ export async function put(
   for (const [key, value] of Object.entries(identifierModel(type, identifier) ?? {})) {
     if (desired[key] === undefined) desired[key] = value;
   }
-  await assertUpdatable(ctx, compiled, current.properties, desired);
+  await assertUpdatable(ctx, compiled, current.properties, desired, caller);
   const provider = ctx.providerFor(type.typeName);
   return begin(ctx, {
     compiled,

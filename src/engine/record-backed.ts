@@ -10,6 +10,7 @@ import type { ResourceType } from '../schema/index.js';
 import type { Completion, OperationRecord, ResourceKey, StoredResource } from '../store/types.js';
 import { begin } from './begin.js';
 import { ChangedMeanwhile } from './changed-meanwhile.js';
+import type { Caller } from './caller.js';
 import { checkModel } from './check-answer.js';
 import type { EngineContext } from './context.js';
 import { recordedReferences, stillReferenced } from './references.js';
@@ -127,7 +128,7 @@ export async function replaceInRecord(
 }
 
 /** How a delete of a record-backed resource ends, decided under the write lock. */
-export function deleteInRecord(type: ResourceType, identifier: string): Decision {
+export function deleteInRecord(type: ResourceType, identifier: string, caller?: Caller): Decision {
   return (now, referrers) => {
     if (!now)
       return {
@@ -135,7 +136,7 @@ export function deleteInRecord(type: ResourceType, identifier: string): Decision
         errorCode: 'NotFound',
         statusMessage: `${type.typeName} ${identifier} does not exist`,
       };
-    if (referrers.length > 0) throw stillReferenced(type.typeName, identifier, referrers);
+    if (referrers.length > 0) throw stillReferenced(type.typeName, identifier, referrers, caller);
     return { status: 'SUCCESS', change: { kind: 'delete', typeName: type.typeName, identifier } };
   };
 }

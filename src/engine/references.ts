@@ -2,11 +2,16 @@
  * @module References between resources (the `references` trait): which resources a model refers to,
  * that they exist before a create or update, that a referenced resource is not deleted under its
  * referrers, and both directions for one resource.
+ *
+ * A caller learns nothing through references about types it may not see: referring to one is
+ * AccessDenied whether or not the target exists (a pin on another team's resource would block its
+ * owner's delete), and a delete refused for referrers names only those the caller may see.
  */
 import { TypeplaneError } from '../errors.js';
 import { valuesAt, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import type { ResourceKey } from '../store/types.js';
+import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { MAX_RESULTS_LIMIT } from './input.js';
 
@@ -17,15 +22,31 @@ interface Reference {
   unregistered?: boolean;
 }
 
-/** Every resource the model refers to exists (InvalidRequest naming the member otherwise). */
+/**
+ * Every resource the model refers to is of a type the caller may see (AccessDenied otherwise) and
+ * exists (InvalidRequest naming the member otherwise).
+ */
 export async function assertReferencesExist(
   ctx: EngineContext,
   type: ResourceType,
   model: Model,
+  caller?: Caller,
 ): Promise<void> {
   if (type.traits.references.length === 0) return;
+  const refs = await referencesOf(ctx, type, model);
+  const hidden = caller ? refs.filter((ref) => !caller.canSee(ref.typeName)) : [];
+  if (hidden.length > 0) {
+    throw new TypeplaneError(
+      'AccessDenied',
+      `this token cannot refer to resources of ${[...new Set(hidden.map((r) => r.typeName))].join(', ')}: it is scoped to other types`,
+      hidden.map((r) => ({
+        pointer: r.member,
+        message: `refers to ${r.typeName}, outside this token's types`,
+      })),
+    );
+  }
   const missing: { pointer: string; message: string }[] = [];
-  for (const ref of await referencesOf(ctx, type, model)) {
+  for (const ref of refs) {
     if (ref.unregistered) {
       missing.push({
         pointer: ref.member,
@@ -141,11 +162,14 @@ export function stillReferenced(
   typeName: string,
   identifier: string,
   dependants: ResourceKey[],
+  caller?: Caller,
 ): TypeplaneError {
+  const named = caller ? dependants.filter((d) => caller.canSee(d.typeName)) : dependants;
+  const unnamed = named.length < dependants.length ? ['resources of types this token cannot see'] : [];
   return new TypeplaneError(
     'ResourceConflict',
-    `${typeName} ${identifier} is still referenced by ${dependants.map((d) => `${d.typeName} ${d.identifier}`).join(', ')}; delete or change those first`,
-    dependants.map((d) => ({
+    `${typeName} ${identifier} is still referenced by ${[...named.map((d) => `${d.typeName} ${d.identifier}`), ...unnamed].join(', ')}; delete or change those first`,
+    named.map((d) => ({
       message: 'refers to this resource',
       typeName: d.typeName,
       identifier: d.identifier,

@@ -159,6 +159,8 @@ const MIN_MASKED_LENGTH = 4;
 /**
  * `text` with every write-only string value of `models` masked: a provider's message or error may
  * quote what it was handed (a database error naming a password, say), and it is kept and logged.
+ * Quoted is not always verbatim, so each value is masked in the forms a message may hold it in too
+ * ({@link quotedForms}).
  */
 export function maskWriteOnly(type: ResourceType, text: string, models: (Model | undefined)[]): string {
   if (type.writeOnlyProperties.length === 0) return text;
@@ -166,7 +168,7 @@ export function maskWriteOnly(type: ResourceType, text: string, models: (Model |
   const collect = (value: unknown): void => {
     if (typeof value === 'string' || typeof value === 'number') {
       const s = String(value);
-      if (s.length >= MIN_MASKED_LENGTH) secrets.add(s);
+      if (s.length >= MIN_MASKED_LENGTH) for (const form of quotedForms(s)) secrets.add(form);
     } else if (Array.isArray(value)) value.forEach(collect);
     else if (value && typeof value === 'object') Object.values(value).forEach(collect);
   };
@@ -180,4 +182,35 @@ export function maskWriteOnly(type: ResourceType, text: string, models: (Model |
   for (const secret of [...secrets].sort((a, b) => b.length - a.length))
     masked = masked.split(secret).join('***');
   return masked;
+}
+
+/** A lone surrogate has no percent-encoding (such values are refused on input anyway). */
+function percentEncoded(value: string): string {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+const hex4 = (c: string) => c.charCodeAt(0).toString(16).padStart(4, '0');
+
+/**
+ * A value as messages quote it: as it is; inside a JSON string (`"` and `\` escaped), again inside
+ * JSON (a JSON document quoted in a JSON string), and with every non-ASCII character as `\uXXXX`
+ * (Python's json.dumps, in either case of hex); inside a single-quoted literal (Python's repr); and
+ * percent-encoded, as in a URL.
+ */
+export function quotedForms(value: string): Set<string> {
+  const json = JSON.stringify(value).slice(1, -1);
+  const ascii = json.replace(/[\u007f-\uffff]/g, (c) => `\\u${hex4(c)}`);
+  return new Set([
+    value,
+    json,
+    JSON.stringify(json).slice(1, -1),
+    ascii,
+    ascii.replace(/\\u[0-9a-f]{4}/g, (u) => u.toUpperCase().replace('\\U', '\\u')),
+    value.replace(/[\\']/g, (c) => `\\${c}`),
+    percentEncoded(value),
+  ]);
 }

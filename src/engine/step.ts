@@ -11,10 +11,17 @@ import { checkModel } from './check-answer.js';
 import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
 import { finish } from './finish.js';
 import { invoke } from './invoke.js';
-import { lazyChild } from './logger.js';
+import { lazyChild, maskedLogger } from './logger.js';
 import { recordEvent } from './record-backed.js';
 import { resolvedReferences } from './references.js';
-import { keepWriteOnly, openContext, openRequest, sealContext, sealResource } from './sealing.js';
+import {
+  keepWriteOnly,
+  maskWriteOnly,
+  openContext,
+  openRequest,
+  sealContext,
+  sealResource,
+} from './sealing.js';
 
 const MAX_CALLBACK_DELAY_SECONDS = 3600;
 
@@ -167,11 +174,19 @@ export async function step(
       }
       let model: Model;
       let identifier: string;
+      // The engine's words on a broken answer quote the answer, which may hold what it was handed.
+      const mask = (text: string) => maskWriteOnly(type, text, [request.desiredState, request.previousState]);
       try {
-        model = checkModel(ctx.log, provider, compiled, event.resourceModel, op.identifier);
+        model = checkModel(
+          maskedLogger(ctx.log, mask),
+          provider,
+          compiled,
+          event.resourceModel,
+          op.identifier,
+        );
         identifier = identifierOf(type, model)!;
       } catch (e) {
-        const message = e instanceof TypeplaneError ? e.message : String(e);
+        const message = mask(e instanceof TypeplaneError ? e.message : String(e));
         return finish(ctx, op, 'FAILED', { errorCode: 'HandlerInternalFailure', statusMessage: message });
       }
       const now = new Date().toISOString();

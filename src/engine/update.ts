@@ -8,6 +8,7 @@ import type { CompiledType } from '../registry/compile.js';
 import { begin, failImmediately } from './begin.js';
 import { ChangedMeanwhile } from './changed-meanwhile.js';
 import { canonicalJson } from './client-token.js';
+import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { assertValid } from './input.js';
 import { replaceInRecord } from './record-backed.js';
@@ -29,10 +30,11 @@ export async function update(
   identifier: string,
   patchDocument: unknown,
   clientToken?: string,
+  caller?: Caller,
 ): Promise<ProgressEvent> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await updateOnce(ctx, typeName, identifier, patchDocument, clientToken);
+      return await updateOnce(ctx, typeName, identifier, patchDocument, clientToken, caller);
     } catch (error) {
       if (!(error instanceof ChangedMeanwhile) || attempt >= PATCH_ATTEMPTS) throw error;
       // Spread the contenders out: all computed again at once, all but one would lose again.
@@ -47,6 +49,7 @@ async function updateOnce(
   identifier: string,
   patchDocument: unknown,
   clientToken?: string,
+  caller?: Caller,
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
@@ -70,7 +73,7 @@ async function updateOnce(
       readsWriteOnly,
     );
   const desired = applyPatch(type, current.properties, patchDocument);
-  await assertUpdatable(ctx, compiled, current.properties, desired);
+  await assertUpdatable(ctx, compiled, current.properties, desired, caller);
   const provider = ctx.providerFor(type.typeName);
   return begin(ctx, {
     compiled,
@@ -91,8 +94,21 @@ export async function assertUpdatable(
   compiled: CompiledType,
   current: Model,
   desired: Model,
+  caller?: Caller,
 ): Promise<void> {
   const type = compiled.type;
+  // The identifier is the resource's key: a change to it would be another resource, whatever the
+  // provider and whether or not the type lists it as create-only.
+  const identifierChanged = type.primaryIdentifier.filter(
+    (p) => !sameValues(valuesAt(current, p), valuesAt(desired, p)),
+  );
+  if (identifierChanged.length > 0) {
+    throw new TypeplaneError(
+      'NotUpdatable',
+      `the primary identifier cannot change: ${identifierChanged.join(', ')}; create a new resource instead`,
+      identifierChanged.map((pointer) => ({ pointer, message: 'is part of the primary identifier' })),
+    );
+  }
   const changedReadOnly = type.readOnlyProperties.filter(
     (p) => !sameValues(valuesAt(current, p), valuesAt(desired, p)),
   );
@@ -112,7 +128,7 @@ export async function assertUpdatable(
     );
   }
   assertValid(compiled, desired);
-  await assertReferencesExist(ctx, type, desired);
+  await assertReferencesExist(ctx, type, desired, caller);
 }
 
 function sameValues(a: { value: unknown }[], b: { value: unknown }[]): boolean {

@@ -22,6 +22,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
   }
+  interface FastifyContextConfig {
+    /** A route that authenticates its callers itself (`sigv4`: the Cloud Control API), not with a bearer token. */
+    authentication?: 'sigv4';
+  }
 }
 
 const OPEN_ROUTES = new Set(['/healthz']);
@@ -58,6 +62,7 @@ export function registerAuth(app: FastifyInstance, tokens: Tokens): void {
   app.addHook('onRequest', (request, reply, done) => {
     const route = request.routeOptions.url;
     if (route !== undefined && OPEN_ROUTES.has(route)) return done();
+    if (request.routeOptions.config.authentication === 'sigv4') return done();
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
       unauthorized(

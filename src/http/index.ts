@@ -3,3 +3,6 @@
  */
 export { buildServer, type ServerOptions } from './server.js';
 export { errorBody, type ErrorBody } from './errors.js';
+// Bounded JSON bodies and their size limit, for the front door beside this one (src/cloudcontrol).
+export { parseJsonBody } from './body.js';
+export { RESOURCE_BODY_LIMIT } from './routes/resources.js';

@@ -132,7 +132,7 @@ async function loadOne(entry: ProviderEntry, baseDir: string): Promise<ProviderD
 export async function loadModule(path: string): Promise<ProviderDefinition> {
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    module = await importModule(path);
   } catch (e) {
     throw new ConfigError(`cannot load the provider module ${path}: ${(e as Error).message}`);
   }
@@ -153,6 +153,21 @@ export async function loadModule(path: string): Promise<ProviderDefinition> {
   return definition.schemas
     ? { ...definition, schemas: definition.schemas.map((s) => absolute(s, dirname(path))) }
     : definition;
+}
+
+/**
+ * TypeScript modules (.ts, .mts, .cts, .tsx) load through tsx's API, scoped to this import (no
+ * loader is registered for the rest of the process); anything else through Node itself.
+ */
+async function importModule(path: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(path).href;
+  if (!/\.(m|c)?tsx?$/i.test(path)) return (await import(url)) as Record<string, unknown>;
+  const { tsImport } = await import('tsx/esm/api');
+  const module = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+  // A .ts file outside a "type": "module" package is compiled as CommonJS: its exports arrive as
+  // the namespace's default.
+  const inner = module.default as Record<string, unknown> | null | undefined;
+  return inner && typeof inner === 'object' && ('default' in inner || 'provider' in inner) ? inner : module;
 }
 
 function absolute(path: string, baseDir: string): string {

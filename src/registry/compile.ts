@@ -13,11 +13,12 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { TypeplaneError, type ErrorDetail } from '../errors.js';
 import type { Model } from '../model/index.js';
+import { escapePointerToken } from '../schema/diagnostics.js';
 import type { JsonSchema, ResourceType } from '../schema/model.js';
 import { toDetails } from './messages.js';
 import { schemaLimitExceeded } from './limits.js';
 import { outputSchema } from './output-schema.js';
-import { re2Engine } from './re2.js';
+import { PATTERN_WORK_LIMIT, PatternWorkExceeded, re2Engine, withPatternBudget } from './re2.js';
 
 // ajv-formats is CommonJS; under `nodenext` its default import is `module.exports`, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;
@@ -44,6 +45,8 @@ export const ANNOTATION_KEYWORDS = [
   'relationshipRef',
   'x-typeplane-sensitive',
   'x-radius-sensitive',
+  // On a string naming a secret: the secret's keys (a manifest's `schema`).
+  'x-typeplane-secretSchema',
 ] as const;
 
 const cache = new WeakMap<ResourceType, CompiledType>();
@@ -62,14 +65,43 @@ export function compileType(type: ResourceType): CompiledType {
   let output: ValidateFunction | undefined;
   const compiledType: CompiledType = {
     type,
-    validateInput: (model) => (input(model) ? [] : toDetails(input.errors)),
+    validateInput: (model) => runValidator(input, model),
     validateOutput: (model) => {
       output ??= compileValidator(type, outputSchema(type.schema), false);
-      return output(model) ? [] : toDetails(output.errors);
+      return runValidator(output, model);
     },
   };
   cache.set(type, compiledType);
   return compiledType;
+}
+
+/** The validator's problems with `model`, or the one value too long for the pattern budget. */
+function runValidator(validate: ValidateFunction, model: Model): ErrorDetail[] {
+  const outcome = withPatternBudget(() => validate(model));
+  if (outcome instanceof PatternWorkExceeded) return [patternWorkProblem(model, outcome)];
+  return outcome ? [] : toDetails(validate.errors);
+}
+
+/**
+ * The budget is charged inside ajv, which knows where the value is but does not say: the first
+ * string (value or member name) of that length is named, which is the one in all but contrived cases.
+ */
+function patternWorkProblem(model: Model, over: PatternWorkExceeded): ErrorDetail {
+  const message =
+    `is a string of ${over.inputLength} characters, too long to check against the pattern ${JSON.stringify(over.pattern.length > 80 ? `${over.pattern.slice(0, 80)}…` : over.pattern)} ` +
+    `(${over.programSize} RE2 instructions; characters × instructions, all patterns of a model together, may be at most ${PATTERN_WORK_LIMIT}); shorten it`;
+  const find = (value: unknown, pointer: string): string | undefined => {
+    if (typeof value === 'string') return value.length === over.inputLength ? pointer : undefined;
+    if (typeof value !== 'object' || value === null) return undefined;
+    for (const [key, member] of Object.entries(value)) {
+      const at = `${pointer}/${escapePointerToken(key)}`;
+      if (!Array.isArray(value) && key.length === over.inputLength) return at;
+      const found = find(member, at);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return { pointer: find(model, '') ?? '', message };
 }
 
 class SourceTooLarge extends Error {}

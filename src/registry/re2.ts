@@ -2,9 +2,54 @@
  * @module The regular-expression engine ajv runs `pattern` and `patternProperties` on: RE2 (re2js),
  * linear in the input and free of backtracking, so a user's pattern cannot stall the server, and RE2
  * syntax such as `(?s)` works.
+ *
+ * Linear is not cheap: re2js simulates the pattern's program over the input, so one test costs up to
+ * program size × characters (`1[01]{1000}2`, 1,004 instructions, against 90,000 characters of 0s
+ * and 1s holds the event loop ~0.8 s). Every validation therefore has a budget of that product
+ * ({@link PATTERN_WORK_LIMIT}), charged before each test runs; the test that would pass it is not
+ * run, and the validation answers which value was too long instead.
  */
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { RE2JS } from 're2js';
+
+/**
+ * Program instructions × characters that one validation may spend on patterns, all tests together.
+ * A unit (one thread of re2js's NFA on one character) measured 25-100 ns on a 2-core machine at load
+ * 15, so the budget holds the event loop ~50-200 ms at worst there, and a fraction of that on an idle
+ * one. Real identifiers and ARNs fit with room to spare: a 2,000-instruction ARN pattern checks
+ * strings of a thousand characters.
+ */
+export const PATTERN_WORK_LIMIT = 2_000_000;
+
+/** Thrown inside a validation when a test would pass the budget; {@link withPatternBudget} catches it. */
+export class PatternWorkExceeded extends Error {
+  constructor(
+    readonly pattern: string,
+    readonly programSize: number,
+    readonly inputLength: number,
+  ) {
+    super(`pattern work limit passed by a string of ${inputLength} characters`);
+  }
+}
+
+/** What a validation may still spend; unbounded outside {@link withPatternBudget}. */
+let workLeft = Number.POSITIVE_INFINITY;
+
+/**
+ * `run` with a fresh pattern budget: its result, or the {@link PatternWorkExceeded} that stopped it.
+ * Validations are synchronous, so one budget at a time is all there is.
+ */
+export function withPatternBudget<T>(run: () => T): T | PatternWorkExceeded {
+  workLeft = PATTERN_WORK_LIMIT;
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof PatternWorkExceeded) return e;
+    throw e;
+  } finally {
+    workLeft = Number.POSITIVE_INFINITY;
+  }
+}
 
 /** What ajv needs of a compiled pattern. `toString` is ajv's dedup key, so it must be the pattern. */
 interface Re2Like {
@@ -29,9 +74,17 @@ function re2(pattern: string): Re2Like {
         },
       );
     }
+    const size = re.programSize();
     // JSON Schema patterns are unanchored: a match anywhere in the string counts, which is what
     // test() answers (without building a Matcher and its capture state, as find() would).
-    rx = { test: (input: string) => re.test(input), toString: () => `re2:${pattern}` };
+    rx = {
+      test: (input: string) => {
+        workLeft -= size * (input.length + 1);
+        if (workLeft < 0) throw new PatternWorkExceeded(pattern, size, input.length);
+        return re.test(input);
+      },
+      toString: () => `re2:${pattern}`,
+    };
     if (compiled.size >= MAX_CACHED) compiled.clear();
     compiled.set(pattern, rx);
   }

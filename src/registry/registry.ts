@@ -4,7 +4,7 @@
  * stored record, so replicas sharing a store see each other's registrations.
  */
 import { TypeplaneError } from '../errors.js';
-import { validateDocument, type ResourceType, type SourceFormat } from '../schema/index.js';
+import { validateDocument, type Diagnostic, type ResourceType, type SourceFormat } from '../schema/index.js';
 import { PointerResolver } from '../schema/resource-schema/index.js';
 import type { Store, StoredType } from '../store/types.js';
 import { compileType, type CompiledType } from './compile.js';
@@ -31,6 +31,17 @@ export class Registry {
    * are refused with InvalidRequest carrying the validator's diagnostics.
    */
   async register(input: string | Uint8Array, options: RegisterOptions = {}): Promise<StoredType[]> {
+    return (await this.registerDocument(input, options)).types;
+  }
+
+  /**
+   * As `register`, also returning the validator's warnings: a registered type may still deserve a
+   * look (an empty schema leaves its properties unvalidated, say).
+   */
+  async registerDocument(
+    input: string | Uint8Array,
+    options: RegisterOptions = {},
+  ): Promise<{ types: StoredType[]; warnings: Diagnostic[] }> {
     const result = validateDocument(input, options);
     if (!result.valid) {
       const errors = result.diagnostics.filter((d) => d.severity === 'error');
@@ -59,7 +70,7 @@ export class Registry {
       this.compiled.set(cacheKey(record), { registeredAt, compiled: compiled[i]! });
       stored.push(record);
     }
-    return stored;
+    return { types: stored, warnings: result.diagnostics.filter((d) => d.severity === 'warning') };
   }
 
   /**
@@ -141,6 +152,11 @@ export class Registry {
 
   list(): Promise<StoredType[]> {
     return this.store.listTypes();
+  }
+
+  /** Name, version and registration time of each type's default version: what `list` has, without the models. */
+  listStamps(): Promise<{ typeName: string; version: string; registeredAt: string }[]> {
+    return this.store.listTypeStamps();
   }
 
   async deregister(typeName: string): Promise<void> {

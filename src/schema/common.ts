@@ -25,16 +25,39 @@ export const COMMON_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     insertionOrder: false,
     items: { $ref: '#/definitions/typeplane:Tag' },
   },
+  // Also what `https://radapp.io/schemas/v1#RecipeStatus` names: Radius's recipe status fields
+  // (templateKind, templatePath, templateVersion) are here too.
   'typeplane:RecipeStatus': {
     type: 'object',
-    description: 'What the provider reports after provisioning: outputs it produced and their binding.',
+    description:
+      'What the provider reports after provisioning: the recipe it ran, the outputs it produced and their binding.',
     additionalProperties: false,
     properties: {
       binding: { type: 'object', additionalProperties: { type: 'string' } },
       outputResources: { type: 'array', items: { type: 'object', additionalProperties: { type: 'string' } } },
+      templateKind: {
+        type: 'string',
+        description: 'The kind of the recipe template, like bicep or terraform.',
+      },
+      templatePath: { type: 'string', description: 'Where the recipe template is.' },
+      templateVersion: { type: 'string', description: 'The version of the recipe template.' },
     },
   },
 };
+
+/**
+ * Other spellings of built-in schemas. The Radius schema design refers to the recipe status by URL
+ * (`$ref: 'https://radapp.io/schemas/v1#RecipeStatus'`); it means the same built-in as the short form.
+ */
+export const COMMON_REF_ALIASES: Readonly<Record<string, string>> = {
+  'https://radapp.io/schemas/v1#RecipeStatus': 'typeplane:RecipeStatus',
+};
+
+/** The short form (`typeplane:RecipeStatus`) of a built-in's ref or alias, or `undefined` if it names none. */
+export function builtInRef(ref: string): string | undefined {
+  const short = Object.hasOwn(COMMON_REF_ALIASES, ref) ? COMMON_REF_ALIASES[ref]! : ref;
+  return short.startsWith(COMMON_REF_PREFIX) && commonSchema(short) ? short : undefined;
+}
 
 /** The definition name a ref resolves to in the normalised model, or `undefined` if unknown. */
 export function commonSchema(ref: string): JsonSchema | undefined {

@@ -113,6 +113,15 @@ export const RULES = {
   TP3017: { severity: 'warning', title: 'unknown format' },
   TP3018: { severity: 'error', title: 'x-typeplane traits are invalid' },
   TP3019: { severity: 'error', title: 'reference member is not a property of the type' },
+  TP3020: { severity: 'warning', title: 'manifest or type defines nothing to register' },
+  TP3021: { severity: 'warning', title: 'type has no description' },
+  TP3022: { severity: 'warning', title: 'empty schema: the properties of resources are not validated' },
+  TP3023: { severity: 'warning', title: 'capability is listed twice' },
+  TP3024: { severity: 'warning', title: 'keyword does not apply to the type of the schema' },
+  TP3025: { severity: 'warning', title: 'property is both read-only and sensitive' },
+  TP3026: { severity: 'warning', title: 'schema root does not declare type: object' },
+  TP3027: { severity: 'error', title: 'Radius base property has the wrong shape' },
+  TP3028: { severity: 'error', title: 'x-radius-sensitive on a type other than string or object' },
 
   // What generated Bicep types cannot express (rules/bicep-expressible.ts); `typeplane validate` reports them
   TP5001: { severity: 'warning', title: 'Bicep has no floating-point type: number becomes int' },

@@ -22,5 +22,5 @@ export {
   type Traits,
 } from './model.js';
 export { COMMON_SCHEMAS } from './common.js';
-export { MAX_PATTERN_LENGTH } from './regex.js';
+export { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM } from './regex.js';
 export { valueProblems, hasLoneSurrogate, type ValueProblem, type ValueProblemKind } from './values.js';

@@ -14,6 +14,20 @@ const verdicts = new Map<string, string | undefined>();
 export const MAX_PATTERN_LENGTH = 10_000;
 
 /**
+ * The largest RE2 program a pattern may compile to (its instructions: counted repeats multiply them,
+ * `[01]{1000}` is 1,000). Testing a string costs up to instructions × characters, which a validation
+ * budgets; this bounds the program itself. The published AWS schemas peak at 57,603
+ * (AWS::GroundStation::Config's S3KeyPrefix, a group repeated `{1,900}`).
+ */
+export const MAX_PATTERN_PROGRAM = 100_000;
+
+/**
+ * Without a counted repeat of 100 or more or of a group (both screened below), a pattern of this
+ * length compiles to well under {@link MAX_PATTERN_PROGRAM} instructions; a longer one is measured.
+ */
+const MEASURED_LENGTH = 1000;
+
+/**
  * Constructs where ECMAScript (with the `u` flag) and RE2 may disagree, so RE2 must decide. Screening
  * too much only costs time; screening too little accepts a pattern RE2 refuses, so this lists what is
  * known to be neutral and sends everything else to RE2:
@@ -42,9 +56,11 @@ export function checkPattern(pattern: string): string | undefined {
   } catch {
     nativeOk = false;
   }
-  if (!nativeOk || DIALECT_SENSITIVE.test(pattern)) {
+  if (!nativeOk || DIALECT_SENSITIVE.test(pattern) || pattern.length > MEASURED_LENGTH) {
     try {
-      RE2JS.compile(pattern);
+      const size = RE2JS.compile(pattern).programSize();
+      if (size > MAX_PATTERN_PROGRAM)
+        verdict = `it compiles to ${size} RE2 instructions; at most ${MAX_PATTERN_PROGRAM} are allowed: lower its repeat counts`;
     } catch (e) {
       verdict = LOOKAROUND.test(pattern)
         ? 'lookaround is not supported: RE2 has no lookahead or lookbehind, which keeps matching linear in time'

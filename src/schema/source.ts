@@ -54,6 +54,12 @@ export const LIMITS = {
    * largest published schema has under 2,000.
    */
   maxValues: 100_000,
+  /**
+   * Scalars (keys and values) of a YAML text, counted from its tokens before the parser runs: the
+   * parser costs ~10 µs a scalar on a busy machine, so this holds a parse to ~100 ms. The largest
+   * published schema has 2,800; a Radius manifest, under 600. JSON has no such cost.
+   */
+  maxYamlScalars: 10_000,
   /** YAML anchors and aliases together (each alias is resolved by scanning those before it). */
   maxAnchors: 1_000,
   maxSyntaxErrors: 20,
@@ -160,6 +166,20 @@ function parseJson(
   at: Locate,
   depthError: (offset: number, why?: string) => ParseResult,
 ): ParseResult {
+  const tooManyValues = (): ParseResult => ({
+    diagnostics: [
+      at(
+        diagnostic(
+          'TP1004',
+          '',
+          `document has more than ${LIMITS.maxValues} values; split it into one file per resource type`,
+        ),
+      ),
+    ],
+  });
+  // A value costs JSON.parse far more than a character costs this scan: millions of small values
+  // in 10 MB are refused before they are built.
+  if (jsonScan(text, Number.POSITIVE_INFINITY, LIMITS.maxValues)) return tooManyValues();
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -203,18 +223,7 @@ function parseJson(
   }
   if (valueDepthExceeded(value, LIMITS.maxDepth))
     return depthError(Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
-  if (valueCountExceeds(value, LIMITS.maxValues))
-    return {
-      diagnostics: [
-        at(
-          diagnostic(
-            'TP1004',
-            '',
-            `document has more than ${LIMITS.maxValues} values; split it into one file per resource type`,
-          ),
-        ),
-      ],
-    };
+  if (valueCountExceeds(value, LIMITS.maxValues)) return tooManyValues();
   let tree: JsonNode | undefined;
   const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position | undefined => {
     tree ??= parseTree(text, [], { disallowComments: true });
@@ -260,10 +269,38 @@ function parseYaml(
   depthError: (offset: number, why?: string) => ParseResult,
   customTags?: Tags,
 ): ParseResult {
+  const tooManyValues = (offset: number, why: 'values' | 'anchors'): ParseResult => ({
+    diagnostics: [
+      at(
+        diagnostic(
+          'TP1004',
+          '',
+          why === 'values'
+            ? `document has more than ${LIMITS.maxValues} values, aliases expanded; split it, or use fewer aliases of large anchors`
+            : `document has more than ${LIMITS.maxAnchors} anchors and aliases; write the values out or share fewer of them`,
+        ),
+        lines.position(offset),
+      ),
+    ],
+  });
   // The parser keeps every open level in memory and the composer recurses once per level, so depth
-  // is bounded first from the tokens alone, then exactly on the syntax tree, before composing.
-  const guard = yamlNestingGuard(text, LIMITS.maxDepth);
-  if (guard !== undefined) return depthError(guard);
+  // is bounded first from the tokens alone, then exactly on the syntax tree, before composing. The
+  // parser's time grows with the scalars, so they are bounded from the tokens too.
+  const guard = yamlTextGuard(text, LIMITS.maxDepth, LIMITS.maxYamlScalars);
+  if (guard?.why === 'depth') return depthError(guard.offset);
+  if (guard?.why === 'scalars')
+    return {
+      diagnostics: [
+        at(
+          diagnostic(
+            'TP1004',
+            '',
+            `YAML document has more than ${LIMITS.maxYamlScalars} keys and values; split it, or give it as JSON`,
+          ),
+          lines.position(guard.offset),
+        ),
+      ],
+    };
   const tokens = [...new Parser().parse(text)];
   const deep = cstDepthOffset(tokens, LIMITS.maxDepth);
   if (deep !== undefined) return depthError(deep);
@@ -302,20 +339,6 @@ function parseYaml(
     ]);
   }
   if (doc.errors.length > 0) return syntaxErrors(doc.errors);
-  const tooManyValues = (offset: number, why: 'values' | 'anchors'): ParseResult => ({
-    diagnostics: [
-      at(
-        diagnostic(
-          'TP1004',
-          '',
-          why === 'values'
-            ? `document has more than ${LIMITS.maxValues} values, aliases expanded; split it, or use fewer aliases of large anchors`
-            : `document has more than ${LIMITS.maxAnchors} anchors and aliases; write the values out or share fewer of them`,
-        ),
-        lines.position(offset),
-      ),
-    ],
-  });
   const duplicates = duplicateKeys(doc);
   if (duplicates.length > 0) return syntaxErrors(duplicates);
   if (doc.contents === null) {
@@ -472,13 +495,18 @@ function yamlChild(node: unknown, token: string): { value: unknown; key?: YamlNo
 const blockColumnsCap = (max: number): number => 4 * max + 4;
 
 /**
- * Where YAML nesting surely exceeds `max`, from the token stream alone: one linear pass that builds
- * no tree, so hostile input costs little. Flow collections nest as their brackets do. Each block
- * level starts at a deeper column or after an indicator on the same line, so the columns still open
- * bound the block levels from above (at most ~3 columns per level). `undefined`: the parser may run;
- * the exact check on its tree follows.
+ * Where YAML nesting surely exceeds `max`, or its scalars exceed `maxScalars`, from the token stream
+ * alone: one pass that builds no tree and stops at the first bound passed, so hostile input costs
+ * little. Flow collections nest as their brackets do. Each block level starts at a deeper column or
+ * after an indicator on the same line, so the columns still open bound the block levels from above
+ * (at most ~3 columns per level). `undefined`: the parser may run; the exact checks on its tree follow.
  */
-function yamlNestingGuard(text: string, max: number): number | undefined {
+function yamlTextGuard(
+  text: string,
+  max: number,
+  maxScalars: number,
+): { offset: number; why: 'depth' | 'scalars' } | undefined {
+  let scalars = 0;
   const cap = blockColumnsCap(max);
   const columns: number[] = [];
   /** Where the open columns first outnumbered `max`: the likely place, reported if the cap is hit. */
@@ -492,6 +520,7 @@ function yamlNestingGuard(text: string, max: number): number | undefined {
     if (token === CST.DOCUMENT || token === CST.FLOW_END) continue;
     if (token === CST.SCALAR) {
       scalarNext = true;
+      if (++scalars > maxScalars) return { offset, why: 'scalars' };
       continue;
     }
     const start = offset;
@@ -519,10 +548,10 @@ function yamlNestingGuard(text: string, max: number): number | undefined {
           columns.push(column);
         }
         if (columns.length > max) suspect ??= start;
-        if (columns.length > cap) return suspect;
+        if (columns.length > cap) return { offset: suspect ?? start, why: 'depth' };
       }
       if (type === 'flow-seq-start' || type === 'flow-map-start') {
-        if (++flow > max) return start;
+        if (++flow > max) return { offset: start, why: 'depth' };
       } else if ((type === 'flow-seq-end' || type === 'flow-map-end') && flow > 0) {
         flow--;
       }
@@ -602,7 +631,21 @@ function valueCountExceeds(root: unknown, max: number): boolean {
 
 /** Offset where JSON nesting first exceeds `max`, or -1: a single pass that skips strings. */
 export function jsonDepthOffset(text: string, max: number): number {
+  return jsonScan(text, max, Number.POSITIVE_INFINITY)?.offset ?? -1;
+}
+
+/**
+ * Where JSON text surely passes a bound, from its characters alone (strings skipped): nesting deeper
+ * than `maxDepth`, or more commas than `maxValues` (each separates two values or members, so the
+ * text holds more values than that).
+ */
+function jsonScan(
+  text: string,
+  maxDepth: number,
+  maxValues: number,
+): { offset: number; why: 'depth' | 'values' } | undefined {
   let depth = 0;
+  let commas = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
@@ -620,12 +663,14 @@ export function jsonDepthOffset(text: string, max: number): number {
       const end = text.indexOf('*/', i + 2);
       i = end < 0 ? text.length : end + 1;
     } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return i;
+      if (++depth > maxDepth) return { offset: i, why: 'depth' };
     } else if (c === 0x7d || c === 0x5d) {
       depth--;
+    } else if (c === 0x2c) {
+      if (++commas > maxValues) return { offset: i, why: 'values' };
     }
   }
-  return -1;
+  return undefined;
 }
 
 function decodeText(bytes: Uint8Array): string | undefined {

@@ -4,6 +4,7 @@
 import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
 import { placeFindings, type Finding } from './finding.js';
 import { checkManifest } from './manifest/index.js';
+import { duplicateKeyFindings } from './manifest/json-duplicates.js';
 import type { ResourceType } from './model.js';
 import { checkResourceSchema, type DialectResult } from './resource-schema/index.js';
 import { bicepExpressibleFindings } from './rules/bicep-expressible.js';
@@ -74,8 +75,12 @@ export function validateDocument(
     );
     return { ...base, valid: false, diagnostics: placeFindings([finding], document), types: [] };
   }
-  const result: DialectResult =
+  let result: DialectResult =
     dialect === 'resource-schema' ? checkResourceSchema(value, file) : checkManifest(value, file);
+  if (dialect === 'manifest' && document.format === 'json') {
+    const duplicates = duplicateKeyFindings(document.text);
+    if (duplicates.length > 0) result = { findings: [...duplicates, ...result.findings], types: [] };
+  }
   const findings = options.bicepWarnings
     ? [...result.findings, ...bicepExpressibleFindings(result.types)]
     : result.findings;
@@ -86,6 +91,6 @@ export function validateDocument(
 function detectDialect(value: unknown): Dialect | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   if ('typeName' in value) return 'resource-schema';
-  if ('types' in value) return 'manifest';
+  if ('types' in value || 'namespace' in value) return 'manifest';
   return undefined;
 }

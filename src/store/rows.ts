@@ -106,6 +106,39 @@ export function page<T>(rows: T[], limit: number, cursor: (last: T) => string): 
   return last === undefined ? { items } : { items, nextToken: cursor(last) };
 }
 
+/**
+ * The most characters of stored properties (sealed values included) one page of resources holds: a
+ * model may be 1 MB, so a thousand of them would be a gigabyte to read, parse and answer. A page stops
+ * before the resource that would pass it (the first always fits), and its nextToken goes on from there.
+ */
+export const RESOURCE_PAGE_CHARS = 4 * 1024 * 1024;
+
+/** The stored size of a resource row, as {@link RESOURCE_PAGE_CHARS} counts it. */
+export const resourceRowChars = (row: ResourceRow): number =>
+  row.properties_json.length + (row.sealed?.length ?? 0);
+
+/**
+ * A page of at most `limit` resources from rows in key order (at least `limit + 1` of them when more
+ * remain), ending early at {@link RESOURCE_PAGE_CHARS}; rows past the end are never parsed, and the
+ * iteration stops there.
+ */
+export function resourcePage(
+  rows: Iterable<ResourceRow>,
+  limit: number,
+  cursor: (last: StoredResource) => string,
+): Page<StoredResource> {
+  const items: StoredResource[] = [];
+  let chars = 0;
+  for (const row of rows) {
+    const size = resourceRowChars(row);
+    if (items.length === limit || (items.length > 0 && chars + size > RESOURCE_PAGE_CHARS))
+      return { items, nextToken: cursor(items[items.length - 1]!) };
+    chars += size;
+    items.push(toStoredResource(row));
+  }
+  return { items };
+}
+
 /** Normalise a time to `toISOString()` form so that stored times compare as text. */
 /** Already in the stored form (what toISOString gives, as the engine passes): kept as is. */
 export const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -127,6 +127,8 @@ export interface Store {
   getTypeStamp(typeName: string): Promise<{ version: string; registeredAt: string } | undefined>;
   /** Latest version of every type, sorted by name. */
   listTypes(): Promise<StoredType[]>;
+  /** Name, version and registration time of every type's default version, sorted by name, without reading models. */
+  listTypeStamps(): Promise<{ typeName: string; version: string; registeredAt: string }[]>;
   /** Removes every version; false when there was none. Refuses (throws ResourceConflict) while resources exist. */
   deleteType(typeName: string): Promise<boolean>;
 

@@ -9,7 +9,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { ListResourceRequestsCommand } from '@aws-sdk/client-cloudcontrol';
+import { cloudControl } from '../helpers/cloudcontrol.js';
+import { api, startTestService, type TestService } from '../helpers/service.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsx = import.meta.resolve('tsx');
@@ -99,10 +101,10 @@ test('without a token, or with a role that may not, the CLI says what went wrong
   ]);
   exits(none, 1);
   assert.match(none.stderr, /^error: InvalidCredentials: this API needs a token/);
-  assert.match(
-    none.stderr,
-    /^hint: pass an API token with --token or env TYPEPLANE_TOKEN; .*typeplane serve.* prints an admin token/m,
-  );
+  assert.match(none.stderr, /prints an admin token on first start/);
+  assert.match(none.stderr, /^hint: the CLI sends the token given with --token or env TYPEPLANE_TOKEN$/m);
+  // Where tokens come from is said once (the server's message), not again in the hint.
+  assert.equal(none.stderr.match(/prints an admin token/g)?.length, 1, none.stderr);
   assert.doesNotMatch(none.stderr, /^\s+at /m, 'no stack trace');
 
   exits(readerToken, 0);
@@ -143,4 +145,42 @@ test('typeplane test --endpoint sends --token (or TYPEPLANE_PROVIDER_TOKEN) to t
   } finally {
     provider.close();
   }
+});
+
+test('token create --aws-keys prints the token and an access key pair that signs Cloud Control requests', async () => {
+  const run = await typeplane(['token', 'create', '--role', 'reader', '--types', 'Test::*', '--aws-keys'], {
+    TYPEPLANE_TOKEN: svc.token,
+  });
+  exits(run, 0);
+  const m =
+    /^TYPEPLANE_TOKEN=(tp_\S+)\nAWS_ACCESS_KEY_ID=(TPAK[A-Z2-7]{16})\nAWS_SECRET_ACCESS_KEY=(\S{40})\n$/.exec(
+      run.stdout,
+    );
+  assert.ok(m, run.stdout);
+  assert.match(
+    run.stderr,
+    /^created reader token [0-9a-f-]{36} and its access key pair; they are shown only now\n$/,
+  );
+  const [, token, accessKeyId, secretAccessKey] = m;
+  const client = cloudControl(svc.url, { accessKeyId: accessKeyId!, secretAccessKey: secretAccessKey! });
+  const listed = await client.send(new ListResourceRequestsCommand({}));
+  assert.ok(Array.isArray(listed.ResourceRequestStatusSummaries));
+  // The bearer token printed beside the keys is the same principal on /v1.
+  assert.equal((await api(svc.url, token).call('GET', '/v1/requests')).status, 200);
+
+  const json = await typeplane(['token', 'create', '--role', 'writer', '--aws-keys', '-o', 'json'], {
+    TYPEPLANE_TOKEN: svc.token,
+  });
+  exits(json, 0);
+  const out = JSON.parse(json.stdout) as Record<string, unknown>;
+  assert.match(String(out.token), /^tp_/);
+  assert.match(String(out.accessKeyId), /^TPAK[A-Z2-7]{16}$/);
+  assert.equal(String(out.secretAccessKey).length, 40);
+  assert.equal(out.role, 'writer');
+  const plain = await typeplane(['token', 'create', '--role', 'writer', '-o', 'json'], {
+    TYPEPLANE_TOKEN: svc.token,
+  });
+  const without = JSON.parse(plain.stdout) as Record<string, unknown>;
+  assert.equal(without.accessKeyId, undefined);
+  assert.equal(without.secretAccessKey, undefined);
 });

@@ -101,7 +101,10 @@ test('usage errors exit 2: no paths, unknown option, bad format', () => {
   assert.equal(typeplane(['validate', 'x', '--nope']).code, 2);
   const bad = typeplane(['validate', 'examples', '--format', 'xml']);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--format must be 'text' or 'json'/);
+  assert.match(bad.stderr, /-o\/--output must be one of text, json, yaml, not 'xml'/);
+  const badOutput = typeplane(['validate', 'examples', '-o', 'xml']);
+  assert.equal(badOutput.code, 2);
+  assert.match(badOutput.stderr, /option '-o, --output <format>' argument 'xml' is invalid/);
 });
 
 test('a missing path is an error, not a crash', () => {

@@ -259,6 +259,29 @@ test('typeplane validate warns at each property Bicep cannot express, saying wha
   assert.match(run.stdout, /0 errors, 3 warnings/);
 });
 
+test("the Radius schema design's sample becomes the extension the design describes", () => {
+  const sample = readFileSync(join(root, 'examples/radius-design-postgresDatabases.yaml'), 'utf8');
+  const { key, body, member, index, types: all } = only(sample);
+  assert.equal(key, 'MyCompany.Resources/postgresDatabases@2025-01-01-preview');
+  assert.equal(index.settings?.name, 'radiusmycompanyresources');
+  const properties = member(body, 'properties').resolved as ObjectType;
+  // size: 'L' completes and an unknown size is refused, as the design's Bicep example shows.
+  assert.equal(member(properties, 'size').flags, F.Required);
+  assert.deepEqual(shape(all, member(properties, 'size').type), {
+    union: [{ literal: 'L' }, { literal: 'M' }, { literal: 'S' }, { literal: 'XL' }],
+  });
+  assert.equal(member(properties, 'status').flags, F.ReadOnly);
+  const status = member(properties, 'status').resolved as ObjectType;
+  const binding = member(status, 'binding').resolved as ObjectType;
+  assert.deepEqual(Object.keys(binding.properties).sort(), ['hostname', 'secret', 'username']);
+  // The string that names a secret says which keys it holds (for fromSecret).
+  assert.equal(binding.properties.secret!.description, 'Names a secret whose keys are `password`.');
+  // The radapp.io recipe status is the built-in one.
+  const recipe = member(status, 'recipe').resolved as ObjectType;
+  assert.equal(recipe.name, 'RecipeStatus');
+  assert.ok(['templateKind', 'templatePath', 'templateVersion'].every((k) => k in recipe.properties));
+});
+
 test('every bundled example and every corpus manifest generates and reads back', async () => {
   const paths = [join(root, 'examples'), join(corpus, 'radius-manifests')].filter(existsSync);
   const loaded = await loadTypes(paths);
@@ -319,9 +342,9 @@ test('generate bicep writes the files, one folder per namespace when there are s
   assert.equal(many.status, 0, many.stderr);
   assert.ok(readdirSync(join(out, 'many')).includes('typeplane.messaging'));
   const bad = join(out, 'bad.yaml');
-  writeFileSync(bad, 'namespace: Acme.X\ntypes: {}\n');
+  writeFileSync(bad, 'namespace: acme\ntypes: {}\n');
   const refused = cli([bad, '--out', join(out, 'none')]);
   assert.equal(refused.status, 1);
-  assert.match(refused.stderr, /TP3002.*nothing generated/s);
+  assert.match(refused.stderr, /TP3001.*nothing generated/s);
   assert.equal(existsSync(join(out, 'none')), false);
 });

@@ -36,8 +36,11 @@ test('the manifest editor schema accepts every bundled and corpus manifest', () 
   const files = [
     ...filesIn(join(root, 'examples'), /\.ya?ml$/),
     ...filesIn(join(corpus, 'radius-manifests'), /\.ya?ml$/),
+    // Radius's own: empty schemas, no descriptions, 'location'.
+    ...filesIn(join(root, 'test/fixtures/radius/built-in-providers'), /\.ya?ml$/),
   ];
   assert.ok(files.length >= 10);
+  assert.ok(files.some((f) => f.endsWith('radius-design-postgresDatabases.yaml')));
   for (const file of files) {
     const doc = parse(readFileSync(file, 'utf8'));
     if (!('types' in doc)) continue;
@@ -48,7 +51,7 @@ test('the manifest editor schema accepts every bundled and corpus manifest', () 
 test('the manifest editor schema refuses unknown keys and types, as validate does', () => {
   const check = ajv().compile(manifestEditorSchema());
   const doc = (schema: unknown) => ({
-    namespace: 'Acme.X',
+    namespace: 'Acme.Things',
     types: { things: { description: 'A thing.', apiVersions: { '2025-01-01': { schema } } } },
   });
   assert.equal(check(doc({ type: 'object', properties: { a: { type: 'string' } } })), true);
@@ -58,6 +61,15 @@ test('the manifest editor schema refuses unknown keys and types, as validate doe
     false,
   );
   assert.equal(check({ namespace: 'no-dots', types: {} }), false);
+  // Radius's namespace rule: two PascalCase segments of two characters or more.
+  assert.equal(check({ namespace: 'Acme.X', types: {} }), false);
+  assert.equal(check({ types: {} }), false, 'a namespace is required');
+  // The design's recipe status URL and the secret a string names are accepted; other refs are not.
+  const status = { $ref: 'https://radapp.io/schemas/v1#RecipeStatus' };
+  assert.equal(check(doc({ type: 'object', properties: { recipe: status } })), true);
+  assert.equal(check(doc({ type: 'object', properties: { a: { $ref: '#/definitions/A' } } })), false);
+  const secret = { type: 'string', schema: { type: 'object', properties: { password: { type: 'string' } } } };
+  assert.equal(check(doc({ type: 'object', properties: { secret } })), true);
 });
 
 test('the resource schema editor schema accepts the AWS corpus and our examples, with descriptions', () => {

@@ -51,26 +51,42 @@ function model(schema: JsonSchema, extra: Partial<ResourceType> = {}): ResourceT
  * as `T`) with a real program over a temp folder, strict options as in this repository. Returns the
  * diagnostics as `file:line message`.
  */
+const COMPILER_OPTIONS: ts.CompilerOptions = {
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: false,
+  noEmit: true,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  target: ts.ScriptTarget.ES2022,
+  lib: ['lib.es2023.d.ts'],
+  skipLibCheck: true,
+  // The SDK a snippet imports is Node code: it needs Node's types, from this repository.
+  typeRoots: [join(root, 'node_modules', '@types')],
+  types: ['node'],
+};
+
+/**
+ * One compiler host for every check: files outside the temp folders (TypeScript's libs, Node's types,
+ * the SDK's sources) do not change during the run, so each is parsed once, not once per program.
+ */
+const host = ts.createCompilerHost(COMPILER_OPTIONS);
+const parsed = new Map<string, ts.SourceFile | undefined>();
+const parse = host.getSourceFile.bind(host);
+host.getSourceFile = (fileName, languageVersion, ...rest) => {
+  if (fileName.startsWith(join(tmpdir(), 'typeplane-codegen-')))
+    return parse(fileName, languageVersion, ...rest);
+  if (!parsed.has(fileName)) parsed.set(fileName, parse(fileName, languageVersion, ...rest));
+  return parsed.get(fileName);
+};
+
 function typeCheck(code: string, snippet = ''): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'typeplane-codegen-'));
   try {
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
     writeFileSync(join(dir, 'types.ts'), code);
     writeFileSync(join(dir, 'use.ts'), `import type * as T from './types.js';\n${snippet}\nexport {};\n`);
-    const program = ts.createProgram([join(dir, 'types.ts'), join(dir, 'use.ts')], {
-      strict: true,
-      noUncheckedIndexedAccess: true,
-      exactOptionalPropertyTypes: false,
-      noEmit: true,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      lib: ['lib.es2023.d.ts'],
-      skipLibCheck: true,
-      // The SDK a snippet imports is Node code: it needs Node's types, from this repository.
-      typeRoots: [join(root, 'node_modules', '@types')],
-      types: ['node'],
-    });
+    const program = ts.createProgram([join(dir, 'types.ts'), join(dir, 'use.ts')], COMPILER_OPTIONS, host);
     return ts.getPreEmitDiagnostics(program).map((d) => {
       // Files outside the temp folder (the SDK) keep their path, so they are never taken for ours.
       const name = d.file && relative(dir, d.file.fileName);
@@ -113,7 +129,7 @@ const DB = JSON.stringify({
   properties: {
     Name: { type: 'string', description: 'The name.' },
     Size: { type: 'string', enum: ['S', 'M', 'L', 'XL'], default: 'S' },
-    Version: { const: 'v1' },
+    Version: { type: 'string', const: 'v1' },
     Port: { type: 'integer' },
     Ratio: { type: 'number' },
     Password: { type: 'string' },
@@ -343,7 +359,7 @@ test('edge cases: tuples, local refs, recursive maps, literals, odd names, comme
       Json: { $ref: '#/definitions/Json' },
       Headers: { $ref: '#/definitions/Headers' },
       Choice: { enum: [1, "it's", true, null] },
-      Shape: { const: { kind: 'circle', 'r-1': [1, 2] } },
+      Shape: { type: 'object', const: { kind: 'circle', 'r-1': [1, 2] } },
       Nothing: { type: 'object', additionalProperties: false },
       Constrained: { type: 'string', anyOf: [{ pattern: '^a' }, { enum: ['b'] }] },
       Narrowed: { type: 'string', oneOf: [{ enum: ['a', 'b'] }, { enum: ['c'] }] },
@@ -525,7 +541,7 @@ test('the CLI writes a file, refuses invalid input without writing, and reports 
     const ok = cli('examples', '--out', out);
     assert.equal(ok.status, 0, ok.stderr);
     assert.equal(ok.stdout, '');
-    assert.match(ok.stderr, /wrote 6 types to /);
+    assert.match(ok.stderr, /wrote 7 types to /);
     const written = readFileSync(out, 'utf8');
     assert.match(written, /export interface TypeplaneDataPostgresDatabases \{/);
     assert.match(written, /export interface TypeplanePostgreSQLDatabase \{/);

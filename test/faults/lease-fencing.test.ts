@@ -92,9 +92,18 @@ test(
       });
       assert.equal(u2.body.progressEvent?.operationStatus, 'SUCCESS', JSON.stringify(u2.body));
 
-      // A wakes up, with the provider's answer to its own update 1 waiting in its socket.
+      // A wakes up, with the provider's answer to its own update 1 waiting in its socket, and must
+      // drop it: its step ends on the store's fence (logged), not by writing over update 2.
       a.child.kill('SIGCONT');
-      await sleep(1500);
+      const u1Token = u1.body.progressEvent.requestToken as string;
+      const dropped = () =>
+        a
+          .logs()
+          .split('\n')
+          .some((line) => line.includes('operation moved on') && line.includes(u1Token));
+      const wakeUntil = Date.now() + 20_000;
+      while (!dropped() && Date.now() < wakeUntil) await sleep(50);
+      assert.ok(dropped(), `replica A dropped its stale step of update 1:\n${a.logs()}`);
       const held = (await fetchJson(provider.url.replace(/\/$/, ''), 'GET', '/held')).body;
       const read = await call(b, 'GET', `/v1/resources/${T}/slow-r`);
       const u1After = (await call(b, 'GET', `/v1/requests/${u1.body.progressEvent.requestToken}`)).body

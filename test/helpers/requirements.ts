@@ -47,3 +47,13 @@ export function pythonSkip(): string | false {
       : false,
   );
 }
+
+/** Why the AWS CLI tests skip, or false when `aws` runs (throws under CI). */
+export function awsCliSkip(): string | false {
+  const probe = spawnSync('aws', ['--version'], { encoding: 'utf8' });
+  return requirement(
+    probe.error || probe.status !== 0
+      ? `the AWS CLI is not available (${probe.error?.message ?? probe.stderr.trim()}); install it (pip install awscli) to run these tests`
+      : false,
+  );
+}

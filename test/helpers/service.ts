@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { generateToken } from '../../src/auth/index.js';
@@ -77,6 +78,15 @@ const tsx = import.meta.resolve('tsx');
  * `TYPEPLANE_ADMIN_TOKEN` is a fresh random admin token unless `env` sets it (to '' for none: then
  * the first start prints one, and `token` is that one or undefined); `stdout()` is what it printed.
  */
+/** Servers spawned by this file that have not exited. */
+const spawned = new Set<ChildProcess>();
+// Under the test runner, a server a failed test left running is stopped once the file's tests end:
+// its open pipes would otherwise keep the file's process, and `npm test`, waiting for ever.
+if (process.env.NODE_TEST_CONTEXT)
+  after(() => {
+    for (const child of spawned) child.kill('SIGKILL');
+  });
+
 export async function spawnServer(
   dataDir: string,
   extraArgs: string[] = [],
@@ -103,11 +113,18 @@ export async function spawnServer(
       env: { ...process.env, ...env, TYPEPLANE_ADMIN_TOKEN: adminToken },
     },
   );
+  spawned.add(child);
+  child.once('exit', () => spawned.delete(child));
   let logs = '';
   let out = '';
   child.stderr!.on('data', (d: Buffer) => (logs += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s\n${logs}`)), 20_000);
+    // Generous: a loaded shared machine can take many seconds to start a process under tsx. One that
+    // does not start is stopped, so it cannot outlive the test.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in 60 s\n${logs}`));
+    }, 60_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (https?:\/\/\S+)/.exec(out);

@@ -20,7 +20,7 @@ const device = typeOf({
     Device: { $ref: '#/definitions/Device' },
     Shard: { type: 'number' },
     Primary: { type: 'boolean' },
-    Level: { enum: [1, 2, 3] },
+    Level: { type: 'integer', enum: [1, 2, 3] },
   },
   additionalProperties: false,
   primaryIdentifier: [

@@ -164,7 +164,11 @@ test('SUCCESS, IN_PROGRESS, FAILED and list answers pass through; null fields co
     resourceModels: [],
     nextToken: null,
   });
-  assert.deepEqual(await p.delete(request()), { status: 'SUCCESS' }, 'a successful delete carries no model');
+  assert.deepEqual(
+    await p.delete(request()),
+    { status: 'SUCCESS', resourceModel: { Name: 'a' } },
+    'a model on a successful delete is passed on as answered (for the contract suite to judge)',
+  );
   await p.close?.();
 });
 
@@ -291,6 +295,14 @@ test('a refused connection is NetworkFailure, after retries (nothing was deliver
     assert.equal(warnings.length, 2, 'each retry is logged');
     assert.ok(!JSON.stringify(warnings).includes('hush'), 'logs carry no request data');
   }
+});
+
+test('a provider named by its URL is not named twice in a message', async () => {
+  const url = `http://127.0.0.1:${await freePort()}/`;
+  const event = await provider(url, { name: url, retries: 0 }).read(request());
+  assert.equal(event.errorCode, 'NetworkFailure');
+  assert.match(event.message!, /^the provider could not be reached at http:\/\/127\.0\.0\.1:\d+\/ for READ/);
+  assert.equal(event.message!.split(url).length, 2, `the URL once: ${event.message}`);
 });
 
 test('READ is retried after a refused connection until the provider is up', async () => {

@@ -105,3 +105,22 @@ export function assertValid(result: ValidationResult): void {
   assert.equal(result.valid, true);
   assert.equal(result.types.length, 1);
 }
+
+/**
+ * A manifest whose one type, Test.Area/widgets@2025-01-01, has `schemaLines` as its schema: they
+ * start on line 8, indented by 10 spaces (schema line k is document line 7 + k).
+ */
+export function manifestWithSchema(...schemaLines: string[]): string {
+  return (
+    [
+      'namespace: Test.Area',
+      'types:',
+      '  widgets:',
+      '    description: A widget.',
+      '    apiVersions:',
+      "      '2025-01-01':",
+      '        schema:',
+      ...schemaLines.map((l) => ' '.repeat(10) + l),
+    ].join('\n') + '\n'
+  );
+}

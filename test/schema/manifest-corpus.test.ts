@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { SECRET_SCHEMA_ANNOTATION } from '../../src/schema/manifest/to-model.js';
 import { validateDocument } from '../../src/schema/validate.js';
 import { RADIUS_CORPUS as CORPUS, corpusSkip } from '../helpers/requirements.js';
 
@@ -35,6 +36,8 @@ function expectValidManifest(dir: string, file: string): void {
     assert.equal(type.dialect, 'manifest');
     assert.match(type.typeName, /^[A-Za-z0-9.]+\/[a-z][A-Za-z0-9]*$/);
     const ajv = addFormats(new Ajv({ strict: true, allowUnionTypes: true }));
+    // The shape of the secret a string names (the manifest's `schema`): an annotation.
+    ajv.addKeyword(SECRET_SCHEMA_ANNOTATION);
     assert.doesNotThrow(
       () => ajv.compile(type.schema),
       `the model of ${type.typeName}@${type.apiVersion} is a valid schema`,

@@ -202,4 +202,28 @@ describe('hostile manifests', () => {
     );
     for (const f of result.findings) assert.ok(f.message.length < 400, f.message.slice(0, 100));
   });
+
+  test('a JSON manifest repeating keys thousands of times: 20 located diagnostics, found in one pass', () => {
+    const types = Array.from({ length: 50_000 }, () => '"widgets": {}').join(', ');
+    const text = `{ "namespace": "Test.Area", "types": { ${types} }, "\\u006eamespace": "Test.Area" }`;
+    const started = performance.now();
+    const result = validateDocument(text, { file: 'x.json' });
+    assert.ok(performance.now() - started < 5000, 'bounded');
+    const repeats = result.diagnostics.filter((d) => d.rule === 'TP1005');
+    assert.equal(repeats.length, 20);
+    for (const d of repeats) {
+      assert.equal(d.pointer, '/types/widgets');
+      assert.ok(d.line === 1 && d.column !== undefined, 'located');
+    }
+    assert.equal(result.valid, false);
+  });
+
+  test('keys spelt with escapes repeat the keys they spell', () => {
+    const text = '{ "namespace": "Test.Area", "\\u006eamespace": "Test.Area", "types": {} }';
+    const result = validateDocument(text, { file: 'x.json' });
+    assert.deepEqual(
+      result.diagnostics.filter((d) => d.rule === 'TP1005').map((d) => `${d.pointer} ${d.line}:${d.column}`),
+      ['/namespace 1:29'],
+    );
+  });
 });

@@ -95,10 +95,10 @@ describe('manifest rules', () => {
     );
   });
 
-  test('TP3002: a type without description', () => {
+  test('TP3021 (warning): a type without description', () => {
     const text = manifest('type: object').replace('    description: A widget.\n', '');
     // The type's mapping starts with its first key, apiVersions on line 4.
-    expectOnly(text, 'TP3002', '/types/widgets', 4, 5);
+    expectOnly(text, 'TP3021', '/types/widgets', 4, 5);
   });
 
   test('TP3002: neither namespace nor name', () => {
@@ -353,10 +353,10 @@ describe('manifest rules', () => {
     assert.match(d.message, /quote it/);
   });
 
-  test('TP3013: keyword that does not apply to the type', () => {
+  test('TP3024 (warning): keyword that does not apply to the type', () => {
     expectOnly(
       manifest('type: object', 'properties:', '  port:', '    type: integer', '    maxLength: 5'),
-      'TP3013',
+      'TP3024',
       `${SCHEMA}/properties/port/maxLength`,
       12,
       15,
@@ -437,8 +437,8 @@ describe('manifest rules: Radius forms and edge cases', () => {
     expectOnly(text, 'TP3005', '/types/widgets/defaultApiVersion', 5, 24);
   });
 
-  test('TP3002: empty types', () => {
-    expectOnly(lines('namespace: Test.Area', 'types: {}'), 'TP3002', '/types', 2, 8);
+  test('TP3020 (warning): empty types', () => {
+    expectOnly(lines('namespace: Test.Area', 'types: {}'), 'TP3020', '/types', 2, 8);
   });
 
   test('TP3006: $ref at the schema root', () => {
@@ -483,7 +483,7 @@ describe('manifest rules: Radius forms and edge cases', () => {
     );
   });
 
-  test('TP3013: read-only and sensitive at once', () => {
+  test('TP3025 (warning): read-only and sensitive at once', () => {
     expectOnly(
       manifest(
         'type: object',
@@ -493,7 +493,7 @@ describe('manifest rules: Radius forms and edge cases', () => {
         '    readOnly: true',
         '    x-radius-sensitive: true',
       ),
-      'TP3013',
+      'TP3025',
       `${SCHEMA}/properties/key/x-radius-sensitive`,
       13,
       35,
@@ -557,12 +557,12 @@ describe('one pass', () => {
     const text = lines(
       'namespace: Test.Area',
       'types:',
-      '  a:',
+      '  aa:',
       '    description: A.',
       '    apiVersions:',
       "      '2025-01-01':",
       '        schema: { type: string }',
-      '  b:',
+      '  bb:',
       '    description: B.',
       '    apiVersions:',
       "      '2025-01-01':",
@@ -573,9 +573,9 @@ describe('one pass', () => {
     assert.deepEqual(
       check(text).diagnostics.map((d) => `${d.rule} ${d.pointer}`),
       [
-        'TP3006 /types/a/apiVersions/2025-01-01/schema/type',
-        'TP3007 /types/b/apiVersions/2025-01-01/schema/properties/x/type',
-        'TP3008 /types/b/apiVersions/2025-02-01/schema/allOf',
+        'TP3006 /types/aa/apiVersions/2025-01-01/schema/type',
+        'TP3007 /types/bb/apiVersions/2025-01-01/schema/properties/x/type',
+        'TP3008 /types/bb/apiVersions/2025-02-01/schema/allOf',
       ],
     );
   });

@@ -9,9 +9,17 @@
  * bad tokens. Each batch is sent with bounded concurrency over keep-alive connections, and every
  * answer is judged: no 5xx, and every refusal in the contract's error shape with a catalogued code
  * and a status the API documents.
+ *
+ * Generators for the classes of attack a tenant holds: JSON Patch documents of `copy`/`move`/`add`
+ * on the resource's own paths (copy bombs), tokens scoped by globs built to backtrack against long
+ * names, long strings against patterns of a thousand instructions, YAML type documents of anchors and
+ * aliases, lone surrogates and NFD spellings in strings, and references from a writer scoped to one
+ * type to resources of a type it cannot see (always 403). {@link startWatchdog} watches the server
+ * meanwhile: an event-loop delay over 200 ms or an RSS over 1 GB fails the run like a 5xx.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { ERROR_CODES, isErrorCode } from '../../src/errors.js';
@@ -20,6 +28,10 @@ export const WIDGET = 'Test::Fuzz::Widget';
 export const PAIR = 'Test::Fuzz::Pair';
 /** A manifest type: '/' in its name. */
 export const QUEUE = 'Typeplane.Messaging/queues';
+/** Strings checked against patterns whose cost is program size × length. */
+export const BITS = 'Test::Fuzz::Bits';
+/** Refers to widgets; a writer token reaches this type only. */
+export const LINK = 'Test::Fuzz::Link';
 const TYPES = [WIDGET, PAIR, QUEUE] as const;
 type TypeName = (typeof TYPES)[number];
 
@@ -54,6 +66,8 @@ const widgetSchema = {
       },
     },
     Id: { type: 'string' },
+    /** Free-form, as a policy document is: a patch may copy anything into it. */
+    Doc: { type: 'object' },
   },
   additionalProperties: false,
   required: ['Name'],
@@ -83,11 +97,41 @@ const pairSchema = {
   createOnlyProperties: ['/properties/Region', '/properties/Key'],
 };
 
+const bitsSchema = {
+  typeName: BITS,
+  description: 'Strings checked against patterns of about a thousand RE2 instructions.',
+  properties: {
+    Name: { type: 'string' },
+    One: { type: 'string', pattern: '1[01]{1000}2' },
+    Four: { type: 'string', allOf: [1, 2, 3, 4].map((n) => ({ pattern: `${n}[01]{1000}2` })) },
+    Many: { type: 'array', items: { type: 'string', pattern: '1[01]{1000}2' } },
+  },
+  additionalProperties: false,
+  required: ['Name'],
+  primaryIdentifier: ['/properties/Name'],
+  createOnlyProperties: ['/properties/Name'],
+};
+
+const linkSchema = {
+  typeName: LINK,
+  description: 'A link to a widget.',
+  properties: {
+    Name: { type: 'string' },
+    Widget: { type: 'string', relationshipRef: { typeName: WIDGET, propertyPath: '/properties/Name' } },
+  },
+  additionalProperties: false,
+  required: ['Name'],
+  primaryIdentifier: ['/properties/Name'],
+  createOnlyProperties: ['/properties/Name'],
+};
+
 /** The type documents to register before fuzzing, with their content types. */
 export function fuzzTypeDocuments(): { body: string; contentType: string }[] {
   return [
     { body: JSON.stringify(widgetSchema), contentType: 'application/json' },
     { body: JSON.stringify(pairSchema), contentType: 'application/json' },
+    { body: JSON.stringify(bitsSchema), contentType: 'application/json' },
+    { body: JSON.stringify(linkSchema), contentType: 'application/json' },
     {
       body: readFileSync(new URL('../../examples/queues.yaml', import.meta.url), 'utf8'),
       contentType: 'application/yaml',
@@ -102,6 +146,10 @@ export interface FuzzRequest {
   body?: Buffer;
   /** Which template and mutation made it, for the report. */
   kind: string;
+  /** The only statuses a right answer may have, when the request alone decides it. */
+  expect?: number[];
+  /** A 202 must carry an operation that already FAILED. */
+  mustFail?: boolean;
 }
 
 /** Statuses the API documents; 5xx never comes from a request alone. */
@@ -224,7 +272,221 @@ interface Template {
   body?: unknown;
   rawBody?: string;
   contentType?: string;
+  /** Sent with the scoped token of this index (see {@link fuzzTokenSpecs}) instead of the admin's. */
+  scoped?: number;
+  /** The only statuses a right answer may have, as long as no mutation changed the request. */
+  expect?: number[];
+  /** A 202 must carry an operation that already FAILED. */
+  mustFail?: boolean;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Attacks a tenant holds
+
+const globPart = fc.constantFrom('*', 'a', 'Aa', '::', 'Test', 'Fuzz', 'W', '/', 'b', 'Zz', '.');
+const randomGlobs = fc.array(
+  fc.array(globPart, { minLength: 1, maxLength: 14 }).map((parts) => parts.join('').slice(0, 256)),
+  { minLength: 1, maxLength: 4 },
+);
+
+/**
+ * Tokens a run creates before it starts, in this order: a writer that reaches only {@link LINK}
+ * (index 0), readers and a writer scoped by globs built to backtrack, and readers with random globs.
+ */
+export function fuzzTokenSpecs(seed: number): { role: string; types: string[] }[] {
+  return [
+    { role: 'writer', types: [LINK] },
+    { role: 'reader', types: ['Aa::*::*::*::*Zz'] },
+    { role: 'reader', types: ['*a*a*a*a*a*a*a*a*a*b'] },
+    { role: 'writer', types: ['Test::*::*::*Widget', 'AWS::*::*::*Bucket'] },
+    ...fc.sample(randomGlobs, { numRuns: 8, seed }).map((types) => ({ role: 'reader', types })),
+  ];
+}
+
+/** Links {@link fuzzSetup} makes (without a widget), for the scoped writer to try to point elsewhere. */
+export const FUZZ_LINKS = ['link0', 'link1', 'link2'];
+
+/**
+ * What a run needs on the server before it starts: the fuzz types registered, the tokens of
+ * {@link fuzzTokenSpecs} (answered in that order), and the links of {@link FUZZ_LINKS}.
+ */
+export async function fuzzSetup(
+  call: (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => Promise<{ status: number; body: any }>,
+  seed: number,
+): Promise<string[]> {
+  for (const doc of fuzzTypeDocuments()) {
+    const res = await call('POST', '/v1/types', doc.body, { 'content-type': doc.contentType });
+    if (res.status !== 201) throw new Error(`registering a fuzz type failed: ${JSON.stringify(res.body)}`);
+  }
+  const tokens: string[] = [];
+  for (const spec of fuzzTokenSpecs(seed)) {
+    const res = await call('POST', '/v1/tokens', spec);
+    if (res.status !== 201) throw new Error(`a fuzz token was refused: ${JSON.stringify(res.body)}`);
+    tokens.push(res.body.token as string);
+  }
+  for (const name of FUZZ_LINKS) {
+    const res = await call('POST', `/v1/resources/${encodeURIComponent(LINK)}?wait=10`, {
+      desiredState: { Name: name },
+    });
+    if (res.body?.progressEvent?.operationStatus !== 'SUCCESS')
+      throw new Error(`a fuzz link was not created: ${JSON.stringify(res.body)}`);
+  }
+  return tokens;
+}
+
+/** A long name for a glob to match: repeats of a part, up to the path limit. */
+const longName = fc
+  .tuple(fc.constantFrom('a', 'Aa::', 'a::', 'Test::', 'S3::', 'ab', '*'), fc.integer({ min: 50, max: 4000 }))
+  .map(([part, length]) => part.repeat(Math.ceil(length / part.length)).slice(0, length));
+
+/** Bits for the patterns of {@link BITS}: mostly short, sometimes long enough to pass the budget. */
+const bitString = fc
+  .tuple(
+    fc.oneof(
+      { weight: 6, arbitrary: fc.integer({ min: 1, max: 2000 }) },
+      { weight: 3, arbitrary: fc.integer({ min: 2000, max: 20_000 }) },
+      { weight: 1, arbitrary: fc.integer({ min: 20_000, max: 400_000 }) },
+    ),
+    fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+  )
+  .map(([length, seed]) => {
+    let bits = '1';
+    let x = seed | 1;
+    while (bits.length < length) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      bits += (x >>> 0).toString(2).slice(1);
+    }
+    return `${bits.slice(0, length)}2`;
+  });
+
+/** A YAML type document with an anchored list aliased again and again. */
+const aliasedYaml = fc
+  .tuple(
+    fc.oneof(
+      { weight: 9, arbitrary: fc.integer({ min: 1, max: 5000 }) },
+      { weight: 1, arbitrary: fc.integer({ min: 5000, max: 250_000 }) },
+    ),
+    fc.integer({ min: 1, max: 130 }),
+    fc.boolean(),
+  )
+  .map(([items, aliases, flow]) => {
+    const list = flow
+      ? `[${Array(items).fill('x').join(',')}]`
+      : `\n${Array(items).fill('  - x').join('\n')}`;
+    const uses = Array.from({ length: aliases }, (_, i) => `  k${i}: *a`).join('\n');
+    return `typeName: Test::Fuzz::Aliases\ndescription: anchors\nbig: &a ${list}\nmore:\n${uses}\n`;
+  });
+
+/** Copy, move and add on the widget's own paths: a patch that may double its document each time. */
+const patchBomb = fc.array(
+  fc.oneof(
+    fc.nat({ max: 30 }).map((i) => ({ op: 'copy', from: '/Doc', path: `/Doc/c${i}` })),
+    fc.constant({ op: 'copy', from: '/Doc', path: '/Doc/again' }),
+    fc.nat({ max: 30 }).map((i) => ({ op: 'move', from: `/Doc/c${i}`, path: `/Doc/m${i}` })),
+    fc.integer({ min: 1, max: 5000 }).map((n) => ({ op: 'add', path: '/Doc', value: { s: 'x'.repeat(n) } })),
+    fc.constant({ op: 'add', path: '/Doc/l', value: [] }),
+    fc.constant({ op: 'copy', from: '/Doc', path: '/Doc/l/-' }),
+    fc.constant({ op: 'copy', from: '/Labels', path: '/Doc/labels' }),
+  ),
+  { minLength: 1, maxLength: 60 },
+);
+
+const attacks: fc.Arbitrary<Template> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.tuple(names, patchBomb).map<Template>(([id, ops]) => ({
+      kind: 'patch-bomb',
+      method: 'PATCH',
+      segments: ['v1', 'resources', WIDGET, id],
+      query: [],
+      body: { patchDocument: ops },
+      expect: [202, 400, 404, 409],
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(longName, fc.constantFrom('types', 'resources', 'resource'), fc.nat())
+      .map<Template>(([name, route, scoped]) => ({
+        kind: 'glob-probe',
+        method: 'GET',
+        segments:
+          route === 'types'
+            ? ['v1', 'types', name]
+            : route === 'resources'
+              ? ['v1', 'resources', name]
+              : ['v1', 'resources', name, 'x'],
+        query: [],
+        scoped: 1 + (scoped % 11),
+        expect: [400, 403, 404, 414],
+      })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(names, bitString, fc.constantFrom('One', 'Four', 'Many'), fc.integer({ min: 1, max: 300 }))
+      .map<Template>(([name, bits, member, count]) => ({
+        kind: 'pattern-long',
+        method: 'POST',
+        segments: ['v1', 'resources', BITS],
+        query: [],
+        body: {
+          desiredState: {
+            Name: name,
+            [member]: member === 'Many' ? Array(count).fill(bits.slice(-Math.min(bits.length, 4000))) : bits,
+          },
+        },
+        // 413: many long strings may pass the 1 MB body limit.
+        expect: [202, 400, 409, 413],
+      })),
+  },
+  {
+    weight: 1,
+    arbitrary: aliasedYaml.map<Template>((yaml) => ({
+      kind: 'yaml-alias',
+      method: 'POST',
+      segments: ['v1', 'types'],
+      query: [],
+      rawBody: yaml,
+      contentType: 'application/yaml',
+      expect: [400],
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(names, names, fc.boolean()).map<Template>(([name, widget, patch]) =>
+      patch
+        ? {
+            kind: 'ref-scope',
+            method: 'PATCH',
+            segments: ['v1', 'resources', LINK, FUZZ_LINKS[name.length % FUZZ_LINKS.length]!],
+            query: [],
+            body: { patchDocument: [{ op: 'add', path: '/Widget', value: widget }] },
+            scoped: 0,
+            // The scoped writer may delete links (other requests do); a patch of a missing one is an
+            // operation that fails NotFound at once, never one that begins.
+            expect: [403, 202],
+            mustFail: true,
+          }
+        : {
+            kind: 'ref-scope',
+            method: 'POST',
+            segments: ['v1', 'resources', LINK],
+            query: [],
+            body: { desiredState: { Name: name, Widget: widget } },
+            scoped: 0,
+            expect: [403],
+          },
+    ),
+  },
+);
 
 const typeName = fc.constantFrom(...TYPES);
 const waitQuery = fc.oneof(
@@ -530,6 +792,10 @@ const contentTypes = fc.constantFrom(
   '',
 );
 
+/** Words whose NFD spelling differs from their NFC one. */
+const composed = fc.constantFrom('caf\u00e9', '\u00c5ngstr\u00f6m', '\u00f1ame', 'n\u00e9-1');
+const loneSurrogate = fc.constantFrom('\ud800', '\udc00', '\udbff\udbff', 'x\udfff');
+
 const methods = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE');
 
 const mutations: fc.Arbitrary<{ name: string; apply: Mutation }> = fc.oneof(
@@ -628,6 +894,20 @@ const mutations: fc.Arbitrary<{ name: string; apply: Mutation }> = fc.oneof(
     arbitrary: fc.tuple(fc.nat(), anyText(30, 1)).map(([pick, s]) => ({
       name: 'unicode',
       apply: atSlot(pick, () => s),
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.nat(), composed).map(([pick, word]) => ({
+      name: 'nfd',
+      apply: atSlot(pick, (old) => (typeof old === 'string' ? `${old}${word}` : word).normalize('NFD')),
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.nat(), loneSurrogate).map(([pick, lone]) => ({
+      name: 'surrogate',
+      apply: atSlot(pick, (old) => (typeof old === 'string' ? `${old}${lone}` : lone)),
     })),
   },
   {
@@ -733,10 +1013,18 @@ const extraHeaders = fc.oneof(
   { weight: 5, arbitrary: fc.constant({ 'x-request-id': 'caller-chosen' }) },
 );
 
-/** Requests for a server whose admin token is `token`. */
-export function fuzzRequest(token: string): fc.Arbitrary<FuzzRequest> {
+/**
+ * Requests for a server whose admin token is `token`; `scoped` are the tokens of
+ * {@link fuzzTokenSpecs}, in order.
+ */
+export function fuzzRequest(token: string, scoped: string[]): fc.Arbitrary<FuzzRequest> {
   return fc
-    .tuple(templates, mutations, authorization, extraHeaders)
+    .tuple(
+      fc.oneof({ weight: 9, arbitrary: templates }, { weight: 1, arbitrary: attacks }),
+      mutations,
+      authorization,
+      extraHeaders,
+    )
     .map(([template, mutation, auth, headers]) => {
       const t = mutation.apply(template);
       const path =
@@ -746,8 +1034,14 @@ export function fuzzRequest(token: string): fc.Arbitrary<FuzzRequest> {
           ? `?${t.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`
           : '');
       const all: Record<string, string> = { ...headers };
-      if (auth === 'admin') all.authorization = `Bearer ${token}`;
+      const as = t.scoped === undefined ? token : scoped[t.scoped % scoped.length];
+      if (auth === 'admin') all.authorization = `Bearer ${as}`;
       else if (auth !== 'none') all.authorization = auth;
+      // Only the request as the template made it, sent as it says, has a known answer.
+      const expect =
+        t.expect && mutation.name === 'valid' && auth === 'admin' && Object.keys(headers).length === 0
+          ? t.expect
+          : undefined;
       const text = t.rawBody ?? (t.body !== undefined ? JSON.stringify(t.body) : undefined);
       if (text !== undefined) all['content-type'] = t.contentType ?? 'application/json';
       else if (t.contentType) all['content-type'] = t.contentType;
@@ -760,6 +1054,7 @@ export function fuzzRequest(token: string): fc.Arbitrary<FuzzRequest> {
           ? { body: Buffer.from(text, mutation.name === 'binary-body' ? 'latin1' : 'utf8') }
           : {}),
         kind: `${template.kind}:${mutation.name}${auth === 'admin' ? '' : ':auth'}`,
+        ...(expect ? { expect, ...(t.mustFail ? { mustFail: true } : {}) } : {}),
       };
     });
 }
@@ -826,6 +1121,16 @@ function withRecentToken(request: FuzzRequest, recent: string[]): FuzzRequest {
 export function judge(request: FuzzRequest, answer: FuzzAnswer): { key: string; violation?: string } {
   const { status } = answer;
   if (status >= 500) return { key: `${status}`, violation: `a ${status}: ${answer.body.slice(0, 300)}` };
+  if (request.expect && !request.expect.includes(status))
+    return {
+      key: `${status}`,
+      violation: `${request.kind} answered ${status}, not ${request.expect.join(' or ')}: ${answer.body.slice(0, 300)}`,
+    };
+  if (request.mustFail && status === 202 && !answer.body.includes('"operationStatus":"FAILED"'))
+    return {
+      key: `${status}`,
+      violation: `${request.kind} began an operation: ${answer.body.slice(0, 300)}`,
+    };
   if (!DOCUMENTED_STATUSES.has(status))
     return { key: `${status}`, violation: `status ${status} is not documented` };
   if (status < 400) return { key: `${status}` };
@@ -838,6 +1143,13 @@ export function judge(request: FuzzRequest, answer: FuzzAnswer): { key: string; 
       key: `${status}`,
       violation: `a ${status} whose body is not JSON: ${answer.body.slice(0, 200)}`,
     };
+  }
+  // POST / is the Cloud Control API: its errors have AWS's shape, `{ __type, message }`.
+  if (request.method === 'POST' && /^\/(\?|$)/.test(request.path)) {
+    const { __type: type, message } = (body ?? {}) as Record<string, unknown>;
+    if (typeof type !== 'string' || !/^[A-Za-z]+$/.test(type) || typeof message !== 'string')
+      return { key: `${status}`, violation: `not an AWS error shape: ${answer.body.slice(0, 200)}` };
+    return { key: `${status} ${type}` };
   }
   const { errorCode, message, details } = (body ?? {}) as Record<string, unknown>;
   const key = `${status} ${String(errorCode)}`;
@@ -862,11 +1174,15 @@ export interface FuzzReport {
   /** The first violations found (at most 20), each with its request. */
   violations: string[];
   violationCount: number;
+  /** The slowest answers (at most 10), each with its request, slowest first. */
+  slowest: { ms: number; request: string }[];
 }
 
 export interface FuzzOptions {
   url: string;
   token: string;
+  /** The tokens {@link fuzzSetup} made, in order. */
+  scoped: string[];
   requests: number;
   concurrency?: number;
   batchSize?: number;
@@ -891,6 +1207,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     kinds: {},
     violations: [],
     violationCount: 0,
+    slowest: [],
   };
   const started = performance.now();
   const runs = Math.ceil(options.requests / batchSize);
@@ -898,7 +1215,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   try {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fuzzRequest(options.token), { minLength: batchSize, maxLength: batchSize }),
+        fc.array(fuzzRequest(options.token, options.scoped), { minLength: batchSize, maxLength: batchSize }),
         async (batch) => {
           const todo = batch.slice(0, options.requests - report.requests);
           let next = 0;
@@ -907,10 +1224,19 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
               const request = withRecentToken(todo[next++]!, recent);
               report.kinds[request.kind] = (report.kinds[request.kind] ?? 0) + 1;
               let answer: FuzzAnswer;
+              const sent = performance.now();
               try {
                 answer = await send(agent, url, request);
               } catch (e) {
                 answer = { status: 0, body: `transport error: ${(e as Error).message}` };
+              }
+              const ms = performance.now() - sent;
+              if (report.slowest.length < 10 || ms > report.slowest.at(-1)!.ms) {
+                report.slowest.push({
+                  ms,
+                  request: `${request.kind} ${request.method} ${request.path.slice(0, 120)} (${request.body?.length ?? 0} bytes) -> ${answer.status}`,
+                });
+                report.slowest.sort((a, b) => b.ms - a.ms).splice(10);
               }
               if (answer.status === 202) remember(recent, answer.body);
               const verdict =
@@ -937,6 +1263,72 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   }
   report.durationMs = performance.now() - started;
   return report;
+}
+
+/** A run fails when the server's event loop stalls longer than this, or its RSS grows past this. */
+export const WATCHDOG_LIMITS = { maxEventLoopDelayMs: 200, maxRssMb: 1024 } as const;
+
+export interface WatchdogReport {
+  /** The longest the event loop was held, in milliseconds of wall time (monitorEventLoopDelay). */
+  worstDelayMs: number;
+  /**
+   * The most CPU time the server's thread spent between two turns of a 20 ms timer, in milliseconds:
+   * the loop held by the server's own work, without the time a busy machine gave other processes.
+   * Linux only (from /proc); `undefined` elsewhere.
+   */
+  worstBusyMs: number | undefined;
+  peakRssMb: number;
+  /** What passed {@link WATCHDOG_LIMITS}, as sentences (empty when nothing did). */
+  problems: string[];
+}
+
+/** CPU time of this process's main thread in milliseconds (Linux: /proc), or `undefined`. */
+function mainThreadCpuMs(): number | undefined {
+  const file = `/proc/self/task/${process.pid}/stat`;
+  if (!existsSync(file)) return undefined;
+  // After the command name (in parentheses, which may hold spaces): utime and stime are fields 14-15.
+  const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Watches this process (the server's, in the test and the benchmark) from now until `stop()`: the
+ * event loop's delay (monitorEventLoopDelay), the server thread's CPU time between turns of a 20 ms
+ * timer, and the resident set size. On a machine shared by many processes the wall-time delay also
+ * counts the time the scheduler gave others, so where the CPU time can be read it is what is held
+ * to {@link WATCHDOG_LIMITS}; elsewhere the wall-time delay is.
+ */
+export function startWatchdog(): { stop(): WatchdogReport } {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  let peakRss = process.memoryUsage.rss();
+  let lastCpu = mainThreadCpuMs();
+  let worstBusyMs = lastCpu === undefined ? undefined : 0;
+  let turns = 0;
+  const sampler = setInterval(() => {
+    const cpu = mainThreadCpuMs();
+    if (cpu !== undefined && lastCpu !== undefined) worstBusyMs = Math.max(worstBusyMs!, cpu - lastCpu);
+    lastCpu = cpu;
+    if (++turns % 5 === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  }, 20);
+  return {
+    stop() {
+      clearInterval(sampler);
+      delay.disable();
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+      const worstDelayMs = delay.max / 1e6;
+      const peakRssMb = peakRss / 1024 / 1024;
+      const problems: string[] = [];
+      const held = worstBusyMs ?? worstDelayMs;
+      if (held > WATCHDOG_LIMITS.maxEventLoopDelayMs)
+        problems.push(
+          `the event loop was held ${Math.round(held)} ms${worstBusyMs === undefined ? '' : ' of CPU time'} (at most ${WATCHDOG_LIMITS.maxEventLoopDelayMs})`,
+        );
+      if (peakRssMb > WATCHDOG_LIMITS.maxRssMb)
+        problems.push(`RSS reached ${Math.round(peakRssMb)} MB (at most ${WATCHDOG_LIMITS.maxRssMb})`);
+      return { worstDelayMs, worstBusyMs, peakRssMb, problems };
+    },
+  };
 }
 
 /** The tally as aligned lines, most frequent first. */

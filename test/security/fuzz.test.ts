@@ -1,8 +1,10 @@
 /**
  * The fuzz test: 30,000 random and mutated requests (fast-check) against a live server on loopback,
- * over every route and method. No answer may be a 5xx or outside the contract's error shape, the
- * server must keep answering, no prototype may change, and afterwards the store must pass the
- * consistency check. `FUZZ_REQUESTS` and `FUZZ_SEED` override the count and the seed; the count is
+ * over every route and method, with a tenant's attacks among them (copy bombs, backtracking globs,
+ * costly patterns, YAML aliases, surrogates and NFD spellings, references across scopes). No answer
+ * may be a 5xx or outside the contract's error shape, the server must keep answering, its event loop
+ * may not stall over 200 ms nor its RSS pass 1 GB, no prototype may change, and afterwards the store
+ * must pass the consistency check. `FUZZ_REQUESTS` and `FUZZ_SEED` override the count and the seed; the count is
  * bounded so the suite stays fast (`npm run bench:fuzz` sends 300,000).
  *
  * Run on the embedded SQLite store, and (fewer requests, `FUZZ_REQUESTS_POSTGRESQL`) on the
@@ -13,7 +15,15 @@ import assert from 'node:assert/strict';
 import { checkConsistency } from '../../src/engine/index.js';
 import { startTestService } from '../helpers/service.js';
 import { PG_URL, freshSchema, pgSkip } from '../helpers/postgres.js';
-import { PAIR, QUEUE, WIDGET, formatTally, fuzzTypeDocuments, runFuzzInWorker } from './fuzz-requests.js';
+import {
+  PAIR,
+  QUEUE,
+  WIDGET,
+  formatTally,
+  fuzzSetup,
+  runFuzzInWorker,
+  startWatchdog,
+} from './fuzz-requests.js';
 
 const hasNull = (value: unknown): boolean =>
   value === null || (typeof value === 'object' && Object.values(value).some(hasNull));
@@ -34,10 +44,7 @@ for (const [kind, REQUESTS] of [
         kind === 'postgresql' ? { database: { url: PG_URL, schema: freshSchema(t) } } : {},
       );
       try {
-        for (const doc of fuzzTypeDocuments()) {
-          const res = await svc.call('POST', '/v1/types', doc.body, { 'content-type': doc.contentType });
-          assert.equal(res.status, 201, JSON.stringify(res.body));
-        }
+        const scoped = await fuzzSetup(svc.call, SEED);
         // A resource the fuzz never names (its identifiers are n0…n39): its type cannot be
         // deregistered while it exists, so the final checks always have a resource to check.
         const anchor = await svc.call('POST', `/v1/resources/${encodeURIComponent(WIDGET)}?wait=10`, {
@@ -45,18 +52,27 @@ for (const [kind, REQUESTS] of [
         });
         assert.equal(anchor.body.progressEvent?.operationStatus, 'SUCCESS', JSON.stringify(anchor.body));
 
+        const watchdog = startWatchdog();
         const report = await runFuzzInWorker({
           url: svc.url,
           token: svc.token,
+          scoped,
           requests: REQUESTS,
           concurrency: 32,
           seed: SEED,
         });
+        const watched = watchdog.stop();
         t.diagnostic(
           `seed ${SEED}: ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s ` +
             `(${Math.round((report.requests / report.durationMs) * 1000)}/s); answers by status and errorCode:`,
         );
         for (const line of formatTally(report.tally).split('\n')) t.diagnostic(line);
+        t.diagnostic('slowest answers:');
+        for (const { ms, request } of report.slowest) t.diagnostic(`  ${Math.round(ms)} ms  ${request}`);
+        t.diagnostic(
+          `worst event-loop delay ${Math.round(watched.worstDelayMs)} ms (wall), ${watched.worstBusyMs ?? '-'} ms (CPU time of the server's thread); peak RSS ${Math.round(watched.peakRssMb)} MB`,
+        );
+        assert.deepEqual(watched.problems, [], `the server struggled (FUZZ_SEED=${SEED} reproduces the run)`);
         assert.equal(report.requests, REQUESTS);
         assert.equal(
           report.violationCount,
@@ -77,6 +93,11 @@ for (const [kind, REQUESTS] of [
           'type-register',
           'token-create',
           'random-path',
+          'patch-bomb',
+          'glob-probe',
+          'pattern-long',
+          'yaml-alias',
+          'ref-scope',
         ])
           assert.ok(
             kinds.some((k) => k.startsWith(`${family}:`)),
@@ -95,6 +116,8 @@ for (const [kind, REQUESTS] of [
           'method',
           'path-odd',
           'query',
+          'nfd',
+          'surrogate',
         ])
           assert.ok(
             kinds.some((k) => k.includes(`:${mutation}`)),

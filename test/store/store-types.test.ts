@@ -52,6 +52,32 @@ eachStore('listTypes gives the latest version of every type, sorted by name', as
   );
 });
 
+eachStore('listTypeStamps gives what listTypes gives, without the models', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  await store.putType(storedType('Zeta::A::B', '1', at(0)));
+  await store.putType(storedType('Applications.Test/things', 'v1', at(1000)));
+  await store.putType(storedType('Applications.Test/things', 'v2', at(2000)));
+  const stamps = await store.listTypeStamps();
+  assert.deepEqual(
+    stamps,
+    (await store.listTypes()).map((x) => ({
+      typeName: x.typeName,
+      version: x.version,
+      registeredAt: x.registeredAt,
+    })),
+  );
+  assert.deepEqual(stamps[0], {
+    typeName: 'Applications.Test/things',
+    version: 'v2',
+    registeredAt: at(2000),
+  });
+  await store.deleteType('Zeta::A::B');
+  assert.deepEqual(
+    (await store.listTypeStamps()).map((x) => x.typeName),
+    ['Applications.Test/things'],
+  );
+});
+
 eachStore('deleteType removes every version, and says false when there was none', async (t, kind) => {
   const { store } = await freshStoreOf(t, kind);
   await store.putType(storedType('Applications.Test/things', 'v1'));

@@ -1,7 +1,7 @@
 /**
  * An example provider written with the Typeplane SDK. Run it with
- *   npx tsx src/cli/main.ts serve --provider examples/providers/typescript/greeting-provider.ts
- * (or compile it to JavaScript and pass the .js file to `typeplane serve --provider`).
+ *   npx typeplane serve --provider examples/providers/typescript/greeting-provider.ts
+ * (the .ts file as it is; a compiled .js works too). Greetings live in memory: a restart forgets them.
  */
 import { defineProvider, progress, type Model } from 'typeplane/provider';
 

@@ -5,7 +5,9 @@
  * Each answer covers only the types the caller's token reaches. Its ETag is a digest of its inputs —
  * which artifact, and the name, version and registration time of every visible type — so a
  * conditional request (If-None-Match) is answered 304 without generating anything, and registering or
- * removing a type changes the ETag at once. Generated bodies are cached by ETag, within a byte budget.
+ * removing a type changes the ETag at once. The digest reads only the types' stamps, never their
+ * models, so a 304 or a cached answer costs no parsing. Generated bodies are cached by ETag, as bytes,
+ * within a byte budget.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -36,7 +38,7 @@ const META_SCHEMAS: Record<string, () => unknown> = {
 };
 
 interface Artifact {
-  body: string;
+  body: Buffer;
   contentType: string;
 }
 
@@ -45,8 +47,10 @@ export async function artifactRoutes(
   { registry }: { registry: Registry },
 ): Promise<void> {
   const cache = new Map<string, Artifact>();
+  const inFlight = new Map<string, Promise<{ artifact: Artifact | undefined; from: string }>>();
   let cachedBytes = 0;
   const remember = (etag: string, artifact: Artifact) => {
+    if (cache.has(etag)) return;
     cache.set(etag, artifact);
     cachedBytes += artifact.body.length;
     for (const [key, old] of cache) {
@@ -56,15 +60,17 @@ export async function artifactRoutes(
     }
   };
 
-  /** The types the caller's token reaches, and a digest of what they are. */
-  const visibleTypes = async (request: FastifyRequest) => {
+  /** A digest of the types the caller's token reaches, from their stamps alone (no model is read). */
+  const visibleDigest = async (request: FastifyRequest) => {
     const principal = principalOf(request);
-    const records = (await registry.list()).filter((r) => typeVisible(principal, r.typeName));
-    const hash = createHash('sha256');
-    for (const r of [...records].sort((a, b) => (a.typeName < b.typeName ? -1 : 1)))
-      hash.update(`${r.typeName}\u0000${r.version}\u0000${r.registeredAt}\u0000`);
-    return { types: records.map((r) => r.model), digest: hash.digest('base64url') };
+    return digestOf((await registry.listStamps()).filter((s) => typeVisible(principal, s.typeName)));
   };
+  /** The types the caller's token reaches, with their models (read only to generate). */
+  const visibleRecords = async (request: FastifyRequest) => {
+    const principal = principalOf(request);
+    return (await registry.list()).filter((r) => typeVisible(principal, r.typeName));
+  };
+  const visibleTypes = async (request: FastifyRequest) => (await visibleRecords(request)).map((r) => r.model);
 
   /**
    * Answer with an artifact: 304 when If-None-Match holds its ETag, else the cached or generated body.
@@ -76,23 +82,36 @@ export async function artifactRoutes(
     name: string,
     generate: (types: ResourceType[]) => Artifact | undefined,
   ) => {
-    const { types, digest } = await visibleTypes(request);
-    const etag = `"${createHash('sha256').update(`${name}\u0000${digest}`).digest('base64url').slice(0, 32)}"`;
+    const digest = await visibleDigest(request);
+    const etag = etagOf(name, digest);
     void reply.header('etag', etag).header('cache-control', 'no-cache');
     const match = request.headers['if-none-match'];
     if (typeof match === 'string' && match.split(',').some((m) => m.trim().replace(/^W\//, '') === etag))
       return reply.status(304).send();
     let artifact = cache.get(etag);
     if (!artifact) {
-      artifact = generate(types);
-      if (!artifact)
+      // Requests that arrive while an artifact is being made wait for it instead of making it again.
+      let making = inFlight.get(etag);
+      if (!making) {
+        making = visibleRecords(request)
+          .then((records) => ({ artifact: generate(records.map((r) => r.model)), from: digestOf(records) }))
+          .finally(() => inFlight.delete(etag));
+        inFlight.set(etag, making);
+      }
+      const made = await making;
+      if (!made.artifact)
         throw new TypeplaneError('NotFound', `no artifact ${name} among the types this token reaches`);
-      remember(etag, artifact);
+      artifact = made.artifact;
+      // A type registered or removed between the digest and that read: the body gets the ETag of
+      // what it was made from.
+      if (made.from === digest) remember(etag, artifact);
+      else void reply.header('etag', etagOf(name, made.from));
     }
     return reply.type(artifact.contentType).send(artifact.body);
   };
+  // Compact: the OpenAPI document of a large registry is tens of megabytes, indented nearly twice that.
   const asJson = (value: unknown): Artifact => ({
-    body: JSON.stringify(value, null, 2) + '\n',
+    body: Buffer.from(JSON.stringify(value) + '\n'),
     contentType: 'application/json; charset=utf-8',
   });
 
@@ -103,7 +122,7 @@ export async function artifactRoutes(
   );
 
   app.get('/v1/artifacts/bicep', async (request) => {
-    const { types } = await visibleTypes(request);
+    const types = await visibleTypes(request);
     const namespaces = [...new Set(types.map(bicepNamespace))].sort();
     return {
       extensions: namespaces.map((namespace) => ({
@@ -123,9 +142,8 @@ export async function artifactRoutes(
       return serve(request, reply, `bicep\u0000${wanted}\u0000${file}`, (types) => {
         const [extension] = generateBicep(types.filter((t) => bicepNamespace(t).toLowerCase() === wanted));
         if (!extension) return undefined;
-        const body = extension.files[file as (typeof BICEP_FILES)[number]];
         return {
-          body,
+          body: Buffer.from(extension.files[file as (typeof BICEP_FILES)[number]]),
           contentType: file.endsWith('.md')
             ? 'text/markdown; charset=utf-8'
             : 'application/json; charset=utf-8',
@@ -135,7 +153,7 @@ export async function artifactRoutes(
   );
 
   app.get('/v1/artifacts/json-schema', async (request) => {
-    const { types } = await visibleTypes(request);
+    const types = await visibleTypes(request);
     const names = [
       ...Object.keys(META_SCHEMAS),
       'stack-template.json',
@@ -159,3 +177,14 @@ export async function artifactRoutes(
     });
   });
 }
+
+/** A digest of types' names, versions and registration times, whatever their order. */
+function digestOf(stamps: readonly { typeName: string; version: string; registeredAt: string }[]): string {
+  const hash = createHash('sha256');
+  for (const s of [...stamps].sort((a, b) => (a.typeName < b.typeName ? -1 : 1)))
+    hash.update(`${s.typeName}\u0000${s.version}\u0000${s.registeredAt}\u0000`);
+  return hash.digest('base64url');
+}
+
+const etagOf = (name: string, digest: string) =>
+  `"${createHash('sha256').update(`${name}\u0000${digest}`).digest('base64url').slice(0, 32)}"`;

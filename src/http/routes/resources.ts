@@ -5,9 +5,9 @@
  * operation is terminal or the wait ends. Answers decided before any handler runs are synchronous
  * errors (400 InvalidRequest / NotUpdatable, 404 NotFound for an unknown type, 409 ResourceConflict).
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
-import type { Engine } from '../../engine/index.js';
+import type { Caller, Engine } from '../../engine/index.js';
 import { TERMINAL_STATUSES, type ProgressEvent } from '../../engine/index.js';
 import { typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
@@ -32,6 +32,12 @@ function bodyObject(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+/** The caller of a mutation: its token's client tokens and the types it may see. */
+function callerOf(request: FastifyRequest): Caller {
+  const principal = principalOf(request);
+  return { id: principal.tokenId, canSee: (typeName) => typeVisible(principal, typeName) };
+}
+
 export async function resourceRoutes(app: FastifyInstance, { engine }: { engine: Engine }): Promise<void> {
   const accepted = async (reply: FastifyReply, event: ProgressEvent, wait: number) => {
     const latest =
@@ -51,6 +57,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.typeName,
         body.desiredState,
         body.clientToken as string | undefined,
+        callerOf(request),
       );
       return accepted(reply, event, wait);
     },
@@ -82,6 +89,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.identifier,
         body.patchDocument,
         body.clientToken as string | undefined,
+        callerOf(request),
       );
       return accepted(reply, event, wait);
     },
@@ -98,6 +106,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.identifier,
         body.desiredState,
         body.clientToken as string | undefined,
+        callerOf(request),
       );
       return accepted(reply, event, wait);
     },
@@ -122,7 +131,12 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);
     const clientToken =
       (body.clientToken as string | undefined) ?? (request.headers['x-client-token'] as string | undefined);
-    const event = await engine.delete(request.params.typeName, request.params.identifier, clientToken);
+    const event = await engine.delete(
+      request.params.typeName,
+      request.params.identifier,
+      clientToken,
+      callerOf(request),
+    );
     return accepted(reply, event, wait);
   });
 }

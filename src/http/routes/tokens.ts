@@ -12,9 +12,9 @@ export async function tokenRoutes(app: FastifyInstance, { tokens }: { tokens: To
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw new TypeplaneError(
         'InvalidRequest',
-        'send a JSON object: { "role": "admin" | "writer" | "reader", "types"?: [...], "description"?: "..." }',
+        'send a JSON object: { "role": "admin" | "writer" | "reader", "types"?: [...], "description"?: "...", "awsKeys"?: true }',
       );
-    const { role, types, description, ...rest } = body as Record<string, unknown>;
+    const { role, types, description, awsKeys, ...rest } = body as Record<string, unknown>;
     const unknown = Object.keys(rest);
     if (unknown.length > 0)
       throw new TypeplaneError(
@@ -30,17 +30,23 @@ export async function tokenRoutes(app: FastifyInstance, { tokens }: { tokens: To
       );
     if (description !== undefined && typeof description !== 'string')
       throw new TypeplaneError('InvalidRequest', 'description must be a string');
-    const { token, record } = await tokens.create({
+    if (awsKeys !== undefined && typeof awsKeys !== 'boolean')
+      throw new TypeplaneError('InvalidRequest', 'awsKeys must be true or false');
+    const { token, record, accessKey } = await tokens.create({
       role,
       ...(types !== undefined ? { types } : {}),
       ...(description !== undefined ? { description } : {}),
+      ...(awsKeys === true ? { accessKey: true } : {}),
     });
     // The audit trail names tokens by id, never by secret.
     request.log.info(
       { tokenId: record.id, role: record.role, by: request.principal?.tokenId },
       'token created',
     );
-    return reply.status(201).send({ token, ...record });
+    // The secret access key, like the token, is in this answer and nowhere else in plain text.
+    return reply
+      .status(201)
+      .send({ token, ...record, ...(accessKey ? { secretAccessKey: accessKey.secretAccessKey } : {}) });
   });
 
   app.get('/v1/tokens', async () => ({ tokens: await tokens.list() }));

@@ -57,8 +57,14 @@ export async function typeRoutes(app: FastifyInstance, { registry }: { registry:
       );
     const contentType = String(request.headers['content-type'] ?? '');
     const format = /json/i.test(contentType) ? 'json' : /yaml/i.test(contentType) ? 'yaml' : undefined;
-    const registered = await registry.register(body, { ...(format ? { format } : {}), file: 'request body' });
-    return reply.status(201).send({ types: registered.map(typeSummary) });
+    const { types, warnings } = await registry.registerDocument(body, {
+      ...(format ? { format } : {}),
+      file: 'request body',
+    });
+    // Warnings (an empty schema leaves properties unvalidated, say) come back with the registration.
+    return reply
+      .status(201)
+      .send({ types: types.map(typeSummary), ...(warnings.length > 0 ? { warnings } : {}) });
   });
 
   app.get('/v1/types', async (request) => {

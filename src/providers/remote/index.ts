@@ -77,6 +77,8 @@ export function createRemoteProvider(options: RemoteProviderOptions): ProviderDe
   );
   // Credentials in the URL are used (http sends them as basic auth) but never shown.
   const where = `${url.origin}${url.pathname}`;
+  // A provider named by its URL is not named twice in one message ("provider X … at X").
+  const label = name === options.url || name === where ? 'the provider' : `provider ${name}`;
   const headers: Record<string, string> = {
     ...options.headers,
     'content-type': 'application/json',
@@ -91,7 +93,7 @@ export function createRemoteProvider(options: RemoteProviderOptions): ProviderDe
     const wire = WIRE_ACTION[action];
     const idempotent = action === 'read' || action === 'list';
     const failed = (errorCode: ErrorCode, message: string, retry: boolean): Verdict => ({
-      event: { status: 'FAILED', errorCode, message: `provider ${name} ${message}` },
+      event: { status: 'FAILED', errorCode, message: `${label} ${message}` },
       retry,
     });
     switch (outcome.kind) {

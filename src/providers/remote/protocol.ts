@@ -120,9 +120,9 @@ export function parseEvent(
   }
   const event: HandlerEvent = { status: answer.status };
   if (answer.status === 'FAILED') event.errorCode = answer.errorCode!;
-  // A successful delete has no model; one sent anyway is dropped rather than failing a finished delete.
-  if (answer.resourceModel != null && !(action === 'delete' && answer.status === 'SUCCESS'))
-    event.resourceModel = answer.resourceModel;
+  // Passed on as answered, a model on a successful delete included: the engine ignores it (the delete
+  // is done), and `typeplane test` must see it to fail the provider for it.
+  if (answer.resourceModel != null) event.resourceModel = answer.resourceModel;
   if (action === 'list') {
     if (answer.resourceModels != null) event.resourceModels = answer.resourceModels;
     event.nextToken = answer.nextToken ?? null;

@@ -106,7 +106,7 @@ function checkDocument(document: unknown): Finding[] {
       report(
         'TP3001',
         `/${key}`,
-        `'${key}' must be dot-separated names of letters and digits, like 'Radius.Data' or 'MyCompany.Resources' (at most ${MAX_NAMESPACE_LENGTH} characters), not ${got}`,
+        `'${key}' must be two PascalCase names of letters and digits joined by a dot, like 'Radius.Data' or 'MyCompany.Resources' (at most ${MAX_NAMESPACE_LENGTH} characters), not ${got}`,
       );
     }
   }
@@ -132,14 +132,19 @@ function checkDocument(document: unknown): Finding[] {
     }
   }
 
+  // Radius registers a namespace without types; Typeplane has nothing to register for it.
   const types = document.types;
   if (types === undefined) {
-    report('TP3002', '', "the manifest must have 'types': a mapping from type names to their definitions");
+    report(
+      'TP3020',
+      '',
+      "the manifest has no 'types', so it registers nothing; add a mapping from type names to their definitions",
+    );
   } else if (types === null || (isRecord(types) && Object.keys(types).length === 0)) {
     report(
-      'TP3002',
+      'TP3020',
       '/types',
-      "'types' defines no type; add at least one, like 'postgreSqlDatabases: { description: ..., apiVersions: ... }'",
+      "'types' defines no type, so the manifest registers nothing; add one, like 'postgreSqlDatabases: { description: ..., apiVersions: ... }'",
     );
   } else if (!isRecord(types)) {
     report(
@@ -160,11 +165,19 @@ function checkType(name: string, definition: unknown, findings: Finding[]): void
     report(
       'TP3004',
       at,
-      `type name '${clip(name)}' is not allowed: use camelCase, 1 to 63 letters and digits starting with a lowercase letter, like 'postgreSqlDatabases'`,
+      `type name '${clip(name)}' is not allowed: use camelCase, 2 to 63 letters and digits starting with a lowercase letter, like 'postgreSqlDatabases'`,
       'key',
     );
   }
-  if (definition !== null && !isRecord(definition)) {
+  if (definition === null) {
+    report(
+      'TP3002',
+      at,
+      `type '${clip(name)}' is empty; give it 'description' and 'apiVersions', like { description: ..., apiVersions: { '2025-08-01-preview': { schema: ... } } }`,
+    );
+    return;
+  }
+  if (!isRecord(definition)) {
     report(
       'TP1010',
       at,
@@ -172,15 +185,16 @@ function checkType(name: string, definition: unknown, findings: Finding[]): void
     );
     return;
   }
-  const type = definition ?? {};
+  const type = definition;
   unknownKeys(type, at, TYPE_KEYS, `type '${clip(name)}'`, report);
 
+  // Radius makes 'description' optional; Typeplane asks for one, as a warning.
   const description = type.description;
   if (description === undefined || description === null) {
     report(
-      'TP3002',
+      'TP3021',
       at,
-      `type '${clip(name)}' must have 'description': one sentence that says what the resource is`,
+      `type '${clip(name)}' has no 'description'; add one sentence that says what the resource is, for its users and its generated documentation`,
     );
   } else if (typeof description !== 'string') {
     report(
@@ -190,7 +204,7 @@ function checkType(name: string, definition: unknown, findings: Finding[]): void
     );
   } else if (description.trim() === '') {
     report(
-      'TP3002',
+      'TP3021',
       `${at}/description`,
       `'description' of type '${clip(name)}' is empty; say what the resource is`,
     );
@@ -217,7 +231,7 @@ function checkType(name: string, definition: unknown, findings: Finding[]): void
             `capability ${describeValue(capability)} is not a capability name: use PascalCase letters and digits, like 'SupportsRecipes'`,
           );
         } else if (seen.has(capability)) {
-          report('TP3012', where, `capability '${capability}' is listed twice; remove the repeat`);
+          report('TP3023', where, `capability '${capability}' is listed twice; remove the repeat`);
         } else {
           seen.add(capability);
         }
@@ -227,17 +241,18 @@ function checkType(name: string, definition: unknown, findings: Finding[]): void
 
   const versions = type.apiVersions;
   const declared = isRecord(versions) ? Object.keys(versions) : [];
+  // Radius registers a type without versions; Typeplane registers types by version, so nothing.
   if (versions === undefined) {
     report(
-      'TP3002',
+      'TP3020',
       at,
-      `type '${clip(name)}' must have 'apiVersions': a mapping from API versions (like '2025-08-01-preview') to their schemas`,
+      `type '${clip(name)}' has no 'apiVersions', so it registers nothing; add a mapping from API versions (like '2025-08-01-preview') to their schemas`,
     );
-  } else if (versions === null || declared.length === 0) {
+  } else if (versions === null || (isRecord(versions) && declared.length === 0)) {
     report(
-      'TP3002',
+      'TP3020',
       `${at}/apiVersions`,
-      "'apiVersions' declares no version; add one, like '2025-08-01-preview': { schema: ... }",
+      "'apiVersions' declares no version, so the type registers nothing; add one, like '2025-08-01-preview': { schema: ... }",
     );
   } else if (!isRecord(versions)) {
     report(

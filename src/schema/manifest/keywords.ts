@@ -31,8 +31,18 @@ export const COUNT_KEYWORDS = [
   'maxProperties',
 ] as const;
 
-/** Keywords that apply to values of some types only; on any other type they are a mistake. */
+/**
+ * On a string that names a secret (a Kubernetes secret, say), the shape of that secret: an object
+ * schema whose properties are its keys. From the Radius schema design; see docs/radius-differences.md.
+ */
+export const SECRET_SCHEMA_KEYWORD = 'schema';
+
+/**
+ * Keywords that apply to values of some types only. On any other type they constrain nothing: a
+ * warning (TP3024), as Radius accepts them; the model leaves them out.
+ */
 export const APPLIES_TO: Readonly<Record<string, readonly SchemaType[]>> = {
+  [SECRET_SCHEMA_KEYWORD]: ['string'],
   minLength: ['string'],
   'x-typeplane-references': ['string', 'integer'],
   maxLength: ['string'],
@@ -53,6 +63,12 @@ export const APPLIES_TO: Readonly<Record<string, readonly SchemaType[]>> = {
   minProperties: ['object'],
   maxProperties: ['object'],
 };
+
+/** Typeplane's own keywords (and the design's `schema`): on a type they do not apply to they are an error. */
+export const STRICTLY_TYPED_KEYWORDS: ReadonlySet<string> = new Set([
+  'x-typeplane-references',
+  SECRET_SCHEMA_KEYWORD,
+]);
 
 /** Every keyword a schema node may use. */
 export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
@@ -123,6 +139,8 @@ export const UNSUPPORTED_KEYWORDS: Readonly<Record<string, string>> = {
   unevaluatedProperties: 'nested objects with properties accept no other members anyway; remove it',
   unevaluatedItems: 'remove it',
   xml: 'remove it: resources are JSON',
+  openAPIV3Schema:
+    "write the schema directly under 'schema': an early Radius design nested it under openAPIV3Schema, as Kubernetes does",
   externalDocs: 'put the link in the description',
 };
 

@@ -3,12 +3,15 @@
  * property names, and the name every resource of a manifest type carries.
  */
 
-/** `Company.Area`: dot-separated alphanumeric segments (Radius wants PascalCase; case is not enforced). */
-export const NAMESPACE_PATTERN = /^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)+$/;
+/**
+ * `Company.Area`, as Radius requires: exactly two PascalCase segments of letters and digits, each at
+ * least two characters long. Typeplane also bounds the length.
+ */
+export const NAMESPACE_PATTERN = /^[A-Z][A-Za-z0-9]+\.[A-Z][A-Za-z0-9]+$/;
 export const MAX_NAMESPACE_LENGTH = 128;
 
-/** camelCase, as Radius requires: `postgreSqlDatabases`. */
-export const TYPE_NAME_PATTERN = /^[a-z][A-Za-z0-9]{0,62}$/;
+/** camelCase, as Radius requires (two characters or more): `postgreSqlDatabases`. Typeplane bounds it to 63. */
+export const TYPE_NAME_PATTERN = /^[a-z][A-Za-z0-9]{1,62}$/;
 
 /** `YYYY-MM-DD`, optionally `-preview`; the date must exist. */
 const API_VERSION_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(-preview)?$/;

@@ -6,7 +6,7 @@
  * diagnostics, never an exception. Schema nodes shared through YAML aliases are checked once per
  * place they appear (each place has its own pointer); a node that contains itself is reported.
  */
-import { COMMON_REF_PREFIX, COMMON_SCHEMAS, commonSchema } from '../common.js';
+import { COMMON_REF_ALIASES, COMMON_REF_PREFIX, COMMON_SCHEMAS, builtInRef } from '../common.js';
 import { diagnostic, escapePointerToken, type RuleId } from '../diagnostics.js';
 import type { Finding } from '../finding.js';
 import { KNOWN_FORMATS } from '../formats.js';
@@ -20,7 +20,9 @@ import {
   ROOT_KEYWORDS,
   SCHEMA_KEYWORDS,
   SCHEMA_TYPES,
+  SECRET_SCHEMA_KEYWORD,
   SENSITIVE_KEYWORDS,
+  STRICTLY_TYPED_KEYWORDS,
   UNSUPPORTED_KEYWORDS,
   closestKeyword,
   isSchemaType,
@@ -28,20 +30,36 @@ import {
 } from './keywords.js';
 import { REFERENCED_TYPE_PATTERN } from '../resource-schema/meta-schema.js';
 import { PROPERTY_NAME_PATTERN } from './names.js';
+import {
+  CONNECTIONS_PROPERTY,
+  RECIPE_PROPERTY,
+  STRING_BASE_PROPERTIES,
+  isBaseProperty,
+} from './radius-properties.js';
 
 type Node = Record<string, unknown>;
 
 export const isRecord = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Where a node sits, which decides the keywords it may use. */
-type Role = 'root' | 'property' | 'items' | 'values';
+/**
+ * Where a node sits, which decides the keywords it may use; `secret` is the `schema` of a string
+ * property that names a secret.
+ */
+type Role = 'root' | 'property' | 'items' | 'values' | 'secret';
 
 /**
- * The one place Radius accepts `type: any`: the values of a `platformOptions` map, which are passed
- * through to the recipe of the platform. The model leaves them unconstrained.
+ * The one place Radius accepts `type: any` (in any case), or no type at all: the values of a
+ * `platformOptions` map, which are passed through to the recipe of the platform. The model leaves
+ * them unconstrained.
  */
 export const ANY_TYPE = 'any';
 export const ANY_TYPE_PROPERTY = 'platformOptions';
+
+export const isAnyType = (type: unknown): boolean =>
+  typeof type === 'string' && type.toLowerCase() === ANY_TYPE;
+
+/** Keywords that shape a value: a schema without any of them (and without a type) accepts anything. */
+const SHAPING_KEYWORDS = ['items', 'properties', 'additionalProperties', '$ref'] as const;
 
 interface Walk {
   findings: Finding[];
@@ -92,6 +110,14 @@ function checkNode(
     report('TP3013', at, `${label} contains itself (through a YAML alias); a schema must be a finite tree`);
     return;
   }
+  if (role === 'root' && Object.keys(node).length === 0) {
+    report(
+      'TP3022',
+      at,
+      "the schema is empty ({}), so Typeplane does not validate the properties of this type's resources: any properties are accepted and passed to the provider, which must check them; describe them (type: object with properties) to have them checked",
+    );
+    return;
+  }
   walk.ancestors.add(node);
   try {
     checkKeywords(node, at, role, label, report);
@@ -102,6 +128,7 @@ function checkNode(
       // Keywords the root may not use are reported above; their values need no second look.
       if (role === 'root') checkText(node, at, report);
       else checkValues(node, at, label, type, report);
+      if (role === 'root') checkRadiusProperties(node, at, report);
       checkChildren(walk, node, at, role, label, name, type, report);
     }
   } finally {
@@ -160,14 +187,14 @@ function checkRef(node: Node, at: string, role: Role, label: string, report: Rep
     );
     return;
   }
-  const builtIns = Object.keys(COMMON_SCHEMAS).join(', ');
+  const builtIns = [...Object.keys(COMMON_SCHEMAS), ...Object.keys(COMMON_REF_ALIASES)].join(', ');
   if (typeof ref !== 'string') {
     report(
       'TP3013',
       `${at}/$ref`,
       `$ref must be a string naming a built-in schema (${builtIns}), not ${kindOf(ref)}`,
     );
-  } else if (!ref.startsWith(COMMON_REF_PREFIX) || !commonSchema(ref)) {
+  } else if (!builtInRef(ref)) {
     const why = ref.startsWith('#')
       ? 'manifests have no definitions to refer to'
       : ref.startsWith(COMMON_REF_PREFIX)
@@ -188,7 +215,7 @@ function checkRef(node: Node, at: string, role: Role, label: string, report: Rep
       'key',
     );
   }
-  checkFlags(node, at, report);
+  checkFlags(node, at, undefined, report);
   checkText(node, at, report);
 }
 
@@ -204,21 +231,38 @@ function checkType(
   const type = node.type;
   if (role === 'root') {
     if (type === 'object') return 'object';
-    if (type === undefined) report('TP3006', at, 'the schema root must declare type: object; add it');
-    else
+    if (type === undefined) {
+      // Radius reads a root without a type as an object, as OpenAPI does.
       report(
-        'TP3006',
-        `${at}/type`,
-        `the schema root must be type: object, not ${describeValue(type)}: a resource is an object`,
+        'TP3026',
+        at,
+        'the schema root declares no type, so it is read as an object; add type: object to say so',
       );
+      return 'object';
+    }
+    report(
+      'TP3006',
+      `${at}/type`,
+      `the schema root must be type: object, not ${describeValue(type)}: a resource is an object`,
+    );
     return undefined;
   }
+  const anyValue = role === 'values' && name === ANY_TYPE_PROPERTY;
   if (type === undefined) {
+    if (anyValue && !SHAPING_KEYWORDS.some((key) => Object.hasOwn(node, key))) return undefined;
     report('TP3007', at, `${label} declares no type; add type: with one of ${SCHEMA_TYPES.join(', ')}`);
     return undefined;
   }
+  if (role === 'secret' && type !== 'object') {
+    report(
+      'TP3013',
+      `${at}/type`,
+      `${label} must be type: object, its properties the keys of the secret, not ${describeValue(type)}`,
+    );
+    return isSchemaType(type) ? type : undefined;
+  }
   if (isSchemaType(type)) return type;
-  if (type === ANY_TYPE && role === 'values' && name === ANY_TYPE_PROPERTY) return undefined;
+  if (isAnyType(type) && anyValue) return undefined;
   const near = typeof type === 'string' ? closestKeyword(type, SCHEMA_TYPES) : undefined;
   let advice = near ? `did you mean '${near}'?` : `use one of ${SCHEMA_TYPES.join(', ')}`;
   if (Array.isArray(type)) advice = 'give a single type name; to also allow null, add nullable: true';
@@ -229,7 +273,7 @@ function checkType(
   else if (type === 'map' || type === 'dictionary')
     advice = 'use type: object with additionalProperties: { type: ... }';
   else if (type === 'list') advice = 'use type: array with items: { type: ... }';
-  else if (type === ANY_TYPE)
+  else if (isAnyType(type))
     advice = `'any' is allowed only for the values of a '${ANY_TYPE_PROPERTY}' map; use one of ${SCHEMA_TYPES.join(', ')}`;
   report('TP3007', `${at}/type`, `${label} has type ${describeValue(type)}, which is not a type; ${advice}`);
   return undefined;
@@ -246,17 +290,25 @@ function checkValues(
   const where = (key: string) => `${at}/${key}`;
   if (type !== undefined) {
     for (const [key, types] of Object.entries(APPLIES_TO)) {
-      if (Object.hasOwn(node, key) && !types.includes(type)) {
+      if (!Object.hasOwn(node, key) || types.includes(type)) continue;
+      if (STRICTLY_TYPED_KEYWORDS.has(key)) {
         report(
           'TP3013',
           where(key),
           `'${key}' applies to ${types.map(plural).join(' and ')} only, but ${label} is of type ${type}; remove it or change the type`,
           'key',
         );
+      } else {
+        report(
+          'TP3024',
+          where(key),
+          `'${key}' applies to ${types.map(plural).join(' and ')} only, so it constrains nothing on ${label}, which is of type ${type}; remove it or change the type`,
+          'key',
+        );
       }
     }
   }
-  checkFlags(node, at, report);
+  checkFlags(node, at, type, report);
   checkText(node, at, report);
 
   for (const key of COUNT_KEYWORDS) {
@@ -387,12 +439,10 @@ function checkValues(
       );
     }
   }
-  if (Object.hasOwn(node, 'example') && !isAcyclic(node.example)) {
-    report(
-      'TP3013',
-      where('example'),
-      "'example' contains itself (through a YAML alias); give a plain value",
-    );
+  if (Object.hasOwn(node, 'example')) {
+    // As kin-openapi (Radius's OpenAPI validator) does, the example must be a value of the schema's type.
+    const problem = valueProblem(node.example, type, nullable);
+    if (problem) report('TP3013', where('example'), `example ${describeValue(node.example)} ${problem}`);
   }
   const examples = node.examples;
   if (examples !== undefined) {
@@ -412,8 +462,8 @@ function checkValues(
   }
 }
 
-/** Boolean keywords, and the flags that contradict each other. */
-function checkFlags(node: Node, at: string, report: Report): void {
+/** Boolean keywords, and the flags that contradict each other; `type` is the node's valid type, if any. */
+function checkFlags(node: Node, at: string, type: SchemaType | undefined, report: Report): void {
   const referenced = node['x-typeplane-references'];
   if (
     referenced !== undefined &&
@@ -436,10 +486,56 @@ function checkFlags(node: Node, at: string, report: Report): void {
     (node.writeOnly === true ? 'writeOnly' : undefined);
   if (node.readOnly === true && secret) {
     report(
-      'TP3013',
+      'TP3025',
       `${at}/${secret}`,
-      `a property cannot be both readOnly and ${secret}: read-only values are set by the provider and ${secret} values are never returned, so nobody could set or read it; keep one`,
+      `this property is both readOnly and ${secret}: read-only values are set by the provider and ${secret} values are never returned, so no client can set or read it; keep one`,
     );
+  }
+  // Bicep, where Radius types end up, has sensitive strings and objects only.
+  if (node['x-radius-sensitive'] === true && type !== undefined && type !== 'string' && type !== 'object') {
+    report(
+      'TP3028',
+      `${at}/x-radius-sensitive`,
+      `x-radius-sensitive applies to strings and objects only, not to ${plural(type)}; mark a string or an object, or use x-typeplane-sensitive, which applies to any type`,
+    );
+  }
+}
+
+/**
+ * The top-level properties Radius gives a meaning: `recipe` is reserved, and its base properties,
+ * when declared, have its shapes. (Radius reserves `status` too; the Radius schema design declares
+ * it as the type's output, so Typeplane accepts it.)
+ */
+function checkRadiusProperties(root: Node, at: string, report: Report): void {
+  if (!isRecord(root.properties)) return;
+  for (const [member, child] of Object.entries(root.properties)) {
+    const where = `${at}/properties/${escapePointerToken(member)}`;
+    if (member === RECIPE_PROPERTY) {
+      report(
+        'TP3014',
+        where,
+        "property 'recipe' is reserved by Radius, which reports the recipe it ran there; rename it, or declare it inside a read-only 'status' (recipe: { $ref: 'typeplane:RecipeStatus' })",
+        'key',
+      );
+    } else if (STRING_BASE_PROPERTIES.has(member) && isRecord(child) && child.type !== 'string') {
+      report(
+        'TP3027',
+        where,
+        `property '${member}' is a Radius base property, a resource identifier: it must be type: string`,
+        'key',
+      );
+    } else if (
+      member === CONNECTIONS_PROPERTY &&
+      isRecord(child) &&
+      (child.type !== 'object' || !isRecord(child.additionalProperties))
+    ) {
+      report(
+        'TP3027',
+        where,
+        "property 'connections' is a Radius base property, a map from connection names to connections: it must be type: object with additionalProperties: { type: object, ... }",
+        'key',
+      );
+    }
   }
 }
 
@@ -465,6 +561,10 @@ function checkChildren(
 ): void {
   const properties = node.properties;
   const declared = isRecord(properties) ? properties : undefined;
+  // Radius reads `properties: {}` as no properties, so it may stand beside a map's value schema.
+  const hasProperties = properties !== undefined && !(declared && Object.keys(declared).length === 0);
+  // On a value that is not an object these keywords constrain nothing (TP3024 says so).
+  const notObject = type !== undefined && type !== 'object';
   if (properties !== undefined) {
     if (!declared) {
       report(
@@ -498,14 +598,14 @@ function checkChildren(
   const additional = node.additionalProperties;
   if (additional !== undefined) {
     const where = `${at}/additionalProperties`;
-    if (additional === true) {
+    if (additional === true && !notObject) {
       report(
         'TP3007',
         where,
         `additionalProperties: true leaves the values of ${label} untyped; give them a schema, like additionalProperties: { type: string }`,
       );
     } else if (isRecord(additional)) {
-      if (properties !== undefined) {
+      if (hasProperties && !notObject) {
         report(
           'TP3010',
           where,
@@ -528,7 +628,7 @@ function checkChildren(
         `the values of ${label}`,
         role === 'property' ? name : undefined,
       );
-    } else if (additional !== false) {
+    } else if (additional !== false && additional !== true) {
       report(
         'TP3013',
         where,
@@ -553,8 +653,11 @@ function checkChildren(
           report('TP3013', where, `'required' must list property names, not ${describeValue(name)}`);
         } else if (seen.has(name)) {
           report('TP3013', where, `'required' lists '${clip(name)}' twice; remove the repeat`);
-        } else if (role === 'root' && name === 'name') {
-          // Always required: it is the identifier.
+        } else if (role === 'root' && (name === 'name' || isBaseProperty(name))) {
+          // `name` is always required: it is the identifier. An undeclared Radius base property
+          // is declared with Radius's shape (see radius-properties.ts).
+        } else if (notObject) {
+          // Constrains nothing on a value that is not an object (TP3024).
         } else if (!declared || !Object.hasOwn(declared, name)) {
           const hint = declared ? closestKeyword(name, Object.keys(declared)) : undefined;
           report(
@@ -566,6 +669,18 @@ function checkChildren(
         if (typeof name === 'string') seen.add(name);
       });
     }
+  }
+
+  const secret = node[SECRET_SCHEMA_KEYWORD];
+  if (type === 'string' && secret !== undefined) {
+    checkNode(
+      walk,
+      secret,
+      `${at}/${SECRET_SCHEMA_KEYWORD}`,
+      'secret',
+      `the secret schema of ${label}`,
+      undefined,
+    );
   }
 
   const items = node.items;

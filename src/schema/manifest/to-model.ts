@@ -12,16 +12,27 @@
  *   OpenAPI 3.0's boolean `exclusiveMinimum`/`exclusiveMaximum` become the draft-07 numeric form;
  * - objects with `properties` accept no other members (`additionalProperties: false`); maps keep
  *   their value schema;
- * - `typeplane:` refs point at copies of the built-in schemas in `definitions`;
- * - `type: any` (allowed only for the values of `platformOptions`) leaves the value unconstrained.
+ * - `typeplane:` refs (and their aliases, like Radius's recipe status URL) point at copies of the
+ *   built-in schemas in `definitions`;
+ * - `type: any` (allowed only for the values of `platformOptions`) leaves the value unconstrained;
+ * - keywords that do not apply to the node's type (TP3024) are left out;
+ * - `schema` on a string (the shape of the secret it names) becomes `x-typeplane-secretSchema`;
+ * - an empty schema (`{}`, TP3022) accepts any properties besides `name`;
+ * - a Radius base property that `required` lists without declaring is declared with Radius's shape;
+ * - a type's versions come in document order, `defaultApiVersion` last (the registry's default is
+ *   the version registered last).
  */
-import { COMMON_REF_PREFIX, commonRefTarget, inlineCommonSchemas } from '../common.js';
+import { builtInRef, commonRefTarget, inlineCommonSchemas } from '../common.js';
 import { escapePointerToken } from '../diagnostics.js';
 import type { JsonSchema, Reference, ResourceType } from '../model.js';
 import { withOrigin } from '../resource-schema/reference-origins.js';
-import { SENSITIVE_KEYWORDS } from './keywords.js';
+import { APPLIES_TO, SECRET_SCHEMA_KEYWORD, SENSITIVE_KEYWORDS, isSchemaType } from './keywords.js';
 import { RESOURCE_NAME_PATTERN } from './names.js';
-import { ANY_TYPE, isRecord } from './schema.js';
+import { BASE_PROPERTIES, isBaseProperty } from './radius-properties.js';
+import { isAnyType, isRecord } from './schema.js';
+
+/** Where the model keeps the shape of the secret a string property names (the manifest's `schema`). */
+export const SECRET_SCHEMA_ANNOTATION = 'x-typeplane-secretSchema';
 
 type Node = Record<string, unknown>;
 
@@ -43,6 +54,7 @@ const TRANSLATED = new Set<string>([
   'additionalProperties',
   'items',
   '$ref',
+  SECRET_SCHEMA_KEYWORD,
 ]);
 
 export const NAME_PROPERTY: Readonly<JsonSchema> = {
@@ -71,10 +83,16 @@ interface Inherited {
 export function manifestToModel(document: Node, source?: string): ResourceType[] {
   const namespace = String(document.namespace ?? document.name);
   const out: ResourceType[] = [];
-  for (const [name, definition] of Object.entries(document.types as Node)) {
-    const type = (definition ?? {}) as Node;
+  const types = isRecord(document.types) ? document.types : {};
+  for (const [name, definition] of Object.entries(types)) {
+    const type = definition as Node;
     const at = `/types/${escapePointerToken(name)}`;
-    for (const [apiVersion, entry] of Object.entries(type.apiVersions as Node)) {
+    const versions = isRecord(type.apiVersions) ? type.apiVersions : {};
+    // The registry's default version is the one registered last: `defaultApiVersion`, if given.
+    const entries = Object.entries(versions);
+    const chosen = entries.findIndex(([apiVersion]) => apiVersion === type.defaultApiVersion);
+    if (chosen >= 0) entries.push(...entries.splice(chosen, 1));
+    for (const [apiVersion, entry] of entries) {
       const lists: Lists = { readOnly: [], writeOnly: [], deprecated: [], common: new Set(), references: [] };
       const schema = modelSchema(
         (entry as Node).schema as Node,
@@ -85,7 +103,7 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
         typeName: `${namespace}/${name}`,
         apiVersion,
         dialect: 'manifest',
-        description: String(type.description),
+        description: typeof type.description === 'string' ? type.description : '',
         schema,
         primaryIdentifier: ['/properties/name'],
         additionalIdentifiers: [],
@@ -130,7 +148,13 @@ function modelSchema(root: Node, lists: Lists, at: string): JsonSchema {
   const required = ['name'];
   if (Array.isArray(root.required))
     for (const r of root.required as string[]) if (!required.includes(r)) required.push(r);
-  const schema: JsonSchema = { type: 'object', additionalProperties: false, properties, required };
+  for (const r of required) {
+    if (isBaseProperty(r) && !Object.hasOwn(properties, r))
+      setOwn(properties, r, structuredClone(BASE_PROPERTIES[r]));
+  }
+  // An empty schema describes nothing: resources may have any properties.
+  const open = Object.keys(root).length === 0;
+  const schema: JsonSchema = { type: 'object', additionalProperties: open, properties, required };
   if (lists.common.size > 0) {
     // Copy the built-ins (and those they use) through a holder: refs were already made local above.
     const holder: JsonSchema = { allOf: [...lists.common].map(($ref) => ({ $ref })) };
@@ -162,13 +186,16 @@ function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists
   };
 
   const out: JsonSchema = {};
-  const ref = node.$ref;
-  if (typeof ref === 'string') {
+  const ref = typeof node.$ref === 'string' ? builtInRef(node.$ref) : undefined;
+  if (ref !== undefined) {
     lists.common.add(ref);
-    out.$ref = ref.startsWith(COMMON_REF_PREFIX) ? commonRefTarget(ref) : ref;
+    out.$ref = commonRefTarget(ref);
   }
+  const type = isSchemaType(node.type) ? node.type : undefined;
+  const applies = (key: string) =>
+    type === undefined || !Object.hasOwn(APPLIES_TO, key) || APPLIES_TO[key]!.includes(type);
   for (const [key, value] of Object.entries(node)) {
-    if (TRANSLATED.has(key) || (key === 'type' && value === ANY_TYPE)) continue;
+    if (TRANSLATED.has(key) || (key === 'type' && isAnyType(value)) || !applies(key)) continue;
     // `enum` and `default` are data: copied, so the model shares nothing with the document.
     out[key] = key === 'enum' || key === 'default' || key === 'required' ? structuredClone(value) : value;
   }
@@ -178,6 +205,7 @@ function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists
     ['exclusiveMinimum', 'minimum'],
     ['exclusiveMaximum', 'maximum'],
   ] as const) {
+    if (!applies(bound)) continue;
     const flag = node[exclusive];
     if (flag === true) out[exclusive] = node[bound];
     else if (node[bound] !== undefined) out[bound] = node[bound];
@@ -188,14 +216,36 @@ function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists
   if (Object.hasOwn(node, 'example')) examples.unshift(node.example);
   if (examples.length > 0) out.examples = structuredClone(examples);
 
-  if (node.nullable === true && typeof node.type === 'string' && node.type !== ANY_TYPE) {
+  if (node.nullable === true && type !== undefined) {
     out.type = [node.type, 'null'];
     if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
   }
 
-  if (isRecord(node.properties)) {
+  if (type === 'string' && isRecord(node[SECRET_SCHEMA_KEYWORD])) {
+    // The secret's keys are not members of the resource: their marks go to lists nobody reads.
+    const aside: Lists = {
+      readOnly: [],
+      writeOnly: [],
+      deprecated: [],
+      common: lists.common,
+      references: [],
+    };
+    out[SECRET_SCHEMA_ANNOTATION] = convert(
+      node[SECRET_SCHEMA_KEYWORD],
+      pointer,
+      { readOnly: false, writeOnly: false, deprecated: false },
+      aside,
+      `${at}/${SECRET_SCHEMA_KEYWORD}`,
+    );
+  }
+  // `properties: {}` beside a map's value schema is no properties at all (as Radius reads it).
+  const declared = isRecord(node.properties) ? node.properties : undefined;
+  const fixed = declared && (Object.keys(declared).length > 0 || !isRecord(node.additionalProperties));
+  if (!applies('properties')) {
+    // Neither properties nor a map on a value that is not an object (TP3024).
+  } else if (fixed) {
     const properties: JsonSchema = {};
-    for (const [name, child] of Object.entries(node.properties)) {
+    for (const [name, child] of Object.entries(declared)) {
       const token = escapePointerToken(name);
       setOwn(
         properties,
@@ -216,7 +266,8 @@ function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists
   } else if (node.additionalProperties === false) {
     out.additionalProperties = false;
   }
-  if (isRecord(node.items)) out.items = convert(node.items, `${pointer}/*`, below, lists, `${at}/items`);
+  if (isRecord(node.items) && applies('items'))
+    out.items = convert(node.items, `${pointer}/*`, below, lists, `${at}/items`);
   return out;
 }
 

@@ -27,6 +27,8 @@ import {
   missingOperation,
   operationParams,
   page,
+  resourcePage,
+  RESOURCE_PAGE_CHARS,
   toKvEntry,
   toOperationRecord,
   toStoredResource,
@@ -251,6 +253,13 @@ export class PostgresStore implements Store {
     return rows.map(toStoredType);
   }
 
+  async listTypeStamps(): Promise<{ typeName: string; version: string; registeredAt: string }[]> {
+    const { rows } = await this.pool.query<{ type_name: string; version: string; registered_at: string }>(
+      `SELECT DISTINCT ON (type_name) type_name, version, registered_at FROM types ORDER BY type_name, seq DESC`,
+    );
+    return rows.map((r) => ({ typeName: r.type_name, version: r.version, registeredAt: r.registered_at }));
+  }
+
   async deleteType(typeName: string): Promise<boolean> {
     return this.transaction(async (c) => {
       const count = await countResources(c, typeName);
@@ -274,20 +283,17 @@ export class PostgresStore implements Store {
   ): Promise<Page<StoredResource>> {
     checkLimit(options.limit);
     const after = decodeCursor('resources', options.nextToken);
-    const { rows } =
-      after === undefined
-        ? await this.pool.query<ResourceRow>(
-            `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE type_name = $1 ORDER BY identifier LIMIT $2`,
-            [typeName, options.limit + 1],
-          )
-        : await this.pool.query<ResourceRow>(
-            `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE type_name = $1 AND identifier > $2
-             ORDER BY identifier LIMIT $3`,
-            [typeName, after, options.limit + 1],
-          );
-    return page(rows.map(toStoredResource), options.limit, (last) =>
-      encodeCursor('resources', last.identifier),
+    // Only the rows that start within the page's size are sent (and one more, to know there are more).
+    const size = 'length(properties_json) + coalesce(length(sealed), 0)';
+    const { rows } = await this.pool.query<ResourceRow>(
+      `SELECT ${RESOURCE_COLUMNS} FROM (
+         SELECT ${RESOURCE_COLUMNS}, sum(${size}) OVER (ORDER BY identifier) - (${size}) AS before
+         FROM resources WHERE type_name = $1 ${after === undefined ? '' : 'AND identifier > $4'}
+         ORDER BY identifier LIMIT $2
+       ) page WHERE before <= $3 ORDER BY identifier`,
+      [typeName, options.limit + 1, RESOURCE_PAGE_CHARS, ...(after === undefined ? [] : [after])],
     );
+    return resourcePage(rows, options.limit, (last) => encodeCursor('resources', last.identifier));
   }
 
   async countResources(typeName: string): Promise<number> {

@@ -24,6 +24,7 @@ import {
   missingOperation,
   operationParams,
   page,
+  resourcePage,
   toKvEntry,
   toOperationRecord,
   toStoredResource,
@@ -173,6 +174,12 @@ export class SqliteStore implements Store {
     return this.sql.listLatestTypes.all().map(toStoredType);
   }
 
+  async listTypeStamps(): Promise<{ typeName: string; version: string; registeredAt: string }[]> {
+    return this.sql.listTypeStamps
+      .all()
+      .map((r) => ({ typeName: r.type_name, version: r.version, registeredAt: r.registered_at }));
+  }
+
   async deleteType(typeName: string): Promise<boolean> {
     return this.tx.deleteType.immediate(typeName);
   }
@@ -190,13 +197,12 @@ export class SqliteStore implements Store {
   ): Promise<Page<StoredResource>> {
     checkLimit(options.limit);
     const after = decodeCursor('resources', options.nextToken);
+    // Iterated, so the rows past a full page are never read.
     const rows =
       after === undefined
-        ? this.sql.listResourcesFirst.all(typeName, options.limit + 1)
-        : this.sql.listResourcesAfter.all(typeName, after, options.limit + 1);
-    return page(rows.map(toStoredResource), options.limit, (last) =>
-      encodeCursor('resources', last.identifier),
-    );
+        ? this.sql.listResourcesFirst.iterate(typeName, options.limit + 1)
+        : this.sql.listResourcesAfter.iterate(typeName, after, options.limit + 1);
+    return resourcePage(rows, options.limit, (last) => encodeCursor('resources', last.identifier));
   }
 
   async countResources(typeName: string): Promise<number> {
@@ -672,6 +678,10 @@ function prepareStatements(db: Database.Database) {
       `SELECT type_name, version, model_json, source, registered_at FROM types WHERE type_name = ? ORDER BY seq`,
     ),
     listLatestTypes: db.prepare<[], TypeRow>(`${latestTypes} ORDER BY type_name`),
+    listTypeStamps: db.prepare<[], { type_name: string; version: string; registered_at: string }>(
+      `SELECT type_name, version, registered_at FROM types t
+       WHERE seq = (SELECT MAX(seq) FROM types WHERE type_name = t.type_name) ORDER BY type_name`,
+    ),
     deleteType: db.prepare<[string]>(`DELETE FROM types WHERE type_name = ?`),
 
     getResource: db.prepare<[string, string], ResourceRow>(

@@ -1,0 +1,282 @@
+/**
+ * Benchmark (not a test): creates/s and reads/s through the Cloud Control API (AWS JSON 1.0, every
+ * request signed with SigV4) against the native API (bearer tokens), on the same server in the same
+ * run. Prints each side's figures and the Cloud Control/native ratios (target: at least 0.8).
+ *
+ *   npm run bench:cloudcontrol   (ROUNDS=3 DURATION_S=4 CLIENTS=16 WARMUP_S=2)
+ *
+ * The server runs in a child process (`typeplane serve`, SQLite); this process is the load
+ * generator, one keep-alive connection per client, the same HTTP client for both sides. Cloud
+ * Control requests are signed here as an SDK signs them (a fresh signature per request; the signing
+ * key derived once per day, as SDKs cache it). Phases alternate between the two APIs over ROUNDS
+ * rounds and the ratio is the median of the rounds', so a burst of other work on a shared machine
+ * moves one round, not the verdict.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  WIDGET_SCHEMA,
+  WIDGET_TYPE,
+  fmt,
+  quantile,
+  removeAtExit,
+  startServer,
+  type Server,
+} from './harness.js';
+import { closedLoop } from './closed-loop.js';
+
+const DURATION_S = Number(process.env.DURATION_S ?? 4);
+const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 3));
+const WARMUP_S = Number(process.env.WARMUP_S ?? 2);
+const CLIENTS = Number(process.env.CLIENTS ?? 16);
+const TARGET = 0.8;
+const TYPE_PATH = `/v1/resources/${encodeURIComponent(WIDGET_TYPE)}`;
+
+/** CPU seconds a process has used so far, from /proc; NaN where there is none. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, in clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+// ---- The HTTP client and the SigV4 signer -------------------------------------------------------------
+
+let server: Server;
+const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+
+/** One call with the headers given (the same client for both APIs). */
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; text: string }> {
+  const sent =
+    body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(server.url, { method, path, agent, headers: sent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const hex = (data: string) => createHash('sha256').update(data).digest('hex');
+const REGION = 'us-east-1';
+let signingDay = '';
+let signingKey: Buffer = Buffer.alloc(0);
+
+/** The headers of a Cloud Control request, signed with SigV4 over content-type, host, x-amz-date and x-amz-target. */
+function signed(keys: { accessKeyId: string; secretAccessKey: string }, operation: string, body: string) {
+  const amzDate = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+  const day = amzDate.slice(0, 8);
+  if (day !== signingDay) {
+    signingDay = day;
+    signingKey = [day, REGION, 'cloudcontrolapi', 'aws4_request'].reduce<Buffer | string>(
+      (key, part) => createHmac('sha256', key).update(part).digest(),
+      `AWS4${keys.secretAccessKey}`,
+    ) as Buffer;
+  }
+  const headers = {
+    'content-type': 'application/x-amz-json-1.0',
+    host: server.url.host,
+    'x-amz-date': amzDate,
+    'x-amz-target': `CloudApiService.${operation}`,
+  };
+  const names = Object.keys(headers).join(';');
+  const canonical = `POST\n/\n\n${Object.entries(headers)
+    .map(([k, v]) => `${k}:${v}\n`)
+    .join('')}\n${names}\n${hex(body)}`;
+  const scope = `${day}/${REGION}/cloudcontrolapi/aws4_request`;
+  const signature = createHmac('sha256', signingKey)
+    .update(`AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${hex(canonical)}`)
+    .digest('hex');
+  return {
+    ...headers,
+    authorization: `AWS4-HMAC-SHA256 Credential=${keys.accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`,
+  };
+}
+
+// ---- Phases ----------------------------------------------------------------------------------------
+
+interface Phase {
+  perSecond: number;
+  ok: number;
+  failed: number;
+  p50: number;
+  p99: number;
+  serverCpu: number;
+  clientCpu: number;
+  firstFailure?: string;
+}
+
+type Op = (client: number, seq: number) => Promise<string | undefined>;
+
+async function phase(seconds: number, op: Op): Promise<Phase> {
+  const cpu0 = cpuSeconds(server.child.pid);
+  const client0 = process.cpuUsage();
+  const { ok, failed, firstFailure, latencies, seconds: wall } = await closedLoop(CLIENTS, seconds, op);
+  const client = process.cpuUsage(client0);
+  return {
+    perSecond: ok / wall,
+    ok,
+    failed,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    serverCpu: (cpuSeconds(server.child.pid) - cpu0) / wall,
+    clientCpu: (client.user + client.system) / 1e6 / wall,
+    ...(firstFailure === undefined ? {} : { firstFailure }),
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : 'n/a');
+
+function show(label: string, r: Phase): void {
+  console.log(
+    `  ${label.padEnd(30)} ${fmt(r.perSecond).padStart(7)}/s  ok ${fmt(r.ok)} failed ${fmt(r.failed)}  p50 ${fmt(r.p50, 1)} ms p99 ${fmt(r.p99, 1)} ms  cpu server ${pct(r.serverCpu)} (${fmt((r.serverCpu / r.perSecond) * 1e6)} µs a request) client ${pct(r.clientCpu)}`,
+  );
+  if (r.firstFailure) console.log(`    first failure: ${r.firstFailure}`);
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `bench:cloudcontrol — ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; ${CLIENTS} clients, ${ROUNDS} rounds of ${DURATION_S} s`,
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'typeplane-bench-cloudcontrol-'));
+  removeAtExit(dir);
+  writeFileSync(join(dir, 'widget.json'), JSON.stringify(WIDGET_SCHEMA));
+  server = await startServer(join(dir, 'data'), ['--types', join(dir, 'widget.json')], false);
+  const made = await send(
+    'POST',
+    '/v1/tokens',
+    { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    JSON.stringify({ role: 'writer', awsKeys: true }),
+  );
+  if (made.status !== 201) throw new Error(`creating keys: HTTP ${made.status} ${made.text}`);
+  const keys = JSON.parse(made.text) as { token: string; accessKeyId: string; secretAccessKey: string };
+  const bearer = { authorization: `Bearer ${keys.token}`, 'content-type': 'application/json' };
+
+  const model = (name: string, seq: number) => ({ Name: name, Size: 'M', Color: 'blue', Count: seq });
+  const statusOf = (text: string, key: string, status: string) =>
+    (JSON.parse(text) as Record<string, { [k: string]: string }>)[key]?.[status];
+
+  const nativeCreate =
+    (prefix: string, names: string[]): Op =>
+    async (client, seq) => {
+      const name = `${prefix}${client}-${seq}`;
+      const body = JSON.stringify({ desiredState: model(name, seq), clientToken: `tok-${name}` });
+      const r = await send('POST', TYPE_PATH, bearer, body);
+      if (r.status !== 202) return `HTTP ${r.status}: ${r.text.slice(0, 300)}`;
+      if (statusOf(r.text, 'progressEvent', 'operationStatus') !== 'SUCCESS') return r.text.slice(0, 300);
+      names.push(name);
+      return undefined;
+    };
+  const ccCreate =
+    (prefix: string, names: string[]): Op =>
+    async (client, seq) => {
+      const name = `${prefix}${client}-${seq}`;
+      const body = JSON.stringify({
+        TypeName: WIDGET_TYPE,
+        DesiredState: JSON.stringify(model(name, seq)),
+        ClientToken: `tok-${name}`,
+      });
+      const r = await send('POST', '/', signed(keys, 'CreateResource', body), body);
+      if (r.status !== 200) return `HTTP ${r.status}: ${r.text.slice(0, 300)}`;
+      if (statusOf(r.text, 'ProgressEvent', 'OperationStatus') !== 'SUCCESS') return r.text.slice(0, 300);
+      names.push(name);
+      return undefined;
+    };
+  let x = 12345;
+  const pick = (names: string[]) => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return names[x % names.length]!;
+  };
+  const nativeRead =
+    (names: string[]): Op =>
+    async () => {
+      const r = await send('GET', `${TYPE_PATH}/${pick(names)}`, { authorization: bearer.authorization });
+      return r.status === 200 ? undefined : `HTTP ${r.status}: ${r.text.slice(0, 300)}`;
+    };
+  const ccRead =
+    (names: string[]): Op =>
+    async () => {
+      const body = JSON.stringify({ TypeName: WIDGET_TYPE, Identifier: pick(names) });
+      const r = await send('POST', '/', signed(keys, 'GetResource', body), body);
+      return r.status === 200 ? undefined : `HTTP ${r.status}: ${r.text.slice(0, 300)}`;
+    };
+
+  const warm: string[] = [];
+  await phase(WARMUP_S, nativeCreate('w', warm));
+  await phase(WARMUP_S, ccCreate('v', warm));
+  await phase(WARMUP_S, ccRead(warm));
+  await phase(WARMUP_S, nativeRead(warm));
+
+  const creates: { native: Phase; cc: Phase }[] = [];
+  const reads: { native: Phase; cc: Phase }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const names: string[] = [];
+    // Who goes first alternates, so a drift in the machine's speed favours neither.
+    const pair = async (native: Op, cc: Op) => {
+      if (round % 2 === 0) {
+        const n = await phase(DURATION_S, native);
+        return { native: n, cc: await phase(DURATION_S, cc) };
+      }
+      const c = await phase(DURATION_S, cc);
+      return { native: await phase(DURATION_S, native), cc: c };
+    };
+    creates.push(await pair(nativeCreate(`n${round}-`, names), ccCreate(`c${round}-`, names)));
+    reads.push(await pair(nativeRead(names), ccRead(names)));
+    console.log(`round ${round + 1}`);
+    show('native create (bearer)', creates[round]!.native);
+    show('Cloud Control create (SigV4)', creates[round]!.cc);
+    show('native read (bearer)', reads[round]!.native);
+    show('Cloud Control read (SigV4)', reads[round]!.cc);
+  }
+  const createRatio = median(creates.map((r) => r.cc.perSecond / r.native.perSecond));
+  const readRatio = median(reads.map((r) => r.cc.perSecond / r.native.perSecond));
+  const verdict = (r: number) => (r >= TARGET ? 'meets' : 'below');
+  // Server CPU a request, native / Cloud Control: what a request costs the server, whatever else runs.
+  const cpuRatio = (pairs: { native: Phase; cc: Phase }[]) =>
+    median(pairs.map((r) => r.native.serverCpu / r.native.perSecond / (r.cc.serverCpu / r.cc.perSecond)));
+  console.log(
+    `\nCloud Control / native, median of ${ROUNDS} rounds: creates ${fmt(createRatio, 2)} (${verdict(createRatio)} ${TARGET}), reads ${fmt(readRatio, 2)} (${verdict(readRatio)} ${TARGET})`,
+  );
+  console.log(
+    `server CPU a request, native / Cloud Control (median): creates ${fmt(cpuRatio(creates), 2)}, reads ${fmt(cpuRatio(reads), 2)}`,
+  );
+  console.log(
+    `load average now ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} (other work on the machine weighs on both sides)`,
+  );
+  agent.destroy();
+  await server.stop();
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,11 @@
+/**
+ * @module The AWS Cloud Control API, spoken natively: AWS JSON 1.0 on `POST /`, every request signed
+ * with SigV4 by an access key pair issued beside a token. AWS SDKs and the AWS CLI work unchanged
+ * against the server's address (`--endpoint-url`), on the same engine and store as `/v1`.
+ *
+ * @example
+ * await app.register(cloudControlRoutes, { engine, tokens });
+ * // aws cloudcontrol get-resource --endpoint-url http://127.0.0.1:4780 --type-name Test::Shop::Widget --identifier w1
+ */
+export { cloudControlRoutes } from './protocol.js';
+export { SERVICE as SIGNING_SERVICE } from './sigv4.js';

@@ -1,0 +1,198 @@
+/**
+ * @module The eight operations of the Cloud Control API, each on the engine's public API: input
+ * members read and checked, the caller's role and type globs applied, the answer in Cloud Control's
+ * shapes. Bounds are the service model's (identifiers up to 1024 characters, DesiredState up to
+ * 16384, PatchDocument up to 65536, MaxResults up to 100).
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { assertTypeVisible, typeVisible, type Action, type Principal } from '../auth/index.js';
+import {
+  ACTIVE_STATUSES,
+  TERMINAL_STATUSES,
+  type Caller,
+  type Engine,
+  type Operation,
+  type OperationStatus,
+} from '../engine/index.js';
+import { CloudControlError } from './errors.js';
+import { enumList, Input } from './input.js';
+import { progressEvent, resourceDescription } from './shapes.js';
+
+export interface OperationContext {
+  engine: Engine;
+  principal: Principal;
+}
+
+interface OperationSpec {
+  action: Action;
+  members: readonly string[];
+  run(ctx: OperationContext, input: Input): Promise<unknown>;
+}
+
+const TYPE_NAME_MAX = 196;
+const IDENTIFIER_MAX = 1024;
+const DESIRED_STATE_MAX = 16_384;
+const PATCH_DOCUMENT_MAX = 65_536;
+const NEXT_TOKEN_MAX = 2048;
+const REQUEST_TOKEN_MAX = 128;
+const MAX_RESULTS = 100;
+/** Accepted as AWS takes them, and not used: a type has one version here, and no role is assumed. */
+const IGNORED = ['TypeVersionId', 'RoleArn'] as const;
+
+function typeName(ctx: OperationContext, input: Input): string {
+  const name = input.string('TypeName', TYPE_NAME_MAX, true);
+  assertTypeVisible(ctx.principal, name);
+  // Read and bounded, then not used (see IGNORED).
+  input.string('TypeVersionId', 1024);
+  input.string('RoleArn', 2048);
+  return name;
+}
+
+/**
+ * The caller of a change, as the native API names it: the key pair's token, so its client tokens
+ * are its own (shared with the same token's native calls) and its models refer only to types it sees.
+ */
+function callerOf(ctx: OperationContext): Caller {
+  const principal = ctx.principal;
+  return { id: principal.tokenId, canSee: (typeName) => typeVisible(principal, typeName) };
+}
+
+/** The request an operation's request token names, when the caller's globs reach its type. */
+async function visibleRequest(ctx: OperationContext, input: Input) {
+  const token = input.string('RequestToken', REQUEST_TOKEN_MAX, true);
+  const event = await ctx.engine.getRequest(token);
+  assertTypeVisible(ctx.principal, event.typeName);
+  return event;
+}
+
+/** ListResources' ResourceModel: every top-level property it names must equal the resource's. */
+function matches(filter: Record<string, unknown>, properties: Record<string, unknown>): boolean {
+  for (const [name, value] of Object.entries(filter))
+    if (!isDeepStrictEqual(properties[name], value)) return false;
+  return true;
+}
+
+const OPERATIONS: ReadonlyArray<Operation> = ['CREATE', 'UPDATE', 'DELETE'];
+const STATUSES: readonly OperationStatus[] = [...ACTIVE_STATUSES, ...TERMINAL_STATUSES];
+
+export const OPERATION_SPECS: Record<string, OperationSpec> = {
+  CreateResource: {
+    action: 'write',
+    members: ['TypeName', 'DesiredState', 'ClientToken', ...IGNORED],
+    async run(ctx, input) {
+      const name = typeName(ctx, input);
+      const desired = input.json('DesiredState', DESIRED_STATE_MAX, true);
+      const event = await ctx.engine.create(name, desired, input.clientToken(), callerOf(ctx));
+      return { ProgressEvent: progressEvent(event) };
+    },
+  },
+
+  GetResource: {
+    action: 'read',
+    members: ['TypeName', 'Identifier', ...IGNORED],
+    async run(ctx, input) {
+      const name = typeName(ctx, input);
+      const description = await ctx.engine.read(name, input.string('Identifier', IDENTIFIER_MAX, true));
+      return { TypeName: name, ResourceDescription: resourceDescription(description) };
+    },
+  },
+
+  UpdateResource: {
+    action: 'write',
+    members: ['TypeName', 'Identifier', 'PatchDocument', 'ClientToken', ...IGNORED],
+    async run(ctx, input) {
+      const name = typeName(ctx, input);
+      const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
+      const patch = input.json('PatchDocument', PATCH_DOCUMENT_MAX, true);
+      const event = await ctx.engine.update(name, identifier, patch, input.clientToken(), callerOf(ctx));
+      return { ProgressEvent: progressEvent(event) };
+    },
+  },
+
+  DeleteResource: {
+    action: 'write',
+    members: ['TypeName', 'Identifier', 'ClientToken', ...IGNORED],
+    async run(ctx, input) {
+      const name = typeName(ctx, input);
+      const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
+      const event = await ctx.engine.delete(name, identifier, input.clientToken(), callerOf(ctx));
+      return { ProgressEvent: progressEvent(event) };
+    },
+  },
+
+  ListResources: {
+    action: 'read',
+    members: ['TypeName', 'NextToken', 'MaxResults', 'ResourceModel', ...IGNORED],
+    async run(ctx, input) {
+      const name = typeName(ctx, input);
+      const filter = input.json('ResourceModel', DESIRED_STATE_MAX);
+      if (filter !== undefined && (typeof filter !== 'object' || filter === null || Array.isArray(filter)))
+        throw new CloudControlError(
+          'InvalidRequestException',
+          'ResourceModel must be a JSON object of properties to match, like \'{"Color":"red"}\'',
+        );
+      const maxResults = input.maxResults(MAX_RESULTS);
+      const page = await ctx.engine.list(name, {
+        ...(maxResults !== undefined ? { maxResults } : {}),
+        nextToken: input.string('NextToken', NEXT_TOKEN_MAX),
+      });
+      // Filtered page by page: a page may hold fewer than MaxResults (even none) and still go on.
+      const kept = filter
+        ? page.resourceDescriptions.filter((d) => matches(filter as Record<string, unknown>, d.properties))
+        : page.resourceDescriptions;
+      return {
+        TypeName: name,
+        ResourceDescriptions: kept.map(resourceDescription),
+        ...(page.nextToken ? { NextToken: page.nextToken } : {}),
+      };
+    },
+  },
+
+  GetResourceRequestStatus: {
+    action: 'read',
+    members: ['RequestToken'],
+    async run(ctx, input) {
+      return { ProgressEvent: progressEvent(await visibleRequest(ctx, input)) };
+    },
+  },
+
+  ListResourceRequests: {
+    action: 'read',
+    members: ['MaxResults', 'NextToken', 'ResourceRequestStatusFilter'],
+    async run(ctx, input) {
+      const filter = input.object('ResourceRequestStatusFilter') ?? {};
+      const unknown = Object.keys(filter).filter((k) => k !== 'Operations' && k !== 'OperationStatuses');
+      if (unknown.length > 0)
+        throw new CloudControlError(
+          'InvalidRequestException',
+          `ResourceRequestStatusFilter has only Operations and OperationStatuses, not ${unknown.map((k) => `'${k.slice(0, 64)}'`).join(', ')}`,
+        );
+      const operation = enumList('Operations', filter.Operations, OPERATIONS);
+      const status = enumList('OperationStatuses', filter.OperationStatuses, STATUSES);
+      const maxResults = input.maxResults(MAX_RESULTS);
+      const page = await ctx.engine.listRequests(
+        { ...(operation?.length ? { operation } : {}), ...(status?.length ? { status } : {}) },
+        {
+          ...(maxResults !== undefined ? { maxResults } : {}),
+          nextToken: input.string('NextToken', NEXT_TOKEN_MAX),
+        },
+      );
+      // A type-scoped key sees its types only; a page may then hold fewer events than MaxResults.
+      return {
+        ResourceRequestStatusSummaries: page.progressEvents
+          .filter((e) => typeVisible(ctx.principal, e.typeName))
+          .map(progressEvent),
+        ...(page.nextToken ? { NextToken: page.nextToken } : {}),
+      };
+    },
+  },
+
+  CancelResourceRequest: {
+    action: 'write',
+    members: ['RequestToken'],
+    async run(ctx, input) {
+      const { requestToken } = await visibleRequest(ctx, input);
+      return { ProgressEvent: progressEvent(await ctx.engine.cancel(requestToken)) };
+    },
+  },
+};

@@ -1,0 +1,25 @@
+/**
+ * @module Who asks for a change. A shared engine serves many callers: each one's client tokens are
+ * its own (another caller's token neither replays nor collides with theirs), and a model may refer
+ * only to types its caller may see. Without a caller (the engine's own users, such as stacks), one
+ * namespace and every type.
+ */
+import { createHash } from 'node:crypto';
+import { validateClientToken } from './client-token.js';
+
+export interface Caller {
+  /** Stable across restarts and replicas (an API token's id). */
+  id: string;
+  /** Whether the caller may see resources of `typeName`. */
+  canSee(typeName: string): boolean;
+}
+
+/**
+ * The client token as the store keeps it: the caller's, checked, then hashed with the caller's id,
+ * so equal tokens of two callers are two keys. Fits the client token syntax (45 characters).
+ */
+export function scopedClientToken(token: unknown, caller: Caller | undefined): string | undefined {
+  const checked = validateClientToken(token);
+  if (checked === undefined || caller === undefined) return checked;
+  return `c.${createHash('sha256').update(`${caller.id}\n${checked}`).digest('base64url')}`;
+}

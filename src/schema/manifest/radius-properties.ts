@@ -1,0 +1,59 @@
+/**
+ * @module The top-level properties Radius gives a meaning of its own: its base properties
+ * (`application`, `environment`, `connections`, `codeReference`) and the name it reserves (`recipe`;
+ * it reserves `status` too, which the Radius schema design declares as a type's read-only output).
+ *
+ * Radius merges the base properties into every schema and requires `environment`. Typeplane has no
+ * applications or environments, so it adds a base property only when a schema requires it without
+ * declaring it (see docs/radius-differences.md); a schema that declares one must give it the shape
+ * Radius gives it.
+ */
+import type { JsonSchema } from '../model.js';
+
+/** Radius's base properties, as draft-07 schemas of the model. */
+export const BASE_PROPERTIES: Readonly<Record<string, Readonly<JsonSchema>>> = {
+  application: {
+    type: 'string',
+    description: 'The identifier of the application this resource belongs to.',
+  },
+  environment: {
+    type: 'string',
+    description: 'The identifier of the environment this resource is deployed into.',
+  },
+  connections: {
+    type: 'object',
+    description: 'Connections to other resources, by connection name.',
+    additionalProperties: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['source'],
+      properties: {
+        source: { type: 'string', description: 'The identifier of the connected resource.' },
+        disableDefaultEnvVars: {
+          type: 'boolean',
+          description:
+            "Whether to leave out the environment variables made from the connected resource's properties.",
+        },
+      },
+    },
+  },
+  codeReference: {
+    type: 'string',
+    description: 'A URI of the source code of this resource.',
+  },
+};
+
+export const isBaseProperty = (name: string): boolean => Object.hasOwn(BASE_PROPERTIES, name);
+
+/** Base properties that must be strings when a schema declares them. */
+export const STRING_BASE_PROPERTIES: ReadonlySet<string> = new Set([
+  'application',
+  'environment',
+  'codeReference',
+]);
+
+/** Base property that must be a map (an object with `additionalProperties`). */
+export const CONNECTIONS_PROPERTY = 'connections';
+
+/** Reserved by Radius for what it reports itself. */
+export const RECIPE_PROPERTY = 'recipe';
