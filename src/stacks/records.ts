@@ -137,9 +137,17 @@ export interface DeploymentRecord {
   update: boolean;
   failure?: string;
   planId?: string;
+  /** Who asked for it (an API token's id and type globs): the engine's operations run as them, resumed or not. */
+  caller?: StackCaller;
   owner: string;
   leaseUntil: string;
   startedAt: string;
+}
+
+export interface StackCaller {
+  id: string;
+  /** Type globs; absent: every type. */
+  types?: string[];
 }
 
 export interface PlanRecord {

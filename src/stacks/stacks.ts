@@ -30,6 +30,7 @@ import {
   type PlanRecord,
   type ResourceRecord,
   type StackEvent,
+  type StackCaller,
   type StackRecord,
   type StackStatus,
 } from './records.js';
@@ -277,7 +278,12 @@ export class Stacks {
     name: string,
     text: string,
     parameters: Record<string, unknown>,
-    options: { noRollback?: boolean; clientToken?: string; authorize?: (typeNames: string[]) => void } = {},
+    options: {
+      noRollback?: boolean;
+      clientToken?: string;
+      authorize?: (typeNames: string[]) => void;
+      caller?: StackCaller;
+    } = {},
   ): Promise<Started> {
     const replay = await this.replayed(name, options.clientToken, {
       text,
@@ -294,7 +300,7 @@ export class Stacks {
   async applyPlan(
     name: string,
     planId: string,
-    options: { noRollback?: boolean; authorize?: (typeNames: string[]) => void } = {},
+    options: { noRollback?: boolean; authorize?: (typeNames: string[]) => void; caller?: StackCaller } = {},
   ): Promise<Started> {
     const plan = await this.records.getPlan(name, planId);
     if (!plan || plan.stack !== name)
@@ -320,7 +326,13 @@ export class Stacks {
     analysis: Analysis,
     text: string,
     parameters: Record<string, unknown>,
-    options: { noRollback?: boolean; clientToken?: string; baseVersion?: number; planId?: string },
+    options: {
+      noRollback?: boolean;
+      clientToken?: string;
+      baseVersion?: number;
+      planId?: string;
+      caller?: StackCaller;
+    },
   ): Promise<Started> {
     await this.checkExports(name, analysis);
     const id = randomUUID();
@@ -336,6 +348,7 @@ export class Stacks {
       parameters: sealParameters(this.records, name, parameters, analysis.secretParameters),
       update,
       ...(options.planId ? { planId: options.planId } : {}),
+      ...(options.caller ? { caller: options.caller } : {}),
       owner: this.owner,
       leaseUntil: new Date(Date.now() + this.leaseMs).toISOString(),
       startedAt: new Date().toISOString(),
@@ -455,7 +468,11 @@ export class Stacks {
 
   // ---- Delete ----
 
-  async delete(name: string, authorize: (typeNames: string[]) => void = () => {}): Promise<Started> {
+  async delete(
+    name: string,
+    authorize: (typeNames: string[]) => void = () => {},
+    caller?: StackCaller,
+  ): Promise<Started> {
     assertStackName(name);
     const current = await this.records.getStack(name);
     if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
@@ -476,6 +493,7 @@ export class Stacks {
       phase: 'delete',
       noRollback: true,
       update: true,
+      ...(caller ? { caller } : {}),
       owner: this.owner,
       leaseUntil: new Date(Date.now() + this.leaseMs).toISOString(),
       startedAt: new Date().toISOString(),

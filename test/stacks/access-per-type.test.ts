@@ -144,3 +144,29 @@ Resources:
   const all = (await s.call('GET', '/v1/stacks/failing/events')).body.events;
   assert.match(JSON.stringify(all), /G: Fn::GetAtt W\.Id/);
 });
+
+test("a stack's operations run as the token that deployed it: a reference to a type out of its reach is refused", async (t) => {
+  const s = await startTestService();
+  t.after(() => s.close());
+  const holder = JSON.parse(WIDGET);
+  holder.typeName = 'Test::Shop::Holder';
+  holder.properties.Held = { type: 'string' };
+  holder.traits = { references: [{ typeName: 'Test::Shop::Widget', ids: { Name: '/properties/Held' } }] };
+  for (const doc of [WIDGET, JSON.stringify(holder)])
+    assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
+  const made = await s.call('POST', '/v1/resources/Test::Shop::Widget?wait=10', {
+    desiredState: { Name: 'secret-widget' },
+  });
+  assert.equal(made.body.progressEvent.operationStatus, 'SUCCESS');
+  const res = await s.call('POST', '/v1/tokens', { role: 'writer', types: ['Test::Shop::Holder'] });
+  const holderWriter = api(s.url, res.body.token);
+  const template =
+    'Resources:\n  H: { Type: Test::Shop::Holder, Properties: { Name: h, Held: secret-widget } }\n';
+  const put = await holderWriter.call('PUT', '/v1/stacks/holder?wait=20', { template });
+  assert.equal(put.status, 202, JSON.stringify(put.body));
+  assert.equal(put.body.stack.status, 'ROLLBACK_COMPLETE', JSON.stringify(put.body.stack));
+  assert.match(put.body.stack.statusReason ?? '', /AccessDenied/);
+  // The admin's deployment of the same template runs as the admin, who reaches both.
+  const admin = await s.call('PUT', '/v1/stacks/holder?wait=20', { template });
+  assert.equal(admin.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(admin.body.stack));
+});

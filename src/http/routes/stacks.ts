@@ -61,6 +61,12 @@ function limit(value: string | undefined): number | undefined {
   return n;
 }
 
+/** Who asks: the engine's operations of the deployment run as this token (its id and type globs). */
+function callerOf(request: FastifyRequest): { id: string; types?: string[] } {
+  const principal = principalOf(request);
+  return { id: principal.tokenId, ...(principal.types ? { types: [...principal.types] } : {}) };
+}
+
 /** Throws AccessDenied unless the caller's token reaches every one of `typeNames`. */
 function authorizer(request: FastifyRequest): (typeNames: string[]) => void {
   const principal = principalOf(request);
@@ -103,6 +109,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
       noRollback: body.noRollback === true,
       ...(typeof body.clientToken === 'string' ? { clientToken: body.clientToken } : {}),
       authorize: authorizer(request),
+      caller: callerOf(request),
     });
     const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
     return reply
@@ -124,7 +131,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
 
   app.delete<Named>('/v1/stacks/:stackName', async (request, reply) => {
     const wait = waitSeconds(request.query.wait);
-    const started = await stacks.delete(request.params.stackName, authorizer(request));
+    const started = await stacks.delete(request.params.stackName, authorizer(request), callerOf(request));
     const stack =
       wait > 0
         ? await stacks.waitFor(request.params.stackName, started.deploymentId, wait * 1000)
@@ -182,6 +189,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     const started = await stacks.applyPlan(request.params.stackName, request.params.planId, {
       noRollback: body.noRollback === true,
       authorize: authorizer(request),
+      caller: callerOf(request),
     });
     const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
     return reply
