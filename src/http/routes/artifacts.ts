@@ -31,6 +31,13 @@ const CACHE_BYTES = 64 * 1024 * 1024;
 /** The codings served, the server's preference first. */
 const CODINGS = ['br', 'gzip', 'identity'] as const;
 
+/** The registered types' stamps, those a token reaches, and the digest of these. */
+interface View {
+  registered: TypeStamp[];
+  visible: TypeStamp[];
+  digest: string;
+}
+
 export async function artifactRoutes(
   app: FastifyInstance,
   { registry }: { registry: Registry },
@@ -63,11 +70,27 @@ export async function artifactRoutes(
     return hit;
   };
 
+  // Requests that arrive together (a burst of forty readers) share one read of the stamps, and a
+  // token's view of it: each request reading and filtering them alone held the event loop for
+  // hundreds of milliseconds. Shared for one turn of the event loop only, so that a registration
+  // answered before a request arrives is always in its stamps.
+  let thisTurn: { registered: Promise<TypeStamp[]>; views: Map<string, Promise<View>> } | undefined;
   /** The stamps of all registered types and of those the caller's token reaches (no model is read). */
-  const stamps = async (request: FastifyRequest) => {
+  const stamps = (request: FastifyRequest): Promise<View> => {
+    if (!thisTurn) {
+      thisTurn = { registered: registry.listStamps(), views: new Map() };
+      setImmediate(() => (thisTurn = undefined));
+    }
     const principal = principalOf(request);
-    const registered = await registry.listStamps();
-    return { registered, visible: registered.filter((s) => typeVisible(principal, s.typeName)) };
+    let view = thisTurn.views.get(principal.tokenId);
+    if (!view) {
+      view = thisTurn.registered.then((registered) => {
+        const visible = registered.filter((s) => typeVisible(principal, s.typeName));
+        return { registered, visible, digest: digestOf(visible) };
+      });
+      thisTurn.views.set(principal.tokenId, view);
+    }
+    return view;
   };
   const visibleSources = async (request: FastifyRequest) => {
     const { registered, visible } = await stamps(request);
@@ -76,18 +99,18 @@ export async function artifactRoutes(
 
   /**
    * Answer with an artifact: 304 when If-None-Match holds its ETag, else the cached or generated body.
-   * `pick` chooses the visible types it is made from (all by default; none reads no model); the
-   * generator answers undefined when the artifact does not exist among them (404).
+   * `pick` chooses the visible types it is made from (all by default; 'none' reads no model), or
+   * answers undefined when none of them has it (404, and no generator time is spent on a name that
+   * does not exist).
    */
   const serve = async (
     request: FastifyRequest,
     reply: FastifyReply,
     key: string,
     artifact: ArtifactName,
-    pick: ((types: TypeSource[]) => TypeSource[]) | 'none' = (types) => types,
+    pick: ((types: TypeSource[]) => TypeSource[] | undefined) | 'none' = (types) => types,
   ) => {
-    const { registered, visible } = await stamps(request);
-    const digest = digestOf(visible);
+    const { registered, visible, digest } = await stamps(request);
     const etag = etagOf(key, digest);
     void reply.header('etag', etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
     const match = request.headers['if-none-match'];
@@ -101,7 +124,9 @@ export async function artifactRoutes(
         making = (async () => {
           const all = pick === 'none' ? [] : await sources.of(registered, visible);
           const from = pick === 'none' ? digest : digestOf(all);
-          const texts = pick === 'none' ? [] : pick(all).map((s) => s.text);
+          const picked = pick === 'none' ? [] : pick(all);
+          if (!picked) return { artifact: undefined, from };
+          const texts = picked.map((s) => s.text);
           return {
             artifact: await generator.run(artifact, texts, principalOf(request).tokenId, request.url),
             from,
@@ -157,7 +182,10 @@ export async function artifactRoutes(
         reply,
         `bicep\u0000${wanted}\u0000${file}`,
         { kind: 'bicep', namespace: wanted, file },
-        (types) => types.filter((t) => t.namespace.toLowerCase() === wanted),
+        (types) => {
+          const mine = types.filter((t) => t.namespace.toLowerCase() === wanted);
+          return mine.length > 0 ? mine : undefined;
+        },
       );
     },
   );
@@ -179,9 +207,10 @@ export async function artifactRoutes(
       return serve(request, reply, key, { kind: 'meta-schema', file: name }, 'none');
     if (name === 'stack-template.json')
       return serve(request, reply, 'json-schema\u0000stack-template', { kind: 'stack-template' });
-    return serve(request, reply, key, { kind: 'properties-schema', file: name }, (types) =>
-      types.filter((t) => t.schemaFile === name).slice(0, 1),
-    );
+    return serve(request, reply, key, { kind: 'properties-schema', file: name }, (types) => {
+      const type = types.find((t) => t.schemaFile === name);
+      return type && [type];
+    });
   });
 }
 
