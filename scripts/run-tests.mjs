@@ -26,6 +26,7 @@ const ALONE = new Set([
   'test/contract/state-provider.test.ts',
   'test/providers/remote-protocol.test.ts',
   'test/store/sqlite-checkpointer.test.ts',
+  'test/api/artifact-generation-keeps-server-responsive.test.ts',
 ]);
 
 /** The longest of the others (measured), started first so that none of them ends the run alone. */
