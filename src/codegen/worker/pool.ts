@@ -37,7 +37,7 @@ export const GENERATOR_LIMITS: GeneratorLimits = {
   perCaller: 4,
   timeoutMs: 60_000,
   idleMs: 30_000,
-  // The corpus's OpenAPI document (1,489 types, 21 MB) needs about 300 MB.
+  // Making the corpus's OpenAPI document (1,489 types, 21 MB) takes a few hundred MB.
   heapMb: 1024,
 };
 
