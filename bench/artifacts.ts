@@ -8,8 +8,11 @@
  *    `@azure/bicep-types` (every index entry resolves), so a generator error cannot pass unseen.
  * 2. Serving, from a `typeplane serve` child process with the corpus registered: request latency
  *    (p50/p99, time to the last byte over a keep-alive connection) of the served artifacts — the first
- *    request (generated), repeated ones (cached), conditional ones (304) and the first after a
- *    registration (generated again) — against the baseline of reading one type (`GET /v1/types/…`).
+ *    request (generated), repeated ones (cached; as is and in `br`), conditional ones (304) and the
+ *    first after a registration (generated again) — against the baseline of reading one type
+ *    (`GET /v1/types/…`). While an artifact is generated, /healthz is polled on a connection of its
+ *    own: its slowest answer is how long the server's event loop was held (generation runs on
+ *    generator threads; on the event loop it would be the generation time of part 1).
  *
  *   npm run bench:artifacts -- [--rounds 3] [--requests 50] [--dist]
  */
@@ -125,16 +128,33 @@ let t = performance.now();
 const server = await startServer(dir, ['--types', corpus], flag('dist'), 600_000);
 // One connection: each figure is one request's, not a queue's.
 const api = client(server, 1);
+const probe = client(server, 1);
+
+/** `work`'s result, and the slowest /healthz answer while it ran. */
+async function healthzDuring<T>(work: Promise<T>): Promise<{ result: T; healthzMs: number }> {
+  let done = false;
+  let slowest = 0;
+  const polling = (async () => {
+    while (!done) {
+      slowest = Math.max(slowest, (await probe.timed('GET', '/healthz')).ms);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  const result = await work.finally(() => (done = true));
+  await polling;
+  return { result, healthzMs: slowest };
+}
 console.log(
   `Serving, with the corpus registered (server started in ${fmt((performance.now() - t) / 1000, 1)} s), ${REQUESTS} requests each, one connection\n`,
 );
 try {
   const base = await series(api, `/v1/types/${encodeURIComponent('AWS::S3::Bucket')}`);
+  const columns = ['first', '/healthz', 'p50', 'p99', 'br p50', 'br MB', '304 p50'];
   console.log(
-    `  ${'GET /v1/types/AWS::S3::Bucket (baseline)'.padEnd(60)} ${'first'.padStart(9)} ${'p50'.padStart(9)} ${'p99'.padStart(9)} ${'304 p50'.padStart(9)}   p50 ratio`,
+    `  ${'GET /v1/types/AWS::S3::Bucket (baseline)'.padEnd(60)} ${columns.map((c) => c.padStart(9)).join(' ')}   p50 ratio, br`,
   );
   console.log(
-    `  ${''.padEnd(60)} ${''.padStart(9)} ${fmt(base.p50, 2).padStart(9)} ${fmt(base.p99, 2).padStart(9)} ${''.padStart(9)}   1.00×`,
+    `  ${''.padEnd(60)} ${['', '', fmt(base.p50, 2), fmt(base.p99, 2), '', '', ''].map((c) => c.padStart(9)).join(' ')}   1.00×`,
   );
   const artifacts = [
     '/v1/openapi.json',
@@ -145,12 +165,15 @@ try {
     '/v1/artifacts/json-schema/manifest.json',
   ];
   for (const path of artifacts) {
-    const first = await api.timed('GET', path);
+    const { result: first, healthzMs } = await healthzDuring(api.timed('GET', path));
     if (first.status !== 200 || !first.etag) throw new Error(`${path}: ${first.status}`);
     const warm = await series(api, path);
+    const br = await series(api, path, { 'accept-encoding': 'br' });
+    const brBytes = (await api.timed('GET', path, { 'accept-encoding': 'br' })).bytes;
     const conditional = await series(api, path, { 'if-none-match': first.etag });
+    const figures = [first.ms, healthzMs, warm.p50, warm.p99, br.p50];
     console.log(
-      `  ${`${path} (${fmt(first.bytes / 1e6, 2)} MB)`.padEnd(60)} ${fmt(first.ms, 1).padStart(9)} ${fmt(warm.p50, 2).padStart(9)} ${fmt(warm.p99, 2).padStart(9)} ${fmt(conditional.p50, 2).padStart(9)}   ${fmt(warm.p50 / base.p50, 1)}×`,
+      `  ${`${path} (${fmt(first.bytes / 1e6, 2)} MB)`.padEnd(60)} ${[...figures.map((f) => fmt(f, 1)), fmt(brBytes / 1e6, 2), fmt(conditional.p50, 2)].map((c) => c.padStart(9)).join(' ')}   ${fmt(warm.p50 / base.p50, 1)}×, ${fmt(br.p50 / base.p50, 1)}×`,
     );
   }
 
@@ -167,13 +190,16 @@ try {
   t = performance.now();
   const registered = await api.timed('POST', '/v1/types', {}, schema);
   if (registered.status !== 201) throw new Error(`registration: ${registered.status}`);
-  const after = await api.timed('GET', '/v1/openapi.json', { 'if-none-match': before.etag! });
+  const { result: after, healthzMs } = await healthzDuring(
+    api.timed('GET', '/v1/openapi.json', { 'if-none-match': before.etag! }),
+  );
   if (after.status !== 200 || after.etag === before.etag)
     throw new Error('the OpenAPI document did not change with the registration');
   console.log(
-    `\n  after a registration, the first GET /v1/openapi.json (generated again): ${fmt(after.ms, 1)} ms; registration to new document ${fmt(performance.now() - t, 1)} ms`,
+    `\n  after a registration, the first GET /v1/openapi.json (generated again): ${fmt(after.ms, 1)} ms, slowest /healthz meanwhile ${fmt(healthzMs, 1)} ms; registration to new document ${fmt(performance.now() - t, 1)} ms`,
   );
 } finally {
   api.close();
+  probe.close();
   await server.stop();
 }

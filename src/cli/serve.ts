@@ -26,7 +26,19 @@ interface ServeOptions {
   tlsKey?: string;
   allowPlainHttp?: boolean;
   requireContractReport?: boolean;
+  region?: string;
+  accountId?: string;
+  partition?: string;
+  urlSuffix?: string;
 }
+
+/** What stack templates see as AWS::Region, AWS::AccountId, AWS::Partition, AWS::URLSuffix. */
+const PSEUDO_OPTIONS = [
+  ['region', '--region', /^[a-z0-9-]{1,64}$/, 'letters, digits and hyphens (us-east-1)'],
+  ['accountId', '--account-id', /^\d{12}$/, 'twelve digits (123456789012)'],
+  ['partition', '--partition', /^[a-z-]{1,32}$/, 'lowercase letters and hyphens (aws)'],
+  ['urlSuffix', '--url-suffix', /^[a-z0-9.-]{1,253}$/, 'a domain name (amazonaws.com)'],
+] as const;
 
 export function registerServe(program: Command): void {
   program
@@ -68,6 +80,10 @@ export function registerServe(program: Command): void {
       '--secret-key-file <file>',
       'the key sealing write-only values at rest, created (mode 0600) if absent; ignored when env TYPEPLANE_SECRET_KEY is set (default <data-dir>/secret.key)',
     )
+    .option('--region <name>', 'AWS::Region in stack templates (default us-east-1)')
+    .option('--account-id <id>', 'AWS::AccountId in stack templates (default 123456789012)')
+    .option('--partition <name>', 'AWS::Partition in stack templates (default aws)')
+    .option('--url-suffix <suffix>', 'AWS::URLSuffix in stack templates (default amazonaws.com)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'info')
     .option(
       '--lease <seconds>',
@@ -113,6 +129,17 @@ Examples:
           `error: --lease must be a number of seconds above 0 and at most 3600, not '${options.lease}'`,
           { exitCode: 2, code: 'typeplane.usage' },
         );
+      const pseudo: Record<string, string> = {};
+      for (const [key, flag, pattern, form] of PSEUDO_OPTIONS) {
+        const value = options[key];
+        if (value === undefined) continue;
+        if (!pattern.test(value))
+          command.error(`error: ${flag} must be ${form}, not '${value.slice(0, 80)}'`, {
+            exitCode: 2,
+            code: 'typeplane.usage',
+          });
+        pseudo[key] = value;
+      }
       const shutdownTimeout = options.shutdownTimeout.trim() === '' ? NaN : Number(options.shutdownTimeout);
       if (!(shutdownTimeout > 0 && shutdownTimeout <= 3600))
         command.error(
@@ -178,6 +205,7 @@ Examples:
           providerDefinitions,
           logger,
           leaseMs: lease * 1000,
+          ...(Object.keys(pseudo).length > 0 ? { stackPseudoParameters: pseudo } : {}),
           // An empty TYPEPLANE_SECRET_KEY counts as unset.
           ...(process.env.TYPEPLANE_SECRET_KEY ? { secretKey: process.env.TYPEPLANE_SECRET_KEY } : {}),
           ...(options.secretKeyFile ? { secretKeyFile: resolve(options.secretKeyFile) } : {}),

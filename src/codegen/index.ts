@@ -19,3 +19,12 @@ export {
 export { typePropertiesSchema, propertiesSchemaFileName, propertiesSchemaId } from './property-schema.js';
 export { stackTemplateSchema, STACK_TEMPLATE_SCHEMA_ID } from './stack-template-schema.js';
 export { generateOpenApi, openApiTypeKey, type OpenApiOptions } from './openapi.js';
+export {
+  renderArtifact,
+  BICEP_FILES,
+  META_SCHEMA_FILES,
+  type ArtifactName,
+  type BicepFile,
+  type MetaSchemaFile,
+  type RenderedArtifact,
+} from './artifact.js';

@@ -10,11 +10,13 @@
  */
 import { createHash } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
-import type { Engine, ProgressEvent } from '../engine/index.js';
+import { globMatches } from '../auth/index.js';
+import type { Caller, Engine, ProgressEvent } from '../engine/index.js';
 import { stripWriteOnly } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import { analyzeTemplate, createScope, type Analysis, type TypeSource } from './analyze.js';
 import { decide, plain } from './changes.js';
+import { decideNamed, physicalName } from './physical-names.js';
 import { conformProperties } from './conform.js';
 import { walkGraph } from './graph.js';
 import {
@@ -106,6 +108,17 @@ export class Deployment {
 
   private get name(): string {
     return this.record.stack;
+  }
+
+  /** The engine's operations run as who asked: their client tokens, references only to types they see. */
+  private get caller(): Caller | undefined {
+    const asked = this.record.caller;
+    if (!asked) return undefined;
+    const globs = asked.types;
+    return {
+      id: asked.id,
+      canSee: (typeName) => globs === undefined || globs.some((g) => globMatches(g, typeName)),
+    };
   }
 
   async run(): Promise<void> {
@@ -254,8 +267,12 @@ export class Deployment {
       await this.fail(`${logicalId}: ${e.message}`);
       return false;
     }
-    const decision = decide(type, rec, desired);
+    const named = decideNamed(type, rec, desired, () => physicalName(type, this.name, logicalId, this.id));
+    const decision = named.decision;
+    desired = named.desired;
     const base = this.baseRecord(logicalId, type, rec);
+    if (named.physicalName !== undefined) base.physicalName = named.physicalName;
+    else delete base.physicalName;
     switch (decision.action) {
       case 'NoChange':
         return true;
@@ -269,6 +286,7 @@ export class Deployment {
             rec!.identifier!,
             decision.patch,
             stepToken(this.id, 'update', logicalId),
+            this.caller,
           ),
         );
         if (event.operationStatus !== 'SUCCESS') {
@@ -295,6 +313,7 @@ export class Deployment {
               rec!.type,
               rec!.identifier!,
               stepToken(this.id, 'replace-delete', logicalId),
+              this.caller,
             ),
           );
           if (event.operationStatus !== 'SUCCESS') {
@@ -336,6 +355,7 @@ export class Deployment {
       model: rec?.model ?? {},
       ...(previous ? { previous } : {}),
       ...(rec?.deployment === this.id && rec.replaced ? { replaced: rec.replaced } : {}),
+      ...(rec?.physicalName !== undefined ? { physicalName: rec.physicalName } : {}),
       updatedAt: new Date().toISOString(),
     };
   }
@@ -350,7 +370,7 @@ export class Deployment {
   ): Promise<boolean> {
     await this.resourceEvent(logicalId, type.typeName, undefined, 'CREATE_IN_PROGRESS', reason);
     const event = await this.operate(logicalId, () =>
-      this.ctx.engine.create(type.typeName, desired, stepToken(this.id, action, logicalId)),
+      this.ctx.engine.create(type.typeName, desired, stepToken(this.id, action, logicalId), this.caller),
     );
     if (event.operationStatus !== 'SUCCESS' || event.identifier === undefined) {
       const why = this.reason(event);
@@ -442,6 +462,7 @@ export class Deployment {
             old.type,
             old.identifier,
             stepToken(this.id, 'cleanup-replaced', rec.logicalId),
+            this.caller,
           ),
         );
         const ok = event.operationStatus === 'SUCCESS' || event.errorCode === 'NotFound';
@@ -487,7 +508,7 @@ export class Deployment {
         }
         await this.resourceEvent(id, rec.type, rec.identifier, 'DELETE_IN_PROGRESS');
         const event = await this.operate(id, () =>
-          this.ctx.engine.delete(rec.type, rec.identifier!, stepToken(this.id, action, id)),
+          this.ctx.engine.delete(rec.type, rec.identifier!, stepToken(this.id, action, id), this.caller),
         );
         if (event.operationStatus !== 'SUCCESS' && event.errorCode !== 'NotFound') {
           const why = this.reason(event);
@@ -538,7 +559,12 @@ export class Deployment {
       if (rec.identifier === undefined) return true;
       await this.resourceEvent(logicalId, rec.type, rec.identifier, 'DELETE_IN_PROGRESS', 'rollback');
       const event = await this.operate(logicalId, () =>
-        this.ctx.engine.delete(rec.type, rec.identifier!, stepToken(this.id, 'rollback-delete', logicalId)),
+        this.ctx.engine.delete(
+          rec.type,
+          rec.identifier!,
+          stepToken(this.id, 'rollback-delete', logicalId),
+          this.caller,
+        ),
       );
       const done = event.operationStatus === 'SUCCESS' || event.errorCode === 'NotFound';
       await this.resourceEvent(
@@ -578,6 +604,7 @@ export class Deployment {
           previous.type,
           previous.properties,
           stepToken(this.id, 'rollback-create', logicalId),
+          this.caller,
         ),
       );
       if (event.operationStatus !== 'SUCCESS' || event.identifier === undefined) {
@@ -603,6 +630,7 @@ export class Deployment {
           rec.identifier!,
           decision.patch,
           stepToken(this.id, 'rollback-update', logicalId),
+          this.caller,
         ),
       );
       if (event.operationStatus !== 'SUCCESS') {
@@ -703,6 +731,7 @@ export class Deployment {
     for (const name of this.stack.imports) await this.ctx.records.setImport(name, this.name, false);
     await this.stackEvent('DELETE_COMPLETE');
     await this.ctx.records.dropResources(this.name);
+    await this.ctx.records.dropPlans(this.name);
     await this.ctx.records.deleteStack(this.name);
     await this.ctx.records.dropEvents(this.name);
     await this.ctx.records.deleteDeployment(this.id);

@@ -7,6 +7,7 @@ export {
   invalidTemplate,
   type StacksOptions,
   type StackView,
+  type Started,
   type ResourceDrift,
   type DriftDifference,
 } from './stacks.js';

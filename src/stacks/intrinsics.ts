@@ -124,12 +124,77 @@ export function isKnownFunction(name: string): boolean {
 
 type Value = unknown;
 
-/** Evaluate a template value: intrinsics resolved, `AWS::NoValue` removed, Unknown where not yet known. */
+/**
+ * Evaluate a template value: intrinsics resolved, `AWS::NoValue` removed, Unknown where not yet known.
+ * The value is bounded as a resource's body over the API is: a template of references to one large
+ * parameter cannot grow into gigabytes.
+ */
 export function evaluate(value: Value, scope: Scope, pointer: string): Value {
+  const out = evaluateValue(value, scope, pointer);
+  if (jsonSizeOver(out, MAX_VALUE_CHARS))
+    fail(
+      pointer,
+      `the value is over ${MAX_VALUE_CHARS.toLocaleString('en-US')} characters of JSON, the most a resource's properties or an output may hold`,
+    );
+  return out;
+}
+
+/** The most characters one evaluated value (a resource's properties, an output, a built string) holds. */
+export const MAX_VALUE_CHARS = 1024 * 1024;
+/** The most characters the intrinsics of one evaluation (a validation, a plan, a deployment) may build. */
+export const MAX_BUILT_CHARS = 64 * 1024 * 1024;
+const built = new WeakMap<Scope, number>();
+
+/** Count `chars` a function is about to build against the value's and the scope's bounds. */
+function spend(scope: Scope, chars: number, pointer: string, what: string): void {
+  if (chars > MAX_VALUE_CHARS)
+    fail(
+      pointer,
+      `${what} would build ${chars.toLocaleString('en-US')} characters; a value holds at most ${MAX_VALUE_CHARS.toLocaleString('en-US')}`,
+    );
+  const total = (built.get(scope) ?? 0) + chars;
+  if (total > MAX_BUILT_CHARS)
+    fail(
+      pointer,
+      `the template's functions would build over ${MAX_BUILT_CHARS.toLocaleString('en-US')} characters in all; build less, or split the stack`,
+    );
+  built.set(scope, total);
+}
+
+function tooLarge(pointer: string, what: string): never {
+  return fail(
+    pointer,
+    `${what} would build over ${MAX_VALUE_CHARS.toLocaleString('en-US')} characters, the most a value holds`,
+  );
+}
+
+/** Whether `value` serialised as JSON would exceed `limit` characters; stops counting once it does. */
+export function jsonSizeOver(value: Value, limit: number): boolean {
+  let size = 0;
+  const stack: Value[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') size += v.length + 2;
+    else if (Array.isArray(v)) {
+      size += 2 + v.length;
+      for (const item of v) stack.push(item);
+    } else if (v instanceof Unknown) size += KNOWN_AFTER_APPLY.length + 2;
+    else if (typeof v === 'object' && v !== null)
+      for (const [k, item] of Object.entries(v)) {
+        size += k.length + 4;
+        stack.push(item);
+      }
+    else size += 8;
+    if (size > limit) return true;
+  }
+  return false;
+}
+
+function evaluateValue(value: Value, scope: Scope, pointer: string): Value {
   if (Array.isArray(value)) {
     const out: Value[] = [];
     for (const [i, item] of value.entries()) {
-      const v = evaluate(item, scope, `${pointer}/${i}`);
+      const v = evaluateValue(item, scope, `${pointer}/${i}`);
       if (v !== NO_VALUE) out.push(v);
     }
     return out;
@@ -140,7 +205,7 @@ export function evaluate(value: Value, scope: Scope, pointer: string): Value {
     return callFunction(call.name, call.argument, scope, `${pointer}/${escapePointerToken(call.name)}`);
   const out: Record<string, Value> = {};
   for (const [key, item] of Object.entries(value)) {
-    const v = evaluate(item, scope, `${pointer}/${escapePointerToken(key)}`);
+    const v = evaluateValue(item, scope, `${pointer}/${escapePointerToken(key)}`);
     if (v !== NO_VALUE) out[key] = v;
   }
   return out;
@@ -161,7 +226,7 @@ export function evaluateCondition(value: Value, scope: Scope, pointer: string): 
       return scope.condition(name, `${pointer}/Condition`);
     }
   }
-  const result = evaluate(value, scope, pointer);
+  const result = evaluateValue(value, scope, pointer);
   if (result instanceof Unknown) return result;
   if (typeof result === 'boolean') return result;
   if (result === 'true' || result === 'false') return result === 'true';
@@ -223,19 +288,25 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
       return sub(argument, scope, pointer);
     case 'Fn::Join': {
       const [sep, list] = args(argument, pointer, 'Fn::Join', 2);
-      const separator = evaluate(sep, scope, `${pointer}/0`);
-      const items = evaluate(list, scope, `${pointer}/1`);
+      const separator = evaluateValue(sep, scope, `${pointer}/0`);
+      const items = evaluateValue(list, scope, `${pointer}/1`);
       if (items instanceof Unknown) return items;
       if (!Array.isArray(items)) fail(`${pointer}/1`, 'Fn::Join joins a list');
       const parts = items.map((v, i) => text(v, `${pointer}/1/${i}`, 'each item joined'));
       const unknown = unknownOf([separator, ...parts]);
       if (unknown) return unknown;
-      return parts.join(text(separator, `${pointer}/0`, 'the separator') as string);
+      const glue = text(separator, `${pointer}/0`, 'the separator') as string;
+      const length = (parts as string[]).reduce(
+        (n, p) => n + p.length,
+        glue.length * Math.max(0, parts.length - 1),
+      );
+      spend(scope, length, pointer, 'Fn::Join');
+      return parts.join(glue);
     }
     case 'Fn::Select': {
       const [index, list] = args(argument, pointer, 'Fn::Select', 2);
-      const i = evaluate(index, scope, `${pointer}/0`);
-      const items = evaluate(list, scope, `${pointer}/1`);
+      const i = evaluateValue(index, scope, `${pointer}/0`);
+      const items = evaluateValue(list, scope, `${pointer}/1`);
       const unknown = unknownOf([i, items]);
       if (unknown) return unknown;
       const n = Number(i);
@@ -246,8 +317,8 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
     }
     case 'Fn::Split': {
       const [sep, source] = args(argument, pointer, 'Fn::Split', 2);
-      const separator = text(evaluate(sep, scope, `${pointer}/0`), `${pointer}/0`, 'the separator');
-      const whole = text(evaluate(source, scope, `${pointer}/1`), `${pointer}/1`, 'the value split');
+      const separator = text(evaluateValue(sep, scope, `${pointer}/0`), `${pointer}/0`, 'the separator');
+      const whole = text(evaluateValue(source, scope, `${pointer}/1`), `${pointer}/1`, 'the value split');
       const unknown = unknownOf([separator, whole]);
       if (unknown) return unknown;
       if (separator === '') fail(`${pointer}/0`, 'the separator of Fn::Split cannot be empty');
@@ -258,12 +329,14 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
       if (typeof condition !== 'string') fail(`${pointer}/0`, 'Fn::If names a condition first');
       const holds = scope.condition(condition, `${pointer}/0`);
       if (holds instanceof Unknown) return holds;
-      return holds ? evaluate(then, scope, `${pointer}/1`) : evaluate(otherwise, scope, `${pointer}/2`);
+      return holds
+        ? evaluateValue(then, scope, `${pointer}/1`)
+        : evaluateValue(otherwise, scope, `${pointer}/2`);
     }
     case 'Fn::Equals': {
       const [a, b] = args(argument, pointer, 'Fn::Equals', 2);
-      const left = evaluate(a, scope, `${pointer}/0`);
-      const right = evaluate(b, scope, `${pointer}/1`);
+      const left = evaluateValue(a, scope, `${pointer}/0`);
+      const right = evaluateValue(b, scope, `${pointer}/1`);
       const unknown = unknownOf([left, right]);
       if (unknown) return unknown;
       return JSON.stringify(scalarText(left)) === JSON.stringify(scalarText(right));
@@ -285,17 +358,22 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
     case 'Fn::FindInMap':
       return findInMap(argument, scope, pointer);
     case 'Fn::Base64': {
-      const v = text(evaluate(argument, scope, pointer), pointer, 'the value of Fn::Base64');
-      return v instanceof Unknown ? v : Buffer.from(v, 'utf8').toString('base64');
+      const v = text(evaluateValue(argument, scope, pointer), pointer, 'the value of Fn::Base64');
+      if (v instanceof Unknown) return v;
+      spend(scope, Math.ceil((Buffer.byteLength(v) * 4) / 3), pointer, 'Fn::Base64');
+      return Buffer.from(v, 'utf8').toString('base64');
     }
     case 'Fn::ToJsonString': {
-      const v = evaluate(argument, scope, pointer);
+      const v = evaluateValue(argument, scope, pointer);
       if (containsUnknown(v)) return unknownOf([collectUnknown(v)!])!;
       if (typeof v !== 'object' || v === null) fail(pointer, 'Fn::ToJsonString takes a mapping or a list');
-      return JSON.stringify(v);
+      if (jsonSizeOver(v, MAX_VALUE_CHARS)) tooLarge(pointer, 'Fn::ToJsonString');
+      const json = JSON.stringify(v);
+      spend(scope, json.length, pointer, 'Fn::ToJsonString');
+      return json;
     }
     case 'Fn::ImportValue': {
-      const exportName = text(evaluate(argument, scope, pointer), pointer, 'the export name');
+      const exportName = text(evaluateValue(argument, scope, pointer), pointer, 'the export name');
       if (exportName instanceof Unknown) return exportName;
       const imported = scope.importValue(exportName);
       if (imported === undefined)
@@ -307,13 +385,13 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
       return imported;
     }
     case 'Fn::GetAZs': {
-      const region = evaluate(argument, scope, pointer);
+      const region = evaluateValue(argument, scope, pointer);
       if (region instanceof Unknown) return region;
       const r = region === '' || region === undefined ? scope.pseudo.region : String(region);
       return ['a', 'b', 'c'].map((zone) => `${r}${zone}`);
     }
     case 'Fn::Length': {
-      const v = evaluate(argument, scope, pointer);
+      const v = evaluateValue(argument, scope, pointer);
       if (v instanceof Unknown) return v;
       if (!Array.isArray(v)) fail(pointer, 'Fn::Length takes a list');
       return v.length;
@@ -431,7 +509,7 @@ function findInMap(argument: Value, scope: Scope, pointer: string): Value {
   const items = args(argument, pointer, 'Fn::FindInMap', 3, 4);
   const keys = items
     .slice(0, 3)
-    .map((v, i) => text(evaluate(v, scope, `${pointer}/${i}`), `${pointer}/${i}`, 'a key'));
+    .map((v, i) => text(evaluateValue(v, scope, `${pointer}/${i}`), `${pointer}/${i}`, 'a key'));
   const unknown = unknownOf(keys);
   if (unknown) return unknown;
   const [mapName, top, second] = keys as string[];
@@ -441,7 +519,7 @@ function findInMap(argument: Value, scope: Scope, pointer: string): Value {
   const value = map[top!]?.[second!];
   if (value === undefined) {
     if (fallback && typeof fallback === 'object' && 'DefaultValue' in fallback)
-      return evaluate(fallback.DefaultValue, scope, `${pointer}/3/DefaultValue`);
+      return evaluateValue(fallback.DefaultValue, scope, `${pointer}/3/DefaultValue`);
     throw new EvaluationError(
       'TP4015',
       pointer,
@@ -492,16 +570,25 @@ function sub(argument: Value, scope: Scope, pointer: string): Value {
     const name = piece.variable;
     let value: Value;
     if (Object.hasOwn(variables, name)) {
-      value = evaluate(variables[name], scope, `${pointer}/1/${escapePointerToken(name)}`);
+      value = evaluateValue(variables[name], scope, `${pointer}/1/${escapePointerToken(name)}`);
     } else if (name.includes('.') && !name.startsWith('AWS::')) {
       value = getAtt(name, scope, pointer);
     } else {
       value = ref(name, scope, pointer);
     }
-    if (Array.isArray(value)) value = value.join(',');
+    if (Array.isArray(value)) {
+      if (jsonSizeOver(value, MAX_VALUE_CHARS)) tooLarge(pointer, 'Fn::Sub');
+      value = value.join(',');
+    }
     parts.push(text(value, pointer, `\${${name}}`));
   }
   const unknown = unknownOf(parts);
   if (unknown) return unknown;
+  spend(
+    scope,
+    (parts as string[]).reduce((n, p) => n + p.length, 0),
+    pointer,
+    'Fn::Sub',
+  );
   return parts.join('');
 }

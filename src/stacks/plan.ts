@@ -5,9 +5,16 @@
 import type { ResourceType } from '../schema/index.js';
 import { touchesWriteOnly } from '../model/index.js';
 import { createScope, type Analysis } from './analyze.js';
-import { decide, hasUnknown, plain, type Action, type PatchOperation } from './changes.js';
+import { hasUnknown, plain, type Action, type PatchOperation } from './changes.js';
 import { conformProperties } from './conform.js';
-import { KNOWN_AFTER_APPLY, evaluate, type ParameterValue, type PseudoParameters } from './intrinsics.js';
+import {
+  KNOWN_AFTER_APPLY,
+  Unknown,
+  evaluate,
+  type ParameterValue,
+  type PseudoParameters,
+} from './intrinsics.js';
+import { decideNamed, namedProperty } from './physical-names.js';
 import { MASK } from './parameters.js';
 import type { ResourceRecord } from './records.js';
 import { mask, secretTexts } from './secrets.js';
@@ -54,14 +61,19 @@ export function computePlan(
     const rec = records.get(logicalId);
     if (scope.included(logicalId) === false) continue;
     included.add(logicalId);
-    const desired = conformProperties(
+    const evaluated = conformProperties(
       type,
       evaluate(resource.declaration.properties, scope, `/Resources/${logicalId}/Properties`) as Record<
         string,
         unknown
       >,
     );
-    const decision = decide(type, rec, desired);
+    const { decision, desired } = decideNamed(
+      type,
+      rec,
+      evaluated,
+      () => new Unknown([`${logicalId}.${namedProperty(type)}`]),
+    );
     const change: PlannedChange = { logicalId, type: type.typeName, action: decision.action };
     if (rec?.identifier !== undefined) change.identifier = rec.identifier;
     switch (decision.action) {

@@ -7,15 +7,16 @@
 import { randomUUID } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
 import type { Sealer } from '../secrets/index.js';
+import { encodeCursor } from '../store/cursor.js';
 import type { KvEntry, Store } from '../store/types.js';
 import type { Policy } from './template.js';
 
 const STACKS = 'typeplane:stacks';
-const PLANS = 'typeplane:stack-plans';
 const DEPLOYMENTS = 'typeplane:stack-deployments';
 const EXPORTS = 'typeplane:stack-exports';
 const resourcesOf = (stack: string) => `typeplane:stack/${stack}/resources`;
 const eventsOf = (stack: string) => `typeplane:stack/${stack}/events`;
+const plansOf = (stack: string) => `typeplane:stack/${stack}/plans`;
 const importersOf = (exportName: string) => `typeplane:stack-imports/${exportName}`;
 
 export type StackStatus =
@@ -73,6 +74,8 @@ export interface StackRecord {
   outputs: StackOutput[];
   exports: string[];
   imports: string[];
+  /** Every type its deployments have used (what a caller must reach to read its reasons). */
+  types?: string[];
   /** The deployment running now. */
   deployment?: string;
 }
@@ -106,6 +109,8 @@ export interface ResourceRecord extends ResourceState {
   updateReplacePolicy: Policy;
   /** Logical ids it depended on when applied (a delete runs in the reverse order). */
   dependsOn: string[];
+  /** The name the stack gave it, when the template left its identifier out (physical-names.ts). */
+  physicalName?: string;
   updatedAt: string;
 }
 
@@ -132,9 +137,17 @@ export interface DeploymentRecord {
   update: boolean;
   failure?: string;
   planId?: string;
+  /** Who asked for it (an API token's id and type globs): the engine's operations run as them, resumed or not. */
+  caller?: StackCaller;
   owner: string;
   leaseUntil: string;
   startedAt: string;
+}
+
+export interface StackCaller {
+  id: string;
+  /** Type globs; absent: every type. */
+  types?: string[];
 }
 
 export interface PlanRecord {
@@ -150,9 +163,21 @@ export interface PlanRecord {
 
 const now = () => new Date().toISOString();
 
-/** Keys sorting in time order across processes. */
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * Keys sorting in time order across processes, and in call order within one: keys made in the same
+ * millisecond (parallel steps of a deployment) count up, so events list in the order they happened.
+ */
 export function timeKey(): string {
-  return `${Date.now().toString().padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    sequence = 0;
+  } else sequence++;
+  const order = Math.min(sequence, 0xffff).toString(16).padStart(4, '0');
+  return `${lastMs.toString().padStart(15, '0')}-${order}${randomUUID().slice(0, 4)}`;
 }
 
 export class StackStore {
@@ -171,16 +196,36 @@ export class StackStore {
     return 'sealed' in stored ? JSON.parse(this.sealer.open(stored.sealed, aad)) : stored.value;
   }
 
+  /**
+   * A record with its template sealed: a template may hold write-only values as literals, so it never
+   * reaches the store in plain text (`sealedTemplate` in place of `template`).
+   */
+  private sealed<T extends { template?: string }>(record: T, stack: string): object {
+    if (record.template === undefined) return record;
+    const { template, ...rest } = record;
+    return { ...rest, sealedTemplate: this.sealer.seal(template, `stack-template:${stack}`) };
+  }
+
+  private opened<T extends { template?: string; stack?: string; name?: string }>(stored: T): T {
+    const { sealedTemplate, ...rest } = stored as T & { sealedTemplate?: string };
+    if (sealedTemplate === undefined) return stored;
+    const stack = stored.stack ?? stored.name ?? '';
+    return { ...rest, template: this.sealer.open(sealedTemplate, `stack-template:${stack}`) } as T;
+  }
+
   // ---- Stacks ----
 
   async getStack(name: string): Promise<{ record: StackRecord; writtenBy: string } | undefined> {
     const entry = await this.store.kvGet(STACKS, name);
-    return entry && { record: entry.value as unknown as StackRecord, writtenBy: entry.writtenBy };
+    return (
+      entry && { record: this.opened(entry.value as unknown as StackRecord), writtenBy: entry.writtenBy }
+    );
   }
 
   async insertStack(record: StackRecord): Promise<string | undefined> {
     const writtenBy = randomUUID();
-    return (await this.store.kvInsert(STACKS, record.name, entry(record, writtenBy))) ? writtenBy : undefined;
+    const e = entry(this.sealed(record, record.name), writtenBy);
+    return (await this.store.kvInsert(STACKS, record.name, e)) ? writtenBy : undefined;
   }
 
   /**
@@ -192,7 +237,8 @@ export class StackStore {
       const current = await this.getStack(name);
       if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
       const next = { ...change(structuredClone(current.record)), updatedAt: now() };
-      if (await this.store.kvSwap(STACKS, name, entry(next, randomUUID()), current.writtenBy)) return next;
+      const e = entry(this.sealed(next, name), randomUUID());
+      if (await this.store.kvSwap(STACKS, name, e, current.writtenBy)) return next;
     }
     throw new TypeplaneError('ResourceConflict', `stack ${name} kept changing; try again`);
   }
@@ -204,7 +250,7 @@ export class StackStore {
   async listStacks(limit: number, nextToken?: string): Promise<{ items: StackRecord[]; nextToken?: string }> {
     const page = await this.store.kvList(STACKS, { limit, ...(nextToken ? { nextToken } : {}) });
     return {
-      items: page.items.map((i) => i.entry.value as unknown as StackRecord),
+      items: page.items.map((i) => this.opened(i.entry.value as unknown as StackRecord)),
       ...(page.nextToken ? { nextToken: page.nextToken } : {}),
     };
   }
@@ -255,12 +301,15 @@ export class StackStore {
     return full;
   }
 
+  /** Events in time order; `after` (an event id, or any key in its form) starts after it. */
   async listEvents(
     stack: string,
     limit: number,
     nextToken?: string,
+    after?: string,
   ): Promise<{ items: StackEvent[]; nextToken?: string }> {
-    const page = await this.store.kvList(eventsOf(stack), { limit, ...(nextToken ? { nextToken } : {}) });
+    const from = nextToken ?? (after !== undefined ? encodeCursor('kv', after) : undefined);
+    const page = await this.store.kvList(eventsOf(stack), { limit, ...(from ? { nextToken: from } : {}) });
     return {
       items: page.items.map((i) => i.entry.value as unknown as StackEvent),
       ...(page.nextToken ? { nextToken: page.nextToken } : {}),
@@ -271,6 +320,11 @@ export class StackStore {
     await this.dropNamespace(eventsOf(stack));
   }
 
+  /** A deleted stack's plans go with it. */
+  async dropPlans(stack: string): Promise<void> {
+    await this.dropNamespace(plansOf(stack));
+  }
+
   async dropResources(stack: string): Promise<void> {
     await this.dropNamespace(resourcesOf(stack));
   }
@@ -278,30 +332,37 @@ export class StackStore {
   // ---- Plans ----
 
   async putPlan(plan: PlanRecord): Promise<void> {
-    await this.store.kvInsert(PLANS, plan.planId, entry(plan, 'stacks'));
+    await this.store.kvInsert(
+      plansOf(plan.stack),
+      plan.planId,
+      entry(this.sealed(plan, plan.stack), 'stacks'),
+    );
   }
 
-  async getPlan(planId: string): Promise<PlanRecord | undefined> {
-    return (await this.store.kvGet(PLANS, planId))?.value as unknown as PlanRecord | undefined;
+  async getPlan(stack: string, planId: string): Promise<PlanRecord | undefined> {
+    const stored = (await this.store.kvGet(plansOf(stack), planId))?.value as unknown as
+      PlanRecord | undefined;
+    return stored && this.opened(stored);
   }
 
   // ---- Deployments ----
 
   async insertDeployment(d: DeploymentRecord): Promise<string> {
     const writtenBy = randomUUID();
-    await this.store.kvInsert(DEPLOYMENTS, d.id, entry(d, writtenBy));
+    await this.store.kvInsert(DEPLOYMENTS, d.id, entry(this.sealed(d, d.stack), writtenBy));
     return writtenBy;
   }
 
   async getDeployment(id: string): Promise<{ record: DeploymentRecord; writtenBy: string } | undefined> {
     const e = await this.store.kvGet(DEPLOYMENTS, id);
-    return e && { record: e.value as unknown as DeploymentRecord, writtenBy: e.writtenBy };
+    return e && { record: this.opened(e.value as unknown as DeploymentRecord), writtenBy: e.writtenBy };
   }
 
   /** Write the deployment only if nobody else has since `writtenBy`; the new stamp, or undefined. */
   async swapDeployment(d: DeploymentRecord, writtenBy: string): Promise<string | undefined> {
     const next = randomUUID();
-    return (await this.store.kvSwap(DEPLOYMENTS, d.id, entry(d, next), writtenBy)) ? next : undefined;
+    const e = entry(this.sealed(d, d.stack), next);
+    return (await this.store.kvSwap(DEPLOYMENTS, d.id, e, writtenBy)) ? next : undefined;
   }
 
   async deleteDeployment(id: string): Promise<void> {
@@ -311,7 +372,7 @@ export class StackStore {
   async listDeployments(): Promise<{ record: DeploymentRecord; writtenBy: string }[]> {
     const out: { record: DeploymentRecord; writtenBy: string }[] = [];
     for await (const { entry: e } of this.all(DEPLOYMENTS))
-      out.push({ record: e.value as unknown as DeploymentRecord, writtenBy: e.writtenBy });
+      out.push({ record: this.opened(e.value as unknown as DeploymentRecord), writtenBy: e.writtenBy });
     return out;
   }
 

@@ -30,13 +30,14 @@ import {
   type PlanRecord,
   type ResourceRecord,
   type StackEvent,
+  type StackCaller,
   type StackRecord,
   type StackStatus,
 } from './records.js';
 import { mask } from './secrets.js';
 import { loadTemplate } from './template.js';
-import { importedValues } from './imports.js';
-import { registryTypes } from './types.js';
+import { importedNames, importedValues } from './imports.js';
+import { registryTypes, scopedTypes } from './types.js';
 
 export interface StacksOptions {
   engine: StackEngine;
@@ -52,6 +53,9 @@ export interface StacksOptions {
   log?: DeploymentContext['log'];
 }
 
+/** Throws AccessDenied unless the caller may reach every one of `typeNames`. */
+type Authorize = (typeNames: string[]) => void;
+
 /** Stack names: as CloudFormation's. */
 const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
 const TERMINAL = /(_COMPLETE|_FAILED)$/;
@@ -61,6 +65,8 @@ const NEVER_CREATED: ReadonlySet<StackStatus> = new Set([
   'ROLLBACK_FAILED',
 ]);
 const TOKENS = 'typeplane:stack-tokens';
+/** An event id (`timeKey`), or its time part alone: events after that instant. */
+const EVENT_KEY = /^\d{1,15}(-[0-9a-f]{8})?$/;
 
 export interface StackView {
   stackName: string;
@@ -75,6 +81,14 @@ export interface StackView {
   parameters: Record<string, unknown>;
   outputs: { name: string; value: unknown; description?: string; exportName?: string }[];
   resources: { logicalId: string; type: string; identifier?: string; status: string; updatedAt: string }[];
+}
+
+/** A deployment (or deletion) just begun: the stack as it stands, and when the server began it. */
+export interface Started {
+  stack: StackView;
+  deploymentId: string;
+  /** Server time; the deployment's events come after it (`events?after=`). */
+  startedAt: string;
 }
 
 export interface DriftDifference {
@@ -152,16 +166,15 @@ export class Stacks {
   async validate(
     text: string,
     parameters: Record<string, unknown> = {},
-    file?: string,
+    authorize: Authorize = () => {},
   ): Promise<{ valid: boolean; diagnostics: Diagnostic[]; types: string[] }> {
-    const loaded = loadTemplate(text, file);
+    const loaded = loadTemplate(text);
     if (!loaded.template) return { valid: false, diagnostics: loaded.diagnostics, types: [] };
     const result = await analyzeTemplate(loaded.template, {
-      types: this.ctx.types,
+      types: scopedTypes(this.ctx.types, authorize),
       parameters,
       requireValues: false,
       pseudo: this.ctx.pseudo,
-      ...(file ? { file } : {}),
     });
     const diagnostics = [...loaded.diagnostics, ...result.diagnostics];
     return {
@@ -172,15 +185,25 @@ export class Stacks {
   }
 
   /** Analyse a template for a stack: every problem at once, or the analysis. */
-  private async analyze(name: string, text: string, parameters: Record<string, unknown>): Promise<Analysis> {
+  private async analyze(
+    name: string,
+    text: string,
+    parameters: Record<string, unknown>,
+    authorize: Authorize,
+  ): Promise<Analysis> {
     assertStackName(name);
     if (typeof text !== 'string' || text.trim() === '')
       throw new TypeplaneError('InvalidRequest', 'template must be the template text (JSON or YAML)');
     const loaded = loadTemplate(text);
     if (!loaded.template || hasErrors(loaded.diagnostics)) throw invalidTemplate(loaded.diagnostics);
+    // An imported value is another stack's: the caller must reach that stack's every type to read it.
+    for (const exportName of importedNames(loaded.template)) {
+      const holder = await this.records.getExport(exportName);
+      if (holder) authorize(await this.recordedTypes(holder.stack));
+    }
     const imports = await importedValues(this.records, loaded.template);
     const result = await analyzeTemplate(loaded.template, {
-      types: this.ctx.types,
+      types: scopedTypes(this.ctx.types, authorize),
       parameters,
       requireValues: true,
       stackName: name,
@@ -197,7 +220,7 @@ export class Stacks {
     parameters: Record<string, unknown>,
     authorize: (typeNames: string[]) => void = () => {},
   ): Promise<PlanRecord> {
-    const analysis = await this.analyze(name, text, parameters);
+    const analysis = await this.analyze(name, text, parameters, authorize);
     const current = await this.records.getStack(name);
     authorize([...typesOf(analysis), ...(current ? await this.recordedTypes(name) : [])]);
     const records =
@@ -235,7 +258,7 @@ export class Stacks {
     changes: PlannedChange[];
     current: boolean;
   }> {
-    const plan = await this.records.getPlan(planId);
+    const plan = await this.records.getPlan(name, planId);
     if (!plan || plan.stack !== name)
       throw new TypeplaneError('NotFound', `stack ${name} has no plan ${planId}`);
     const stack = await this.records.getStack(name);
@@ -255,15 +278,20 @@ export class Stacks {
     name: string,
     text: string,
     parameters: Record<string, unknown>,
-    options: { noRollback?: boolean; clientToken?: string; authorize?: (typeNames: string[]) => void } = {},
-  ): Promise<{ stack: StackView; deploymentId: string }> {
+    options: {
+      noRollback?: boolean;
+      clientToken?: string;
+      authorize?: (typeNames: string[]) => void;
+      caller?: StackCaller;
+    } = {},
+  ): Promise<Started> {
     const replay = await this.replayed(name, options.clientToken, {
       text,
       parameters,
       noRollback: options.noRollback === true,
     });
-    if (replay) return { stack: await this.describe(name), deploymentId: replay };
-    const analysis = await this.analyze(name, text, parameters);
+    if (replay) return { stack: await this.describe(name), ...replay };
+    const analysis = await this.analyze(name, text, parameters, options.authorize ?? (() => {}));
     (options.authorize ?? (() => {}))([...typesOf(analysis), ...(await this.recordedTypes(name))]);
     return this.begin(name, analysis, text, parameters, options);
   }
@@ -272,9 +300,9 @@ export class Stacks {
   async applyPlan(
     name: string,
     planId: string,
-    options: { noRollback?: boolean; authorize?: (typeNames: string[]) => void } = {},
-  ): Promise<{ stack: StackView; deploymentId: string }> {
-    const plan = await this.records.getPlan(planId);
+    options: { noRollback?: boolean; authorize?: (typeNames: string[]) => void; caller?: StackCaller } = {},
+  ): Promise<Started> {
+    const plan = await this.records.getPlan(name, planId);
     if (!plan || plan.stack !== name)
       throw new TypeplaneError('NotFound', `stack ${name} has no plan ${planId}`);
     const current = await this.records.getStack(name);
@@ -284,7 +312,7 @@ export class Stacks {
         `stack ${name} changed since plan ${planId} was made (version ${plan.baseVersion}, now ${current?.record.version ?? 'deleted'}); make a new plan`,
       );
     const parameters = openParameters(this.records, name, plan.parameters);
-    const analysis = await this.analyze(name, plan.template, parameters);
+    const analysis = await this.analyze(name, plan.template, parameters, options.authorize ?? (() => {}));
     (options.authorize ?? (() => {}))([...typesOf(analysis), ...(await this.recordedTypes(name))]);
     return this.begin(name, analysis, plan.template, parameters, {
       ...options,
@@ -298,8 +326,14 @@ export class Stacks {
     analysis: Analysis,
     text: string,
     parameters: Record<string, unknown>,
-    options: { noRollback?: boolean; clientToken?: string; baseVersion?: number; planId?: string },
-  ): Promise<{ stack: StackView; deploymentId: string }> {
+    options: {
+      noRollback?: boolean;
+      clientToken?: string;
+      baseVersion?: number;
+      planId?: string;
+      caller?: StackCaller;
+    },
+  ): Promise<Started> {
     await this.checkExports(name, analysis);
     const id = randomUUID();
     const existing = await this.records.getStack(name);
@@ -314,6 +348,7 @@ export class Stacks {
       parameters: sealParameters(this.records, name, parameters, analysis.secretParameters),
       update,
       ...(options.planId ? { planId: options.planId } : {}),
+      ...(options.caller ? { caller: options.caller } : {}),
       owner: this.owner,
       leaseUntil: new Date(Date.now() + this.leaseMs).toISOString(),
       startedAt: new Date().toISOString(),
@@ -324,6 +359,7 @@ export class Stacks {
         name,
         id,
         update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
+        [...typesOf(analysis), ...(await this.recordedTypes(name))],
         options.baseVersion,
       );
     } catch (e) {
@@ -331,11 +367,16 @@ export class Stacks {
       throw e;
     }
     if (options.clientToken)
-      await this.rememberToken(name, options.clientToken, id, {
-        text,
-        parameters,
-        noRollback: options.noRollback === true,
-      });
+      await this.rememberToken(
+        name,
+        options.clientToken,
+        { deploymentId: id, startedAt: deployment.startedAt },
+        {
+          text,
+          parameters,
+          noRollback: options.noRollback === true,
+        },
+      );
     await this.records.addEvent(name, {
       logicalId: name,
       type: 'Typeplane::Stack',
@@ -343,13 +384,14 @@ export class Stacks {
       status: update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
     });
     this.run(deployment, stamp);
-    return { stack: await this.describe(name), deploymentId: id };
+    return { stack: await this.describe(name), deploymentId: id, startedAt: deployment.startedAt };
   }
 
   private async markStarted(
     name: string,
     id: string,
     status: StackStatus,
+    types: string[],
     baseVersion?: number,
   ): Promise<void> {
     const now = new Date().toISOString();
@@ -363,6 +405,7 @@ export class Stacks {
       outputs: [],
       exports: [],
       imports: [],
+      types: [...new Set(types)],
       deployment: id,
     });
     if (inserted) {
@@ -386,7 +429,13 @@ export class Stacks {
           'ResourceConflict',
           `stack ${name} changed since the plan was made; make a new plan`,
         );
-      const next: StackRecord = { ...s, status, deployment: id, version: s.version + 1 };
+      const next: StackRecord = {
+        ...s,
+        status,
+        deployment: id,
+        version: s.version + 1,
+        types: [...new Set([...(s.types ?? []), ...types])],
+      };
       delete next.statusReason;
       return next;
     });
@@ -422,7 +471,8 @@ export class Stacks {
   async delete(
     name: string,
     authorize: (typeNames: string[]) => void = () => {},
-  ): Promise<{ stack: StackView; deploymentId: string }> {
+    caller?: StackCaller,
+  ): Promise<Started> {
     assertStackName(name);
     const current = await this.records.getStack(name);
     if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
@@ -443,6 +493,7 @@ export class Stacks {
       phase: 'delete',
       noRollback: true,
       update: true,
+      ...(caller ? { caller } : {}),
       owner: this.owner,
       leaseUntil: new Date(Date.now() + this.leaseMs).toISOString(),
       startedAt: new Date().toISOString(),
@@ -465,7 +516,7 @@ export class Stacks {
       status: 'DELETE_IN_PROGRESS',
     });
     this.run(deployment, stamp);
-    return { stack: await this.describe(name), deploymentId: id };
+    return { stack: await this.describe(name), deploymentId: id, startedAt: deployment.startedAt };
   }
 
   // ---- Reading ----
@@ -529,18 +580,33 @@ export class Stacks {
 
   async events(
     name: string,
-    options: { limit?: number; nextToken?: string } = {},
+    options: { limit?: number; nextToken?: string; after?: string } = {},
     visible: (typeName: string) => boolean = () => true,
   ): Promise<{ events: StackEvent[]; nextToken: string | null }> {
     if (!(await this.records.getStack(name)))
       throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
+    if (options.after !== undefined && !EVENT_KEY.test(options.after))
+      throw new TypeplaneError(
+        'InvalidRequest',
+        `after must be an event id (digits, optionally '-' and 8 hex digits), not '${options.after.slice(0, 40)}'`,
+      );
     const page = await this.records.listEvents(
       name,
       Math.min(Math.max(options.limit ?? 100, 1), 1000),
       options.nextToken,
+      // A bare time is padded as event ids are, so it sorts before every event of that millisecond.
+      options.after?.includes('-') === false ? options.after.padStart(15, '0') : options.after,
     );
+    // A stack event's reason may quote a resource out of the caller's reach: shown only to who sees all.
+    const whole = (await this.touchedTypes(name)).every(visible);
     return {
-      events: page.items.filter((e) => e.type === 'Typeplane::Stack' || visible(e.type)),
+      events: page.items
+        .filter((e) => e.type === 'Typeplane::Stack' || visible(e.type))
+        .map((e) => {
+          if (whole || e.type !== 'Typeplane::Stack' || e.reason === undefined) return e;
+          const { reason: _hidden, ...rest } = e;
+          return rest;
+        }),
       nextToken: page.nextToken ?? null,
     };
   }
@@ -618,6 +684,15 @@ export class Stacks {
     ];
   }
 
+  /**
+   * Every type the stack's deployments have used, whether or not a resource of it remains (a rolled
+   * back one leaves none): a caller sees the stack's reasons only when it reaches all of them.
+   */
+  async touchedTypes(name: string): Promise<string[]> {
+    const current = await this.records.getStack(name);
+    return [...new Set([...(current?.record.types ?? []), ...(await this.recordedTypes(name))])];
+  }
+
   /** Wait until the stack's deployment `id` has ended (tests, the CLI's --wait via HTTP). */
   async waitFor(name: string, id: string, timeoutMs: number): Promise<StackView | undefined> {
     const until = Date.now() + timeoutMs;
@@ -636,7 +711,7 @@ export class Stacks {
     name: string,
     token: string | undefined,
     request: unknown,
-  ): Promise<string | undefined> {
+  ): Promise<{ deploymentId: string; startedAt: string } | undefined> {
     if (token === undefined) return undefined;
     if (typeof token !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(token))
       throw new TypeplaneError(
@@ -650,17 +725,17 @@ export class Stacks {
         'InvalidRequest',
         `clientToken ${token} was already used for a different request; use a new token`,
       );
-    return held.value.deploymentId as string;
+    return { deploymentId: held.value.deploymentId as string, startedAt: String(held.value.startedAt) };
   }
 
   private async rememberToken(
     name: string,
     token: string,
-    deploymentId: string,
+    started: { deploymentId: string; startedAt: string },
     request: unknown,
   ): Promise<void> {
     await this.options.store.kvInsert(TOKENS, `${name}/${token}`, {
-      value: { deploymentId, hash: hashOf(request) },
+      value: { ...started, hash: hashOf(request) },
       writtenBy: 'stacks',
     });
   }

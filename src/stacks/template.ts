@@ -226,7 +226,14 @@ export function locate(
   document: SourceDocument | undefined,
   file: string | undefined,
 ): Diagnostic {
-  const position = document?.locate(d.pointer, 'key') ?? { line: 1, column: 1 };
+  // A short form (`!Equals [a]`) has no member for its function's name: the nearest enclosing value is.
+  let pointer = d.pointer;
+  let position = document?.locate(pointer, 'key');
+  while (!position && pointer !== '') {
+    pointer = pointer.slice(0, pointer.lastIndexOf('/'));
+    position = document?.locate(pointer, 'value');
+  }
+  position ??= { line: 1, column: 1 };
   return { ...d, ...(file ? { file } : {}), line: position.line, column: position.column };
 }
 
@@ -258,9 +265,12 @@ function readParameter(
   if (!type) {
     problem(
       '/Type',
-      `Type must be String, Number, CommaDelimitedList or List<Number>, not ${JSON.stringify(rawType)}`,
+      typeof rawType === 'string' && rawType.startsWith('AWS::SSM::Parameter::')
+        ? `Type ${JSON.stringify(rawType)} reads a value from AWS Systems Manager, which Typeplane has not; declare the parameter as String (or CommaDelimitedList) and pass the value itself`
+        : `Type must be String, Number, CommaDelimitedList, List<Number> or an AWS-specific type (AWS::EC2::Subnet::Id, List<AWS::EC2::Subnet::Id>, …), not ${JSON.stringify(rawType)}`,
     );
-    return undefined;
+    // Still declared, so a Ref to it is not reported as a second, misleading problem.
+    type = 'String';
   }
   const parameter: ParameterDeclaration = { name, type, noEcho: false };
   const number = (key: string): number | undefined => {

@@ -31,3 +31,27 @@ export function registryTypes(registry: Registry): TypeSource {
     },
   };
 }
+
+/**
+ * The registry as a caller sees it: a type outside its scope is refused by name (AccessDenied, as the
+ * resource routes refuse it), and "did you mean" suggests only types it may reach.
+ */
+export function scopedTypes(types: TypeSource, authorize: (typeNames: string[]) => void): TypeSource {
+  const visible = (typeName: string) => {
+    try {
+      authorize([typeName]);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    async get(typeName) {
+      authorize([typeName]);
+      return types.get(typeName);
+    },
+    async names() {
+      return (await types.names()).filter(visible);
+    },
+  };
+}

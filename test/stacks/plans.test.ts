@@ -131,7 +131,19 @@ test('exports are unique; a stack whose export is imported cannot be deleted, an
   assert.match(refused.body.message, /imported by stack app/);
   assert.equal((await s.call('DELETE', '/v1/stacks/app?wait=20')).status, 202);
   assert.equal((await s.call('GET', '/v1/stacks/app')).status, 404);
+  const plan = await s.call('POST', '/v1/stacks/base/plans', { template: exporter });
+  assert.equal((await s.call('GET', `/v1/stacks/base/plans/${plan.body.planId}`)).status, 200);
+  assert.equal(
+    (await s.call('GET', `/v1/stacks/app/plans/${plan.body.planId}`)).status,
+    404,
+    "a plan is its stack's",
+  );
   const deleted = await s.call('DELETE', '/v1/stacks/base?wait=20');
   assert.equal(deleted.status, 202);
+  assert.equal(
+    (await s.call('GET', `/v1/stacks/base/plans/${plan.body.planId}`)).status,
+    404,
+    'a deleted stack takes its plans with it',
+  );
   assert.equal((await s.call('GET', '/v1/resources/Test::Shop::Widget')).body.resourceDescriptions.length, 0);
 });

@@ -135,6 +135,25 @@ test('parameters: kinds, constraints, missing values; NoEcho values are never qu
   assert.deepEqual(good.analysis!.parameters.get('Ports'), [80, 443]);
   assert.deepEqual(good.analysis!.parameters.get('Names'), ['a', 'b']);
   assert.deepEqual([...good.analysis!.secretParameters], ['Secret']);
+
+  // AWS-specific types hold strings (or lists); a Systems Manager lookup is refused, saying what to do.
+  const aws = await validateText(
+    registry,
+    [
+      'Parameters:',
+      '  Subnets: { Type: "List<AWS::EC2::Subnet::Id>" }',
+      '  Image: { Type: "AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>", Default: /aws/ami }',
+      'Resources:',
+      '  W: { Type: Test::Shop::Widget, Properties: { Name: w, Labels: !Ref Subnets, Color: !Ref Image } }',
+    ].join('\n'),
+    { Subnets: 'subnet-1,subnet-2' },
+  );
+  assert.deepEqual(
+    aws.diagnostics.map((d) => `${where(d)} ${d.message}`),
+    [
+      'stack.yaml:3:12 TP4011 Type "AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>" reads a value from AWS Systems Manager, which Typeplane has not; declare the parameter as String (or CommaDelimitedList) and pass the value itself',
+    ],
+  );
 });
 
 test('syntax errors and malformed sections are located', async (t) => {

@@ -6,124 +6,162 @@
  * which artifact, and the name, version and registration time of every visible type — so a
  * conditional request (If-None-Match) is answered 304 without generating anything, and registering or
  * removing a type changes the ETag at once. The digest reads only the types' stamps, never their
- * models, so a 304 or a cached answer costs no parsing. Generated bodies are cached by ETag, as bytes,
- * within a byte budget.
+ * models, so a 304 or a cached answer costs no parsing.
+ *
+ * Bodies are generated and compressed on generator threads (`codegen/worker`), never on the event
+ * loop; a request that finds the generator's queue full is answered 503 (429 when its token has
+ * enough jobs waiting already) with Retry-After. Generated bodies are cached by ETag, with their
+ * gzip and Brotli forms, within a byte budget; each answer is in the coding the client prefers.
  */
 import { createHash } from 'node:crypto';
+import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { typeVisible } from '../../auth/index.js';
-import {
-  bicepNamespace,
-  generateBicep,
-  generateOpenApi,
-  manifestEditorSchema,
-  propertiesSchemaFileName,
-  resourceSchemaEditorSchema,
-  stackTemplateSchema,
-  typePropertiesSchema,
-} from '../../codegen/index.js';
+import { BICEP_FILES, META_SCHEMA_FILES, type ArtifactName } from '../../codegen/index.js';
+import { ArtifactGenerator, GeneratorBusy, type GeneratedArtifact } from '../../codegen/worker/index.js';
 import { TypeplaneError } from '../../errors.js';
 import type { Registry } from '../../registry/registry.js';
-import type { ResourceType } from '../../schema/index.js';
+import { ArtifactSources, type TypeSource, type TypeStamp } from '../artifact-sources.js';
 import { principalOf } from '../auth.js';
 
 /** The version the OpenAPI document states: the API's path version. */
 export const OPENAPI_DOCUMENT_VERSION = 'v1';
-/** Generated bodies kept for conditional and repeated requests. */
+/** Generated bodies (all their codings) kept for conditional and repeated requests. */
 const CACHE_BYTES = 64 * 1024 * 1024;
-const BICEP_FILES = ['index.json', 'types.json', 'index.md', 'types.md'] as const;
-const META_SCHEMAS: Record<string, () => unknown> = {
-  'resource-schema.json': resourceSchemaEditorSchema,
-  'manifest.json': manifestEditorSchema,
-};
+/** The codings served, the server's preference first. */
+const CODINGS = ['br', 'gzip', 'identity'] as const;
 
-interface Artifact {
-  body: Buffer;
-  contentType: string;
+/** The registered types' stamps, those a token reaches, and the digest of these. */
+interface View {
+  registered: TypeStamp[];
+  visible: TypeStamp[];
+  digest: string;
 }
 
 export async function artifactRoutes(
   app: FastifyInstance,
   { registry }: { registry: Registry },
 ): Promise<void> {
-  const cache = new Map<string, Artifact>();
-  const inFlight = new Map<string, Promise<{ artifact: Artifact | undefined; from: string }>>();
+  const generator = new ArtifactGenerator();
+  app.addHook('onClose', () => generator.close());
+  const sources = new ArtifactSources(registry);
+  const cache = new Map<string, GeneratedArtifact>();
+  const inFlight = new Map<string, Promise<{ artifact: GeneratedArtifact | undefined; from: string }>>();
   let cachedBytes = 0;
-  const remember = (etag: string, artifact: Artifact) => {
+  const sizeOf = ({ encodings: e }: GeneratedArtifact) =>
+    e.identity.length + (e.gzip?.length ?? 0) + (e.br?.length ?? 0);
+  /** Least recently used first out. */
+  const remember = (etag: string, artifact: GeneratedArtifact) => {
     if (cache.has(etag)) return;
     cache.set(etag, artifact);
-    cachedBytes += artifact.body.length;
+    cachedBytes += sizeOf(artifact);
     for (const [key, old] of cache) {
       if (cachedBytes <= CACHE_BYTES) break;
       cache.delete(key);
-      cachedBytes -= old.body.length;
+      cachedBytes -= sizeOf(old);
     }
   };
+  const recall = (etag: string) => {
+    const hit = cache.get(etag);
+    if (hit) {
+      cache.delete(etag);
+      cache.set(etag, hit);
+    }
+    return hit;
+  };
 
-  /** A digest of the types the caller's token reaches, from their stamps alone (no model is read). */
-  const visibleDigest = async (request: FastifyRequest) => {
+  // Requests that arrive together (a burst of forty readers) share one read of the stamps, and a
+  // token's view of it: each request reading and filtering them alone held the event loop for
+  // hundreds of milliseconds. Shared for one turn of the event loop only, so that a registration
+  // answered before a request arrives is always in its stamps.
+  let thisTurn: { registered: Promise<TypeStamp[]>; views: Map<string, Promise<View>> } | undefined;
+  /** The stamps of all registered types and of those the caller's token reaches (no model is read). */
+  const stamps = (request: FastifyRequest): Promise<View> => {
+    if (!thisTurn) {
+      thisTurn = { registered: registry.listStamps(), views: new Map() };
+      setImmediate(() => (thisTurn = undefined));
+    }
     const principal = principalOf(request);
-    return digestOf((await registry.listStamps()).filter((s) => typeVisible(principal, s.typeName)));
+    let view = thisTurn.views.get(principal.tokenId);
+    if (!view) {
+      view = thisTurn.registered.then((registered) => {
+        const visible = registered.filter((s) => typeVisible(principal, s.typeName));
+        return { registered, visible, digest: digestOf(visible) };
+      });
+      thisTurn.views.set(principal.tokenId, view);
+    }
+    return view;
   };
-  /** The types the caller's token reaches, with their models (read only to generate). */
-  const visibleRecords = async (request: FastifyRequest) => {
-    const principal = principalOf(request);
-    return (await registry.list()).filter((r) => typeVisible(principal, r.typeName));
+  const visibleSources = async (request: FastifyRequest) => {
+    const { registered, visible } = await stamps(request);
+    return sources.of(registered, visible);
   };
-  const visibleTypes = async (request: FastifyRequest) => (await visibleRecords(request)).map((r) => r.model);
 
   /**
    * Answer with an artifact: 304 when If-None-Match holds its ETag, else the cached or generated body.
-   * `generate` returns undefined when the artifact does not exist for the visible types (404).
+   * `pick` chooses the visible types it is made from (all by default; 'none' reads no model), or
+   * answers undefined when none of them has it (404, and no generator time is spent on a name that
+   * does not exist).
    */
   const serve = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    name: string,
-    generate: (types: ResourceType[]) => Artifact | undefined,
+    key: string,
+    artifact: ArtifactName,
+    pick: ((types: TypeSource[]) => TypeSource[] | undefined) | 'none' = (types) => types,
   ) => {
-    const digest = await visibleDigest(request);
-    const etag = etagOf(name, digest);
-    void reply.header('etag', etag).header('cache-control', 'no-cache');
+    const { registered, visible, digest } = await stamps(request);
+    const etag = etagOf(key, digest);
+    void reply.header('etag', etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
     const match = request.headers['if-none-match'];
     if (typeof match === 'string' && match.split(',').some((m) => m.trim().replace(/^W\//, '') === etag))
       return reply.status(304).send();
-    let artifact = cache.get(etag);
-    if (!artifact) {
+    let made = recall(etag);
+    if (!made) {
       // Requests that arrive while an artifact is being made wait for it instead of making it again.
       let making = inFlight.get(etag);
       if (!making) {
-        making = visibleRecords(request)
-          .then((records) => ({ artifact: generate(records.map((r) => r.model)), from: digestOf(records) }))
-          .finally(() => inFlight.delete(etag));
+        making = (async () => {
+          const all = pick === 'none' ? [] : await sources.of(registered, visible);
+          const from = pick === 'none' ? digest : digestOf(all);
+          const picked = pick === 'none' ? [] : pick(all);
+          if (!picked) return { artifact: undefined, from };
+          const texts = picked.map((s) => s.text);
+          return {
+            artifact: await generator.run(artifact, texts, principalOf(request).tokenId, request.url),
+            from,
+          };
+        })().finally(() => inFlight.delete(etag));
         inFlight.set(etag, making);
       }
-      const made = await making;
-      if (!made.artifact)
-        throw new TypeplaneError('NotFound', `no artifact ${name} among the types this token reaches`);
-      artifact = made.artifact;
-      // A type registered or removed between the digest and that read: the body gets the ETag of
-      // what it was made from.
-      if (made.from === digest) remember(etag, artifact);
-      else void reply.header('etag', etagOf(name, made.from));
+      let answer;
+      try {
+        answer = await making;
+      } catch (error) {
+        reply.removeHeader('etag');
+        if (error instanceof GeneratorBusy) void reply.header('retry-after', String(error.retryAfterSeconds));
+        throw error;
+      }
+      if (!answer.artifact)
+        throw new TypeplaneError('NotFound', `no artifact ${request.url} among the types this token reaches`);
+      made = answer.artifact;
+      // A type registered or removed between the digest and reading the models: the body gets the
+      // ETag of what it was made from.
+      if (answer.from === digest) remember(etag, made);
+      else void reply.header('etag', etagOf(key, answer.from));
     }
-    return reply.type(artifact.contentType).send(artifact.body);
+    const coding = negotiate(request.headers['accept-encoding'] ?? '', [...CODINGS]) ?? 'identity';
+    const body = made.encodings[coding];
+    if (coding !== 'identity' && body) void reply.header('content-encoding', coding);
+    return reply.type(made.contentType).send(body ?? made.encodings.identity);
   };
-  // Compact: the OpenAPI document of a large registry is tens of megabytes, indented nearly twice that.
-  const asJson = (value: unknown): Artifact => ({
-    body: Buffer.from(JSON.stringify(value) + '\n'),
-    contentType: 'application/json; charset=utf-8',
-  });
 
   app.get('/v1/openapi.json', (request, reply) =>
-    serve(request, reply, 'openapi', (types) =>
-      asJson(generateOpenApi(types, { version: OPENAPI_DOCUMENT_VERSION })),
-    ),
+    serve(request, reply, 'openapi', { kind: 'openapi', version: OPENAPI_DOCUMENT_VERSION }),
   );
 
   app.get('/v1/artifacts/bicep', async (request) => {
-    const types = await visibleTypes(request);
-    const namespaces = [...new Set(types.map(bicepNamespace))].sort();
+    const namespaces = [...new Set((await visibleSources(request)).map((s) => s.namespace))].sort();
     return {
       extensions: namespaces.map((namespace) => ({
         namespace,
@@ -136,50 +174,52 @@ export async function artifactRoutes(
     '/v1/artifacts/bicep/:namespace/:file',
     (request, reply) => {
       const { namespace, file } = request.params;
-      if (!(BICEP_FILES as readonly string[]).includes(file))
+      if (!isOneOf(BICEP_FILES, file))
         throw new TypeplaneError('NotFound', `no Bicep file ${file}; there are ${BICEP_FILES.join(', ')}`);
       const wanted = namespace.toLowerCase();
-      return serve(request, reply, `bicep\u0000${wanted}\u0000${file}`, (types) => {
-        const [extension] = generateBicep(types.filter((t) => bicepNamespace(t).toLowerCase() === wanted));
-        if (!extension) return undefined;
-        return {
-          body: Buffer.from(extension.files[file as (typeof BICEP_FILES)[number]]),
-          contentType: file.endsWith('.md')
-            ? 'text/markdown; charset=utf-8'
-            : 'application/json; charset=utf-8',
-        };
-      });
+      return serve(
+        request,
+        reply,
+        `bicep\u0000${wanted}\u0000${file}`,
+        { kind: 'bicep', namespace: wanted, file },
+        (types) => {
+          const mine = types.filter((t) => t.namespace.toLowerCase() === wanted);
+          return mine.length > 0 ? mine : undefined;
+        },
+      );
     },
   );
 
   app.get('/v1/artifacts/json-schema', async (request) => {
-    const types = await visibleTypes(request);
     const names = [
-      ...Object.keys(META_SCHEMAS),
+      ...META_SCHEMA_FILES,
       'stack-template.json',
-      ...types.map(propertiesSchemaFileName),
+      ...(await visibleSources(request)).map((s) => s.schemaFile),
     ];
     return { schemas: names.map((name) => ({ name, url: `/v1/artifacts/json-schema/${name}` })) };
   });
 
   app.get<{ Params: { name: string } }>('/v1/artifacts/json-schema/:name', (request, reply) => {
     const { name } = request.params;
-    const meta = META_SCHEMAS[name];
+    const key = `json-schema\u0000${name}`;
     // The meta-schemas depend on no type, but are served the same way (one ETag rule).
-    if (meta) return serve(request, reply, `json-schema\u0000${name}`, () => asJson(meta()));
+    if (isOneOf(META_SCHEMA_FILES, name))
+      return serve(request, reply, key, { kind: 'meta-schema', file: name }, 'none');
     if (name === 'stack-template.json')
-      return serve(request, reply, 'json-schema\u0000stack-template', (types) =>
-        asJson(stackTemplateSchema(types)),
-      );
-    return serve(request, reply, `json-schema\u0000${name}`, (types) => {
-      const type = types.find((t) => propertiesSchemaFileName(t) === name);
-      return type ? asJson(typePropertiesSchema(type)) : undefined;
+      return serve(request, reply, 'json-schema\u0000stack-template', { kind: 'stack-template' });
+    return serve(request, reply, key, { kind: 'properties-schema', file: name }, (types) => {
+      const type = types.find((t) => t.schemaFile === name);
+      return type && [type];
     });
   });
 }
 
+function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
+  return (values as readonly string[]).includes(value);
+}
+
 /** A digest of types' names, versions and registration times, whatever their order. */
-function digestOf(stamps: readonly { typeName: string; version: string; registeredAt: string }[]): string {
+function digestOf(stamps: readonly TypeStamp[]): string {
   const hash = createHash('sha256');
   for (const s of [...stamps].sort((a, b) => (a.typeName < b.typeName ? -1 : 1)))
     hash.update(`${s.typeName}\u0000${s.version}\u0000${s.registeredAt}\u0000`);

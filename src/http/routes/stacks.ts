@@ -15,7 +15,7 @@ const MAX_WAIT_SECONDS = 300;
 
 type Named = {
   Params: { stackName: string };
-  Querystring: { wait?: string; maxResults?: string; nextToken?: string };
+  Querystring: { wait?: string; maxResults?: string; nextToken?: string; after?: string };
 };
 type Planned = { Params: { stackName: string; planId: string }; Querystring: { wait?: string } };
 
@@ -61,6 +61,12 @@ function limit(value: string | undefined): number | undefined {
   return n;
 }
 
+/** Who asks: the engine's operations of the deployment run as this token (its id and type globs). */
+function callerOf(request: FastifyRequest): { id: string; types?: string[] } {
+  const principal = principalOf(request);
+  return { id: principal.tokenId, ...(principal.types ? { types: [...principal.types] } : {}) };
+}
+
 /** Throws AccessDenied unless the caller's token reaches every one of `typeNames`. */
 function authorizer(request: FastifyRequest): (typeNames: string[]) => void {
   const principal = principalOf(request);
@@ -75,7 +81,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
 
   app.post('/v1/stacks/validate', { bodyLimit: STACK_BODY_LIMIT }, async (request) => {
     const body = bodyObject(request.body);
-    return stacks.validate(template(body), parameters(body));
+    return stacks.validate(template(body), parameters(body), authorizer(request));
   });
 
   app.get<{ Querystring: { maxResults?: string; nextToken?: string } }>('/v1/stacks', async (request) => {
@@ -103,9 +109,12 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
       noRollback: body.noRollback === true,
       ...(typeof body.clientToken === 'string' ? { clientToken: body.clientToken } : {}),
       authorize: authorizer(request),
+      caller: callerOf(request),
     });
     const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
-    return reply.status(202).send({ deploymentId: started.deploymentId, stack });
+    return reply
+      .status(202)
+      .send({ deploymentId: started.deploymentId, startedAt: started.startedAt, stack });
   });
 
   app.get<Named>('/v1/stacks/:stackName', async (request) => {
@@ -113,22 +122,25 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     const principal = principalOf(request);
     const resources = view.resources.filter((r) => typeVisible(principal, r.type));
     const all = resources.length === view.resources.length;
-    return { ...view, resources, outputs: all ? view.outputs : [] };
+    if (all && (await stacks.touchedTypes(view.stackName)).every((t) => typeVisible(principal, t)))
+      return view;
+    // What is out of the caller's reach stays out: its resources, the outputs, a reason quoting them.
+    const { statusReason: _hidden, ...shown } = view;
+    return { ...shown, resources, outputs: all ? view.outputs : [] };
   });
 
   app.delete<Named>('/v1/stacks/:stackName', async (request, reply) => {
     const wait = waitSeconds(request.query.wait);
-    const started = await stacks.delete(request.params.stackName, authorizer(request));
+    const started = await stacks.delete(request.params.stackName, authorizer(request), callerOf(request));
     const stack =
       wait > 0
         ? await stacks.waitFor(request.params.stackName, started.deploymentId, wait * 1000)
         : started.stack;
-    return reply
-      .status(202)
-      .send({
-        deploymentId: started.deploymentId,
-        stack: stack ?? { stackName: request.params.stackName, status: 'DELETE_COMPLETE' },
-      });
+    return reply.status(202).send({
+      deploymentId: started.deploymentId,
+      startedAt: started.startedAt,
+      stack: stack ?? { stackName: request.params.stackName, status: 'DELETE_COMPLETE' },
+    });
   });
 
   app.get<Named>('/v1/stacks/:stackName/events', async (request) => {
@@ -139,6 +151,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
       {
         ...(max !== undefined ? { limit: max } : {}),
         ...(request.query.nextToken ? { nextToken: request.query.nextToken } : {}),
+        ...(request.query.after ? { after: request.query.after } : {}),
       },
       (typeName) => typeVisible(principal, typeName),
     );
@@ -176,8 +189,11 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     const started = await stacks.applyPlan(request.params.stackName, request.params.planId, {
       noRollback: body.noRollback === true,
       authorize: authorizer(request),
+      caller: callerOf(request),
     });
     const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
-    return reply.status(202).send({ deploymentId: started.deploymentId, stack });
+    return reply
+      .status(202)
+      .send({ deploymentId: started.deploymentId, startedAt: started.startedAt, stack });
   });
 }

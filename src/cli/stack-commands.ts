@@ -1,0 +1,483 @@
+/**
+ * @module `typeplane stack …`: templates deployed as a unit through a running server — validate, plan,
+ * deploy, apply a plan, show, list, events, outputs, drift, delete. `deploy`, `apply` and `delete`
+ * wait and show each resource's progress, exiting 1 when the stack failed or rolled back.
+ */
+import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { parseParameterPairs } from '../stacks/index.js';
+import { ApiError, columns, render, truncate, type Client } from './client.js';
+import { action, clientFor, common, readLocal, type Common } from './api-commands.js';
+import { stackProgress, type StackEventView, type StackProgress } from './stack-progress.js';
+
+interface StackView {
+  stackName: string;
+  stackId: string;
+  status: string;
+  statusReason?: string;
+  deploymentId?: string;
+  parameters: Record<string, unknown>;
+  outputs: { name: string; value: unknown; description?: string; exportName?: string }[];
+  resources: { logicalId: string; type: string; identifier?: string; status: string }[];
+}
+
+interface Started {
+  deploymentId: string;
+  startedAt: string;
+  stack: StackView;
+}
+
+interface PlannedChange {
+  logicalId: string;
+  type: string;
+  action: string;
+  patch?: unknown[];
+  replacement?: { properties: string[]; deleteFirst: boolean };
+  retain?: boolean;
+}
+
+const enc = encodeURIComponent;
+const POLL_MS = 300;
+const SUCCEEDED = new Set(['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'DELETE_COMPLETE']);
+const ENDED = /(_COMPLETE|_FAILED)$/;
+
+type WithParameters = Common & { parameters?: string[]; parametersFile?: string };
+type Waiting = Common & { wait: boolean; rollback?: boolean; clientToken?: string };
+
+/**
+ * `--parameters-file` (a mapping of names to values, or CloudFormation's list of ParameterKey and
+ * ParameterValue, JSON or YAML: secrets stay out of the shell's history and the process list), then
+ * `--parameters K=V …` over it. A malformed one is a usage error naming the flag.
+ */
+async function parametersOf(options: WithParameters, command: Command): Promise<Record<string, unknown>> {
+  const usage = (flag: string, message: string): never =>
+    command.error(`error: ${flag}: ${message}`, { exitCode: 2, code: 'typeplane.usage' });
+  let fromFile: Record<string, unknown> = {};
+  if (options.parametersFile !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = parseYaml(await readLocal(options.parametersFile));
+    } catch (e) {
+      usage('--parameters-file', (e as Error).message.split('\n')[0]!);
+    }
+    fromFile = parameterMap(parsed) ?? usage('--parameters-file', PARAMETERS_FILE_SHAPE);
+  }
+  try {
+    return { ...fromFile, ...parseParameterPairs(options.parameters ?? []) };
+  } catch (e) {
+    return usage('--parameters', (e as Error).message);
+  }
+}
+
+const PARAMETERS_FILE_SHAPE =
+  'must map parameter names to values ({ Name: value }) or list them as [{ ParameterKey, ParameterValue }]';
+
+function parameterMap(value: unknown): Record<string, unknown> | undefined {
+  const plain = (v: unknown) =>
+    ['string', 'number', 'boolean'].includes(typeof v) ||
+    (Array.isArray(v) && v.every((x) => ['string', 'number'].includes(typeof x)));
+  if (Array.isArray(value)) {
+    const out: Record<string, unknown> = {};
+    for (const item of value) {
+      const p = item as { ParameterKey?: unknown; ParameterValue?: unknown } | null;
+      if (typeof p?.ParameterKey !== 'string' || !plain(p.ParameterValue)) return undefined;
+      out[p.ParameterKey] = p.ParameterValue;
+    }
+    return out;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  return Object.values(value).every(plain) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** The server knows the template as text; the user knows it by its file name. */
+function locate<T>(file: string, promise: Promise<T>): Promise<T> {
+  return promise.catch((e: unknown) => {
+    if (e instanceof ApiError)
+      for (const d of e.details) if (d && typeof d === 'object' && 'rule' in d) Object.assign(d, { file });
+    throw e;
+  });
+}
+
+function parametersOption(command: Command): Command {
+  return command
+    .option('--parameters <pairs...>', 'parameter values, Name=Value (NoEcho values are never shown)')
+    .option(
+      '--parameters-file <file>',
+      "parameter values from a JSON or YAML file ({ Name: value }, or CloudFormation's [{ ParameterKey, ParameterValue }])",
+    );
+}
+
+function waitingOptions(command: Command): Command {
+  return command.option('--no-wait', 'return at once, without following the deployment');
+}
+
+function stackTable(view: StackView): string {
+  const head = [
+    `stack      ${view.stackName}`,
+    `status     ${view.status}${view.statusReason ? ` (${view.statusReason})` : ''}`,
+    `stack id   ${view.stackId}`,
+  ];
+  const resources = columns(
+    ['LOGICAL ID', 'TYPE', 'IDENTIFIER', 'STATUS'],
+    view.resources.map((r) => [r.logicalId, r.type, r.identifier ?? '-', r.status]),
+  );
+  const parts = [head.join('\n'), resources];
+  if (view.outputs.length > 0) parts.push(outputsTable(view.outputs));
+  return parts.join('\n\n');
+}
+
+function outputsTable(outputs: StackView['outputs']): string {
+  return columns(
+    ['OUTPUT', 'VALUE', 'EXPORT', 'DESCRIPTION'],
+    outputs.map((o) => [
+      o.name,
+      typeof o.value === 'string' ? o.value : JSON.stringify(o.value),
+      o.exportName ?? '',
+      o.description ?? '',
+    ]),
+  );
+}
+
+function planTable(
+  plan: { planId: string; current?: boolean; changes: PlannedChange[] },
+  name: string,
+): string {
+  const detail = (c: PlannedChange) => {
+    if (c.action === 'Replace' && c.replacement)
+      return `${c.replacement.properties.join(', ')} cannot change in place${c.replacement.deleteFirst ? '; the old one is deleted first' : ''}`;
+    if (c.action === 'Modify') return truncate(JSON.stringify(c.patch ?? []), 100);
+    if (c.action === 'Remove' && c.retain) return 'Retain: kept, leaves the stack';
+    return '';
+  };
+  return [
+    columns(
+      ['ACTION', 'LOGICAL ID', 'TYPE', 'DETAIL'],
+      plan.changes.map((c) => [c.action, c.logicalId, c.type, detail(c)]),
+    ),
+    '',
+    `plan ${plan.planId}; apply it with: typeplane stack apply ${name} ${plan.planId}`,
+  ].join('\n');
+}
+
+/** Every event of the stack after `after` (an event id or a time in ms), page by page. */
+async function eventsAfter(client: Client, name: string, after: string): Promise<StackEventView[]> {
+  const out: StackEventView[] = [];
+  let nextToken: string | null = null;
+  do {
+    const query = new URLSearchParams({ maxResults: '1000', after });
+    if (nextToken) query.set('nextToken', nextToken);
+    const page: { events: StackEventView[]; nextToken: string | null } = await client.call(
+      'GET',
+      `/v1/stacks/${enc(name)}/events?${query}`,
+    );
+    out.push(...page.events);
+    nextToken = page.nextToken;
+  } while (nextToken);
+  return out;
+}
+
+/**
+ * Follow a deployment until it ends: its events as progress on stderr, then the stack as it ended
+ * (undefined once a deletion removed it). Events are re-read from a little before the last one seen,
+ * so one written a moment late by a parallel step is not missed.
+ */
+async function follow(
+  client: Client,
+  name: string,
+  started: Started,
+  progress: StackProgress = stackProgress(process.stderr),
+): Promise<StackView | undefined> {
+  let since = Date.parse(started.startedAt) - 1;
+  for (;;) {
+    let view: StackView | undefined;
+    try {
+      view = await client.call<StackView>('GET', `/v1/stacks/${enc(name)}`);
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 404)) throw e;
+    }
+    const events = await eventsAfter(client, name, String(since)).catch((e: unknown) => {
+      if (e instanceof ApiError && e.status === 404) return [];
+      throw e;
+    });
+    progress.add(events);
+    const last = events.at(-1);
+    if (last) since = Math.max(since, Date.parse(last.time) - 2000);
+    if (!view) return undefined;
+    if (view.deploymentId !== started.deploymentId && ENDED.test(view.status)) return view;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+/** Print the started deployment, follow it unless --no-wait, and say how it ended. */
+async function finish(client: Client, name: string, started: Started, options: Waiting): Promise<number> {
+  if (!options.wait) {
+    process.stdout.write(
+      render({ deploymentId: started.deploymentId, stack: started.stack }, options.output, () =>
+        [
+          `${started.stack.status}: deployment ${started.deploymentId} of stack ${name} started`,
+          `follow it with: typeplane stack events ${name} --follow`,
+        ].join('\n'),
+      ) + '\n',
+    );
+    return 0;
+  }
+  const ended = await follow(client, name, started);
+  if (!ended) {
+    const gone = { stackName: name, status: 'DELETE_COMPLETE' };
+    process.stdout.write(render(gone, options.output, () => `stack ${name}: DELETE_COMPLETE`) + '\n');
+    return 0;
+  }
+  process.stdout.write(render(ended, options.output, () => stackTable(ended)) + '\n');
+  if (SUCCEEDED.has(ended.status)) return 0;
+  process.stderr.write(
+    `error: stack ${name} ended ${ended.status}${ended.statusReason ? `: ${ended.statusReason}` : ''}\n`,
+  );
+  return 1;
+}
+
+export function registerStackCommands(program: Command): void {
+  const stack = program
+    .command('stack')
+    .description('deploy many resources from one template (CloudFormation format) as a unit');
+
+  parametersOption(
+    common(
+      stack
+        .command('validate')
+        .argument('<template>', 'template file (JSON or YAML)')
+        .description('check a template against the registered types: every problem, located'),
+    ),
+  ).action(
+    action(async (file: string, options: WithParameters, command: Command) => {
+      const parameters = await parametersOf(options, command);
+      const out = await clientFor(options).call<{
+        valid: boolean;
+        diagnostics: { severity: string; rule: string; message: string; line?: number; column?: number }[];
+        types: string[];
+      }>('POST', '/v1/stacks/validate', { template: await readLocal(file), parameters });
+      const located = { ...out, diagnostics: out.diagnostics.map((d) => ({ file, ...d })) };
+      process.stdout.write(
+        render(located, options.output, () =>
+          [
+            ...located.diagnostics.map(
+              (d) => `${d.file}:${d.line ?? 1}:${d.column ?? 1} ${d.severity} ${d.rule} ${d.message}`,
+            ),
+            out.valid ? `${file}: valid (types: ${out.types.join(', ') || 'none'})` : `${file}: invalid`,
+          ].join('\n'),
+        ) + '\n',
+      );
+      return out.valid ? 0 : 1;
+    }),
+  );
+
+  parametersOption(
+    common(
+      stack
+        .command('plan')
+        .argument('<name>', 'stack name')
+        .argument('<template>', 'template file (JSON or YAML)')
+        .description('what a deployment would change, per resource; stored, to apply by its id'),
+    ),
+  ).action(
+    action(async (name: string, file: string, options: WithParameters, command: Command) => {
+      const parameters = await parametersOf(options, command);
+      const plan = await locate(
+        file,
+        clientFor(options).call<{ planId: string; changes: PlannedChange[] }>(
+          'POST',
+          `/v1/stacks/${enc(name)}/plans`,
+          { template: await readLocal(file), parameters },
+        ),
+      );
+      process.stdout.write(render(plan, options.output, () => planTable(plan, name)) + '\n');
+    }),
+  );
+
+  waitingOptions(
+    parametersOption(
+      common(
+        stack
+          .command('deploy')
+          .argument('<name>', 'stack name (created when absent)')
+          .argument('<template>', 'template file (JSON or YAML)')
+          .description('deploy a template to a stack: create, update, replace, remove in dependency order')
+          .option('--no-rollback', 'on failure, leave the stack as it is for inspection')
+          .option('--client-token <token>', 'idempotency token: retrying with it never deploys twice'),
+      ),
+    ),
+  ).action(
+    action(async (name: string, file: string, options: Waiting & WithParameters, command: Command) => {
+      const parameters = await parametersOf(options, command);
+      const client = clientFor(options);
+      const started = await locate(
+        file,
+        client.call<Started>('PUT', `/v1/stacks/${enc(name)}`, {
+          template: await readLocal(file),
+          parameters,
+          ...(options.rollback === false ? { noRollback: true } : {}),
+          ...(options.clientToken ? { clientToken: options.clientToken } : {}),
+        }),
+      );
+      return finish(client, name, started, options);
+    }),
+  );
+
+  waitingOptions(
+    common(
+      stack
+        .command('apply')
+        .argument('<name>', 'stack name')
+        .argument('<planId>', "a plan made by 'typeplane stack plan'")
+        .description('apply a stored plan (refused when the stack changed since it was made)')
+        .option('--no-rollback', 'on failure, leave the stack as it is for inspection'),
+    ),
+  ).action(
+    action(async (name: string, planId: string, options: Waiting) => {
+      const client = clientFor(options);
+      const started = await client.call<Started>(
+        'POST',
+        `/v1/stacks/${enc(name)}/plans/${enc(planId)}/apply`,
+        options.rollback === false ? { noRollback: true } : {},
+      );
+      return finish(client, name, started, options);
+    }),
+  );
+
+  common(stack.command('show').argument('<name>').description('a stack: status, resources, outputs')).action(
+    action(async (name: string, options: Common) => {
+      const view = await clientFor(options).call<StackView>('GET', `/v1/stacks/${enc(name)}`);
+      process.stdout.write(render(view, options.output, () => stackTable(view)) + '\n');
+    }),
+  );
+
+  common(stack.command('list').description('list stacks')).action(
+    action(async (options: Common) => {
+      const client = clientFor(options);
+      const stacks: { stackName: string; status: string; updatedAt: string; description?: string }[] = [];
+      let nextToken: string | null = null;
+      do {
+        const page: { stacks: typeof stacks; nextToken: string | null } = await client.call(
+          'GET',
+          `/v1/stacks?maxResults=1000${nextToken ? `&nextToken=${enc(nextToken)}` : ''}`,
+        );
+        stacks.push(...page.stacks);
+        nextToken = page.nextToken;
+      } while (nextToken);
+      process.stdout.write(
+        render({ stacks }, options.output, () =>
+          columns(
+            ['STACK', 'STATUS', 'UPDATED', 'DESCRIPTION'],
+            stacks.map((s) => [s.stackName, s.status, s.updatedAt, truncate(s.description ?? '', 60)]),
+          ),
+        ) + '\n',
+      );
+    }),
+  );
+
+  common(
+    stack
+      .command('events')
+      .argument('<name>')
+      .description("a stack's events: time, logical id, identifier, status, reason")
+      .option('--follow', 'keep printing new events until the running deployment ends'),
+  ).action(
+    action(async (name: string, options: Common & { follow?: boolean }) => {
+      const client = clientFor(options);
+      const events = await eventsAfter(client, name, '0');
+      if (options.follow) {
+        const view = await client.call<StackView>('GET', `/v1/stacks/${enc(name)}`);
+        const progress = stackProgress(process.stdout);
+        progress.add(events);
+        if (view.deploymentId === undefined) return 0;
+        const first = events.findLast((e) => e.type === 'Typeplane::Stack' && /_IN_PROGRESS$/.test(e.status));
+        const ended = await follow(
+          client,
+          name,
+          {
+            deploymentId: view.deploymentId,
+            startedAt: first?.time ?? new Date(0).toISOString(),
+            stack: view,
+          },
+          progress,
+        );
+        return ended === undefined || SUCCEEDED.has(ended.status) ? 0 : 1;
+      }
+      process.stdout.write(
+        render({ events }, options.output, () =>
+          columns(
+            ['TIME', 'LOGICAL ID', 'TYPE', 'IDENTIFIER', 'STATUS', 'REASON'],
+            events.map((e) => [e.time, e.logicalId, e.type, e.identifier ?? '-', e.status, e.reason ?? '']),
+          ),
+        ) + '\n',
+      );
+    }),
+  );
+
+  common(stack.command('outputs').argument('<name>').description("a stack's resolved outputs")).action(
+    action(async (name: string, options: Common) => {
+      const out = await clientFor(options).call<{ stackName: string; outputs: StackView['outputs'] }>(
+        'GET',
+        `/v1/stacks/${enc(name)}/outputs`,
+      );
+      process.stdout.write(render(out, options.output, () => outputsTable(out.outputs)) + '\n');
+    }),
+  );
+
+  common(
+    stack
+      .command('drift')
+      .argument('<name>')
+      .description('read every resource through its provider and compare with what the stack applied'),
+  ).action(
+    action(async (name: string, options: Common) => {
+      const out = await clientFor(options).call<{
+        status: string;
+        resources: {
+          logicalId: string;
+          type: string;
+          status: string;
+          differences: { path: string; expected?: unknown; actual?: unknown; kind: string }[];
+        }[];
+      }>('GET', `/v1/stacks/${enc(name)}/drift`);
+      const shown = (v: unknown) => (v === undefined ? '-' : truncate(JSON.stringify(v), 40));
+      process.stdout.write(
+        render(out, options.output, () =>
+          [
+            `stack ${name}: ${out.status}`,
+            columns(
+              ['LOGICAL ID', 'TYPE', 'DRIFT', 'PATH', 'EXPECTED', 'ACTUAL', 'KIND'],
+              out.resources.flatMap((r) =>
+                r.differences.length === 0
+                  ? [[r.logicalId, r.type, r.status, '', '', '', '']]
+                  : r.differences.map((d) => [
+                      r.logicalId,
+                      r.type,
+                      r.status,
+                      d.path,
+                      shown(d.expected),
+                      shown(d.actual),
+                      d.kind,
+                    ]),
+              ),
+            ),
+          ].join('\n'),
+        ) + '\n',
+      );
+    }),
+  );
+
+  waitingOptions(
+    common(
+      stack
+        .command('delete')
+        .argument('<name>')
+        .description('delete every resource of a stack in reverse dependency order (Retain kept)'),
+    ),
+  ).action(
+    action(async (name: string, options: Waiting) => {
+      const client = clientFor(options);
+      const started = await client.call<Started>('DELETE', `/v1/stacks/${enc(name)}`);
+      return finish(client, name, started, options);
+    }),
+  );
+}
