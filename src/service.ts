@@ -10,7 +10,7 @@ import { pino, type Logger } from 'pino';
 import { AccessKeys, checkAdminToken, plainListenProblem, Tokens } from './auth/index.js';
 import { cloudControlRoutes } from './cloudcontrol/index.js';
 import { Engine, engineLogger, type EngineOptions } from './engine/index.js';
-import { buildServer } from './http/index.js';
+import { buildServer, type ServerOptions } from './http/index.js';
 import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
 import { TypeConfigurations } from './type-configuration/index.js';
 import { Registry } from './registry/registry.js';
@@ -60,6 +60,8 @@ export interface ServiceOptions {
   allowPlainHttp?: boolean;
   /** What stack templates see as AWS::Region, AWS::AccountId, … (defaults in docs/stacks.md). */
   stackPseudoParameters?: Partial<PseudoParameters>;
+  /** Told of every route the server adds (see buildServer). */
+  onRoute?: ServerOptions['onRoute'];
 }
 
 export interface Service {
@@ -175,6 +177,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       stacks,
       configurations,
       ...(options.tls ? { tls: options.tls } : {}),
+      ...(options.onRoute ? { onRoute: options.onRoute } : {}),
     });
     // The AWS Cloud Control API beside /v1, on POST /: requests signed with SigV4, not bearer tokens.
     await app.register(cloudControlRoutes, { engine, tokens });

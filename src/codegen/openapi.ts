@@ -10,6 +10,8 @@
 import { ERROR_CODES } from '../errors.js';
 import type { ResourceType } from '../schema/index.js';
 import { markedModel } from './property-schema.js';
+import { ERROR_RESPONSES, json, PAGE, pathParam, ref, WAIT } from './openapi-parts.js';
+import { STACK_SCHEMAS, stackPaths } from './openapi-stacks.js';
 
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -20,39 +22,6 @@ export interface OpenApiOptions {
   /** The server's base URL, when known (the document is also valid without it). */
   serverUrl?: string;
 }
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: unknown, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const ERROR_RESPONSES = {
-  '400': { $ref: '#/components/responses/Error' },
-  '401': { $ref: '#/components/responses/Error' },
-  '403': { $ref: '#/components/responses/Error' },
-  '404': { $ref: '#/components/responses/Error' },
-  '409': { $ref: '#/components/responses/Error' },
-  '429': { $ref: '#/components/responses/Error' },
-  '500': { $ref: '#/components/responses/Error' },
-  default: { $ref: '#/components/responses/Error' },
-};
-const pathParam = (name: string, description: string) => ({
-  name,
-  in: 'path',
-  required: true,
-  description,
-  schema: { type: 'string' },
-});
-const WAIT = {
-  name: 'wait',
-  in: 'query',
-  description: 'Seconds (at most 300) to wait for the operation to finish before answering.',
-  schema: { type: 'number', minimum: 0, maximum: 300 },
-};
-const PAGE = [
-  { name: 'maxResults', in: 'query', schema: { type: 'integer', minimum: 1 } },
-  { name: 'nextToken', in: 'query', schema: { type: 'string' } },
-];
 
 /** The component name of a type: `AWS::S3::Bucket` → `AWS.S3.Bucket`. */
 export function openApiTypeKey(typeName: string): string {
@@ -66,8 +35,8 @@ export function openApiTypeKey(typeName: string): string {
  * app.get('/v1/openapi.json', async () => generateOpenApi(types, { version: '0.1.0' }));
  */
 export function generateOpenApi(types: readonly ResourceType[], options: OpenApiOptions): Schema {
-  const schemas: Schema = { ...COMMON_SCHEMAS };
-  const paths: Schema = { ...generalPaths() };
+  const schemas: Schema = { ...COMMON_SCHEMAS, ...STACK_SCHEMAS };
+  const paths: Schema = { ...generalPaths(), ...stackPaths() };
   for (const type of [...types].sort((a, b) => (a.typeName < b.typeName ? -1 : 1))) {
     const key = openApiTypeKey(type.typeName);
     Object.assign(schemas, typeSchemas(type, key));
@@ -358,6 +327,28 @@ function generalPaths(): Schema {
       },
     },
   });
+  const listing = (operationId: string, summary: string, key: string, properties: Schema) => ({
+    get: {
+      operationId,
+      summary,
+      responses: {
+        '200': json(
+          {
+            type: 'object',
+            required: [key],
+            properties: {
+              [key]: {
+                type: 'array',
+                items: { type: 'object', required: Object.keys(properties), properties },
+              },
+            },
+          },
+          'The list.',
+        ),
+        ...ERROR_RESPONSES,
+      },
+    },
+  });
   return {
     '/healthz': {
       get: {
@@ -437,6 +428,30 @@ function generalPaths(): Schema {
           },
         },
         responses: { '200': json(ref('TypeDetail'), 'The type.'), ...ERROR_RESPONSES },
+      },
+    },
+    '/v1/types/{typeName}/contract-report': {
+      parameters: [typeName],
+      post: {
+        operationId: 'attachContractReport',
+        summary:
+          "Attach a 'typeplane test -o json' report to a type version (admin; the default, or ?version=)",
+        parameters: [VERSION],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+        responses: {
+          '201': json(
+            {
+              type: 'object',
+              properties: {
+                typeName: { type: 'string' },
+                version: { type: 'string' },
+                contract: { type: 'object' },
+              },
+            },
+            'Attached: whether the provider passed.',
+          ),
+          ...ERROR_RESPONSES,
+        },
       },
     },
     '/v1/types/{typeName}/configuration': {
@@ -555,6 +570,15 @@ function generalPaths(): Schema {
         responses: { '204': { description: 'Revoked.' }, ...ERROR_RESPONSES },
       },
     },
+    '/v1/artifacts/bicep': listing(
+      'bicepArtifacts',
+      'The Bicep extensions: one per namespace of the types the caller may see',
+      'extensions',
+      {
+        namespace: { type: 'string' },
+        index: { type: 'string', description: 'The path of its index.json.' },
+      },
+    ),
     '/v1/artifacts/bicep/{namespace}/{file}': artifact(
       'bicepArtifact',
       'Bicep extension types of a namespace: index.json, types.json, index.md, types.md',
@@ -565,6 +589,12 @@ function generalPaths(): Schema {
           schema: { enum: ['index.json', 'types.json', 'index.md', 'types.md'] },
         },
       ],
+    ),
+    '/v1/artifacts/json-schema': listing(
+      'jsonSchemaArtifacts',
+      'The JSON Schemas served: the meta-schemas, the stack template and each type the caller may see',
+      'schemas',
+      { name: { type: 'string' }, url: { type: 'string', description: 'The path to fetch it from.' } },
     ),
     '/v1/artifacts/json-schema/{name}': artifact(
       'jsonSchemaArtifact',

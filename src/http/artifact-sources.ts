@@ -52,8 +52,8 @@ export class ArtifactSources {
     let slice = performance.now();
     for (const stamp of wanted) {
       if (this.byName.get(stamp.typeName)?.registeredAt === stamp.registeredAt) continue;
-      const stored = await this.registry.describe(stamp.typeName).then(
-        ({ record }) => record,
+      const stored = await this.registry.record(stamp.typeName, stamp.version).then(
+        (record) => record,
         (error: unknown) => {
           if (error instanceof TypeplaneError && error.code === 'NotFound') return undefined;
           throw error;

@@ -2,7 +2,7 @@
  * @module The HTTP server: routes, error mapping, request ids and logs.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/index.js';
 import type { Registry } from '../registry/registry.js';
@@ -40,6 +40,8 @@ export interface ServerOptions {
   configurations?: TypeConfigurations;
   /** Serve HTTPS with this certificate and key (PEM). */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Told of every route as it is added, those registered after the build too (the API's own listing). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 export async function buildServer({
@@ -50,6 +52,7 @@ export async function buildServer({
   stacks,
   configurations,
   tls,
+  onRoute,
 }: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
@@ -65,6 +68,7 @@ export async function buildServer({
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
   });
+  if (onRoute) app.addHook('onRoute', onRoute);
   // Bounded JSON for every route (depth; prototype keys refused, not silently dropped); /v1/types
   // reads its documents as text with its own parser.
   app.removeContentTypeParser('application/json');

@@ -254,6 +254,15 @@ export class Registry {
     return { record, defaultVersion: latest.version, versions, resourceCounts };
   }
 
+  /** The stored record of a type's version (the default when none is named), without compiling it. */
+  async record(typeName: string, version?: string): Promise<StoredType> {
+    const record = await this.store.getType(typeName, version);
+    if (record) return record;
+    throw version === undefined
+      ? notRegistered(typeName)
+      : await this.versionNotRegistered(typeName, version);
+  }
+
   list(): Promise<StoredType[]> {
     return this.store.listTypes();
   }

@@ -1,0 +1,358 @@
+/**
+ * @module The /v1/stacks part of the OpenAPI document: validate, deploy, describe, list, events,
+ * outputs, drift, plans and their application, delete (shapes as docs/api.md describes them).
+ */
+import { ERROR_RESPONSES, json, PAGE, pathParam, ref, WAIT } from './openapi-parts.js';
+
+type Schema = Record<string, unknown>;
+
+const STRING = { type: 'string' };
+const STACK_STATUS = {
+  enum: [
+    'CREATE_IN_PROGRESS',
+    'CREATE_COMPLETE',
+    'CREATE_FAILED',
+    'ROLLBACK_IN_PROGRESS',
+    'ROLLBACK_COMPLETE',
+    'ROLLBACK_FAILED',
+    'UPDATE_IN_PROGRESS',
+    'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS',
+    'UPDATE_COMPLETE',
+    'UPDATE_FAILED',
+    'UPDATE_ROLLBACK_IN_PROGRESS',
+    'UPDATE_ROLLBACK_COMPLETE',
+    'UPDATE_ROLLBACK_FAILED',
+    'DELETE_IN_PROGRESS',
+    'DELETE_FAILED',
+    'DELETE_COMPLETE',
+  ],
+};
+const TEMPLATE_PROPERTIES = {
+  template: { type: 'string', minLength: 1, description: "The template's text (JSON or YAML)." },
+  parameters: { type: 'object', description: 'Parameter names to values.' },
+};
+const NO_ROLLBACK = {
+  type: 'boolean',
+  description: 'Leave what a failed deployment made in place instead of rolling back.',
+};
+
+export const STACK_SCHEMAS: Schema = {
+  StackTemplate: { type: 'object', required: ['template'], properties: TEMPLATE_PROPERTIES },
+  StackDeployRequest: {
+    type: 'object',
+    required: ['template'],
+    properties: {
+      ...TEMPLATE_PROPERTIES,
+      noRollback: NO_ROLLBACK,
+      clientToken: {
+        type: 'string',
+        description: 'The same token with the same body answers the same deployment.',
+      },
+    },
+  },
+  StackOutput: {
+    type: 'object',
+    required: ['name', 'value'],
+    properties: { name: STRING, value: {}, description: STRING, exportName: STRING },
+  },
+  Stack: {
+    type: 'object',
+    // A deletion that has ended answers only the name and DELETE_COMPLETE.
+    required: ['stackName', 'status'],
+    properties: {
+      stackName: STRING,
+      stackId: STRING,
+      status: STACK_STATUS,
+      statusReason: STRING,
+      description: STRING,
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      version: { type: 'integer' },
+      deploymentId: { type: 'string', description: 'The deployment running now, if any.' },
+      parameters: { type: 'object', description: 'Parameter values; NoEcho ones as ****.' },
+      outputs: { type: 'array', items: ref('StackOutput') },
+      resources: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['logicalId', 'type', 'status'],
+          properties: {
+            logicalId: STRING,
+            type: STRING,
+            identifier: STRING,
+            status: STRING,
+            updatedAt: { type: 'string', format: 'date-time' },
+          },
+        },
+      },
+    },
+  },
+  StackDeployment: {
+    type: 'object',
+    required: ['deploymentId', 'startedAt', 'stack'],
+    properties: {
+      deploymentId: STRING,
+      startedAt: { type: 'string', format: 'date-time' },
+      stack: ref('Stack'),
+    },
+  },
+  StackPlan: {
+    type: 'object',
+    required: ['planId', 'stackName', 'createdAt', 'current', 'changes'],
+    properties: {
+      planId: STRING,
+      stackName: STRING,
+      createdAt: { type: 'string', format: 'date-time' },
+      current: { type: 'boolean', description: 'False once the stack changed since the plan.' },
+      changes: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['logicalId', 'type', 'action'],
+          properties: {
+            logicalId: STRING,
+            type: STRING,
+            action: STRING,
+            identifier: STRING,
+            properties: { type: 'object' },
+            patch: { type: 'array', items: { type: 'object' } },
+            replacement: {
+              type: 'object',
+              properties: { properties: { type: 'array', items: STRING }, deleteFirst: { type: 'boolean' } },
+            },
+            retain: { type: 'boolean' },
+          },
+        },
+      },
+    },
+  },
+};
+
+const body = (schema: unknown, required = true) => ({
+  required,
+  content: { 'application/json': { schema } },
+});
+
+export function stackPaths(): Schema {
+  const stackName = pathParam('stackName', 'The stack name.');
+  const planId = pathParam('planId', 'A plan id, from POST /v1/stacks/{stackName}/plans.');
+  const started = (description: string) => ({
+    '202': json(ref('StackDeployment'), description),
+    ...ERROR_RESPONSES,
+  });
+  return {
+    '/v1/stacks/validate': {
+      post: {
+        operationId: 'validateStack',
+        summary: 'Validate a template (its own problems are diagnostics, never a 400)',
+        requestBody: body(ref('StackTemplate')),
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['valid', 'diagnostics', 'types'],
+              properties: {
+                valid: { type: 'boolean' },
+                diagnostics: { type: 'array', items: { type: 'object' } },
+                types: { type: 'array', items: STRING },
+              },
+            },
+            'The verdict.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    '/v1/stacks': {
+      get: {
+        operationId: 'listStacks',
+        summary: 'List stacks',
+        parameters: PAGE,
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['stacks', 'nextToken'],
+              properties: {
+                stacks: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['stackName', 'status', 'updatedAt'],
+                    properties: {
+                      stackName: STRING,
+                      status: STACK_STATUS,
+                      updatedAt: { type: 'string', format: 'date-time' },
+                      description: STRING,
+                    },
+                  },
+                },
+                nextToken: { type: ['string', 'null'] },
+              },
+            },
+            'A page of stacks.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    '/v1/stacks/{stackName}': {
+      parameters: [stackName],
+      put: {
+        operationId: 'deployStack',
+        summary: 'Create or update a stack',
+        parameters: [WAIT],
+        requestBody: body(ref('StackDeployRequest')),
+        responses: started('The deployment began.'),
+      },
+      get: {
+        operationId: 'describeStack',
+        summary: 'Describe a stack',
+        responses: { '200': json(ref('Stack'), 'The stack.'), ...ERROR_RESPONSES },
+      },
+      delete: {
+        operationId: 'deleteStack',
+        summary: 'Delete a stack and its resources',
+        parameters: [WAIT],
+        responses: started('The deletion began.'),
+      },
+    },
+    '/v1/stacks/{stackName}/events': {
+      parameters: [stackName],
+      get: {
+        operationId: 'stackEvents',
+        summary: "A stack's events, oldest first",
+        parameters: [
+          ...PAGE,
+          {
+            name: 'after',
+            in: 'query',
+            description: 'An eventId, or a time in milliseconds: start after it.',
+            schema: STRING,
+          },
+        ],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['events', 'nextToken'],
+              properties: {
+                events: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['eventId', 'time', 'logicalId', 'type', 'status'],
+                    properties: {
+                      eventId: STRING,
+                      time: { type: 'string', format: 'date-time' },
+                      logicalId: STRING,
+                      type: STRING,
+                      identifier: STRING,
+                      status: STRING,
+                      reason: STRING,
+                    },
+                  },
+                },
+                nextToken: { type: ['string', 'null'] },
+              },
+            },
+            'A page of events.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    '/v1/stacks/{stackName}/outputs': {
+      parameters: [stackName],
+      get: {
+        operationId: 'stackOutputs',
+        summary: "A stack's outputs",
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['stackName', 'outputs'],
+              properties: { stackName: STRING, outputs: { type: 'array', items: ref('StackOutput') } },
+            },
+            'The outputs.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    '/v1/stacks/{stackName}/drift': {
+      parameters: [stackName],
+      get: {
+        operationId: 'stackDrift',
+        summary: "How a stack's resources differ from what it deployed",
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['stackName', 'status', 'resources'],
+              properties: {
+                stackName: STRING,
+                status: { enum: ['IN_SYNC', 'DRIFTED'] },
+                resources: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['logicalId', 'type', 'status', 'differences'],
+                    properties: {
+                      logicalId: STRING,
+                      type: STRING,
+                      identifier: STRING,
+                      status: { enum: ['IN_SYNC', 'MODIFIED', 'DELETED'] },
+                      differences: {
+                        type: 'array',
+                        items: {
+                          type: 'object',
+                          required: ['path', 'kind'],
+                          properties: {
+                            path: STRING,
+                            expected: {},
+                            actual: {},
+                            kind: { enum: ['ADD', 'REMOVE', 'NOT_EQUAL'] },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            'The drift.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    '/v1/stacks/{stackName}/plans': {
+      parameters: [stackName],
+      post: {
+        operationId: 'planStack',
+        summary: 'Plan a deployment without making it',
+        requestBody: body(ref('StackTemplate')),
+        responses: { '201': json(ref('StackPlan'), 'The plan.'), ...ERROR_RESPONSES },
+      },
+    },
+    '/v1/stacks/{stackName}/plans/{planId}': {
+      parameters: [stackName, planId],
+      get: {
+        operationId: 'getStackPlan',
+        summary: 'A plan',
+        responses: { '200': json(ref('StackPlan'), 'The plan.'), ...ERROR_RESPONSES },
+      },
+    },
+    '/v1/stacks/{stackName}/plans/{planId}/apply': {
+      parameters: [stackName, planId],
+      post: {
+        operationId: 'applyStackPlan',
+        summary: 'Deploy a plan (409 when the stack changed since)',
+        parameters: [WAIT],
+        requestBody: body({ type: 'object', properties: { noRollback: NO_ROLLBACK } }, false),
+        responses: started('The deployment began.'),
+      },
+    },
+  };
+}
