@@ -2,10 +2,10 @@
  * @module Source documents: bytes → value, with a way back from a JSON pointer to line:column.
  *
  * JSON is parsed with the native `JSON.parse` (fast path); its source positions are computed only
- * when a diagnostic needs one, with jsonc-parser. YAML is parsed once with `yaml`, which keeps them.
+ * when a diagnostic needs one, by reading just the containers on its path (json-locate.ts). YAML is parsed once with `yaml`, which keeps them.
  */
 import { isUtf8 } from 'node:buffer';
-import { parseTree, parse as parseJsonc, printParseErrorCode, type Node as JsonNode } from 'jsonc-parser';
+import { parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import {
   Composer,
   CST,
@@ -22,6 +22,7 @@ import {
   type Tags,
 } from 'yaml';
 import { diagnostic, pointerTokens, type Diagnostic } from './diagnostics.js';
+import { jsonLocator, type JsonOffsets } from './json-locate.js';
 
 export type SourceFormat = 'json' | 'yaml';
 
@@ -215,41 +216,13 @@ function parseJson(
         ),
       ],
     };
-  let tree: JsonNode | undefined;
-  const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position | undefined => {
-    tree ??= parseTree(text, [], { disallowComments: true });
-    if (!tree) return undefined;
-    let node: JsonNode = tree;
-    let keyOffset: number | undefined;
-    for (const token of pointerTokens(pointer)) {
-      const next = jsonChild(node, token);
-      if (!next) {
-        keyOffset = undefined;
-        break;
-      }
-      node = next.value;
-      keyOffset = next.keyOffset;
-    }
-    return lines.position(target === 'key' && keyOffset !== undefined ? keyOffset : node.offset);
+  let locator: ((tokens: readonly string[]) => JsonOffsets) | undefined;
+  const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position => {
+    locator ??= jsonLocator(text);
+    const found = locator(pointerTokens(pointer));
+    return lines.position(target === 'key' && found.key !== undefined ? found.key : found.value);
   };
   return { document: { file, format: 'json', text, value, locate }, diagnostics: [] };
-}
-
-function jsonChild(node: JsonNode, token: string): { value: JsonNode; keyOffset?: number } | undefined {
-  if (node.type === 'object') {
-    // The last duplicate wins, as with JSON.parse.
-    let found: { value: JsonNode; keyOffset?: number } | undefined;
-    for (const property of node.children ?? []) {
-      const [key, value] = property.children ?? [];
-      if (key?.value === token && value) found = { value, keyOffset: key.offset };
-    }
-    return found;
-  }
-  if (node.type === 'array' && /^(0|[1-9]\d*)$/.test(token)) {
-    const value = node.children?.[Number(token)];
-    return value ? { value } : undefined;
-  }
-  return undefined;
 }
 
 function parseYaml(
