@@ -19,34 +19,55 @@ export const MAX_PATTERN_LENGTH = 10_000;
  * Constructs where ECMAScript (with the `u` flag) and RE2 may disagree, so RE2 must decide. Screening
  * too much only costs time; screening too little accepts a pattern RE2 refuses, so this lists what is
  * known to be neutral and sends everything else to RE2:
- * - any escape but the common ones (`\d \w \s`, their negations, `\n \r \t \f \v`, `\xHH`, escaped
- *   punctuation): `\u`, `\c`, `\p{…}`, `\b` (a backspace in a class), `\k`, `\0`-`\9`, `\x{…}`…;
+ * - any escape but the common ones (`\d \w \s`, their negations, `\n \r \t \f \v`, `\xHH`, a general
+ *   category `\p{Lu}`; escaped punctuation is read as `\xHH` first, see `neutralEscapes`): `\u`, `\c`,
+ *   other `\p{…}`, `\b` (a backspace in a class), `\k`, `\0`-`\9`, `\x{…}`…;
  * - any `(?` group but `(?:`: lookaround, named groups, flags;
  * - `[]` and `[^]`, which are empty/any classes in ECMAScript and an unclosed class in RE2;
- * - a counted repeat of a group (RE2 caps the product of nested counts at 1000);
- * - repeat counts RE2 refuses or reads differently (over 1000, a leading zero), or so many that the
- *   program could pass RE2's size cap (see `countsAreSmall`);
+ * - repeat counts RE2 refuses or reads differently, or that could pass its caps (see `countsAreSmall`);
  * - deep group nesting (RE2 caps it).
  */
 const DIALECT_SENSITIVE =
-  /\\(?!x[0-9a-fA-F]{2})[^dDwWsSnrtfv.\\/\-[\](){}*+?|^$]|\(\?(?!:)|\[\^?\]|\)\{|(\([^()]*){50}/;
+  /\\(?!x[0-9a-fA-F]{2}|[pP]\{[LMNPSZC][a-z]?\})[^dDwWsSnrtfv]|\(\?(?!:)|\[\^?\]|(\([^()]*){50}/;
+
+/**
+ * An escaped ASCII character that is neither a letter nor a digit is that character in RE2, as `\xHH`
+ * is in both dialects; ECMAScript's `u` mode refuses most of them (`\_`, `\:`), so they are read as
+ * `\xHH` before the native engine screens the pattern. Pairs are read left to right, so `\\_` is an
+ * escaped backslash and a plain underscore.
+ */
+function neutralEscapes(pattern: string): string {
+  return pattern.replace(/\\([\s\S])/g, (escape, c: string) => {
+    const code = c.charCodeAt(0);
+    return code < 0x80 && !/[0-9A-Za-z]/.test(c) ? `\\x${code.toString(16).padStart(2, '0')}` : escape;
+  });
+}
 
 const COUNTED_REPEAT = /\{(\d+)(?:,(\d*))?\}/g;
 
 /**
- * Whether every counted repeat is one RE2 takes as ECMAScript does, within its caps. Without a repeated
- * group (screened above) each count applies to one character, class or escape, so counts never nest
- * and each adds at most twice its count to RE2's program: a total of 100,000 stays far below its cap
- * of ~1.4 million instructions.
+ * Whether every counted repeat is one RE2 takes as ECMAScript does, within RE2's caps: counts of at
+ * most 1000 without a leading zero, nested counts whose product is at most 1000, and a program of at
+ * most ~1.4 million instructions. Counts on single characters, classes or escapes never nest and each
+ * adds at most twice its count to the program, so a total of 100,000 is safe. A count on a group
+ * (`){`) nests the counts inside it: a chain of nested counts is then at most the product of all
+ * group counts times the largest other count, which must be at most 1000, and each character of the
+ * pattern adds at most 3 instructions times that bound.
  */
 function countsAreSmall(pattern: string): boolean {
   let total = 0;
-  for (const [, min, max] of pattern.matchAll(COUNTED_REPEAT)) {
+  let groups = 1;
+  let largest = 1;
+  for (const match of pattern.matchAll(COUNTED_REPEAT)) {
+    const [, min, max] = match;
     for (const n of [min, max]) if (n && ((n.length > 1 && n[0] === '0') || n.length > 4)) return false;
     const count = Number(max || min);
     if (count > 1000 || (total += count) > 100_000) return false;
+    if (pattern[match.index - 1] === ')') groups *= Math.max(count, 1);
+    else largest = Math.max(largest, count);
   }
-  return true;
+  const chain = groups * largest;
+  return groups === 1 || (chain <= 1000 && 3 * pattern.length * chain <= 1_000_000);
 }
 
 /** `(?=`, `(?!`, `(?<=`, `(?<!`: RE2 refuses them with a message about named groups. */
@@ -58,13 +79,14 @@ export function checkPattern(pattern: string): string | undefined {
     return `the pattern has ${pattern.length} characters; at most ${MAX_PATTERN_LENGTH} are allowed`;
   if (verdicts.has(pattern)) return verdicts.get(pattern);
   let verdict: string | undefined;
+  const screened = neutralEscapes(pattern);
   let nativeOk = true;
   try {
-    new RegExp(pattern, 'u');
+    new RegExp(screened, 'u');
   } catch {
     nativeOk = false;
   }
-  if (!nativeOk || DIALECT_SENSITIVE.test(pattern) || !countsAreSmall(pattern)) {
+  if (!nativeOk || DIALECT_SENSITIVE.test(screened) || !countsAreSmall(screened)) {
     try {
       // Adding to a set parses (and simplifies) the pattern with RE2JS.compile's flags, and stops there.
       new RE2Set().add(pattern);

@@ -46,6 +46,7 @@ const PIECES = [
   '?',
   '{2}',
   '{3,}',
+  '{0}',
   '{1,255}',
   '{0,1000}',
   '{1000}',
@@ -60,11 +61,25 @@ const PIECES = [
   '\\_',
   '\\.',
   '\\-',
+  '\\(',
+  '\\)',
+  '\\{',
+  '\\}',
+  '\\[',
+  '\\]',
+  '\\\\',
+  '\\ ',
+  '\\:',
+  '\\é',
   '^',
   '$',
   '[',
   ']',
   '\\p{L}',
+  '\\P{Nd}',
+  '\\p{Lx}',
+  '\\p{Greek}',
+  '\\pN',
   '\\u0041',
 ];
 
@@ -74,7 +89,7 @@ describe('pattern verdicts', () => {
       fc.property(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 12 }), (pieces) =>
         assertSameVerdict(pieces.join('')),
       ),
-      { numRuns: 5000 },
+      { numRuns: Number(process.env.PATTERN_RUNS ?? 5000) },
     );
   });
 
@@ -84,6 +99,10 @@ describe('pattern verdicts', () => {
     '^(\\d{1,3}\\.){3}\\d{1,3}$',
     'a{1001}',
     '(a{2}){501}',
+    '(a{10}){100}',
+    '(a{10}){101}',
+    '^([a-z0-9-]{1,63}\\.){1,10}[a-z]{2,63}$',
+    '((((a{2}){2}){2}){2}|b{5}){3}'.repeat(40),
     'x{01}',
     '.{1000}'.repeat(1300),
     '.{1000}'.repeat(1428),
