@@ -25,10 +25,16 @@ export const MAX_PATTERN_LENGTH = 10_000;
  * - any `(?` group but `(?:`: lookaround, named groups, flags;
  * - `[]` and `[^]`, which are empty/any classes in ECMAScript and an unclosed class in RE2;
  * - repeat counts RE2 refuses or reads differently, or that could pass its caps (see `countsAreSmall`);
- * - deep group nesting (RE2 caps it).
+ * - many groups (RE2 caps their nesting).
  */
-const DIALECT_SENSITIVE =
-  /\\(?!x[0-9a-fA-F]{2}|[pP]\{[LMNPSZC][a-z]?\})[^dDwWsSnrtfv]|\(\?(?!:)|\[\^?\]|(\([^()]*){50}/;
+const DIALECT_SENSITIVE = /\\(?!x[0-9a-fA-F]{2}|[pP]\{[LMNPSZC][a-z]?\})[^dDwWsSnrtfv]|\(\?(?!:)|\[\^?\]/;
+
+/** 50 groups or more: RE2 caps nesting, and counting is cheaper than finding how deep they nest. */
+function manyGroups(pattern: string): boolean {
+  let groups = 0;
+  for (let i = pattern.indexOf('('); i >= 0; i = pattern.indexOf('(', i + 1)) if (++groups >= 50) return true;
+  return false;
+}
 
 /**
  * An escaped ASCII character that is neither a letter nor a digit is that character in RE2, as `\xHH`
@@ -86,7 +92,7 @@ export function checkPattern(pattern: string): string | undefined {
   } catch {
     nativeOk = false;
   }
-  if (!nativeOk || DIALECT_SENSITIVE.test(screened) || !countsAreSmall(screened)) {
+  if (!nativeOk || DIALECT_SENSITIVE.test(screened) || manyGroups(screened) || !countsAreSmall(screened)) {
     try {
       // Adding to a set parses (and simplifies) the pattern with RE2JS.compile's flags, and stops there.
       new RE2Set().add(pattern);

@@ -202,9 +202,9 @@ function parseJson(
     if (diagnostics.length === 0) diagnostics.push(at(diagnostic('TP1005', '', 'JSON syntax error')));
     return { diagnostics };
   }
-  if (valueDepthExceeded(value, LIMITS.maxDepth))
-    return depthError(Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
-  if (valueCountExceeds(value, LIMITS.maxValues))
+  const bound = valueBounds(value, LIMITS.maxDepth, LIMITS.maxValues);
+  if (bound === 'depth') return depthError(Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
+  if (bound === 'values')
     return {
       diagnostics: [
         at(
@@ -316,7 +316,7 @@ function parseYaml(
     };
   }
   // Aliases can nest a collection inside itself, or deeper than the text shows.
-  if (valueDepthExceeded(value, LIMITS.maxDepth))
+  if (valueBounds(value, LIMITS.maxDepth, Infinity) === 'depth')
     return depthError(
       firstAliasOffset(text),
       ' once its aliases are expanded (or an alias refers to a collection that contains it)',
@@ -537,40 +537,30 @@ function firstAliasOffset(text: string): number {
   return match ? match.index + match[1]!.length : 0;
 }
 
-/** Whether a parsed value nests deeper than `max` (iterative: deep input must not overflow the stack). */
-function valueDepthExceeded(root: unknown, max: number): boolean {
-  const nodes: object[] = [];
-  const depths: number[] = [];
-  if (typeof root === 'object' && root !== null) {
-    nodes.push(root);
-    depths.push(1);
-  }
+/**
+ * Which bound a parsed value passes: nesting deeper than `maxDepth` (checked first), or more than
+ * `maxValues` values (objects, arrays, scalars). One walk, iterative: deep input must not overflow
+ * the stack.
+ */
+function valueBounds(root: unknown, maxDepth: number, maxValues: number): 'depth' | 'values' | undefined {
+  if (typeof root !== 'object' || root === null) return undefined;
+  let count = 1;
+  const nodes: object[] = [root];
+  const depths: number[] = [1];
   while (nodes.length > 0) {
-    const node = nodes.pop() as Record<string, unknown>;
+    const node = nodes.pop()!;
     const depth = depths.pop()!;
-    if (depth > max) return true;
-    for (const key in node) {
-      const child = node[key];
+    if (depth > maxDepth) return 'depth';
+    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
+    count += children.length;
+    for (const child of children) {
       if (typeof child === 'object' && child !== null) {
         nodes.push(child);
         depths.push(depth + 1);
       }
     }
   }
-  return false;
-}
-
-/** Whether a parsed value has more than `max` values (objects, arrays, scalars); stops at `max`. */
-function valueCountExceeds(root: unknown, max: number): boolean {
-  let count = 0;
-  const pending: unknown[] = [root];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (++count > max) return true;
-    if (typeof node === 'object' && node !== null)
-      for (const child of Object.values(node)) pending.push(child);
-  }
-  return false;
+  return count > maxValues ? 'values' : undefined;
 }
 
 /** Offset where JSON nesting first exceeds `max`, or -1: a single pass that skips strings. */
