@@ -56,24 +56,53 @@ const COUNTED_REPEAT = /\{(\d+)(?:,(\d*))?\}/g;
  * most 1000 without a leading zero, nested counts whose product is at most 1000, and a program of at
  * most ~1.4 million instructions. Counts on single characters, classes or escapes never nest and each
  * adds at most twice its count to the program, so a total of 100,000 is safe. A count on a group
- * (`){`) nests the counts inside it: a chain of nested counts is then at most the product of all
- * group counts times the largest other count, which must be at most 1000, and each character of the
- * pattern adds at most 3 instructions times that bound.
+ * (`){`) nests the counts inside it: the longest chain of nested counts (their product) must then be
+ * at most 1000, and each character of the pattern adds at most 3 instructions times that product.
  */
 function countsAreSmall(pattern: string): boolean {
   let total = 0;
-  let groups = 1;
-  let largest = 1;
+  let groupCounts = false;
   for (const match of pattern.matchAll(COUNTED_REPEAT)) {
     const [, min, max] = match;
     for (const n of [min, max]) if (n && ((n.length > 1 && n[0] === '0') || n.length > 4)) return false;
     const count = Number(max || min);
     if (count > 1000 || (total += count) > 100_000) return false;
-    if (pattern[match.index - 1] === ')') groups *= Math.max(count, 1);
-    else largest = Math.max(largest, count);
+    if (pattern[match.index - 1] === ')') groupCounts = true;
   }
-  const chain = groups * largest;
-  return groups === 1 || (chain <= 1000 && 3 * pattern.length * chain <= 1_000_000);
+  if (!groupCounts) return true;
+  const chain = nestedCounts(pattern);
+  return chain <= 1000 && 3 * pattern.length * chain <= 1_000_000;
+}
+
+const COUNT_AT = /\{(\d+)(?:,(\d*))?\}/y;
+
+/**
+ * The largest product of counted repeats nested in one another, for a pattern the native engine
+ * accepts (so brackets and groups are balanced); counts are read as `countsAreSmall` does.
+ */
+function nestedCounts(pattern: string): number {
+  // The largest chain within each open group, innermost last; the first is the whole pattern's.
+  const open = [1];
+  const countAt = (i: number): number | undefined => {
+    COUNT_AT.lastIndex = i;
+    const match = COUNT_AT.exec(pattern);
+    return match ? Math.max(Number(match[2] || match[1]), 1) : undefined;
+  };
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (c === '[') {
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+    } else if (c === '(') open.push(1);
+    else if (c === ')') {
+      if (open.length === 1) return Infinity;
+      const inner = open.pop()! * (countAt(i + 1) ?? 1);
+      open[open.length - 1] = Math.max(open[open.length - 1]!, inner);
+    } else if (c === '{') {
+      open[open.length - 1] = Math.max(open[open.length - 1]!, countAt(i) ?? 1);
+    }
+  }
+  return open[0]!;
 }
 
 /** `(?=`, `(?!`, `(?<=`, `(?<!`: RE2 refuses them with a message about named groups. */
