@@ -4,9 +4,11 @@
  * Typeplane enforces `pattern` and `patternProperties` with RE2 semantics (linear time, no
  * backtracking), so a pattern is valid when RE2 accepts it. Compiling every pattern with re2js costs
  * ~0.3 ms each, so the native engine screens first: a pattern the native engine accepts and that
- * uses no construct where the two dialects differ is valid for RE2 too.
+ * uses no construct where the two dialects differ is valid for RE2 too. The rest are only parsed:
+ * RE2's parser makes every check it has (syntax, repeat counts, size, nesting), and building the
+ * matcher after it costs ~7x more and refuses nothing more.
  */
-import { RE2JS } from 're2js';
+import { RE2JS, RE2Set } from 're2js';
 
 const verdicts = new Map<string, string | undefined>();
 
@@ -31,15 +33,103 @@ const MEASURED_LENGTH = 1000;
  * Constructs where ECMAScript (with the `u` flag) and RE2 may disagree, so RE2 must decide. Screening
  * too much only costs time; screening too little accepts a pattern RE2 refuses, so this lists what is
  * known to be neutral and sends everything else to RE2:
- * - any escape but the common ones (`\d \w \s`, their negations, `\n \r \t \f \v`, escaped
- *   punctuation): `\u`, `\c`, `\p{…}`, `\b` (a backspace in a class), `\k`, `\0`-`\9`, `\x`…;
- * - any `(?` group: lookaround, named groups, flags;
+ * - any escape but the common ones (`\d \w \s`, their negations, `\n \r \t \f \v`, `\xHH`, a general
+ *   category `\p{Lu}`; escaped punctuation is read as `\xHH` first, see `neutralEscapes`): `\u`, `\c`,
+ *   other `\p{…}`, `\b` (a backspace in a class), `\k`, `\0`-`\9`, `\x{…}`…;
+ * - any `(?` group but `(?:`: lookaround, named groups, flags;
  * - `[]` and `[^]`, which are empty/any classes in ECMAScript and an unclosed class in RE2;
- * - repeat counts of 100 or more, and a counted repeat of a group (RE2 caps nested repeats at 1000);
- * - deep group nesting (RE2 caps it).
+ * - repeat counts RE2 refuses or reads differently, or that could pass its caps (see `countsAreSmall`);
+ * - many groups (RE2 caps their nesting).
  */
-const DIALECT_SENSITIVE =
-  /\\[^dDwWsSnrtfv.\\/\-[\](){}*+?|^$]|\(\?|\[\^?\]|\{\d*,?\d{3,}|\)\{|(\([^()]*){50}/;
+const DIALECT_SENSITIVE = /\\(?!x[0-9a-fA-F]{2}|[pP]\{[LMNPSZC][a-z]?\})[^dDwWsSnrtfv]|\(\?(?!:)|\[\^?\]/;
+
+/** 50 groups or more: RE2 caps nesting, and counting is cheaper than finding how deep they nest. */
+function manyGroups(pattern: string): boolean {
+  let groups = 0;
+  for (let i = pattern.indexOf('('); i >= 0; i = pattern.indexOf('(', i + 1)) if (++groups >= 50) return true;
+  return false;
+}
+
+/**
+ * An escaped ASCII character that is neither a letter nor a digit is that character in RE2, as `\xHH`
+ * is in both dialects; ECMAScript's `u` mode refuses most of them (`\_`, `\:`), so they are read as
+ * `\xHH` before the native engine screens the pattern. Pairs are read left to right, so `\\_` is an
+ * escaped backslash and a plain underscore.
+ */
+function neutralEscapes(pattern: string): string {
+  return pattern.replace(/\\([\s\S])/g, (escape, c: string) => {
+    const code = c.charCodeAt(0);
+    return code < 0x80 && !/[0-9A-Za-z]/.test(c) ? `\\x${code.toString(16).padStart(2, '0')}` : escape;
+  });
+}
+
+const COUNTED_REPEAT = /\{(\d+)(?:,(\d*))?\}/g;
+
+/**
+ * Whether every counted repeat is one RE2 takes as ECMAScript does, within RE2's caps: counts of at
+ * most 1000 without a leading zero, nested counts whose product is at most 1000, and a program of at
+ * most ~1.4 million instructions. Counts on single characters, classes or escapes never nest and each
+ * adds at most twice its count to the program, so a total of 100,000 is safe. A count on a group
+ * (`){`) nests the counts inside it: the longest chain of nested counts (their product) must then be
+ * at most 1000, and each character of the pattern adds at most 3 instructions times that product.
+ */
+function countsAreSmall(pattern: string): boolean {
+  let total = 0;
+  let groupCounts = false;
+  for (const match of pattern.matchAll(COUNTED_REPEAT)) {
+    const [, min, max] = match;
+    for (const n of [min, max]) if (n && ((n.length > 1 && n[0] === '0') || n.length > 4)) return false;
+    const count = Number(max || min);
+    if (count > 1000 || (total += count) > 100_000) return false;
+    if (pattern[match.index - 1] === ')') groupCounts = true;
+  }
+  if (!groupCounts) return true;
+  const chain = nestedCounts(pattern);
+  return chain <= 1000 && 3 * pattern.length * chain <= 1_000_000;
+}
+
+const COUNT_AT = /\{(\d+)(?:,(\d*))?\}/y;
+
+/**
+ * The largest product of counted repeats nested in one another, for a pattern the native engine
+ * accepts (so brackets and groups are balanced); counts are read as `countsAreSmall` does.
+ */
+function nestedCounts(pattern: string): number {
+  // The largest chain within each open group, innermost last; the first is the whole pattern's.
+  const open = [1];
+  const countAt = (i: number): number | undefined => {
+    COUNT_AT.lastIndex = i;
+    const match = COUNT_AT.exec(pattern);
+    return match ? Math.max(Number(match[2] || match[1]), 1) : undefined;
+  };
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (c === '[') {
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+    } else if (c === '(') open.push(1);
+    else if (c === ')') {
+      if (open.length === 1) return Infinity;
+      const inner = open.pop()! * (countAt(i + 1) ?? 1);
+      open[open.length - 1] = Math.max(open[open.length - 1]!, inner);
+    } else if (c === '{') {
+      open[open.length - 1] = Math.max(open[open.length - 1]!, countAt(i) ?? 1);
+    }
+  }
+  return open[0]!;
+}
+
+/**
+ * Whether the pattern may compile past {@link MAX_PATTERN_PROGRAM} instructions: longer than
+ * {@link MEASURED_LENGTH}, or with a counted repeat of 100 or more, or one on a group. Such a pattern
+ * is compiled and measured; any other is well under the limit.
+ */
+function mayBeLarge(pattern: string): boolean {
+  if (pattern.length > MEASURED_LENGTH) return true;
+  for (const match of pattern.matchAll(COUNTED_REPEAT))
+    if (Number(match[2] || match[1]) >= 100 || pattern[match.index - 1] === ')') return true;
+  return false;
+}
 
 /** `(?=`, `(?!`, `(?<=`, `(?<!`: RE2 refuses them with a message about named groups. */
 const LOOKAROUND = /\(\?<?[=!]/;
@@ -50,17 +140,31 @@ export function checkPattern(pattern: string): string | undefined {
     return `the pattern has ${pattern.length} characters; at most ${MAX_PATTERN_LENGTH} are allowed`;
   if (verdicts.has(pattern)) return verdicts.get(pattern);
   let verdict: string | undefined;
+  const screened = neutralEscapes(pattern);
   let nativeOk = true;
   try {
-    new RegExp(pattern, 'u');
+    new RegExp(screened, 'u');
   } catch {
     nativeOk = false;
   }
-  if (!nativeOk || DIALECT_SENSITIVE.test(pattern) || pattern.length > MEASURED_LENGTH) {
+  const large = mayBeLarge(screened);
+  if (
+    large ||
+    !nativeOk ||
+    DIALECT_SENSITIVE.test(screened) ||
+    manyGroups(screened) ||
+    !countsAreSmall(screened)
+  ) {
     try {
-      const size = RE2JS.compile(pattern).programSize();
-      if (size > MAX_PATTERN_PROGRAM)
-        verdict = `it compiles to ${size} RE2 instructions; at most ${MAX_PATTERN_PROGRAM} are allowed: lower its repeat counts`;
+      if (large) {
+        // Only a compiled program can be measured.
+        const size = RE2JS.compile(pattern).programSize();
+        if (size > MAX_PATTERN_PROGRAM)
+          verdict = `it compiles to ${size} RE2 instructions; at most ${MAX_PATTERN_PROGRAM} are allowed: lower its repeat counts`;
+      } else {
+        // Adding to a set parses (and simplifies) the pattern with RE2JS.compile's flags, and stops there.
+        new RE2Set().add(pattern);
+      }
     } catch (e) {
       verdict = LOOKAROUND.test(pattern)
         ? 'lookaround is not supported: RE2 has no lookahead or lookbehind, which keeps matching linear in time'

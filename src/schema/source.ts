@@ -2,10 +2,10 @@
  * @module Source documents: bytes → value, with a way back from a JSON pointer to line:column.
  *
  * JSON is parsed with the native `JSON.parse` (fast path); its source positions are computed only
- * when a diagnostic needs one, with jsonc-parser. YAML is parsed once with `yaml`, which keeps them.
+ * when a diagnostic needs one, by reading just the containers on its path (json-locate.ts). YAML is parsed once with `yaml`, which keeps them.
  */
 import { isUtf8 } from 'node:buffer';
-import { parseTree, parse as parseJsonc, printParseErrorCode, type Node as JsonNode } from 'jsonc-parser';
+import { parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import {
   Composer,
   CST,
@@ -22,6 +22,7 @@ import {
   type Tags,
 } from 'yaml';
 import { diagnostic, pointerTokens, type Diagnostic } from './diagnostics.js';
+import { jsonLocator, type JsonOffsets } from './json-locate.js';
 
 export type SourceFormat = 'json' | 'yaml';
 
@@ -221,44 +222,16 @@ function parseJson(
     if (diagnostics.length === 0) diagnostics.push(at(diagnostic('TP1005', '', 'JSON syntax error')));
     return { diagnostics };
   }
-  if (valueDepthExceeded(value, LIMITS.maxDepth))
-    return depthError(Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
-  if (valueCountExceeds(value, LIMITS.maxValues)) return tooManyValues();
-  let tree: JsonNode | undefined;
-  const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position | undefined => {
-    tree ??= parseTree(text, [], { disallowComments: true });
-    if (!tree) return undefined;
-    let node: JsonNode = tree;
-    let keyOffset: number | undefined;
-    for (const token of pointerTokens(pointer)) {
-      const next = jsonChild(node, token);
-      if (!next) {
-        keyOffset = undefined;
-        break;
-      }
-      node = next.value;
-      keyOffset = next.keyOffset;
-    }
-    return lines.position(target === 'key' && keyOffset !== undefined ? keyOffset : node.offset);
+  const bound = valueBounds(value, LIMITS.maxDepth, LIMITS.maxValues);
+  if (bound === 'depth') return depthError(Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
+  if (bound === 'values') return tooManyValues();
+  let locator: ((tokens: readonly string[]) => JsonOffsets) | undefined;
+  const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position => {
+    locator ??= jsonLocator(text);
+    const found = locator(pointerTokens(pointer));
+    return lines.position(target === 'key' && found.key !== undefined ? found.key : found.value);
   };
   return { document: { file, format: 'json', text, value, locate }, diagnostics: [] };
-}
-
-function jsonChild(node: JsonNode, token: string): { value: JsonNode; keyOffset?: number } | undefined {
-  if (node.type === 'object') {
-    // The last duplicate wins, as with JSON.parse.
-    let found: { value: JsonNode; keyOffset?: number } | undefined;
-    for (const property of node.children ?? []) {
-      const [key, value] = property.children ?? [];
-      if (key?.value === token && value) found = { value, keyOffset: key.offset };
-    }
-    return found;
-  }
-  if (node.type === 'array' && /^(0|[1-9]\d*)$/.test(token)) {
-    const value = node.children?.[Number(token)];
-    return value ? { value } : undefined;
-  }
-  return undefined;
 }
 
 function parseYaml(
@@ -366,7 +339,7 @@ function parseYaml(
     };
   }
   // Aliases can nest a collection inside itself, or deeper than the text shows.
-  if (valueDepthExceeded(value, LIMITS.maxDepth))
+  if (valueBounds(value, LIMITS.maxDepth, Infinity) === 'depth')
     return depthError(
       firstAliasOffset(text),
       ' once its aliases are expanded (or an alias refers to a collection that contains it)',
@@ -593,40 +566,30 @@ function firstAliasOffset(text: string): number {
   return match ? match.index + match[1]!.length : 0;
 }
 
-/** Whether a parsed value nests deeper than `max` (iterative: deep input must not overflow the stack). */
-function valueDepthExceeded(root: unknown, max: number): boolean {
-  const nodes: object[] = [];
-  const depths: number[] = [];
-  if (typeof root === 'object' && root !== null) {
-    nodes.push(root);
-    depths.push(1);
-  }
+/**
+ * Which bound a parsed value passes: nesting deeper than `maxDepth` (checked first), or more than
+ * `maxValues` values (objects, arrays, scalars). One walk, iterative: deep input must not overflow
+ * the stack.
+ */
+function valueBounds(root: unknown, maxDepth: number, maxValues: number): 'depth' | 'values' | undefined {
+  if (typeof root !== 'object' || root === null) return undefined;
+  let count = 1;
+  const nodes: object[] = [root];
+  const depths: number[] = [1];
   while (nodes.length > 0) {
-    const node = nodes.pop() as Record<string, unknown>;
+    const node = nodes.pop()!;
     const depth = depths.pop()!;
-    if (depth > max) return true;
-    for (const key in node) {
-      const child = node[key];
+    if (depth > maxDepth) return 'depth';
+    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
+    count += children.length;
+    for (const child of children) {
       if (typeof child === 'object' && child !== null) {
         nodes.push(child);
         depths.push(depth + 1);
       }
     }
   }
-  return false;
-}
-
-/** Whether a parsed value has more than `max` values (objects, arrays, scalars); stops at `max`. */
-function valueCountExceeds(root: unknown, max: number): boolean {
-  let count = 0;
-  const pending: unknown[] = [root];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (++count > max) return true;
-    if (typeof node === 'object' && node !== null)
-      for (const child of Object.values(node)) pending.push(child);
-  }
-  return false;
+  return count > maxValues ? 'values' : undefined;
 }
 
 /** Offset where JSON nesting first exceeds `max`, or -1: a single pass that skips strings. */

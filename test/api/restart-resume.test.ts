@@ -38,7 +38,9 @@ test(
     t.diagnostic(`${answered} of ${N} creates answered before the kill`);
     assert.ok(answered > 0 && answered < N, `the kill came mid-burst: ${answered} of ${N} creates answered`);
 
-    const second = await spawnServer(dataDir, ['--lease', '1']);
+    // The same admin token again: client tokens are scoped to the API token that sent them, so a
+    // retry replays only when it comes from the same caller.
+    const second = await spawnServer(dataDir, ['--lease', '1'], { TYPEPLANE_ADMIN_TOKEN: first.token });
     try {
       const b = api(second.url, second.token);
       // Every client retries its call with its token: the same operation comes back, or the first one starts now.

@@ -182,6 +182,7 @@ test('type register takes folders and several files; one refused document does n
       additionalProperties: false,
       primaryIdentifier: ['/properties/Id'],
       createOnlyProperties: ['/properties/Id'],
+      required: ['Id'],
     });
   writeFileSync(join(dir, 'one.json'), doc('One'));
   writeFileSync(join(dir, 'nested/two.json'), doc('Two'));

@@ -53,6 +53,7 @@ function file(name: string, sizes: string[]): string {
         primaryIdentifier: ['/properties/Name'],
         createOnlyProperties: ['/properties/Name'],
         typeConfiguration: { properties: { Token: { type: 'string' } }, additionalProperties: false },
+        required: ['Name'],
       },
       null,
       2,

@@ -186,6 +186,7 @@ test('every command of the installed CLI answers --help, and --version', async (
     'type',
     'resource',
     'request',
+    'stack',
     'token',
     'test',
     'diff',

@@ -9,7 +9,7 @@ import { checkSemantics } from './semantic.js';
 import { resourceSchemaToModel } from './to-model.js';
 import { findRefCycles } from './ref-cycles.js';
 
-export { resourceSchemaMetaSchema } from './meta-schema.js';
+export { resourceSchemaMetaSchema, META_SCHEMA_AJV_OPTIONS } from './meta-schema.js';
 export { metaSchemaValidator } from './structure.js';
 export { PointerResolver } from './semantic.js';
 

@@ -92,6 +92,18 @@ const nonNegativeInteger = () => ({ type: 'integer', minimum: 0 }) as const;
 const stringList = () => ({ type: 'array', items: { type: 'string' } }) as const;
 const jsonTypes = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
 
+/**
+ * How ajv compiles the meta-schema. `verbose` puts the failing subschema on each error, from which
+ * structure.ts finds where in the meta-schema it failed.
+ */
+export const META_SCHEMA_AJV_OPTIONS = {
+  allErrors: true,
+  strict: true,
+  strictRequired: false,
+  allowUnionTypes: true,
+  verbose: true,
+} as const;
+
 export const resourceSchemaMetaSchema = {
   $id: 'https://typeplane.dev/schemas/resource-schema.json',
   $schema: 'http://json-schema.org/draft-07/schema#',

@@ -88,6 +88,7 @@ function schemaNodes(doc: Schema): [Schema, Place][] {
  * Depth-first over the same-place steps, without recursion (a chain may be as long as the document).
  */
 export function findRefCycles(doc: Schema): Finding[] {
+  if (!refsMayCycle(doc)) return [];
   const findings: Finding[] = [];
   const state = new Map<Schema, 'open' | 'done'>();
   for (const [root, rootPlace] of schemaNodes(doc)) {
@@ -125,4 +126,74 @@ export function findRefCycles(doc: Schema): Finding[] {
     }
   }
   return findings;
+}
+
+/**
+ * Whether the document may hold a cycle at all, cheaply: composition branches lead down the document,
+ * so a cycle takes at least one local `$ref`, and then the `$ref`s alone form a cycle (a `$ref`'s
+ * target leads, through its own `$ref` and its branches, to the next one). Every `$ref` anywhere in
+ * the document is considered, so `false` is exact; `true` leaves the verdict to the full search, which
+ * also knows which schemas the model uses.
+ */
+function refsMayCycle(doc: Schema): boolean {
+  const refs = new Set<string>();
+  collectLocalRefs(doc, refs);
+  if (refs.size === 0) return false;
+  // The local `$ref`s reached from a `$ref`'s target without leaving its place in the value.
+  const next = (ref: string): string[] => {
+    const out: string[] = [];
+    const stack: unknown[] = [resolveLocalRef(doc, ref)];
+    while (stack.length > 0) {
+      const node = stack.pop();
+      if (!isObject(node)) continue;
+      if (typeof node.$ref === 'string' && refs.has(node.$ref)) out.push(node.$ref);
+      for (const key of COMPOSITIONS) {
+        const branches = node[key];
+        if (Array.isArray(branches)) for (const b of branches) stack.push(b);
+      }
+    }
+    return out;
+  };
+  // Depth-first over the `$ref`s: a `$ref` met again while still open closes a cycle.
+  const state = new Map<string, 'open' | 'done'>();
+  for (const root of refs) {
+    if (state.has(root)) continue;
+    const path: { ref: string; next: string[]; i: number }[] = [{ ref: root, next: next(root), i: 0 }];
+    state.set(root, 'open');
+    while (path.length > 0) {
+      const top = path[path.length - 1]!;
+      const ref = top.next[top.i++];
+      if (ref === undefined) {
+        state.set(top.ref, 'done');
+        path.pop();
+      } else if (state.get(ref) === 'open') {
+        return true;
+      } else if (!state.has(ref)) {
+        state.set(ref, 'open');
+        path.push({ ref, next: next(ref), i: 0 });
+      }
+    }
+  }
+  return false;
+}
+
+/** Every `$ref` that names a place in the document, wherever it is written (the value nests at most 64 deep). */
+function collectLocalRefs(node: unknown, refs: Set<string>): void {
+  if (typeof node !== 'object' || node === null) return;
+  if (Array.isArray(node)) {
+    for (const item of node) collectLocalRefs(item, refs);
+    return;
+  }
+  for (const key in node) {
+    const value = (node as Schema)[key];
+    if (key === '$ref') {
+      if (
+        typeof value === 'string' &&
+        (value.startsWith('#/definitions/') || value.startsWith('#/properties/'))
+      )
+        refs.add(value);
+    } else if (typeof value === 'object' && value !== null) {
+      collectLocalRefs(value, refs);
+    }
+  }
 }

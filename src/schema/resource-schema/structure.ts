@@ -2,7 +2,7 @@
  * @module Structural check of a resource schema against Typeplane's meta-schema, with each ajv
  * error turned into a diagnostic carrying a stable rule id.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { diagnostic, escapePointerToken, pointerTokens, type RuleId } from '../diagnostics.js';
 import type { Finding } from '../finding.js';
 import {
@@ -11,20 +11,14 @@ import {
   MIN_TIMEOUT_MINUTES,
   resourceSchemaMetaSchema,
 } from './meta-schema.js';
+import precompiled from './meta-schema.validator.js';
 
-let compiled: ValidateFunction | undefined;
-
-/** The compiled meta-schema validator (compiled once per process). */
+/**
+ * The meta-schema validator: ajv's code for it, written ahead of time (meta-schema.validator.ts, kept
+ * current by a test), so no run pays for compiling it.
+ */
 export function metaSchemaValidator(): ValidateFunction {
-  // `verbose` puts the failing subschema on each error: see `absoluteSchemaPath`.
-  compiled ??= new Ajv({
-    allErrors: true,
-    strict: true,
-    strictRequired: false,
-    allowUnionTypes: true,
-    verbose: true,
-  }).compile(resourceSchemaMetaSchema);
-  return compiled;
+  return precompiled as unknown as ValidateFunction;
 }
 
 export function checkStructure(document: unknown): Finding[] {

@@ -1,0 +1,132 @@
+/**
+ * @module Where a JSON pointer's value (or member name) starts in JSON text that `JSON.parse` has
+ * already accepted.
+ *
+ * Only the containers on the pointers asked about are read: each is scanned once, its members'
+ * offsets kept, and every other value skipped without being built. A document with no diagnostic
+ * costs nothing; one with many costs one pass over the containers they sit in.
+ */
+
+/** The offsets a pointer leads to: its value, and its member name when the last step is one. */
+export interface JsonOffsets {
+  value: number;
+  key?: number;
+}
+
+interface Member {
+  value: number;
+  key?: number;
+}
+
+const INDEX = /^(0|[1-9]\d*)$/;
+
+/** A locator over `text`, valid JSON; its answers are those of a full syntax tree (last duplicate wins). */
+export function jsonLocator(text: string): (tokens: readonly string[]) => JsonOffsets {
+  const containers = new Map<number, Map<string, Member> | number[]>();
+  const membersAt = (offset: number): Map<string, Member> | number[] => {
+    let members = containers.get(offset);
+    if (!members) containers.set(offset, (members = readContainer(text, offset)));
+    return members;
+  };
+  const root = skipSpace(text, 0);
+  return (tokens) => {
+    let at = root;
+    let key: number | undefined;
+    for (const token of tokens) {
+      const c = text.charCodeAt(at);
+      if (c !== 0x7b && c !== 0x5b) return { value: at };
+      const members = membersAt(at);
+      const next = Array.isArray(members)
+        ? INDEX.test(token)
+          ? members[Number(token)]
+          : undefined
+        : members.get(token);
+      if (next === undefined) return { value: at };
+      if (typeof next === 'number') {
+        at = next;
+        key = undefined;
+      } else {
+        at = next.value;
+        key = next.key;
+      }
+    }
+    return key === undefined ? { value: at } : { value: at, key };
+  };
+}
+
+/** The members of the object (by name) or the items of the array starting at `offset`. */
+function readContainer(text: string, offset: number): Map<string, Member> | number[] {
+  const isObject = text.charCodeAt(offset) === 0x7b;
+  const close = isObject ? 0x7d : 0x5d;
+  const members = new Map<string, Member>();
+  const items: number[] = [];
+  let i = skipSpace(text, offset + 1);
+  while (text.charCodeAt(i) !== close) {
+    if (isObject) {
+      const keyEnd = skipString(text, i);
+      const raw = text.slice(i + 1, keyEnd - 1);
+      const name = raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw;
+      const value = skipSpace(text, skipSpace(text, keyEnd) + 1);
+      // A later duplicate replaces an earlier one, as in the parsed value.
+      members.set(name, { value, key: i });
+      i = value;
+    } else {
+      items.push(i);
+    }
+    i = skipSpace(text, skipValue(text, i));
+    if (text.charCodeAt(i) === 0x2c) i = skipSpace(text, i + 1);
+  }
+  return isObject ? members : items;
+}
+
+function skipSpace(text: string, i: number): number {
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
+    i++;
+  }
+}
+
+/** `i` at an opening quote; the offset after the closing one. */
+function skipString(text: string, i: number): number {
+  for (i++; ; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) return i + 1;
+    if (c === 0x5c) i++;
+  }
+}
+
+/** `i` at a value; the offset after it. */
+function skipValue(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c === 0x22) return skipString(text, i);
+  if (c === 0x7b || c === 0x5b) {
+    let depth = 0;
+    for (;;) {
+      const d = text.charCodeAt(i);
+      if (d === 0x22) {
+        i = skipString(text, i);
+        continue;
+      }
+      if (d === 0x7b || d === 0x5b) depth++;
+      else if ((d === 0x7d || d === 0x5d) && --depth === 0) return i + 1;
+      i++;
+    }
+  }
+  // A number, true, false or null.
+  for (;;) {
+    const d = text.charCodeAt(i);
+    if (
+      d === 0x2c ||
+      d === 0x7d ||
+      d === 0x5d ||
+      d === 0x20 ||
+      d === 0x0a ||
+      d === 0x0d ||
+      d === 0x09 ||
+      Number.isNaN(d)
+    )
+      return i;
+    i++;
+  }
+}
