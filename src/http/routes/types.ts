@@ -108,9 +108,30 @@ export async function typeRoutes(
     },
   );
 
+  // Each type's default version as last listed: a listing reads the stamps (no schemas) and only the
+  // records registered since, so repeated listings of a large registry do not parse every schema again.
+  const listed = new Map<string, StoredType>();
   app.get('/v1/types', async (request) => {
     const principal = principalOf(request);
-    const visible = (await registry.list()).filter((t) => typeVisible(principal, t.model.typeName));
+    const stamps = await registry.listStamps();
+    if (listed.size > stamps.length) {
+      const names = new Set(stamps.map((s) => s.typeName));
+      for (const name of listed.keys()) if (!names.has(name)) listed.delete(name);
+    }
+    const visible: StoredType[] = [];
+    for (const stamp of stamps) {
+      if (!typeVisible(principal, stamp.typeName)) continue;
+      let record = listed.get(stamp.typeName);
+      if (record?.version !== stamp.version || record.registeredAt !== stamp.registeredAt) {
+        record = await registry.record(stamp.typeName, stamp.version).catch((e: unknown) => {
+          if (e instanceof TypeplaneError && e.code === 'NotFound') return undefined;
+          throw e;
+        });
+        if (!record) continue; // removed meanwhile
+        listed.set(stamp.typeName, record);
+      }
+      visible.push(record);
+    }
     // With whether its provider passed the contract suite (null: no report for this registration).
     const types = await Promise.all(
       visible.map(async (t) => ({ ...typeSummary(t), contract: (await registry.contractStatus(t)) ?? null })),
