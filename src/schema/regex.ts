@@ -120,12 +120,14 @@ function nestedCounts(pattern: string): number {
 }
 
 /**
- * Whether the pattern may compile past {@link MAX_PATTERN_PROGRAM} instructions: longer than
- * {@link MEASURED_LENGTH}, or with a counted repeat of 100 or more, or one on a group. Such a pattern
- * is compiled and measured; any other is well under the limit.
+ * Whether the pattern may compile past {@link MAX_PATTERN_PROGRAM} instructions, so it must be
+ * compiled and measured. Each character adds at most 3 instructions times the longest chain of
+ * counted repeats nested around it (see `countsAreSmall`), which bounds a pattern the native engine
+ * accepts; one it refuses is measured when it is long or has a count of 100 or more, or on a group.
  */
-function mayBeLarge(pattern: string): boolean {
+function mayBeLarge(pattern: string, nativeOk: boolean): boolean {
   if (pattern.length > MEASURED_LENGTH) return true;
+  if (nativeOk) return 3 * pattern.length * nestedCounts(pattern) > MAX_PATTERN_PROGRAM;
   for (const match of pattern.matchAll(COUNTED_REPEAT))
     if (Number(match[2] || match[1]) >= 100 || pattern[match.index - 1] === ')') return true;
   return false;
@@ -147,7 +149,7 @@ export function checkPattern(pattern: string): string | undefined {
   } catch {
     nativeOk = false;
   }
-  const large = mayBeLarge(screened);
+  const large = mayBeLarge(screened, nativeOk);
   if (
     large ||
     !nativeOk ||
