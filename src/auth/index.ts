@@ -14,6 +14,7 @@ export {
   parseTypeGlobs,
   globMatches,
   typeVisible,
+  callerOf,
   assertTypeVisible,
   accessDenied,
   type Role,

@@ -97,9 +97,26 @@ export function globMatches(glob: string, typeName: string): boolean {
   return true;
 }
 
+/** Whether globs reach `typeName` (always, without globs). */
+function globsReach(types: readonly string[] | undefined, typeName: string): boolean {
+  return types === undefined || types.some((g) => globMatches(g, typeName));
+}
+
 /** Whether the principal's globs reach `typeName` (always, for a token without globs). */
 export function typeVisible(principal: Principal, typeName: string): boolean {
-  return principal.types === undefined || principal.types.some((g) => globMatches(g, typeName));
+  return globsReach(principal.types, typeName);
+}
+
+/**
+ * The principal as the engine's caller of a change: its token's id keeps its client tokens its own,
+ * and its globs bound the types its models may refer to.
+ */
+export function callerOf(principal: { tokenId: string; types?: readonly string[] | undefined }): {
+  id: string;
+  canSee(typeName: string): boolean;
+} {
+  const { tokenId, types } = principal;
+  return { id: tokenId, canSee: (typeName) => globsReach(types, typeName) };
 }
 
 export function accessDenied(message: string): TypeplaneError {

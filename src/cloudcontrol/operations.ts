@@ -5,11 +5,10 @@
  * 16384, PatchDocument up to 65536, MaxResults up to 100).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { assertTypeVisible, typeVisible, type Action, type Principal } from '../auth/index.js';
+import { assertTypeVisible, callerOf, typeVisible, type Action, type Principal } from '../auth/index.js';
 import {
   ACTIVE_STATUSES,
   TERMINAL_STATUSES,
-  type Caller,
   type Engine,
   type Operation,
   type OperationStatus,
@@ -48,15 +47,6 @@ function typeName(ctx: OperationContext, input: Input): string {
   return name;
 }
 
-/**
- * The caller of a change, as the native API names it: the key pair's token, so its client tokens
- * are its own (shared with the same token's native calls) and its models refer only to types it sees.
- */
-function callerOf(ctx: OperationContext): Caller {
-  const principal = ctx.principal;
-  return { id: principal.tokenId, canSee: (typeName) => typeVisible(principal, typeName) };
-}
-
 /** The request an operation's request token names, when the caller's globs reach its type. */
 async function visibleRequest(ctx: OperationContext, input: Input) {
   const token = input.string('RequestToken', REQUEST_TOKEN_MAX, true);
@@ -82,7 +72,7 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
     async run(ctx, input) {
       const name = typeName(ctx, input);
       const desired = input.json('DesiredState', DESIRED_STATE_MAX, true);
-      const event = await ctx.engine.create(name, desired, input.clientToken(), callerOf(ctx));
+      const event = await ctx.engine.create(name, desired, input.clientToken(), callerOf(ctx.principal));
       return { ProgressEvent: progressEvent(event) };
     },
   },
@@ -104,7 +94,13 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
       const name = typeName(ctx, input);
       const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
       const patch = input.json('PatchDocument', PATCH_DOCUMENT_MAX, true);
-      const event = await ctx.engine.update(name, identifier, patch, input.clientToken(), callerOf(ctx));
+      const event = await ctx.engine.update(
+        name,
+        identifier,
+        patch,
+        input.clientToken(),
+        callerOf(ctx.principal),
+      );
       return { ProgressEvent: progressEvent(event) };
     },
   },
@@ -115,7 +111,7 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
     async run(ctx, input) {
       const name = typeName(ctx, input);
       const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
-      const event = await ctx.engine.delete(name, identifier, input.clientToken(), callerOf(ctx));
+      const event = await ctx.engine.delete(name, identifier, input.clientToken(), callerOf(ctx.principal));
       return { ProgressEvent: progressEvent(event) };
     },
   },

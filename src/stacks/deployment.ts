@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
-import { globMatches } from '../auth/index.js';
+import { callerOf } from '../auth/index.js';
 import type { Caller, Engine, ProgressEvent } from '../engine/index.js';
 import { stripWriteOnly } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
@@ -113,12 +113,7 @@ export class Deployment {
   /** The engine's operations run as who asked: their client tokens, references only to types they see. */
   private get caller(): Caller | undefined {
     const asked = this.record.caller;
-    if (!asked) return undefined;
-    const globs = asked.types;
-    return {
-      id: asked.id,
-      canSee: (typeName) => globs === undefined || globs.some((g) => globMatches(g, typeName)),
-    };
+    return asked && callerOf({ tokenId: asked.id, types: asked.types });
   }
 
   async run(): Promise<void> {

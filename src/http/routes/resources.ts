@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
 import type { Caller, Engine } from '../../engine/index.js';
 import { TERMINAL_STATUSES, type ProgressEvent } from '../../engine/index.js';
-import { typeVisible } from '../../auth/index.js';
+import { callerOf, typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
 import { maxResultsParam, versionParam, waitParam } from '../query.js';
 
@@ -36,10 +36,7 @@ function bodyObject(body: unknown): Record<string, unknown> {
 }
 
 /** The caller of a mutation: its token's client tokens and the types it may see. */
-function callerOf(request: FastifyRequest): Caller {
-  const principal = principalOf(request);
-  return { id: principal.tokenId, canSee: (typeName) => typeVisible(principal, typeName) };
-}
+const callerOfRequest = (request: FastifyRequest): Caller => callerOf(principalOf(request));
 
 export async function resourceRoutes(app: FastifyInstance, { engine }: { engine: Engine }): Promise<void> {
   const accepted = async (reply: FastifyReply, event: ProgressEvent, wait: number) => {
@@ -60,7 +57,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.typeName,
         body.desiredState,
         body.clientToken as string | undefined,
-        callerOf(request),
+        callerOfRequest(request),
         versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
@@ -99,7 +96,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.identifier,
         body.patchDocument,
         body.clientToken as string | undefined,
-        callerOf(request),
+        callerOfRequest(request),
         versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
@@ -117,7 +114,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
         request.params.identifier,
         body.desiredState,
         body.clientToken as string | undefined,
-        callerOf(request),
+        callerOfRequest(request),
         versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
@@ -147,7 +144,7 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
       request.params.typeName,
       request.params.identifier,
       clientToken,
-      callerOf(request),
+      callerOfRequest(request),
     );
     return accepted(reply, event, wait);
   });
