@@ -91,19 +91,11 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
     column: pos?.column ?? 1,
   });
   const size = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
-  if (size > LIMITS.maxBytes) {
-    return {
-      diagnostics: [
-        at(
-          diagnostic(
-            'TP1004',
-            '',
-            `document is ${formatBytes(size)}, over the ${formatBytes(LIMITS.maxBytes)} limit; split it into one file per resource type`,
-          ),
-        ),
-      ],
-    };
-  }
+  if (size > LIMITS.maxBytes)
+    return tooLarge(
+      at,
+      `document is ${formatBytes(size)}, over the ${formatBytes(LIMITS.maxBytes)} limit; split it into one file per resource type`,
+    );
   let text: string;
   if (typeof input === 'string') {
     text = input;
@@ -160,6 +152,11 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
 
 type Locate = (d: Diagnostic, pos?: Position) => Diagnostic;
 
+/** A document over one of the size limits (TP1004), located where the limit was passed if known. */
+function tooLarge(at: Locate, message: string, pos?: Position): ParseResult {
+  return { diagnostics: [at(diagnostic('TP1004', '', message), pos)] };
+}
+
 function parseJson(
   text: string,
   file: string | undefined,
@@ -167,17 +164,11 @@ function parseJson(
   at: Locate,
   depthError: (offset: number, why?: string) => ParseResult,
 ): ParseResult {
-  const tooManyValues = (): ParseResult => ({
-    diagnostics: [
-      at(
-        diagnostic(
-          'TP1004',
-          '',
-          `document has more than ${LIMITS.maxValues} values; split it into one file per resource type`,
-        ),
-      ),
-    ],
-  });
+  const tooManyValues = (): ParseResult =>
+    tooLarge(
+      at,
+      `document has more than ${LIMITS.maxValues} values; split it into one file per resource type`,
+    );
   // A value costs JSON.parse far more than a character costs this scan: millions of small values
   // in 10 MB are refused before they are built.
   if (jsonScan(text, Number.POSITIVE_INFINITY, LIMITS.maxValues)) return tooManyValues();
@@ -242,38 +233,25 @@ function parseYaml(
   depthError: (offset: number, why?: string) => ParseResult,
   customTags?: Tags,
 ): ParseResult {
-  const tooManyValues = (offset: number, why: 'values' | 'anchors'): ParseResult => ({
-    diagnostics: [
-      at(
-        diagnostic(
-          'TP1004',
-          '',
-          why === 'values'
-            ? `document has more than ${LIMITS.maxValues} values, aliases expanded; split it, or use fewer aliases of large anchors`
-            : `document has more than ${LIMITS.maxAnchors} anchors and aliases; write the values out or share fewer of them`,
-        ),
-        lines.position(offset),
-      ),
-    ],
-  });
+  const tooManyValues = (offset: number, why: 'values' | 'anchors'): ParseResult =>
+    tooLarge(
+      at,
+      why === 'values'
+        ? `document has more than ${LIMITS.maxValues} values, aliases expanded; split it, or use fewer aliases of large anchors`
+        : `document has more than ${LIMITS.maxAnchors} anchors and aliases; write the values out or share fewer of them`,
+      lines.position(offset),
+    );
   // The parser keeps every open level in memory and the composer recurses once per level, so depth
   // is bounded first from the tokens alone, then exactly on the syntax tree, before composing. The
   // parser's time grows with the scalars, so they are bounded from the tokens too.
   const guard = yamlTextGuard(text, LIMITS.maxDepth, LIMITS.maxYamlScalars);
   if (guard?.why === 'depth') return depthError(guard.offset);
   if (guard?.why === 'scalars')
-    return {
-      diagnostics: [
-        at(
-          diagnostic(
-            'TP1004',
-            '',
-            `YAML document has more than ${LIMITS.maxYamlScalars} keys and values; split it, or give it as JSON`,
-          ),
-          lines.position(guard.offset),
-        ),
-      ],
-    };
+    return tooLarge(
+      at,
+      `YAML document has more than ${LIMITS.maxYamlScalars} keys and values; split it, or give it as JSON`,
+      lines.position(guard.offset),
+    );
   const tokens = [...new Parser().parse(text)];
   const deep = cstDepthOffset(tokens, LIMITS.maxDepth);
   if (deep !== undefined) return depthError(deep);
