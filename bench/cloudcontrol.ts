@@ -108,9 +108,7 @@ function signed(keys: { accessKeyId: string; secretAccessKey: string }, operatio
   const target = `CloudApiService.${operation}`;
   const canonical = `POST\n/\n\ncontent-type:${CONTENT_TYPE}\nhost:${server.url.host}\nx-amz-date:${amzDate}\nx-amz-target:${target}\n\n${SIGNED_HEADERS}\n${hex(body)}`;
   const scope = `${day}/${REGION}/cloudcontrolapi/aws4_request`;
-  const signature = signingKey
-    .digest(`AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${hex(canonical)}`)
-    .toString('hex');
+  const signature = signingKey.hex(`AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${hex(canonical)}`);
   return {
     'content-type': CONTENT_TYPE,
     host: server.url.host,

@@ -48,6 +48,8 @@ export async function startServer(
   const child = spawn(
     process.execPath,
     [
+      // SERVER_NODE_ARGS: extra node flags for the server, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'.
+      ...(process.env.SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       ...(useDist ? [] : ['--import', import.meta.resolve('tsx')]),
       main,
       'serve',

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { AccessKeys, checkAdminToken, plainListenProblem, Tokens } from './auth/index.js';
-import { cloudControlRoutes } from './cloudcontrol/index.js';
+import { cloudControlFrontDoor } from './cloudcontrol/index.js';
 import { Engine, engineLogger, type EngineOptions } from './engine/index.js';
 import { buildServer, type ServerOptions } from './http/index.js';
 import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
@@ -178,9 +178,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       configurations,
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.onRoute ? { onRoute: options.onRoute } : {}),
+      // The AWS Cloud Control API beside /v1, on POST /: requests signed with SigV4, not bearer tokens.
+      frontDoor: cloudControlFrontDoor({ engine, tokens, logger }),
     });
-    // The AWS Cloud Control API beside /v1, on POST /: requests signed with SigV4, not bearer tokens.
-    await app.register(cloudControlRoutes, { engine, tokens });
     await app.listen({ host: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);

@@ -35,6 +35,7 @@ export const EXCEPTIONS = {
   MissingAuthenticationTokenException: 403,
   RequestEntityTooLargeException: 413,
   SerializationException: 400,
+  ServiceUnavailable: 503,
   UnknownOperationException: 400,
   UnrecognizedClientException: 400,
 } as const;

@@ -4,10 +4,10 @@
  * against the server's address (`--endpoint-url`), on the same engine and store as `/v1`.
  *
  * @example
- * await app.register(cloudControlRoutes, { engine, tokens });
+ * await buildServer({ ..., frontDoor: cloudControlFrontDoor({ engine, tokens, logger }) });
  * // aws cloudcontrol get-resource --endpoint-url http://127.0.0.1:4780 --type-name Test::Shop::Widget --identifier w1
  */
-export { cloudControlRoutes } from './protocol.js';
+export { cloudControlFrontDoor, type FrontDoorOptions } from './front-door.js';
 export { SERVICE as SIGNING_SERVICE } from './sigv4.js';
 // HMAC-SHA256 under a key used many times (a SigV4 signing key), for clients that sign as SDKs do.
 export { HmacSha256Key } from './hmac.js';

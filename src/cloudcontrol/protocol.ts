@@ -5,14 +5,13 @@
  * pair issued with a token (`typeplane token create --aws-keys`): the signature's form, scope and
  * time and the key are checked before the body is read; the signature itself once it has arrived.
  *
- * A plugin of its own (encapsulated): its body parser and error answers apply to `POST /` only; the
- * native `/v1` API beside it is unchanged.
+ * What a request asks and what it is answered, apart from HTTP: `front-door.ts` reads requests off
+ * the server and writes the answers.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isAccessKeyId, roleAllows, type Principal, type Tokens } from '../auth/index.js';
 import { ClientTokenReused, type Engine } from '../engine/index.js';
 import { TypeplaneError } from '../errors.js';
-import { parseJsonBody, RESOURCE_BODY_LIMIT } from '../http/index.js';
+import { parseJsonBody } from '../http/index.js';
 import { TypeNotRegistered } from '../registry/index.js';
 import { CloudControlError, errorBody, EXCEPTION_OF, EXCEPTIONS, type ExceptionName } from './errors.js';
 import { Input } from './input.js';
@@ -20,29 +19,131 @@ import { OPERATION_SPECS } from './operations.js';
 import { payloadHash, readSignature, verifySignature, type SignatureClaim } from './sigv4.js';
 
 const TARGET_PREFIX = 'CloudApiService.';
-const CONTENT_TYPE = 'application/x-amz-json-1.0';
+export const CONTENT_TYPE = 'application/x-amz-json-1.0';
 
-interface Caller {
+/** A signed caller whose key is known: the claim still to verify once the body has arrived. */
+export interface Caller {
   claim: SignatureClaim;
   principal: Principal;
   secretAccessKey: string;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The signed caller of a Cloud Control request, once its key is known. */
-    cloudControlCaller?: Caller;
-    /** The Cloud Control operation a request names, once read. */
-    cloudControlOperation?: string;
-  }
+/** What the front door knows of a request, as it arrived. */
+export interface ArrivingRequest {
+  method: string;
+  url: string;
+  rawHeaders: readonly string[];
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** An answer: its HTTP status and its body, an object serialized as JSON. */
+export interface Answer {
+  status: number;
+  body: unknown;
 }
 
 function describe(action: string): string {
   return action === 'read' ? 'read' : 'create, change or delete resources, or cancel requests';
 }
 
+/** Unknown (or revoked) keys of ours, and key ids that are not ours, answered apart. */
+function unknownKey(accessKeyId: string): CloudControlError {
+  return isAccessKeyId(accessKeyId)
+    ? new CloudControlError(
+        'UnrecognizedClientException',
+        `The security token included in the request is invalid: access key ${accessKeyId} is unknown or its token was revoked`,
+      )
+    : new CloudControlError(
+        'InvalidClientTokenId',
+        "The security token included in the request is invalid: this is not an access key id Typeplane issued (they begin with TPAK); create a key pair with 'typeplane token create --aws-keys'",
+      );
+}
+
+/**
+ * The caller of a request, from its headers alone, before its body is read: a stranger costs no
+ * parsing. A key seen in the last second is known without a promise or a store read (the callback
+ * runs at once).
+ */
+export function authenticate(
+  tokens: Tokens,
+  headers: ArrivingRequest['headers'],
+  done: (error: Error | undefined, caller?: Caller) => void,
+): void {
+  let claim: SignatureClaim;
+  try {
+    claim = readSignature(headers, Date.now());
+  } catch (error) {
+    return done(error as Error);
+  }
+  const recent = tokens.recentAccessKey(claim.accessKeyId);
+  if (recent) return done(undefined, { claim, ...recent });
+  tokens.authenticateAccessKey(claim.accessKeyId).then(
+    (found) => (found ? done(undefined, { claim, ...found }) : done(unknownKey(claim.accessKeyId))),
+    (error: unknown) => done(error as Error),
+  );
+}
+
+/** The operation a request's X-Amz-Target names. */
+export function operationOf(headers: ArrivingRequest['headers']): string {
+  const target = headers['x-amz-target'];
+  return typeof target === 'string' && target.startsWith(TARGET_PREFIX)
+    ? target.slice(TARGET_PREFIX.length)
+    : '';
+}
+
+/**
+ * Run a request whose body has arrived: the signature verified against it, the operation and the
+ * caller's role checked, the body parsed and handed to the operation.
+ *
+ * @throws CloudControlError, or the engine's TypeplaneError (see {@link errorAnswer}).
+ */
+export async function run(
+  engine: Engine,
+  caller: Caller,
+  request: ArrivingRequest,
+  name: string,
+  bytes: Buffer,
+): Promise<Answer> {
+  verifySignature(caller.claim, caller.secretAccessKey, request, payloadHash(bytes));
+  const spec = Object.hasOwn(OPERATION_SPECS, name) ? OPERATION_SPECS[name] : undefined;
+  if (!spec)
+    throw new CloudControlError(
+      'UnknownOperationException',
+      `X-Amz-Target must be ${TARGET_PREFIX}<Operation> with one of ${Object.keys(OPERATION_SPECS).join(', ')}`,
+    );
+  if (!roleAllows(caller.principal.role, spec.action))
+    throw new CloudControlError(
+      'AccessDeniedException',
+      `a ${caller.principal.role} key cannot ${describe(spec.action)} (${name})`,
+    );
+  const sent = request.headers['content-type'];
+  const contentType =
+    sent === CONTENT_TYPE
+      ? sent
+      : (Array.isArray(sent) ? sent[0] : sent)?.split(';')[0]?.trim().toLowerCase();
+  if (contentType !== CONTENT_TYPE)
+    throw new CloudControlError(
+      'SerializationException',
+      `the Content-Type must be ${CONTENT_TYPE}, not '${(contentType ?? '').slice(0, 64)}'`,
+    );
+  let body: unknown;
+  try {
+    body = bytes.length === 0 ? {} : parseJsonBody(bytes);
+  } catch (e) {
+    if (e instanceof TypeplaneError) throw new CloudControlError('SerializationException', e.message);
+    throw e;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new CloudControlError('SerializationException', `the body of ${name} must be a JSON object`);
+  const out = await spec.run(
+    { engine, principal: caller.principal },
+    new Input(name, body as Record<string, unknown>, spec.members),
+  );
+  return { status: 200, body: out };
+}
+
 /** Requests refused for what they ask of the engine, in Cloud Control's names. */
-function exceptionOf(error: TypeplaneError, operation: string | undefined): ExceptionName {
+function exceptionOf(error: TypeplaneError, operation: string): ExceptionName {
   if (error instanceof TypeNotRegistered) return 'TypeNotFoundException';
   const onRequest = operation === 'GetResourceRequestStatus' || operation === 'CancelResourceRequest';
   if (error.code === 'NotFound' && onRequest) return 'RequestTokenNotFoundException';
@@ -52,167 +153,25 @@ function exceptionOf(error: TypeplaneError, operation: string | undefined): Exce
   return EXCEPTION_OF[error.code];
 }
 
-/** Answers are serialized here, once: fastify then adds no charset parameter to the media type (AWS sends none). */
-const asIs = (text: string) => text;
-
-function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply
-    .status(status)
-    .header('content-type', CONTENT_TYPE)
-    .header('x-amzn-requestid', reply.request.id)
-    .serializer(asIs)
-    .send(JSON.stringify(body));
+export function refusal(type: ExceptionName, message: string): Answer {
+  return { status: EXCEPTIONS[type], body: errorBody(type, message) };
 }
 
-function handleError(
-  error: FastifyError | Error,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): FastifyReply {
-  if (error instanceof CloudControlError)
-    return send(reply, error.status, errorBody(error.type, error.message));
+/** The answer to a refused request; undefined for an error nobody meant (the caller logs it, answers 500). */
+export function errorAnswer(error: unknown, operation: string): Answer | undefined {
+  if (error instanceof CloudControlError) return refusal(error.type, error.message);
   // The engine names the client token as it keeps it, which may differ from the one sent.
   if (error instanceof ClientTokenReused)
-    return send(
-      reply,
-      EXCEPTIONS.ClientTokenConflictException,
-      errorBody(
-        'ClientTokenConflictException',
-        'the ClientToken was already used for a different request; use a new ClientToken for a new request',
-      ),
+    return refusal(
+      'ClientTokenConflictException',
+      'the ClientToken was already used for a different request; use a new ClientToken for a new request',
     );
-  if (error instanceof TypeplaneError) {
-    const type = exceptionOf(error, request.cloudControlOperation);
-    return send(reply, EXCEPTIONS[type], errorBody(type, error.message));
-  }
-  const code = (error as FastifyError).code;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-    return send(
-      reply,
-      413,
-      errorBody(
-        'RequestEntityTooLargeException',
-        `the request body is larger than ${RESOURCE_BODY_LIMIT} bytes`,
-      ),
-    );
-  if ((error as FastifyError).statusCode === 400)
-    return send(
-      reply,
-      400,
-      errorBody('SerializationException', `the request is malformed: ${error.message}`),
-    );
-  request.log.error({ err: error }, 'unexpected error');
-  return send(
-    reply,
-    500,
-    errorBody('InternalFailure', 'internal error; the server log has details under this request id'),
-  );
+  if (error instanceof TypeplaneError) return refusal(exceptionOf(error, operation), error.message);
+  return undefined;
 }
 
-export async function cloudControlRoutes(
-  app: FastifyInstance,
-  { engine, tokens }: { engine: Engine; tokens: Tokens },
-): Promise<void> {
-  // The body as bytes, whatever its media type: its hash is part of the signature; the media type is
-  // checked once the signature holds.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  app.setErrorHandler(handleError);
-
-  /** Unknown (or revoked) keys of ours, and key ids that are not ours, answered apart. */
-  function unknownKey(accessKeyId: string): CloudControlError {
-    return isAccessKeyId(accessKeyId)
-      ? new CloudControlError(
-          'UnrecognizedClientException',
-          `The security token included in the request is invalid: access key ${accessKeyId} is unknown or its token was revoked`,
-        )
-      : new CloudControlError(
-          'InvalidClientTokenId',
-          "The security token included in the request is invalid: this is not an access key id Typeplane issued (they begin with TPAK); create a key pair with 'typeplane token create --aws-keys'",
-        );
-  }
-
-  /**
-   * Everything the headers can tell, before the body is read: a stranger costs no parsing. A callback
-   * hook: a key seen in the last second is checked without a promise or a store read.
-   */
-  function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
-    let claim: SignatureClaim;
-    try {
-      claim = readSignature(request.headers, Date.now());
-    } catch (error) {
-      return done(error as Error);
-    }
-    const recent = tokens.recentAccessKey(claim.accessKeyId);
-    if (recent) {
-      request.cloudControlCaller = { claim, ...recent };
-      return done();
-    }
-    tokens.authenticateAccessKey(claim.accessKeyId).then(
-      (found) => {
-        if (!found) return done(unknownKey(claim.accessKeyId));
-        request.cloudControlCaller = { claim, ...found };
-        done();
-      },
-      (error: unknown) => done(error as Error),
-    );
-  }
-
-  app.post(
-    '/',
-    { config: { authentication: 'sigv4' }, bodyLimit: RESOURCE_BODY_LIMIT, onRequest: authenticate },
-    async (request, reply) => {
-      const caller = request.cloudControlCaller!;
-      const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      verifySignature(
-        caller.claim,
-        caller.secretAccessKey,
-        {
-          method: request.method,
-          url: request.raw.url ?? '/',
-          rawHeaders: request.raw.rawHeaders,
-          headers: request.headers,
-        },
-        payloadHash(bytes),
-      );
-      const target = request.headers['x-amz-target'];
-      const name =
-        typeof target === 'string' && target.startsWith(TARGET_PREFIX)
-          ? target.slice(TARGET_PREFIX.length)
-          : '';
-      const spec = Object.hasOwn(OPERATION_SPECS, name) ? OPERATION_SPECS[name] : undefined;
-      if (!spec)
-        throw new CloudControlError(
-          'UnknownOperationException',
-          `X-Amz-Target must be ${TARGET_PREFIX}<Operation> with one of ${Object.keys(OPERATION_SPECS).join(', ')}`,
-        );
-      request.cloudControlOperation = name;
-      if (!roleAllows(caller.principal.role, spec.action))
-        throw new CloudControlError(
-          'AccessDeniedException',
-          `a ${caller.principal.role} key cannot ${describe(spec.action)} (${name})`,
-        );
-      const sent = request.headers['content-type'];
-      const contentType = sent === CONTENT_TYPE ? sent : sent?.split(';')[0]?.trim().toLowerCase();
-      if (contentType !== CONTENT_TYPE)
-        throw new CloudControlError(
-          'SerializationException',
-          `the Content-Type must be ${CONTENT_TYPE}, not '${(contentType ?? '').slice(0, 64)}'`,
-        );
-      let body: unknown;
-      try {
-        body = bytes.length === 0 ? {} : parseJsonBody(bytes);
-      } catch (e) {
-        if (e instanceof TypeplaneError) throw new CloudControlError('SerializationException', e.message);
-        throw e;
-      }
-      if (typeof body !== 'object' || body === null || Array.isArray(body))
-        throw new CloudControlError('SerializationException', `the body of ${name} must be a JSON object`);
-      const out = await spec.run(
-        { engine, principal: caller.principal },
-        new Input(name, body as Record<string, unknown>, spec.members),
-      );
-      return send(reply, 200, out);
-    },
-  );
-}
+/** The answer to an error nobody meant: no detail leaves the server. */
+export const INTERNAL_FAILURE: Answer = refusal(
+  'InternalFailure',
+  'internal error; the server log has details under this request id',
+);

@@ -35,6 +35,8 @@ interface Credential {
   signedHeaders: string[];
   /** `SignedHeaders` as sent (`;`-separated), as the canonical request holds it. */
   signedHeaderList: string;
+  /** The signing key derived for this credential, with the secret it was derived from (see `signingKey`). */
+  signing?: { secretAccessKey: string; key: HmacSha256Key };
 }
 
 /** What the headers say about the signature, checked for form, scope and time. */
@@ -42,6 +44,8 @@ export interface SignatureClaim extends Credential {
   /** The `x-amz-date` header as sent (`YYYYMMDDTHHMMSSZ`). */
   amzDate: string;
   signature: string;
+  /** The credential the claim was read as: one object for a client's every request of a day. */
+  credential: Credential;
   /** Kept for the client's next requests once the signature holds (see `knownCredential`). */
   toRemember?: { key: string; credential: Credential };
 }
@@ -133,14 +137,25 @@ const SIGNATURE_LENGTH = 64;
 const credentials = new Map<string, Credential>();
 const MAX_CREDENTIALS = 10_000;
 
+/** The credential found last, and its key: a client's requests come in runs, matched without hashing the header. */
+let last: { key: string; credential: Credential } | undefined;
+
 function knownCredential(authorization: string): Credential | undefined {
-  if (authorization.length <= SIGNATURE_LENGTH) return undefined;
-  const known = credentials.get(authorization.slice(0, -SIGNATURE_LENGTH));
-  return known && SIGNATURE.test(authorization.slice(-SIGNATURE_LENGTH)) ? known : undefined;
+  const prefix = authorization.length - SIGNATURE_LENGTH;
+  if (prefix <= 0 || !SIGNATURE.test(authorization.slice(prefix))) return undefined;
+  if (last !== undefined && last.key.length === prefix && authorization.startsWith(last.key))
+    return last.credential;
+  const key = authorization.slice(0, prefix);
+  const known = credentials.get(key);
+  if (known) last = { key, credential: known };
+  return known;
 }
 
 function remember({ key, credential }: { key: string; credential: Credential }): void {
-  if (credentials.size >= MAX_CREDENTIALS) credentials.clear();
+  if (credentials.size >= MAX_CREDENTIALS) {
+    credentials.clear();
+    last = undefined;
+  }
   credentials.set(key, credential);
 }
 
@@ -178,6 +193,7 @@ export function readSignature(
       signedHeaderList: known.signedHeaderList,
       amzDate,
       signature: authorization.slice(-SIGNATURE_LENGTH),
+      credential: known,
     };
   }
   const parts = authorizationParts(authorization);
@@ -228,6 +244,7 @@ export function readSignature(
     ...credential,
     amzDate,
     signature,
+    credential,
     ...(parts.usual ? { toRemember: { key: authorization.slice(0, -SIGNATURE_LENGTH), credential } } : {}),
   };
 }
@@ -303,21 +320,27 @@ function foldSpaces(value: string): string {
 
 /** The signed headers' values as they arrived (repeated headers joined by commas, spaces folded). */
 function canonicalHeaders(rawHeaders: readonly string[], signed: readonly string[]): string {
-  const values = new Map<string, string | undefined>();
-  for (const name of signed) values.set(name, undefined);
+  // Values in the order of `signed` (at most 64 names: a scan beats a map's hashing).
+  const values: (string | undefined)[] = new Array<string | undefined>(signed.length);
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!.toLowerCase();
-    if (!values.has(name)) continue;
-    const earlier = values.get(name);
+    let at = signed.indexOf(name);
+    if (at < 0) continue;
     const value = foldSpaces(rawHeaders[i + 1]!);
-    values.set(name, earlier === undefined ? value : `${earlier},${value}`);
+    // A name listed twice in SignedHeaders is given twice, as the signer gave it.
+    for (; at >= 0; at = signed.indexOf(name, at + 1)) {
+      const earlier = values[at];
+      values[at] = earlier === undefined ? value : `${earlier},${value}`;
+    }
   }
   let out = '';
-  for (const name of signed) {
-    const value = values.get(name);
+  for (let at = 0; at < signed.length; at++) {
+    const value = values[at];
     if (value === undefined)
-      throw invalid(`the signed header '${name}' is not in the request: sign only headers that are sent`);
-    out += `${name}:${value}\n`;
+      throw invalid(
+        `the signed header '${signed[at]}' is not in the request: sign only headers that are sent`,
+      );
+    out += `${signed[at]}:${value}\n`;
   }
   return out;
 }
@@ -340,15 +363,23 @@ const signingKeys = new Map<string, { secretAccessKey: string; key: HmacSha256Ke
 const MAX_SIGNING_KEYS = 10_000;
 
 function signingKey(claim: SignatureClaim, secretAccessKey: string): HmacSha256Key {
+  // A remembered credential carries its key: most requests find it without a lookup.
+  const carried = claim.credential.signing;
+  if (carried?.secretAccessKey === secretAccessKey) return carried.key;
   const id = `${claim.accessKeyId}/${claim.scope}`;
-  const cached = signingKeys.get(id);
-  if (cached?.secretAccessKey === secretAccessKey) return cached.key;
-  const key = new HmacSha256Key(
-    hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, claim.date), claim.region), SERVICE), 'aws4_request'),
-  );
-  if (signingKeys.size >= MAX_SIGNING_KEYS) signingKeys.clear();
-  signingKeys.set(id, { secretAccessKey, key });
-  return key;
+  let cached = signingKeys.get(id);
+  if (cached?.secretAccessKey !== secretAccessKey) {
+    cached = {
+      secretAccessKey,
+      key: new HmacSha256Key(
+        hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, claim.date), claim.region), SERVICE), 'aws4_request'),
+      ),
+    };
+    if (signingKeys.size >= MAX_SIGNING_KEYS) signingKeys.clear();
+    signingKeys.set(id, cached);
+  }
+  claim.credential.signing = cached;
+  return cached.key;
 }
 
 export interface ArrivedRequest {
@@ -382,10 +413,10 @@ export function verifySignature(
   const query = q < 0 ? '' : canonicalQuery(request.url.slice(q + 1));
   const canonicalRequest = `${request.method}\n${path}\n${query}\n${canonicalHeaders(request.rawHeaders, claim.signedHeaders)}\n${claim.signedHeaderList}\n${bodyHash}`;
   const stringToSign = `${ALGORITHM}\n${claim.amzDate}\n${claim.scope}\n${hash('sha256', canonicalRequest, 'hex')}`;
-  const expected = signingKey(claim, secretAccessKey).digest(stringToSign);
-  // Both are 32 bytes (readSignature checked the claim is 64 hex digits): the comparison takes the
-  // same time whatever they hold.
-  if (!timingSafeEqual(expected, Buffer.from(claim.signature, 'hex')))
+  const expected = signingKey(claim, secretAccessKey).hex(stringToSign);
+  // Both are 64 lowercase hex digits (readSignature checked the claim's form): the comparison takes
+  // the same time whatever they hold.
+  if (!timingSafeEqual(Buffer.from(expected, 'latin1'), Buffer.from(claim.signature, 'latin1')))
     throw invalid(
       'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
     );

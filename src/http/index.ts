@@ -1,7 +1,8 @@
 /**
  * @module The HTTP API.
  */
-export { buildServer, type ServerOptions } from './server.js';
+export { buildServer, type FrontDoor, type ServerOptions } from './server.js';
+export { clientRequestId } from './request-id.js';
 export { errorBody, type ErrorBody } from './errors.js';
 // Bounded JSON bodies and their size limit, for the front door beside this one (src/cloudcontrol).
 export { parseJsonBody } from './body.js';

@@ -2,7 +2,14 @@
  * @module The HTTP server: routes, error mapping, request ids and logs.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type RouteOptions,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/index.js';
 import type { Registry } from '../registry/registry.js';
@@ -42,6 +49,40 @@ export interface ServerOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Told of every route as it is added, those registered after the build too (the API's own listing). */
   onRoute?: (route: RouteOptions) => void;
+  /** Another protocol on the same server (the Cloud Control API), offered every request first. */
+  frontDoor?: FrontDoor;
+}
+
+/**
+ * Takes a request when it is its own and answers it, in its own protocol; returns false to leave it
+ * to this API. `closing`: the server is shutting down, and the request is to be refused with 503 as
+ * this API refuses its own.
+ */
+export type FrontDoor = (request: IncomingMessage, response: ServerResponse, closing: boolean) => boolean;
+
+/**
+ * The HTTP(S) server, made as the framework would make it, with `frontDoor` offered every request
+ * before the framework's router.
+ */
+function serverWith(
+  frontDoor: FrontDoor,
+  closing: () => boolean,
+  tls: ServerOptions['tls'],
+): NonNullable<FastifyHttpOptions<Server>['serverFactory']> {
+  return (handler, options) => {
+    const dispatch = (request: IncomingMessage, response: ServerResponse) => {
+      if (!frontDoor(request, response, closing())) handler(request, response);
+    };
+    const server = tls
+      ? createHttpsServer({ cert: tls.cert, key: tls.key }, dispatch)
+      : createServer(options.http ?? {}, dispatch);
+    // The framework's own settings, as it applies them to a server it makes.
+    const { keepAliveTimeout, requestTimeout, connectionTimeout } = options;
+    if (typeof keepAliveTimeout === 'number') server.keepAliveTimeout = keepAliveTimeout;
+    if (typeof requestTimeout === 'number') server.requestTimeout = requestTimeout;
+    if (typeof connectionTimeout === 'number') server.setTimeout(connectionTimeout);
+    return server as Server;
+  };
 }
 
 export async function buildServer({
@@ -53,9 +94,12 @@ export async function buildServer({
   configurations,
   tls,
   onRoute,
+  frontDoor,
 }: ServerOptions): Promise<FastifyInstance> {
+  let closing = false;
   const app = Fastify({
     ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
+    ...(frontDoor ? { serverFactory: serverWith(frontDoor, () => closing, tls) } : {}),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: RESOURCE_BODY_LIMIT,
     // A client's x-request-id is kept only when it is a plain bounded token; it is logged and echoed.
@@ -69,6 +113,10 @@ export async function buildServer({
     clientErrorHandler: handleClientError,
   });
   if (onRoute) app.addHook('onRoute', onRoute);
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   // Bounded JSON for every route (depth; prototype keys refused, not silently dropped); /v1/types
   // reads its documents as text with its own parser.
   app.removeContentTypeParser('application/json');

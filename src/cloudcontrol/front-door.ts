@@ -1,0 +1,161 @@
+/**
+ * @module The Cloud Control front door on the HTTP server: `POST /` requests are taken off the server
+ * before the `/v1` API's router sees them, read once (the body as bytes, hashed once for the
+ * signature, parsed once), and answered with one write.
+ *
+ * Not a route of the `/v1` API's framework: routing, its hooks, a content-type parser and a reply
+ * pipeline built for a JSON API it does not speak nearly doubled what a signed read cost the server.
+ * The HTTP server's own bounds (header size, timeouts, malformed requests) hold for both alike.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Tokens } from '../auth/index.js';
+import type { Engine } from '../engine/index.js';
+import { clientRequestId, RESOURCE_BODY_LIMIT, type FrontDoor } from '../http/index.js';
+import { CloudControlError } from './errors.js';
+import {
+  authenticate,
+  CONTENT_TYPE,
+  errorAnswer,
+  INTERNAL_FAILURE,
+  operationOf,
+  refusal,
+  run,
+  type Answer,
+} from './protocol.js';
+
+export interface FrontDoorOptions {
+  engine: Engine;
+  tokens: Tokens;
+  /** Request lines ('incoming request', 'request completed') at info, as the `/v1` API logs them. */
+  logger: Logger;
+  /** The largest body taken, in bytes (the `/v1` API's resource body limit by default). */
+  bodyLimit?: number;
+}
+
+function isOwn(request: IncomingMessage): boolean {
+  const url = request.url;
+  return request.method === 'POST' && (url === '/' || (url !== undefined && url.startsWith('/?')));
+}
+
+/**
+ * The body's bytes, or a refusal when they pass `limit`: a declared length is refused before a byte is
+ * read, a stream without one once it passes the limit. `done` is not called when the client goes away.
+ */
+function readBody(
+  request: IncomingMessage,
+  limit: number,
+  done: (error: CloudControlError | undefined, body?: Buffer) => void,
+): void {
+  const tooLarge = () =>
+    new CloudControlError('RequestEntityTooLargeException', `the request body is larger than ${limit} bytes`);
+  const declared = request.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) return done(tooLarge());
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      request.off('data', onData).off('end', onEnd);
+      request.pause();
+      return done(tooLarge());
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = () => done(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  request.on('data', onData).on('end', onEnd);
+  // A client that goes away mid-body has nobody to answer.
+  request.on('error', () => request.off('data', onData).off('end', onEnd));
+}
+
+export function cloudControlFrontDoor({
+  engine,
+  tokens,
+  logger,
+  bodyLimit = RESOURCE_BODY_LIMIT,
+}: FrontDoorOptions): FrontDoor {
+  function answer(
+    response: ServerResponse,
+    id: string,
+    { status, body }: Answer,
+    // The body was not read to its end: the connection cannot carry another request.
+    close: boolean,
+    log: Logger | undefined,
+    started: number,
+  ): void {
+    const text = JSON.stringify(body);
+    const headers: Record<string, string | number> = {
+      'content-type': CONTENT_TYPE,
+      'content-length': Buffer.byteLength(text),
+      'x-amzn-requestid': id,
+      'x-request-id': id,
+    };
+    if (close) headers.connection = 'close';
+    response.writeHead(status, headers).end(text);
+    log?.info(
+      { res: { statusCode: status }, responseTime: performance.now() - started },
+      'request completed',
+    );
+  }
+
+  return (request, response, closing) => {
+    if (!isOwn(request)) return false;
+    const started = performance.now();
+    const id = clientRequestId(request.headers['x-request-id']) ?? randomUUID();
+    // A child logger a request costs: made only when its lines are written.
+    const log = logger.isLevelEnabled('info') ? logger.child({ reqId: id }) : undefined;
+    log?.info(
+      {
+        req: {
+          method: request.method,
+          url: request.url,
+          host: request.headers.host,
+          remoteAddress: request.socket.remoteAddress,
+          remotePort: request.socket.remotePort,
+        },
+      },
+      'incoming request',
+    );
+    const operation = operationOf(request.headers);
+    let bodyRead = false;
+    const fail = (error: unknown) => {
+      const refused = errorAnswer(error, operation);
+      if (!refused) logger.error({ reqId: id, err: error }, 'unexpected error');
+      answer(response, id, refused ?? INTERNAL_FAILURE, !bodyRead, log, started);
+    };
+    if (closing)
+      return (
+        answer(
+          response,
+          id,
+          refusal(
+            'ServiceUnavailable',
+            'the server is shutting down; retry against another replica or later',
+          ),
+          true,
+          log,
+          started,
+        ),
+        true
+      );
+    authenticate(tokens, request.headers, (error, caller) => {
+      if (error || !caller) return fail(error);
+      readBody(request, bodyLimit, (tooLarge, bytes) => {
+        if (tooLarge) return fail(tooLarge);
+        bodyRead = true;
+        const arrived = {
+          method: 'POST',
+          url: request.url!,
+          rawHeaders: request.rawHeaders,
+          headers: request.headers,
+        };
+        run(engine, caller, arrived, operation, bytes!).then(
+          (out) => answer(response, id, out, false, log, started),
+          fail,
+        );
+      });
+    });
+    return true;
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * The Cloud Control front door on the server's HTTP port: a body past the limit, streamed without a
+ * declared length, is cut off; a stranger is answered from the headers before a byte of body is
+ * read; answers carry request ids; each request is logged as the /v1 API logs its own, and no log line
+ * holds a signature or a secret.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { issueKeys, signedHeaders, type AccessKeysOut } from '../helpers/cloudcontrol.js';
+import { WIDGET, WIDGET_TYPE, startTestService, type TestService } from '../helpers/service.js';
+
+let svc: TestService;
+let keys: AccessKeysOut;
+const logLines: string[] = [];
+
+before(async () => {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  svc = await startTestService({ logger: pino({ level: 'info' }, sink) });
+  assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
+  keys = await issueKeys(svc, 'writer');
+});
+after(() => svc.close());
+
+/** Everything the server sends on a raw connection until it closes it (or `ms` pass). */
+function readAll(socket: Socket, ms = 10_000): Promise<{ text: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    let text = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text, closed: false });
+    }, ms);
+    socket.on('data', (d: Buffer) => (text += d.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ text, closed: true });
+    });
+  });
+}
+
+function rawRequest(headers: Record<string, string>): string {
+  return `POST / HTTP/1.1\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n`;
+}
+
+test('a body streamed past the limit without a declared length is cut off with 413, the server unharmed', async () => {
+  const url = new URL(svc.url);
+  const socket = connect(Number(url.port), url.hostname);
+  const answer = readAll(socket);
+  const body = JSON.stringify({ TypeName: WIDGET_TYPE, DesiredState: 'x'.repeat(1_200_000) });
+  socket.write(
+    rawRequest({
+      ...signedHeaders({ keys, url: svc.url, operation: 'CreateResource', body }),
+      'transfer-encoding': 'chunked',
+    }),
+  );
+  for (let at = 0; at < body.length && !socket.destroyed; at += 64 * 1024) {
+    const chunk = body.slice(at, at + 64 * 1024);
+    socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+  }
+  const { text, closed } = await answer;
+  assert.match(text, /^HTTP\/1\.1 413 /);
+  assert.match(text, /\r\nconnection: close\r\n/i);
+  assert.match(text, /"__type":"RequestEntityTooLargeException"/);
+  assert.ok(closed, 'the server closes a connection whose body it did not read');
+  assert.equal((await fetch(`${svc.url}/healthz`)).status, 200);
+});
+
+test('a stranger is answered from the headers alone, before any of the body it announces arrives', async () => {
+  const url = new URL(svc.url);
+  const socket = connect(Number(url.port), url.hostname);
+  const started = Date.now();
+  const answer = readAll(socket, 5_000);
+  const body = JSON.stringify({ TypeName: WIDGET_TYPE });
+  socket.write(
+    rawRequest({
+      ...signedHeaders({
+        keys: {
+          accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
+          secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+        },
+        url: svc.url,
+        operation: 'GetResource',
+        body,
+      }),
+      'content-length': '500000',
+    }),
+  );
+  const { text, closed } = await answer;
+  assert.match(text, /^HTTP\/1\.1 403 /);
+  assert.match(text, /"__type":"InvalidClientTokenId"/);
+  assert.ok(closed && Date.now() - started < 5_000, 'answered and closed without waiting for the body');
+});
+
+test("every answer carries its request id: the client's when it is a plain token, else the server's own", async () => {
+  const body = JSON.stringify({ TypeName: WIDGET_TYPE });
+  const send = (id: string) =>
+    fetch(svc.url, {
+      method: 'POST',
+      headers: {
+        ...signedHeaders({ keys, url: svc.url, operation: 'ListResources', body }),
+        'x-request-id': id,
+      },
+      body,
+    });
+  const kept = await send('trace-0001');
+  assert.equal(kept.status, 200);
+  assert.equal(kept.headers.get('x-amzn-requestid'), 'trace-0001');
+  assert.equal(kept.headers.get('x-request-id'), 'trace-0001');
+  const replaced = await send('x'.repeat(200));
+  assert.equal(replaced.status, 200);
+  assert.match(replaced.headers.get('x-amzn-requestid') ?? '', /^[0-9a-f-]{36}$/);
+  assert.equal(replaced.headers.get('x-request-id'), replaced.headers.get('x-amzn-requestid'));
+});
+
+test('each request is logged on arriving and on being answered, with its id and status, and no signature or secret', async () => {
+  const body = JSON.stringify({ TypeName: WIDGET_TYPE, Identifier: 'nobody-here' });
+  const headers = signedHeaders({ keys, url: svc.url, operation: 'GetResource', body });
+  const res = await fetch(svc.url, {
+    method: 'POST',
+    headers: { ...headers, 'x-request-id': 'logged-1' },
+    body,
+  });
+  assert.equal(res.status, 404);
+  const mine = logLines.map((l) => JSON.parse(l)).filter((l) => l.reqId === 'logged-1');
+  assert.deepEqual(
+    mine.map((l) => l.msg),
+    ['incoming request', 'request completed'],
+  );
+  assert.equal(mine[0].req.method, 'POST');
+  assert.equal(mine[0].req.url, '/');
+  assert.equal(mine[1].res.statusCode, 404);
+  assert.equal(typeof mine[1].responseTime, 'number');
+  const signature = headers.authorization!.slice(-64);
+  for (const line of logLines) {
+    assert.ok(!line.includes(signature), 'no log line holds a signature');
+    assert.ok(!line.includes(keys.secretAccessKey), 'no log line holds a secret key');
+  }
+});
+
+test('a request arriving while the server shuts down is refused with 503 ServiceUnavailable', async () => {
+  // A server of its own, as this one is closed.
+  const closing = await startTestService();
+  const url = new URL(closing.url);
+  const socket = connect(Number(url.port), url.hostname);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const answer = readAll(socket);
+  const body = JSON.stringify({ TypeName: WIDGET_TYPE });
+  const request = rawRequest({
+    ...signedHeaders({ keys, url: closing.url, operation: 'ListResources', body }),
+    'content-length': String(body.length),
+  });
+  // The request has begun when the shutdown starts; its headers end after.
+  socket.write(request.slice(0, 20));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const closed = closing.close();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  socket.write(request.slice(20) + body);
+  const { text } = await answer;
+  await closed;
+  assert.match(text, /^HTTP\/1\.1 503 /);
+  assert.match(text, /"__type":"ServiceUnavailable"/);
+});
