@@ -35,16 +35,37 @@ const PATCH_DOCUMENT_MAX = 65_536;
 const NEXT_TOKEN_MAX = 2048;
 const REQUEST_TOKEN_MAX = 128;
 const MAX_RESULTS = 100;
-/** Accepted as AWS takes them, and not used: a type has one version here, and no role is assumed. */
-const IGNORED = ['TypeVersionId', 'RoleArn'] as const;
+/**
+ * Members every resource operation takes: `TypeVersionId` names a registered version of the type;
+ * `RoleArn` is accepted as AWS takes it and not used (no role is assumed: the key's token decides).
+ */
+const SHARED = ['TypeVersionId', 'RoleArn'] as const;
+/** A version as `GET /v1/types/{typeName}` lists it (`2`), or in CloudFormation's form (`00000002`). */
+const TYPE_VERSION = /^0*([1-9][0-9]{0,8})$/;
 
-function typeName(ctx: OperationContext, input: Input): string {
+/** The type an operation names, visible to the caller, and the version it names, if any. */
+function target(ctx: OperationContext, input: Input): { name: string; version?: string } {
   const name = input.string('TypeName', TYPE_NAME_MAX, true);
   assertTypeVisible(ctx.principal, name);
-  // Read and bounded, then not used (see IGNORED).
-  input.string('TypeVersionId', 1024);
   input.string('RoleArn', 2048);
-  return name;
+  const version = input.string('TypeVersionId', 1024);
+  if (version === undefined) return { name };
+  const m = TYPE_VERSION.exec(version);
+  if (!m)
+    throw new CloudControlError(
+      'InvalidRequestException',
+      `TypeVersionId must be a version number of ${name}, like 2 or 00000002 (GET /v1/types/{typeName} lists them), not '${version.slice(0, 64)}'`,
+    );
+  return { name, version: m[1]! };
+}
+
+/** The version named, once known to be registered (reads and deletes run with the resource as stored). */
+async function checkedVersion(
+  ctx: OperationContext,
+  name: string,
+  version: string | undefined,
+): Promise<void> {
+  if (version !== undefined) await ctx.engine.assertVersion(name, version);
 }
 
 /** The request an operation's request token names, when the caller's globs reach its type. */
@@ -68,30 +89,38 @@ const STATUSES: readonly OperationStatus[] = [...ACTIVE_STATUSES, ...TERMINAL_ST
 export const OPERATION_SPECS: Record<string, OperationSpec> = {
   CreateResource: {
     action: 'write',
-    members: ['TypeName', 'DesiredState', 'ClientToken', ...IGNORED],
+    members: ['TypeName', 'DesiredState', 'ClientToken', ...SHARED],
     async run(ctx, input) {
-      const name = typeName(ctx, input);
+      const { name, version } = target(ctx, input);
       const desired = input.json('DesiredState', DESIRED_STATE_MAX, true);
-      const event = await ctx.engine.create(name, desired, input.clientToken(), callerOf(ctx.principal));
+      const event = await ctx.engine.create(
+        name,
+        desired,
+        input.clientToken(),
+        callerOf(ctx.principal),
+        version,
+      );
       return { ProgressEvent: progressEvent(event) };
     },
   },
 
   GetResource: {
     action: 'read',
-    members: ['TypeName', 'Identifier', ...IGNORED],
+    members: ['TypeName', 'Identifier', ...SHARED],
     async run(ctx, input) {
-      const name = typeName(ctx, input);
-      const description = await ctx.engine.read(name, input.string('Identifier', IDENTIFIER_MAX, true));
+      const { name, version } = target(ctx, input);
+      const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
+      await checkedVersion(ctx, name, version);
+      const description = await ctx.engine.read(name, identifier);
       return { TypeName: name, ResourceDescription: resourceDescription(description) };
     },
   },
 
   UpdateResource: {
     action: 'write',
-    members: ['TypeName', 'Identifier', 'PatchDocument', 'ClientToken', ...IGNORED],
+    members: ['TypeName', 'Identifier', 'PatchDocument', 'ClientToken', ...SHARED],
     async run(ctx, input) {
-      const name = typeName(ctx, input);
+      const { name, version } = target(ctx, input);
       const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
       const patch = input.json('PatchDocument', PATCH_DOCUMENT_MAX, true);
       const event = await ctx.engine.update(
@@ -100,6 +129,7 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
         patch,
         input.clientToken(),
         callerOf(ctx.principal),
+        version,
       );
       return { ProgressEvent: progressEvent(event) };
     },
@@ -107,10 +137,11 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
 
   DeleteResource: {
     action: 'write',
-    members: ['TypeName', 'Identifier', 'ClientToken', ...IGNORED],
+    members: ['TypeName', 'Identifier', 'ClientToken', ...SHARED],
     async run(ctx, input) {
-      const name = typeName(ctx, input);
+      const { name, version } = target(ctx, input);
       const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
+      await checkedVersion(ctx, name, version);
       const event = await ctx.engine.delete(name, identifier, input.clientToken(), callerOf(ctx.principal));
       return { ProgressEvent: progressEvent(event) };
     },
@@ -118,9 +149,9 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
 
   ListResources: {
     action: 'read',
-    members: ['TypeName', 'NextToken', 'MaxResults', 'ResourceModel', ...IGNORED],
+    members: ['TypeName', 'NextToken', 'MaxResults', 'ResourceModel', ...SHARED],
     async run(ctx, input) {
-      const name = typeName(ctx, input);
+      const { name, version } = target(ctx, input);
       const filter = input.json('ResourceModel', DESIRED_STATE_MAX);
       if (filter !== undefined && (typeof filter !== 'object' || filter === null || Array.isArray(filter)))
         throw new CloudControlError(
@@ -131,6 +162,7 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
       const page = await ctx.engine.list(name, {
         ...(maxResults !== undefined ? { maxResults } : {}),
         nextToken: input.string('NextToken', NEXT_TOKEN_MAX),
+        ...(version !== undefined ? { version } : {}),
       });
       // Filtered page by page: a page may hold fewer than MaxResults (even none) and still go on.
       const kept = filter

@@ -12,7 +12,7 @@ import { isAccessKeyId, roleAllows, type Principal, type Tokens } from '../auth/
 import { ClientTokenReused, type Engine } from '../engine/index.js';
 import { TypeplaneError } from '../errors.js';
 import { parseJsonBody } from '../http/index.js';
-import { TypeNotRegistered } from '../registry/index.js';
+import { TypeNotRegistered, TypeVersionNotRegistered } from '../registry/index.js';
 import { CloudControlError, errorBody, EXCEPTION_OF, EXCEPTIONS, type ExceptionName } from './errors.js';
 import { Input } from './input.js';
 import { OPERATION_SPECS } from './operations.js';
@@ -144,7 +144,8 @@ export async function run(
 
 /** Requests refused for what they ask of the engine, in Cloud Control's names. */
 function exceptionOf(error: TypeplaneError, operation: string): ExceptionName {
-  if (error instanceof TypeNotRegistered) return 'TypeNotFoundException';
+  if (error instanceof TypeNotRegistered || error instanceof TypeVersionNotRegistered)
+    return 'TypeNotFoundException';
   const onRequest = operation === 'GetResourceRequestStatus' || operation === 'CancelResourceRequest';
   if (error.code === 'NotFound' && onRequest) return 'RequestTokenNotFoundException';
   // Cloud Control's answer to cancelling a request that has ended.

@@ -175,6 +175,11 @@ export class Engine {
     return deleteResource(this.ctx, typeName, identifier, scopedClientToken(clientToken, caller), caller);
   }
 
+  /** Resolves when `version` of the type is registered; `NotFound` naming the versions it has otherwise. */
+  async assertVersion(typeName: string, version: string): Promise<void> {
+    await this.ctx.registry.get(typeName, version);
+  }
+
   /** The resource as its provider reports it now. */
   async read(typeName: string, identifier: string): Promise<ResourceDescription> {
     await this.configured(typeName);

@@ -5,6 +5,7 @@ export {
   Registry,
   RESOURCE_SCHEMA_VERSION,
   TypeNotRegistered,
+  TypeVersionNotRegistered,
   type RegisterOptions,
   type Registration,
 } from './registry.js';

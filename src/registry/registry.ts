@@ -314,9 +314,10 @@ export class Registry {
   private async versionNotRegistered(typeName: string, version: string): Promise<TypeplaneError> {
     const versions = await this.store.listTypeVersions(typeName);
     if (versions.length === 0) return notRegistered(typeName);
-    return new TypeplaneError(
-      'NotFound',
-      `${typeName} has no version ${JSON.stringify(version)}; its versions are ${versions.map((v) => v.version).join(', ')}`,
+    return new TypeVersionNotRegistered(
+      typeName,
+      version,
+      versions.map((v) => v.version),
     );
   }
 
@@ -383,6 +384,20 @@ export class TypeNotRegistered extends TypeplaneError {
     super(
       'NotFound',
       `type ${typeName} is not registered; register it with POST /v1/types or 'typeplane type register'`,
+    );
+  }
+}
+
+/** A registered type asked for a version it does not have. */
+export class TypeVersionNotRegistered extends TypeplaneError {
+  constructor(
+    readonly typeName: string,
+    readonly version: string,
+    versions: readonly string[],
+  ) {
+    super(
+      'NotFound',
+      `${typeName} has no version ${JSON.stringify(version)}; its versions are ${versions.join(', ')}`,
     );
   }
 }

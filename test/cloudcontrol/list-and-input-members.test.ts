@@ -1,8 +1,8 @@
 /**
  * ListResources with a ResourceModel filter (every top-level property it names must equal the
  * resource's), and each operation's input members read strictly: wrong types, bounds, unknown
- * members and malformed documents are InvalidRequestException naming the member; TypeVersionId and
- * RoleArn are accepted and change nothing.
+ * members and malformed documents are InvalidRequestException naming the member; RoleArn is accepted
+ * and changes nothing (TypeVersionId: see type-versions.test.ts).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,7 +38,7 @@ before(async () => {
       new CreateResourceCommand({
         TypeName: WIDGET_TYPE,
         DesiredState: JSON.stringify(w),
-        // Accepted as AWS takes them; a type has one version here and no role is assumed.
+        // Accepted as AWS takes them: the type's one version, in CloudFormation's form; no role is assumed.
         TypeVersionId: '00000001',
         RoleArn: 'arn:aws:iam::123456789012:role/ignored',
       }),
