@@ -137,7 +137,9 @@ test(
   async (t) => {
     const schema = freshSchema(t);
     const root = join(tempDir(), 'notes');
-    const args = ['--provider', slowProvider, '--lease', '1'];
+    // Leases renew every third of their length; 3 s leave room for a loaded machine's stalls, which
+    // with 1 s could let the survivor take over its own step while it still ran (a second side effect).
+    const args = ['--provider', slowProvider, '--lease', '3'];
     const [one, two] = await replicas(schema, 2, args, { SLOW_PROVIDER_ROOT: root });
     t.after(() => Promise.all([stopServer(one), stopServer(two)]));
     const a = api(one!.url, one!.token);
