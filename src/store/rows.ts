@@ -15,6 +15,7 @@ import type {
   Page,
   StoredResource,
   StoredType,
+  TypeVersionExpectation,
 } from './types.js';
 
 export interface TypeRow {
@@ -163,10 +164,11 @@ export function json(value: unknown): string | null {
 
 /** A begun operation as stored (times normalised), without reading the row back. */
 export function startedAs(operation: OperationRecord, params: OperationParams): BeginResult {
+  const { checkedAgainstDefault: _, ...stored } = operation;
   return {
     kind: 'started',
     operation: {
-      ...operation,
+      ...stored,
       eventTime: params.event_time,
       startedAt: params.started_at,
       deadlineAt: params.deadline_at,
@@ -303,6 +305,27 @@ export function typeInUse(typeName: string, count: number): TypeplaneError {
     ],
   );
 }
+
+/**
+ * Why `expected` no longer holds for a type whose default version is now `current` (and, read when
+ * `expected.unused`, which has `usage.resources` resources and `usage.active` operations in
+ * progress); undefined while it holds.
+ */
+export function unmetExpectation(
+  expected: TypeVersionExpectation,
+  current: string | undefined,
+  usage?: { resources: number; active: number },
+): string | undefined {
+  if (current !== expected.defaultVersion)
+    return `its default version is ${current ?? 'gone'}, not ${expected.defaultVersion ?? 'none'}`;
+  if (!expected.unused || !usage || (usage.resources === 0 && usage.active === 0)) return undefined;
+  const { resources, active } = usage;
+  return `${resources} resource${resources === 1 ? '' : 's'} and ${active} operation${active === 1 ? '' : 's'} in progress now`;
+}
+
+/** Operations on a type that have not ended. */
+export const COUNT_ACTIVE_OPERATIONS_OF_TYPE = (param: string) =>
+  `SELECT COUNT(*) AS count FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name = ${param}`;
 
 /** One operation on a type that has not ended (its request token), or none. */
 export const ACTIVE_OPERATION_OF_TYPE = (param: string) =>

@@ -34,6 +34,8 @@ import {
   typeBusy,
   versionInUse,
   ACTIVE_OPERATION_OF_TYPE,
+  COUNT_ACTIVE_OPERATIONS_OF_TYPE,
+  unmetExpectation,
   type GuardedParams,
   type KvRow,
   type OperationParams,
@@ -44,7 +46,10 @@ import {
   startedAs,
 } from '../rows.js';
 import {
+  DefaultVersionMoved,
   OperationMovedOn,
+  TypeChangedMeanwhile,
+  type TypeVersionExpectation,
   type BeginResult,
   type Completion,
   type KvEntry,
@@ -186,19 +191,19 @@ export class SqliteStore implements Store {
     return this.tx.deleteType.immediate(typeName);
   }
 
-  async addTypeVersion(type: Omit<StoredType, 'version'>): Promise<StoredType> {
-    const row = this.sql.addTypeVersion.get(
-      type.typeName,
-      type.typeName,
-      JSON.stringify(type.model),
-      type.source,
-      isoTime(type.registeredAt, 'registeredAt'),
-    );
-    return { ...type, version: row!.version };
+  async addTypeVersion(
+    type: Omit<StoredType, 'version'>,
+    expected?: TypeVersionExpectation,
+  ): Promise<StoredType> {
+    return this.tx.addTypeVersion.immediate(type, expected);
   }
 
-  async setDefaultTypeVersion(typeName: string, version: string): Promise<boolean> {
-    return this.sql.setDefaultTypeVersion.run(typeName, version).changes > 0;
+  async setDefaultTypeVersion(
+    typeName: string,
+    version: string,
+    expected?: TypeVersionExpectation,
+  ): Promise<boolean> {
+    return this.tx.setDefaultTypeVersion.immediate(typeName, version, expected);
   }
 
   async deleteTypeVersion(typeName: string, version: string): Promise<boolean> {
@@ -239,6 +244,30 @@ export class SqliteStore implements Store {
 
   async countResources(typeName: string): Promise<number> {
     return this.sql.countResources.get(typeName)?.count ?? 0;
+  }
+
+  async countActiveOperations(typeName: string): Promise<number> {
+    return this.sql.countActiveOperations.get(typeName)?.count ?? 0;
+  }
+
+  /** Refuses (TypeChangedMeanwhile) when `expected` no longer holds; inside a transaction. */
+  private checkExpected(typeName: string, expected: TypeVersionExpectation | undefined): void {
+    if (!expected) return;
+    const usage = () => ({
+      resources: this.sql.countResources.get(typeName)?.count ?? 0,
+      active: this.sql.countActiveOperations.get(typeName)?.count ?? 0,
+    });
+    const current = this.sql.getTypeStamp.get(typeName)?.version;
+    const unmet = unmetExpectation(expected, current, expected.unused ? usage() : undefined);
+    if (unmet !== undefined) throw new TypeChangedMeanwhile(typeName, unmet);
+  }
+
+  /** Refuses (DefaultVersionMoved) an operation checked against a default version that is no longer it. */
+  private checkDefault(operation: OperationRecord): void {
+    const checked = operation.checkedAgainstDefault;
+    if (checked === undefined) return;
+    const current = this.sql.getTypeStamp.get(operation.typeName)?.version;
+    if (current !== checked) throw new DefaultVersionMoved(operation.typeName, checked, current);
   }
 
   async listReferences(typeName: string, identifier: string): Promise<ResourceKey[]> {
@@ -613,6 +642,26 @@ export class SqliteStore implements Store {
         if (active) throw typeBusy(typeName, active.request_token);
         return this.sql.deleteType.run(typeName).changes > 0;
       }),
+      addTypeVersion: this.db.transaction(
+        (type: Omit<StoredType, 'version'>, expected: TypeVersionExpectation | undefined): StoredType => {
+          this.checkExpected(type.typeName, expected);
+          const row = this.sql.addTypeVersion.get(
+            type.typeName,
+            type.typeName,
+            JSON.stringify(type.model),
+            type.source,
+            isoTime(type.registeredAt, 'registeredAt'),
+          );
+          return { ...type, version: row!.version };
+        },
+      ),
+      setDefaultTypeVersion: this.db.transaction(
+        (typeName: string, version: string, expected: TypeVersionExpectation | undefined): boolean => {
+          if (!this.sql.getTypeVersion.get(typeName, version)) return false;
+          this.checkExpected(typeName, expected);
+          return this.sql.setDefaultTypeVersion.run(typeName, version).changes > 0;
+        },
+      ),
       deleteTypeVersion: this.db.transaction((typeName: string, version: string): boolean => {
         if (!this.sql.getTypeVersion.get(typeName, version)) return false;
         const versions = this.sql.countTypeVersions.get(typeName)?.count ?? 0;
@@ -635,6 +684,7 @@ export class SqliteStore implements Store {
       ): BeginResult => {
         const earlier = this.checkToken(operation, requestHash);
         if (earlier) return earlier;
+        this.checkDefault(operation);
         if (operation.identifier !== undefined && ACTIVE.has(operation.status)) {
           const active = this.sql.getActive.get(operation.typeName, operation.identifier);
           if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
@@ -661,6 +711,7 @@ export class SqliteStore implements Store {
       ): BeginResult => {
         const earlier = this.checkToken(operation, requestHash);
         if (earlier) return earlier;
+        this.checkDefault(operation);
         const identifier = operation.identifier;
         if (identifier !== undefined) {
           const active = this.sql.getActive.get(operation.typeName, identifier);
@@ -774,6 +825,7 @@ function prepareStatements(db: Database.Database) {
     countResources: db.prepare<[string], { count: number }>(
       `SELECT COUNT(*) AS count FROM resources WHERE type_name = ?`,
     ),
+    countActiveOperations: db.prepare<[string], { count: number }>(COUNT_ACTIVE_OPERATIONS_OF_TYPE('?')),
     putResource: db.prepare<[string, string, string, string | null, string, string, string | null]>(
       `INSERT INTO resources (type_name, identifier, properties_json, sealed, created_at, updated_at, type_version) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json, sealed = excluded.sealed,
