@@ -7,8 +7,10 @@
  * - every state change of one resource (begin, complete, finish) takes a transaction-scoped advisory
  *   lock on the resource's key first, so the checks it makes (no active operation, the resource as
  *   the update was computed from, no resource yet for a create) hold until it commits;
- * - deregistering a type takes its type's lock exclusively, and putting a resource takes it shared,
- *   so no resource appears in a type being removed;
+ * - deregistering a type, adding a version or moving its default takes its type's lock exclusively,
+ *   and putting a resource takes it shared, so no resource appears in a type being removed; an
+ *   operation checked against the default version takes it shared from its begin, so a new default
+ *   is made either before that begin (which then sees it) or after (and counts the operation);
  * - the unique indexes stay the backstop: a client token used by two requests at once, or a second
  *   active operation on a resource whose identifier only became known, is caught there;
  * - claiming operations uses `FOR UPDATE SKIP LOCKED`, so replicas claim disjoint sets without waiting.
