@@ -187,10 +187,7 @@ export class Registry {
   ): Promise<{ unused?: boolean; violations?: Violations; refusal?: Refusal }> {
     const breaking = changes.filter((c) => c.verdict === 'breaking');
     if (breaking.length === 0) return {};
-    const [resources, inProgress] = await Promise.all([
-      this.store.countResources(typeName),
-      this.store.countActiveOperations(typeName),
-    ]);
+    const { resources, activeOperations: inProgress } = await this.store.typeUsage(typeName);
     if (resources === 0 && inProgress === 0) return allowBreaking ? {} : { unused: true };
     const violations = await checkResources(this.store, next, typeName);
     if (allowBreaking) return { violations };

@@ -12,6 +12,7 @@ export type {
   ResourceChange,
   KvEntry,
   TypeVersionExpectation,
+  TypeUsage,
 } from './types.js';
 export { OperationMovedOn, DefaultVersionMoved, TypeChangedMeanwhile } from './types.js';
 export { resourceCursor } from './cursor.js';

@@ -15,6 +15,7 @@ import type {
   Page,
   StoredResource,
   StoredType,
+  TypeUsage,
   TypeVersionExpectation,
 } from './types.js';
 
@@ -307,25 +308,25 @@ export function typeInUse(typeName: string, count: number): TypeplaneError {
 }
 
 /**
- * Why `expected` no longer holds for a type whose default version is now `current` (and, read when
- * `expected.unused`, which has `usage.resources` resources and `usage.active` operations in
- * progress); undefined while it holds.
+ * Why `expected` no longer holds for a type whose default version is now `current` (and whose
+ * `usage` is read when `expected.unused`); undefined while it holds.
  */
 export function unmetExpectation(
   expected: TypeVersionExpectation,
   current: string | undefined,
-  usage?: { resources: number; active: number },
+  usage?: TypeUsage,
 ): string | undefined {
   if (current !== expected.defaultVersion)
     return `its default version is ${current ?? 'gone'}, not ${expected.defaultVersion ?? 'none'}`;
-  if (!expected.unused || !usage || (usage.resources === 0 && usage.active === 0)) return undefined;
-  const { resources, active } = usage;
+  if (!expected.unused || !usage || (usage.resources === 0 && usage.activeOperations === 0)) return undefined;
+  const { resources, activeOperations: active } = usage;
   return `${resources} resource${resources === 1 ? '' : 's'} and ${active} operation${active === 1 ? '' : 's'} in progress now`;
 }
 
-/** Operations on a type that have not ended. */
-export const COUNT_ACTIVE_OPERATIONS_OF_TYPE = (param: string) =>
-  `SELECT COUNT(*) AS count FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name = ${param}`;
+/** A type's resources and operations not ended, in one statement (one snapshot): `resources`, `active`. */
+export const TYPE_USAGE = (param: string) =>
+  `SELECT (SELECT COUNT(*) FROM resources WHERE type_name = ${param}) AS resources,
+     (SELECT COUNT(*) FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name = ${param}) AS active`;
 
 /** One operation on a type that has not ended (its request token), or none. */
 export const ACTIVE_OPERATION_OF_TYPE = (param: string) =>

@@ -175,6 +175,12 @@ export interface TypeVersionExpectation {
   unused?: boolean;
 }
 
+export interface TypeUsage {
+  resources: number;
+  /** Operations not ended yet: each may still write a resource under the version it was checked against. */
+  activeOperations: number;
+}
+
 /** A {@link TypeVersionExpectation} no longer holds: nothing was written; decide again. */
 export class TypeChangedMeanwhile extends Error {
   constructor(
@@ -233,8 +239,8 @@ export interface Store {
     options: { limit: number; nextToken?: string },
   ): Promise<Page<StoredResource>>;
   countResources(typeName: string): Promise<number>;
-  /** Operations on resources of the type that have not ended. */
-  countActiveOperations(typeName: string): Promise<number>;
+  /** How many resources the type has and how many of its operations have not ended, read at one moment. */
+  typeUsage(typeName: string): Promise<TypeUsage>;
   /** The primary identifier of the resource holding additional identifier `name` = `value`, if any. */
   findByIdentifier(typeName: string, name: string, value: string): Promise<string | undefined>;
   /** Resources this one refers to. */

@@ -6,13 +6,13 @@
  * PostgreSQL database keep all of it (a replica's cached default version does not let a create in).
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { stopServer } from '../faults/helpers.js';
 import { eachStoreService, type StoreService } from '../helpers/each-store.js';
-import { PG_URL, freshSchema, pgSkip } from '../helpers/postgres.js';
+import { freshSchema, pgSkip } from '../helpers/postgres.js';
 import { memoryProvider } from '../helpers/providers.js';
-import { api, spawnServer, tempDir, type Api } from '../helpers/service.js';
+import { replicas } from '../helpers/replicas.js';
+import { api, type Api } from '../helpers/service.js';
 
 const ROUNDS = 16;
 const raced = (i: number) => `Test::Race::Widget${i}`;
@@ -74,7 +74,9 @@ async function race(svc: Api, typeName: string, round: number) {
   assert.equal(created.body.progressEvent?.operationStatus, 'SUCCESS', JSON.stringify(created.body));
   assert.match(registration.body.message, /breaking change refused: .*TP6003/);
   const counted = registration.body.details.find((d: { violations?: unknown }) => d.violations);
-  assert.equal(counted.violations.total + counted.operationsInProgress, 1, JSON.stringify(counted));
+  // Counted as an operation in progress, as a resource, or (finishing between the two reads) as both.
+  assert.ok(counted.operationsInProgress + counted.violations.total >= 1, JSON.stringify(counted));
+  if (counted.violations.total > 0) assert.deepEqual(counted.violations.identifiers, ['big']);
   assert.equal(stored.body.properties.Size, 'L');
   assert.equal(shown.body.defaultVersion, '1');
   return 'refused';
@@ -192,14 +194,7 @@ test(
   { skip: pgSkip, timeout: 60_000 },
   async (t) => {
     const schema = freshSchema(t, 'tp_races');
-    const env = {
-      TYPEPLANE_DATABASE_URL: PG_URL,
-      TYPEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
-      TYPEPLANE_ADMIN_TOKEN: randomBytes(32).toString('base64url'),
-    };
-    const [one, two] = await Promise.all(
-      [0, 1].map(() => spawnServer(tempDir(), ['--database-schema', schema], env)),
-    );
+    const [one, two] = await replicas(schema, 2);
     t.after(() => Promise.all([stopServer(one!), stopServer(two!)]));
     const a = api(one!.url, one!.token);
     const b = api(two!.url, two!.token);

@@ -175,7 +175,7 @@ eachStore(
       store.setDefaultTypeVersion(NAME, '1', { defaultVersion: '1', unused: true }),
       changedMeanwhile,
     );
-    assert.equal(await store.countActiveOperations(NAME), 0);
+    assert.deepEqual(await store.typeUsage(NAME), { resources: 1, activeOperations: 0 });
     // Not relying on it being unused (a change that breaks nothing), it is stored.
     assert.equal((await store.addTypeVersion(type, { defaultVersion: '1' })).version, '2');
   },
@@ -200,11 +200,11 @@ eachStore('an operation checked against a default version that moved on does not
     DefaultVersionMoved,
   );
   assert.equal(await store.getOperation(stale.requestToken), undefined, 'nothing was written');
-  assert.equal(await store.countActiveOperations(NAME), 0);
+  assert.deepEqual(await store.typeUsage(NAME), { resources: 0, activeOperations: 0 });
   const current = operation({ typeName: NAME, identifier: 'a', checkedAgainstDefault: '2' });
   const begun = await store.beginOperation(current);
   assert.equal(begun.kind, 'started');
-  assert.equal(await store.countActiveOperations(NAME), 1);
+  assert.deepEqual(await store.typeUsage(NAME), { resources: 0, activeOperations: 1 });
   assert.equal(
     'checkedAgainstDefault' in (begun.kind === 'started' ? begun.operation : {}),
     false,

@@ -40,7 +40,7 @@ import {
   typeBusy,
   versionInUse,
   ACTIVE_OPERATION_OF_TYPE,
-  COUNT_ACTIVE_OPERATIONS_OF_TYPE,
+  TYPE_USAGE,
   unmetExpectation,
   type KvRow,
   type OperationParams,
@@ -54,6 +54,7 @@ import {
   DefaultVersionMoved,
   OperationMovedOn,
   TypeChangedMeanwhile,
+  type TypeUsage,
   type TypeVersionExpectation,
   type BeginResult,
   type Completion,
@@ -391,11 +392,8 @@ export class PostgresStore implements Store {
     return countResources(this.pool, typeName);
   }
 
-  async countActiveOperations(typeName: string): Promise<number> {
-    const { rows } = await this.pool.query<{ count: string }>(COUNT_ACTIVE_OPERATIONS_OF_TYPE('$1'), [
-      typeName,
-    ]);
-    return Number(rows[0]?.count ?? 0);
+  async typeUsage(typeName: string): Promise<TypeUsage> {
+    return typeUsage(this.pool, typeName);
   }
 
   async findByIdentifier(typeName: string, name: string, value: string): Promise<string | undefined> {
@@ -999,19 +997,18 @@ async function checkExpected(
   expected: TypeVersionExpectation | undefined,
 ): Promise<void> {
   if (!expected) return;
-  const { rows } = await c.query<{ current: string | null; resources: string | null; active: string | null }>(
-    `SELECT (SELECT version FROM types WHERE type_name = $1 ORDER BY seq DESC LIMIT 1) AS current,
-       CASE WHEN $2 THEN (SELECT COUNT(*) FROM resources WHERE type_name = $1) END AS resources,
-       CASE WHEN $2 THEN (${COUNT_ACTIVE_OPERATIONS_OF_TYPE('$1')}) END AS active`,
-    [typeName, expected.unused === true],
+  const { rows } = await c.query<{ current: string | null }>(
+    `SELECT version AS current FROM types WHERE type_name = $1 ORDER BY seq DESC LIMIT 1`,
+    [typeName],
   );
-  const row = rows[0]!;
-  const unmet = unmetExpectation(
-    expected,
-    row.current ?? undefined,
-    expected.unused ? { resources: Number(row.resources ?? 0), active: Number(row.active ?? 0) } : undefined,
-  );
+  const usage = expected.unused ? await typeUsage(c, typeName) : undefined;
+  const unmet = unmetExpectation(expected, rows[0]?.current ?? undefined, usage);
   if (unmet !== undefined) throw new TypeChangedMeanwhile(typeName, unmet);
+}
+
+async function typeUsage(c: Queryable, typeName: string): Promise<TypeUsage> {
+  const { rows } = await c.query<{ resources: string; active: string }>(TYPE_USAGE('$1'), [typeName]);
+  return { resources: Number(rows[0]?.resources ?? 0), activeOperations: Number(rows[0]?.active ?? 0) };
 }
 
 function operationKey(operation: OperationRecord): string | undefined {

@@ -34,7 +34,7 @@ import {
   typeBusy,
   versionInUse,
   ACTIVE_OPERATION_OF_TYPE,
-  COUNT_ACTIVE_OPERATIONS_OF_TYPE,
+  TYPE_USAGE,
   unmetExpectation,
   type GuardedParams,
   type KvRow,
@@ -49,6 +49,7 @@ import {
   DefaultVersionMoved,
   OperationMovedOn,
   TypeChangedMeanwhile,
+  type TypeUsage,
   type TypeVersionExpectation,
   type BeginResult,
   type Completion,
@@ -246,19 +247,20 @@ export class SqliteStore implements Store {
     return this.sql.countResources.get(typeName)?.count ?? 0;
   }
 
-  async countActiveOperations(typeName: string): Promise<number> {
-    return this.sql.countActiveOperations.get(typeName)?.count ?? 0;
+  async typeUsage(typeName: string): Promise<TypeUsage> {
+    return this.readUsage(typeName);
+  }
+
+  private readUsage(typeName: string): TypeUsage {
+    const row = this.sql.typeUsage.get({ typeName });
+    return { resources: row?.resources ?? 0, activeOperations: row?.active ?? 0 };
   }
 
   /** Refuses (TypeChangedMeanwhile) when `expected` no longer holds; inside a transaction. */
   private checkExpected(typeName: string, expected: TypeVersionExpectation | undefined): void {
     if (!expected) return;
-    const usage = () => ({
-      resources: this.sql.countResources.get(typeName)?.count ?? 0,
-      active: this.sql.countActiveOperations.get(typeName)?.count ?? 0,
-    });
     const current = this.sql.getTypeStamp.get(typeName)?.version;
-    const unmet = unmetExpectation(expected, current, expected.unused ? usage() : undefined);
+    const unmet = unmetExpectation(expected, current, expected.unused ? this.readUsage(typeName) : undefined);
     if (unmet !== undefined) throw new TypeChangedMeanwhile(typeName, unmet);
   }
 
@@ -825,7 +827,9 @@ function prepareStatements(db: Database.Database) {
     countResources: db.prepare<[string], { count: number }>(
       `SELECT COUNT(*) AS count FROM resources WHERE type_name = ?`,
     ),
-    countActiveOperations: db.prepare<[string], { count: number }>(COUNT_ACTIVE_OPERATIONS_OF_TYPE('?')),
+    typeUsage: db.prepare<{ typeName: string }, { resources: number; active: number }>(
+      TYPE_USAGE('@typeName'),
+    ),
     putResource: db.prepare<[string, string, string, string | null, string, string, string | null]>(
       `INSERT INTO resources (type_name, identifier, properties_json, sealed, created_at, updated_at, type_version) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json, sealed = excluded.sealed,
