@@ -100,27 +100,8 @@ export class Registry {
     if (refusals.length > 0) throw breakingRefused(refusals, 'register');
     const registeredAt = new Date().toISOString();
     const registrations: Registration[] = [];
-    for (let plan of plans) {
-      // Stored only if what the plan was decided on still holds (checked in the insert's transaction):
-      // a registration or a resource that got in first makes it plan again, on what is there now.
-      let record: StoredType | undefined;
-      for (let attempt = 1; !record; attempt++) {
-        if (plan.outcome === 'unchanged') {
-          record = plan.current!;
-          break;
-        }
-        try {
-          record = await this.store.addTypeVersion(
-            { typeName: plan.type.typeName, model: plan.type, source, registeredAt },
-            plan.expected,
-          );
-        } catch (error) {
-          if (!(error instanceof TypeChangedMeanwhile)) throw error;
-          if (attempt >= PLAN_ATTEMPTS) throw keptChanging(error);
-          plan = await this.plan(plan.type, plan.compiled, target, allowBreaking);
-          if (plan.refusal) throw breakingRefused([plan.refusal], 'register');
-        }
-      }
+    for (const planned of plans) {
+      const { record, plan } = await this.storePlan(planned, source, registeredAt, target, allowBreaking);
       this.latest.delete(record.typeName);
       const {
         type: _type,
@@ -138,6 +119,35 @@ export class Registry {
       registrations,
       warnings: [...result.diagnostics.filter((d) => d.severity === 'warning'), ...referenceWarnings],
     };
+  }
+
+  /**
+   * Store a plan's new version, only if what the plan was decided on still holds (checked in the
+   * insert's transaction): a registration or a resource that got in first makes it decide again, on
+   * what is there now (an identical registration that got in first leaves nothing to do).
+   */
+  private async storePlan(
+    plan: Plan,
+    source: string,
+    registeredAt: string,
+    target: Target,
+    allowBreaking: boolean,
+  ): Promise<{ record: StoredType; plan: Plan }> {
+    for (let attempt = 1; ; attempt++) {
+      if (plan.outcome === 'unchanged') return { record: plan.current!, plan };
+      try {
+        const record = await this.store.addTypeVersion(
+          { typeName: plan.type.typeName, model: plan.type, source, registeredAt },
+          plan.expected,
+        );
+        return { record, plan };
+      } catch (error) {
+        if (!(error instanceof TypeChangedMeanwhile)) throw error;
+        if (attempt >= PLAN_ATTEMPTS) throw keptChanging(error);
+        plan = await this.plan(plan.type, plan.compiled, target, allowBreaking);
+        if (plan.refusal) throw breakingRefused([plan.refusal], 'register');
+      }
+    }
   }
 
   /** What registering `type` would do, against the store as it is now. */
