@@ -478,12 +478,22 @@ export function registerApiCommands(program: Command): void {
         .command('set-default')
         .argument('<typeName>')
         .argument('<version>')
-        .description('serve requests with another registered version'),
+        .description(
+          'serve requests with another registered version (refused, as a registration is, when it breaks what the current default accepts while resources exist)',
+        )
+        .option(
+          '--allow-breaking',
+          'make it the default even when it is breaking relative to the current default while resources of the type exist',
+        ),
     ),
-    ['typeplane type set-default Test::Shop::Widget 1'],
+    [
+      'typeplane type set-default Test::Shop::Widget 1',
+      'typeplane type set-default Test::Shop::Widget 1 --allow-breaking',
+    ],
   ).action(
-    action(async (typeName: string, version: string, options: Common) => {
-      await clientFor(options).call('PUT', `/v1/types/${enc(typeName)}/default-version`, { version });
+    action(async (typeName: string, version: string, options: Common & { allowBreaking?: boolean }) => {
+      const query = options.allowBreaking ? '?allowBreaking=true' : '';
+      await clientFor(options).call('PUT', `/v1/types/${enc(typeName)}/default-version${query}`, { version });
       process.stdout.write(`${typeName}: version ${version} is the default\n`);
     }),
   );

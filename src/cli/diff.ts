@@ -79,11 +79,16 @@ async function runDiff(first: string, second: string | undefined, options: DiffO
 /** The registered type as the server describes it: every part a comparison reads. */
 async function registeredType(typeName: string, options: DiffOptions): Promise<ResourceType> {
   const query = options.version !== undefined ? `?version=${encodeURIComponent(options.version)}` : '';
-  const detail = await clientFor(options).call<ResourceType>(
-    'GET',
-    `/v1/types/${encodeURIComponent(typeName)}${query}`,
-  );
-  return detail;
+  const detail = await clientFor(options).call<
+    Omit<ResourceType, 'conditionalCreateOnlyProperties' | 'deprecatedProperties'> &
+      Partial<Pick<ResourceType, 'conditionalCreateOnlyProperties' | 'deprecatedProperties'>>
+  >('GET', `/v1/types/${encodeURIComponent(typeName)}${query}`);
+  // A server older than these lists does not send them.
+  return {
+    ...detail,
+    conditionalCreateOnlyProperties: detail.conditionalCreateOnlyProperties ?? [],
+    deprecatedProperties: detail.deprecatedProperties ?? [],
+  };
 }
 
 function report(result: DiffResult) {

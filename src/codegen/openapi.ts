@@ -136,6 +136,8 @@ const COMMON_SCHEMAS: Schema = {
       readOnlyProperties: { type: 'array', items: { type: 'string' } },
       writeOnlyProperties: { type: 'array', items: { type: 'string' } },
       createOnlyProperties: { type: 'array', items: { type: 'string' } },
+      conditionalCreateOnlyProperties: { type: 'array', items: { type: 'string' } },
+      deprecatedProperties: { type: 'array', items: { type: 'string' } },
     },
   },
   Token: {
@@ -418,7 +420,9 @@ function generalPaths(): Schema {
       parameters: [typeName],
       put: {
         operationId: 'setDefaultTypeVersion',
-        summary: 'Serve requests with another registered version (admin)',
+        summary:
+          'Serve requests with another registered version (admin; 409 when it is breaking relative to the current default while resources exist, unless ?allowBreaking=true)',
+        parameters: [{ name: 'allowBreaking', in: 'query', schema: { enum: ['true', 'false'] } }],
         requestBody: {
           required: true,
           content: {

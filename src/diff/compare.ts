@@ -5,7 +5,7 @@
  */
 import { jsonEqual } from '../model/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
-import type { ResourceType } from '../schema/index.js';
+import type { HandlerAction, ResourceType } from '../schema/index.js';
 import { PointerResolver } from '../schema/resource-schema/index.js';
 import type { ChangeRuleId } from './rules.js';
 
@@ -19,11 +19,18 @@ export type Place =
   | { list: ListName; index: number }
   /** A node of the newer type's configuration schema (`/properties/ApiKey`). */
   | { configuration: string }
+  /** A handler of the newer type (its permissions), or, without `action`, where its handlers are. */
+  | { handler?: HandlerAction; permissions?: true }
   /** The type as a whole. */
   | { type: true };
 
 export type ListName =
-  'primaryIdentifier' | 'createOnlyProperties' | 'readOnlyProperties' | 'writeOnlyProperties';
+  | 'primaryIdentifier'
+  | 'createOnlyProperties'
+  | 'conditionalCreateOnlyProperties'
+  | 'readOnlyProperties'
+  | 'writeOnlyProperties'
+  | 'deprecatedProperties';
 
 export interface RawChange {
   rule: ChangeRuleId;
@@ -44,7 +51,13 @@ const show = (v: unknown) => JSON.stringify(v);
 export function compareTypes(before: ResourceType, after: ResourceType): RawChange[] {
   const walker = new SchemaWalker(before.schema, after.schema);
   walker.node(before.schema, after.schema, '', '');
-  return [...walker.changes, ...compareLists(before, after), ...compareConfigurations(before, after)];
+  return [
+    ...walker.changes,
+    ...compareLists(before, after),
+    ...compareMarks(before, after),
+    ...compareHandlers(before, after),
+    ...compareConfigurations(before, after),
+  ];
 }
 
 /**
@@ -378,22 +391,134 @@ function compareLists(before: ResourceType, after: ResourceType): RawChange[] {
       if (old.has(pointer) || !existedBefore.resolves(pointer)) return;
       // A read-only property could not be set or changed by anyone: create-only takes nothing away.
       if (list === 'createOnlyProperties' && before.readOnlyProperties.includes(pointer)) return;
+      const wasConditional =
+        list === 'createOnlyProperties' && before.conditionalCreateOnlyProperties.includes(pointer);
       changes.push({
         rule: rules.made,
         property: pointer,
-        message: `${pointer}: made ${rules.word}${WHAT_IT_MEANS[rules.word]}`,
+        message: `${pointer}: made ${rules.word}${wasConditional ? ' (it was conditionally create-only)' : ''}${WHAT_IT_MEANS[rules.word]}`,
         place: { list, index },
       });
     });
     for (const pointer of before[list]) {
       if (now.has(pointer) || !existsAfter.resolves(pointer)) continue;
+      const conditional =
+        list === 'createOnlyProperties' && after.conditionalCreateOnlyProperties.includes(pointer);
       changes.push({
         rule: rules.lifted,
         property: pointer,
-        message: `${pointer}: no longer ${rules.word}${rules.word === 'write-only' ? ': reads will return its values' : ''}`,
+        message: `${pointer}: no longer ${rules.word}${rules.word === 'write-only' ? ': reads will return its values' : conditional ? ', only conditionally: updates may change it (the provider may replace the resource)' : ''}`,
         place: { schema: schemaPathOf(pointer) },
       });
     }
+  }
+  return changes;
+}
+
+/**
+ * The softer marks: conditionally create-only (an update changing it may replace the resource) and
+ * deprecated (still accepted, announced to go). A move between create-only and conditionally
+ * create-only is told once, by the create-only list (`compareLists`).
+ */
+function compareMarks(before: ResourceType, after: ResourceType): RawChange[] {
+  const changes: RawChange[] = [];
+  const existedBefore = new PointerResolver(before.schema);
+  const existsAfter = new PointerResolver(after.schema);
+  const marked = (list: 'conditionalCreateOnlyProperties' | 'deprecatedProperties', how: MarkRules) => {
+    const old = new Set(before[list]);
+    const now = new Set(after[list]);
+    after[list].forEach((pointer, index) => {
+      if (old.has(pointer) || !existedBefore.resolves(pointer) || how.skipMade(pointer)) return;
+      changes.push({
+        rule: how.made,
+        property: pointer,
+        message: `${pointer}: ${how.madeMessage}`,
+        place: { list, index },
+      });
+    });
+    for (const pointer of before[list]) {
+      if (now.has(pointer) || !existsAfter.resolves(pointer) || how.skipLifted(pointer)) continue;
+      changes.push({
+        rule: how.lifted,
+        property: pointer,
+        message: `${pointer}: ${how.liftedMessage}`,
+        place: { schema: schemaPathOf(pointer) },
+      });
+    }
+  };
+  marked('conditionalCreateOnlyProperties', {
+    made: 'TP6206',
+    madeMessage:
+      'made conditionally create-only: an update that changes it may replace the resource (a new one, with new read-only values)',
+    // From create-only (TP6105) or read-only (it could not be set before) nothing is taken away here.
+    skipMade: (p) => before.createOnlyProperties.includes(p) || before.readOnlyProperties.includes(p),
+    lifted: 'TP6105',
+    liftedMessage: 'no longer conditionally create-only: updates change it in place',
+    // Made create-only: TP6007 says so.
+    skipLifted: (p) => after.createOnlyProperties.includes(p),
+  });
+  marked('deprecatedProperties', {
+    made: 'TP6205',
+    madeMessage:
+      'deprecated: still accepted, but clients should stop using it (a later version may remove it)',
+    skipMade: () => false,
+    lifted: 'TP6109',
+    liftedMessage: 'no longer deprecated',
+    skipLifted: () => false,
+  });
+  return changes;
+}
+
+interface MarkRules {
+  made: ChangeRuleId;
+  madeMessage: string;
+  skipMade: (pointer: string) => boolean;
+  lifted: ChangeRuleId;
+  liftedMessage: string;
+  skipLifted: (pointer: string) => boolean;
+}
+
+/**
+ * The handlers a type declares: one removed means that operation no longer works; permissions added
+ * mean an operator must grant them before the new version's handlers can do their work (dangerous:
+ * requests stay valid, but may fail until then); permissions only removed take nothing away.
+ */
+function compareHandlers(before: ResourceType, after: ResourceType): RawChange[] {
+  const changes: RawChange[] = [];
+  const actions = (t: ResourceType) => Object.keys(t.handlers) as HandlerAction[];
+  for (const action of actions(before)) {
+    const old = before.handlers[action]!;
+    const now = after.handlers[action];
+    if (!now) {
+      changes.push({
+        rule: 'TP6013',
+        message: `${action} handler removed: ${action} requests no longer work for this type`,
+        place: {},
+      });
+      continue;
+    }
+    const added = now.permissions.filter((p) => !old.permissions.includes(p));
+    const removed = old.permissions.filter((p) => !now.permissions.includes(p));
+    if (added.length > 0)
+      changes.push({
+        rule: 'TP6204',
+        message: `${action} handler needs more permissions (${added.join(', ')}): grant them to the provider before this version serves ${action} requests`,
+        place: { handler: action, permissions: true },
+      });
+    else if (removed.length > 0)
+      changes.push({
+        rule: 'TP6108',
+        message: `${action} handler needs fewer permissions (no longer ${removed.join(', ')})`,
+        place: { handler: action, permissions: true },
+      });
+  }
+  for (const action of actions(after)) {
+    if (!before.handlers[action])
+      changes.push({
+        rule: 'TP6107',
+        message: `${action} handler added`,
+        place: { handler: action },
+      });
   }
   return changes;
 }

@@ -223,13 +223,17 @@ function documentPointer(type: ResourceType, at: Place): string {
     if ('schema' in at) return at.schema;
     if ('configuration' in at) return `/typeConfiguration${at.configuration}`;
     if ('list' in at) return `/${at.list}/${at.index}`;
-    return '';
+    if ('type' in at) return '';
+    // A handler removed is shown where the handlers are (the document's top when none are left).
+    if (at.handler === undefined) return Object.keys(type.handlers).length > 0 ? '/handlers' : '';
+    return `/handlers/${at.handler}${at.permissions ? '/permissions' : ''}`;
   }
   const name = `/types/${escapePointerToken(type.typeName.slice(type.typeName.indexOf('/') + 1))}`;
   const schema = `${name}/apiVersions/${escapePointerToken(type.apiVersion ?? '')}/schema`;
   if ('schema' in at) return `${schema}${at.schema}`;
   if ('configuration' in at) return `${name}/x-typeplane-configuration${at.configuration}`;
   if ('list' in at) return `${schema}${schemaPathOf(type[at.list][at.index] ?? '/properties/name')}`;
+  // Manifests declare no handlers: nothing is placed there.
   return name;
 }
 

@@ -2,8 +2,9 @@
  * @module The catalogue of change rules: every difference between two versions of a type gets one of
  * these ids (TP6xxx) and, with it, its verdict. Users and tooling match on ids, never on text.
  *
- * TP60xx breaking (a client or a stored resource that was fine may now be refused), TP61xx safe,
- * TP62xx dangerous (accepted input keeps working, but what it means or returns changes).
+ * TP60xx breaking (a client or a stored resource that was fine may now be refused, or an operation
+ * that worked stops working), TP61xx safe, TP62xx dangerous (accepted input keeps working, but what
+ * it means, returns or needs changes, or it is announced to go).
  */
 
 export type Verdict = 'breaking' | 'dangerous' | 'safe';
@@ -26,17 +27,27 @@ export const CHANGE_RULES = {
   TP6010: { verdict: 'breaking', title: 'primary identifier changed' },
   TP6011: { verdict: 'breaking', title: 'additionalProperties closed' },
   TP6012: { verdict: 'breaking', title: 'type or API version removed' },
+  TP6013: { verdict: 'breaking', title: 'handler removed' },
 
   TP6101: { verdict: 'safe', title: 'optional property added' },
   TP6102: { verdict: 'safe', title: 'enum widened' },
   TP6103: { verdict: 'safe', title: 'constraint relaxed' },
   TP6104: { verdict: 'safe', title: 'description or title changed' },
-  TP6105: { verdict: 'safe', title: 'property no longer create-only or read-only' },
+  TP6105: {
+    verdict: 'safe',
+    title: 'property no longer create-only or read-only (or only conditionally create-only now)',
+  },
   TP6106: { verdict: 'safe', title: 'type or API version added' },
+  TP6107: { verdict: 'safe', title: 'handler added' },
+  TP6108: { verdict: 'safe', title: 'handler needs fewer permissions' },
+  TP6109: { verdict: 'safe', title: 'property no longer deprecated' },
 
   TP6201: { verdict: 'dangerous', title: 'default changed' },
   TP6202: { verdict: 'dangerous', title: 'oneOf/anyOf/allOf changed (not analysed further)' },
   TP6203: { verdict: 'dangerous', title: 'property no longer write-only: its values will be returned' },
+  TP6204: { verdict: 'dangerous', title: 'handler needs more permissions' },
+  TP6205: { verdict: 'dangerous', title: 'property deprecated' },
+  TP6206: { verdict: 'dangerous', title: 'property made conditionally create-only' },
 } as const satisfies Record<string, ChangeRuleInfo>;
 
 export type ChangeRuleId = keyof typeof CHANGE_RULES;

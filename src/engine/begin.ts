@@ -32,6 +32,11 @@ export interface BeginArgs {
   basedOn?: StoredResource;
   /** Said of the operation from the start (kept when it completes at once). */
   statusMessage?: string;
+  /**
+   * The request named no version, so it was checked against the default: it begins only while that
+   * is still the default (the store refuses it with DefaultVersionMoved otherwise).
+   */
+  asDefault?: boolean;
 }
 
 export async function begin(ctx: EngineContext, args: BeginArgs): Promise<ProgressEvent> {
@@ -64,6 +69,7 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
   if (identifier !== undefined) record.identifier = identifier;
   if (token !== undefined) record.clientToken = token;
   if (args.statusMessage !== undefined) record.statusMessage = args.statusMessage;
+  if (args.asDefault && compiled.version !== undefined) record.checkedAgainstDefault = compiled.version;
   // The hash only serves to compare requests made with the same client token.
   const hash =
     token === undefined

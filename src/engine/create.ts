@@ -35,7 +35,7 @@ export async function create(
   checkIdentifierValues(type, desired, provider.recordBacked !== undefined);
   await assertReferencesExist(ctx, type, desired, caller);
   if (provider.recordBacked) {
-    return createInRecord(ctx, compiled, provider, desired, clientToken, hashed);
+    return createInRecord(ctx, compiled, provider, desired, clientToken, hashed, version === undefined);
   }
   const identifier = identifierOf(type, desired);
   return begin(ctx, {
@@ -46,6 +46,7 @@ export async function create(
     clientToken,
     hashOf: hashed.of,
     ...(hashed.as ? { hashAs: hashed.as } : {}),
+    asDefault: version === undefined,
   });
 }
 

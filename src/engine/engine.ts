@@ -30,6 +30,7 @@ import { references } from './references.js';
 import { cancel, getRequest, listRequests, waitFor } from './requests.js';
 import { step } from './step.js';
 import type { Operation, OperationStatus, ProgressEvent, ResourceDescription } from './types.js';
+import { againstDefaultVersion } from './default-version.js';
 import { update } from './update.js';
 import { Worker } from './worker.js';
 
@@ -120,7 +121,9 @@ export class Engine {
     version?: string,
   ): Promise<ProgressEvent> {
     await this.configured(typeName);
-    return create(this.ctx, typeName, desiredState, scopedClientToken(clientToken, caller), caller, version);
+    return againstDefaultVersion(this.ctx, () =>
+      create(this.ctx, typeName, desiredState, scopedClientToken(clientToken, caller), caller, version),
+    );
   }
 
   /** Update by JSON Patch, applied to the resource as it is when the update begins. */
@@ -133,14 +136,16 @@ export class Engine {
     version?: string,
   ): Promise<ProgressEvent> {
     await this.configured(typeName);
-    return update(
-      this.ctx,
-      typeName,
-      identifier,
-      patchDocument,
-      scopedClientToken(clientToken, caller),
-      caller,
-      version,
+    return againstDefaultVersion(this.ctx, () =>
+      update(
+        this.ctx,
+        typeName,
+        identifier,
+        patchDocument,
+        scopedClientToken(clientToken, caller),
+        caller,
+        version,
+      ),
     );
   }
 
@@ -154,14 +159,16 @@ export class Engine {
     version?: string,
   ): Promise<ProgressEvent> {
     await this.configured(typeName);
-    return put(
-      this.ctx,
-      typeName,
-      identifier,
-      desiredState,
-      scopedClientToken(clientToken, caller),
-      caller,
-      version,
+    return againstDefaultVersion(this.ctx, () =>
+      put(
+        this.ctx,
+        typeName,
+        identifier,
+        desiredState,
+        scopedClientToken(clientToken, caller),
+        caller,
+        version,
+      ),
     );
   }
 

@@ -83,6 +83,7 @@ export async function put(
     clientToken,
     hashOf,
     hashAs: 'PUT',
+    asDefault: version === undefined,
     ...(provider.recordBacked
       ? { decide: await replaceInRecord(ctx, type, identifier, current, desired, compiled.version) }
       : { basedOn: current }),

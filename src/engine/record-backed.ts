@@ -46,6 +46,8 @@ export async function createInRecord(
   desired: Model,
   clientToken: string | undefined,
   hashed: { as?: RequestKind; of: unknown },
+  /** Checked against the default version (the request named none): see BeginArgs.asDefault. */
+  asDefault: boolean,
 ): Promise<ProgressEvent> {
   const type = compiled.type;
   const requestToken = newRequestToken();
@@ -76,6 +78,7 @@ export async function createInRecord(
     hashOf: hashed.of,
     ...(hashed.as ? { hashAs: hashed.as } : {}),
     requestToken,
+    asDefault,
     decide: (current): Completion => {
       if (!model || problem !== undefined)
         return {

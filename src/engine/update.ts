@@ -89,6 +89,7 @@ async function updateOnce(
     request: { desiredState: desired, previousState: current.properties },
     clientToken,
     hashOf: version === undefined ? { identifier, patchDocument } : { identifier, patchDocument, version },
+    asDefault: version === undefined,
     ...(provider.recordBacked
       ? { decide: await replaceInRecord(ctx, type, primary, current, desired, compiled.version) }
       : { basedOn: current }),

@@ -3,12 +3,17 @@
  * compiled types. The store is the source of truth; compiled validators are a cache keyed by the
  * stored record, so replicas sharing a store see each other's registrations.
  */
-import { diffTypes, documentTarget, type Change } from '../diff/index.js';
+import { diffTypes, documentTarget, type Change, type Target } from '../diff/index.js';
 import { TypeplaneError, type ErrorDetail } from '../errors.js';
 import { cloneJson, jsonEqual } from '../model/index.js';
 import { validateDocument, type Diagnostic, type ResourceType, type SourceFormat } from '../schema/index.js';
 import { PointerResolver } from '../schema/resource-schema/index.js';
-import type { Store, StoredType } from '../store/types.js';
+import {
+  TypeChangedMeanwhile,
+  type Store,
+  type StoredType,
+  type TypeVersionExpectation,
+} from '../store/types.js';
 import { compileType, type CompiledType } from './compile.js';
 import { checkResources, type Violations } from './violations.js';
 import { typesAt } from '../model/index.js';
@@ -87,41 +92,25 @@ export class Registry {
     const served = new Map<string, { type: ResourceType; compiled: CompiledType }>();
     result.types.forEach((type, i) => served.set(type.typeName, { type, compiled: compiled[i]! }));
     const target = documentTarget({ text: input, ...options });
-    const plans: (Omit<Registration, 'record'> & {
-      type: ResourceType;
-      compiled: CompiledType;
-      current?: StoredType;
-    })[] = [];
-    const refusals: { typeName: string; breaking: Change[]; violations: Violations }[] = [];
-    for (const { type, compiled: next } of served.values()) {
-      const current = await this.store.getType(type.typeName);
-      if (!current) {
-        plans.push({ type, compiled: next, outcome: 'created', changes: [] });
-        continue;
-      }
-      if (sameModel(current.model, type)) {
-        plans.push({ type, compiled: next, current, outcome: 'unchanged', changes: [] });
-        continue;
-      }
-      const changes = diffTypes(current.model, type, target);
-      const breaking = changes.filter((c) => c.verdict === 'breaking');
-      const plan: (typeof plans)[number] = { type, compiled: next, current, outcome: 'new-version', changes };
-      if (breaking.length > 0 && (await this.store.countResources(type.typeName)) > 0) {
-        plan.violations = await checkResources(this.store, next, type.typeName);
-        if (!options.allowBreaking)
-          refusals.push({ typeName: type.typeName, breaking, violations: plan.violations });
-      }
-      plans.push(plan);
-    }
-    if (refusals.length > 0) throw breakingRefused(refusals);
+    const allowBreaking = options.allowBreaking === true;
+    const plans: Plan[] = [];
+    for (const { type, compiled: next } of served.values())
+      plans.push(await this.plan(type, next, target, allowBreaking));
+    const refusals = plans.flatMap((p) => (p.refusal ? [p.refusal] : []));
+    if (refusals.length > 0) throw breakingRefused(refusals, 'register');
     const registeredAt = new Date().toISOString();
     const registrations: Registration[] = [];
-    for (const { type, compiled: next, current, ...outcome } of plans) {
-      const record =
-        outcome.outcome === 'unchanged'
-          ? current!
-          : await this.store.addTypeVersion({ typeName: type.typeName, model: type, source, registeredAt });
+    for (const planned of plans) {
+      const { record, plan } = await this.storePlan(planned, source, registeredAt, target, allowBreaking);
       this.latest.delete(record.typeName);
+      const {
+        type: _type,
+        compiled: next,
+        current: _current,
+        expected: _expected,
+        refusal: _r,
+        ...outcome
+      } = plan;
       if (outcome.outcome !== 'unchanged')
         this.compiled.set(cacheKey(record), { registeredAt, compiled: { ...next, version: record.version } });
       registrations.push({ record, ...outcome });
@@ -130,6 +119,89 @@ export class Registry {
       registrations,
       warnings: [...result.diagnostics.filter((d) => d.severity === 'warning'), ...referenceWarnings],
     };
+  }
+
+  /**
+   * Store a plan's new version, only if what the plan was decided on still holds (checked in the
+   * insert's transaction): a registration or a resource that got in first makes it decide again, on
+   * what is there now (an identical registration that got in first leaves nothing to do).
+   */
+  private async storePlan(
+    plan: Plan,
+    source: string,
+    registeredAt: string,
+    target: Target,
+    allowBreaking: boolean,
+  ): Promise<{ record: StoredType; plan: Plan }> {
+    for (let attempt = 1; ; attempt++) {
+      if (plan.outcome === 'unchanged') return { record: plan.current!, plan };
+      try {
+        const record = await this.store.addTypeVersion(
+          { typeName: plan.type.typeName, model: plan.type, source, registeredAt },
+          plan.expected,
+        );
+        return { record, plan };
+      } catch (error) {
+        if (!(error instanceof TypeChangedMeanwhile)) throw error;
+        if (attempt >= PLAN_ATTEMPTS) throw keptChanging(error);
+        plan = await this.plan(plan.type, plan.compiled, target, allowBreaking);
+        if (plan.refusal) throw breakingRefused([plan.refusal], 'register');
+      }
+    }
+  }
+
+  /** What registering `type` would do, against the store as it is now. */
+  private async plan(
+    type: ResourceType,
+    next: CompiledType,
+    target: Target,
+    allowBreaking: boolean,
+  ): Promise<Plan> {
+    const current = await this.store.getType(type.typeName);
+    if (!current)
+      return {
+        type,
+        compiled: next,
+        outcome: 'created',
+        changes: [],
+        expected: { defaultVersion: undefined },
+      };
+    const expected: TypeVersionExpectation = { defaultVersion: current.version };
+    if (sameModel(current.model, type))
+      return { type, compiled: next, current, outcome: 'unchanged', changes: [], expected };
+    const changes = diffTypes(current.model, type, target);
+    const check = await this.checkBreaking(type.typeName, changes, next, allowBreaking);
+    return {
+      type,
+      compiled: next,
+      current,
+      outcome: 'new-version',
+      changes,
+      expected: { ...expected, ...(check.unused ? { unused: true } : {}) },
+      ...(check.violations ? { violations: check.violations } : {}),
+      ...(check.refusal ? { refusal: check.refusal } : {}),
+    };
+  }
+
+  /**
+   * Whether a new default version with `changes` may be served: anything goes when nothing breaks;
+   * a breaking change while resources exist or operations are in progress (they may write resources
+   * under the old version) is refused unless `allowBreaking`; otherwise it may go only while the
+   * type stays unused until it is the default (`unused`, which the store checks as it makes it so).
+   */
+  private async checkBreaking(
+    typeName: string,
+    changes: Change[],
+    next: CompiledType,
+    allowBreaking: boolean,
+  ): Promise<{ unused?: boolean; violations?: Violations; refusal?: Refusal }> {
+    const breaking = changes.filter((c) => c.verdict === 'breaking');
+    if (breaking.length === 0) return {};
+    const { resources, activeOperations: inProgress } = await this.store.typeUsage(typeName);
+    if (resources === 0 && inProgress === 0) return allowBreaking ? {} : { unused: true };
+    const violations = await checkResources(this.store, next, typeName);
+    if (allowBreaking) return { violations };
+    return { violations, refusal: { typeName, breaking, violations, inProgress } };
   }
 
   /**
@@ -235,6 +307,11 @@ export class Registry {
     return compiled;
   }
 
+  /** Forget what this replica knows of a type's default version: the next `get` reads the store. */
+  forget(typeName: string): void {
+    this.latest.delete(typeName);
+  }
+
   /** A type's default version (or `version`), every version, and how many resources each was last written with. */
   async describe(
     typeName: string,
@@ -284,12 +361,48 @@ export class Registry {
     return this.store.listTypeStamps();
   }
 
-  /** Make a registered version the one requests are served with. */
-  async setDefault(typeName: string, version: string): Promise<void> {
-    if (!(await this.store.setDefaultTypeVersion(typeName, version)))
-      throw await this.versionNotRegistered(typeName, version);
-
-    this.latest.delete(typeName);
+  /**
+   * Make a registered version the one requests are served with. Checked as a registration is: a
+   * version breaking relative to the current default is refused while resources exist or operations
+   * are in progress, unless `allowBreaking`. Answers the changes from the previous default.
+   */
+  async setDefault(
+    typeName: string,
+    version: string,
+    options: { allowBreaking?: boolean } = {},
+  ): Promise<{ changes: Change[]; violations?: Violations }> {
+    for (let attempt = 1; ; attempt++) {
+      const [current, chosen] = await Promise.all([
+        this.store.getType(typeName),
+        this.store.getType(typeName, version),
+      ]);
+      if (!current || !chosen) throw await this.versionNotRegistered(typeName, version);
+      const changes =
+        current.version === version
+          ? []
+          : diffTypes(current.model, chosen.model, documentTarget({ text: chosen.source }));
+      const check = await this.checkBreaking(
+        current.typeName,
+        changes,
+        this.compile(chosen),
+        options.allowBreaking === true,
+      );
+      if (check.refusal) throw breakingRefused([check.refusal], 'set-default');
+      const expected: TypeVersionExpectation = {
+        defaultVersion: current.version,
+        ...(check.unused ? { unused: true } : {}),
+      };
+      try {
+        if (!(await this.store.setDefaultTypeVersion(current.typeName, version, expected)))
+          throw await this.versionNotRegistered(typeName, version);
+      } catch (error) {
+        if (!(error instanceof TypeChangedMeanwhile)) throw error;
+        if (attempt >= PLAN_ATTEMPTS) throw keptChanging(error);
+        continue;
+      }
+      this.latest.delete(current.typeName);
+      return { changes, ...(check.violations ? { violations: check.violations } : {}) };
+    }
   }
 
   /**
@@ -349,28 +462,64 @@ function sameModel(a: ResourceType, b: ResourceType): boolean {
   return jsonEqual(cloneJson(left), cloneJson(right));
 }
 
+/** How many times a registration or set-default is decided again when the type keeps changing under it. */
+const PLAN_ATTEMPTS = 5;
+
+/** A type being registered, and what registering it would do. */
+type Plan = Omit<Registration, 'record'> & {
+  type: ResourceType;
+  compiled: CompiledType;
+  current?: StoredType;
+  /** What the plan was decided on: checked again as the version is stored. */
+  expected: TypeVersionExpectation;
+  refusal?: Refusal;
+};
+
+/** A breaking change refused: what breaks, and what it would strand. */
+interface Refusal {
+  typeName: string;
+  breaking: Change[];
+  violations: Violations;
+  /** Operations on the type not ended yet (each may write a resource under the current version). */
+  inProgress: number;
+}
+
 /** A breaking change while resources exist: the changes that break, and the resources the new version refuses. */
-function breakingRefused(
-  refusals: { typeName: string; breaking: Change[]; violations: Violations }[],
-): TypeplaneError {
+function breakingRefused(refusals: Refusal[], how: 'register' | 'set-default'): TypeplaneError {
   const details: ErrorDetail[] = [];
   const sentences: string[] = [];
-  for (const { typeName, breaking, violations } of refusals) {
+  const what = how === 'register' ? 'the new version' : 'that version';
+  for (const { typeName, breaking, violations, inProgress } of refusals) {
+    const busy =
+      inProgress > 0 ? ` and ${inProgress} operation${inProgress === 1 ? ' is' : 's are'} in progress` : '';
     sentences.push(
-      `${typeName}: ${breaking.length} breaking change${breaking.length === 1 ? '' : 's'} (first: ${breaking[0]!.rule} ${breaking[0]!.message}) while ${violations.total} resource${violations.total === 1 ? ' exists' : 's exist'}, ${violations.count} of the ${violations.checked} checked violating the new version${violations.identifiers.length > 0 ? ` (${violations.identifiers.join(', ')})` : ''}`,
+      `${typeName}: ${breaking.length} breaking change${breaking.length === 1 ? '' : 's'} (first: ${breaking[0]!.rule} ${breaking[0]!.message}) while ${violations.total} resource${violations.total === 1 ? ' exists' : 's exist'}${busy}, ${violations.count} of the ${violations.checked} checked violating ${what}${violations.identifiers.length > 0 ? ` (${violations.identifiers.join(', ')})` : ''}`,
     );
     for (const change of breaking) details.push({ ...change });
     details.push({
       pointer: '',
       typeName,
-      message: `${violations.count} of ${violations.checked} resources checked (of ${violations.total}) violate the new version`,
+      message: `${violations.count} of ${violations.checked} resources checked (of ${violations.total}) violate ${what}${busy}`,
       violations,
+      operationsInProgress: inProgress,
     });
   }
+  const anyway =
+    how === 'register'
+      ? "Register it anyway with allowBreaking=true ('typeplane type register --allow-breaking')"
+      : "Make it the default anyway with allowBreaking=true ('typeplane type set-default --allow-breaking')";
   return new TypeplaneError(
     'ResourceConflict',
-    `breaking change refused: ${sentences.join('; ')}. Register it anyway with allowBreaking=true ('typeplane type register --allow-breaking'); resources that violate it stay as they are and their updates are checked against it, except for values an update leaves unchanged`,
+    `breaking change refused: ${sentences.join('; ')}. ${anyway}; resources that violate it stay as they are and their updates are checked against it, except for values an update leaves unchanged`,
     details,
+  );
+}
+
+/** Registrations or resources kept getting in first, every time: the caller may send it again. */
+function keptChanging(error: TypeChangedMeanwhile): TypeplaneError {
+  return new TypeplaneError(
+    'ResourceConflict',
+    `${error.typeName} kept changing while its new default version was being decided (${error.reason}); send the request again`,
   );
 }
 

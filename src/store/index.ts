@@ -11,8 +11,10 @@ export type {
   BeginResult,
   ResourceChange,
   KvEntry,
+  TypeVersionExpectation,
+  TypeUsage,
 } from './types.js';
-export { OperationMovedOn } from './types.js';
+export { OperationMovedOn, DefaultVersionMoved, TypeChangedMeanwhile } from './types.js';
 export { resourceCursor } from './cursor.js';
 export { SqliteStore, openSqliteStore, type SqliteStoreOptions } from './sqlite/index.js';
 export {

@@ -15,6 +15,8 @@ import type {
   Page,
   StoredResource,
   StoredType,
+  TypeUsage,
+  TypeVersionExpectation,
 } from './types.js';
 
 export interface TypeRow {
@@ -163,10 +165,11 @@ export function json(value: unknown): string | null {
 
 /** A begun operation as stored (times normalised), without reading the row back. */
 export function startedAs(operation: OperationRecord, params: OperationParams): BeginResult {
+  const { checkedAgainstDefault: _, ...stored } = operation;
   return {
     kind: 'started',
     operation: {
-      ...operation,
+      ...stored,
       eventTime: params.event_time,
       startedAt: params.started_at,
       deadlineAt: params.deadline_at,
@@ -303,6 +306,27 @@ export function typeInUse(typeName: string, count: number): TypeplaneError {
     ],
   );
 }
+
+/**
+ * Why `expected` no longer holds for a type whose default version is now `current` (and whose
+ * `usage` is read when `expected.unused`); undefined while it holds.
+ */
+export function unmetExpectation(
+  expected: TypeVersionExpectation,
+  current: string | undefined,
+  usage?: TypeUsage,
+): string | undefined {
+  if (current !== expected.defaultVersion)
+    return `its default version is ${current ?? 'gone'}, not ${expected.defaultVersion ?? 'none'}`;
+  if (!expected.unused || !usage || (usage.resources === 0 && usage.activeOperations === 0)) return undefined;
+  const { resources, activeOperations: active } = usage;
+  return `${resources} resource${resources === 1 ? '' : 's'} and ${active} operation${active === 1 ? '' : 's'} in progress now`;
+}
+
+/** A type's resources and operations not ended, in one statement (one snapshot): `resources`, `active`. */
+export const TYPE_USAGE = (param: string) =>
+  `SELECT (SELECT COUNT(*) FROM resources WHERE type_name = ${param}) AS resources,
+     (SELECT COUNT(*) FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name = ${param}) AS active`;
 
 /** One operation on a type that has not ended (its request token), or none. */
 export const ACTIVE_OPERATION_OF_TYPE = (param: string) =>

@@ -4,7 +4,7 @@
  *
  * Implementations: `sqlite/` (embedded default). A PostgreSQL one follows the same contract.
  */
-import type { ErrorCode } from '../errors.js';
+import { TypeplaneError, type ErrorCode } from '../errors.js';
 import type { Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 
@@ -70,6 +70,12 @@ export interface OperationRecord {
   deadlineAt: string;
   attempts: number;
   clientToken?: string;
+  /**
+   * Not stored: the type's default version the request was checked against, when it named no
+   * version. The operation begins only while that is still the default ({@link DefaultVersionMoved}
+   * otherwise), so no write checked against a version a registration just replaced lands after it.
+   */
+  checkedAgainstDefault?: string;
 }
 
 export interface Page<T> {
@@ -138,6 +144,54 @@ export class OperationMovedOn extends Error {
   }
 }
 
+/**
+ * A request was checked against a type's default version that another one replaced before the
+ * operation began: nothing was written; checked against the new default, it may be sent again.
+ */
+export class DefaultVersionMoved extends TypeplaneError {
+  constructor(
+    readonly typeName: string,
+    readonly checkedAgainst: string,
+    readonly defaultVersion: string | undefined,
+  ) {
+    super(
+      'ResourceConflict',
+      `${typeName} ${defaultVersion === undefined ? 'was deregistered' : `got default version ${defaultVersion}`} while this request was being checked against version ${checkedAgainst}: nothing was written; send it again`,
+    );
+  }
+}
+
+/**
+ * What a new default version of a type was decided against (the registry's breaking-change check),
+ * checked again in the transaction that makes it the default.
+ */
+export interface TypeVersionExpectation {
+  /** The default version the change was compared with; undefined when the type was not registered. */
+  defaultVersion: string | undefined;
+  /**
+   * The change is breaking and was let through because the type had no resources and no operation
+   * in progress (none could be stranded by it): that must still be so.
+   */
+  unused?: boolean;
+}
+
+export interface TypeUsage {
+  resources: number;
+  /** Operations not ended yet: each may still write a resource under the version it was checked against. */
+  activeOperations: number;
+}
+
+/** A {@link TypeVersionExpectation} no longer holds: nothing was written; decide again. */
+export class TypeChangedMeanwhile extends Error {
+  constructor(
+    readonly typeName: string,
+    readonly reason: string,
+  ) {
+    super(`${typeName} changed while a new default version was being decided (${reason})`);
+    this.name = 'TypeChangedMeanwhile';
+  }
+}
+
 export interface Store {
   // Types
   putType(type: StoredType): Promise<void>;
@@ -154,11 +208,20 @@ export interface Store {
   deleteType(typeName: string): Promise<boolean>;
   /**
    * Adds the next version (one more than the highest so far, `'1'` for a new type) and makes it the
-   * default, atomically; the stored record, with its version, is returned.
+   * default, atomically; the stored record, with its version, is returned. With `expected`, only
+   * while it holds (checked in the same transaction): otherwise {@link TypeChangedMeanwhile} and
+   * nothing is written.
    */
-  addTypeVersion(type: Omit<StoredType, 'version'>): Promise<StoredType>;
-  /** Makes an existing version the default; false when there is no such version. */
-  setDefaultTypeVersion(typeName: string, version: string): Promise<boolean>;
+  addTypeVersion(type: Omit<StoredType, 'version'>, expected?: TypeVersionExpectation): Promise<StoredType>;
+  /**
+   * Makes an existing version the default; false when there is no such version. With `expected`, as
+   * {@link addTypeVersion}.
+   */
+  setDefaultTypeVersion(
+    typeName: string,
+    version: string,
+    expected?: TypeVersionExpectation,
+  ): Promise<boolean>;
   /**
    * Removes one version; false when there is no such version. Refuses (ResourceConflict) while
    * resources were last written with it, or when it is the default and other versions exist; the last
@@ -176,6 +239,8 @@ export interface Store {
     options: { limit: number; nextToken?: string },
   ): Promise<Page<StoredResource>>;
   countResources(typeName: string): Promise<number>;
+  /** How many resources the type has and how many of its operations have not ended, read at one moment. */
+  typeUsage(typeName: string): Promise<TypeUsage>;
   /** The primary identifier of the resource holding additional identifier `name` = `value`, if any. */
   findByIdentifier(typeName: string, name: string, value: string): Promise<string | undefined>;
   /** Resources this one refers to. */
@@ -188,7 +253,9 @@ export interface Store {
    * Atomically: check the client token (replay / mismatch), check no other operation is active on
    * the same resource (when `operation.identifier` is set), insert the operation, remember the token.
    * `requestHash` identifies the request for token comparison. With `lease`, a started operation is
-   * leased to `owner` at once, so the worker that began it can run it without claiming it.
+   * leased to `owner` at once, so the worker that began it can run it without claiming it. With
+   * `operation.checkedAgainstDefault`, refused with {@link DefaultVersionMoved} (nothing written)
+   * unless that is still the type's default version, checked under the same lock.
    */
   beginOperation(
     operation: OperationRecord,
@@ -205,7 +272,8 @@ export interface Store {
    * this record (the state provider): the checks of beginOperation, then `decide` — synchronous,
    * under the write lock — sees the resource as stored now (and, for a delete, what refers to it) and
    * says how the operation ends; the operation is written terminal with its change applied. `decide`
-   * may throw (a TypeplaneError): nothing is written and the error is the answer.
+   * may throw (a TypeplaneError): nothing is written and the error is the answer. The default
+   * version is checked as beginOperation does.
    */
   completeOperation(
     operation: OperationRecord,

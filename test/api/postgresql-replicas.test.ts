@@ -6,39 +6,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WIDGET, WIDGET_TYPE, api, settle, spawnServer, tempDir } from '../helpers/service.js';
-import { PG_URL, freshSchema, pgQuery, pgSkip } from '../helpers/postgres.js';
+import { WIDGET, WIDGET_TYPE, api, settle, tempDir } from '../helpers/service.js';
+import { replicas } from '../helpers/replicas.js';
+import { freshSchema, pgQuery, pgSkip } from '../helpers/postgres.js';
 import { stopServer } from '../faults/helpers.js';
 
 const W = encodeURIComponent(WIDGET_TYPE);
 const NOTE = encodeURIComponent('Test::Slow::Note');
 const slowProvider = fileURLToPath(new URL('../fixtures/slow-file-provider/provider.ts', import.meta.url));
-
-type Server = Awaited<ReturnType<typeof spawnServer>>;
-
-/** Replicas share the database, the secret key and the admin token; each has a data folder of its own. */
-async function replicas(
-  schema: string,
-  count: number,
-  extraArgs: string[] = [],
-  extraEnv: Record<string, string> = {},
-): Promise<Server[]> {
-  const env = {
-    TYPEPLANE_DATABASE_URL: PG_URL,
-    TYPEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
-    TYPEPLANE_ADMIN_TOKEN: randomBytes(32).toString('base64url'),
-    ...extraEnv,
-  };
-  return Promise.all(
-    Array.from({ length: count }, () =>
-      spawnServer(tempDir(), ['--database-schema', schema, ...extraArgs], env),
-    ),
-  );
-}
 
 test(
   'replicas over one database serve the same types, resources, operations and tokens',

@@ -1,7 +1,8 @@
 /**
  * Type versions over HTTP, on both stores: a changed schema makes a new version and the same one is a
  * no-op; a breaking change while resources exist is refused with the diff's located changes and the
- * resources that violate it, unless allowed; resources record their version; the default can move;
+ * resources that violate it, unless allowed; resources record their version; the default can move
+ * (checked for breaking changes as a registration is);
  * a version in use or the default cannot be deregistered; and deregistering one type leaves others be.
  */
 import assert from 'node:assert/strict';
@@ -115,6 +116,50 @@ eachStoreService(
     assert.equal(read.body.properties.Size, 'L');
     const badFlag = await svc.call('POST', '/v1/types?allowBreaking=maybe', widget(['S']));
     assert.equal(badFlag.status, 400);
+  },
+);
+
+eachStoreService(
+  'moving the default to a version that breaks what the current one accepts is refused while resources exist, unless allowed',
+  async (svc) => {
+    await svc.call('POST', '/v1/types', widget(['S', 'M']));
+    await svc.call('POST', '/v1/types', widget(['S', 'M', 'L']));
+    await create(svc, TYPE, { Name: 'big', Size: 'L' });
+    await create(svc, TYPE, { Name: 'small', Size: 'S' });
+
+    // Version 1 takes L away: with resources of the type, that is refused as a registration would be.
+    const refused = await svc.call('PUT', `/v1/types/${T}/default-version`, { version: '1' });
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.errorCode, 'ResourceConflict');
+    assert.match(
+      refused.body.message,
+      /1 breaking change .*TP6003 .* while 2 resources exist, 1 of the 2 checked violating that version \(big\).*set-default --allow-breaking/,
+    );
+    const change = refused.body.details.find((d: { rule?: string }) => d.rule === 'TP6003');
+    assert.equal(change.verdict, 'breaking');
+    assert.equal(change.pointer, '/properties/Size/enum');
+    assert.equal(change.line, 10, "located in version 1's document");
+    const violations = refused.body.details.find((d: { violations?: unknown }) => d.violations).violations;
+    assert.deepEqual(violations, { count: 1, checked: 2, total: 2, identifiers: ['big'] });
+    assert.equal((await svc.call('GET', `/v1/types/${T}`)).body.defaultVersion, '2', 'the default stayed');
+
+    const badFlag = await svc.call('PUT', `/v1/types/${T}/default-version?allowBreaking=soon`, {
+      version: '1',
+    });
+    assert.equal(badFlag.status, 400);
+    const allowed = await svc.call('PUT', `/v1/types/${T}/default-version?allowBreaking=true`, {
+      version: '1',
+    });
+    assert.equal(allowed.status, 200, JSON.stringify(allowed.body));
+    assert.equal(allowed.body.defaultVersion, '1');
+    assert.deepEqual(allowed.body.changes.counts, { breaking: 1, dangerous: 0, safe: 0 });
+    assert.deepEqual(allowed.body.violations.identifiers, ['big']);
+
+    // Back to version 2 only widens the enum: no check stands in the way.
+    const back = await svc.call('PUT', `/v1/types/${T}/default-version`, { version: '2' });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+    assert.deepEqual(back.body.changes.counts, { breaking: 0, dangerous: 0, safe: 1 });
+    assert.equal(back.body.violations, undefined);
   },
 );
 

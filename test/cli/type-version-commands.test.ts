@@ -62,7 +62,7 @@ function file(name: string, sizes: string[]): string {
   return name;
 }
 
-test('versions from the command line: register, versions, set-default, delete --version, diff --registered', async () => {
+test('versions from the command line: register, versions, set-default (--allow-breaking), delete --version, diff --registered', async () => {
   const v1 = await typeplane(['type', 'register', file('v1.json', ['S', 'M'])]);
   assert.equal(v1.stdout, `registered ${TYPE} (version 1)\n`, v1.stderr);
   const same = await typeplane(['type', 'register', 'v1.json']);
@@ -111,6 +111,16 @@ test('versions from the command line: register, versions, set-default, delete --
 
   const moved = await typeplane(['type', 'set-default', TYPE, '2']);
   assert.equal(moved.stdout, `${TYPE}: version 2 is the default\n`);
+  // Version 3 takes L away from what version 2 accepts, and g1 has it: refused unless allowed.
+  const narrowed = await typeplane(['type', 'set-default', TYPE, '3']);
+  assert.equal(narrowed.code, 1);
+  assert.match(
+    narrowed.stderr,
+    /^error: ResourceConflict: breaking change refused: Test::Cli::Gizmo: 1 breaking change .* violating that version \(g1\)/m,
+  );
+  assert.match(narrowed.stderr, /breaking TP6003/);
+  const forced = await typeplane(['type', 'set-default', TYPE, '3', '--allow-breaking']);
+  assert.equal(forced.stdout, `${TYPE}: version 3 is the default\n`, forced.stderr);
   const inUse = await typeplane(['type', 'delete', TYPE, '--version', '2']);
   assert.equal(inUse.code, 1);
   assert.match(inUse.stderr, /Version 2 of Test::Cli::Gizmo is in use: 1 resource was last written with it/);

@@ -5,7 +5,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import {
   CreateResourceCommand,
   GetResourceCommand,
@@ -13,23 +12,17 @@ import {
 } from '@aws-sdk/client-cloudcontrol';
 import { stopServer } from '../faults/helpers.js';
 import { cloudControl, issueKeys } from '../helpers/cloudcontrol.js';
-import { PG_URL, freshSchema, pgQuery, pgSkip } from '../helpers/postgres.js';
-import { WIDGET, WIDGET_TYPE, api, spawnServer, tempDir } from '../helpers/service.js';
+import { freshSchema, pgQuery, pgSkip } from '../helpers/postgres.js';
+import { replicas } from '../helpers/replicas.js';
+import { WIDGET, WIDGET_TYPE, api } from '../helpers/service.js';
 
 test(
   'a key pair issued on one replica works on another, is sealed in the database, and stops there once revoked',
   { skip: pgSkip, timeout: 60_000 },
   async (t) => {
     const schema = freshSchema(t);
-    const env = {
-      TYPEPLANE_DATABASE_URL: PG_URL,
-      TYPEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
-      TYPEPLANE_ADMIN_TOKEN: randomBytes(32).toString('base64url'),
-    };
-    const [one, two] = await Promise.all(
-      [0, 1].map(() => spawnServer(tempDir(), ['--database-schema', schema], env)),
-    );
-    t.after(() => Promise.all([stopServer(one), stopServer(two)]));
+    const [one, two] = await replicas(schema, 2);
+    t.after(() => Promise.all([stopServer(one!), stopServer(two!)]));
     const admin = api(one!.url, one!.token);
     assert.equal((await admin.call('POST', '/v1/types', WIDGET)).status, 201);
     const keys = await issueKeys(admin, 'writer');

@@ -19,6 +19,10 @@ interface Spec {
   createOnly?: string[];
   primary?: string[];
   description?: string;
+  conditional?: string[];
+  deprecated?: string[];
+  /** Handler → its permissions (resource schemas only). */
+  handlers?: Record<string, string[]>;
 }
 
 interface Case {
@@ -234,6 +238,84 @@ const CASES: Case[] = [
     after: base({ a: S }),
     at: '/properties/a',
   },
+  {
+    name: 'handler removed',
+    rules: ['TP6013'],
+    before: base({ a: S }, { handlers: { create: ['x:Create'], read: ['x:Read'] } }),
+    after: base({ a: S }, { handlers: { create: ['x:Create'] } }),
+    at: '/handlers',
+    only: 'resource-schema',
+  },
+  {
+    name: 'handler added',
+    rules: ['TP6107'],
+    before: base({ a: S }, { handlers: { create: ['x:Create'] } }),
+    after: base({ a: S }, { handlers: { create: ['x:Create'], read: ['x:Read'] } }),
+    at: '/handlers/read',
+    only: 'resource-schema',
+  },
+  {
+    name: 'handler needs more permissions',
+    rules: ['TP6204'],
+    before: base({ a: S }, { handlers: { create: ['x:Create'] } }),
+    after: base({ a: S }, { handlers: { create: ['x:Create', 'x:Tag'] } }),
+    at: '/handlers/create/permissions',
+    only: 'resource-schema',
+  },
+  {
+    name: 'handler needs fewer permissions',
+    rules: ['TP6108'],
+    before: base({ a: S }, { handlers: { create: ['x:Create', 'x:Tag'] } }),
+    after: base({ a: S }, { handlers: { create: ['x:Create'] } }),
+    at: '/handlers/create/permissions',
+    only: 'resource-schema',
+  },
+  {
+    name: 'property deprecated',
+    rules: ['TP6205'],
+    before: base({ a: S }),
+    after: base({ a: S }, { deprecated: ['/properties/a'] }),
+    at: 'deprecatedProperties',
+  },
+  {
+    name: 'no longer deprecated',
+    rules: ['TP6109'],
+    before: base({ a: S }, { deprecated: ['/properties/a'] }),
+    after: base({ a: S }),
+    at: '/properties/a',
+  },
+  {
+    name: 'property made conditionally create-only',
+    rules: ['TP6206'],
+    before: base({ a: S }),
+    after: base({ a: S }, { conditional: ['/properties/a'] }),
+    at: 'conditionalCreateOnlyProperties',
+    only: 'resource-schema',
+  },
+  {
+    name: 'conditionally create-only made create-only',
+    rules: ['TP6007'],
+    before: base({ a: S }, { conditional: ['/properties/a'] }),
+    after: base({ a: S }, { createOnly: ['/properties/a'] }),
+    at: 'createOnlyProperties',
+    only: 'resource-schema',
+  },
+  {
+    name: 'create-only made conditionally create-only',
+    rules: ['TP6105'],
+    before: base({ a: S }, { createOnly: ['/properties/a'] }),
+    after: base({ a: S }, { conditional: ['/properties/a'] }),
+    at: '/properties/a',
+    only: 'resource-schema',
+  },
+  {
+    name: 'no longer conditionally create-only',
+    rules: ['TP6105'],
+    before: base({ a: S }, { conditional: ['/properties/a'] }),
+    after: base({ a: S }),
+    at: '/properties/a',
+    only: 'resource-schema',
+  },
   { name: 'nothing changed', rules: [], before: base({ a: S }), after: base({ a: S }), at: '' },
 ];
 
@@ -249,6 +331,15 @@ function resourceSchema(spec: Spec): string {
       createOnlyProperties: ['/properties/name', ...(spec.createOnly ?? [])],
       ...(spec.readOnly ? { readOnlyProperties: spec.readOnly } : {}),
       ...(spec.writeOnly ? { writeOnlyProperties: spec.writeOnly } : {}),
+      ...(spec.conditional ? { conditionalCreateOnlyProperties: spec.conditional } : {}),
+      ...(spec.deprecated ? { deprecatedProperties: spec.deprecated } : {}),
+      ...(spec.handlers
+        ? {
+            handlers: Object.fromEntries(
+              Object.entries(spec.handlers).map(([action, permissions]) => [action, { permissions }]),
+            ),
+          }
+        : {}),
     },
     null,
     2,
@@ -264,6 +355,7 @@ function manifest(spec: Spec): string {
       ...schema,
       ...(spec.readOnly?.includes(pointer) ? { readOnly: true } : {}),
       ...(spec.writeOnly?.includes(pointer) ? { 'x-typeplane-sensitive': true } : {}),
+      ...(spec.deprecated?.includes(pointer) ? { deprecated: true } : {}),
     };
   }
   const schema = { type: 'object', properties, ...(spec.required ? { required: spec.required } : {}) };
@@ -274,7 +366,8 @@ function manifest(spec: Spec): string {
 }
 
 const MANIFEST_SCHEMA = '/types/things/apiVersions/2025-01-01/schema';
-const RS_LIST = /^(createOnlyProperties|readOnlyProperties|writeOnlyProperties|primaryIdentifier)$/;
+const RS_LIST =
+  /^(createOnlyProperties|conditionalCreateOnlyProperties|readOnlyProperties|writeOnlyProperties|deprecatedProperties|primaryIdentifier)$/;
 
 for (const dialect of ['resource-schema', 'manifest'] as const) {
   describe(`change rules (${dialect})`, () => {

@@ -27,7 +27,7 @@ test('SubscriptionFilter 2022-10 → 2023-01: FilterName goes from read-only to 
   assert.equal(result.changes[0]!.line, 13);
 });
 
-test('SubscriptionFilter 2023-01 → 2023-04: four properties become updatable, the description changes (all safe)', () => {
+test('SubscriptionFilter 2023-01 → 2023-04: four properties become updatable, an update handler is added, the description changes (all safe)', () => {
   const result = diffDocuments(
     fixture('AWS_Logs_SubscriptionFilter.b6d1186.json'),
     fixture('AWS_Logs_SubscriptionFilter.ebc3a12.json'),
@@ -38,12 +38,14 @@ test('SubscriptionFilter 2023-01 → 2023-04: four properties become updatable, 
     'safe TP6105 /properties/Distribution',
     'safe TP6105 /properties/FilterPattern',
     'safe TP6105 /properties/RoleArn',
+    'safe TP6107 -',
   ]);
-  assert.deepEqual(result.counts, { breaking: 0, dangerous: 0, safe: 5 });
+  assert.deepEqual(result.counts, { breaking: 0, dangerous: 0, safe: 6 });
+  assert.equal(result.changes.find((c) => c.rule === 'TP6107')!.pointer, '/handlers/update');
 });
 
 test(
-  'QueryDefinition 2021-03 → as published now: Name and QueryString became required (breaking), the rest is safe',
+  'QueryDefinition 2021-03 → as published now: Name and QueryString became required (breaking), read and list need logs:DescribeQueryDefinitions (dangerous), the rest is safe',
   { skip: corpusSkip() },
   () => {
     const published = {
@@ -54,10 +56,25 @@ test(
     assert.deepEqual(summary(result), [
       'breaking TP6006 /properties/Name',
       'breaking TP6006 /properties/QueryString',
+      'dangerous TP6204 -',
+      'dangerous TP6204 -',
       'safe TP6103 /properties/Name',
       'safe TP6101 /properties/QueryLanguage',
       'safe TP6101 /properties/Parameters',
+      'safe TP6108 -',
+      'safe TP6108 -',
+      'safe TP6108 -',
     ]);
+    // The singular logs:DescribeQueryDefinition was replaced by the API's real name, plural.
+    assert.deepEqual(
+      result.changes
+        .filter((c) => c.rule === 'TP6204')
+        .map((c) => [c.pointer, c.message.match(/\((.*)\)/)?.[1]]),
+      [
+        ['/handlers/read/permissions', 'logs:DescribeQueryDefinitions'],
+        ['/handlers/list/permissions', 'logs:DescribeQueryDefinitions'],
+      ],
+    );
     // Located at the top-level "required" of the published document.
     const required = result.changes[0]!;
     assert.equal(published.text.split('\n')[required.line! - 1]!.trim(), '"required": [');

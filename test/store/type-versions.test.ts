@@ -1,10 +1,12 @@
 /**
  * Type versions in both stores: numbered in registration order, a default that can be moved, one
- * version removed while others stay, refusals naming counts, and each resource's recorded version.
+ * version removed while others stay, refusals naming counts, and each resource's recorded version;
+ * a new default stored only while what it was decided on holds, and operations begun only under the
+ * default version they were checked against.
  */
 import assert from 'node:assert/strict';
 import { TypeplaneError } from '../../src/errors.js';
-import type { Store } from '../../src/store/types.js';
+import { DefaultVersionMoved, TypeChangedMeanwhile, type Store } from '../../src/store/types.js';
 import { at, eachStore, freshStoreOf, operation, resource, storedType } from './fixtures.js';
 
 const NAME = 'Acme::Test::Thing';
@@ -118,4 +120,94 @@ eachStore('registrations at once get versions of their own, none lost', async (t
     [1, 2, 3, 4, 5, 6, 7, 8],
   );
   assert.equal((await store.listTypeVersions(NAME)).length, 8);
+});
+
+const changedMeanwhile = (e: unknown) => e instanceof TypeChangedMeanwhile;
+
+eachStore(
+  'a new version is stored only while the default it was decided against is still the default',
+  async (t, kind) => {
+    const { store } = await freshStoreOf(t, kind);
+    const { version: _, ...type } = storedType(NAME, '1', at(0));
+    assert.equal((await store.addTypeVersion(type, { defaultVersion: undefined })).version, '1');
+    // A second first registration, decided before the first was stored: refused, nothing written.
+    await assert.rejects(store.addTypeVersion(type, { defaultVersion: undefined }), changedMeanwhile);
+    // Two registrations decided against version 1 at once: one stores version 2, the other is refused.
+    const both = await Promise.allSettled([
+      store.addTypeVersion(type, { defaultVersion: '1' }),
+      store.addTypeVersion(type, { defaultVersion: '1' }),
+    ]);
+    assert.deepEqual(both.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+    assert.ok(both.some((r) => r.status === 'rejected' && changedMeanwhile(r.reason)));
+    assert.deepEqual(
+      (await store.listTypeVersions(NAME)).map((v) => v.version),
+      ['1', '2'],
+    );
+    // A default moved back is a default that changed.
+    assert.equal(await store.setDefaultTypeVersion(NAME, '1', { defaultVersion: '2' }), true);
+    await assert.rejects(store.setDefaultTypeVersion(NAME, '2', { defaultVersion: '2' }), changedMeanwhile);
+    assert.equal((await store.getTypeStamp(NAME))?.version, '1');
+  },
+);
+
+eachStore(
+  'a version decided on an unused type is refused once a resource or an operation appeared',
+  async (t, kind) => {
+    const { store } = await freshStoreOf(t, kind);
+    await addVersion(store);
+    const op = operation({ typeName: NAME, identifier: 'a' });
+    assert.equal((await store.beginOperation(op)).kind, 'started');
+    const { version: _, ...type } = storedType(NAME, '1', at(1));
+    // An operation in progress may still write a resource under version 1.
+    await assert.rejects(
+      store.addTypeVersion(type, { defaultVersion: '1', unused: true }),
+      (e: unknown) => changedMeanwhile(e) && /1 operation in progress/.test((e as Error).message),
+    );
+    await store.finishOperation(
+      { ...op, status: 'SUCCESS' },
+      { kind: 'put', resource: resource('a', { typeName: NAME, typeVersion: '1' }) },
+    );
+    await assert.rejects(
+      store.addTypeVersion(type, { defaultVersion: '1', unused: true }),
+      (e: unknown) => changedMeanwhile(e) && /1 resource and 0 operations/.test((e as Error).message),
+    );
+    await assert.rejects(
+      store.setDefaultTypeVersion(NAME, '1', { defaultVersion: '1', unused: true }),
+      changedMeanwhile,
+    );
+    assert.deepEqual(await store.typeUsage(NAME), { resources: 1, activeOperations: 0 });
+    // Not relying on it being unused (a change that breaks nothing), it is stored.
+    assert.equal((await store.addTypeVersion(type, { defaultVersion: '1' })).version, '2');
+  },
+);
+
+eachStore('an operation checked against a default version that moved on does not begin', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  await addVersion(store);
+  await addVersion(store);
+  const stale = operation({ typeName: NAME, identifier: 'a', checkedAgainstDefault: '1' });
+  await assert.rejects(
+    store.beginOperation(stale),
+    (e: unknown) =>
+      e instanceof DefaultVersionMoved && e.defaultVersion === '2' && e.code === 'ResourceConflict',
+  );
+  await assert.rejects(
+    store.completeOperation(stale, undefined, () => ({
+      status: 'FAILED',
+      errorCode: 'InternalFailure',
+      statusMessage: 'x',
+    })),
+    DefaultVersionMoved,
+  );
+  assert.equal(await store.getOperation(stale.requestToken), undefined, 'nothing was written');
+  assert.deepEqual(await store.typeUsage(NAME), { resources: 0, activeOperations: 0 });
+  const current = operation({ typeName: NAME, identifier: 'a', checkedAgainstDefault: '2' });
+  const begun = await store.beginOperation(current);
+  assert.equal(begun.kind, 'started');
+  assert.deepEqual(await store.typeUsage(NAME), { resources: 0, activeOperations: 1 });
+  assert.equal(
+    'checkedAgainstDefault' in (begun.kind === 'started' ? begun.operation : {}),
+    false,
+    'the check is not part of the operation',
+  );
 });

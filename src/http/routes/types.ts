@@ -44,6 +44,8 @@ export function typeDetail(described: Awaited<ReturnType<Registry['describe']>>)
     readOnlyProperties: t.readOnlyProperties,
     writeOnlyProperties: t.writeOnlyProperties,
     createOnlyProperties: t.createOnlyProperties,
+    conditionalCreateOnlyProperties: t.conditionalCreateOnlyProperties,
+    deprecatedProperties: t.deprecatedProperties,
     handlers: t.handlers,
     traits: t.traits,
     // The settings' schema (never their values: those are GET …/configuration, admins only).
@@ -166,18 +168,29 @@ export async function typeRoutes(
     },
   );
 
-  app.put<{ Params: { typeName: string } }>('/v1/types/:typeName/default-version', async (request) => {
-    const body = parseJsonBody(request.body as Buffer);
-    const version = versionParam(
-      typeof body === 'object' && body !== null && !Array.isArray(body)
-        ? String((body as { version?: unknown }).version ?? '')
-        : undefined,
-    );
-    if (version === undefined)
-      throw new TypeplaneError('InvalidRequest', 'send { "version": "<version number>" } as the body');
-    await registry.setDefault(request.params.typeName, version);
-    return typeDetail(await registry.describe(request.params.typeName));
-  });
+  app.put<{ Params: { typeName: string }; Querystring: { allowBreaking?: string } }>(
+    '/v1/types/:typeName/default-version',
+    async (request) => {
+      const allowBreaking = flagParam('allowBreaking', request.query.allowBreaking);
+      const body = parseJsonBody(request.body as Buffer);
+      const version = versionParam(
+        typeof body === 'object' && body !== null && !Array.isArray(body)
+          ? String((body as { version?: unknown }).version ?? '')
+          : undefined,
+      );
+      if (version === undefined)
+        throw new TypeplaneError('InvalidRequest', 'send { "version": "<version number>" } as the body');
+      // Checked as a registration is: breaking relative to the current default while resources exist is a 409.
+      const { changes, violations } = await registry.setDefault(request.params.typeName, version, {
+        allowBreaking,
+      });
+      return {
+        ...typeDetail(await registry.describe(request.params.typeName)),
+        changes: { counts: summarize(changes), items: changes },
+        ...(violations ? { violations } : {}),
+      };
+    },
+  );
 
   app.delete<{ Params: { typeName: string }; Querystring: { version?: string } }>(
     '/v1/types/:typeName',

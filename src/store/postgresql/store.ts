@@ -7,8 +7,10 @@
  * - every state change of one resource (begin, complete, finish) takes a transaction-scoped advisory
  *   lock on the resource's key first, so the checks it makes (no active operation, the resource as
  *   the update was computed from, no resource yet for a create) hold until it commits;
- * - deregistering a type takes its type's lock exclusively, and putting a resource takes it shared,
- *   so no resource appears in a type being removed;
+ * - deregistering a type, adding a version or moving its default takes its type's lock exclusively,
+ *   and putting a resource takes it shared, so no resource appears in a type being removed; an
+ *   operation checked against the default version takes it shared from its begin, so a new default
+ *   is made either before that begin (which then sees it) or after (and counts the operation);
  * - the unique indexes stay the backstop: a client token used by two requests at once, or a second
  *   active operation on a resource whose identifier only became known, is caught there;
  * - claiming operations uses `FOR UPDATE SKIP LOCKED`, so replicas claim disjoint sets without waiting.
@@ -38,6 +40,8 @@ import {
   typeBusy,
   versionInUse,
   ACTIVE_OPERATION_OF_TYPE,
+  TYPE_USAGE,
+  unmetExpectation,
   type KvRow,
   type OperationParams,
   type OperationRow,
@@ -47,7 +51,11 @@ import {
   startedAs,
 } from '../rows.js';
 import {
+  DefaultVersionMoved,
   OperationMovedOn,
+  TypeChangedMeanwhile,
+  type TypeUsage,
+  type TypeVersionExpectation,
   type BeginResult,
   type Completion,
   type KvEntry,
@@ -274,9 +282,14 @@ export class PostgresStore implements Store {
     }, typeKey(typeName));
   }
 
-  async addTypeVersion(type: Omit<StoredType, 'version'>): Promise<StoredType> {
-    // Under the type's lock: two registrations at once get two numbers, not one.
+  async addTypeVersion(
+    type: Omit<StoredType, 'version'>,
+    expected?: TypeVersionExpectation,
+  ): Promise<StoredType> {
+    // Under the type's lock: two registrations at once get two numbers, not one; and what they were
+    // decided against is read after every begin that took the lock shared (see beginOperation) committed.
     return this.transaction(async (c) => {
+      await checkExpected(c, type.typeName, expected);
       const { rows } = await c.query<{ version: string }>(
         `INSERT INTO types (${TYPE_COLUMNS}, seq)
          SELECT $1, (COALESCE(MAX(CASE WHEN version ~ '^[0-9]{1,9}$' THEN version::integer END), 0) + 1)::text,
@@ -289,12 +302,24 @@ export class PostgresStore implements Store {
     }, typeKey(type.typeName));
   }
 
-  async setDefaultTypeVersion(typeName: string, version: string): Promise<boolean> {
-    const result = await this.pool.query(
-      `UPDATE types SET seq = nextval('types_seq') WHERE type_name = $1 AND version = $2`,
-      [typeName, version],
-    );
-    return (result.rowCount ?? 0) > 0;
+  async setDefaultTypeVersion(
+    typeName: string,
+    version: string,
+    expected?: TypeVersionExpectation,
+  ): Promise<boolean> {
+    return this.transaction(async (c) => {
+      const exists = await c.query(`SELECT 1 FROM types WHERE type_name = $1 AND version = $2`, [
+        typeName,
+        version,
+      ]);
+      if ((exists.rowCount ?? 0) === 0) return false;
+      await checkExpected(c, typeName, expected);
+      const result = await c.query(
+        `UPDATE types SET seq = nextval('types_seq') WHERE type_name = $1 AND version = $2`,
+        [typeName, version],
+      );
+      return (result.rowCount ?? 0) > 0;
+    }, typeKey(typeName));
   }
 
   async deleteTypeVersion(typeName: string, version: string): Promise<boolean> {
@@ -367,6 +392,10 @@ export class PostgresStore implements Store {
     return countResources(this.pool, typeName);
   }
 
+  async typeUsage(typeName: string): Promise<TypeUsage> {
+    return typeUsage(this.pool, typeName);
+  }
+
   async findByIdentifier(typeName: string, name: string, value: string): Promise<string | undefined> {
     return findIdentifier(this.pool, typeName, name, value);
   }
@@ -393,22 +422,31 @@ export class PostgresStore implements Store {
   ): Promise<BeginResult> {
     const params = operationParams(operation);
     return this.withTokenRetry(operation, async () =>
-      this.transaction(async (c): Promise<BeginResult> => {
-        const identifier = operation.identifier;
-        const seen = await inspect(c, operation, requestHash ?? null, {
-          resource: precondition !== undefined,
-          referrers: false,
-        });
-        if (seen.earlier) return seen.earlier;
-        if (seen.active !== undefined && ACTIVE.has(operation.status))
-          return { kind: 'conflict', activeRequestToken: seen.active };
-        if (precondition && identifier !== undefined) precondition(seen.resource);
-        await c.query(
-          INSERT_OPERATION,
-          insertValues(params, requestHash ?? null, lease?.owner ?? null, lease?.until.toISOString() ?? null),
-        );
-        return startedAs(operation, params);
-      }, operationKey(operation)),
+      this.transaction(
+        async (c): Promise<BeginResult> => {
+          const identifier = operation.identifier;
+          const seen = await inspect(c, operation, requestHash ?? null, {
+            resource: precondition !== undefined,
+            referrers: false,
+          });
+          if (seen.earlier) return seen.earlier;
+          checkDefault(operation, seen);
+          if (seen.active !== undefined && ACTIVE.has(operation.status))
+            return { kind: 'conflict', activeRequestToken: seen.active };
+          if (precondition && identifier !== undefined) precondition(seen.resource);
+          await c.query(
+            INSERT_OPERATION,
+            insertValues(
+              params,
+              requestHash ?? null,
+              lease?.owner ?? null,
+              lease?.until.toISOString() ?? null,
+            ),
+          );
+          return startedAs(operation, params);
+        },
+        ...operationLocks(operation),
+      ),
     );
   }
 
@@ -418,30 +456,34 @@ export class PostgresStore implements Store {
     decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion,
   ): Promise<BeginResult> {
     return this.withTokenRetry(operation, async () =>
-      this.transaction(async (c): Promise<BeginResult> => {
-        const seen = await inspect(c, operation, requestHash ?? null, {
-          resource: true,
-          referrers: operation.operation === 'DELETE',
-        });
-        if (seen.earlier) return seen.earlier;
-        if (seen.active !== undefined) return { kind: 'conflict', activeRequestToken: seen.active };
-        const outcome = decide(seen.resource, seen.referrers);
-        const record: OperationRecord = { ...operation, status: outcome.status };
-        if (outcome.status === 'FAILED') {
-          record.errorCode = outcome.errorCode;
-          record.statusMessage = outcome.statusMessage;
-        } else if (outcome.resourceModel) {
-          record.resourceModel = outcome.resourceModel;
-        }
-        await c.query(
-          INSERT_OPERATION,
-          insertValues(operationParams(record), requestHash ?? null, null, null),
-        );
-        // The resource's absence was checked above, under the resource's lock.
-        if (outcome.status === 'SUCCESS') await applyChange(c, record, outcome.change, false);
-        Object.assign(operation, record);
-        return { kind: 'started', operation };
-      }, operationKey(operation)),
+      this.transaction(
+        async (c): Promise<BeginResult> => {
+          const seen = await inspect(c, operation, requestHash ?? null, {
+            resource: true,
+            referrers: operation.operation === 'DELETE',
+          });
+          if (seen.earlier) return seen.earlier;
+          checkDefault(operation, seen);
+          if (seen.active !== undefined) return { kind: 'conflict', activeRequestToken: seen.active };
+          const outcome = decide(seen.resource, seen.referrers);
+          const record: OperationRecord = { ...operation, status: outcome.status };
+          if (outcome.status === 'FAILED') {
+            record.errorCode = outcome.errorCode;
+            record.statusMessage = outcome.statusMessage;
+          } else if (outcome.resourceModel) {
+            record.resourceModel = outcome.resourceModel;
+          }
+          await c.query(
+            INSERT_OPERATION,
+            insertValues(operationParams(record), requestHash ?? null, null, null),
+          );
+          // The resource's absence was checked above, under the resource's lock.
+          if (outcome.status === 'SUCCESS') await applyChange(c, record, outcome.change, false);
+          Object.assign(operation, record);
+          return { kind: 'started', operation };
+        },
+        ...operationLocks(operation),
+      ),
     );
   }
 
@@ -619,15 +661,27 @@ export class PostgresStore implements Store {
 
   /**
    * Run `work` in a transaction. With `lockOn`, the transaction first takes that key's lock, in the
-   * same round trip as BEGIN (a simple query: the lock's number is computed here, never user text).
+   * same round trip as BEGIN (a simple query: the lock's number is computed here, never user text);
+   * with `shareLockOn`, that key's lock shared.
    */
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, lockOn?: string): Promise<T> {
+  private async transaction<T>(
+    work: (client: pg.PoolClient) => Promise<T>,
+    lockOn?: string,
+    /** A key whose lock is taken shared, after `lockOn`'s. */
+    shareLockOn?: string,
+  ): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
       try {
         await client.query(
-          lockOn === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(${lockNumber(lockOn)})`,
+          [
+            'BEGIN',
+            ...(lockOn === undefined ? [] : [`SELECT pg_advisory_xact_lock(${lockNumber(lockOn)})`]),
+            ...(shareLockOn === undefined
+              ? []
+              : [`SELECT pg_advisory_xact_lock_shared(${lockNumber(shareLockOn)})`]),
+          ].join('; '),
         );
         const result = await work(client);
         await client.query('COMMIT');
@@ -735,6 +789,8 @@ interface Seen {
   active?: string;
   resource?: StoredResource;
   referrers: ResourceKey[];
+  /** The type's default version, read when the operation was checked against it. */
+  defaultVersion?: string;
 }
 
 async function inspect(
@@ -748,6 +804,7 @@ async function inspect(
     active: string | null;
     resource: ResourceRow | null;
     referrers: { from_type: string; from_id: string }[] | null;
+    default_version: string | null;
   }>(
     `SELECT
        (SELECT row_to_json(o) FROM (SELECT ${OPERATION_COLUMNS}, request_hash FROM operations
@@ -757,13 +814,16 @@ async function inspect(
        CASE WHEN $4 THEN (SELECT row_to_json(r) FROM (SELECT ${RESOURCE_COLUMNS} FROM resources
           WHERE type_name = $2 AND identifier = $3) r) END AS resource,
        CASE WHEN $5 THEN (SELECT json_agg(x) FROM (SELECT from_type, from_id FROM resource_refs
-          WHERE to_type = $2 AND to_id = $3 ORDER BY from_type, from_id LIMIT 20) x) END AS referrers`,
+          WHERE to_type = $2 AND to_id = $3 ORDER BY from_type, from_id LIMIT 20) x) END AS referrers,
+       CASE WHEN $6 THEN (SELECT version FROM types WHERE type_name = $2 ORDER BY seq DESC LIMIT 1)
+          END AS default_version`,
     [
       operation.clientToken ?? null,
       operation.typeName,
       operation.identifier ?? null,
       want.resource && operation.identifier !== undefined,
       want.referrers && operation.identifier !== undefined,
+      operation.checkedAgainstDefault !== undefined,
     ],
   );
   const row = rows[0]!;
@@ -777,6 +837,7 @@ async function inspect(
     };
   if (row.active !== null) seen.active = row.active;
   if (row.resource) seen.resource = toStoredResource(row.resource);
+  if (row.default_version !== null) seen.defaultVersion = row.default_version;
   return seen;
 }
 
@@ -909,6 +970,45 @@ function changeKey(change: ResourceChange | undefined): string | undefined {
   if (change?.kind === 'put') return resourceKey(change.resource.typeName, change.resource.identifier);
   if (change?.kind === 'delete') return resourceKey(change.typeName, change.identifier);
   return undefined;
+}
+
+/**
+ * The locks begin and complete take: the resource's; and the type's, shared, when the operation may
+ * begin only under the default version it was checked against, so that a new default version is
+ * made either before (the check below sees it) or after (its own check sees this operation).
+ */
+function operationLocks(operation: OperationRecord): [string | undefined, string | undefined] {
+  return [
+    operationKey(operation),
+    operation.checkedAgainstDefault === undefined ? undefined : typeKey(operation.typeName),
+  ];
+}
+
+function checkDefault(operation: OperationRecord, seen: Seen): void {
+  const checked = operation.checkedAgainstDefault;
+  if (checked !== undefined && seen.defaultVersion !== checked)
+    throw new DefaultVersionMoved(operation.typeName, checked, seen.defaultVersion);
+}
+
+/** Refuses (TypeChangedMeanwhile) when `expected` no longer holds; under the type's lock. */
+async function checkExpected(
+  c: pg.PoolClient,
+  typeName: string,
+  expected: TypeVersionExpectation | undefined,
+): Promise<void> {
+  if (!expected) return;
+  const { rows } = await c.query<{ current: string | null }>(
+    `SELECT version AS current FROM types WHERE type_name = $1 ORDER BY seq DESC LIMIT 1`,
+    [typeName],
+  );
+  const usage = expected.unused ? await typeUsage(c, typeName) : undefined;
+  const unmet = unmetExpectation(expected, rows[0]?.current ?? undefined, usage);
+  if (unmet !== undefined) throw new TypeChangedMeanwhile(typeName, unmet);
+}
+
+async function typeUsage(c: Queryable, typeName: string): Promise<TypeUsage> {
+  const { rows } = await c.query<{ resources: string; active: string }>(TYPE_USAGE('$1'), [typeName]);
+  return { resources: Number(rows[0]?.resources ?? 0), activeOperations: Number(rows[0]?.active ?? 0) };
 }
 
 function operationKey(operation: OperationRecord): string | undefined {

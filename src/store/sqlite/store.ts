@@ -34,6 +34,8 @@ import {
   typeBusy,
   versionInUse,
   ACTIVE_OPERATION_OF_TYPE,
+  TYPE_USAGE,
+  unmetExpectation,
   type GuardedParams,
   type KvRow,
   type OperationParams,
@@ -44,7 +46,11 @@ import {
   startedAs,
 } from '../rows.js';
 import {
+  DefaultVersionMoved,
   OperationMovedOn,
+  TypeChangedMeanwhile,
+  type TypeUsage,
+  type TypeVersionExpectation,
   type BeginResult,
   type Completion,
   type KvEntry,
@@ -186,19 +192,19 @@ export class SqliteStore implements Store {
     return this.tx.deleteType.immediate(typeName);
   }
 
-  async addTypeVersion(type: Omit<StoredType, 'version'>): Promise<StoredType> {
-    const row = this.sql.addTypeVersion.get(
-      type.typeName,
-      type.typeName,
-      JSON.stringify(type.model),
-      type.source,
-      isoTime(type.registeredAt, 'registeredAt'),
-    );
-    return { ...type, version: row!.version };
+  async addTypeVersion(
+    type: Omit<StoredType, 'version'>,
+    expected?: TypeVersionExpectation,
+  ): Promise<StoredType> {
+    return this.tx.addTypeVersion.immediate(type, expected);
   }
 
-  async setDefaultTypeVersion(typeName: string, version: string): Promise<boolean> {
-    return this.sql.setDefaultTypeVersion.run(typeName, version).changes > 0;
+  async setDefaultTypeVersion(
+    typeName: string,
+    version: string,
+    expected?: TypeVersionExpectation,
+  ): Promise<boolean> {
+    return this.tx.setDefaultTypeVersion.immediate(typeName, version, expected);
   }
 
   async deleteTypeVersion(typeName: string, version: string): Promise<boolean> {
@@ -239,6 +245,31 @@ export class SqliteStore implements Store {
 
   async countResources(typeName: string): Promise<number> {
     return this.sql.countResources.get(typeName)?.count ?? 0;
+  }
+
+  async typeUsage(typeName: string): Promise<TypeUsage> {
+    return this.readUsage(typeName);
+  }
+
+  private readUsage(typeName: string): TypeUsage {
+    const row = this.sql.typeUsage.get({ typeName });
+    return { resources: row?.resources ?? 0, activeOperations: row?.active ?? 0 };
+  }
+
+  /** Refuses (TypeChangedMeanwhile) when `expected` no longer holds; inside a transaction. */
+  private checkExpected(typeName: string, expected: TypeVersionExpectation | undefined): void {
+    if (!expected) return;
+    const current = this.sql.getTypeStamp.get(typeName)?.version;
+    const unmet = unmetExpectation(expected, current, expected.unused ? this.readUsage(typeName) : undefined);
+    if (unmet !== undefined) throw new TypeChangedMeanwhile(typeName, unmet);
+  }
+
+  /** Refuses (DefaultVersionMoved) an operation checked against a default version that is no longer it. */
+  private checkDefault(operation: OperationRecord): void {
+    const checked = operation.checkedAgainstDefault;
+    if (checked === undefined) return;
+    const current = this.sql.getTypeStamp.get(operation.typeName)?.version;
+    if (current !== checked) throw new DefaultVersionMoved(operation.typeName, checked, current);
   }
 
   async listReferences(typeName: string, identifier: string): Promise<ResourceKey[]> {
@@ -613,6 +644,26 @@ export class SqliteStore implements Store {
         if (active) throw typeBusy(typeName, active.request_token);
         return this.sql.deleteType.run(typeName).changes > 0;
       }),
+      addTypeVersion: this.db.transaction(
+        (type: Omit<StoredType, 'version'>, expected: TypeVersionExpectation | undefined): StoredType => {
+          this.checkExpected(type.typeName, expected);
+          const row = this.sql.addTypeVersion.get(
+            type.typeName,
+            type.typeName,
+            JSON.stringify(type.model),
+            type.source,
+            isoTime(type.registeredAt, 'registeredAt'),
+          );
+          return { ...type, version: row!.version };
+        },
+      ),
+      setDefaultTypeVersion: this.db.transaction(
+        (typeName: string, version: string, expected: TypeVersionExpectation | undefined): boolean => {
+          if (!this.sql.getTypeVersion.get(typeName, version)) return false;
+          this.checkExpected(typeName, expected);
+          return this.sql.setDefaultTypeVersion.run(typeName, version).changes > 0;
+        },
+      ),
       deleteTypeVersion: this.db.transaction((typeName: string, version: string): boolean => {
         if (!this.sql.getTypeVersion.get(typeName, version)) return false;
         const versions = this.sql.countTypeVersions.get(typeName)?.count ?? 0;
@@ -635,6 +686,7 @@ export class SqliteStore implements Store {
       ): BeginResult => {
         const earlier = this.checkToken(operation, requestHash);
         if (earlier) return earlier;
+        this.checkDefault(operation);
         if (operation.identifier !== undefined && ACTIVE.has(operation.status)) {
           const active = this.sql.getActive.get(operation.typeName, operation.identifier);
           if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
@@ -661,6 +713,7 @@ export class SqliteStore implements Store {
       ): BeginResult => {
         const earlier = this.checkToken(operation, requestHash);
         if (earlier) return earlier;
+        this.checkDefault(operation);
         const identifier = operation.identifier;
         if (identifier !== undefined) {
           const active = this.sql.getActive.get(operation.typeName, identifier);
@@ -773,6 +826,9 @@ function prepareStatements(db: Database.Database) {
     activeOperationOfType: db.prepare<[string], { request_token: string }>(ACTIVE_OPERATION_OF_TYPE('?')),
     countResources: db.prepare<[string], { count: number }>(
       `SELECT COUNT(*) AS count FROM resources WHERE type_name = ?`,
+    ),
+    typeUsage: db.prepare<{ typeName: string }, { resources: number; active: number }>(
+      TYPE_USAGE('@typeName'),
     ),
     putResource: db.prepare<[string, string, string, string | null, string, string, string | null]>(
       `INSERT INTO resources (type_name, identifier, properties_json, sealed, created_at, updated_at, type_version) VALUES (?, ?, ?, ?, ?, ?, ?)
