@@ -12,10 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { ListResourceRequestsCommand } from '@aws-sdk/client-cloudcontrol';
 import { cloudControl } from '../helpers/cloudcontrol.js';
 import { api, startTestService, type TestService } from '../helpers/service.js';
+import { CLI } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = import.meta.resolve('tsx');
-const MAIN = join(root, 'src/cli/main.ts');
 
 let svc: TestService;
 before(async () => {
@@ -38,7 +37,7 @@ function typeplane(args: string[], env: Record<string, string> = {}, endpoint = 
   if (!('TYPEPLANE_TOKEN' in env)) delete childEnv.TYPEPLANE_TOKEN;
   if (!('TYPEPLANE_PROVIDER_TOKEN' in env)) delete childEnv.TYPEPLANE_PROVIDER_TOKEN;
   delete childEnv.TYPEPLANE_ENDPOINT;
-  const child = spawn(process.execPath, ['--import', tsx, MAIN, ...args, '--endpoint', endpoint], {
+  const child = spawn(process.execPath, [...CLI, ...args, '--endpoint', endpoint], {
     cwd: root,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,11 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
+import { CLI } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// Resolved here so the CLI runs with the same tsx whatever the working directory.
-const tsx = import.meta.resolve('tsx');
-const MAIN = join(root, 'src/cli/main.ts');
 
 const PG = 'Typeplane.Data/postgresDatabases';
 const PGSQL = 'Typeplane::PostgreSQL::Database';
@@ -53,7 +51,7 @@ function typeplane(
   Object.assign(env, options.env);
   const child = spawn(
     process.execPath,
-    ['--import', tsx, MAIN, ...args, ...(endpoint === null ? [] : ['--endpoint', endpoint])],
+    [...CLI, ...args, ...(endpoint === null ? [] : ['--endpoint', endpoint])],
     {
       cwd: root,
       env,
@@ -518,18 +516,7 @@ test('serve: usage errors exit 2', async () => {
 test('serve --port 0 prints the first admin token and one listening line on stdout and exits 0 on SIGTERM', async () => {
   const child = spawn(
     process.execPath,
-    [
-      '--import',
-      tsx,
-      MAIN,
-      'serve',
-      '--port',
-      '0',
-      '--data-dir',
-      tempDir('typeplane-cli-serve-'),
-      '--log-level',
-      'info',
-    ],
+    [...CLI, 'serve', '--port', '0', '--data-dir', tempDir('typeplane-cli-serve-'), '--log-level', 'info'],
     {
       cwd: root,
       env: { ...process.env, TYPEPLANE_PORT: '', TYPEPLANE_ADMIN_TOKEN: '' },

@@ -12,10 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineProvider, progress } from '../../src/providers/sdk.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
+import { CLI } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = import.meta.resolve('tsx');
-const MAIN = join(root, 'src/cli/main.ts');
 const SLOW = 'Test::FirstUse::Slow';
 const PG = 'Typeplane.Data/postgresDatabases';
 
@@ -62,7 +61,7 @@ interface Run {
 function typeplane(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TYPEPLANE_TOKEN: svc.token };
   env.TYPEPLANE_ENDPOINT = svc.url;
-  const child = spawn(process.execPath, ['--import', tsx, MAIN, ...args], { cwd: root, env });
+  const child = spawn(process.execPath, [...CLI, ...args], { cwd: root, env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -297,7 +296,7 @@ test('an endpoint that is not an HTTP server is said so', async () => {
       TYPEPLANE_TOKEN: svc.token,
       TYPEPLANE_ENDPOINT: `http://127.0.0.1:${port}`,
     };
-    const child = spawn(process.execPath, ['--import', tsx, MAIN, 'type', 'list'], { cwd: root, env });
+    const child = spawn(process.execPath, [...CLI, 'type', 'list'], { cwd: root, env });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise((resolve) => child.once('close', resolve));

@@ -5,16 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startTestService } from '../helpers/service.js';
+import { CLI } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = import.meta.resolve('tsx');
 
 function typeplane(args: string[]) {
-  const run = spawnSync(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), ...args], {
+  const run = spawnSync(process.execPath, [...CLI, ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },
@@ -40,9 +39,7 @@ test('type register prints the warnings of the registration, located in the file
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        tsx,
-        join(root, 'src/cli/main.ts'),
+        ...CLI,
         'type',
         'register',
         'examples/radius-design-postgresDatabases.yaml',

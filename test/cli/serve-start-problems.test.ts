@@ -10,12 +10,12 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnServer, tempDir } from '../helpers/service.js';
+import { CLI } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = import.meta.resolve('tsx');
 
 function serve(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), 'serve', ...args], {
+  const child = spawn(process.execPath, [...CLI, 'serve', ...args], {
     cwd: root,
     env: { ...process.env, TYPEPLANE_ADMIN_TOKEN: `tp_${'a'.repeat(43)}`, ...env },
   });

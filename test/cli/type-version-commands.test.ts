@@ -8,11 +8,9 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
+import { CLI } from '../helpers/cli.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = import.meta.resolve('tsx');
 const TYPE = 'Test::Cli::Gizmo';
 
 let svc: TestService;
@@ -25,15 +23,11 @@ after(() => svc.close());
 function typeplane(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TYPEPLANE_TOKEN: svc.token };
   delete env.TYPEPLANE_ENDPOINT;
-  const child = spawn(
-    process.execPath,
-    ['--import', tsx, join(root, 'src/cli/main.ts'), ...args, '--endpoint', svc.url],
-    {
-      cwd: dir,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [...CLI, ...args, '--endpoint', svc.url], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

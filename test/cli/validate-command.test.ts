@@ -5,13 +5,12 @@ import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLI } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// Resolved here so the CLI can run from any working directory.
-const tsx = import.meta.resolve('tsx');
 
 function typeplane(args: string[], cwd = root) {
-  const run = spawnSync(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), ...args], {
+  const run = spawnSync(process.execPath, [...CLI, ...args], {
     cwd,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },

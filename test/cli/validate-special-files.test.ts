@@ -9,16 +9,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CLI } from '../helpers/cli.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = import.meta.resolve('tsx');
 const onPosix = process.platform !== 'win32';
 
 /** The CLI in a child process, killed after 20 s (a hang is a failure, not a stuck suite). */
 function typeplane(args: string[], cwd: string) {
   const started = performance.now();
-  const run = spawnSync(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), ...args], {
+  const run = spawnSync(process.execPath, [...CLI, ...args], {
     cwd,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', TYPEPLANE_ADMIN_TOKEN: '' },

@@ -16,9 +16,9 @@ import { ObjectTypePropertyFlags as F, TypeBaseKind, type ObjectType } from '@az
 import { generateBicep } from '../../src/codegen/index.js';
 import { loadTypes, validateDocument, type ResourceType } from '../../src/schema/index.js';
 import { readBack, shape } from './bicep-helpers.js';
+import { CLI } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = import.meta.resolve('tsx');
 const corpus = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
 
 function types(text: string, file = 'x.yaml'): ResourceType[] {
@@ -238,14 +238,10 @@ test('what Bicep cannot express is emitted as the nearest type, never a crash', 
 test('typeplane validate warns at each property Bicep cannot express, saying what is emitted', () => {
   const dir = mkdtempSync(join(tmpdir(), 'typeplane-bicep-'));
   writeFileSync(join(dir, 'gw.json'), JSON.stringify(JSON.parse(resourceSchema), null, 2));
-  const run = spawnSync(
-    process.execPath,
-    ['--import', tsx, join(root, 'src/cli/main.ts'), 'validate', 'gw.json'],
-    {
-      cwd: dir,
-      encoding: 'utf8',
-    },
-  );
+  const run = spawnSync(process.execPath, [...CLI, 'validate', 'gw.json'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 0, run.stdout + run.stderr);
   const lines = run.stdout.split('\n');
   const find = (rule: string) =>
@@ -318,14 +314,10 @@ test(
 test('generate bicep writes the files, one folder per namespace when there are several', () => {
   const out = mkdtempSync(join(tmpdir(), 'typeplane-bicep-out-'));
   const cli = (args: string[]) =>
-    spawnSync(
-      process.execPath,
-      ['--import', tsx, join(root, 'src/cli/main.ts'), 'generate', 'bicep', ...args],
-      {
-        cwd: root,
-        encoding: 'utf8',
-      },
-    );
+    spawnSync(process.execPath, [...CLI, 'generate', 'bicep', ...args], {
+      cwd: root,
+      encoding: 'utf8',
+    });
   const one = cli(['examples/queues.yaml', '--out', join(out, 'one')]);
   assert.equal(one.status, 0, one.stderr);
   assert.deepEqual(readdirSync(join(out, 'one')).sort(), [

@@ -16,9 +16,9 @@ import * as prettier from 'prettier';
 import { generateTypeScript, interfaceName } from '../../src/codegen/index.js';
 import { loadTypes, validateDocument, type JsonSchema, type ResourceType } from '../../src/schema/index.js';
 import { AWS_CORPUS, corpusSkip } from '../helpers/requirements.js';
+import { CLI } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = import.meta.resolve('tsx');
 
 function typeFrom(text: string, file = 'x.json'): ResourceType {
   const result = validateDocument(text, { file });
@@ -532,7 +532,7 @@ test(
 test('the CLI writes a file, refuses invalid input without writing, and reports usage errors', () => {
   const dir = mkdtempSync(join(tmpdir(), 'typeplane-generate-'));
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), 'generate', ...args], {
+    spawnSync(process.execPath, [...CLI, 'generate', ...args], {
       encoding: 'utf8',
       cwd: root,
     });

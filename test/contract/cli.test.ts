@@ -6,13 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_NAMES } from '../../src/contract/index.js';
 import { fixtures, root, widgetSchema } from './helpers.js';
-
-// Resolved here so the CLI can run from any working directory.
-const tsx = import.meta.resolve('tsx');
-const main = join(root, 'src/cli/main.ts');
+import { CLI } from '../helpers/cli.js';
 
 function typeplane(args: string[], env: Record<string, string> = {}) {
-  const run = spawnSync(process.execPath, ['--import', tsx, main, ...args], {
+  const run = spawnSync(process.execPath, [...CLI, ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', ...env },
@@ -281,9 +278,7 @@ test('Ctrl-C stops the tests, deletes what they created, and exits 130', async (
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      tsx,
-      main,
+      ...CLI,
       'test',
       '--schema',
       widgetSchema,

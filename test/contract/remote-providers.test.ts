@@ -5,12 +5,10 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { serveOverProtocol } from '../helpers/protocol-server.js';
 import { fixture, root, widgetSchema } from './helpers.js';
+import { CLI } from '../helpers/cli.js';
 
-const tsx = import.meta.resolve('tsx');
-const main = join(root, 'src/cli/main.ts');
 const servers: { close(): Promise<void> }[] = [];
 after(() => Promise.all(servers.map((s) => s.close())));
 
@@ -19,7 +17,7 @@ async function testRemote(name: string, extra: string[] = []) {
   const served = await serveOverProtocol(await fixture(name));
   servers.push(served);
   const args = ['test', '--schema', widgetSchema, '--endpoint', served.url, '--seed', '1', '--runs', '2'];
-  const child = spawn(process.execPath, ['--import', tsx, main, ...args, '--format', 'json', ...extra], {
+  const child = spawn(process.execPath, [...CLI, ...args, '--format', 'json', ...extra], {
     cwd: root,
   });
   let stdout = '';

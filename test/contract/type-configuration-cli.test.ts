@@ -9,11 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { root, widgetSchema } from './helpers.js';
-
-const tsx = import.meta.resolve('tsx');
+import { CLI } from '../helpers/cli.js';
 
 function typeplane(args: string[]) {
-  const run = spawnSync(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), ...args], {
+  const run = spawnSync(process.execPath, [...CLI, ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { generateToken } from '../../src/auth/index.js';
 import { startService, type Service, type ServiceOptions } from '../../src/service.js';
+import { CLI } from './cli.js';
 
 export interface Api {
   url: string;
@@ -70,9 +70,6 @@ export async function startTestService(options: Partial<ServiceOptions> = {}): P
   return Object.assign(service, api(service.url, token), { dataDir, token });
 }
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = import.meta.resolve('tsx');
-
 /**
  * `typeplane serve` in a child process; resolves once it prints its listening line. Env
  * `TYPEPLANE_ADMIN_TOKEN` is a fresh random admin token unless `env` sets it (to '' for none: then
@@ -95,19 +92,7 @@ export async function spawnServer(
   const adminToken = env.TYPEPLANE_ADMIN_TOKEN ?? generateToken();
   const child = spawn(
     process.execPath,
-    [
-      '--import',
-      tsx,
-      join(root, 'src/cli/main.ts'),
-      'serve',
-      '--port',
-      '0',
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      'warn',
-      ...extraArgs,
-    ],
+    [...CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', ...extraArgs],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...env, TYPEPLANE_ADMIN_TOKEN: adminToken },

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { stackProgress } from '../../src/cli/stack-progress.js';
@@ -15,8 +14,7 @@ import { memoryProvider } from '../helpers/providers.js';
 import { startTestService, tempDir, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 import { requirement } from '../helpers/requirements.js';
 import { exits, typeplaneCli } from './helpers.js';
-
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+import { CLI } from '../helpers/cli.js';
 
 function template(dir: string, name: string, text: string): string {
   const file = join(dir, name);
@@ -198,18 +196,7 @@ test(
     t.after(() => s.close());
     assert.equal((await s.call('POST', '/v1/types', WIDGET)).status, 201);
     const file = template(tempDir(), 'tty.yaml', CHAIN(['first', 'second', 'third']));
-    const command = [
-      process.execPath,
-      '--import',
-      import.meta.resolve('tsx'),
-      MAIN,
-      'stack',
-      'deploy',
-      'tty',
-      file,
-      '--endpoint',
-      s.url,
-    ]
+    const command = [process.execPath, ...CLI, 'stack', 'deploy', 'tty', file, '--endpoint', s.url]
       .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
       .join(' ');
     const run = await new Promise<{ code: number | null; out: string }>((resolve) => {

@@ -13,6 +13,7 @@ import { analyzeTemplate } from '../../src/stacks/analyze.js';
 import { loadTemplate } from '../../src/stacks/template.js';
 import { registryTypes } from '../../src/stacks/types.js';
 import { tempDir, WIDGET } from '../helpers/service.js';
+import { CLI } from '../helpers/cli.js';
 
 /** A second test type: Gadget refers to a widget by name; Token is read-only (the state provider makes none). */
 export const GADGET = JSON.stringify({
@@ -60,7 +61,6 @@ export async function validateText(
 }
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = import.meta.resolve('tsx');
 
 export interface CliRun {
   code: number | null;
@@ -72,11 +72,11 @@ export interface CliRun {
 export function typeplaneCli(url: string, token: string, args: string[]): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TYPEPLANE_TOKEN: token };
   delete env.TYPEPLANE_ENDPOINT;
-  const child = spawn(
-    process.execPath,
-    ['--import', tsx, join(root, 'src/cli/main.ts'), ...args, '--endpoint', url],
-    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [...CLI, ...args, '--endpoint', url], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

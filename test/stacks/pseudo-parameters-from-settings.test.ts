@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { api, spawnServer, tempDir, WIDGET } from '../helpers/service.js';
 import { stopServer } from '../faults/helpers.js';
+import { CLI } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const TEMPLATE = `
@@ -52,20 +52,12 @@ test('a malformed --account-id or --region is a usage error naming the flag', ()
     ['--account-id', '1234'],
     ['--region', 'EU West'],
   ] as const) {
-    const run = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        import.meta.resolve('tsx'),
-        join(root, 'src/cli/main.ts'),
-        'serve',
-        '--port',
-        '0',
-        flag,
-        value,
-      ],
-      { cwd: root, encoding: 'utf8', env: { ...process.env, TYPEPLANE_ADMIN_TOKEN: '' }, timeout: 30_000 },
-    );
+    const run = spawnSync(process.execPath, [...CLI, 'serve', '--port', '0', flag, value], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, TYPEPLANE_ADMIN_TOKEN: '' },
+      timeout: 30_000,
+    });
     assert.equal(run.status, 2, run.stderr);
     assert.match(run.stderr, new RegExp(`^error: ${flag} must be `, 'm'));
   }
