@@ -9,7 +9,7 @@
  * the server and writes the answers.
  */
 import { isAccessKeyId, roleAllows, type Principal, type Tokens } from '../auth/index.js';
-import { ClientTokenReused, type Engine } from '../engine/index.js';
+import { ClientTokenReused, UnsupportedAction, type Engine } from '../engine/index.js';
 import { TypeplaneError } from '../errors.js';
 import { parseJsonBody } from '../http/index.js';
 import { TypeNotRegistered, TypeVersionNotRegistered } from '../registry/index.js';
@@ -144,6 +144,7 @@ export async function run(
 
 /** Requests refused for what they ask of the engine, in Cloud Control's names. */
 function exceptionOf(error: TypeplaneError, operation: string): ExceptionName {
+  if (error instanceof UnsupportedAction) return 'UnsupportedActionException';
   if (error instanceof TypeNotRegistered || error instanceof TypeVersionNotRegistered)
     return 'TypeNotFoundException';
   const onRequest = operation === 'GetResourceRequestStatus' || operation === 'CancelResourceRequest';

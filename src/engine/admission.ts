@@ -1,13 +1,46 @@
 /**
- * @module Admission: with `requirePassingContract`, a type served by a provider of its own is operated
- * on only while its registration has a passing contract report attached (`registry/contract-reports.ts`).
- * The built-in state provider is the engine's own record and needs none.
+ * @module Admission: an operation runs only where its type's schema declares a handler for it (a
+ * schema that declares handlers supports those actions only, as CloudFormation refuses an update of a
+ * type without an update handler; a schema that declares none supports every action); and with
+ * `requirePassingContract`, a type served by a provider of its own is operated on only while its
+ * registration has a passing contract report attached (`registry/contract-reports.ts`). The built-in
+ * state provider is the engine's own record and needs none.
  */
 import { TypeplaneError } from '../errors.js';
 import type { CompiledType } from '../registry/compile.js';
+import type { HandlerAction, ResourceType } from '../schema/index.js';
 import type { EngineContext } from './context.js';
 
-export async function assertAdmitted(ctx: EngineContext, compiled: CompiledType): Promise<void> {
+/** An operation the type's schema declares no handler for: 405, and Cloud Control's UnsupportedActionException. */
+export class UnsupportedAction extends TypeplaneError {
+  constructor(
+    readonly typeName: string,
+    readonly action: HandlerAction,
+    declared: readonly string[],
+  ) {
+    super(
+      'InvalidRequest',
+      `${typeName} does not support ${action.toUpperCase()}: its schema declares handlers for ${declared.join(', ')} only; to allow it, declare a ${action} handler in the schema (and implement it in the provider) and register the type again`,
+      [{ pointer: '/handlers', message: `has no ${action} handler` }],
+      405,
+    );
+  }
+}
+
+/** @throws UnsupportedAction when the type declares handlers and none for `action`. */
+export function assertSupported(type: ResourceType, action: HandlerAction): void {
+  if (type.handlers[action] !== undefined) return;
+  const declared = Object.keys(type.handlers);
+  if (declared.length > 0) throw new UnsupportedAction(type.typeName, action, declared);
+}
+
+/** `action`: the operation asked for (a PUT checks the one it turns out to be). */
+export async function assertAdmitted(
+  ctx: EngineContext,
+  compiled: CompiledType,
+  action?: HandlerAction,
+): Promise<void> {
+  if (action !== undefined) assertSupported(compiled.type, action);
   if (!ctx.requirePassingContract) return;
   const type = compiled.type;
   const provider = ctx.providerFor(type.typeName);

@@ -27,7 +27,7 @@ export async function create(
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName, version);
   const type = compiled.type;
-  await assertAdmitted(ctx, compiled);
+  await assertAdmitted(ctx, compiled, 'create');
   const desired = requireModel(desiredState, 'desiredState');
   refuseReadOnly(type, desired);
   assertValid(compiled, desired);

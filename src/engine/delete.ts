@@ -19,7 +19,7 @@ export async function deleteResource(
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
-  await assertAdmitted(ctx, compiled);
+  await assertAdmitted(ctx, compiled, 'delete');
   const current = await resourceWithSecrets(ctx.store, ctx.sealer, type, identifier);
   if (!current)
     return failImmediately(

@@ -6,5 +6,6 @@ export type { Caller } from './caller.js';
 export { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from './input.js';
 export { engineLogger, type EngineLogger } from './logger.js';
 export { ClientTokenReused } from './client-token.js';
+export { UnsupportedAction } from './admission.js';
 export { checkConsistency, type ConsistencyProblem } from './consistency.js';
 export * from './types.js';

@@ -4,7 +4,7 @@
  */
 import { TypeplaneError } from '../errors.js';
 import { identifierModel, identifierOf, valuesAt } from '../model/index.js';
-import { assertAdmitted } from './admission.js';
+import { assertAdmitted, assertSupported } from './admission.js';
 import { begin, failImmediately } from './begin.js';
 import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
@@ -63,6 +63,7 @@ export async function put(
       'PUT',
     );
   }
+  assertSupported(type, 'update');
   refuseReadOnly(type, desired);
   // What the provider set stays; everything else is replaced by the body.
   for (const pointer of type.readOnlyProperties) {

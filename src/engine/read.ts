@@ -7,7 +7,7 @@ import { stripNulls, stripWriteOnly, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import { resourceCursor } from '../store/index.js';
 import type { StoredResource } from '../store/types.js';
-import { assertAdmitted } from './admission.js';
+import { assertAdmitted, assertSupported } from './admission.js';
 import { begin } from './begin.js';
 import { waitFor } from './requests.js';
 import { checkModel, contractViolation } from './check-answer.js';
@@ -29,7 +29,7 @@ export async function read(
 ): Promise<ResourceDescription> {
   const compiled = await ctx.registry.get(typeName);
   const type = compiled.type;
-  await assertAdmitted(ctx, compiled);
+  await assertAdmitted(ctx, compiled, 'read');
   const stored = await findResource(ctx.store, type, identifier);
   if (!stored) throw new TypeplaneError('NotFound', `${type.typeName} ${identifier} does not exist`);
   // Answered under its primary identifier, whichever identifier the caller named it by.
@@ -112,6 +112,7 @@ export async function list(
 ): Promise<{ resourceDescriptions: ResourceDescription[]; nextToken: string | null }> {
   const compiled = await ctx.registry.get(typeName, options.version);
   const type = compiled.type;
+  assertSupported(type, 'list');
   const limit = parseMaxResults(options.maxResults);
   const nextToken = parseNextToken(options.nextToken);
   const filters = parseFilters(type, options.filters);

@@ -57,7 +57,7 @@ async function updateOnce(
 ): Promise<ProgressEvent> {
   const compiled = await ctx.registry.get(typeName, version);
   const type = compiled.type;
-  await assertAdmitted(ctx, compiled);
+  await assertAdmitted(ctx, compiled, 'update');
   const current = await resourceWithSecrets(ctx.store, ctx.sealer, type, identifier);
   if (!current)
     return failImmediately(

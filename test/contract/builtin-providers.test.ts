@@ -28,7 +28,9 @@ test('the file provider passes the whole suite with its schema', async () => {
 
 test('the PostgreSQL provider passes the whole suite', { skip: pgSkip }, async (t) => {
   const type = await readSchemaType(join(root, 'examples/typeplane-postgresql-database.json'));
-  const provider = createPostgresProvider({ url: PG_URL });
+  // A scope of its own: other tests create databases of this type on the same server meanwhile, and
+  // the suite's list must see only the ones it made.
+  const provider = createPostgresProvider({ url: PG_URL, scope: `contract-suite-${process.pid}` });
   try {
     const report = await runContractSuite({ type, provider, seed: 1, runs: 3 });
     t.diagnostic(`${report.durationMs} ms`);
