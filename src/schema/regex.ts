@@ -3,12 +3,14 @@
  *
  * Typeplane enforces `pattern` and `patternProperties` with RE2 semantics (linear time, no
  * backtracking), so a pattern is valid when RE2 accepts it. Compiling every pattern with re2js costs
- * ~0.3 ms each, so the native engine screens first: a pattern the native engine accepts and that
- * uses no construct where the two dialects differ is valid for RE2 too. The rest are only parsed:
- * RE2's parser makes every check it has (syntax, repeat counts, size, nesting), and building the
- * matcher after it costs ~7x more and refuses nothing more.
+ * ~0.3 ms each, so the native engine screens first: a pattern the native engine accepts (RE2 syntax
+ * it lacks read as its own equivalents, see regex-native.ts) and that uses no construct where the
+ * two dialects differ is valid for RE2 too, and its program is bounded from its parts. The rest are
+ * only parsed: RE2's parser makes every check it has (syntax, repeat counts, size, nesting), and
+ * building the matcher after it costs ~7x more and refuses nothing more.
  */
 import { RE2JS, RE2Set } from 're2js';
+import { nativeEquivalents, programBound } from './regex-native.js';
 
 const verdicts = new Map<string, string | undefined>();
 
@@ -30,13 +32,14 @@ export const MAX_PATTERN_PROGRAM = 100_000;
 const MEASURED_LENGTH = 1000;
 
 /**
- * Constructs where ECMAScript (with the `u` flag) and RE2 may disagree, so RE2 must decide. Screening
- * too much only costs time; screening too little accepts a pattern RE2 refuses, so this lists what is
- * known to be neutral and sends everything else to RE2:
+ * Constructs where ECMAScript (with the `u` flag) and RE2 may disagree, so RE2 must decide (once
+ * `nativeEquivalents` has rewritten `\A \z \b \B`, `\x{…}`, the flags `(?i)` `(?s)` and more).
+ * Screening too much only costs time; screening too little accepts a pattern RE2 refuses, so this
+ * lists what is known to be neutral and sends everything else to RE2:
  * - any escape but the common ones (`\d \w \s`, their negations, `\n \r \t \f \v`, `\xHH`, a general
  *   category `\p{Lu}`; escaped punctuation is read as `\xHH` first, see `neutralEscapes`): `\u`, `\c`,
- *   other `\p{…}`, `\b` (a backspace in a class), `\k`, `\0`-`\9`, `\x{…}`…;
- * - any `(?` group but `(?:`: lookaround, named groups, flags;
+ *   other `\p{…}`, `\b` (a backspace in a class), `\k`, `\0`-`\9`, `\x{…}` past U+10FFFF…;
+ * - any `(?` group but `(?:`: lookaround, named groups, other flags;
  * - `[]` and `[^]`, which are empty/any classes in ECMAScript and an unclosed class in RE2;
  * - repeat counts RE2 refuses or reads differently, or that could pass its caps (see `countsAreSmall`);
  * - many groups (RE2 caps their nesting).
@@ -121,15 +124,15 @@ function nestedCounts(pattern: string): number {
 
 /**
  * Whether the pattern may compile past {@link MAX_PATTERN_PROGRAM} instructions, so it must be
- * compiled and measured. Each character adds at most 3 instructions times the longest chain of
- * counted repeats nested around it (see `countsAreSmall`), which bounds a pattern the native engine
- * accepts; one it refuses is measured when it is long or has a count of 100 or more, or on a group.
+ * compiled and measured: when long, or when the screen vouches for it and its bound from its parts
+ * passes the limit (see `programBound`), or when the screen does not and it has a count of 100 or
+ * more, or one on a group.
  */
-function mayBeLarge(pattern: string, nativeOk: boolean): boolean {
-  if (pattern.length > MEASURED_LENGTH) return true;
-  if (nativeOk) return 3 * pattern.length * nestedCounts(pattern) > MAX_PATTERN_PROGRAM;
-  for (const match of pattern.matchAll(COUNTED_REPEAT))
-    if (Number(match[2] || match[1]) >= 100 || pattern[match.index - 1] === ')') return true;
+function mayBeLarge(escaped: string, screened: string, vouched: boolean): boolean {
+  if (escaped.length > MEASURED_LENGTH) return true;
+  if (vouched) return programBound(screened) > MAX_PATTERN_PROGRAM;
+  for (const match of escaped.matchAll(COUNTED_REPEAT))
+    if (Number(match[2] || match[1]) >= 100 || escaped[match.index - 1] === ')') return true;
   return false;
 }
 
@@ -142,21 +145,18 @@ export function checkPattern(pattern: string): string | undefined {
     return `the pattern has ${pattern.length} characters; at most ${MAX_PATTERN_LENGTH} are allowed`;
   if (verdicts.has(pattern)) return verdicts.get(pattern);
   let verdict: string | undefined;
-  const screened = neutralEscapes(pattern);
+  const escaped = neutralEscapes(pattern);
+  const screened = nativeEquivalents(escaped);
   let nativeOk = true;
   try {
     new RegExp(screened, 'u');
   } catch {
     nativeOk = false;
   }
-  const large = mayBeLarge(screened, nativeOk);
-  if (
-    large ||
-    !nativeOk ||
-    DIALECT_SENSITIVE.test(screened) ||
-    manyGroups(screened) ||
-    !countsAreSmall(screened)
-  ) {
+  const vouched =
+    nativeOk && !DIALECT_SENSITIVE.test(screened) && !manyGroups(screened) && countsAreSmall(screened);
+  const large = mayBeLarge(escaped, screened, vouched);
+  if (large || !vouched) {
     try {
       if (large) {
         // Only a compiled program can be measured.
