@@ -170,8 +170,10 @@ function parseJson(
       `document has more than ${LIMITS.maxValues} values; split it into one file per resource type`,
     );
   // A value costs JSON.parse far more than a character costs this scan: millions of small values
-  // in 10 MB are refused before they are built.
-  if (jsonScan(text, Number.POSITIVE_INFINITY, LIMITS.maxValues)) return tooManyValues();
+  // in 10 MB are refused before they are built. The scan counts commas, so a text of at most
+  // maxValues characters cannot pass it (nor hold more values): it is skipped.
+  if (text.length > LIMITS.maxValues && jsonScan(text, Number.POSITIVE_INFINITY, LIMITS.maxValues))
+    return tooManyValues();
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -558,12 +560,23 @@ function valueBounds(root: unknown, maxDepth: number, maxValues: number): 'depth
     const node = nodes.pop()!;
     const depth = depths.pop()!;
     if (depth > maxDepth) return 'depth';
-    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
-    count += children.length;
-    for (const child of children) {
-      if (typeof child === 'object' && child !== null) {
-        nodes.push(child);
-        depths.push(depth + 1);
+    // Children are read in place: copying each object's values would allocate once per object.
+    if (Array.isArray(node)) {
+      count += node.length;
+      for (const child of node as unknown[])
+        if (typeof child === 'object' && child !== null) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+    } else {
+      for (const key in node) {
+        if (!Object.hasOwn(node, key)) continue;
+        count++;
+        const child = (node as Record<string, unknown>)[key];
+        if (typeof child === 'object' && child !== null) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
       }
     }
   }
@@ -665,7 +678,8 @@ class LineIndex {
   position(offset: number): Position {
     if (!this.starts) {
       this.starts = [0];
-      for (let i = 0; i < this.text.length; i++) if (this.text.charCodeAt(i) === 10) this.starts.push(i + 1);
+      for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1))
+        this.starts.push(i + 1);
     }
     let lo = 0;
     let hi = this.starts.length - 1;
