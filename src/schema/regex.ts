@@ -41,7 +41,7 @@ const MEASURED_LENGTH = 1000;
  *   other `\p{…}`, `\b` (a backspace in a class), `\k`, `\0`-`\9`, `\x{…}` past U+10FFFF…;
  * - any `(?` group but `(?:`: lookaround, named groups, other flags;
  * - `[]` and `[^]`, which are empty/any classes in ECMAScript and an unclosed class in RE2;
- * - repeat counts RE2 refuses or reads differently, or that could pass its caps (see `countsAreSmall`);
+ * - repeat counts RE2 refuses or reads differently, or that could pass its caps (see `smallCounts`);
  * - many groups (RE2 caps their nesting).
  */
 const DIALECT_SENSITIVE = /\\(?!x[0-9a-fA-F]{2}|[pP]\{[LMNPSZC][a-z]?\})[^dDwWsSnrtfv]|\(\?(?!:)|\[\^?\]/;
@@ -75,27 +75,29 @@ const COUNTED_REPEAT = /\{(\d+)(?:,(\d*))?\}/g;
  * adds at most twice its count to the program, so a total of 100,000 is safe. A count on a group
  * (`){`) nests the counts inside it: the longest chain of nested counts (their product) must then be
  * at most 1000, and each character of the pattern adds at most 3 instructions times that product.
+ * When they are, the sum of the counts, which bounds the program (see `mayBeLarge`), or Infinity when
+ * one is on a group; `undefined` when they are not.
  */
-function countsAreSmall(pattern: string): boolean {
+function smallCounts(pattern: string): number | undefined {
   let total = 0;
   let groupCounts = false;
   for (const match of pattern.matchAll(COUNTED_REPEAT)) {
     const [, min, max] = match;
-    for (const n of [min, max]) if (n && ((n.length > 1 && n[0] === '0') || n.length > 4)) return false;
+    for (const n of [min, max]) if (n && ((n.length > 1 && n[0] === '0') || n.length > 4)) return undefined;
     const count = Number(max || min);
-    if (count > 1000 || (total += count) > 100_000) return false;
+    if (count > 1000 || (total += count) > 100_000) return undefined;
     if (pattern[match.index - 1] === ')') groupCounts = true;
   }
-  if (!groupCounts) return true;
+  if (!groupCounts) return total;
   const chain = nestedCounts(pattern);
-  return chain <= 1000 && 3 * pattern.length * chain <= 1_000_000;
+  return chain <= 1000 && 3 * pattern.length * chain <= 1_000_000 ? Infinity : undefined;
 }
 
 const COUNT_AT = /\{(\d+)(?:,(\d*))?\}/y;
 
 /**
  * The largest product of counted repeats nested in one another, for a pattern the native engine
- * accepts (so brackets and groups are balanced); counts are read as `countsAreSmall` does.
+ * accepts (so brackets and groups are balanced); counts are read as `smallCounts` does.
  */
 function nestedCounts(pattern: string): number {
   // The largest chain within each open group, innermost last; the first is the whole pattern's.
@@ -124,13 +126,19 @@ function nestedCounts(pattern: string): number {
 
 /**
  * Whether the pattern may compile past {@link MAX_PATTERN_PROGRAM} instructions, so it must be
- * compiled and measured: when long, or when the screen vouches for it and its bound from its parts
- * passes the limit (see `programBound`), or when the screen does not and it has a count of 100 or
- * more, or one on a group.
+ * compiled and measured: when long, or when the screen vouches for it (`counts` is the sum of its
+ * counted repeats) and its bound passes the limit, or when the screen does not and it has a count of
+ * 100 or more, or one on a group. Without a count on a group, a character adds at most 2
+ * instructions and a count c on one at most 3(c + 1) (see `programBound`): the sum bounds the
+ * program, and only a count on a group needs the bound from the pattern's parts.
  */
-function mayBeLarge(escaped: string, screened: string, vouched: boolean): boolean {
+function mayBeLarge(escaped: string, screened: string, counts: number | undefined): boolean {
   if (escaped.length > MEASURED_LENGTH) return true;
-  if (vouched) return programBound(screened) > MAX_PATTERN_PROGRAM;
+  if (counts !== undefined)
+    return (
+      3 * counts + 5 * screened.length + 3 > MAX_PATTERN_PROGRAM &&
+      programBound(screened) > MAX_PATTERN_PROGRAM
+    );
   for (const match of escaped.matchAll(COUNTED_REPEAT))
     if (Number(match[2] || match[1]) >= 100 || escaped[match.index - 1] === ')') return true;
   return false;
@@ -139,6 +147,18 @@ function mayBeLarge(escaped: string, screened: string, vouched: boolean): boolea
 /** `(?=`, `(?!`, `(?<=`, `(?<!`: RE2 refuses them with a message about named groups. */
 const LOOKAROUND = /\(\?<?[=!]/;
 
+/** Constructs the native engine accepts but reads unlike RE2, which `nativeEquivalents` rewrites. */
+const NOT_NATIVE_ALIKE = /\\[bB]|\[:/;
+
+function nativeAccepts(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** `undefined` when the pattern compiles; otherwise the engine's reason. */
 export function checkPattern(pattern: string): string | undefined {
   if (pattern.length > MAX_PATTERN_LENGTH)
@@ -146,17 +166,21 @@ export function checkPattern(pattern: string): string | undefined {
   if (verdicts.has(pattern)) return verdicts.get(pattern);
   let verdict: string | undefined;
   const escaped = neutralEscapes(pattern);
-  const screened = nativeEquivalents(escaped);
-  let nativeOk = true;
-  try {
-    new RegExp(screened, 'u');
-  } catch {
-    nativeOk = false;
+  // Most patterns are ECMAScript already: the RE2 syntax that needs rewriting makes the native engine
+  // refuse the pattern, but for `\b`, `\B` (read otherwise in a class) and `[:` (a named class in one).
+  let screened = escaped;
+  let nativeOk = nativeAccepts(escaped);
+  if (!nativeOk || NOT_NATIVE_ALIKE.test(escaped)) {
+    screened = nativeEquivalents(escaped);
+    nativeOk = nativeAccepts(screened);
   }
-  const vouched =
-    nativeOk && !DIALECT_SENSITIVE.test(screened) && !manyGroups(screened) && countsAreSmall(screened);
-  const large = mayBeLarge(escaped, screened, vouched);
-  if (large || !vouched) {
+  // The sum of the counts when the screen vouches for the pattern.
+  const counts =
+    nativeOk && !DIALECT_SENSITIVE.test(screened) && !manyGroups(screened)
+      ? smallCounts(screened)
+      : undefined;
+  const large = mayBeLarge(escaped, screened, counts);
+  if (large || counts === undefined) {
     try {
       if (large) {
         // Only a compiled program can be measured.
