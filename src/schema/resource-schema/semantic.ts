@@ -193,26 +193,26 @@ export function checkSemantics(doc: Schema): SemanticResult {
     }
   }
 
-  // Every schema node in properties, definitions and top-level compositions.
+  // Every schema node in properties, definitions and top-level compositions. Pointers are built
+  // only for the members that exist: most nodes have no items, branches or dependencies.
   const visit = (node: unknown, at: string): void => {
     if (!isObject(node)) return;
     if (checkNode(doc, node, at, findings, refs)) usesCommonSchemas = true;
     if (node.relationshipRef !== undefined) hasRelationshipRefs = true;
-    for (const key of ['properties', 'patternProperties'] as const) {
-      const members = node[key];
-      if (isObject(members))
-        for (const [name, child] of Object.entries(members))
-          visit(child, `${at}/${key}/${escapePointerToken(name)}`);
-    }
-    for (const key of ['items', 'contains'] as const) visit(node[key], `${at}/${key}`);
+    if (isObject(node.properties)) visitMembers(node.properties, `${at}/properties/`);
+    if (isObject(node.patternProperties)) visitMembers(node.patternProperties, `${at}/patternProperties/`);
+    if (node.items !== undefined) visit(node.items, `${at}/items`);
+    if (node.contains !== undefined) visit(node.contains, `${at}/contains`);
     for (const key of COMPOSITIONS) {
       const branches = node[key];
-      if (Array.isArray(branches)) branches.forEach((b, i) => visit(b, `${at}/${key}/${i}`));
+      if (Array.isArray(branches))
+        for (let i = 0; i < branches.length; i++) visit(branches[i], `${at}/${key}/${i}`);
     }
-    if (isObject(node.dependencies)) {
-      for (const [name, dep] of Object.entries(node.dependencies))
-        visit(dep, `${at}/dependencies/${escapePointerToken(name)}`);
-    }
+    if (isObject(node.dependencies)) visitMembers(node.dependencies, `${at}/dependencies/`);
+  };
+  const visitMembers = (members: Schema, prefix: string): void => {
+    for (const name in members)
+      if (Object.hasOwn(members, name)) visit(members[name], prefix + escapePointerToken(name));
   };
   for (const key of ['properties', 'definitions'] as const) {
     const members = doc[key];
@@ -330,6 +330,8 @@ export function resolveLocalRef(doc: Schema, ref: string): unknown {
  */
 export class PointerResolver {
   private readonly cache = new Map<string, boolean>();
+  /** What each `$ref` met so far names: pointers share the nodes on their way. */
+  private readonly targets = new Map<string, unknown>();
   constructor(private readonly doc: Schema) {}
 
   resolves(pointer: string): boolean {
@@ -390,7 +392,11 @@ export class PointerResolver {
         const ref = node.$ref.startsWith(COMMON_DEFINITION_PREFIX)
           ? node.$ref.slice('#/definitions/'.length)
           : node.$ref;
-        const target = ref.startsWith(COMMON_REF_PREFIX) ? commonSchema(ref) : resolveLocalRef(this.doc, ref);
+        let target = this.targets.get(ref);
+        if (target === undefined && !this.targets.has(ref)) {
+          target = ref.startsWith(COMMON_REF_PREFIX) ? commonSchema(ref) : resolveLocalRef(this.doc, ref);
+          this.targets.set(ref, target);
+        }
         if (isObject(target)) stack.push(target);
       }
       for (const key of COMPOSITIONS) {
