@@ -39,6 +39,21 @@ function pointerOf(place: Place | undefined): string {
   return tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
 }
 
+/** What a number JSON.parse makes Infinity needs: a three-digit exponent, or 209 digits (208 digits and a two-digit exponent stay under 10^307). */
+const HUGE_NUMBER = /[eE][+-]?\d{3}|\d{209}/;
+
+/**
+ * Whether JSON text may hold a value {@link valueProblems} reports, from its characters alone (three
+ * native scans, no walk of the parsed value): a lone surrogate is either in the text or written as a
+ * `\u` escape, `__proto__` is written as it is or with escapes, and a number parses to Infinity only
+ * with a large exponent or hundreds of digits. `false` is exact; `true` leaves it to the walk.
+ */
+export function jsonTextMayHoldUnkeepable(text: string): boolean {
+  return (
+    text.includes('\\u') || text.includes('__proto__') || HUGE_NUMBER.test(text) || hasLoneSurrogate(text)
+  );
+}
+
 function placeOf(parent: Place | undefined, token: string | number | undefined): Place | undefined {
   return token === undefined ? parent : { parent, token: String(token) };
 }
