@@ -44,17 +44,14 @@ export interface SemanticResult {
 
 export function checkSemantics(doc: Schema): SemanticResult {
   const findings: Finding[] = [];
-  let usesCommonSchemas = false;
-  let hasRelationshipRefs = false;
   const refs = new Map<string, boolean>();
   const resolver = new PointerResolver(doc);
   // Without a model (missing or empty `properties`, already reported) no pointer can resolve: say nothing more.
   const hasModel = isObject(doc.properties) && Object.keys(doc.properties).length > 0;
-  const checkable = (p: string): boolean => hasModel && POINTER.test(p);
 
   // Identifiers must resolve; other lists only warn.
   stringsOf(doc.primaryIdentifier).forEach((p, i) => {
-    if (checkable(p) && !resolver.resolves(p)) {
+    if (checkable(hasModel, p) && !resolver.resolves(p)) {
       findings.push(
         diagnostic(
           'TP2010',
@@ -67,7 +64,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
   if (Array.isArray(doc.additionalIdentifiers)) {
     doc.additionalIdentifiers.forEach((list, i) =>
       stringsOf(list).forEach((p, j) => {
-        if (checkable(p) && !resolver.resolves(p)) {
+        if (checkable(hasModel, p) && !resolver.resolves(p)) {
           findings.push(
             diagnostic(
               'TP2010',
@@ -97,7 +94,11 @@ export function checkSemantics(doc: Schema): SemanticResult {
     });
   }
   const tagProperty = isObject(doc.tagging) ? doc.tagging.tagProperty : undefined;
-  if (typeof tagProperty === 'string' && checkable(tagProperty) && !resolver.resolves(tagProperty)) {
+  if (
+    typeof tagProperty === 'string' &&
+    checkable(hasModel, tagProperty) &&
+    !resolver.resolves(tagProperty)
+  ) {
     findings.push(
       diagnostic(
         'TP2044',
@@ -113,7 +114,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
   references.forEach((ref, i) => {
     if (!isObject(ref) || !isObject(ref.ids)) return;
     for (const [target, member] of Object.entries(ref.ids)) {
-      if (typeof member === 'string' && checkable(member) && !resolver.resolves(member)) {
+      if (typeof member === 'string' && checkable(hasModel, member) && !resolver.resolves(member)) {
         findings.push(
           diagnostic(
             'TP2046',
@@ -126,31 +127,35 @@ export function checkSemantics(doc: Schema): SemanticResult {
   });
 
   // Lists that must not overlap.
-  const overlap = (a: string, b: string, rule: RuleId, say: string) => {
-    const first = new Set(stringsOf(doc[a]));
-    stringsOf(doc[b]).forEach((p, i) => {
-      if (first.has(p))
-        findings.push(diagnostic(rule, `/${b}/${i}`, `'${p}' is in both ${a} and ${b}; ${say}`));
-    });
-  };
   overlap(
+    doc,
+    findings,
     'createOnlyProperties',
     'conditionalCreateOnlyProperties',
     'TP2012',
     'keep it in one of the two lists',
   );
   overlap(
+    doc,
+    findings,
     'readOnlyProperties',
     'conditionalCreateOnlyProperties',
     'TP2013',
     'a read-only property cannot be set at creation; remove it from conditionalCreateOnlyProperties',
   );
-  overlap('readOnlyProperties', 'writeOnlyProperties', 'TP2014', 'it can be neither written nor read back');
+  overlap(
+    doc,
+    findings,
+    'readOnlyProperties',
+    'writeOnlyProperties',
+    'TP2014',
+    'it can be neither written nor read back',
+  );
 
   // Identifiers that can change after creation (one that resolves nowhere is already an error).
   const stable = new Set([...stringsOf(doc.readOnlyProperties), ...stringsOf(doc.createOnlyProperties)]);
   stringsOf(doc.primaryIdentifier).forEach((p, i) => {
-    if (!stable.has(p) && checkable(p) && resolver.resolves(p)) {
+    if (!stable.has(p) && checkable(hasModel, p) && resolver.resolves(p)) {
       findings.push(
         diagnostic(
           'TP2042',
@@ -165,7 +170,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
   const writeOnly = stringsOf(doc.writeOnlyProperties);
   stringsOf(doc.primaryIdentifier).forEach((p, i) => {
     const secret = writeOnly.find((w) => w === p || p.startsWith(`${w}/`) || w.startsWith(`${p}/`));
-    if (secret !== undefined && checkable(p))
+    if (secret !== undefined && checkable(hasModel, p))
       findings.push(
         diagnostic(
           'TP2018',
@@ -193,43 +198,73 @@ export function checkSemantics(doc: Schema): SemanticResult {
     }
   }
 
-  // Every schema node in properties, definitions and top-level compositions. Pointers are built
-  // only for the members that exist: most nodes have no items, branches or dependencies.
-  const visit = (node: unknown, at: string): void => {
-    if (!isObject(node)) return;
-    if (checkNode(doc, node, at, findings, refs)) usesCommonSchemas = true;
-    if (node.relationshipRef !== undefined) hasRelationshipRefs = true;
-    if (isObject(node.properties)) visitMembers(node.properties, `${at}/properties/`);
-    if (isObject(node.patternProperties)) visitMembers(node.patternProperties, `${at}/patternProperties/`);
-    if (node.items !== undefined) visit(node.items, `${at}/items`);
-    if (node.contains !== undefined) visit(node.contains, `${at}/contains`);
-    for (const key of COMPOSITIONS) {
-      const branches = node[key];
-      if (Array.isArray(branches))
-        for (let i = 0; i < branches.length; i++) visit(branches[i], `${at}/${key}/${i}`);
-    }
-    if (isObject(node.dependencies)) visitMembers(node.dependencies, `${at}/dependencies/`);
-  };
-  const visitMembers = (members: Schema, prefix: string): void => {
-    for (const name in members)
-      if (Object.hasOwn(members, name)) visit(members[name], prefix + escapePointerToken(name));
-  };
+  // Every schema node in properties, definitions and top-level compositions.
+  const walk: SchemaWalk = { doc, findings, refs, usesCommonSchemas: false, hasRelationshipRefs: false };
   for (const key of ['properties', 'definitions'] as const) {
     const members = doc[key];
     if (isObject(members))
       for (const [name, child] of Object.entries(members))
-        visit(child, `/${key}/${escapePointerToken(name)}`);
+        visit(walk, child, `/${key}/${escapePointerToken(name)}`);
   }
   for (const key of COMPOSITIONS) {
     const branches = doc[key];
-    if (Array.isArray(branches)) branches.forEach((b, i) => visit(b, `/${key}/${i}`));
+    if (Array.isArray(branches)) branches.forEach((b, i) => visit(walk, b, `/${key}/${i}`));
   }
   // Configuration settings are property schemas too; their $refs point at the document's definitions.
   const settings = isObject(doc.typeConfiguration) ? doc.typeConfiguration.properties : undefined;
   if (isObject(settings))
     for (const [name, child] of Object.entries(settings))
-      visit(child, `/typeConfiguration/properties/${escapePointerToken(name)}`);
-  return { findings, usesCommonSchemas, hasRelationshipRefs };
+      visit(walk, child, `/typeConfiguration/properties/${escapePointerToken(name)}`);
+  return {
+    findings,
+    usesCommonSchemas: walk.usesCommonSchemas,
+    hasRelationshipRefs: walk.hasRelationshipRefs,
+  };
+}
+
+/** Whether a pointer is one to check: well formed, in a document with a model. */
+function checkable(hasModel: boolean, pointer: string): boolean {
+  return hasModel && POINTER.test(pointer);
+}
+
+function overlap(doc: Schema, findings: Finding[], a: string, b: string, rule: RuleId, say: string): void {
+  const first = new Set(stringsOf(doc[a]));
+  stringsOf(doc[b]).forEach((p, i) => {
+    if (first.has(p))
+      findings.push(diagnostic(rule, `/${b}/${i}`, `'${p}' is in both ${a} and ${b}; ${say}`));
+  });
+}
+
+/** The state of one walk over a document's schema nodes. */
+interface SchemaWalk {
+  doc: Schema;
+  findings: Finding[];
+  refs: Map<string, boolean>;
+  usesCommonSchemas: boolean;
+  hasRelationshipRefs: boolean;
+}
+
+/** Checks a schema node and those below it. Pointers are built only for members that exist. */
+function visit(walk: SchemaWalk, node: unknown, at: string): void {
+  if (!isObject(node)) return;
+  if (checkNode(walk.doc, node, at, walk.findings, walk.refs)) walk.usesCommonSchemas = true;
+  if (node.relationshipRef !== undefined) walk.hasRelationshipRefs = true;
+  if (isObject(node.properties)) visitMembers(walk, node.properties, `${at}/properties/`);
+  if (isObject(node.patternProperties))
+    visitMembers(walk, node.patternProperties, `${at}/patternProperties/`);
+  if (node.items !== undefined) visit(walk, node.items, `${at}/items`);
+  if (node.contains !== undefined) visit(walk, node.contains, `${at}/contains`);
+  for (const key of COMPOSITIONS) {
+    const branches = node[key];
+    if (Array.isArray(branches))
+      for (let i = 0; i < branches.length; i++) visit(walk, branches[i], `${at}/${key}/${i}`);
+  }
+  if (isObject(node.dependencies)) visitMembers(walk, node.dependencies, `${at}/dependencies/`);
+}
+
+function visitMembers(walk: SchemaWalk, members: Schema, prefix: string): void {
+  for (const name in members)
+    if (Object.hasOwn(members, name)) visit(walk, members[name], prefix + escapePointerToken(name));
 }
 
 /** Checks one schema node; true when it refers to a built-in schema. */
