@@ -60,6 +60,7 @@ function manyGroups(pattern: string): boolean {
  * escaped backslash and a plain underscore.
  */
 function neutralEscapes(pattern: string): string {
+  if (!pattern.includes('\\')) return pattern;
   return pattern.replace(/\\([\s\S])/g, (escape, c: string) => {
     const code = c.charCodeAt(0);
     return code < 0x80 && !/[0-9A-Za-z]/.test(c) ? `\\x${code.toString(16).padStart(2, '0')}` : escape;

@@ -139,26 +139,13 @@ function refsMayCycle(doc: Schema): boolean {
   const refs = new Set<string>();
   collectLocalRefs(doc, refs);
   if (refs.size === 0) return false;
-  // The local `$ref`s reached from a `$ref`'s target without leaving its place in the value.
-  const next = (ref: string): string[] => {
-    const out: string[] = [];
-    const stack: unknown[] = [resolveLocalRef(doc, ref)];
-    while (stack.length > 0) {
-      const node = stack.pop();
-      if (!isObject(node)) continue;
-      if (typeof node.$ref === 'string' && refs.has(node.$ref)) out.push(node.$ref);
-      for (const key of COMPOSITIONS) {
-        const branches = node[key];
-        if (Array.isArray(branches)) for (const b of branches) stack.push(b);
-      }
-    }
-    return out;
-  };
   // Depth-first over the `$ref`s: a `$ref` met again while still open closes a cycle.
   const state = new Map<string, 'open' | 'done'>();
   for (const root of refs) {
     if (state.has(root)) continue;
-    const path: { ref: string; next: string[]; i: number }[] = [{ ref: root, next: next(root), i: 0 }];
+    const path: { ref: string; next: string[]; i: number }[] = [
+      { ref: root, next: sameValueRefs(doc, refs, root), i: 0 },
+    ];
     state.set(root, 'open');
     while (path.length > 0) {
       const top = path[path.length - 1]!;
@@ -170,11 +157,27 @@ function refsMayCycle(doc: Schema): boolean {
         return true;
       } else if (!state.has(ref)) {
         state.set(ref, 'open');
-        path.push({ ref, next: next(ref), i: 0 });
+        path.push({ ref, next: sameValueRefs(doc, refs, ref), i: 0 });
       }
     }
   }
   return false;
+}
+
+/** The local `$ref`s reached from a `$ref`'s target without leaving its place in the value. */
+function sameValueRefs(doc: Schema, refs: ReadonlySet<string>, ref: string): string[] {
+  const out: string[] = [];
+  const stack: unknown[] = [resolveLocalRef(doc, ref)];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (!isObject(node)) continue;
+    if (typeof node.$ref === 'string' && refs.has(node.$ref)) out.push(node.$ref);
+    for (const key of COMPOSITIONS) {
+      const branches = node[key];
+      if (Array.isArray(branches)) for (const b of branches) stack.push(b);
+    }
+  }
+  return out;
 }
 
 /** Every `$ref` that names a place in the document, wherever it is written (the value nests at most 64 deep). */
