@@ -79,12 +79,18 @@ const COUNTED_REPEAT = /\{(\d+)(?:,(\d*))?\}/g;
  * When they are, the sum of the counts, which bounds the program (see `mayBeLarge`), or Infinity when
  * one is on a group; `undefined` when they are not.
  */
+/** A count RE2 reads as ECMAScript does: no leading zero, at most 4 digits (or none, for `{n,}`). */
+function plainCount(n: string | undefined): boolean {
+  return !n || ((n.length === 1 || n[0] !== '0') && n.length <= 4);
+}
+
 function smallCounts(pattern: string): number | undefined {
   let total = 0;
   let groupCounts = false;
-  for (const match of pattern.matchAll(COUNTED_REPEAT)) {
+  COUNTED_REPEAT.lastIndex = 0;
+  for (let match = COUNTED_REPEAT.exec(pattern); match; match = COUNTED_REPEAT.exec(pattern)) {
     const [, min, max] = match;
-    for (const n of [min, max]) if (n && ((n.length > 1 && n[0] === '0') || n.length > 4)) return undefined;
+    if (!plainCount(min) || !plainCount(max)) return undefined;
     const count = Number(max || min);
     if (count > 1000 || (total += count) > 100_000) return undefined;
     if (pattern[match.index - 1] === ')') groupCounts = true;

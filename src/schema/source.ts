@@ -576,11 +576,13 @@ function valueBounds(root: unknown, maxDepth: number, maxValues: number): 'depth
     // Children are read in place: copying each object's values would allocate once per object.
     if (Array.isArray(node)) {
       count += node.length;
-      for (const child of node as unknown[])
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
         if (typeof child === 'object' && child !== null) {
           nodes.push(child);
           depths.push(depth + 1);
         }
+      }
     } else {
       for (const key in node) {
         if (!Object.hasOwn(node, key)) continue;

@@ -172,9 +172,9 @@ function sameValueRefs(doc: Schema, refs: ReadonlySet<string>, ref: string): str
     const node = stack.pop();
     if (!isObject(node)) continue;
     if (typeof node.$ref === 'string' && refs.has(node.$ref)) out.push(node.$ref);
-    for (const key of COMPOSITIONS) {
-      const branches = node[key];
-      if (Array.isArray(branches)) for (const b of branches) stack.push(b);
+    for (let k = 0; k < COMPOSITIONS.length; k++) {
+      const branches = node[COMPOSITIONS[k]!];
+      if (Array.isArray(branches)) for (let i = 0; i < branches.length; i++) stack.push(branches[i]);
     }
   }
   return out;
@@ -184,7 +184,7 @@ function sameValueRefs(doc: Schema, refs: ReadonlySet<string>, ref: string): str
 function collectLocalRefs(node: unknown, refs: Set<string>): void {
   if (typeof node !== 'object' || node === null) return;
   if (Array.isArray(node)) {
-    for (const item of node) collectLocalRefs(item, refs);
+    for (let i = 0; i < node.length; i++) collectLocalRefs(node[i], refs);
     return;
   }
   for (const key in node) {

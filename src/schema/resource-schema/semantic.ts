@@ -200,21 +200,12 @@ export function checkSemantics(doc: Schema): SemanticResult {
 
   // Every schema node in properties, definitions and top-level compositions.
   const walk: SchemaWalk = { doc, findings, refs, usesCommonSchemas: false, hasRelationshipRefs: false };
-  for (const key of ['properties', 'definitions'] as const) {
-    const members = doc[key];
-    if (isObject(members))
-      for (const [name, child] of Object.entries(members))
-        visit(walk, child, `/${key}/${escapePointerToken(name)}`);
-  }
-  for (const key of COMPOSITIONS) {
-    const branches = doc[key];
-    if (Array.isArray(branches)) branches.forEach((b, i) => visit(walk, b, `/${key}/${i}`));
-  }
+  if (isObject(doc.properties)) visitMembers(walk, doc.properties, '/properties/');
+  if (isObject(doc.definitions)) visitMembers(walk, doc.definitions, '/definitions/');
+  visitBranches(walk, doc, '');
   // Configuration settings are property schemas too; their $refs point at the document's definitions.
   const settings = isObject(doc.typeConfiguration) ? doc.typeConfiguration.properties : undefined;
-  if (isObject(settings))
-    for (const [name, child] of Object.entries(settings))
-      visit(walk, child, `/typeConfiguration/properties/${escapePointerToken(name)}`);
+  if (isObject(settings)) visitMembers(walk, settings, '/typeConfiguration/properties/');
   return {
     findings,
     usesCommonSchemas: walk.usesCommonSchemas,
@@ -254,12 +245,18 @@ function visit(walk: SchemaWalk, node: unknown, at: string): void {
     visitMembers(walk, node.patternProperties, `${at}/patternProperties/`);
   if (node.items !== undefined) visit(walk, node.items, `${at}/items`);
   if (node.contains !== undefined) visit(walk, node.contains, `${at}/contains`);
-  for (const key of COMPOSITIONS) {
+  visitBranches(walk, node, at);
+  if (isObject(node.dependencies)) visitMembers(walk, node.dependencies, `${at}/dependencies/`);
+}
+
+/** The `allOf`, `anyOf` and `oneOf` branches (loops by index: this runs for every node). */
+function visitBranches(walk: SchemaWalk, node: Schema, at: string): void {
+  for (let k = 0; k < COMPOSITIONS.length; k++) {
+    const key = COMPOSITIONS[k]!;
     const branches = node[key];
     if (Array.isArray(branches))
       for (let i = 0; i < branches.length; i++) visit(walk, branches[i], `${at}/${key}/${i}`);
   }
-  if (isObject(node.dependencies)) visitMembers(walk, node.dependencies, `${at}/dependencies/`);
 }
 
 function visitMembers(walk: SchemaWalk, members: Schema, prefix: string): void {
@@ -397,7 +394,8 @@ export class PointerResolver {
         oneOf: this.doc.oneOf,
       },
     ];
-    for (const token of tokens.slice(1)) {
+    for (let t = 1; t < tokens.length; t++) {
+      const token = tokens[t]!;
       const next: Schema[] = [];
       for (const node of this.expand(nodes)) {
         if (token === '*') {
@@ -421,6 +419,8 @@ export class PointerResolver {
 
   /** The nodes themselves, their `$ref` targets and their composition branches, transitively. */
   private expand(nodes: Schema[]): Schema[] {
+    // Most nodes lead nowhere else: they are their own expansion.
+    if (nodes.length === 1 && !leadsFurther(nodes[0]!)) return nodes;
     const out: Schema[] = [];
     const seen = new Set<Schema>();
     const stack = [...nodes];
@@ -441,13 +441,24 @@ export class PointerResolver {
         }
         if (isObject(target)) stack.push(target);
       }
-      for (const key of COMPOSITIONS) {
-        const branches = node[key];
-        if (Array.isArray(branches)) for (const b of branches) if (isObject(b)) stack.push(b);
+      for (let k = 0; k < COMPOSITIONS.length; k++) {
+        const branches = node[COMPOSITIONS[k]!];
+        if (Array.isArray(branches))
+          for (let i = 0; i < branches.length; i++) if (isObject(branches[i])) stack.push(branches[i]);
       }
     }
     return out;
   }
+}
+
+/** Whether a node has a `$ref` or composition branches, which `PointerResolver.expand` follows. */
+function leadsFurther(node: Schema): boolean {
+  return (
+    typeof node.$ref === 'string' ||
+    Array.isArray(node.allOf) ||
+    Array.isArray(node.anyOf) ||
+    Array.isArray(node.oneOf)
+  );
 }
 
 const matchers = new Map<string, ((input: string) => boolean) | undefined>();
