@@ -87,8 +87,8 @@ function schemaNodes(doc: Schema): [Schema, Place][] {
  * One TP2017 error per cycle, at the `$ref` (or branch) that closes it, naming every schema on it.
  * Depth-first over the same-place steps, without recursion (a chain may be as long as the document).
  */
-export function findRefCycles(doc: Schema): Finding[] {
-  if (!refsMayCycle(doc)) return [];
+export function findRefCycles(doc: Schema, walkedRefs?: ReadonlyMap<string, unknown>): Finding[] {
+  if (!refsMayCycle(doc, walkedRefs)) return [];
   const findings: Finding[] = [];
   const state = new Map<Schema, 'open' | 'done'>();
   for (const [root, rootPlace] of schemaNodes(doc)) {
@@ -129,19 +129,37 @@ export function findRefCycles(doc: Schema): Finding[] {
 }
 
 /**
+ * A `$ref` to a node the semantic checks walk: a property or definition, and the schemas below it
+ * through `properties`, `patternProperties`, `dependencies`, `items`, `contains` and branches.
+ */
+const WALKED_TARGET =
+  /^#\/(?:definitions|properties)\/[^/]+(?:\/(?:properties|patternProperties|dependencies)\/[^/]+|\/items|\/contains|\/(?:allOf|anyOf|oneOf)\/\d+)*$/;
+
+/**
  * Whether the document may hold a cycle at all, cheaply: composition branches lead down the document,
  * so a cycle takes at least one local `$ref`, and then the `$ref`s alone form a cycle (a `$ref`'s
  * target leads, through its own `$ref` and its branches, to the next one). Every `$ref` anywhere in
  * the document is considered, so `false` is exact; `true` leaves the verdict to the full search, which
  * also knows which schemas the model uses.
+ *
+ * `walkedRefs`, the `$ref`s of the nodes the semantic checks walked, spare a walk of the whole
+ * document when each of them names a walked node: the search only meets nodes the model reaches,
+ * from its properties through child schemas (all walked) and `$ref`s; so, by induction, a `$ref`
+ * it follows sits in a walked node and names one, and every `$ref` on a cycle it can find is there.
  */
-function refsMayCycle(doc: Schema): boolean {
-  const refs = new Set<string>();
-  collectLocalRefs(doc, refs);
+function refsMayCycle(doc: Schema, walkedRefs?: ReadonlyMap<string, unknown>): boolean {
+  let refs: ReadonlySet<string> | ReadonlyMap<string, unknown>;
+  if (walkedRefs && [...walkedRefs.keys()].every((ref) => WALKED_TARGET.test(ref))) {
+    refs = walkedRefs;
+  } else {
+    const all = new Set<string>();
+    collectLocalRefs(doc, all);
+    refs = all;
+  }
   if (refs.size === 0) return false;
   // Depth-first over the `$ref`s: a `$ref` met again while still open closes a cycle.
   const state = new Map<string, 'open' | 'done'>();
-  for (const root of refs) {
+  for (const root of refs.keys()) {
     if (state.has(root)) continue;
     const path: { ref: string; next: string[]; i: number }[] = [
       { ref: root, next: sameValueRefs(doc, refs, root), i: 0 },
@@ -165,7 +183,11 @@ function refsMayCycle(doc: Schema): boolean {
 }
 
 /** The local `$ref`s reached from a `$ref`'s target without leaving its place in the value. */
-function sameValueRefs(doc: Schema, refs: ReadonlySet<string>, ref: string): string[] {
+function sameValueRefs(
+  doc: Schema,
+  refs: ReadonlySet<string> | ReadonlyMap<string, unknown>,
+  ref: string,
+): string[] {
   const out: string[] = [];
   const stack: unknown[] = [resolveLocalRef(doc, ref)];
   while (stack.length > 0) {

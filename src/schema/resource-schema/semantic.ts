@@ -40,6 +40,8 @@ export interface SemanticResult {
   usesCommonSchemas: boolean;
   /** Whether any property declares a `relationshipRef`. */
   hasRelationshipRefs: boolean;
+  /** The local `$ref`s (`#/definitions/…`, `#/properties/…`) of the schema nodes it walked, and whether each resolves. */
+  localRefs: ReadonlyMap<string, boolean>;
 }
 
 export function checkSemantics(doc: Schema): SemanticResult {
@@ -210,6 +212,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
     findings,
     usesCommonSchemas: walk.usesCommonSchemas,
     hasRelationshipRefs: walk.hasRelationshipRefs,
+    localRefs: refs,
   };
 }
 
