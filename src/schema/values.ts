@@ -39,8 +39,11 @@ function pointerOf(place: Place | undefined): string {
   return tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
 }
 
-/** What a number JSON.parse makes Infinity needs: a three-digit exponent, or 209 digits (208 digits and a two-digit exponent stay under 10^307). */
-const HUGE_NUMBER = /[eE][+-]?\d{3}|\d{209}/;
+/**
+ * What a number JSON.parse makes Infinity needs: a three-digit exponent (after a digit, as in every
+ * JSON number), or 209 digits (208 digits and a two-digit exponent stay under 10^307).
+ */
+const HUGE_NUMBER = /\d[eE][+-]?\d{3}|\d{209}/;
 
 /**
  * Whether JSON text may hold a value {@link valueProblems} reports, from its characters alone (three
