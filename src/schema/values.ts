@@ -39,6 +39,9 @@ function pointerOf(place: Place | undefined): string {
   return tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
 }
 
+/** A `\u` escape of a surrogate, or of a letter of `__proto__` (`_`, `o`, `p`, `r`, `t`). */
+const TELLING_ESCAPE = /\\u(?:[dD][89a-fA-F]|00(?:5[fF]|6[fF]|7[024]))/;
+
 /**
  * What a number JSON.parse makes Infinity needs: a three-digit exponent (after a digit, as in every
  * JSON number), or 209 digits (208 digits and a two-digit exponent stay under 10^307).
@@ -46,14 +49,18 @@ function pointerOf(place: Place | undefined): string {
 const HUGE_NUMBER = /\d[eE][+-]?\d{3}|\d{209}/;
 
 /**
- * Whether JSON text may hold a value {@link valueProblems} reports, from its characters alone (three
- * native scans, no walk of the parsed value): a lone surrogate is either in the text or written as a
- * `\u` escape, `__proto__` is written as it is or with escapes, and a number parses to Infinity only
- * with a large exponent or hundreds of digits. `false` is exact; `true` leaves it to the walk.
+ * Whether JSON text may hold a value {@link valueProblems} reports, from its characters alone (native
+ * scans, no walk of the parsed value): a lone surrogate is either in the text or written as a `\u`
+ * escape, `__proto__` is written as it is or with `\u` escapes of its letters, and a number parses to
+ * Infinity only with a large exponent or hundreds of digits. `false` is exact; `true` leaves it to
+ * the walk.
  */
 export function jsonTextMayHoldUnkeepable(text: string): boolean {
   return (
-    text.includes('\\u') || text.includes('__proto__') || HUGE_NUMBER.test(text) || hasLoneSurrogate(text)
+    TELLING_ESCAPE.test(text) ||
+    text.includes('__proto__') ||
+    HUGE_NUMBER.test(text) ||
+    hasLoneSurrogate(text)
   );
 }
 
