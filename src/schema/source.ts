@@ -561,41 +561,43 @@ function firstAliasOffset(text: string): number {
 
 /**
  * Which bound a parsed value passes: nesting deeper than `maxDepth` (checked first), or more than
- * `maxValues` values (objects, arrays, scalars). One walk, iterative: deep input must not overflow
- * the stack.
+ * `maxValues` values (objects, arrays, scalars). Recursive, but never deeper than `maxDepth` (64):
+ * deep input stops there, so it cannot overflow the stack.
  */
 function valueBounds(root: unknown, maxDepth: number, maxValues: number): 'depth' | 'values' | undefined {
   if (typeof root !== 'object' || root === null) return undefined;
-  let count = 1;
-  const nodes: object[] = [root];
-  const depths: number[] = [1];
-  while (nodes.length > 0) {
-    const node = nodes.pop()!;
-    const depth = depths.pop()!;
-    if (depth > maxDepth) return 'depth';
-    // Children are read in place: copying each object's values would allocate once per object.
-    if (Array.isArray(node)) {
-      count += node.length;
-      for (let i = 0; i < node.length; i++) {
-        const child: unknown = node[i];
-        if (typeof child === 'object' && child !== null) {
-          nodes.push(child);
-          depths.push(depth + 1);
-        }
+  const below = valuesBelow(root, 1, maxDepth);
+  if (below < 0) return 'depth';
+  return below + 1 > maxValues ? 'values' : undefined;
+}
+
+/** The values inside `node`, at `depth`; -1 when it or one inside it is deeper than `maxDepth`. */
+function valuesBelow(node: object, depth: number, maxDepth: number): number {
+  if (depth > maxDepth) return -1;
+  let count = 0;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      count++;
+      const child: unknown = node[i];
+      if (typeof child === 'object' && child !== null) {
+        const inside = valuesBelow(child, depth + 1, maxDepth);
+        if (inside < 0) return -1;
+        count += inside;
       }
-    } else {
-      for (const key in node) {
-        if (!Object.hasOwn(node, key)) continue;
-        count++;
-        const child = (node as Record<string, unknown>)[key];
-        if (typeof child === 'object' && child !== null) {
-          nodes.push(child);
-          depths.push(depth + 1);
-        }
+    }
+  } else {
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue;
+      count++;
+      const child = (node as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) {
+        const inside = valuesBelow(child, depth + 1, maxDepth);
+        if (inside < 0) return -1;
+        count += inside;
       }
     }
   }
-  return count > maxValues ? 'values' : undefined;
+  return count;
 }
 
 /** Offset where JSON nesting first exceeds `max`, or -1: a single pass that skips strings. */
