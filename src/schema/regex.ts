@@ -85,6 +85,7 @@ function plainCount(n: string | undefined): boolean {
 }
 
 function smallCounts(pattern: string): number | undefined {
+  if (!pattern.includes('{')) return 0;
   let total = 0;
   let groupCounts = false;
   COUNTED_REPEAT.lastIndex = 0;
