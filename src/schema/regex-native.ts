@@ -32,7 +32,8 @@ const CLASS_ESCAPE = /\\(?:[dDwWsS]|[pP]\{[^}]*\})/y;
  * - the flags `(?i)`, `(?s)`, `(?is)` change no verdict and are dropped; `(?i:` becomes `(?:`;
  * - `\x{HHHH}` is the character it names (`\xHH` below U+0080, where a character may be syntax);
  * - `{` that starts no counted repeat, and `}` that ends none, are themselves;
- * - `-` right after a class escape in a class is itself (`[\w-.]`), as `\x2d` is.
+ * - `-` right after a class escape in a class is itself (`[\w-.]`), as `\x2d` is;
+ * - `[:` in a class, where RE2 reads a named class (`[[:alpha:]]`), is escaped so that RE2 decides.
  */
 export function nativeEquivalents(pattern: string): string {
   let out = '';
