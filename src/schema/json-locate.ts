@@ -87,12 +87,12 @@ function skipSpace(text: string, i: number): number {
   }
 }
 
-/** `i` at an opening quote; the offset after the closing one. */
+/** `i` at an opening quote; the offset after the closing one (the first quote after an even run of backslashes). */
 function skipString(text: string, i: number): number {
-  for (i++; ; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) return i + 1;
-    if (c === 0x5c) i++;
+  for (let quote = text.indexOf('"', i + 1); ; quote = text.indexOf('"', quote + 1)) {
+    let backslash = quote - 1;
+    while (text.charCodeAt(backslash) === 0x5c) backslash--;
+    if ((quote - backslash) % 2 === 1) return quote + 1;
   }
 }
 

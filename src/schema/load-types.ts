@@ -129,16 +129,24 @@ function readBounded(file: string): Buffer | number | Error {
     const info = fstatSync(fd);
     if (!info.isFile()) return new Error(`cannot read ${file}: ${kindOf(info)}, not a regular file`);
     if (info.size > LIMITS.maxBytes) return info.size;
-    const buffer = Buffer.allocUnsafe(LIMITS.maxBytes + 1);
+    // Sized by `stat` (one byte more shows a file grown since), and doubled while it keeps growing,
+    // up to one byte past the limit: a buffer of the limit for every file made each run allocate
+    // gigabytes, and the collector spent longer on them than the checks took.
+    let buffer = Buffer.allocUnsafe(Math.min(Math.max(info.size + 1, 4096), LIMITS.maxBytes + 1));
     let length = 0;
     for (;;) {
+      if (length === buffer.length) {
+        const larger = Buffer.allocUnsafe(Math.min(2 * buffer.length, LIMITS.maxBytes + 1));
+        buffer.copy(larger, 0, 0, length);
+        buffer = larger;
+      }
       const n = readSync(fd, buffer, length, buffer.length - length, null);
       if (n === 0) break;
       length += n;
       // Grown since `stat` (or lying about its size): refused without reading the rest.
       if (length > LIMITS.maxBytes) return length;
     }
-    return Buffer.from(buffer.subarray(0, length));
+    return buffer.subarray(0, length);
   } catch (e) {
     return new Error(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   } finally {

@@ -3,12 +3,14 @@
  *
  * Typeplane enforces `pattern` and `patternProperties` with RE2 semantics (linear time, no
  * backtracking), so a pattern is valid when RE2 accepts it. Compiling every pattern with re2js costs
- * ~0.3 ms each, so the native engine screens first: a pattern the native engine accepts and that
- * uses no construct where the two dialects differ is valid for RE2 too. The rest are only parsed:
- * RE2's parser makes every check it has (syntax, repeat counts, size, nesting), and building the
- * matcher after it costs ~7x more and refuses nothing more.
+ * ~0.3 ms each, so the native engine screens first: a pattern the native engine accepts (RE2 syntax
+ * it lacks read as its own equivalents, see regex-native.ts) and that uses no construct where the
+ * two dialects differ is valid for RE2 too, and its program is bounded from its parts. The rest are
+ * only parsed: RE2's parser makes every check it has (syntax, repeat counts, size, nesting), and
+ * building the matcher after it costs ~7x more and refuses nothing more.
  */
 import { RE2JS, RE2Set } from 're2js';
+import { nativeEquivalents, programBound } from './regex-native.js';
 
 const verdicts = new Map<string, string | undefined>();
 
@@ -30,15 +32,16 @@ export const MAX_PATTERN_PROGRAM = 100_000;
 const MEASURED_LENGTH = 1000;
 
 /**
- * Constructs where ECMAScript (with the `u` flag) and RE2 may disagree, so RE2 must decide. Screening
- * too much only costs time; screening too little accepts a pattern RE2 refuses, so this lists what is
- * known to be neutral and sends everything else to RE2:
+ * Constructs where ECMAScript (with the `u` flag) and RE2 may disagree, so RE2 must decide (once
+ * `nativeEquivalents` has rewritten `\A \z \b \B`, `\x{…}`, the flags `(?i)` `(?s)` and more).
+ * Screening too much only costs time; screening too little accepts a pattern RE2 refuses, so this
+ * lists what is known to be neutral and sends everything else to RE2:
  * - any escape but the common ones (`\d \w \s`, their negations, `\n \r \t \f \v`, `\xHH`, a general
  *   category `\p{Lu}`; escaped punctuation is read as `\xHH` first, see `neutralEscapes`): `\u`, `\c`,
- *   other `\p{…}`, `\b` (a backspace in a class), `\k`, `\0`-`\9`, `\x{…}`…;
- * - any `(?` group but `(?:`: lookaround, named groups, flags;
+ *   other `\p{…}`, `\b` (a backspace in a class), `\k`, `\0`-`\9`, `\x{…}` past U+10FFFF…;
+ * - any `(?` group but `(?:`: lookaround, named groups, other flags;
  * - `[]` and `[^]`, which are empty/any classes in ECMAScript and an unclosed class in RE2;
- * - repeat counts RE2 refuses or reads differently, or that could pass its caps (see `countsAreSmall`);
+ * - repeat counts RE2 refuses or reads differently, or that could pass its caps (see `smallCounts`);
  * - many groups (RE2 caps their nesting).
  */
 const DIALECT_SENSITIVE = /\\(?!x[0-9a-fA-F]{2}|[pP]\{[LMNPSZC][a-z]?\})[^dDwWsSnrtfv]|\(\?(?!:)|\[\^?\]/;
@@ -57,6 +60,7 @@ function manyGroups(pattern: string): boolean {
  * escaped backslash and a plain underscore.
  */
 function neutralEscapes(pattern: string): string {
+  if (!pattern.includes('\\')) return pattern;
   return pattern.replace(/\\([\s\S])/g, (escape, c: string) => {
     const code = c.charCodeAt(0);
     return code < 0x80 && !/[0-9A-Za-z]/.test(c) ? `\\x${code.toString(16).padStart(2, '0')}` : escape;
@@ -72,27 +76,36 @@ const COUNTED_REPEAT = /\{(\d+)(?:,(\d*))?\}/g;
  * adds at most twice its count to the program, so a total of 100,000 is safe. A count on a group
  * (`){`) nests the counts inside it: the longest chain of nested counts (their product) must then be
  * at most 1000, and each character of the pattern adds at most 3 instructions times that product.
+ * When they are, the sum of the counts, which bounds the program (see `mayBeLarge`), or Infinity when
+ * one is on a group; `undefined` when they are not.
  */
-function countsAreSmall(pattern: string): boolean {
+/** A count RE2 reads as ECMAScript does: no leading zero, at most 4 digits (or none, for `{n,}`). */
+function plainCount(n: string | undefined): boolean {
+  return !n || ((n.length === 1 || n[0] !== '0') && n.length <= 4);
+}
+
+function smallCounts(pattern: string): number | undefined {
+  if (!pattern.includes('{')) return 0;
   let total = 0;
   let groupCounts = false;
-  for (const match of pattern.matchAll(COUNTED_REPEAT)) {
+  COUNTED_REPEAT.lastIndex = 0;
+  for (let match = COUNTED_REPEAT.exec(pattern); match; match = COUNTED_REPEAT.exec(pattern)) {
     const [, min, max] = match;
-    for (const n of [min, max]) if (n && ((n.length > 1 && n[0] === '0') || n.length > 4)) return false;
+    if (!plainCount(min) || !plainCount(max)) return undefined;
     const count = Number(max || min);
-    if (count > 1000 || (total += count) > 100_000) return false;
+    if (count > 1000 || (total += count) > 100_000) return undefined;
     if (pattern[match.index - 1] === ')') groupCounts = true;
   }
-  if (!groupCounts) return true;
+  if (!groupCounts) return total;
   const chain = nestedCounts(pattern);
-  return chain <= 1000 && 3 * pattern.length * chain <= 1_000_000;
+  return chain <= 1000 && 3 * pattern.length * chain <= 1_000_000 ? Infinity : undefined;
 }
 
 const COUNT_AT = /\{(\d+)(?:,(\d*))?\}/y;
 
 /**
  * The largest product of counted repeats nested in one another, for a pattern the native engine
- * accepts (so brackets and groups are balanced); counts are read as `countsAreSmall` does.
+ * accepts (so brackets and groups are balanced); counts are read as `smallCounts` does.
  */
 function nestedCounts(pattern: string): number {
   // The largest chain within each open group, innermost last; the first is the whole pattern's.
@@ -121,20 +134,38 @@ function nestedCounts(pattern: string): number {
 
 /**
  * Whether the pattern may compile past {@link MAX_PATTERN_PROGRAM} instructions, so it must be
- * compiled and measured. Each character adds at most 3 instructions times the longest chain of
- * counted repeats nested around it (see `countsAreSmall`), which bounds a pattern the native engine
- * accepts; one it refuses is measured when it is long or has a count of 100 or more, or on a group.
+ * compiled and measured: when long, or when the screen vouches for it (`counts` is the sum of its
+ * counted repeats) and its bound passes the limit, or when the screen does not and it has a count of
+ * 100 or more, or one on a group. Without a count on a group, a character adds at most 2
+ * instructions and a count c on one at most 3(c + 1) (see `programBound`): the sum bounds the
+ * program, and only a count on a group needs the bound from the pattern's parts.
  */
-function mayBeLarge(pattern: string, nativeOk: boolean): boolean {
-  if (pattern.length > MEASURED_LENGTH) return true;
-  if (nativeOk) return 3 * pattern.length * nestedCounts(pattern) > MAX_PATTERN_PROGRAM;
-  for (const match of pattern.matchAll(COUNTED_REPEAT))
-    if (Number(match[2] || match[1]) >= 100 || pattern[match.index - 1] === ')') return true;
+function mayBeLarge(escaped: string, screened: string, counts: number | undefined): boolean {
+  if (escaped.length > MEASURED_LENGTH) return true;
+  if (counts !== undefined)
+    return (
+      3 * counts + 5 * screened.length + 3 > MAX_PATTERN_PROGRAM &&
+      programBound(screened) > MAX_PATTERN_PROGRAM
+    );
+  for (const match of escaped.matchAll(COUNTED_REPEAT))
+    if (Number(match[2] || match[1]) >= 100 || escaped[match.index - 1] === ')') return true;
   return false;
 }
 
 /** `(?=`, `(?!`, `(?<=`, `(?<!`: RE2 refuses them with a message about named groups. */
 const LOOKAROUND = /\(\?<?[=!]/;
+
+/** Constructs the native engine accepts but reads unlike RE2, which `nativeEquivalents` rewrites. */
+const NOT_NATIVE_ALIKE = /\\[bB]|\[:/;
+
+function nativeAccepts(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** `undefined` when the pattern compiles; otherwise the engine's reason. */
 export function checkPattern(pattern: string): string | undefined {
@@ -142,21 +173,22 @@ export function checkPattern(pattern: string): string | undefined {
     return `the pattern has ${pattern.length} characters; at most ${MAX_PATTERN_LENGTH} are allowed`;
   if (verdicts.has(pattern)) return verdicts.get(pattern);
   let verdict: string | undefined;
-  const screened = neutralEscapes(pattern);
-  let nativeOk = true;
-  try {
-    new RegExp(screened, 'u');
-  } catch {
-    nativeOk = false;
+  const escaped = neutralEscapes(pattern);
+  // Most patterns are ECMAScript already: the RE2 syntax that needs rewriting makes the native engine
+  // refuse the pattern, but for `\b`, `\B` (read otherwise in a class) and `[:` (a named class in one).
+  let screened = escaped;
+  let nativeOk = nativeAccepts(escaped);
+  if (!nativeOk || NOT_NATIVE_ALIKE.test(escaped)) {
+    screened = nativeEquivalents(escaped);
+    nativeOk = nativeAccepts(screened);
   }
-  const large = mayBeLarge(screened, nativeOk);
-  if (
-    large ||
-    !nativeOk ||
-    DIALECT_SENSITIVE.test(screened) ||
-    manyGroups(screened) ||
-    !countsAreSmall(screened)
-  ) {
+  // The sum of the counts when the screen vouches for the pattern.
+  const counts =
+    nativeOk && !DIALECT_SENSITIVE.test(screened) && !manyGroups(screened)
+      ? smallCounts(screened)
+      : undefined;
+  const large = mayBeLarge(escaped, screened, counts);
+  if (large || counts === undefined) {
     try {
       if (large) {
         // Only a compiled program can be measured.

@@ -84,16 +84,11 @@ export function detectFormat(file: string | undefined, text: string): SourceForm
 
 /** Parse bytes or text into a located document, or diagnostics saying why it cannot be. */
 export function parseSource(input: string | Uint8Array, options: ParseOptions = {}): ParseResult {
-  const at = (d: Diagnostic, pos?: Position): Diagnostic => ({
-    ...d,
-    file: options.file,
-    line: pos?.line ?? 1,
-    column: pos?.column ?? 1,
-  });
+  const file = options.file;
   const size = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
   if (size > LIMITS.maxBytes)
     return tooLarge(
-      at,
+      file,
       `document is ${formatBytes(size)}, over the ${formatBytes(LIMITS.maxBytes)} limit; split it into one file per resource type`,
     );
   let text: string;
@@ -104,7 +99,10 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
     if (decoded === undefined) {
       return {
         diagnostics: [
-          at(diagnostic('TP1003', '', 'document is not UTF-8 text (binary data); give a JSON or YAML file')),
+          placed(
+            file,
+            diagnostic('TP1003', '', 'document is not UTF-8 text (binary data); give a JSON or YAML file'),
+          ),
         ],
       };
     }
@@ -114,14 +112,18 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
   if (text.includes('\u0000')) {
     return {
       diagnostics: [
-        at(diagnostic('TP1003', '', 'document contains NUL bytes (binary data); give a JSON or YAML file')),
+        placed(
+          file,
+          diagnostic('TP1003', '', 'document contains NUL bytes (binary data); give a JSON or YAML file'),
+        ),
       ],
     };
   }
   if (text.trim() === '') {
     return {
       diagnostics: [
-        at(
+        placed(
+          file,
           diagnostic(
             'TP1002',
             '',
@@ -133,9 +135,25 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
   }
   const format = options.format ?? detectFormat(options.file, text);
   const lines = new LineIndex(text);
-  const depthError = (offset: number, why = ''): ParseResult => ({
+  return format === 'json' ? parseJson(text, file, lines) : parseYaml(text, file, lines, options.yamlTags);
+}
+
+/** A diagnostic about the document in `file`, at `pos` (its start when unknown). */
+function placed(file: string | undefined, d: Diagnostic, pos?: Position): Diagnostic {
+  return { ...d, file, line: pos?.line ?? 1, column: pos?.column ?? 1 };
+}
+
+/** A document over one of the size limits (TP1004), located where the limit was passed if known. */
+function tooLarge(file: string | undefined, message: string, pos?: Position): ParseResult {
+  return { diagnostics: [placed(file, diagnostic('TP1004', '', message), pos)] };
+}
+
+/** A document nested deeper than the limit (TP1007), located at `offset`. */
+function depthError(file: string | undefined, lines: LineIndex, offset: number, why = ''): ParseResult {
+  return {
     diagnostics: [
-      at(
+      placed(
+        file,
         diagnostic(
           'TP1007',
           '',
@@ -144,42 +162,30 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
         lines.position(offset),
       ),
     ],
-  });
-  return format === 'json'
-    ? parseJson(text, options.file, lines, at, depthError)
-    : parseYaml(text, options.file, lines, at, depthError, options.yamlTags);
+  };
 }
 
-type Locate = (d: Diagnostic, pos?: Position) => Diagnostic;
-
-/** A document over one of the size limits (TP1004), located where the limit was passed if known. */
-function tooLarge(at: Locate, message: string, pos?: Position): ParseResult {
-  return { diagnostics: [at(diagnostic('TP1004', '', message), pos)] };
+function tooManyJsonValues(file: string | undefined): ParseResult {
+  return tooLarge(
+    file,
+    `document has more than ${LIMITS.maxValues} values; split it into one file per resource type`,
+  );
 }
 
-function parseJson(
-  text: string,
-  file: string | undefined,
-  lines: LineIndex,
-  at: Locate,
-  depthError: (offset: number, why?: string) => ParseResult,
-): ParseResult {
-  const tooManyValues = (): ParseResult =>
-    tooLarge(
-      at,
-      `document has more than ${LIMITS.maxValues} values; split it into one file per resource type`,
-    );
+function parseJson(text: string, file: string | undefined, lines: LineIndex): ParseResult {
   // A value costs JSON.parse far more than a character costs this scan: millions of small values
-  // in 10 MB are refused before they are built.
-  if (jsonScan(text, Number.POSITIVE_INFINITY, LIMITS.maxValues)) return tooManyValues();
+  // in 10 MB are refused before they are built. The scan counts commas, so a text of at most
+  // maxValues characters cannot pass it (nor hold more values): it is skipped.
+  if (text.length > LIMITS.maxValues && jsonScan(text, Number.POSITIVE_INFINITY, LIMITS.maxValues))
+    return tooManyJsonValues(file);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    if (e instanceof RangeError) return depthError(0);
+    if (e instanceof RangeError) return depthError(file, lines, 0);
     // jsonc-parser recurses once per level: deep input is refused before it gets there.
     const deep = jsonDepthOffset(text, LIMITS.maxDepth);
-    if (deep >= 0) return depthError(deep);
+    if (deep >= 0) return depthError(file, lines, deep);
     const errors: { error: number; offset: number; length: number }[] = [];
     try {
       parseJsonc(text, errors, {
@@ -188,7 +194,7 @@ function parseJson(
         allowEmptyContent: false,
       });
     } catch (e2) {
-      if (e2 instanceof RangeError) return depthError(0);
+      if (e2 instanceof RangeError) return depthError(file, lines, 0);
       throw e2;
     }
     // One report per place: a missing member after a trailing comma, say, is also a missing value.
@@ -197,7 +203,8 @@ function parseJson(
     const diagnostics = located.slice(0, LIMITS.maxSyntaxErrors).map((e) => {
       const comma = trailingCommaBefore(text, e.offset);
       return comma >= 0
-        ? at(
+        ? placed(
+            file,
             diagnostic(
               'TP1005',
               '',
@@ -205,37 +212,38 @@ function parseJson(
             ),
             lines.position(comma),
           )
-        : at(
+        : placed(
+            file,
             diagnostic('TP1005', '', `JSON syntax error: ${describeJsonError(printParseErrorCode(e.error))}`),
             lines.position(e.offset),
           );
     });
-    if (diagnostics.length === 0) diagnostics.push(at(diagnostic('TP1005', '', 'JSON syntax error')));
+    if (diagnostics.length === 0)
+      diagnostics.push(placed(file, diagnostic('TP1005', '', 'JSON syntax error')));
     return { diagnostics };
   }
   const bound = valueBounds(value, LIMITS.maxDepth, LIMITS.maxValues);
-  if (bound === 'depth') return depthError(Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
-  if (bound === 'values') return tooManyValues();
+  if (bound === 'depth') return depthError(file, lines, Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
+  if (bound === 'values') return tooManyJsonValues(file);
   let locator: ((tokens: readonly string[]) => JsonOffsets) | undefined;
-  const locate = (pointer: string, target: 'value' | 'key' = 'value'): Position => {
-    locator ??= jsonLocator(text);
-    const found = locator(pointerTokens(pointer));
-    return lines.position(target === 'key' && found.key !== undefined ? found.key : found.value);
+  const document: SourceDocument = {
+    file,
+    format: 'json',
+    text,
+    value,
+    locate(pointer: string, target: 'value' | 'key' = 'value'): Position {
+      locator ??= jsonLocator(text);
+      const found = locator(pointerTokens(pointer));
+      return lines.position(target === 'key' && found.key !== undefined ? found.key : found.value);
+    },
   };
-  return { document: { file, format: 'json', text, value, locate }, diagnostics: [] };
+  return { document, diagnostics: [] };
 }
 
-function parseYaml(
-  text: string,
-  file: string | undefined,
-  lines: LineIndex,
-  at: Locate,
-  depthError: (offset: number, why?: string) => ParseResult,
-  customTags?: Tags,
-): ParseResult {
+function parseYaml(text: string, file: string | undefined, lines: LineIndex, customTags?: Tags): ParseResult {
   const tooManyValues = (offset: number, why: 'values' | 'anchors'): ParseResult =>
     tooLarge(
-      at,
+      file,
       why === 'values'
         ? `document has more than ${LIMITS.maxValues} values, aliases expanded; split it, or use fewer aliases of large anchors`
         : `document has more than ${LIMITS.maxAnchors} anchors and aliases; write the values out or share fewer of them`,
@@ -245,21 +253,25 @@ function parseYaml(
   // is bounded first from the tokens alone, then exactly on the syntax tree, before composing. The
   // parser's time grows with the scalars, so they are bounded from the tokens too.
   const guard = yamlTextGuard(text, LIMITS.maxDepth, LIMITS.maxYamlScalars);
-  if (guard?.why === 'depth') return depthError(guard.offset);
+  if (guard?.why === 'depth') return depthError(file, lines, guard.offset);
   if (guard?.why === 'scalars')
     return tooLarge(
-      at,
+      file,
       `YAML document has more than ${LIMITS.maxYamlScalars} keys and values; split it, or give it as JSON`,
       lines.position(guard.offset),
     );
   const tokens = [...new Parser().parse(text)];
   const deep = cstDepthOffset(tokens, LIMITS.maxDepth);
-  if (deep !== undefined) return depthError(deep);
+  if (deep !== undefined) return depthError(file, lines, deep);
   const syntaxErrors = (errors: readonly { message: string; pos: [number, number] }[]): ParseResult => ({
     diagnostics: errors
       .slice(0, LIMITS.maxSyntaxErrors)
       .map((e) =>
-        at(diagnostic('TP1006', '', `YAML syntax error: ${firstLine(e.message)}`), lines.position(e.pos[0])),
+        placed(
+          file,
+          diagnostic('TP1006', '', `YAML syntax error: ${firstLine(e.message)}`),
+          lines.position(e.pos[0]),
+        ),
       ),
   });
   let docs;
@@ -274,7 +286,7 @@ function parseYaml(
       }).compose(tokens, true, text.length),
     ];
   } catch (e) {
-    if (e instanceof RangeError) return depthError(0);
+    if (e instanceof RangeError) return depthError(file, lines, 0);
     throw e;
   }
   const doc = docs[0]!;
@@ -295,7 +307,8 @@ function parseYaml(
   if (doc.contents === null) {
     return {
       diagnostics: [
-        at(
+        placed(
+          file,
           diagnostic(
             'TP1002',
             '',
@@ -313,12 +326,14 @@ function parseYaml(
   } catch (e) {
     // Alias expansion beyond the bound ("billion laughs") lands here.
     return {
-      diagnostics: [at(diagnostic('TP1006', '', `YAML error: ${firstLine((e as Error).message)}`))],
+      diagnostics: [placed(file, diagnostic('TP1006', '', `YAML error: ${firstLine((e as Error).message)}`))],
     };
   }
   // Aliases can nest a collection inside itself, or deeper than the text shows.
   if (valueBounds(value, LIMITS.maxDepth, Infinity) === 'depth')
     return depthError(
+      file,
+      lines,
       firstAliasOffset(text),
       ' once its aliases are expanded (or an alias refers to a collection that contains it)',
     );
@@ -546,28 +561,43 @@ function firstAliasOffset(text: string): number {
 
 /**
  * Which bound a parsed value passes: nesting deeper than `maxDepth` (checked first), or more than
- * `maxValues` values (objects, arrays, scalars). One walk, iterative: deep input must not overflow
- * the stack.
+ * `maxValues` values (objects, arrays, scalars). Recursive, but never deeper than `maxDepth` (64):
+ * deep input stops there, so it cannot overflow the stack.
  */
 function valueBounds(root: unknown, maxDepth: number, maxValues: number): 'depth' | 'values' | undefined {
   if (typeof root !== 'object' || root === null) return undefined;
-  let count = 1;
-  const nodes: object[] = [root];
-  const depths: number[] = [1];
-  while (nodes.length > 0) {
-    const node = nodes.pop()!;
-    const depth = depths.pop()!;
-    if (depth > maxDepth) return 'depth';
-    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
-    count += children.length;
-    for (const child of children) {
+  const below = valuesBelow(root, 1, maxDepth);
+  if (below < 0) return 'depth';
+  return below + 1 > maxValues ? 'values' : undefined;
+}
+
+/** The values inside `node`, at `depth`; -1 when it or one inside it is deeper than `maxDepth`. */
+function valuesBelow(node: object, depth: number, maxDepth: number): number {
+  if (depth > maxDepth) return -1;
+  let count = 0;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      count++;
+      const child: unknown = node[i];
       if (typeof child === 'object' && child !== null) {
-        nodes.push(child);
-        depths.push(depth + 1);
+        const inside = valuesBelow(child, depth + 1, maxDepth);
+        if (inside < 0) return -1;
+        count += inside;
+      }
+    }
+  } else {
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue;
+      count++;
+      const child = (node as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) {
+        const inside = valuesBelow(child, depth + 1, maxDepth);
+        if (inside < 0) return -1;
+        count += inside;
       }
     }
   }
-  return count > maxValues ? 'values' : undefined;
+  return count;
 }
 
 /** Offset where JSON nesting first exceeds `max`, or -1: a single pass that skips strings. */
@@ -665,7 +695,8 @@ class LineIndex {
   position(offset: number): Position {
     if (!this.starts) {
       this.starts = [0];
-      for (let i = 0; i < this.text.length; i++) if (this.text.charCodeAt(i) === 10) this.starts.push(i + 1);
+      for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1))
+        this.starts.push(i + 1);
     }
     let lo = 0;
     let hi = this.starts.length - 1;

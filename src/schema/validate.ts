@@ -10,7 +10,7 @@ import { checkResourceSchema, type DialectResult } from './resource-schema/index
 import { bicepExpressibleFindings } from './rules/bicep-expressible.js';
 import { identifierRequiredFindings } from './rules/identifier-required.js';
 import { parseSource, type SourceFormat } from './source.js';
-import { valueProblems, type ValueProblemKind } from './values.js';
+import { jsonTextMayHoldUnkeepable, valueProblems, type ValueProblemKind } from './values.js';
 
 const VALUE_RULES = {
   'prototype-key': 'TP1015',
@@ -57,7 +57,8 @@ export function validateDocument(
   const document = parsed.document;
   const value = document.value;
   // Values no store can keep as given are refused before either dialect reads them.
-  const unkeepable = valueProblems(value);
+  const unkeepable =
+    document.format === 'json' && !jsonTextMayHoldUnkeepable(document.text) ? [] : valueProblems(value);
   if (unkeepable.length > 0) {
     const findings: Finding[] = unkeepable.map((p) => ({
       ...diagnostic(VALUE_RULES[p.kind], p.pointer, p.message),

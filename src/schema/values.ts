@@ -39,44 +39,87 @@ function pointerOf(place: Place | undefined): string {
   return tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
 }
 
+/** A `\u` escape of a surrogate, or of a letter of `__proto__` (`_`, `o`, `p`, `r`, `t`). */
+const TELLING_ESCAPE = /\\u(?:[dD][89a-fA-F]|00(?:5[fF]|6[fF]|7[024]))/;
+
+/**
+ * What a number JSON.parse makes Infinity needs: a three-digit exponent (after a digit, as in every
+ * JSON number), or 209 digits (208 digits and a two-digit exponent stay under 10^307).
+ */
+const HUGE_NUMBER = /\d[eE][+-]?\d{3}|\d{209}/;
+
+/**
+ * Whether JSON text may hold a value {@link valueProblems} reports, from its characters alone (native
+ * scans, no walk of the parsed value): a lone surrogate is either in the text or written as a `\u`
+ * escape, `__proto__` is written as it is or with `\u` escapes of its letters, and a number parses to
+ * Infinity only with a large exponent or hundreds of digits. `false` is exact; `true` leaves it to
+ * the walk.
+ */
+export function jsonTextMayHoldUnkeepable(text: string): boolean {
+  return (
+    TELLING_ESCAPE.test(text) ||
+    text.includes('__proto__') ||
+    HUGE_NUMBER.test(text) ||
+    hasLoneSurrogate(text)
+  );
+}
+
+function placeOf(parent: Place | undefined, token: string | number | undefined): Place | undefined {
+  return token === undefined ? parent : { parent, token: String(token) };
+}
+
 /**
  * The first `limit` problems of a parsed JSON (or YAML) value. Every object is visited once, so a
- * value sharing subtrees (YAML aliases) costs its distinct nodes only.
+ * value sharing subtrees (YAML aliases) costs its distinct nodes only. A value waits on the stack as
+ * its parent's place and its own token; its place is made only when it is a container or at fault.
  */
 export function valueProblems(value: unknown, limit = 20): ValueProblem[] {
   const problems: ValueProblem[] = [];
   const seen = new Set<object>();
-  const stack: [unknown, Place | undefined][] = [[value, undefined]];
-  while (stack.length > 0 && problems.length < limit) {
-    const [node, place] = stack.pop()!;
+  const nodes: unknown[] = [value];
+  const parents: (Place | undefined)[] = [undefined];
+  const tokens: (string | number | undefined)[] = [undefined];
+  while (nodes.length > 0 && problems.length < limit) {
+    const node = nodes.pop();
+    const parent = parents.pop();
+    const token = tokens.pop();
     if (typeof node === 'string') {
-      if (hasLoneSurrogate(node)) problems.push(loneSurrogate(pointerOf(place), 'value'));
+      if (hasLoneSurrogate(node)) problems.push(loneSurrogate(pointerOf(placeOf(parent, token)), 'value'));
     } else if (typeof node === 'number') {
       if (!Number.isFinite(node))
         problems.push({
           kind: 'not-finite',
-          pointer: pointerOf(place),
+          pointer: pointerOf(placeOf(parent, token)),
           message: 'is a number too large for JSON to hold (it would be kept as null); give a finite number',
         });
     } else if (typeof node === 'object' && node !== null && !seen.has(node)) {
       seen.add(node);
+      const at = placeOf(parent, token);
       if (Array.isArray(node)) {
-        for (let i = 0; i < node.length; i++) stack.push([node[i], { parent: place, token: String(i) }]);
+        for (let i = 0; i < node.length; i++) {
+          nodes.push(node[i]);
+          parents.push(at);
+          tokens.push(i);
+        }
       } else {
         for (const key in node) {
           if (!Object.hasOwn(node, key)) continue;
-          const at: Place = { parent: place, token: key };
           if (key === '__proto__')
             problems.push({
               kind: 'prototype-key',
-              pointer: pointerOf(at),
+              pointer: pointerOf({ parent: at, token: key }),
               message:
                 "member name '__proto__' is not allowed: it would be taken as an object's prototype; rename it",
               onKey: true,
             });
           else if (hasLoneSurrogate(key))
-            problems.push({ ...loneSurrogate(pointerOf(at), 'member name'), onKey: true });
-          stack.push([(node as Record<string, unknown>)[key], at]);
+            problems.push({
+              ...loneSurrogate(pointerOf({ parent: at, token: key }), 'member name'),
+              onKey: true,
+            });
+          nodes.push((node as Record<string, unknown>)[key]);
+          parents.push(at);
+          tokens.push(key);
         }
       }
     }

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { MAX_PATTERN_PROGRAM, checkPattern } from '../../src/schema/regex.js';
+import { nativeEquivalents, programBound } from '../../src/schema/regex-native.js';
 
 /** RE2's verdict from a full compile: `undefined` when it compiles small enough, else the reason. */
 function re2Verdict(pattern: string): string | undefined {
@@ -84,6 +85,30 @@ const PIECES = [
   '\\p{Greek}',
   '\\pN',
   '\\u0041',
+  // RE2 syntax the screen reads as ECMAScript would: flags, assertions, braced hex, a dash after a class escape.
+  '(?s)',
+  '(?is)',
+  '(?i:',
+  '(?m)',
+  '\\A',
+  '\\z',
+  '\\Z',
+  '\\b',
+  '\\B',
+  '\\x{60}',
+  '\\x{5b}',
+  '\\x{e9}',
+  '\\x{10FFFF}',
+  '\\x{110000}',
+  '\\x{D800}',
+  '\\x{}',
+  '\\w-',
+  '\\p{L}-',
+  '-',
+  '[:alpha:]',
+  '[:foo:]',
+  '{1,256}',
+  '{,5}',
 ];
 
 describe('pattern verdicts', () => {
@@ -93,6 +118,57 @@ describe('pattern verdicts', () => {
         assertSameVerdict(pieces.join('')),
       ),
       { numRuns: Number(process.env.PATTERN_RUNS ?? 5000) },
+    );
+  });
+
+  it('are never under the size of the program RE2 compiles, for the patterns the screen bounds', () => {
+    // Long patterns of repeated parts, where a loose bound would let a large program through.
+    const parts = [
+      'a',
+      'ab',
+      '.',
+      '[a-z]',
+      '\\d',
+      '^',
+      '$',
+      '(',
+      '(?:',
+      ')',
+      '|',
+      '*',
+      '+?',
+      '?',
+      '{3}',
+      '{2,}',
+      '{0}',
+      '{1,50}',
+      '{40}',
+      '{0,1000}',
+      '\\b',
+      '(?i)',
+      '\\x{7a}',
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...parts), { minLength: 1, maxLength: 40 }), (pieces) => {
+        const pattern = pieces.join('');
+        let size: number;
+        try {
+          size = RE2JS.compile(pattern).programSize();
+        } catch {
+          return;
+        }
+        const screened = nativeEquivalents(pattern);
+        try {
+          new RegExp(screened, 'u');
+        } catch {
+          return;
+        }
+        assert.ok(
+          programBound(screened) >= size,
+          `${pattern}: bound ${programBound(screened)} under ${size}`,
+        );
+      }),
+      { numRuns: Number(process.env.PATTERN_RUNS ?? 5000) / 5 },
     );
   });
 
@@ -114,6 +190,22 @@ describe('pattern verdicts', () => {
     'x{01}',
     '.{1000}'.repeat(1300),
     '.{1000}'.repeat(1428),
+    '.{0,1000}'.repeat(49),
+    '.{0,1000}'.repeat(51),
+    'a{999,1000}'.repeat(50),
+    'a{1000,}'.repeat(50),
+    '[\\w-.~]+',
+    '(?s).+',
+    '\\A[a-zA-Z0-9_\\.\\-]+$',
+    '^([\\p{L}\\p{Z}\\p{N}_.:\\/=+\\-@]*)${1,256}',
+    '^([\\w!$&()*+,./:;=?@\\x{60}-]|%([\\dA-Fa-f]{2}|[\\dA-Fa-f]?\\*))+$',
+    '^(?:alias\\/.*|(?i)[0-9a-f]{8}-[0-9a-f]{4})$',
+    '(^\\$\\{Parameters\\.[a-zA-z]+([a-zA-z_0-9]*)}$)',
+    '^([a-zA-Z0-9_\\-=/]|\\{satellite_id\\}|\\{config\\-name}|\\{year\\}){1,900}$',
+    '[[:foo:][x]',
+    '[[:alpha:][x]',
+    '(\\b[a-z]{1,1000}\\b){100}',
+    `(${'[a-z]{1,1000}'.repeat(60)})`,
   ])
     it(`${pattern.length > 40 ? `${pattern.slice(0, 30)}… (${pattern.length} characters)` : pattern}: RE2's verdict`, () =>
       assertSameVerdict(pattern));

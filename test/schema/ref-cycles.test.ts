@@ -32,6 +32,23 @@ const CYCLES: [string, unknown, string][] = [
     { A: { $ref: '#/definitions/B' }, B: { $ref: '#/definitions/A' } },
     '/definitions/B/$ref',
   ],
+  [
+    'a cycle through a $ref into a keyword the other checks do not walk (not)',
+    { A: { $ref: '#/definitions/B/not' }, B: { type: 'string', not: { $ref: '#/definitions/A' } } },
+    '/definitions/B/not/$ref',
+  ],
+  [
+    'a cycle between keywords the other checks do not walk (not, additionalProperties)',
+    {
+      A: { $ref: '#/definitions/B/not' },
+      B: {
+        type: 'object',
+        not: { $ref: '#/definitions/B/additionalProperties' },
+        additionalProperties: { $ref: '#/definitions/A' },
+      },
+    },
+    '/definitions/B/additionalProperties/$ref',
+  ],
   ['a cycle through allOf', { A: { allOf: [{ $ref: '#/definitions/A' }] } }, '/definitions/A/allOf/0/$ref'],
   [
     'a cycle through anyOf',

@@ -118,6 +118,20 @@ it('a number too large for JSON is refused rather than kept as null', async () =
   );
 });
 
+it('unstorable values written in a roundabout way are refused too: escaped names, long mantissas', async () => {
+  await assertRefused(
+    schema('{ "type": "object", "default": { "\\u005f_\\u0070r\\u006fto__": {} } }'),
+    'application/json',
+    { rule: 'TP1015', pointer: '/properties/Spec/default/__proto__', line: 6 },
+  );
+  for (const huge of [`${'9'.repeat(250)}e99`, '9'.repeat(320), `${'9'.repeat(310)}.5`])
+    await assertRefused(schema(`{ "type": "number", "maximum": ${huge} }`), 'application/json', {
+      rule: 'TP1017',
+      pointer: '/properties/Spec/maximum',
+      line: 6,
+    });
+});
+
 it('well-formed text (pairs, astral characters) and large finite numbers stay accepted', async () => {
   const text = schema(
     '{ "type": "number", "maximum": 1e300, "description": "ok 😀 \\ud83d\\ude00" }',

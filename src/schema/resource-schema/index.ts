@@ -22,7 +22,10 @@ export interface DialectResult {
 export function checkResourceSchema(document: unknown, source?: string): DialectResult {
   const findings = checkStructure(document);
   const semantic = checkSemantics(document as Record<string, unknown>);
-  findings.push(...semantic.findings, ...findRefCycles(document as Record<string, unknown>));
+  findings.push(
+    ...semantic.findings,
+    ...findRefCycles(document as Record<string, unknown>, semantic.localRefs),
+  );
   if (hasErrors(findings)) return { findings, types: [] };
   return { findings, types: [resourceSchemaToModel(document as Record<string, unknown>, semantic, source)] };
 }

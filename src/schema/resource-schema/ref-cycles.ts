@@ -87,8 +87,8 @@ function schemaNodes(doc: Schema): [Schema, Place][] {
  * One TP2017 error per cycle, at the `$ref` (or branch) that closes it, naming every schema on it.
  * Depth-first over the same-place steps, without recursion (a chain may be as long as the document).
  */
-export function findRefCycles(doc: Schema): Finding[] {
-  if (!refsMayCycle(doc)) return [];
+export function findRefCycles(doc: Schema, walkedRefs?: ReadonlyMap<string, unknown>): Finding[] {
+  if (!refsMayCycle(doc, walkedRefs)) return [];
   const findings: Finding[] = [];
   const state = new Map<Schema, 'open' | 'done'>();
   for (const [root, rootPlace] of schemaNodes(doc)) {
@@ -129,36 +129,41 @@ export function findRefCycles(doc: Schema): Finding[] {
 }
 
 /**
+ * A `$ref` to a node the semantic checks walk: a property or definition, and the schemas below it
+ * through `properties`, `patternProperties`, `dependencies`, `items`, `contains` and branches.
+ */
+const WALKED_TARGET =
+  /^#\/(?:definitions|properties)\/[^/]+(?:\/(?:properties|patternProperties|dependencies)\/[^/]+|\/items|\/contains|\/(?:allOf|anyOf|oneOf)\/\d+)*$/;
+
+/**
  * Whether the document may hold a cycle at all, cheaply: composition branches lead down the document,
  * so a cycle takes at least one local `$ref`, and then the `$ref`s alone form a cycle (a `$ref`'s
  * target leads, through its own `$ref` and its branches, to the next one). Every `$ref` anywhere in
  * the document is considered, so `false` is exact; `true` leaves the verdict to the full search, which
  * also knows which schemas the model uses.
+ *
+ * `walkedRefs`, the `$ref`s of the nodes the semantic checks walked, spare a walk of the whole
+ * document when each of them names a walked node: the search only meets nodes the model reaches,
+ * from its properties through child schemas (all walked) and `$ref`s; so, by induction, a `$ref`
+ * it follows sits in a walked node and names one, and every `$ref` on a cycle it can find is there.
  */
-function refsMayCycle(doc: Schema): boolean {
-  const refs = new Set<string>();
-  collectLocalRefs(doc, refs);
+function refsMayCycle(doc: Schema, walkedRefs?: ReadonlyMap<string, unknown>): boolean {
+  let refs: ReadonlySet<string> | ReadonlyMap<string, unknown>;
+  if (walkedRefs && [...walkedRefs.keys()].every((ref) => WALKED_TARGET.test(ref))) {
+    refs = walkedRefs;
+  } else {
+    const all = new Set<string>();
+    collectLocalRefs(doc, all);
+    refs = all;
+  }
   if (refs.size === 0) return false;
-  // The local `$ref`s reached from a `$ref`'s target without leaving its place in the value.
-  const next = (ref: string): string[] => {
-    const out: string[] = [];
-    const stack: unknown[] = [resolveLocalRef(doc, ref)];
-    while (stack.length > 0) {
-      const node = stack.pop();
-      if (!isObject(node)) continue;
-      if (typeof node.$ref === 'string' && refs.has(node.$ref)) out.push(node.$ref);
-      for (const key of COMPOSITIONS) {
-        const branches = node[key];
-        if (Array.isArray(branches)) for (const b of branches) stack.push(b);
-      }
-    }
-    return out;
-  };
   // Depth-first over the `$ref`s: a `$ref` met again while still open closes a cycle.
   const state = new Map<string, 'open' | 'done'>();
-  for (const root of refs) {
+  for (const root of refs.keys()) {
     if (state.has(root)) continue;
-    const path: { ref: string; next: string[]; i: number }[] = [{ ref: root, next: next(root), i: 0 }];
+    const path: { ref: string; next: string[]; i: number }[] = [
+      { ref: root, next: sameValueRefs(doc, refs, root), i: 0 },
+    ];
     state.set(root, 'open');
     while (path.length > 0) {
       const top = path[path.length - 1]!;
@@ -170,18 +175,38 @@ function refsMayCycle(doc: Schema): boolean {
         return true;
       } else if (!state.has(ref)) {
         state.set(ref, 'open');
-        path.push({ ref, next: next(ref), i: 0 });
+        path.push({ ref, next: sameValueRefs(doc, refs, ref), i: 0 });
       }
     }
   }
   return false;
 }
 
+/** The local `$ref`s reached from a `$ref`'s target without leaving its place in the value. */
+function sameValueRefs(
+  doc: Schema,
+  refs: ReadonlySet<string> | ReadonlyMap<string, unknown>,
+  ref: string,
+): string[] {
+  const out: string[] = [];
+  const stack: unknown[] = [resolveLocalRef(doc, ref)];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (!isObject(node)) continue;
+    if (typeof node.$ref === 'string' && refs.has(node.$ref)) out.push(node.$ref);
+    for (let k = 0; k < COMPOSITIONS.length; k++) {
+      const branches = node[COMPOSITIONS[k]!];
+      if (Array.isArray(branches)) for (let i = 0; i < branches.length; i++) stack.push(branches[i]);
+    }
+  }
+  return out;
+}
+
 /** Every `$ref` that names a place in the document, wherever it is written (the value nests at most 64 deep). */
 function collectLocalRefs(node: unknown, refs: Set<string>): void {
   if (typeof node !== 'object' || node === null) return;
   if (Array.isArray(node)) {
-    for (const item of node) collectLocalRefs(item, refs);
+    for (let i = 0; i < node.length; i++) collectLocalRefs(node[i], refs);
     return;
   }
   for (const key in node) {

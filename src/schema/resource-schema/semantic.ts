@@ -40,21 +40,20 @@ export interface SemanticResult {
   usesCommonSchemas: boolean;
   /** Whether any property declares a `relationshipRef`. */
   hasRelationshipRefs: boolean;
+  /** The local `$ref`s (`#/definitions/…`, `#/properties/…`) of the schema nodes it walked, and whether each resolves. */
+  localRefs: ReadonlyMap<string, boolean>;
 }
 
 export function checkSemantics(doc: Schema): SemanticResult {
   const findings: Finding[] = [];
-  let usesCommonSchemas = false;
-  let hasRelationshipRefs = false;
   const refs = new Map<string, boolean>();
   const resolver = new PointerResolver(doc);
   // Without a model (missing or empty `properties`, already reported) no pointer can resolve: say nothing more.
   const hasModel = isObject(doc.properties) && Object.keys(doc.properties).length > 0;
-  const checkable = (p: string): boolean => hasModel && POINTER.test(p);
 
   // Identifiers must resolve; other lists only warn.
   stringsOf(doc.primaryIdentifier).forEach((p, i) => {
-    if (checkable(p) && !resolver.resolves(p)) {
+    if (checkable(hasModel, p) && !resolver.resolves(p)) {
       findings.push(
         diagnostic(
           'TP2010',
@@ -67,7 +66,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
   if (Array.isArray(doc.additionalIdentifiers)) {
     doc.additionalIdentifiers.forEach((list, i) =>
       stringsOf(list).forEach((p, j) => {
-        if (checkable(p) && !resolver.resolves(p)) {
+        if (checkable(hasModel, p) && !resolver.resolves(p)) {
           findings.push(
             diagnostic(
               'TP2010',
@@ -97,7 +96,11 @@ export function checkSemantics(doc: Schema): SemanticResult {
     });
   }
   const tagProperty = isObject(doc.tagging) ? doc.tagging.tagProperty : undefined;
-  if (typeof tagProperty === 'string' && checkable(tagProperty) && !resolver.resolves(tagProperty)) {
+  if (
+    typeof tagProperty === 'string' &&
+    checkable(hasModel, tagProperty) &&
+    !resolver.resolves(tagProperty)
+  ) {
     findings.push(
       diagnostic(
         'TP2044',
@@ -113,7 +116,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
   references.forEach((ref, i) => {
     if (!isObject(ref) || !isObject(ref.ids)) return;
     for (const [target, member] of Object.entries(ref.ids)) {
-      if (typeof member === 'string' && checkable(member) && !resolver.resolves(member)) {
+      if (typeof member === 'string' && checkable(hasModel, member) && !resolver.resolves(member)) {
         findings.push(
           diagnostic(
             'TP2046',
@@ -126,31 +129,35 @@ export function checkSemantics(doc: Schema): SemanticResult {
   });
 
   // Lists that must not overlap.
-  const overlap = (a: string, b: string, rule: RuleId, say: string) => {
-    const first = new Set(stringsOf(doc[a]));
-    stringsOf(doc[b]).forEach((p, i) => {
-      if (first.has(p))
-        findings.push(diagnostic(rule, `/${b}/${i}`, `'${p}' is in both ${a} and ${b}; ${say}`));
-    });
-  };
   overlap(
+    doc,
+    findings,
     'createOnlyProperties',
     'conditionalCreateOnlyProperties',
     'TP2012',
     'keep it in one of the two lists',
   );
   overlap(
+    doc,
+    findings,
     'readOnlyProperties',
     'conditionalCreateOnlyProperties',
     'TP2013',
     'a read-only property cannot be set at creation; remove it from conditionalCreateOnlyProperties',
   );
-  overlap('readOnlyProperties', 'writeOnlyProperties', 'TP2014', 'it can be neither written nor read back');
+  overlap(
+    doc,
+    findings,
+    'readOnlyProperties',
+    'writeOnlyProperties',
+    'TP2014',
+    'it can be neither written nor read back',
+  );
 
   // Identifiers that can change after creation (one that resolves nowhere is already an error).
   const stable = new Set([...stringsOf(doc.readOnlyProperties), ...stringsOf(doc.createOnlyProperties)]);
   stringsOf(doc.primaryIdentifier).forEach((p, i) => {
-    if (!stable.has(p) && checkable(p) && resolver.resolves(p)) {
+    if (!stable.has(p) && checkable(hasModel, p) && resolver.resolves(p)) {
       findings.push(
         diagnostic(
           'TP2042',
@@ -165,7 +172,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
   const writeOnly = stringsOf(doc.writeOnlyProperties);
   stringsOf(doc.primaryIdentifier).forEach((p, i) => {
     const secret = writeOnly.find((w) => w === p || p.startsWith(`${w}/`) || w.startsWith(`${p}/`));
-    if (secret !== undefined && checkable(p))
+    if (secret !== undefined && checkable(hasModel, p))
       findings.push(
         diagnostic(
           'TP2018',
@@ -194,42 +201,70 @@ export function checkSemantics(doc: Schema): SemanticResult {
   }
 
   // Every schema node in properties, definitions and top-level compositions.
-  const visit = (node: unknown, at: string): void => {
-    if (!isObject(node)) return;
-    if (checkNode(doc, node, at, findings, refs)) usesCommonSchemas = true;
-    if (node.relationshipRef !== undefined) hasRelationshipRefs = true;
-    for (const key of ['properties', 'patternProperties'] as const) {
-      const members = node[key];
-      if (isObject(members))
-        for (const [name, child] of Object.entries(members))
-          visit(child, `${at}/${key}/${escapePointerToken(name)}`);
-    }
-    for (const key of ['items', 'contains'] as const) visit(node[key], `${at}/${key}`);
-    for (const key of COMPOSITIONS) {
-      const branches = node[key];
-      if (Array.isArray(branches)) branches.forEach((b, i) => visit(b, `${at}/${key}/${i}`));
-    }
-    if (isObject(node.dependencies)) {
-      for (const [name, dep] of Object.entries(node.dependencies))
-        visit(dep, `${at}/dependencies/${escapePointerToken(name)}`);
-    }
-  };
-  for (const key of ['properties', 'definitions'] as const) {
-    const members = doc[key];
-    if (isObject(members))
-      for (const [name, child] of Object.entries(members))
-        visit(child, `/${key}/${escapePointerToken(name)}`);
-  }
-  for (const key of COMPOSITIONS) {
-    const branches = doc[key];
-    if (Array.isArray(branches)) branches.forEach((b, i) => visit(b, `/${key}/${i}`));
-  }
+  const walk: SchemaWalk = { doc, findings, refs, usesCommonSchemas: false, hasRelationshipRefs: false };
+  if (isObject(doc.properties)) visitMembers(walk, doc.properties, '/properties/');
+  if (isObject(doc.definitions)) visitMembers(walk, doc.definitions, '/definitions/');
+  visitBranches(walk, doc, '');
   // Configuration settings are property schemas too; their $refs point at the document's definitions.
   const settings = isObject(doc.typeConfiguration) ? doc.typeConfiguration.properties : undefined;
-  if (isObject(settings))
-    for (const [name, child] of Object.entries(settings))
-      visit(child, `/typeConfiguration/properties/${escapePointerToken(name)}`);
-  return { findings, usesCommonSchemas, hasRelationshipRefs };
+  if (isObject(settings)) visitMembers(walk, settings, '/typeConfiguration/properties/');
+  return {
+    findings,
+    usesCommonSchemas: walk.usesCommonSchemas,
+    hasRelationshipRefs: walk.hasRelationshipRefs,
+    localRefs: refs,
+  };
+}
+
+/** Whether a pointer is one to check: well formed, in a document with a model. */
+function checkable(hasModel: boolean, pointer: string): boolean {
+  return hasModel && POINTER.test(pointer);
+}
+
+function overlap(doc: Schema, findings: Finding[], a: string, b: string, rule: RuleId, say: string): void {
+  const first = new Set(stringsOf(doc[a]));
+  stringsOf(doc[b]).forEach((p, i) => {
+    if (first.has(p))
+      findings.push(diagnostic(rule, `/${b}/${i}`, `'${p}' is in both ${a} and ${b}; ${say}`));
+  });
+}
+
+/** The state of one walk over a document's schema nodes. */
+interface SchemaWalk {
+  doc: Schema;
+  findings: Finding[];
+  refs: Map<string, boolean>;
+  usesCommonSchemas: boolean;
+  hasRelationshipRefs: boolean;
+}
+
+/** Checks a schema node and those below it. Pointers are built only for members that exist. */
+function visit(walk: SchemaWalk, node: unknown, at: string): void {
+  if (!isObject(node)) return;
+  if (checkNode(walk.doc, node, at, walk.findings, walk.refs)) walk.usesCommonSchemas = true;
+  if (node.relationshipRef !== undefined) walk.hasRelationshipRefs = true;
+  if (isObject(node.properties)) visitMembers(walk, node.properties, `${at}/properties/`);
+  if (isObject(node.patternProperties))
+    visitMembers(walk, node.patternProperties, `${at}/patternProperties/`);
+  if (node.items !== undefined) visit(walk, node.items, `${at}/items`);
+  if (node.contains !== undefined) visit(walk, node.contains, `${at}/contains`);
+  visitBranches(walk, node, at);
+  if (isObject(node.dependencies)) visitMembers(walk, node.dependencies, `${at}/dependencies/`);
+}
+
+/** The `allOf`, `anyOf` and `oneOf` branches (loops by index: this runs for every node). */
+function visitBranches(walk: SchemaWalk, node: Schema, at: string): void {
+  for (let k = 0; k < COMPOSITIONS.length; k++) {
+    const key = COMPOSITIONS[k]!;
+    const branches = node[key];
+    if (Array.isArray(branches))
+      for (let i = 0; i < branches.length; i++) visit(walk, branches[i], `${at}/${key}/${i}`);
+  }
+}
+
+function visitMembers(walk: SchemaWalk, members: Schema, prefix: string): void {
+  for (const name in members)
+    if (Object.hasOwn(members, name)) visit(walk, members[name], prefix + escapePointerToken(name));
 }
 
 /** Checks one schema node; true when it refers to a built-in schema. */
@@ -317,11 +352,18 @@ function checkNode(
 /** The node a local `$ref` (`#/definitions/…`, `#/properties/…`) names, or undefined. */
 export function resolveLocalRef(doc: Schema, ref: string): unknown {
   let node: unknown = doc;
-  for (const token of pointerTokens(ref.slice(1))) {
+  if (ref.length <= 1) return node;
+  // The tokens after `#/`, read in place (this runs for every `$ref` of every walk).
+  const escaped = ref.includes('~');
+  for (let start = 2; ;) {
+    const end = ref.indexOf('/', start);
+    const raw = end < 0 ? ref.slice(start) : ref.slice(start, end);
+    const token = escaped ? raw.replace(/~1/g, '/').replace(/~0/g, '~') : raw;
     if (!isObject(node) || !Object.hasOwn(node, token)) return undefined;
     node = node[token];
+    if (end < 0) return node;
+    start = end + 1;
   }
-  return node;
 }
 
 /**
@@ -330,6 +372,8 @@ export function resolveLocalRef(doc: Schema, ref: string): unknown {
  */
 export class PointerResolver {
   private readonly cache = new Map<string, boolean>();
+  /** What each `$ref` met so far names: pointers share the nodes on their way. */
+  private readonly targets = new Map<string, unknown>();
   constructor(private readonly doc: Schema) {}
 
   resolves(pointer: string): boolean {
@@ -353,7 +397,8 @@ export class PointerResolver {
         oneOf: this.doc.oneOf,
       },
     ];
-    for (const token of tokens.slice(1)) {
+    for (let t = 1; t < tokens.length; t++) {
+      const token = tokens[t]!;
       const next: Schema[] = [];
       for (const node of this.expand(nodes)) {
         if (token === '*') {
@@ -377,6 +422,8 @@ export class PointerResolver {
 
   /** The nodes themselves, their `$ref` targets and their composition branches, transitively. */
   private expand(nodes: Schema[]): Schema[] {
+    // Most nodes lead nowhere else: they are their own expansion.
+    if (nodes.length === 1 && !leadsFurther(nodes[0]!)) return nodes;
     const out: Schema[] = [];
     const seen = new Set<Schema>();
     const stack = [...nodes];
@@ -390,16 +437,31 @@ export class PointerResolver {
         const ref = node.$ref.startsWith(COMMON_DEFINITION_PREFIX)
           ? node.$ref.slice('#/definitions/'.length)
           : node.$ref;
-        const target = ref.startsWith(COMMON_REF_PREFIX) ? commonSchema(ref) : resolveLocalRef(this.doc, ref);
+        let target = this.targets.get(ref);
+        if (target === undefined && !this.targets.has(ref)) {
+          target = ref.startsWith(COMMON_REF_PREFIX) ? commonSchema(ref) : resolveLocalRef(this.doc, ref);
+          this.targets.set(ref, target);
+        }
         if (isObject(target)) stack.push(target);
       }
-      for (const key of COMPOSITIONS) {
-        const branches = node[key];
-        if (Array.isArray(branches)) for (const b of branches) if (isObject(b)) stack.push(b);
+      for (let k = 0; k < COMPOSITIONS.length; k++) {
+        const branches = node[COMPOSITIONS[k]!];
+        if (Array.isArray(branches))
+          for (let i = 0; i < branches.length; i++) if (isObject(branches[i])) stack.push(branches[i]);
       }
     }
     return out;
   }
+}
+
+/** Whether a node has a `$ref` or composition branches, which `PointerResolver.expand` follows. */
+function leadsFurther(node: Schema): boolean {
+  return (
+    typeof node.$ref === 'string' ||
+    Array.isArray(node.allOf) ||
+    Array.isArray(node.anyOf) ||
+    Array.isArray(node.oneOf)
+  );
 }
 
 const matchers = new Map<string, ((input: string) => boolean) | undefined>();

@@ -44,29 +44,33 @@ type Report = (rule: 'TP5001' | 'TP5002' | 'TP5003', at: string, message: string
 
 function visit(node: unknown, at: string, report: Report): void {
   if (!isObject(node)) return;
-  const where = label(at);
-  const types = Array.isArray(node.type) ? node.type : [node.type];
-  if (types.includes('number'))
+  // The label is spelled out only for a warning: most nodes have none.
+  if (Array.isArray(node.type) ? node.type.includes('number') : node.type === 'number')
     report(
       'TP5001',
       at,
-      `${where} is a number, and Bicep has no floating-point type: its Bicep type is int (a fraction can still be passed as json('1.5')); use type: integer if only whole numbers are meant`,
+      `${label(at)} is a number, and Bicep has no floating-point type: its Bicep type is int (a fraction can still be passed as json('1.5')); use type: integer if only whole numbers are meant`,
     );
   const values = Object.hasOwn(node, 'const') ? [node.const] : Array.isArray(node.enum) ? node.enum : [];
-  const odd = [
-    ...new Set(values.filter((v) => typeof v === 'number' || typeof v === 'boolean').map((v) => typeof v)),
-  ];
+  const odd =
+    values.length === 0
+      ? []
+      : [
+          ...new Set(
+            values.filter((v) => typeof v === 'number' || typeof v === 'boolean').map((v) => typeof v),
+          ),
+        ];
   if (odd.length > 0)
     report(
       'TP5002',
       Object.hasOwn(node, 'const') ? `${at}/const` : `${at}/enum`,
-      `${where} lists ${odd.join(' and ')} values, and Bicep has literal types for strings only: its Bicep type is ${odd.map((t) => (t === 'number' ? 'int' : 'bool')).join(' | ')}, without the listed values checked`,
+      `${label(at)} lists ${odd.join(' and ')} values, and Bicep has literal types for strings only: its Bicep type is ${odd.map((t) => (t === 'number' ? 'int' : 'bool')).join(' | ')}, without the listed values checked`,
     );
   if (isObject(node.patternProperties))
     report(
       'TP5003',
       `${at}/patternProperties`,
-      `${where} constrains member names with patternProperties, which Bicep cannot express: its Bicep type is an object whose members may have any name and any of the patterns' value types`,
+      `${label(at)} constrains member names with patternProperties, which Bicep cannot express: its Bicep type is an object whose members may have any name and any of the patterns' value types`,
     );
 
   if (isObject(node.properties))
