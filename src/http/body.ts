@@ -6,7 +6,7 @@
  */
 import secureJson from 'secure-json-parse';
 import { TypeplaneError } from '../errors.js';
-import { jsonDepthOffset, valueProblems } from '../schema/index.js';
+import { jsonDepthOffset, jsonTextMayHoldUnkeepable, valueProblems } from '../schema/index.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -34,11 +34,13 @@ export function bodyText(bytes: Buffer): string {
 export const MAX_BODY_DEPTH = 100;
 
 /**
- * What JSON text must hold for `JSON.parse` to meet anything refused here: an escape (a lone surrogate,
- * or a prototype key spelled with escapes), `__proto__` or `constructor`, or a number that may be too
- * large for a double (an exponent, or a run of 300 digits). Text without any is parsed as it is.
+ * Whether JSON text may hold anything refused here, from its characters alone: a value no store keeps
+ * (see `jsonTextMayHoldUnkeepable`), or a `constructor` key, written as it is or with any `\u` escape.
+ * Text without any is parsed as it is.
  */
-const SUSPECT = /\\u|__proto__|constructor|\d[eE]|\d{300}/;
+function suspect(text: string): boolean {
+  return text.includes('\\u') || text.includes('constructor') || jsonTextMayHoldUnkeepable(text);
+}
 
 /**
  * A JSON request body as a value.
@@ -61,7 +63,7 @@ export function parseJsonBody(body: string | Buffer): unknown {
     );
   }
   // Most bodies hold nothing the checks below could refuse: parsed as they are, in one pass.
-  if (!SUSPECT.test(text))
+  if (!suspect(text))
     try {
       return JSON.parse(text) as unknown;
     } catch {

@@ -23,4 +23,10 @@ export {
 } from './model.js';
 export { COMMON_SCHEMAS } from './common.js';
 export { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM } from './regex.js';
-export { valueProblems, hasLoneSurrogate, type ValueProblem, type ValueProblemKind } from './values.js';
+export {
+  valueProblems,
+  hasLoneSurrogate,
+  jsonTextMayHoldUnkeepable,
+  type ValueProblem,
+  type ValueProblemKind,
+} from './values.js';

@@ -68,6 +68,13 @@ test('prototype keys, lone surrogates and numbers too large are refused however 
   );
 });
 
+test('text handed over as a string (a member holding JSON) is refused for a raw lone surrogate too', () => {
+  assert.throws(
+    () => parseJsonBody('{"name":"a\uD800b"}'),
+    (e: unknown) => e instanceof TypeplaneError && /lone UTF-16 surrogate/.test(e.message),
+  );
+});
+
 test("malformed JSON is refused with the parser's message", () => {
   assert.throws(
     () => parseJsonBody(Buffer.from('{"a":1,}')),
