@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
+import { distIsCurrent } from './dist-current.mjs';
 
 /**
  * Heavy: tens of thousands of requests, servers killed and restarted under a burst of writes, a
@@ -39,19 +40,20 @@ const ALONE = new Set([
 
 /** The longest of the others (measured), started first so that none of them ends the run alone. */
 const LONGEST = [
-  'test/package/packed-package.test.ts',
+  'test/cli/first-use.test.ts',
+  'test/contract/broken-providers.test.ts',
   'test/cli/api-commands.test.ts',
+  'test/stacks/sigkill-mid-deploy.test.ts',
   'test/codegen/typescript.test.ts',
-  'test/contract/cli.test.ts',
-  'test/auth/cli-token-commands.test.ts',
+  'test/store/store-operations.test.ts',
+  'test/package/packed-package.test.ts',
   'test/contract/builtin-providers.test.ts',
+  'test/contract/cli.test.ts',
+  'test/cloudcontrol/aws-cli.test.ts',
+  'test/auth/cli-token-commands.test.ts',
+  'test/api/type-version-races.test.ts',
   'test/api/postgresql-replicas.test.ts',
   'test/auth/serve-admin-token.test.ts',
-  'test/api/openapi.test.ts',
-  'test/cli/validate-command.test.ts',
-  'test/store/store-concurrency.test.ts',
-  'test/contract/broken-providers.test.ts',
-  'test/faults/concurrent-updates.test.ts',
 ];
 
 const passthrough = process.argv.slice(2);
@@ -68,11 +70,16 @@ const files =
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism() * 2));
 const records = mkdtempSync(join(tmpdir(), 'typeplane-test-run-'));
 const reporter = process.stdout.isTTY ? 'spec' : 'tap';
+// With dist/ built from the sources as they are, tests import it (and start the CLI from it): the
+// same code, without a transform in every test process. Otherwise the sources, through tsx.
+const fromDist = distIsCurrent();
 
 /** One `node --test` run over `group`; resolves to its exit status. */
 function run(name, group, groupConcurrency) {
   if (group.length === 0) return Promise.resolve(0);
-  const args = ['--import', 'tsx', '--test', `--test-concurrency=${groupConcurrency}`];
+  const args = ['--import', 'tsx'];
+  if (fromDist) args.push('--import', new URL('./test-from-dist.mjs', import.meta.url).pathname);
+  args.push('--test', `--test-concurrency=${groupConcurrency}`);
   args.push(`--test-reporter=${reporter}`, '--test-reporter-destination=stdout');
   args.push(`--test-reporter=${new URL('./test-record-reporter.mjs', import.meta.url).pathname}`);
   args.push(`--test-reporter-destination=${join(records, `${name}.jsonl`)}`);
@@ -111,6 +118,9 @@ const report = [
     .filter((g) => g.files.length > 0)
     .map((g) => `${g.files.length} ${g.name}, ${g.concurrency} at a time (${g.seconds.toFixed(0)} s)`)
     .join('; ')}`,
+  fromDist
+    ? 'src/ imported from its build in dist/ (current with src/)'
+    : 'src/ imported through tsx (dist/ is absent or older than src/: `npm run build` makes the run faster)',
 ];
 // Time in each file's tests (its start-up aside), to keep LONGEST, PAIRED and ALONE current. A test
 // counts for the file that defines it: test/store/fixtures.ts stands for the store tests it defines.
