@@ -42,9 +42,9 @@ before(async () => {
       description: 'Strings checked against patterns of a thousand instructions.',
       properties: {
         Name: { type: 'string' },
-        One: { type: 'string', pattern: '1[01]{1000}2' },
-        Four: { type: 'string', allOf: [1, 2, 3, 4].map((n) => ({ pattern: `${n}[01]{1000}2` })) },
-        Many: { type: 'array', items: { type: 'string', pattern: '1[01]{1000}2' } },
+        One: { type: 'string', pattern: '1[01]{500}2' },
+        Four: { type: 'string', allOf: [1, 2, 3, 4].map((n) => ({ pattern: `${n}[01]{500}2` })) },
+        Many: { type: 'array', items: { type: 'string', pattern: '1[01]{500}2' } },
       },
       required: ['Name'],
       primaryIdentifier: ['/properties/Name'],
@@ -149,7 +149,7 @@ test('pattern work is bounded per model: long strings against costly patterns ar
     // Each string alone is within the budget; all of them together are not.
     [
       'many shorter strings',
-      { Name: 'p3', Many: Array.from({ length: 400 }, () => `${bits.slice(0, 2000)}2`) },
+      { Name: 'p3', Many: Array.from({ length: 400 }, () => `${bits.slice(0, 1000)}2`) },
       /^\/Many\/\d+$/,
     ],
   ];
@@ -165,7 +165,7 @@ test('pattern work is bounded per model: long strings against costly patterns ar
   }
   // Within the budget, patterns are checked as usual.
   const ok = await writer.call('POST', `/v1/resources/${enc(BITS)}?wait=5`, {
-    desiredState: { Name: 'fine', One: `1${bits.slice(0, 1000)}2` },
+    desiredState: { Name: 'fine', One: `1${bits.slice(0, 500)}2` },
   });
   assert.equal(ok.body.progressEvent?.operationStatus, 'SUCCESS', JSON.stringify(ok.body).slice(0, 300));
   const bad = await writer.call('POST', `/v1/resources/${enc(BITS)}?wait=5`, {
