@@ -4,7 +4,6 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { ListResourceRequestsCommand } from '@aws-sdk/client-cloudcontrol';
 import { cloudControl } from '../helpers/cloudcontrol.js';
 import { api, startTestService, type TestService } from '../helpers/service.js';
-import { CLI } from '../helpers/cli.js';
+import { exits, runCli, type CliRun } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -22,38 +21,16 @@ before(async () => {
 });
 after(() => svc.close());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * The CLI against the test server (or `endpoint`); TYPEPLANE_TOKEN only as `env` says (the outer
  * one never leaks in).
  */
-function typeplane(args: string[], env: Record<string, string> = {}, endpoint = svc.url): Promise<Run> {
+function typeplane(args: string[], env: Record<string, string> = {}, endpoint = svc.url): Promise<CliRun> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...env };
   if (!('TYPEPLANE_TOKEN' in env)) delete childEnv.TYPEPLANE_TOKEN;
   if (!('TYPEPLANE_PROVIDER_TOKEN' in env)) delete childEnv.TYPEPLANE_PROVIDER_TOKEN;
   delete childEnv.TYPEPLANE_ENDPOINT;
-  const child = spawn(process.execPath, [...CLI, ...args, '--endpoint', endpoint], {
-    cwd: root,
-    env: childEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function exits(run: Run, code: number): void {
-  assert.equal(run.code, code, `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`);
+  return runCli([...args, '--endpoint', endpoint], { env: childEnv });
 }
 
 test('token create prints the token alone; list shows it without the secret; revoke ends it', async () => {

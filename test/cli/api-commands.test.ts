@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
-import { CLI } from '../helpers/cli.js';
+import { CLI, exits, runCli, type CliRun } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -28,12 +28,6 @@ before(async () => {
 });
 after(() => svc.close());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * Run the CLI. `--endpoint <the test server>` is appended unless `endpoint` says otherwise (`null`: none).
  * TYPEPLANE_TOKEN is the test server's admin token unless `env` says otherwise.
@@ -42,42 +36,17 @@ interface Run {
 function typeplane(
   args: string[],
   options: { endpoint?: string | null; env?: Record<string, string> } = {},
-): Promise<Run> {
+): Promise<CliRun> {
   const endpoint = options.endpoint === undefined ? svc.url : options.endpoint;
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.TYPEPLANE_ENDPOINT;
   delete env.TYPEPLANE_PORT;
   env.TYPEPLANE_TOKEN = svc.token;
   Object.assign(env, options.env);
-  const child = spawn(
-    process.execPath,
-    [...CLI, ...args, ...(endpoint === null ? [] : ['--endpoint', endpoint])],
-    {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`typeplane ${args.join(' ')} did not finish in 30 s\n${stdout}\n${stderr}`));
-    }, 30_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runCli([...args, ...(endpoint === null ? [] : ['--endpoint', endpoint])], {
+    env,
+    timeoutMs: 30_000,
   });
-}
-
-/** Assert the exit code, showing the output when it is wrong. */
-function exits(run: Run, code: number): void {
-  assert.equal(run.code, code, `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`);
 }
 
 /** The value of `label` in the key/value table printed for a progress event. */
@@ -85,7 +54,7 @@ function field(stdout: string, label: string): string | undefined {
   return new RegExp(`^${label}\\s+(.*)$`, 'm').exec(stdout)?.[1];
 }
 
-function noSecret(...runs: Run[]): void {
+function noSecret(...runs: CliRun[]): void {
   for (const run of runs)
     assert.ok(
       !run.stdout.includes(PASSWORD) && !run.stderr.includes(PASSWORD),
@@ -347,7 +316,7 @@ test('--client-token: the same body twice is the same request; another body with
     ]),
   ]);
   exits(again, 0);
-  const token = (run: Run) =>
+  const token = (run: CliRun) =>
     (JSON.parse(run.stdout) as { progressEvent: { requestToken: string } }).progressEvent.requestToken;
   assert.equal(token(again), token(first));
   exits(other, 1);

@@ -5,14 +5,14 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer as createTcpServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineProvider, progress } from '../../src/providers/sdk.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
-import { CLI } from '../helpers/cli.js';
+import { CLI, exits, runCli, type CliRun } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SLOW = 'Test::FirstUse::Slow';
@@ -51,27 +51,11 @@ before(async () => {
 });
 after(() => svc.close());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The CLI against the test server; `onStart` gets the child (to interrupt it). */
-function typeplane(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
+function typeplane(args: string[], onStart?: (child: ChildProcess) => void): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TYPEPLANE_TOKEN: svc.token };
   env.TYPEPLANE_ENDPOINT = svc.url;
-  const child = spawn(process.execPath, [...CLI, ...args], { cwd: root, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  onStart?.(child);
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
-
-function exits(run: Run, code: number): void {
-  assert.equal(run.code, code, `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`);
+  return runCli(args, { env, ...(onStart ? { onStart } : {}) });
 }
 
 test('--wait that runs out with the operation still going exits 3 and says how to follow it', async () => {

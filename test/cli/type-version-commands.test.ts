@@ -4,12 +4,11 @@
  * configure and configuration, and `diff --registered` comparing the server's version with a file.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
-import { CLI } from '../helpers/cli.js';
+import { runCli, type CliRun } from '../helpers/cli.js';
 
 const TYPE = 'Test::Cli::Gizmo';
 
@@ -20,19 +19,10 @@ before(async () => {
 });
 after(() => svc.close());
 
-function typeplane(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function typeplane(args: string[]): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TYPEPLANE_TOKEN: svc.token };
   delete env.TYPEPLANE_ENDPOINT;
-  const child = spawn(process.execPath, [...CLI, ...args, '--endpoint', svc.url], {
-    cwd: dir,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  return runCli([...args, '--endpoint', svc.url], { env, cwd: dir });
 }
 
 function file(name: string, sizes: string[]): string {

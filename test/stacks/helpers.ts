@@ -2,18 +2,17 @@
  * Shared pieces of the stack tests: a registry on a real SQLite store with the test types, a
  * one-call validation of a template text, and the CLI as a child process.
  */
-import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openSqliteStore } from '../../src/store/index.js';
 import { Registry } from '../../src/registry/registry.js';
 import { analyzeTemplate } from '../../src/stacks/analyze.js';
 import { loadTemplate } from '../../src/stacks/template.js';
 import { registryTypes } from '../../src/stacks/types.js';
 import { tempDir, WIDGET } from '../helpers/service.js';
-import { CLI } from '../helpers/cli.js';
+import { exits, runCli, type CliRun } from '../helpers/cli.js';
+
+export { exits };
 
 /** A second test type: Gadget refers to a widget by name; Token is read-only (the state provider makes none). */
 export const GADGET = JSON.stringify({
@@ -60,41 +59,11 @@ export async function validateText(
   return { ...result, diagnostics: [...loaded.diagnostics, ...result.diagnostics] };
 }
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { CliRun };
 
 /** `typeplane <args>` as a child process against the server at `url`, with `token`. */
 export function typeplaneCli(url: string, token: string, args: string[]): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TYPEPLANE_TOKEN: token };
   delete env.TYPEPLANE_ENDPOINT;
-  const child = spawn(process.execPath, [...CLI, ...args, '--endpoint', url], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`typeplane ${args.join(' ')} did not finish in 60 s\n${stdout}\n${stderr}`));
-    }, 60_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** Assert the exit code, showing the output when it is wrong. */
-export function exits(run: CliRun, code: number): void {
-  assert.equal(run.code, code, `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`);
+  return runCli([...args, '--endpoint', url], { env });
 }
