@@ -124,21 +124,14 @@ export function cloudControlFrontDoor({
       if (!refused) logger.error({ reqId: id, err: error }, 'unexpected error');
       answer(response, id, refused ?? INTERNAL_FAILURE, !bodyRead, log, started);
     };
-    if (closing)
-      return (
-        answer(
-          response,
-          id,
-          refusal(
-            'ServiceUnavailable',
-            'the server is shutting down; retry against another replica or later',
-          ),
-          true,
-          log,
-          started,
-        ),
-        true
+    if (closing) {
+      const unavailable = refusal(
+        'ServiceUnavailable',
+        'the server is shutting down; retry against another replica or later',
       );
+      answer(response, id, unavailable, true, log, started);
+      return true;
+    }
     authenticate(tokens, request.headers, (error, caller) => {
       if (error || !caller) return fail(error);
       readBody(request, bodyLimit, (tooLarge, bytes) => {

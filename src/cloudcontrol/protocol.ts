@@ -16,7 +16,13 @@ import { TypeNotRegistered, TypeVersionNotRegistered } from '../registry/index.j
 import { CloudControlError, errorBody, EXCEPTION_OF, EXCEPTIONS, type ExceptionName } from './errors.js';
 import { Input } from './input.js';
 import { OPERATION_SPECS } from './operations.js';
-import { payloadHash, readSignature, verifySignature, type SignatureClaim } from './sigv4.js';
+import {
+  payloadHash,
+  readSignature,
+  verifySignature,
+  type ArrivedRequest,
+  type SignatureClaim,
+} from './sigv4.js';
 
 const TARGET_PREFIX = 'CloudApiService.';
 export const CONTENT_TYPE = 'application/x-amz-json-1.0';
@@ -26,14 +32,6 @@ export interface Caller {
   claim: SignatureClaim;
   principal: Principal;
   secretAccessKey: string;
-}
-
-/** What the front door knows of a request, as it arrived. */
-export interface ArrivingRequest {
-  method: string;
-  url: string;
-  rawHeaders: readonly string[];
-  headers: Record<string, string | string[] | undefined>;
 }
 
 /** An answer: its HTTP status and its body, an object serialized as JSON. */
@@ -66,7 +64,7 @@ function unknownKey(accessKeyId: string): CloudControlError {
  */
 export function authenticate(
   tokens: Tokens,
-  headers: ArrivingRequest['headers'],
+  headers: ArrivedRequest['headers'],
   done: (error: Error | undefined, caller?: Caller) => void,
 ): void {
   let claim: SignatureClaim;
@@ -84,7 +82,7 @@ export function authenticate(
 }
 
 /** The operation a request's X-Amz-Target names. */
-export function operationOf(headers: ArrivingRequest['headers']): string {
+export function operationOf(headers: ArrivedRequest['headers']): string {
   const target = headers['x-amz-target'];
   return typeof target === 'string' && target.startsWith(TARGET_PREFIX)
     ? target.slice(TARGET_PREFIX.length)
@@ -100,7 +98,7 @@ export function operationOf(headers: ArrivingRequest['headers']): string {
 export async function run(
   engine: Engine,
   caller: Caller,
-  request: ArrivingRequest,
+  request: ArrivedRequest,
   name: string,
   bytes: Buffer,
 ): Promise<Answer> {

@@ -10,11 +10,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { distIsCurrent, root } from '../../scripts/dist-current.mjs';
 
-/** Whether tests run the built CLI (dist/) rather than the sources. */
-export const FROM_DIST = distIsCurrent();
-
 /** The node arguments that run the CLI; the command's own arguments follow. */
-export const CLI: readonly string[] = FROM_DIST
+export const CLI: readonly string[] = distIsCurrent()
   ? [join(root, 'dist/cli/main.js')]
   : ['--import', import.meta.resolve('tsx'), join(root, 'src/cli/main.ts')];
 
