@@ -22,7 +22,6 @@ import {
   operationOf,
   refusal,
   run,
-  type Answer,
 } from './protocol.js';
 
 export interface FrontDoorOptions {
@@ -78,7 +77,8 @@ export function cloudControlFrontDoor({
   function answer(
     response: ServerResponse,
     id: string,
-    { status, body }: Answer,
+    status: number,
+    body: unknown,
     // The body was not read to its end: the connection cannot carry another request.
     close: boolean,
     log: Logger | undefined,
@@ -101,10 +101,10 @@ export function cloudControlFrontDoor({
 
   return (request, response, closing) => {
     if (!isOwn(request)) return false;
-    const started = performance.now();
     const id = clientRequestId(request.headers['x-request-id']) ?? randomUUID();
-    // A child logger a request costs: made only when its lines are written.
+    // A child logger and a clock read a request cost: made only when request lines are written.
     const log = logger.isLevelEnabled('info') ? logger.child({ reqId: id }) : undefined;
+    const started = log ? performance.now() : 0;
     log?.info(
       {
         req: {
@@ -122,14 +122,15 @@ export function cloudControlFrontDoor({
     const fail = (error: unknown) => {
       const refused = errorAnswer(error, operation);
       if (!refused) logger.error({ reqId: id, err: error }, 'unexpected error');
-      answer(response, id, refused ?? INTERNAL_FAILURE, !bodyRead, log, started);
+      const { status, body } = refused ?? INTERNAL_FAILURE;
+      answer(response, id, status, body, !bodyRead, log, started);
     };
     if (closing) {
       const unavailable = refusal(
         'ServiceUnavailable',
         'the server is shutting down; retry against another replica or later',
       );
-      answer(response, id, unavailable, true, log, started);
+      answer(response, id, unavailable.status, unavailable.body, true, log, started);
       return true;
     }
     authenticate(tokens, request.headers, (error, caller) => {
@@ -143,10 +144,13 @@ export function cloudControlFrontDoor({
           rawHeaders: request.rawHeaders,
           headers: request.headers,
         };
-        run(engine, caller, arrived, operation, bytes!).then(
-          (out) => answer(response, id, out, false, log, started),
-          fail,
-        );
+        let answered: Promise<unknown>;
+        try {
+          answered = run(engine, caller, arrived, operation, bytes!);
+        } catch (e) {
+          return fail(e);
+        }
+        answered.then((out) => answer(response, id, 200, out, false, log, started), fail);
       });
     });
     return true;

@@ -110,7 +110,7 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
     async run(ctx, input) {
       const { name, version } = target(ctx, input);
       const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
-      await checkedVersion(ctx, name, version);
+      if (version !== undefined) await checkedVersion(ctx, name, version);
       const description = await ctx.engine.read(name, identifier);
       return { TypeName: name, ResourceDescription: resourceDescription(description) };
     },

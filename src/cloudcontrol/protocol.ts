@@ -91,17 +91,18 @@ export function operationOf(headers: ArrivedRequest['headers']): string {
 
 /**
  * Run a request whose body has arrived: the signature verified against it, the operation and the
- * caller's role checked, the body parsed and handed to the operation.
+ * caller's role checked, the body parsed and handed to the operation. What is refused before the
+ * operation runs is thrown at once; the operation's answer (a 200 body) or refusal comes as a promise.
  *
  * @throws CloudControlError, or the engine's TypeplaneError (see {@link errorAnswer}).
  */
-export async function run(
+export function run(
   engine: Engine,
   caller: Caller,
   request: ArrivedRequest,
   name: string,
   bytes: Buffer,
-): Promise<Answer> {
+): Promise<unknown> {
   verifySignature(caller.claim, caller.secretAccessKey, request, payloadHash(bytes));
   const spec = Object.hasOwn(OPERATION_SPECS, name) ? OPERATION_SPECS[name] : undefined;
   if (!spec)
@@ -133,11 +134,10 @@ export async function run(
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new CloudControlError('SerializationException', `the body of ${name} must be a JSON object`);
-  const out = await spec.run(
+  return spec.run(
     { engine, principal: caller.principal },
     new Input(name, body as Record<string, unknown>, spec.members),
   );
-  return { status: 200, body: out };
 }
 
 /** Requests refused for what they ask of the engine, in Cloud Control's names. */

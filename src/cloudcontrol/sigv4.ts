@@ -140,9 +140,14 @@ const MAX_CREDENTIALS = 10_000;
 /** The credential found last, and its key: a client's requests come in runs, matched without hashing the header. */
 let last: { key: string; credential: Credential } | undefined;
 
+/**
+ * The credential of a header of the usual form seen before, by all but its last 64 characters. Whether
+ * those are a signature's 64 hexadecimal digits is left to `verifySignature`: any other text cannot
+ * equal the signature computed, and a refusal then reads the header again for its precise answer.
+ */
 function knownCredential(authorization: string): Credential | undefined {
   const prefix = authorization.length - SIGNATURE_LENGTH;
-  if (prefix <= 0 || !SIGNATURE.test(authorization.slice(prefix))) return undefined;
+  if (prefix <= 0) return undefined;
   if (last !== undefined && last.key.length === prefix && authorization.startsWith(last.key))
     return last.credential;
   const key = authorization.slice(0, prefix);
@@ -169,6 +174,8 @@ function remember({ key, credential }: { key: string; credential: Credential }):
 export function readSignature(
   headers: Record<string, string | string[] | undefined>,
   now: number,
+  /** Whether a credential seen before may be taken without reading the header again. */
+  remembered = true,
 ): SignatureClaim {
   const authorization = header(headers, 'authorization');
   if (authorization === undefined || authorization === '')
@@ -178,7 +185,7 @@ export function readSignature(
     );
   if (authorization.length > MAX_AUTHORIZATION_LENGTH)
     throw incomplete(`the Authorization header is longer than ${MAX_AUTHORIZATION_LENGTH} characters`);
-  const known = knownCredential(authorization);
+  const known = remembered ? knownCredential(authorization) : undefined;
   if (known) {
     refuseSessionToken(headers);
     const { amzDate, time } = requestTime(headers, now);
@@ -382,6 +389,20 @@ function signingKey(claim: SignatureClaim, secretAccessKey: string): HmacSha256K
   return cached.key;
 }
 
+/** Room for the two signatures compared (64 hexadecimal digits each): no buffers made per request. */
+const expectedBytes = Buffer.alloc(SIGNATURE_LENGTH);
+const claimedBytes = Buffer.alloc(SIGNATURE_LENGTH);
+
+/** Whether two signatures are equal, in a time that does not depend on where they differ. */
+function sameSignature(expected: string, claimed: string): boolean {
+  // Lengths are not secret; both are 64 characters whenever the form is right.
+  if (expected.length !== SIGNATURE_LENGTH || claimed.length !== SIGNATURE_LENGTH) return false;
+  expectedBytes.write(expected, 'latin1');
+  claimedBytes.write(claimed, 'latin1');
+  // Writing as latin1 keeps a character's low byte only: equal bytes are also checked as equal text.
+  return timingSafeEqual(expectedBytes, claimedBytes) && expected === claimed;
+}
+
 export interface ArrivedRequest {
   method: string;
   /** The request target as sent: path and query. */
@@ -414,11 +435,13 @@ export function verifySignature(
   const canonicalRequest = `${request.method}\n${path}\n${query}\n${canonicalHeaders(request.rawHeaders, claim.signedHeaders)}\n${claim.signedHeaderList}\n${bodyHash}`;
   const stringToSign = `${ALGORITHM}\n${claim.amzDate}\n${claim.scope}\n${hash('sha256', canonicalRequest, 'hex')}`;
   const expected = signingKey(claim, secretAccessKey).hex(stringToSign);
-  // Both are 64 lowercase hex digits (readSignature checked the claim's form): the comparison takes
-  // the same time whatever they hold.
-  if (!timingSafeEqual(Buffer.from(expected, 'latin1'), Buffer.from(claim.signature, 'latin1')))
+  if (!sameSignature(expected, claim.signature)) {
+    // A header read by its known credential is read again in full: text that is no signature is
+    // refused as such.
+    if (!SIGNATURE.test(claim.signature)) readSignature(request.headers, Date.now(), false);
     throw invalid(
       'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
     );
+  }
   if (claim.toRemember) remember(claim.toRemember);
 }

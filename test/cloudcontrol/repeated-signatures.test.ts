@@ -78,3 +78,14 @@ test('a revoked key is refused on its very next request', async () => {
     keys = before;
   }
 });
+
+test("a known key's header whose signature is no 64 lowercase hex digits is refused as incomplete, as on first sight", async () => {
+  const now = new Date();
+  assert.equal((await call(now)).status, 200);
+  for (const signature of ['Z'.repeat(64), 'A'.repeat(64), `${'0'.repeat(62)}, `]) {
+    const refused = await call(now, { signature: () => signature });
+    assert.deepEqual([refused.status, refused.type], [400, 'IncompleteSignatureException'], signature);
+    assert.match(refused.message!, /64 lowercase hexadecimal digits/);
+  }
+  assert.equal((await call(now)).status, 200);
+});
