@@ -38,34 +38,49 @@ function isOwn(request: IncomingMessage): boolean {
   return request.method === 'POST' && (url === '/' || (url !== undefined && url.startsWith('/?')));
 }
 
+function tooLarge(limit: number): CloudControlError {
+  return new CloudControlError(
+    'RequestEntityTooLargeException',
+    `the request body is larger than ${limit} bytes`,
+  );
+}
+
 /**
  * The body's bytes, or a refusal when they pass `limit`: a declared length is refused before a byte is
- * read, a stream without one once it passes the limit. `done` is not called when the client goes away.
+ * read, a stream without one once it passes the limit. A body of a declared length is complete with
+ * its last byte (the HTTP parser frames it by that length), without waiting for the stream's end.
+ * `done` is called once, and not at all when the client goes away mid-body (nobody to answer).
  */
 function readBody(
   request: IncomingMessage,
   limit: number,
   done: (error: CloudControlError | undefined, body?: Buffer) => void,
 ): void {
-  const tooLarge = () =>
-    new CloudControlError('RequestEntityTooLargeException', `the request body is larger than ${limit} bytes`);
   const declared = request.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return done(tooLarge());
+  const length = declared === undefined ? -1 : Number(declared);
+  if (length > limit) return done(tooLarge(limit));
+  if (length === 0) return done(undefined, Buffer.alloc(0));
   const chunks: Buffer[] = [];
   let size = 0;
-  const onData = (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > limit) {
-      request.off('data', onData).off('end', onEnd);
-      request.pause();
-      return done(tooLarge());
-    }
-    chunks.push(chunk);
+  let finished = false;
+  const finish = (error: CloudControlError | undefined, body?: Buffer) => {
+    if (finished) return;
+    finished = true;
+    done(error, body);
   };
-  const onEnd = () => done(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-  request.on('data', onData).on('end', onEnd);
-  // A client that goes away mid-body has nobody to answer.
-  request.on('error', () => request.off('data', onData).off('end', onEnd));
+  request
+    .on('data', (chunk: Buffer) => {
+      if (finished) return;
+      size += chunk.length;
+      if (size > limit) {
+        request.pause();
+        return finish(tooLarge(limit));
+      }
+      if (size === length)
+        return finish(undefined, chunks.length === 0 ? chunk : Buffer.concat([...chunks, chunk], size));
+      chunks.push(chunk);
+    })
+    .on('end', () => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
 }
 
 export function cloudControlFrontDoor({
@@ -101,7 +116,8 @@ export function cloudControlFrontDoor({
 
   return (request, response, closing) => {
     if (!isOwn(request)) return false;
-    const id = clientRequestId(request.headers['x-request-id']) ?? randomUUID();
+    const headers = request.headers;
+    const id = clientRequestId(headers['x-request-id']) ?? randomUUID();
     // A child logger and a clock read a request cost: made only when request lines are written.
     const log = logger.isLevelEnabled('info') ? logger.child({ reqId: id }) : undefined;
     const started = log ? performance.now() : 0;
@@ -110,14 +126,14 @@ export function cloudControlFrontDoor({
         req: {
           method: request.method,
           url: request.url,
-          host: request.headers.host,
+          host: headers.host,
           remoteAddress: request.socket.remoteAddress,
           remotePort: request.socket.remotePort,
         },
       },
       'incoming request',
     );
-    const operation = operationOf(request.headers);
+    const operation = operationOf(headers);
     let bodyRead = false;
     const fail = (error: unknown) => {
       const refused = errorAnswer(error, operation);
@@ -133,7 +149,7 @@ export function cloudControlFrontDoor({
       answer(response, id, unavailable.status, unavailable.body, true, log, started);
       return true;
     }
-    authenticate(tokens, request.headers, (error, caller) => {
+    authenticate(tokens, headers, (error, caller) => {
       if (error || !caller) return fail(error);
       readBody(request, bodyLimit, (tooLarge, bytes) => {
         if (tooLarge) return fail(tooLarge);
@@ -142,7 +158,7 @@ export function cloudControlFrontDoor({
           method: 'POST',
           url: request.url!,
           rawHeaders: request.rawHeaders,
-          headers: request.headers,
+          headers,
         };
         let answered: Promise<unknown>;
         try {

@@ -73,10 +73,15 @@ export function authenticate(
   } catch (error) {
     return done(error as Error);
   }
-  const recent = tokens.recentAccessKey(claim.accessKeyId);
-  if (recent) return done(undefined, { claim, ...recent });
-  tokens.authenticateAccessKey(claim.accessKeyId).then(
-    (found) => (found ? done(undefined, { claim, ...found }) : done(unknownKey(claim.accessKeyId))),
+  const { accessKeyId } = claim.credential;
+  const recent = tokens.recentAccessKey(accessKeyId);
+  if (recent)
+    return done(undefined, { claim, principal: recent.principal, secretAccessKey: recent.secretAccessKey });
+  tokens.authenticateAccessKey(accessKeyId).then(
+    (found) =>
+      found
+        ? done(undefined, { claim, principal: found.principal, secretAccessKey: found.secretAccessKey })
+        : done(unknownKey(accessKeyId)),
     (error: unknown) => done(error as Error),
   );
 }

@@ -1,6 +1,6 @@
 /**
- * The Cloud Control front door on the server's HTTP port: a body past the limit, streamed without a
- * declared length, is cut off; a stranger is answered from the headers before a byte of body is
+ * The Cloud Control front door on the server's HTTP port: a body arriving in pieces is read whole; a
+ * body past the limit, streamed without a declared length, is cut off; a stranger is answered from the headers before a byte of body is
  * read; answers carry request ids; each request is logged as the /v1 API logs its own, and no log line
  * holds a signature or a secret.
  */
@@ -73,6 +73,50 @@ test('a body streamed past the limit without a declared length is cut off with 4
   assert.match(text, /"__type":"RequestEntityTooLargeException"/);
   assert.ok(closed, 'the server closes a connection whose body it did not read');
   assert.equal((await fetch(`${svc.url}/healthz`)).status, 200);
+});
+
+/** The first answer on a raw connection, once its declared body has arrived whole. */
+function firstAnswer(socket: Socket): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    socket.on('data', (d: Buffer) => {
+      text += d.toString();
+      const end = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: (\d+)/i.exec(text);
+      if (end >= 0 && length && text.length >= end + 4 + Number(length[1])) resolve(text);
+    });
+    socket.on('error', reject);
+  });
+}
+
+test('a body that arrives in pieces is read whole, with a declared length or chunked, and the connection serves the next request', async () => {
+  const url = new URL(svc.url);
+  const body = JSON.stringify({ TypeName: WIDGET_TYPE, MaxResults: 5 });
+  const pieces = [body.slice(0, 7), body.slice(7, 20), body.slice(20)];
+  const pause = () => new Promise((r) => setTimeout(r, 30));
+  for (const framing of ['length', 'chunked'] as const) {
+    const socket = connect(Number(url.port), url.hostname);
+    for (let round = 1; round <= 2; round++) {
+      const answer = firstAnswer(socket);
+      const headers = signedHeaders({ keys, url: svc.url, operation: 'ListResources', body });
+      socket.write(
+        rawRequest(
+          framing === 'length'
+            ? { ...headers, 'content-length': String(Buffer.byteLength(body)) }
+            : { ...headers, 'transfer-encoding': 'chunked' },
+        ),
+      );
+      for (const piece of pieces) {
+        await pause();
+        socket.write(framing === 'length' ? piece : `${piece.length.toString(16)}\r\n${piece}\r\n`);
+      }
+      if (framing === 'chunked') socket.write('0\r\n\r\n');
+      const text = await answer;
+      assert.match(text, /^HTTP\/1\.1 200 /, `${framing}, request ${round}: ${text.slice(0, 300)}`);
+      assert.ok(text.includes(`"TypeName":"${WIDGET_TYPE}"`), text);
+    }
+    socket.destroy();
+  }
 });
 
 test('a stranger is answered from the headers alone, before any of the body it announces arrives', async () => {
