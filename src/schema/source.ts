@@ -56,11 +56,16 @@ export const LIMITS = {
    */
   maxValues: 100_000,
   /**
-   * Scalars (keys and values) of a YAML text, counted from its tokens before the parser runs: the
-   * parser costs ~10 µs a scalar on a busy machine, so this holds a parse to ~100 ms. The largest
-   * published schema has 2,800; a Radius manifest, under 600. JSON has no such cost.
+   * Tokens of a YAML text that make or mark nodes (keys and values; the indicators `-`, `?`, `:`
+   * and `,`; brackets, anchors, tags, document markers and directives), counted from the lexer's
+   * tokens before the parser runs. The parser costs ~5-15 µs a token on a busy machine (empty items,
+   * anchors and tags that it refuses cost as much as scalars), so this holds a parse to ~100 ms.
+   * The largest published schema, written as YAML, has 4,700; a Radius manifest, under 1,500. JSON
+   * has no such cost.
    */
-  maxYamlScalars: 10_000,
+  maxYamlTokens: 10_000,
+  /** Line breaks of a YAML text outside scalars, blank and comment lines included (~2-4 µs each to the parser). */
+  maxYamlLines: 20_000,
   /** YAML anchors and aliases together (each alias is resolved by scanning those before it). */
   maxAnchors: 1_000,
   maxSyntaxErrors: 20,
@@ -252,15 +257,22 @@ function parseYaml(text: string, file: string | undefined, lines: LineIndex, cus
   // The parser keeps every open level in memory and the composer recurses once per level, so depth
   // is bounded first from the tokens alone, then exactly on the syntax tree, before composing. The
   // parser's time grows with the scalars, so they are bounded from the tokens too.
-  const guard = yamlTextGuard(text, LIMITS.maxDepth, LIMITS.maxYamlScalars);
-  if (guard?.why === 'depth') return depthError(file, lines, guard.offset);
-  if (guard?.why === 'scalars')
+  const guard = yamlTextGuard(text, LIMITS.maxDepth);
+  if ('why' in guard) {
+    if (guard.why === 'depth') return depthError(file, lines, guard.offset);
     return tooLarge(
       file,
-      `YAML document has more than ${LIMITS.maxYamlScalars} keys and values; split it, or give it as JSON`,
+      guard.why === 'tokens'
+        ? `YAML document has more than ${LIMITS.maxYamlTokens} keys, values and indicators; split it, or give it as JSON`
+        : `YAML document has more than ${LIMITS.maxYamlLines} lines; split it, or give it as JSON`,
       lines.position(guard.offset),
     );
-  const tokens = [...new Parser().parse(text)];
+  }
+  // The parser takes the guard's lexemes: the text is not lexed twice.
+  const parser = new Parser();
+  const tokens: CST.Token[] = [];
+  for (const lexeme of guard.lexemes) for (const token of parser.next(lexeme)) tokens.push(token);
+  for (const token of parser.end()) tokens.push(token);
   const deep = cstDepthOffset(tokens, LIMITS.maxDepth);
   if (deep !== undefined) return depthError(file, lines, deep);
   const syntaxErrors = (errors: readonly { message: string; pos: [number, number] }[]): ParseResult => ({
@@ -275,6 +287,11 @@ function parseYaml(text: string, file: string | undefined, lines: LineIndex, cus
       ),
   });
   let docs;
+  // The composer makes an Error for every fault it finds (a flood of stray commas, tags or anchors
+  // makes thousands) and only their messages and places are used: no stack is captured for them,
+  // which made such a text cost several times a valid one.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     // The composer's own duplicate-key check is quadratic in the size of a mapping; ours is linear.
     docs = [
@@ -288,6 +305,8 @@ function parseYaml(text: string, file: string | undefined, lines: LineIndex, cus
   } catch (e) {
     if (e instanceof RangeError) return depthError(file, lines, 0);
     throw e;
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
   }
   const doc = docs[0]!;
   if (docs.length > 1) {
@@ -461,18 +480,20 @@ function yamlChild(node: unknown, token: string): { value: unknown; key?: YamlNo
 const blockColumnsCap = (max: number): number => 4 * max + 4;
 
 /**
- * Where YAML nesting surely exceeds `max`, or its scalars exceed `maxScalars`, from the token stream
- * alone: one pass that builds no tree and stops at the first bound passed, so hostile input costs
- * little. Flow collections nest as their brackets do. Each block level starts at a deeper column or
- * after an indicator on the same line, so the columns still open bound the block levels from above
- * (at most ~3 columns per level). `undefined`: the parser may run; the exact checks on its tree follow.
+ * Where YAML nesting surely exceeds `max`, or its tokens or lines exceed {@link LIMITS}, from the
+ * token stream alone: one pass that builds no tree and stops at the first bound passed, so hostile
+ * input costs little. Flow collections nest as their brackets do. Each block level starts at a
+ * deeper column or after an indicator on the same line, so the columns still open bound the block
+ * levels from above (at most ~3 columns per level). Otherwise the lexemes, for the parser; the exact
+ * checks on its tree follow.
  */
 function yamlTextGuard(
   text: string,
   max: number,
-  maxScalars: number,
-): { offset: number; why: 'depth' | 'scalars' } | undefined {
-  let scalars = 0;
+): { offset: number; why: 'depth' | 'tokens' | 'lines' } | { lexemes: string[] } {
+  const lexemes: string[] = [];
+  let counted = 0;
+  let lineCount = 0;
   const cap = blockColumnsCap(max);
   const columns: number[] = [];
   /** Where the open columns first outnumbered `max`: the likely place, reported if the cap is hit. */
@@ -483,15 +504,20 @@ function yamlTextGuard(
   let flow = 0;
   let scalarNext = false;
   for (const token of new Lexer().lex(text)) {
+    lexemes.push(token);
     if (token === CST.DOCUMENT || token === CST.FLOW_END) continue;
     if (token === CST.SCALAR) {
       scalarNext = true;
-      if (++scalars > maxScalars) return { offset, why: 'scalars' };
+      if (++counted > LIMITS.maxYamlTokens) return { offset, why: 'tokens' };
       continue;
     }
     const start = offset;
     offset += token.length;
     const type = scalarNext ? 'scalar' : CST.tokenType(token);
+    if (type === 'newline') {
+      if (++lineCount > LIMITS.maxYamlLines) return { offset: start, why: 'lines' };
+    } else if (!scalarNext && type !== 'space' && type !== 'comment' && ++counted > LIMITS.maxYamlTokens)
+      return { offset: start, why: 'tokens' };
     scalarNext = false;
     if (type === 'newline') {
       atLineStart = true;
@@ -530,7 +556,7 @@ function yamlTextGuard(
       atLineStart = lastBreak === token.length - 1;
     }
   }
-  return undefined;
+  return { lexemes };
 }
 
 /** Offset of the first collection nested deeper than `max` in the syntax tree, in document order. */

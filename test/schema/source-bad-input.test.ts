@@ -199,10 +199,11 @@ describe('TP1006 YAML syntax', () => {
   });
 
   it('finds duplicates in a large mapping in linear time', () => {
-    const keys = Array.from({ length: 4_900 }, (_, i) => `k${i}: v`);
+    // Three tokens a key (key, `:`, value): as many keys as the token limit allows.
+    const keys = Array.from({ length: 3_300 }, (_, i) => `k${i}: v`);
     const text = [...keys, 'k7: again', ''].join('\n');
     const started = performance.now();
-    assertOnly(validate(text, yaml), { rule: 'TP1006', pointer: '', line: 4_901, column: 1 });
+    assertOnly(validate(text, yaml), { rule: 'TP1006', pointer: '', line: 3_301, column: 1 });
     assert.ok(performance.now() - started < 3000, 'no quadratic duplicate check');
   });
 
@@ -228,32 +229,77 @@ describe('TP1006 YAML syntax', () => {
 
   it('refuses a large anchored list aliased many times, counting its expansion in linear time', () => {
     const text =
-      `a: &x\n${'  - 1\n'.repeat(5_000)}` + Array.from({ length: 99 }, (_, i) => `b${i}: *x\n`).join('');
+      `a: &x\n${'  - 1\n'.repeat(4_000)}` + Array.from({ length: 99 }, (_, i) => `b${i}: *x\n`).join('');
     const started = performance.now();
     const result = validate(text, yaml);
-    assertOnly(result, { rule: 'TP1004', pointer: '', line: 5_020, column: 6 });
+    assertOnly(result, { rule: 'TP1004', pointer: '', line: 4_025, column: 6 });
     assert.match(result.diagnostics[0]!.message, /more than 100000 values, aliases expanded/);
     assert.ok(performance.now() - started < 5000, 'no expansion');
   });
 
-  it('refuses a YAML text of more keys and values than the limit before the parser runs', () => {
-    const text = `a:\n${'  - 1\n'.repeat(LIMITS.maxYamlScalars)}`;
+  it('refuses a YAML text of more keys, values and indicators than the limit before the parser runs', () => {
+    const items = LIMITS.maxYamlTokens / 2;
+    const text = `a:\n${'  - 1\n'.repeat(items)}`;
     const started = performance.now();
     const result = validate(text, yaml);
-    assertOnly(result, { rule: 'TP1004', pointer: '', line: LIMITS.maxYamlScalars + 1, column: 5 });
+    // `a` and `:` are the first two tokens: the last item's `-` is the first past the limit.
+    assertOnly(result, { rule: 'TP1004', pointer: '', line: items + 1, column: 3 });
     assert.match(
       result.diagnostics[0]!.message,
-      /more than 10000 keys and values; split it, or give it as JSON/,
+      /more than 10000 keys, values and indicators; split it, or give it as JSON/,
     );
     assert.ok(performance.now() - started < 1000, 'refused from the tokens');
     // The same as JSON is fine.
-    const json = JSON.stringify({ a: Array(LIMITS.maxYamlScalars).fill(1) });
+    const json = JSON.stringify({ a: Array(items).fill(1) });
     assert.notEqual(validate(json, { file: 'x.json' }).diagnostics[0]?.rule, 'TP1004');
+  });
+
+  it('refuses floods of tokens that make no scalar (empty items, commas, markers, anchors, tags, blank and comment lines) before the parser runs', () => {
+    const floods: [string, string, RegExp][] = [
+      ['empty items', `a:\n${'-\n'.repeat(1_000_000)}`, /keys, values and indicators/],
+      ['empty keys', `a:\n${'? \n'.repeat(600_000)}`, /keys, values and indicators/],
+      ['commas', `a: [${','.repeat(2_000_000)}]\n`, /keys, values and indicators/],
+      ['empty flow maps', `a: [${'{},'.repeat(600_000)}]\n`, /keys, values and indicators/],
+      ['document starts', `a: 1\n${'---\n'.repeat(500_000)}`, /keys, values and indicators/],
+      ['document ends', `a: 1\n${'...\n'.repeat(500_000)}`, /keys, values and indicators/],
+      ['anchors', `a: ${'&x '.repeat(600_000)}1\n`, /keys, values and indicators/],
+      ['tags', `a: ${'!t '.repeat(600_000)}1\n`, /keys, values and indicators/],
+      ['blank lines', `a: 1\n${'\n'.repeat(2_000_000)}`, /more than 20000 lines/],
+      ['comment lines', `a: 1\n${'#\n'.repeat(1_000_000)}`, /more than 20000 lines/],
+    ];
+    for (const [what, text, message] of floods) {
+      const started = performance.now();
+      const result = validate(text, yaml);
+      const ms = performance.now() - started;
+      assert.equal(result.diagnostics[0]?.rule, 'TP1004', `${what}: ${result.diagnostics[0]?.message}`);
+      assert.match(result.diagnostics[0]!.message, message, what);
+      // Each took 5 to 10 s and up to 2.6 GB (a comma flood ran out of memory) when only scalars
+      // were counted.
+      assert.ok(ms < 1000, `${what} refused in ${Math.round(ms)} ms`);
+    }
+  });
+
+  it('answers a text at the token limit whose every token is a fault at the cost of a valid one', () => {
+    const n = LIMITS.maxYamlTokens - 10;
+    for (const [what, text] of [
+      ['commas', `a: [${','.repeat(n)}]\n`],
+      ['anchors', `a: ${'&x '.repeat(n)}1\n`],
+      ['tags', `a: ${'!t '.repeat(n)}1\n`],
+    ] as const) {
+      validate(text, yaml);
+      const started = performance.now();
+      const result = validate(text, yaml);
+      const ms = performance.now() - started;
+      assert.equal(result.diagnostics[0]?.rule, 'TP1006', what);
+      assert.ok(result.diagnostics.length <= LIMITS.maxSyntaxErrors, what);
+      // ~40 ms here; an Error with its stack for each fault made it ~150 ms.
+      assert.ok(ms < 500, `${what}: ${Math.round(ms)} ms`);
+    }
   });
 
   it('refuses more anchors and aliases than the limit, without resolving each alias by a scan', () => {
     const text =
-      'a: &a0 [1]\n' + Array.from({ length: 2000 }, (_, i) => `b${i + 1}: &a${i + 1} [*a${i}]\n`).join('');
+      'a: &a0 [1]\n' + Array.from({ length: 1500 }, (_, i) => `b${i + 1}: &a${i + 1} [*a${i}]\n`).join('');
     const result = validate(text, yaml);
     assertOnly(result, { rule: 'TP1004', pointer: '', line: 501, column: 14 });
     assert.match(result.diagnostics[0]!.message, /more than 1000 anchors and aliases/);

@@ -647,7 +647,15 @@ const templates: fc.Arbitrary<Template> = fc.oneof(
         query: [],
       })),
       fc
-        .constantFrom(...fuzzTypeDocuments(), { body: '', contentType: 'application/yaml' })
+        // Not the link type's: a mutation can leave its document valid JSON with its reference
+        // pointed at a property that is not the widget's identifier (seed 400607776 made
+        // "/properties/Namke"), which makes the reference documentation only, and the scoped
+        // writer's links then rightly begin: the ref-scope requests' 403 holds for the link type
+        // as registered before the run.
+        .constantFrom(...fuzzTypeDocuments().filter((doc) => !doc.body.includes(`"typeName":"${LINK}"`)), {
+          body: '',
+          contentType: 'application/yaml',
+        })
         .map<Template>((doc) => ({
           kind: 'type-register',
           method: 'POST',
