@@ -276,7 +276,7 @@ function checkTime(date: string, amzDate: string, now: number): void {
     throw invalid(
       `Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '${date.slice(0, 8)}' != '${amzDate.slice(0, 8)}'`,
     );
-  // Read just now by requestTime: the last time parsed.
+  // Parsed by requestTime: found among the times kept.
   const time = amzDateMs(amzDate);
   if (time < now - MAX_SKEW_MS)
     throw invalid(

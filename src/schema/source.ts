@@ -256,8 +256,8 @@ function parseYaml(text: string, file: string | undefined, lines: LineIndex, cus
     );
   // The parser keeps every open level in memory and the composer recurses once per level, so depth
   // is bounded first from the tokens alone, then exactly on the syntax tree, before composing. The
-  // parser's time grows with the scalars, so they are bounded from the tokens too.
-  const guard = yamlTextGuard(text, LIMITS.maxDepth);
+  // parser's time grows with the tokens and lines, so they are bounded from the tokens too.
+  const guard = yamlTextGuard(text);
   if ('why' in guard) {
     if (guard.why === 'depth') return depthError(file, lines, guard.offset);
     return tooLarge(
@@ -480,17 +480,16 @@ function yamlChild(node: unknown, token: string): { value: unknown; key?: YamlNo
 const blockColumnsCap = (max: number): number => 4 * max + 4;
 
 /**
- * Where YAML nesting surely exceeds `max`, or its tokens or lines exceed {@link LIMITS}, from the
- * token stream alone: one pass that builds no tree and stops at the first bound passed, so hostile
- * input costs little. Flow collections nest as their brackets do. Each block level starts at a
+ * Where YAML nesting, tokens or lines surely exceed {@link LIMITS}, from the token stream alone:
+ * one pass that builds no tree and stops at the first bound passed, so hostile input costs little. Flow collections nest as their brackets do. Each block level starts at a
  * deeper column or after an indicator on the same line, so the columns still open bound the block
  * levels from above (at most ~3 columns per level). Otherwise the lexemes, for the parser; the exact
  * checks on its tree follow.
  */
 function yamlTextGuard(
   text: string,
-  max: number,
 ): { offset: number; why: 'depth' | 'tokens' | 'lines' } | { lexemes: string[] } {
+  const max = LIMITS.maxDepth;
   const lexemes: string[] = [];
   let counted = 0;
   let lineCount = 0;
@@ -514,12 +513,12 @@ function yamlTextGuard(
     const start = offset;
     offset += token.length;
     const type = scalarNext ? 'scalar' : CST.tokenType(token);
-    if (type === 'newline') {
-      if (++lineCount > LIMITS.maxYamlLines) return { offset: start, why: 'lines' };
-    } else if (!scalarNext && type !== 'space' && type !== 'comment' && ++counted > LIMITS.maxYamlTokens)
-      return { offset: start, why: 'tokens' };
+    // A scalar's own text was counted at its marker; spaces, comments and newlines are no nodes.
+    if (!scalarNext && type !== 'space' && type !== 'comment' && type !== 'newline')
+      if (++counted > LIMITS.maxYamlTokens) return { offset: start, why: 'tokens' };
     scalarNext = false;
     if (type === 'newline') {
+      if (++lineCount > LIMITS.maxYamlLines) return { offset: start, why: 'lines' };
       atLineStart = true;
       lineStart = offset;
       continue;
