@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Tokens } from '../auth/index.js';
 import type { Engine } from '../engine/index.js';
-import { clientRequestId, RESOURCE_BODY_LIMIT, type FrontDoor } from '../http/index.js';
+import { clientRequestId, RequestMessage, RESOURCE_BODY_LIMIT, type FrontDoor } from '../http/index.js';
 import { CloudControlError } from './errors.js';
 import {
   authenticate,
@@ -68,19 +68,33 @@ function readBody(
     finished = true;
     done(error, body);
   };
+  /** A piece of the body: false once the body is complete or refused (later pieces are not kept). */
+  const take = (chunk: Buffer): boolean => {
+    if (finished) return false;
+    size += chunk.length;
+    if (size > limit) {
+      finish(tooLarge(limit));
+      return false;
+    }
+    if (size === length) {
+      finish(undefined, chunks.length === 0 ? chunk : Buffer.concat([...chunks, chunk], size));
+      return false;
+    }
+    chunks.push(chunk);
+    return true;
+  };
+  const ended = () => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  if (
+    request instanceof RequestMessage &&
+    request.takeBody((chunk) => (chunk === null ? ended() : take(chunk)))
+  )
+    return;
+  // Pieces already arrived (the caller's key was looked up first): read as a stream.
   request
     .on('data', (chunk: Buffer) => {
-      if (finished) return;
-      size += chunk.length;
-      if (size > limit) {
-        request.pause();
-        return finish(tooLarge(limit));
-      }
-      if (size === length)
-        return finish(undefined, chunks.length === 0 ? chunk : Buffer.concat([...chunks, chunk], size));
-      chunks.push(chunk);
+      if (!take(chunk) && size > limit) request.pause();
     })
-    .on('end', () => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    .on('end', ended);
 }
 
 export function cloudControlFrontDoor({

@@ -17,6 +17,7 @@ import type { Tokens } from '../auth/index.js';
 import { TypeplaneError } from '../errors.js';
 import { registerAuth } from './auth.js';
 import { parseJsonBody } from './body.js';
+import { RequestMessage } from './request-message.js';
 import { clientRequestId } from './request-id.js';
 import {
   errorBody,
@@ -62,7 +63,8 @@ export type FrontDoor = (request: IncomingMessage, response: ServerResponse, clo
 
 /**
  * The HTTP(S) server, made as the framework would make it, with `frontDoor` offered every request
- * before the framework's router.
+ * before the framework's router. Its requests are {@link RequestMessage}s: a front door can take a
+ * body as it arrives.
  */
 function serverWith(
   frontDoor: FrontDoor,
@@ -74,8 +76,8 @@ function serverWith(
       if (!frontDoor(request, response, closing())) handler(request, response);
     };
     const server = tls
-      ? createHttpsServer({ cert: tls.cert, key: tls.key }, dispatch)
-      : createServer(options.http ?? {}, dispatch);
+      ? createHttpsServer({ cert: tls.cert, key: tls.key, IncomingMessage: RequestMessage }, dispatch)
+      : createServer({ ...(options.http ?? {}), IncomingMessage: RequestMessage }, dispatch);
     // The framework's own settings, as it applies them to a server it makes.
     const { keepAliveTimeout, requestTimeout, connectionTimeout } = options;
     if (typeof keepAliveTimeout === 'number') server.keepAliveTimeout = keepAliveTimeout;

@@ -1,7 +1,7 @@
 /**
- * The Cloud Control front door on the server's HTTP port: a body arriving in pieces is read whole; a
- * body past the limit, streamed without a declared length, is cut off; a stranger is answered from the headers before a byte of body is
- * read; answers carry request ids; each request is logged as the /v1 API logs its own, and no log line
+ * The Cloud Control front door on the server's HTTP port: a body arriving in pieces, or before its
+ * caller's key is known, is read whole; a body past the limit, streamed without a declared length, is
+ * cut off; a stranger is answered from the headers before a byte of body is read; answers carry request ids; each request is logged as the /v1 API logs its own, and no log line
  * holds a signature or a secret.
  */
 import { test, before, after } from 'node:test';
@@ -115,6 +115,35 @@ test('a body that arrives in pieces is read whole, with a declared length or chu
       assert.match(text, /^HTTP\/1\.1 200 /, `${framing}, request ${round}: ${text.slice(0, 300)}`);
       assert.ok(text.includes(`"TypeName":"${WIDGET_TYPE}"`), text);
     }
+    socket.destroy();
+  }
+});
+
+test("a body is read whole whether it arrives before the caller's key has been looked up or after", async () => {
+  const url = new URL(svc.url);
+  const body = JSON.stringify({ TypeName: WIDGET_TYPE, MaxResults: 3 });
+  for (const early of [true, false]) {
+    // Keys of their own: not yet seen by the server, so the first request waits for their lookup.
+    const fresh = await issueKeys(svc, 'reader');
+    const socket = connect(Number(url.port), url.hostname);
+    const answer = firstAnswer(socket);
+    const head = rawRequest({
+      ...signedHeaders({ keys: fresh, url: svc.url, operation: 'ListResources', body }),
+      'content-length': String(Buffer.byteLength(body)),
+    });
+    if (early) socket.write(head + body);
+    else {
+      socket.write(head);
+      await new Promise((r) => setTimeout(r, 50));
+      socket.write(body);
+    }
+    const text = await answer;
+    assert.match(
+      text,
+      /^HTTP\/1\.1 200 /,
+      `body ${early ? 'with' : 'after'} the headers: ${text.slice(0, 300)}`,
+    );
+    assert.ok(text.includes(`"TypeName":"${WIDGET_TYPE}"`), text);
     socket.destroy();
   }
 });
