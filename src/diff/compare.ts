@@ -5,8 +5,8 @@
  */
 import { jsonEqual } from '../model/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
-import type { HandlerAction, ResourceType } from '../schema/index.js';
-import { PointerResolver } from '../schema/resource-schema/index.js';
+import type { HandlerAction, Reference, ResourceType } from '../schema/index.js';
+import { originOf, PointerResolver } from '../schema/resource-schema/index.js';
 import type { ChangeRuleId } from './rules.js';
 
 type Schema = Record<string, unknown>;
@@ -19,8 +19,10 @@ export type Place =
   | { list: ListName; index: number }
   /** A node of the newer type's configuration schema (`/properties/ApiKey`). */
   | { configuration: string }
-  /** A handler of the newer type (its permissions), or, without `action`, where its handlers are. */
-  | { handler?: HandlerAction; permissions?: true }
+  /** A handler of the newer type (its permissions or timeout), or, without `action`, where its handlers are. */
+  | { handler?: HandlerAction; permissions?: true; timeout?: true }
+  /** A pointer in the newer document itself (where a reference is written). */
+  | { document: string }
   /** The type as a whole. */
   | { type: true };
 
@@ -56,6 +58,7 @@ export function compareTypes(before: ResourceType, after: ResourceType): RawChan
     ...compareLists(before, after),
     ...compareMarks(before, after),
     ...compareHandlers(before, after),
+    ...compareReferences(before, after),
     ...compareConfigurations(before, after),
   ];
 }
@@ -511,6 +514,18 @@ function compareHandlers(before: ResourceType, after: ResourceType): RawChange[]
         message: `${action} handler needs fewer permissions (no longer ${removed.join(', ')})`,
         place: { handler: action, permissions: true },
       });
+    if (now.timeoutInMinutes < old.timeoutInMinutes)
+      changes.push({
+        rule: 'TP6209',
+        message: `${action} handler timeout shortened from ${old.timeoutInMinutes} to ${now.timeoutInMinutes} minutes: ${action} operations that run longer now fail with NotStabilized`,
+        place: { handler: action, timeout: true },
+      });
+    else if (now.timeoutInMinutes > old.timeoutInMinutes)
+      changes.push({
+        rule: 'TP6111',
+        message: `${action} handler timeout lengthened from ${old.timeoutInMinutes} to ${now.timeoutInMinutes} minutes`,
+        place: { handler: action, timeout: true },
+      });
   }
   for (const action of actions(after)) {
     if (!before.handlers[action])
@@ -519,6 +534,75 @@ function compareHandlers(before: ResourceType, after: ResourceType): RawChange[]
         message: `${action} handler added`,
         place: { handler: action },
       });
+  }
+  return changes;
+}
+
+/** A reference as it reads: the type, and which member gives which of its properties. */
+function describeReference(ref: Reference): string {
+  const ids = ref.ids.map((id) => `${id.member} → ${id.target === '' ? 'its identifier' : id.target}`);
+  return `${ref.typeName}${ids.length > 0 ? ` (${ids.join(', ')})` : ''}`;
+}
+
+/** The members a reference reads its values from ('' for an implicit mapping: the same names). */
+const membersOf = (ref: Reference) =>
+  ref.ids
+    .map((id) => id.member)
+    .sort()
+    .join('\u0000');
+
+const sameReference = (a: Reference, b: Reference) =>
+  a.typeName === b.typeName && a.rel === b.rel && jsonEqual(a.ids, b.ids);
+
+/**
+ * References to other types (`relationshipRef`, `traits.references`, `x-typeplane-references`). One
+ * added or retargeted is dangerous rather than breaking: whether it is enforced (values must name an
+ * existing resource) depends on the referenced type's identifier, which another document declares.
+ * One removed takes a check away. A reference is matched to the earlier one that reads the same
+ * members; otherwise it is new.
+ */
+function compareReferences(before: ResourceType, after: ResourceType): RawChange[] {
+  const changes: RawChange[] = [];
+  const old = before.traits.references.filter(
+    (r) => !after.traits.references.some((n) => sameReference(r, n)),
+  );
+  const located = (ref: Reference): Place => {
+    const origin = originOf(ref);
+    return origin !== undefined ? { document: origin } : { type: true };
+  };
+  const property = (ref: Reference) => (ref.ids.length === 1 ? { property: ref.ids[0]!.member } : {});
+  for (const ref of after.traits.references) {
+    if (before.traits.references.some((o) => sameReference(o, ref))) continue;
+    const members = membersOf(ref);
+    const at = members === '' ? -1 : old.findIndex((o) => membersOf(o) === members);
+    if (at >= 0) {
+      const [was] = old.splice(at, 1);
+      changes.push({
+        rule: 'TP6208',
+        message: `reference retargeted from ${describeReference(was!)} to ${describeReference(ref)}: stored values may name resources that are not of the new target, and requests may be refused or no longer checked`,
+        ...property(ref),
+        place: located(ref),
+      });
+    } else
+      changes.push({
+        rule: 'TP6207',
+        message: `reference to ${describeReference(ref)} added: where it covers ${ref.typeName}'s identifier, requests naming a resource that does not exist are refused (stored resources keep their values)`,
+        ...property(ref),
+        place: located(ref),
+      });
+  }
+  const existsAfter = new PointerResolver(after.schema);
+  for (const ref of old) {
+    const member = ref.ids[0]?.member;
+    changes.push({
+      rule: 'TP6110',
+      message: `reference to ${describeReference(ref)} removed: values are no longer checked against ${ref.typeName}`,
+      ...property(ref),
+      place:
+        member !== undefined && existsAfter.resolves(member)
+          ? { schema: schemaPathOf(member) }
+          : { type: true },
+    });
   }
   return changes;
 }

@@ -219,6 +219,7 @@ function place(raw: RawChange, type: ResourceType, target: Target): Change {
 
 /** The pointer in the document `type` came from: the two dialects keep a type's parts in different places. */
 function documentPointer(type: ResourceType, at: Place): string {
+  if ('document' in at) return at.document;
   if (type.dialect === 'resource-schema') {
     if ('schema' in at) return at.schema;
     if ('configuration' in at) return `/typeConfiguration${at.configuration}`;
@@ -226,7 +227,7 @@ function documentPointer(type: ResourceType, at: Place): string {
     if ('type' in at) return '';
     // A handler removed is shown where the handlers are (the document's top when none are left).
     if (at.handler === undefined) return Object.keys(type.handlers).length > 0 ? '/handlers' : '';
-    return `/handlers/${at.handler}${at.permissions ? '/permissions' : ''}`;
+    return `/handlers/${at.handler}${at.permissions ? '/permissions' : at.timeout ? '/timeoutInMinutes' : ''}`;
   }
   const name = `/types/${escapePointerToken(type.typeName.slice(type.typeName.indexOf('/') + 1))}`;
   const schema = `${name}/apiVersions/${escapePointerToken(type.apiVersion ?? '')}/schema`;

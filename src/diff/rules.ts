@@ -41,6 +41,8 @@ export const CHANGE_RULES = {
   TP6107: { verdict: 'safe', title: 'handler added' },
   TP6108: { verdict: 'safe', title: 'handler needs fewer permissions' },
   TP6109: { verdict: 'safe', title: 'property no longer deprecated' },
+  TP6110: { verdict: 'safe', title: 'reference removed: values are no longer checked' },
+  TP6111: { verdict: 'safe', title: 'handler timeout lengthened' },
 
   TP6201: { verdict: 'dangerous', title: 'default changed' },
   TP6202: { verdict: 'dangerous', title: 'oneOf/anyOf/allOf changed (not analysed further)' },
@@ -48,6 +50,9 @@ export const CHANGE_RULES = {
   TP6204: { verdict: 'dangerous', title: 'handler needs more permissions' },
   TP6205: { verdict: 'dangerous', title: 'property deprecated' },
   TP6206: { verdict: 'dangerous', title: 'property made conditionally create-only' },
+  TP6207: { verdict: 'dangerous', title: 'reference added: values may have to name an existing resource' },
+  TP6208: { verdict: 'dangerous', title: 'reference retargeted to another type or property' },
+  TP6209: { verdict: 'dangerous', title: 'handler timeout shortened' },
 } as const satisfies Record<string, ChangeRuleInfo>;
 
 export type ChangeRuleId = keyof typeof CHANGE_RULES;

@@ -23,6 +23,10 @@ interface Spec {
   deprecated?: string[];
   /** Handler → its permissions (resource schemas only). */
   handlers?: Record<string, string[]>;
+  /** Handler → its timeoutInMinutes, where given (resource schemas only). */
+  timeouts?: Record<string, number>;
+  /** Property → the type its values name (a `relationshipRef` to the type's `Id`; resource schemas only). */
+  references?: Record<string, string>;
 }
 
 interface Case {
@@ -316,6 +320,54 @@ const CASES: Case[] = [
     at: '/properties/a',
     only: 'resource-schema',
   },
+  {
+    name: 'handler timeout shortened',
+    rules: ['TP6209'],
+    before: base({ a: S }, { handlers: { create: ['x:Create'] }, timeouts: { create: 60 } }),
+    after: base({ a: S }, { handlers: { create: ['x:Create'] }, timeouts: { create: 30 } }),
+    at: '/handlers/create/timeoutInMinutes',
+    only: 'resource-schema',
+  },
+  {
+    name: 'handler timeout lengthened',
+    rules: ['TP6111'],
+    before: base({ a: S }, { handlers: { create: ['x:Create'] }, timeouts: { create: 30 } }),
+    after: base({ a: S }, { handlers: { create: ['x:Create'] }, timeouts: { create: 90 } }),
+    at: '/handlers/create/timeoutInMinutes',
+    only: 'resource-schema',
+  },
+  {
+    name: 'reference added',
+    rules: ['TP6207'],
+    before: base({ a: S }),
+    after: base({ a: S }, { references: { a: 'Test::Diff::Other' } }),
+    at: '/properties/a/relationshipRef/typeName',
+    only: 'resource-schema',
+  },
+  {
+    name: 'reference retargeted',
+    rules: ['TP6208'],
+    before: base({ a: S }, { references: { a: 'Test::Diff::Other' } }),
+    after: base({ a: S }, { references: { a: 'Test::Diff::Another' } }),
+    at: '/properties/a/relationshipRef/typeName',
+    only: 'resource-schema',
+  },
+  {
+    name: 'reference removed',
+    rules: ['TP6110'],
+    before: base({ a: S }, { references: { a: 'Test::Diff::Other' } }),
+    after: base({ a: S }),
+    at: '/properties/a',
+    only: 'resource-schema',
+  },
+  {
+    name: 'reference unchanged',
+    rules: [],
+    before: base({ a: S }, { references: { a: 'Test::Diff::Other' } }),
+    after: base({ a: S }, { references: { a: 'Test::Diff::Other' } }),
+    at: '',
+    only: 'resource-schema',
+  },
   { name: 'nothing changed', rules: [], before: base({ a: S }), after: base({ a: S }), at: '' },
 ];
 
@@ -324,7 +376,17 @@ function resourceSchema(spec: Spec): string {
     {
       typeName: 'Test::Diff::Thing',
       description: 'A thing.',
-      properties: spec.properties,
+      properties: Object.fromEntries(
+        Object.entries(spec.properties).map(([name, schema]) => [
+          name,
+          spec.references?.[name]
+            ? {
+                ...schema,
+                relationshipRef: { typeName: spec.references[name], propertyPath: '/properties/Id' },
+              }
+            : schema,
+        ]),
+      ),
       ...(spec.required ? { required: spec.required } : {}),
       additionalProperties: false,
       primaryIdentifier: spec.primary ?? ['/properties/name'],
@@ -336,7 +398,13 @@ function resourceSchema(spec: Spec): string {
       ...(spec.handlers
         ? {
             handlers: Object.fromEntries(
-              Object.entries(spec.handlers).map(([action, permissions]) => [action, { permissions }]),
+              Object.entries(spec.handlers).map(([action, permissions]) => [
+                action,
+                {
+                  permissions,
+                  ...(spec.timeouts?.[action] ? { timeoutInMinutes: spec.timeouts[action] } : {}),
+                },
+              ]),
             ),
           }
         : {}),
@@ -508,6 +576,57 @@ describe('types and API versions', () => {
     assert.equal(result.changes.length, 0);
     assert.equal(result.problems[0]?.rule, 'TP1005');
     assert.equal(result.problems[0]?.file, 'b.json');
+  });
+});
+
+describe('references in manifests', () => {
+  const withReferences = (owner: string, team: string) =>
+    toYaml({
+      namespace: 'Test.Diff',
+      types: {
+        things: {
+          description: 'A thing.',
+          'x-typeplane-references': [{ typeName: team, ids: { name: '/properties/team' } }],
+          apiVersions: {
+            '2025-01-01': {
+              schema: {
+                type: 'object',
+                properties: {
+                  owner: { type: 'string', 'x-typeplane-references': owner },
+                  team: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+      },
+    });
+
+  test('a property that now names another type, and a declared reference retargeted, are dangerous and located where each is written', () => {
+    const before = withReferences('Test.Diff/people', 'Test.Diff/teams');
+    const after = withReferences('Test.Diff/accounts', 'Test.Diff/groups');
+    const result = diffDocuments({ text: before, file: 'a.yaml' }, { text: after, file: 'b.yaml' });
+    assert.deepEqual(result.problems, []);
+    const changes = result.changes.map((c) => [c.rule, c.verdict, c.pointer]).sort();
+    assert.deepEqual(changes, [
+      [
+        'TP6208',
+        'dangerous',
+        '/types/things/apiVersions/2025-01-01/schema/properties/owner/x-typeplane-references',
+      ],
+      ['TP6208', 'dangerous', '/types/things/x-typeplane-references/0/typeName'],
+    ]);
+    const owner = result.changes.find((c) => c.pointer.endsWith('/owner/x-typeplane-references'))!;
+    assert.match(owner.message, /from Test\.Diff\/people .* to Test\.Diff\/accounts/);
+    assert.equal(owner.property, '/properties/owner');
+    const line = after.split('\n')[owner.line! - 1]!;
+    assert.match(line, /x-typeplane-references: Test\.Diff\/accounts/);
+    assert.equal(result.counts.dangerous, 2);
+  });
+
+  test('the same references in both versions are no change', () => {
+    const doc = withReferences('Test.Diff/people', 'Test.Diff/teams');
+    assert.deepEqual(diffDocuments({ text: doc }, { text: doc }).changes, []);
   });
 });
 

@@ -12,6 +12,7 @@ import { findRefCycles } from './ref-cycles.js';
 export { resourceSchemaMetaSchema, META_SCHEMA_AJV_OPTIONS } from './meta-schema.js';
 export { metaSchemaValidator } from './structure.js';
 export { PointerResolver } from './semantic.js';
+export { originOf } from './reference-origins.js';
 
 export interface DialectResult {
   findings: Finding[];
