@@ -2,7 +2,7 @@
  * `typeplane serve` and its tokens, as a child process: the first start on empty data prints one
  * admin token on stdout (a later start does not); TYPEPLANE_ADMIN_TOKEN makes that token an admin
  * without printing it; plain HTTP beyond loopback needs TLS or --allow-plain-http; logs never carry
- * a token, even at trace level.
+ * a token, even at trace level. Over TLS both APIs answer on the one port.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,10 +11,33 @@ import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { generateToken } from '../../src/auth/index.js';
+import { signedHeaders } from '../helpers/cloudcontrol.js';
 import { api, spawnServer, tempDir } from '../helpers/service.js';
 
 const TLS_CERT = fileURLToPath(new URL('../fixtures/tls/test-only-cert.pem', import.meta.url));
 const TLS_KEY = fileURLToPath(new URL('../fixtures/tls/test-only-key.pem', import.meta.url));
+
+/** One request to a server on `port` serving HTTPS with the test certificate. */
+function overTls(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      { host: '127.0.0.1', port, method, path, servername: 'localhost', ca: readFileSync(TLS_CERT), headers },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -108,27 +131,29 @@ test('plain HTTP beyond loopback is refused unless --allow-plain-http; with --tl
   try {
     assert.match(tls.url, /^https:\/\/0\.0\.0\.0:\d+$/);
     const port = Number(new URL(tls.url).port);
-    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpsRequest(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/v1/types',
-          servername: 'localhost',
-          ca: readFileSync(TLS_CERT),
-          headers: { authorization: `Bearer ${tls.token}` },
-        },
-        (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
+    const answer = await overTls(port, 'GET', '/v1/types', { authorization: `Bearer ${tls.token}` });
     assert.equal(answer.status, 200, answer.body);
     assert.deepEqual(JSON.parse(answer.body), { types: [] });
+    // The Cloud Control API on the same port: a signed POST, its body read over TLS.
+    const made = await overTls(
+      port,
+      'POST',
+      '/v1/tokens',
+      { authorization: `Bearer ${tls.token}`, 'content-type': 'application/json' },
+      JSON.stringify({ role: 'reader', awsKeys: true }),
+    );
+    assert.equal(made.status, 201, made.body);
+    const keys = JSON.parse(made.body) as { accessKeyId: string; secretAccessKey: string };
+    const body = JSON.stringify({ MaxResults: 5 });
+    const listed = await overTls(
+      port,
+      'POST',
+      '/',
+      signedHeaders({ keys, url: `https://127.0.0.1:${port}`, operation: 'ListResourceRequests', body }),
+      body,
+    );
+    assert.equal(listed.status, 200, listed.body);
+    assert.deepEqual(JSON.parse(listed.body), { ResourceRequestStatusSummaries: [] });
     // Plain HTTP to the TLS port gets no API answer.
     await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`));
   } finally {
