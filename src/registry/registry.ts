@@ -100,8 +100,8 @@ export class Registry {
     if (refusals.length > 0) throw breakingRefused(refusals, 'register');
     const registeredAt = new Date().toISOString();
     const registrations: Registration[] = [];
-    for (const planned of plans) {
-      const { record, plan } = await this.storePlan(planned, source, registeredAt, target, allowBreaking);
+    const stored = await this.storePlans(plans, source, registeredAt, target, allowBreaking);
+    for (const { record, plan } of stored) {
       this.latest.delete(record.typeName);
       const {
         type: _type,
@@ -122,30 +122,44 @@ export class Registry {
   }
 
   /**
-   * Store a plan's new version, only if what the plan was decided on still holds (checked in the
-   * insert's transaction): a registration or a resource that got in first makes it decide again, on
-   * what is there now (an identical registration that got in first leaves nothing to do).
+   * Store the plans' new versions, all or none (a manifest's types are registered together), only if
+   * what each plan was decided on still holds (checked in the insert's transaction): a registration or
+   * a resource that got in first makes them all decide again, on what is there now (an identical
+   * registration that got in first leaves nothing to do for its type).
    */
-  private async storePlan(
-    plan: Plan,
+  private async storePlans(
+    plans: Plan[],
     source: string,
     registeredAt: string,
     target: Target,
     allowBreaking: boolean,
-  ): Promise<{ record: StoredType; plan: Plan }> {
+  ): Promise<{ record: StoredType; plan: Plan }[]> {
     for (let attempt = 1; ; attempt++) {
-      if (plan.outcome === 'unchanged') return { record: plan.current!, plan };
+      const changing = plans.filter((p) => p.outcome !== 'unchanged');
       try {
-        const record = await this.store.addTypeVersion(
-          { typeName: plan.type.typeName, model: plan.type, source, registeredAt },
-          plan.expected,
+        const records =
+          changing.length === 0
+            ? []
+            : await this.store.addTypeVersions(
+                changing.map((plan) => ({
+                  type: { typeName: plan.type.typeName, model: plan.type, source, registeredAt },
+                  expected: plan.expected,
+                })),
+              );
+        return plans.map((plan) =>
+          plan.outcome === 'unchanged'
+            ? { record: plan.current!, plan }
+            : { record: records[changing.indexOf(plan)]!, plan },
         );
-        return { record, plan };
       } catch (error) {
         if (!(error instanceof TypeChangedMeanwhile)) throw error;
         if (attempt >= PLAN_ATTEMPTS) throw keptChanging(error);
-        plan = await this.plan(plan.type, plan.compiled, target, allowBreaking);
-        if (plan.refusal) throw breakingRefused([plan.refusal], 'register');
+        const again: Plan[] = [];
+        for (const plan of plans)
+          again.push(await this.plan(plan.type, plan.compiled, target, allowBreaking));
+        const refusals = again.flatMap((p) => (p.refusal ? [p.refusal] : []));
+        if (refusals.length > 0) throw breakingRefused(refusals, 'register');
+        plans = again;
       }
     }
   }

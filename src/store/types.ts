@@ -214,6 +214,14 @@ export interface Store {
    */
   addTypeVersion(type: Omit<StoredType, 'version'>, expected?: TypeVersionExpectation): Promise<StoredType>;
   /**
+   * {@link addTypeVersion} for several types at once (a manifest's), all or none: when one
+   * expectation does not hold, {@link TypeChangedMeanwhile} names that type and nothing is written.
+   * The records come back in the order given.
+   */
+  addTypeVersions(
+    entries: readonly { type: Omit<StoredType, 'version'>; expected?: TypeVersionExpectation }[],
+  ): Promise<StoredType[]>;
+  /**
    * Makes an existing version the default; false when there is no such version. With `expected`, as
    * {@link addTypeVersion}.
    */

@@ -1,8 +1,8 @@
 /**
  * Type versions in both stores: numbered in registration order, a default that can be moved, one
  * version removed while others stay, refusals naming counts, and each resource's recorded version;
- * a new default stored only while what it was decided on holds, and operations begun only under the
- * default version they were checked against.
+ * a new default stored only while what it was decided on holds (several types' together, or none),
+ * and operations begun only under the default version they were checked against.
  */
 import assert from 'node:assert/strict';
 import { TypeplaneError } from '../../src/errors.js';
@@ -180,6 +180,40 @@ eachStore(
     assert.equal((await store.addTypeVersion(type, { defaultVersion: '1' })).version, '2');
   },
 );
+
+eachStore("several types' versions are stored together or not at all", async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  const OTHER = 'Acme::Test::Other';
+  await addVersion(store, OTHER);
+  const { version: _a, ...first } = storedType(NAME, '1', at(1));
+  const { version: _b, ...second } = storedType(OTHER, '1', at(1));
+  // The second type's default moved on since the registration was decided: neither is written.
+  await assert.rejects(
+    store.addTypeVersions([
+      { type: first, expected: { defaultVersion: undefined } },
+      { type: second, expected: { defaultVersion: undefined } },
+    ]),
+    (e: unknown) => changedMeanwhile(e) && (e as Error).message.includes(OTHER),
+  );
+  assert.equal(await store.getTypeStamp(NAME), undefined);
+  assert.deepEqual(
+    (await store.listTypeVersions(OTHER)).map((v) => v.version),
+    ['1'],
+  );
+  // Decided on what is there: both written, each with its next number, in the order given.
+  const added = await store.addTypeVersions([
+    { type: first, expected: { defaultVersion: undefined } },
+    { type: second, expected: { defaultVersion: '1' } },
+  ]);
+  assert.deepEqual(
+    added.map((r) => [r.typeName, r.version]),
+    [
+      [NAME, '1'],
+      [OTHER, '2'],
+    ],
+  );
+  assert.equal((await store.getTypeStamp(OTHER))?.version, '2');
+});
 
 eachStore('an operation checked against a default version that moved on does not begin', async (t, kind) => {
   const { store } = await freshStoreOf(t, kind);

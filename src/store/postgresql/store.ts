@@ -286,20 +286,38 @@ export class PostgresStore implements Store {
     type: Omit<StoredType, 'version'>,
     expected?: TypeVersionExpectation,
   ): Promise<StoredType> {
-    // Under the type's lock: two registrations at once get two numbers, not one; and what they were
+    return (await this.addTypeVersions([{ type, ...(expected ? { expected } : {}) }]))[0]!;
+  }
+
+  async addTypeVersions(
+    entries: readonly { type: Omit<StoredType, 'version'>; expected?: TypeVersionExpectation }[],
+  ): Promise<StoredType[]> {
+    // Under each type's lock: two registrations at once get two numbers, not one; and what they were
     // decided against is read after every begin that took the lock shared (see beginOperation) committed.
-    return this.transaction(async (c) => {
-      await checkExpected(c, type.typeName, expected);
-      const { rows } = await c.query<{ version: string }>(
-        `INSERT INTO types (${TYPE_COLUMNS}, seq)
-         SELECT $1, (COALESCE(MAX(CASE WHEN version ~ '^[0-9]{1,9}$' THEN version::integer END), 0) + 1)::text,
-           $2, $3, $4, nextval('types_seq')
-         FROM types WHERE type_name = $1
-         RETURNING version`,
-        [type.typeName, JSON.stringify(type.model), type.source, isoTime(type.registeredAt, 'registeredAt')],
-      );
-      return { ...type, version: rows[0]!.version };
-    }, typeKey(type.typeName));
+    return this.transaction(
+      async (c) => {
+        const added: StoredType[] = [];
+        for (const { type, expected } of entries) {
+          await checkExpected(c, type.typeName, expected);
+          const { rows } = await c.query<{ version: string }>(
+            `INSERT INTO types (${TYPE_COLUMNS}, seq)
+             SELECT $1, (COALESCE(MAX(CASE WHEN version ~ '^[0-9]{1,9}$' THEN version::integer END), 0) + 1)::text,
+               $2, $3, $4, nextval('types_seq')
+             FROM types WHERE type_name = $1
+             RETURNING version`,
+            [
+              type.typeName,
+              JSON.stringify(type.model),
+              type.source,
+              isoTime(type.registeredAt, 'registeredAt'),
+            ],
+          );
+          added.push({ ...type, version: rows[0]!.version });
+        }
+        return added;
+      },
+      entries.map(({ type }) => typeKey(type.typeName)),
+    );
   }
 
   async setDefaultTypeVersion(
@@ -666,7 +684,8 @@ export class PostgresStore implements Store {
    */
   private async transaction<T>(
     work: (client: pg.PoolClient) => Promise<T>,
-    lockOn?: string,
+    /** Keys locked exclusively, always in one order (so that two transactions never wait on each other). */
+    lockOn?: string | readonly string[],
     /** A key whose lock is taken shared, after `lockOn`'s. */
     shareLockOn?: string,
   ): Promise<T> {
@@ -677,7 +696,9 @@ export class PostgresStore implements Store {
         await client.query(
           [
             'BEGIN',
-            ...(lockOn === undefined ? [] : [`SELECT pg_advisory_xact_lock(${lockNumber(lockOn)})`]),
+            ...[...new Set((typeof lockOn === 'string' ? [lockOn] : (lockOn ?? [])).map(lockNumber))]
+              .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+              .map((n) => `SELECT pg_advisory_xact_lock(${n})`),
             ...(shareLockOn === undefined
               ? []
               : [`SELECT pg_advisory_xact_lock_shared(${lockNumber(shareLockOn)})`]),

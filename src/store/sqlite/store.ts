@@ -199,6 +199,12 @@ export class SqliteStore implements Store {
     return this.tx.addTypeVersion.immediate(type, expected);
   }
 
+  async addTypeVersions(
+    entries: readonly { type: Omit<StoredType, 'version'>; expected?: TypeVersionExpectation }[],
+  ): Promise<StoredType[]> {
+    return this.tx.addTypeVersions.immediate(entries);
+  }
+
   async setDefaultTypeVersion(
     typeName: string,
     version: string,
@@ -656,6 +662,12 @@ export class SqliteStore implements Store {
           );
           return { ...type, version: row!.version };
         },
+      ),
+      // Each in a savepoint of the one transaction: a refusal undoes them all.
+      addTypeVersions: this.db.transaction(
+        (
+          entries: readonly { type: Omit<StoredType, 'version'>; expected?: TypeVersionExpectation }[],
+        ): StoredType[] => entries.map(({ type, expected }) => this.tx.addTypeVersion(type, expected)),
       ),
       setDefaultTypeVersion: this.db.transaction(
         (typeName: string, version: string, expected: TypeVersionExpectation | undefined): boolean => {
