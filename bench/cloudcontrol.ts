@@ -12,9 +12,12 @@
  * (native paths and bodies; Cloud Control bodies signed, each with its own signature, within the five
  * minutes the server accepts them): signing is then no part of the load. The client's HTTP work still
  * differs (a signed read is a POST with six headers and a body, a native read a GET with one header),
- * and on two cores it still weighs on the server's figure. The same pairs are also run
- * with every Cloud Control request signed in the loop, as an SDK signs it (the signing key derived once
- * a day, as SDKs cache it), and printed beside: that figure includes the load generator's signing.
+ * and on two cores it still weighs on the server's figure. So reads are also run under a lean load:
+ * prepared requests written as bytes on raw connections, answers read no further than their status
+ * and length, so that the client's work per request is alike for both APIs and the ratio is the
+ * server's alone (printed beside the verdict). The same pairs are also run with every Cloud Control
+ * request signed in the loop, as an SDK signs it (the signing key derived once a day, as SDKs cache
+ * it), and printed beside: that figure includes the load generator's signing.
  * The server's CPU per request (from /proc) is printed for every phase. Phases alternate between the
  * two APIs over ROUNDS rounds and each ratio is the median of the rounds', so a burst of other work on
  * a shared machine moves one round, not the verdict.
@@ -22,6 +25,7 @@
 import { createHmac, hash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -161,6 +165,93 @@ async function phase(seconds: number, op: Op): Promise<Phase> {
   };
 }
 
+/** A request made ready to send: method, path, headers and body. */
+interface Call {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** A request as the bytes that go on the wire. */
+function wireBytes(call: Call): Buffer {
+  const headers: Record<string, string> = { host: server.url.host, ...call.headers };
+  if (call.body !== undefined) headers['content-length'] = String(Buffer.byteLength(call.body));
+  const lines = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return Buffer.from(`${call.method} ${call.path} HTTP/1.1\r\n${lines}\r\n${call.body ?? ''}`);
+}
+
+/**
+ * A phase of the lean load: CLIENTS raw keep-alive connections, each writing the next of `requests`
+ * (prepared bytes) once its last one is answered, and reading no more of an answer than its status and
+ * length. The client then does the same small work per request for both APIs, whatever their headers
+ * and bodies: what differs is the server's.
+ */
+async function leanPhase(seconds: number, requests: Buffer[]): Promise<Phase> {
+  const cpu0 = cpuSeconds(server.child.pid);
+  const client0 = process.cpuUsage();
+  const latencies: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  let firstFailure: string | undefined;
+  let next = 0;
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from(
+      { length: CLIENTS },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const socket = connect(Number(server.url.port), server.url.hostname);
+          socket.setNoDelay(true);
+          let pending = '';
+          let sent = 0;
+          const send = () => {
+            if (performance.now() >= end) {
+              socket.end();
+              return resolve();
+            }
+            sent = performance.now();
+            socket.write(requests[next++ % requests.length]!);
+          };
+          socket.on('connect', send);
+          socket.on('error', reject);
+          socket.on('data', (data: Buffer) => {
+            pending += data.toString('latin1');
+            const headEnd = pending.indexOf('\r\n\r\n');
+            if (headEnd < 0) return;
+            const length = /\r\ncontent-length: *(\d+)/i.exec(pending.slice(0, headEnd));
+            if (!length) return reject(new Error(`an answer without a length: ${pending.slice(0, 300)}`));
+            if (pending.length < headEnd + 4 + Number(length[1])) return;
+            latencies.push(performance.now() - sent);
+            if (pending.startsWith('HTTP/1.1 200 ')) ok++;
+            else {
+              failed++;
+              firstFailure ??= pending.slice(0, 300);
+            }
+            pending = '';
+            send();
+          });
+        }),
+    ),
+  );
+  const wall = (performance.now() - start) / 1000;
+  const client = process.cpuUsage(client0);
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: ok / wall,
+    ok,
+    failed,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    serverCpu: (cpuSeconds(server.child.pid) - cpu0) / wall,
+    clientCpu: (client.user + client.system) / 1e6 / wall,
+    ...(firstFailure === undefined ? {} : { firstFailure }),
+  };
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -200,13 +291,6 @@ async function main(): Promise<void> {
   const statusOf = (text: string, key: string, status: string) =>
     (JSON.parse(text) as Record<string, { [k: string]: string }>)[key]?.[status];
 
-  /** One request, made ready to send. */
-  interface Call {
-    method: string;
-    path: string;
-    headers: Record<string, string>;
-    body?: string;
-  }
   const nativeCreateCall = (name: string, seq: number): Call => ({
     method: 'POST',
     path: TYPE_PATH,
@@ -292,24 +376,29 @@ async function main(): Promise<void> {
   await phase(WARMUP_S, readOp(nativeReadCall, warm, true));
 
   type Pair = { native: Phase; cc: Phase };
-  const results: Record<'creates' | 'reads' | 'createsSigned' | 'readsSigned', Pair[]> = {
+  const results: Record<'creates' | 'reads' | 'createsSigned' | 'readsSigned' | 'readsLean', Pair[]> = {
     creates: [],
     reads: [],
     createsSigned: [],
     readsSigned: [],
+    readsLean: [],
   };
+  /** Prepared reads of a sample of `names`, as bytes for the lean load. */
+  const leanReads = (make: (name: string) => Call, names: string[]) =>
+    Array.from({ length: Math.min(READ_SAMPLE, names.length) }, () => wireBytes(make(pick(names))));
   for (let round = 0; round < ROUNDS; round++) {
     const names: string[] = [...warm];
     // Who goes first alternates, so a drift in the machine's speed favours neither. Requests are
     // prepared as each phase is made, just before it runs.
-    const pair = async (native: () => Op, cc: () => Op): Promise<Pair> => {
+    const pair = async (native: () => Promise<Phase>, cc: () => Promise<Phase>): Promise<Pair> => {
       if (round % 2 === 0) {
-        const n = await phase(DURATION_S, native());
-        return { native: n, cc: await phase(DURATION_S, cc()) };
+        const n = await native();
+        return { native: n, cc: await cc() };
       }
-      const c = await phase(DURATION_S, cc());
-      return { native: await phase(DURATION_S, native()), cc: c };
+      const c = await cc();
+      return { native: await native(), cc: c };
     };
+    const run = (op: () => Op) => () => phase(DURATION_S, op());
     for (const prepared of [true, false]) {
       const [creates, reads] = prepared
         ? (['creates', 'reads'] as const)
@@ -317,17 +406,23 @@ async function main(): Promise<void> {
       const tag = prepared ? '' : 's';
       results[creates].push(
         await pair(
-          () => createOp(nativeCreateCall, created(true), `n${tag}${round}-`, names, prepared),
-          () => createOp(ccCreateCall, created(false), `c${tag}${round}-`, names, prepared),
+          run(() => createOp(nativeCreateCall, created(true), `n${tag}${round}-`, names, prepared)),
+          run(() => createOp(ccCreateCall, created(false), `c${tag}${round}-`, names, prepared)),
         ),
       );
       results[reads].push(
         await pair(
-          () => readOp(nativeReadCall, names, prepared),
-          () => readOp(ccReadCall, names, prepared),
+          run(() => readOp(nativeReadCall, names, prepared)),
+          run(() => readOp(ccReadCall, names, prepared)),
         ),
       );
     }
+    results.readsLean.push(
+      await pair(
+        () => leanPhase(DURATION_S, leanReads(nativeReadCall, names)),
+        () => leanPhase(DURATION_S, leanReads(ccReadCall, names)),
+      ),
+    );
     console.log(`round ${round + 1}`);
     show('native create (bearer)', results.creates[round]!.native);
     show('Cloud Control create (SigV4)', results.creates[round]!.cc);
@@ -338,6 +433,9 @@ async function main(): Promise<void> {
     show('Cloud Control create (SigV4)', results.createsSigned[round]!.cc);
     show('native read (bearer)', results.readsSigned[round]!.native);
     show('Cloud Control read (SigV4)', results.readsSigned[round]!.cc);
+    console.log('  lean load (prepared bytes on raw connections):');
+    show('native read (bearer)', results.readsLean[round]!.native);
+    show('Cloud Control read (SigV4)', results.readsLean[round]!.cc);
   }
   const ratio = (pairs: Pair[]) => median(pairs.map((r) => r.cc.perSecond / r.native.perSecond));
   const verdict = (r: number) => (r >= TARGET ? 'meets' : 'below');
@@ -359,6 +457,10 @@ async function main(): Promise<void> {
   // The load generator shares the machine: signing is real client work that any SigV4 client pays.
   console.log(
     `signed in the loop (the load generator's signing on the same cores): creates ${fmt(ratio(results.createsSigned), 2)}, reads ${fmt(ratio(results.readsSigned), 2)}; client CPU a request, native / Cloud Control: creates ${fmt(cpuRatio(results.createsSigned, 'clientCpu'), 2)}, reads ${fmt(cpuRatio(results.readsSigned, 'clientCpu'), 2)}`,
+  );
+  // The client's work per request is alike for both APIs here: the ratio is the server's alone.
+  console.log(
+    `lean load (the client's work alike for both): reads ${fmt(ratio(results.readsLean), 2)} (rounds ${spread(results.readsLean)}); server CPU a read, native / Cloud Control: ${fmt(cpuRatio(results.readsLean), 2)}`,
   );
   console.log(
     `load average now ${loadavg()
