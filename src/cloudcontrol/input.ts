@@ -37,6 +37,9 @@ export class Input {
     }
     if (typeof value !== 'string' || value.length === 0 || value.length > max)
       throw bad(`${name} must be a string of 1 to ${max} characters`);
+    // No name, identifier or token holds U+0000 (nor can PostgreSQL text), as the /v1 API refuses it
+    // in a path; a JSON document's text cannot hold one unescaped either.
+    if (value.includes('\u0000')) throw bad(`${name} contains U+0000 (NUL), which none holds`);
     return value;
   }
 
