@@ -15,7 +15,13 @@ import { parseArgs } from 'node:util';
 import { cpus, loadavg } from 'node:os';
 import { checkConsistency } from '../src/engine/index.js';
 import { startTestService } from '../test/helpers/service.js';
-import { formatTally, fuzzSetup, runFuzzInWorker, startWatchdog } from '../test/security/fuzz-requests.js';
+import {
+  formatTally,
+  fuzzAwsKeys,
+  fuzzSetup,
+  runFuzzInWorker,
+  startWatchdog,
+} from '../test/security/fuzz-requests.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +38,7 @@ const svc = await startTestService();
 let failed: boolean;
 try {
   const scoped = await fuzzSetup(svc.call, seed);
+  const awsKeys = await fuzzAwsKeys(svc.call);
   console.log(
     `fuzz: ${requests} requests, concurrency ${concurrency}, seed ${seed}; ${cpus().length} cores, load ${loadavg()
       .map((l) => l.toFixed(1))
@@ -43,6 +50,7 @@ try {
     url: svc.url,
     token: svc.token,
     scoped,
+    awsKeys,
     requests,
     concurrency,
     seed,

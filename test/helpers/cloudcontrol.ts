@@ -54,11 +54,12 @@ export function signedHeaders({
   keys: { accessKeyId: string; secretAccessKey: string };
   url: string;
   operation: string;
-  body: string;
+  /** The body as sent (bytes that are not UTF-8 text are signed as they are). */
+  body: string | Buffer;
   time?: Date;
   region?: string;
 }): Record<string, string> {
-  const sha256 = (data: string) => createHash('sha256').update(data).digest('hex');
+  const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
   const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
   const amzDate = time.toISOString().replace(/[-:]|\.\d{3}/g, '');
   const day = amzDate.slice(0, 8);

@@ -14,7 +14,10 @@
  * on the resource's own paths (copy bombs), tokens scoped by globs built to backtrack against long
  * names, long strings against patterns of a thousand instructions, YAML type documents of anchors and
  * aliases, lone surrogates and NFD spellings in strings, and references from a writer scoped to one
- * type to resources of a type it cannot see (always 403). {@link startWatchdog} watches the server
+ * type to resources of a type it cannot see (always 403). With access keys, one request in thirteen
+ * is a Cloud Control request (POST /): an operation with members valid or not, as JSON or not, signed
+ * as it is sent by a writer's key, a key scoped to one type, a wrong secret, or unsigned; judged by
+ * AWS's statuses and error shape. {@link startWatchdog} watches the server
  * meanwhile: an event-loop delay over 200 ms or an RSS over 1 GB fails the run like a 5xx.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,6 +26,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { ERROR_CODES, isErrorCode } from '../../src/errors.js';
+import { signedHeaders } from '../helpers/cloudcontrol.js';
 
 export const WIDGET = 'Test::Fuzz::Widget';
 export const PAIR = 'Test::Fuzz::Pair';
@@ -150,6 +154,18 @@ export interface FuzzRequest {
   expect?: number[];
   /** A 202 must carry an operation that already FAILED. */
   mustFail?: boolean;
+  /** The Cloud Control exception (`__type`) a refusal must be, when the request alone decides it. */
+  expectType?: string;
+  /** A Cloud Control request, signed as it is sent (its time must be now) with these keys. */
+  sign?: { keys: 'writer' | 'scoped' | 'wrong-secret'; operation: string };
+}
+
+/** Access key pairs for the Cloud Control requests (see {@link fuzzAwsKeys}). */
+export interface FuzzAwsKeys {
+  /** A writer's, of every type. */
+  writer: { accessKeyId: string; secretAccessKey: string };
+  /** A writer's, scoped to {@link LINK}. */
+  scoped: { accessKeyId: string; secretAccessKey: string };
 }
 
 /** Statuses the API documents; 5xx never comes from a request alone. */
@@ -278,6 +294,18 @@ interface Template {
   expect?: number[];
   /** A 202 must carry an operation that already FAILED. */
   mustFail?: boolean;
+  /** The Cloud Control exception (`__type`) a refusal must be, when the request alone decides it. */
+  expectType?: string;
+  /** A Cloud Control request, signed as it is sent (its time must be now) with these keys. */
+  sign?: { keys: 'writer' | 'scoped' | 'wrong-secret'; operation: string };
+}
+
+/** Access key pairs for the Cloud Control requests (see {@link fuzzAwsKeys}). */
+export interface FuzzAwsKeys {
+  /** A writer's, of every type. */
+  writer: { accessKeyId: string; secretAccessKey: string };
+  /** A writer's, scoped to {@link LINK}. */
+  scoped: { accessKeyId: string; secretAccessKey: string };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -337,6 +365,25 @@ export async function fuzzSetup(
       throw new Error(`a fuzz link was not created: ${JSON.stringify(res.body)}`);
   }
   return tokens;
+}
+
+/** Access key pairs for the Cloud Control requests: a writer's, and a writer's scoped to {@link LINK}. */
+export async function fuzzAwsKeys(
+  call: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>,
+): Promise<FuzzAwsKeys> {
+  const make = async (types?: string[]) => {
+    const res = await call('POST', '/v1/tokens', {
+      role: 'writer',
+      awsKeys: true,
+      ...(types ? { types } : {}),
+    });
+    if (res.status !== 201) throw new Error(`fuzz access keys were refused: ${JSON.stringify(res.body)}`);
+    return {
+      accessKeyId: res.body.accessKeyId as string,
+      secretAccessKey: res.body.secretAccessKey as string,
+    };
+  };
+  return { writer: await make(), scoped: await make([LINK]) };
 }
 
 /** A long name for a glob to match: repeats of a part, up to the path limit. */
@@ -1025,6 +1072,193 @@ const extraHeaders = fc.oneof(
  * Requests for a server whose admin token is `token`; `scoped` are the tokens of
  * {@link fuzzTokenSpecs}, in order.
  */
+// ---------------------------------------------------------------------------------------------
+// Cloud Control (POST /, AWS JSON 1.0, SigV4)
+
+const CC_OPERATIONS = [
+  'CreateResource',
+  'GetResource',
+  'UpdateResource',
+  'DeleteResource',
+  'ListResources',
+  'GetResourceRequestStatus',
+  'ListResourceRequests',
+  'CancelResourceRequest',
+] as const;
+/** Operations that name a type: a key scoped to {@link LINK} naming another is refused. */
+const CC_TYPED = new Set([
+  'CreateResource',
+  'GetResource',
+  'UpdateResource',
+  'DeleteResource',
+  'ListResources',
+]);
+
+/** The members each operation needs (the others are sent or not). */
+const REQUIRED_MEMBERS: Record<string, string[]> = {
+  CreateResource: ['TypeName', 'DesiredState'],
+  GetResource: ['TypeName', 'Identifier'],
+  UpdateResource: ['TypeName', 'Identifier', 'PatchDocument'],
+  DeleteResource: ['TypeName', 'Identifier'],
+  ListResources: ['TypeName'],
+  GetResourceRequestStatus: ['RequestToken'],
+  CancelResourceRequest: ['RequestToken'],
+};
+
+/** A JSON document as a string member's value: well-formed, or text that is not JSON, or too large or deep. */
+const jsonMember = (valid: fc.Arbitrary<unknown>) =>
+  fc.oneof(
+    { weight: 6, arbitrary: valid.map((v) => JSON.stringify(v)) },
+    { weight: 1, arbitrary: anyText(40) },
+    { weight: 1, arbitrary: fc.integer({ min: 101, max: 400 }).map((d) => '['.repeat(d) + ']'.repeat(d)) },
+    {
+      weight: 1,
+      arbitrary: fc.constant(
+        JSON.stringify({ __proto__: 1, Name: 'n1' }).replace('"Name"', '"__proto__":{"x":1},"Name"'),
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 16_000, max: 70_000 }).map((n) => JSON.stringify({ Name: 'x'.repeat(n) })),
+    },
+  );
+
+const ccType = fc.oneof(
+  { weight: 6, arbitrary: typeName },
+  { weight: 2, arbitrary: fc.constant(LINK) },
+  { weight: 1, arbitrary: anyText(250) },
+);
+
+/** A member's value of the wrong kind. */
+const ccWrongValue = fc.oneof(
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 2 }),
+  fc.object({ maxDepth: 1 }),
+);
+
+/** The members of one operation, each present or not, valid or not. */
+function ccMembers(operation: string): fc.Arbitrary<{ members: Record<string, unknown>; odd: boolean }> {
+  const state = typeName.chain((t) => stateOf[t]);
+  const members: Record<string, fc.Arbitrary<unknown>> = {
+    TypeName: ccType,
+    Identifier: fc.oneof({ weight: 4, arbitrary: names }, { weight: 1, arbitrary: anyText(1100) }),
+    DesiredState: jsonMember(state),
+    PatchDocument: jsonMember(typeName.chain((t) => patchOps[t])),
+    ClientToken: clientToken,
+    MaxResults: fc.oneof(fc.integer({ min: -2, max: 120 }), fc.string({ maxLength: 4 })),
+    NextToken: forgedNextToken,
+    ResourceModel: jsonMember(fc.record({ Color: lower }, { requiredKeys: [] })),
+    RequestToken: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(RECENT_TOKEN) },
+      { weight: 1, arbitrary: fc.uuid() },
+      { weight: 1, arbitrary: anyText(140) },
+    ),
+    ResourceRequestStatusFilter: fc.record(
+      {
+        Operations: fc.array(fc.constantFrom('CREATE', 'UPDATE', 'DELETE', 'READ', 'x'), { maxLength: 3 }),
+        OperationStatuses: fc.array(fc.constantFrom('SUCCESS', 'FAILED', 'PENDING', 'nope'), {
+          maxLength: 3,
+        }),
+      },
+      { requiredKeys: [] },
+    ),
+    TypeVersionId: fc.constantFrom('1', '00000001', '2', '0', 'v1', '99999999999'),
+    RoleArn: fc.constantFrom('arn:aws:iam::123456789012:role/x', 'arn:aws:iam::123456789012:role/y', ''),
+  };
+  const names_: Record<string, string[]> = {
+    CreateResource: ['TypeName', 'DesiredState', 'ClientToken', 'TypeVersionId', 'RoleArn'],
+    GetResource: ['TypeName', 'Identifier', 'TypeVersionId'],
+    UpdateResource: ['TypeName', 'Identifier', 'PatchDocument', 'ClientToken'],
+    DeleteResource: ['TypeName', 'Identifier', 'ClientToken'],
+    ListResources: ['TypeName', 'MaxResults', 'NextToken', 'ResourceModel'],
+    GetResourceRequestStatus: ['RequestToken'],
+    ListResourceRequests: ['MaxResults', 'NextToken', 'ResourceRequestStatusFilter'],
+    CancelResourceRequest: ['RequestToken'],
+  };
+  const own = names_[operation] ?? ['TypeName'];
+  const required = REQUIRED_MEMBERS[operation] ?? [];
+  return fc
+    .tuple(
+      fc.record(Object.fromEntries(own.map((m) => [m, members[m]!])), { requiredKeys: required }),
+      // Now and then a member of the wrong kind, or one the operation does not have.
+      fc.oneof(
+        { weight: 5, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...own, 'Unknown', 'TypeName'), ccWrongValue) },
+      ),
+    )
+    .map(([record, odd]) => ({ members: odd ? { ...record, [odd[0]]: odd[1] } : record, odd: odd !== null }));
+}
+
+/**
+ * A Cloud Control request: one of the eight operations (or an unknown one) with members valid or not,
+ * as JSON or as bytes that are not, signed by a writer's key, by the writer scoped to {@link LINK}, by
+ * a wrong secret, or not at all. What a request alone decides is expected: a key's scope refuses a type
+ * it does not reach (AccessDeniedException), a wrong secret InvalidSignatureException, no signature
+ * MissingAuthenticationTokenException.
+ */
+const ccRequest: fc.Arbitrary<FuzzRequest> = fc
+  .tuple(
+    fc.oneof(
+      { weight: 12, arbitrary: fc.constantFrom(...CC_OPERATIONS) },
+      { weight: 1, arbitrary: fc.constantFrom('NoSuchOperation', '') },
+    ),
+    fc.constantFrom('writer', 'writer', 'writer', 'scoped', 'wrong-secret', 'none'),
+    fc.oneof(
+      { weight: 12, arbitrary: fc.constant('json') },
+      { weight: 1, arbitrary: fc.constantFrom('truncated', 'binary', 'array', 'empty') },
+    ),
+  )
+  .chain(([operation, signer, form]) =>
+    ccMembers(operation).map(({ members, odd }): FuzzRequest => {
+      const json = JSON.stringify(members);
+      const text =
+        form === 'truncated'
+          ? json.slice(0, Math.max(1, json.length - 3))
+          : form === 'array'
+            ? `[${json}]`
+            : form === 'empty'
+              ? ''
+              : json;
+      const body =
+        form === 'binary' ? Buffer.from([0xff, 0xfe, 0x7b, 0x22, 0xc3]) : Buffer.from(text, 'utf8');
+      const kind = `cc-${operation || 'none'}:${form}:${signer}`;
+      const target = `CloudApiService.${operation}`;
+      if (signer === 'none')
+        return {
+          method: 'POST',
+          path: '/',
+          headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': target },
+          body,
+          kind,
+          expect: [403],
+          expectType: 'MissingAuthenticationTokenException',
+        };
+      const signedRequest: FuzzRequest = {
+        method: 'POST',
+        path: '/',
+        headers: {},
+        body,
+        kind,
+        sign: { keys: signer, operation },
+      };
+      if (signer === 'wrong-secret')
+        return { ...signedRequest, expect: [400], expectType: 'InvalidSignatureException' };
+      // A key scoped to LINK never gets an answer about another type; read as they are sent, the
+      // members that come before the type's scope is checked are fine, so the refusal is AccessDenied.
+      const otherType = signer === 'scoped' && CC_TYPED.has(operation) && members.TypeName !== LINK;
+      const plain =
+        form === 'json' &&
+        !odd &&
+        typeof members.TypeName === 'string' &&
+        members.TypeName.length > 0 &&
+        members.TypeName.length <= 196;
+      if (!otherType) return signedRequest;
+      return { ...signedRequest, expect: [400], ...(plain ? { expectType: 'AccessDeniedException' } : {}) };
+    }),
+  );
+
 export function fuzzRequest(token: string, scoped: string[]): fc.Arbitrary<FuzzRequest> {
   return fc
     .tuple(
@@ -1106,8 +1340,11 @@ export function send(agent: http.Agent, url: URL, request: FuzzRequest): Promise
 /** Operations started in the run, so that follows and cancels reach real ones. */
 function remember(recent: string[], body: string): void {
   try {
-    const token = (JSON.parse(body) as { progressEvent?: { requestToken?: unknown } }).progressEvent
-      ?.requestToken;
+    const answer = JSON.parse(body) as {
+      progressEvent?: { requestToken?: unknown };
+      ProgressEvent?: { RequestToken?: unknown };
+    };
+    const token = answer.progressEvent?.requestToken ?? answer.ProgressEvent?.RequestToken;
     if (typeof token !== 'string') return;
     recent.push(token);
     if (recent.length > 64) recent.shift();
@@ -1118,15 +1355,20 @@ function remember(recent: string[], body: string): void {
 
 function withRecentToken(request: FuzzRequest, recent: string[]): FuzzRequest {
   const placeholder = encodeURIComponent(RECENT_TOKEN);
-  if (!request.path.includes(placeholder)) return request;
+  const inBody = request.sign !== undefined && request.body?.includes(RECENT_TOKEN) === true;
+  if (!request.path.includes(placeholder) && !inBody) return request;
   // The newest ones are likeliest to be still active.
   const token =
     recent[recent.length - 1 - (request.path.length % Math.min(8, recent.length || 1))] ?? 'none-yet';
+  if (inBody)
+    return { ...request, body: Buffer.from(request.body!.toString('utf8').replaceAll(RECENT_TOKEN, token)) };
   return { ...request, path: request.path.replace(placeholder, token) };
 }
 
 /** Why an answer breaks the contract, or `undefined`; and its tally key. */
 export function judge(request: FuzzRequest, answer: FuzzAnswer): { key: string; violation?: string } {
+  // POST / is the Cloud Control API: AWS's statuses, errors in AWS's shape, `{ __type, message }`.
+  if (request.method === 'POST' && /^\/(\?|$)/.test(request.path)) return judgeCloudControl(request, answer);
   const { status } = answer;
   if (status >= 500) return { key: `${status}`, violation: `a ${status}: ${answer.body.slice(0, 300)}` };
   if (request.expect && !request.expect.includes(status))
@@ -1152,13 +1394,6 @@ export function judge(request: FuzzRequest, answer: FuzzAnswer): { key: string; 
       violation: `a ${status} whose body is not JSON: ${answer.body.slice(0, 200)}`,
     };
   }
-  // POST / is the Cloud Control API: its errors have AWS's shape, `{ __type, message }`.
-  if (request.method === 'POST' && /^\/(\?|$)/.test(request.path)) {
-    const { __type: type, message } = (body ?? {}) as Record<string, unknown>;
-    if (typeof type !== 'string' || !/^[A-Za-z]+$/.test(type) || typeof message !== 'string')
-      return { key: `${status}`, violation: `not an AWS error shape: ${answer.body.slice(0, 200)}` };
-    return { key: `${status} ${type}` };
-  }
   const { errorCode, message, details } = (body ?? {}) as Record<string, unknown>;
   const key = `${status} ${String(errorCode)}`;
   if (!isErrorCode(errorCode))
@@ -1169,6 +1404,52 @@ export function judge(request: FuzzRequest, answer: FuzzAnswer): { key: string; 
   const documented = errorCode === 'InvalidRequest' && TRANSPORT_STATUSES.has(status);
   if (status !== expected && !documented)
     return { key, violation: `${errorCode} came with status ${status}, not ${expected}` };
+  return { key };
+}
+
+/** Statuses Cloud Control answers a request with (AWS's); 500 only for ConcurrentModificationException. */
+const CC_STATUSES = new Set([200, 400, 403, 404, 405, 409, 413, 429]);
+
+function judgeCloudControl(request: FuzzRequest, answer: FuzzAnswer): { key: string; violation?: string } {
+  const { status } = answer;
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.body);
+  } catch {
+    return {
+      key: `${status} cc`,
+      violation: `a Cloud Control ${status} whose body is not JSON: ${answer.body.slice(0, 200)}`,
+    };
+  }
+  if (status === 200) {
+    if (request.expect && !request.expect.includes(200))
+      return {
+        key: '200 cc',
+        violation: `${request.kind} answered 200, not ${request.expect.join(' or ')}: ${answer.body.slice(0, 300)}`,
+      };
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return {
+        key: '200 cc',
+        violation: `a Cloud Control answer that is not an object: ${answer.body.slice(0, 200)}`,
+      };
+    return { key: '200 cc' };
+  }
+  const { __type: type, message } = (body ?? {}) as Record<string, unknown>;
+  if (typeof type !== 'string' || !/^[A-Za-z]+$/.test(type) || typeof message !== 'string')
+    return { key: `${status}`, violation: `not an AWS error shape: ${answer.body.slice(0, 200)}` };
+  const key = `${status} ${type}`;
+  if (!CC_STATUSES.has(status) && !(status === 500 && type === 'ConcurrentModificationException'))
+    return { key, violation: `Cloud Control answered ${status} ${type}: ${String(message).slice(0, 300)}` };
+  if (request.expect && !request.expect.includes(status))
+    return {
+      key,
+      violation: `${request.kind} answered ${status} ${type}, not ${request.expect.join(' or ')}: ${String(message).slice(0, 300)}`,
+    };
+  if (request.expectType && type !== request.expectType)
+    return {
+      key,
+      violation: `${request.kind} answered ${type}, not ${request.expectType}: ${String(message).slice(0, 300)}`,
+    };
   return { key };
 }
 
@@ -1191,12 +1472,33 @@ export interface FuzzOptions {
   token: string;
   /** The tokens {@link fuzzSetup} made, in order. */
   scoped: string[];
+  /** Keys for Cloud Control requests ({@link fuzzAwsKeys}); without them none are sent. */
+  awsKeys?: FuzzAwsKeys;
   requests: number;
   concurrency?: number;
   batchSize?: number;
   seed?: number;
   /** Called after each batch (progress). */
   onBatch?: (done: number) => void;
+}
+
+/** A Cloud Control request with its signature, made now (a signature holds for five minutes). */
+function signed(request: FuzzRequest, options: FuzzOptions): FuzzRequest {
+  if (!request.sign || !options.awsKeys) return request;
+  const { writer, scoped } = options.awsKeys;
+  const keys =
+    request.sign.keys === 'scoped'
+      ? scoped
+      : request.sign.keys === 'writer'
+        ? writer
+        : { accessKeyId: writer.accessKeyId, secretAccessKey: `${writer.secretAccessKey.slice(1)}x` };
+  const headers = signedHeaders({
+    keys,
+    url: options.url,
+    operation: request.sign.operation,
+    body: request.body ?? '',
+  });
+  return { ...request, headers: { ...request.headers, ...headers } };
 }
 
 /**
@@ -1223,13 +1525,21 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   try {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fuzzRequest(options.token, options.scoped), { minLength: batchSize, maxLength: batchSize }),
+        fc.array(
+          options.awsKeys
+            ? fc.oneof(
+                { weight: 12, arbitrary: fuzzRequest(options.token, options.scoped) },
+                { weight: 1, arbitrary: ccRequest },
+              )
+            : fuzzRequest(options.token, options.scoped),
+          { minLength: batchSize, maxLength: batchSize },
+        ),
         async (batch) => {
           const todo = batch.slice(0, options.requests - report.requests);
           let next = 0;
           const worker = async () => {
             while (next < todo.length) {
-              const request = withRecentToken(todo[next++]!, recent);
+              const request = signed(withRecentToken(todo[next++]!, recent), options);
               report.kinds[request.kind] = (report.kinds[request.kind] ?? 0) + 1;
               let answer: FuzzAnswer;
               const sent = performance.now();
@@ -1246,7 +1556,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
                 });
                 report.slowest.sort((a, b) => b.ms - a.ms).splice(10);
               }
-              if (answer.status === 202) remember(recent, answer.body);
+              if (answer.status === 202 || (answer.status === 200 && request.sign))
+                remember(recent, answer.body);
               const verdict =
                 answer.status === 0 ? { key: 'no answer', violation: answer.body } : judge(request, answer);
               report.tally[verdict.key] = (report.tally[verdict.key] ?? 0) + 1;

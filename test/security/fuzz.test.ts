@@ -1,7 +1,8 @@
 /**
  * The fuzz test: 20,000 random and mutated requests (fast-check) against a live server on loopback,
  * over every route and method, with a tenant's attacks among them (copy bombs, backtracking globs,
- * costly patterns, YAML aliases, surrogates and NFD spellings, references across scopes). No answer
+ * costly patterns, YAML aliases, surrogates and NFD spellings, references across scopes), and signed
+ * Cloud Control requests (a writer's key, one scoped to a type, a wrong secret, none). No answer
  * may be a 5xx or outside the contract's error shape, the server must keep answering, its event loop
  * may not stall over 200 ms nor its RSS pass 1 GB, no prototype may change, and afterwards the store
  * must pass the consistency check. `FUZZ_REQUESTS` and `FUZZ_SEED` override the count and the seed; the count is
@@ -20,6 +21,7 @@ import {
   QUEUE,
   WIDGET,
   formatTally,
+  fuzzAwsKeys,
   fuzzSetup,
   runFuzzInWorker,
   startWatchdog,
@@ -45,6 +47,7 @@ for (const [kind, REQUESTS] of [
       );
       try {
         const scoped = await fuzzSetup(svc.call, SEED);
+        const awsKeys = await fuzzAwsKeys(svc.call);
         // A resource the fuzz never names (its identifiers are n0…n39): its type cannot be
         // deregistered while it exists, so the final checks always have a resource to check.
         const anchor = await svc.call('POST', `/v1/resources/${encodeURIComponent(WIDGET)}?wait=10`, {
@@ -57,6 +60,7 @@ for (const [kind, REQUESTS] of [
           url: svc.url,
           token: svc.token,
           scoped,
+          awsKeys,
           requests: REQUESTS,
           concurrency: 32,
           seed: SEED,
@@ -131,6 +135,24 @@ for (const [kind, REQUESTS] of [
           (report.tally['401 InvalidCredentials'] ?? 0) > 0,
           'requests without a valid token were refused',
         );
+        // Cloud Control: signed requests reached the operations; the scoped key was refused others' types.
+        for (const operation of [
+          'CreateResource',
+          'GetResource',
+          'UpdateResource',
+          'ListResources',
+          'CancelResourceRequest',
+        ])
+          assert.ok(
+            kinds.some((k) => k.startsWith(`cc-${operation}:`)),
+            `no Cloud Control ${operation} requests`,
+          );
+        assert.ok((report.tally['200 cc'] ?? 0) > 0, 'Cloud Control requests were answered');
+        assert.ok(
+          (report.tally['400 AccessDeniedException'] ?? 0) > 0,
+          'the scoped key was refused types outside its scope',
+        );
+        assert.ok((report.tally['400 InvalidSignatureException'] ?? 0) > 0, 'a wrong secret was refused');
 
         // Still serving, and no prototype reached.
         assert.equal((await svc.call('GET', '/healthz')).status, 200);
