@@ -1094,6 +1094,8 @@ const CC_TYPED = new Set([
   'ListResources',
 ]);
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** The members each operation needs (the others are sent or not). */
 const REQUIRED_MEMBERS: Record<string, string[]> = {
   CreateResource: ['TypeName', 'DesiredState'],
@@ -1245,15 +1247,19 @@ const ccRequest: fc.Arbitrary<FuzzRequest> = fc
       };
       if (signer === 'wrong-secret')
         return { ...signedRequest, expect: [400], expectType: 'InvalidSignatureException' };
-      // A key scoped to LINK never gets an answer about another type; read as they are sent, the
-      // members that come before the type's scope is checked are fine, so the refusal is AccessDenied.
+      // A key scoped to LINK never gets an answer about another type; when the body and the members
+      // read before the type's scope is checked are fine (a name of 1 to 196 characters, no U+0000),
+      // the refusal is AccessDenied.
       const otherType = signer === 'scoped' && CC_TYPED.has(operation) && members.TypeName !== LINK;
       const plain =
         form === 'json' &&
         !odd &&
+        // A lone surrogate in any member is refused as the body is read.
+        !Object.values(members).some((v) => typeof v === 'string' && LONE_SURROGATE.test(v)) &&
         typeof members.TypeName === 'string' &&
         members.TypeName.length > 0 &&
-        members.TypeName.length <= 196;
+        members.TypeName.length <= 196 &&
+        !members.TypeName.includes('\u0000');
       if (!otherType) return signedRequest;
       return { ...signedRequest, expect: [400], ...(plain ? { expectType: 'AccessDeniedException' } : {}) };
     }),
