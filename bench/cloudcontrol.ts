@@ -184,72 +184,51 @@ function wireBytes(call: Call): Buffer {
 }
 
 /**
- * A phase of the lean load: CLIENTS raw keep-alive connections, each writing the next of `requests`
- * (prepared bytes) once its last one is answered, and reading no more of an answer than its status and
- * length. The client then does the same small work per request for both APIs, whatever their headers
- * and bodies: what differs is the server's.
+ * One raw keep-alive connection of the lean load: writes a request's prepared bytes and reads no more
+ * of the answer than its status and length (undefined for a 200, else the answer's start).
+ */
+function rawConnection(): { send(request: Buffer): Promise<string | undefined>; close(): void } {
+  const socket = connect(Number(server.url.port), server.url.hostname);
+  socket.setNoDelay(true);
+  let pending = '';
+  let waiting: { resolve(problem: string | undefined): void; reject(error: Error): void } | undefined;
+  socket.on('error', (error) => waiting?.reject(error));
+  socket.on('data', (data: Buffer) => {
+    pending += data.toString('latin1');
+    const headEnd = pending.indexOf('\r\n\r\n');
+    if (headEnd < 0 || !waiting) return;
+    const length = /\r\ncontent-length: *(\d+)/i.exec(pending.slice(0, headEnd));
+    if (!length) return waiting.reject(new Error(`an answer without a length: ${pending.slice(0, 300)}`));
+    if (pending.length < headEnd + 4 + Number(length[1])) return;
+    const answer = pending;
+    pending = '';
+    const { resolve } = waiting;
+    waiting = undefined;
+    resolve(answer.startsWith('HTTP/1.1 200 ') ? undefined : answer.slice(0, 300));
+  });
+  return {
+    send: (request) =>
+      new Promise((resolve, reject) => {
+        waiting = { resolve, reject };
+        socket.write(request);
+      }),
+    close: () => socket.destroy(),
+  };
+}
+
+/**
+ * A phase of the lean load: CLIENTS raw connections, each sending the next of `requests` (prepared
+ * bytes) once its last one is answered. The client then does the same small work per request for
+ * both APIs, whatever their headers and bodies: what differs is the server's.
  */
 async function leanPhase(seconds: number, requests: Buffer[]): Promise<Phase> {
-  const cpu0 = cpuSeconds(server.child.pid);
-  const client0 = process.cpuUsage();
-  const latencies: number[] = [];
-  let ok = 0;
-  let failed = 0;
-  let firstFailure: string | undefined;
+  const connections = Array.from({ length: CLIENTS }, rawConnection);
   let next = 0;
-  const start = performance.now();
-  const end = start + seconds * 1000;
-  await Promise.all(
-    Array.from(
-      { length: CLIENTS },
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const socket = connect(Number(server.url.port), server.url.hostname);
-          socket.setNoDelay(true);
-          let pending = '';
-          let sent = 0;
-          const send = () => {
-            if (performance.now() >= end) {
-              socket.end();
-              return resolve();
-            }
-            sent = performance.now();
-            socket.write(requests[next++ % requests.length]!);
-          };
-          socket.on('connect', send);
-          socket.on('error', reject);
-          socket.on('data', (data: Buffer) => {
-            pending += data.toString('latin1');
-            const headEnd = pending.indexOf('\r\n\r\n');
-            if (headEnd < 0) return;
-            const length = /\r\ncontent-length: *(\d+)/i.exec(pending.slice(0, headEnd));
-            if (!length) return reject(new Error(`an answer without a length: ${pending.slice(0, 300)}`));
-            if (pending.length < headEnd + 4 + Number(length[1])) return;
-            latencies.push(performance.now() - sent);
-            if (pending.startsWith('HTTP/1.1 200 ')) ok++;
-            else {
-              failed++;
-              firstFailure ??= pending.slice(0, 300);
-            }
-            pending = '';
-            send();
-          });
-        }),
-    ),
-  );
-  const wall = (performance.now() - start) / 1000;
-  const client = process.cpuUsage(client0);
-  latencies.sort((a, b) => a - b);
-  return {
-    perSecond: ok / wall,
-    ok,
-    failed,
-    p50: quantile(latencies, 0.5),
-    p99: quantile(latencies, 0.99),
-    serverCpu: (cpuSeconds(server.child.pid) - cpu0) / wall,
-    clientCpu: (client.user + client.system) / 1e6 / wall,
-    ...(firstFailure === undefined ? {} : { firstFailure }),
-  };
+  try {
+    return await phase(seconds, (client) => connections[client]!.send(requests[next++ % requests.length]!));
+  } finally {
+    for (const connection of connections) connection.close();
+  }
 }
 
 function median(values: number[]): number {
