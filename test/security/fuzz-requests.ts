@@ -1096,17 +1096,6 @@ const CC_TYPED = new Set([
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** The members each operation needs (the others are sent or not). */
-const REQUIRED_MEMBERS: Record<string, string[]> = {
-  CreateResource: ['TypeName', 'DesiredState'],
-  GetResource: ['TypeName', 'Identifier'],
-  UpdateResource: ['TypeName', 'Identifier', 'PatchDocument'],
-  DeleteResource: ['TypeName', 'Identifier'],
-  ListResources: ['TypeName'],
-  GetResourceRequestStatus: ['RequestToken'],
-  CancelResourceRequest: ['RequestToken'],
-};
-
 /** A JSON document as a string member's value: well-formed, or text that is not JSON, or too large or deep. */
 const jsonMember = (valid: fc.Arbitrary<unknown>) =>
   fc.oneof(
@@ -1140,50 +1129,64 @@ const ccWrongValue = fc.oneof(
   fc.object({ maxDepth: 1 }),
 );
 
+/** Values for each member: mostly valid, now and then not. */
+const CC_MEMBER_VALUES: Record<string, fc.Arbitrary<unknown>> = {
+  TypeName: ccType,
+  Identifier: fc.oneof({ weight: 4, arbitrary: names }, { weight: 1, arbitrary: anyText(1100) }),
+  DesiredState: jsonMember(typeName.chain((t) => stateOf[t])),
+  PatchDocument: jsonMember(typeName.chain((t) => patchOps[t])),
+  ClientToken: clientToken,
+  MaxResults: fc.oneof(fc.integer({ min: -2, max: 120 }), fc.string({ maxLength: 4 })),
+  NextToken: forgedNextToken,
+  ResourceModel: jsonMember(fc.record({ Color: lower }, { requiredKeys: [] })),
+  RequestToken: fc.oneof(
+    { weight: 4, arbitrary: fc.constant(RECENT_TOKEN) },
+    { weight: 1, arbitrary: fc.uuid() },
+    { weight: 1, arbitrary: anyText(140) },
+  ),
+  ResourceRequestStatusFilter: fc.record(
+    {
+      Operations: fc.array(fc.constantFrom('CREATE', 'UPDATE', 'DELETE', 'READ', 'x'), { maxLength: 3 }),
+      OperationStatuses: fc.array(fc.constantFrom('SUCCESS', 'FAILED', 'PENDING', 'nope'), {
+        maxLength: 3,
+      }),
+    },
+    { requiredKeys: [] },
+  ),
+  TypeVersionId: fc.constantFrom('1', '00000001', '2', '0', 'v1', '99999999999'),
+  RoleArn: fc.constantFrom('arn:aws:iam::123456789012:role/x', 'arn:aws:iam::123456789012:role/y', ''),
+};
+
+/** The members each operation is sent with, and those it needs (the others are sent or not). */
+const CC_MEMBERS: Record<string, { members: string[]; required: string[] }> = {
+  CreateResource: {
+    members: ['TypeName', 'DesiredState', 'ClientToken', 'TypeVersionId', 'RoleArn'],
+    required: ['TypeName', 'DesiredState'],
+  },
+  GetResource: { members: ['TypeName', 'Identifier', 'TypeVersionId'], required: ['TypeName', 'Identifier'] },
+  UpdateResource: {
+    members: ['TypeName', 'Identifier', 'PatchDocument', 'ClientToken'],
+    required: ['TypeName', 'Identifier', 'PatchDocument'],
+  },
+  DeleteResource: {
+    members: ['TypeName', 'Identifier', 'ClientToken'],
+    required: ['TypeName', 'Identifier'],
+  },
+  ListResources: {
+    members: ['TypeName', 'MaxResults', 'NextToken', 'ResourceModel'],
+    required: ['TypeName'],
+  },
+  GetResourceRequestStatus: { members: ['RequestToken'], required: ['RequestToken'] },
+  ListResourceRequests: { members: ['MaxResults', 'NextToken', 'ResourceRequestStatusFilter'], required: [] },
+  CancelResourceRequest: { members: ['RequestToken'], required: ['RequestToken'] },
+};
+
 /** The members of one operation, each present or not, valid or not. */
 function ccMembers(operation: string): fc.Arbitrary<{ members: Record<string, unknown>; odd: boolean }> {
-  const state = typeName.chain((t) => stateOf[t]);
-  const members: Record<string, fc.Arbitrary<unknown>> = {
-    TypeName: ccType,
-    Identifier: fc.oneof({ weight: 4, arbitrary: names }, { weight: 1, arbitrary: anyText(1100) }),
-    DesiredState: jsonMember(state),
-    PatchDocument: jsonMember(typeName.chain((t) => patchOps[t])),
-    ClientToken: clientToken,
-    MaxResults: fc.oneof(fc.integer({ min: -2, max: 120 }), fc.string({ maxLength: 4 })),
-    NextToken: forgedNextToken,
-    ResourceModel: jsonMember(fc.record({ Color: lower }, { requiredKeys: [] })),
-    RequestToken: fc.oneof(
-      { weight: 4, arbitrary: fc.constant(RECENT_TOKEN) },
-      { weight: 1, arbitrary: fc.uuid() },
-      { weight: 1, arbitrary: anyText(140) },
-    ),
-    ResourceRequestStatusFilter: fc.record(
-      {
-        Operations: fc.array(fc.constantFrom('CREATE', 'UPDATE', 'DELETE', 'READ', 'x'), { maxLength: 3 }),
-        OperationStatuses: fc.array(fc.constantFrom('SUCCESS', 'FAILED', 'PENDING', 'nope'), {
-          maxLength: 3,
-        }),
-      },
-      { requiredKeys: [] },
-    ),
-    TypeVersionId: fc.constantFrom('1', '00000001', '2', '0', 'v1', '99999999999'),
-    RoleArn: fc.constantFrom('arn:aws:iam::123456789012:role/x', 'arn:aws:iam::123456789012:role/y', ''),
-  };
-  const names_: Record<string, string[]> = {
-    CreateResource: ['TypeName', 'DesiredState', 'ClientToken', 'TypeVersionId', 'RoleArn'],
-    GetResource: ['TypeName', 'Identifier', 'TypeVersionId'],
-    UpdateResource: ['TypeName', 'Identifier', 'PatchDocument', 'ClientToken'],
-    DeleteResource: ['TypeName', 'Identifier', 'ClientToken'],
-    ListResources: ['TypeName', 'MaxResults', 'NextToken', 'ResourceModel'],
-    GetResourceRequestStatus: ['RequestToken'],
-    ListResourceRequests: ['MaxResults', 'NextToken', 'ResourceRequestStatusFilter'],
-    CancelResourceRequest: ['RequestToken'],
-  };
-  const own = names_[operation] ?? ['TypeName'];
-  const required = REQUIRED_MEMBERS[operation] ?? [];
+  const { members: own, required } = CC_MEMBERS[operation] ?? { members: ['TypeName'], required: [] };
   return fc
     .tuple(
-      fc.record(Object.fromEntries(own.map((m) => [m, members[m]!])), { requiredKeys: required }),
+      fc.record(Object.fromEntries(own.map((m) => [m, CC_MEMBER_VALUES[m]!])), { requiredKeys: required }),
       // Now and then a member of the wrong kind, or one the operation does not have.
       fc.oneof(
         { weight: 5, arbitrary: fc.constant(null) },
@@ -1192,6 +1195,11 @@ function ccMembers(operation: string): fc.Arbitrary<{ members: Record<string, un
     )
     .map(([record, odd]) => ({ members: odd ? { ...record, [odd[0]]: odd[1] } : record, odd: odd !== null }));
 }
+
+/** Each operation's members, made once (the unknown operations are sent a type name). */
+const CC_MEMBERS_OF = new Map(
+  [...CC_OPERATIONS, 'NoSuchOperation', ''].map((operation) => [operation, ccMembers(operation)] as const),
+);
 
 /**
  * A Cloud Control request: one of the eight operations (or an unknown one) with members valid or not,
@@ -1213,7 +1221,7 @@ const ccRequest: fc.Arbitrary<FuzzRequest> = fc
     ),
   )
   .chain(([operation, signer, form]) =>
-    ccMembers(operation).map(({ members, odd }): FuzzRequest => {
+    CC_MEMBERS_OF.get(operation)!.map(({ members, odd }): FuzzRequest => {
       const json = JSON.stringify(members);
       const text =
         form === 'truncated'
