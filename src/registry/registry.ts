@@ -146,10 +146,10 @@ export class Registry {
                   expected: plan.expected,
                 })),
               );
+        // The records come in the order of `changing`, which keeps the plans' order.
+        let at = 0;
         return plans.map((plan) =>
-          plan.outcome === 'unchanged'
-            ? { record: plan.current!, plan }
-            : { record: records[changing.indexOf(plan)]!, plan },
+          plan.outcome === 'unchanged' ? { record: plan.current!, plan } : { record: records[at++]!, plan },
         );
       } catch (error) {
         if (!(error instanceof TypeChangedMeanwhile)) throw error;

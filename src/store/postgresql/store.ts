@@ -697,7 +697,7 @@ export class PostgresStore implements Store {
           [
             'BEGIN',
             ...[...new Set((typeof lockOn === 'string' ? [lockOn] : (lockOn ?? [])).map(lockNumber))]
-              .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+              .sort()
               .map((n) => `SELECT pg_advisory_xact_lock(${n})`),
             ...(shareLockOn === undefined
               ? []
