@@ -4,10 +4,17 @@
  * the machine falls on both alike; the verdict is the ratio of the medians (target: 2.5x or less).
  * `typeplane --help` (which loads every command) is printed as information.
  *
+ * Then, where the AWS corpus is present, `typeplane serve --types <corpus>` until it listens: its first
+ * start (1,489 types registered, each compiled) and restarts on the same data folder (every type found
+ * unchanged, none compiled again), against the same server started on that folder without `--types`
+ * (information: SERVE_ROUNDS=3).
+ *
  *   npm run build && npm run bench:startup            (ROUNDS=21)
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const main = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -50,3 +57,48 @@ const ratio = median(times['typeplane --version']!) / bare;
 console.log(
   `verdict: typeplane --version is ${ratio.toFixed(2)}x node -e 0 (target 2.5x): ${ratio <= 2.5 ? 'met' : 'NOT met'}`,
 );
+
+/** Wall time until `typeplane serve <args>` prints that it listens, in ms; the server is then stopped. */
+async function serveUntilListening(args: string[]): Promise<number> {
+  const t = performance.now();
+  const child = spawn(process.execPath, [main, 'serve', '--port', '0', '--log-level', 'warn', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TYPEPLANE_ADMIN_TOKEN: 'b'.repeat(43) },
+  });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const ms = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/listening on /.test(out)) resolve(performance.now() - t);
+    });
+    child.once('exit', (code) => reject(new Error(`typeplane serve exited with ${code}:\n${err}`)));
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+  return ms;
+}
+
+const corpus = fileURLToPath(new URL('../../shared/corpus/aws-resource-schemas/', import.meta.url));
+if (existsSync(corpus)) {
+  const serveRounds = Number(process.env.SERVE_ROUNDS ?? 3);
+  const dir = mkdtempSync(join(tmpdir(), 'typeplane-bench-startup-'));
+  try {
+    const data = ['--data-dir', join(dir, 'data')];
+    const first = await serveUntilListening([...data, '--types', corpus]);
+    const again: number[] = [];
+    const plain: number[] = [];
+    for (let i = 0; i < serveRounds; i++) {
+      again.push(await serveUntilListening([...data, '--types', corpus]));
+      plain.push(await serveUntilListening(data));
+    }
+    console.log(`serve --types <AWS corpus>, first start      ${first.toFixed(0).padStart(7)} ms`);
+    console.log(
+      `serve --types <AWS corpus>, restart (median) ${median(again).toFixed(0).padStart(7)} ms   ${(median(again) / first).toFixed(2)}x the first start, ${(median(again) / median(plain)).toFixed(2)}x a restart without --types (${median(plain).toFixed(0)} ms)`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

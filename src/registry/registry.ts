@@ -85,17 +85,20 @@ export class Registry {
       referenceWarnings.push(w);
       options.onWarning?.(w);
     });
-    // Compile before storing anything: a type the engine could not validate against is refused whole.
-    const compiled = result.types.map((type) => compileForRegistration(type));
     // A type is served in one model: a manifest's `defaultApiVersion` of it (its last API version when
     // it names none), which manifestToModel puts last.
-    const served = new Map<string, { type: ResourceType; compiled: CompiledType }>();
-    result.types.forEach((type, i) => served.set(type.typeName, { type, compiled: compiled[i]! }));
+    const served = new Map<string, ResourceType>();
+    for (const type of result.types) served.set(type.typeName, type);
+    // Compiled before anything is stored: a document with a model the engine could not validate
+    // against is refused whole. A served model the same as its type's default version is not compiled
+    // again (it was when that version was stored): a restart registering the same documents costs no
+    // compiling.
+    for (const type of result.types) if (served.get(type.typeName) !== type) compileForRegistration(type);
     const target = documentTarget({ text: input, ...options });
     const allowBreaking = options.allowBreaking === true;
     const plans: Plan[] = [];
-    for (const { type, compiled: next } of served.values())
-      plans.push(await this.plan(type, next, target, allowBreaking));
+    for (const type of served.values())
+      plans.push(await this.plan(type, compileOnce(type), target, allowBreaking));
     const refusals = plans.flatMap((p) => (p.refusal ? [p.refusal] : []));
     if (refusals.length > 0) throw breakingRefused(refusals, 'register');
     const registeredAt = new Date().toISOString();
@@ -103,16 +106,12 @@ export class Registry {
     const stored = await this.storePlans(plans, source, registeredAt, target, allowBreaking);
     for (const { record, plan } of stored) {
       this.latest.delete(record.typeName);
-      const {
-        type: _type,
-        compiled: next,
-        current: _current,
-        expected: _expected,
-        refusal: _r,
-        ...outcome
-      } = plan;
+      const { type: _type, compile, current: _current, expected: _expected, refusal: _r, ...outcome } = plan;
       if (outcome.outcome !== 'unchanged')
-        this.compiled.set(cacheKey(record), { registeredAt, compiled: { ...next, version: record.version } });
+        this.compiled.set(cacheKey(record), {
+          registeredAt,
+          compiled: { ...compile(), version: record.version },
+        });
       registrations.push({ record, ...outcome });
     }
     return {
@@ -155,8 +154,7 @@ export class Registry {
         if (!(error instanceof TypeChangedMeanwhile)) throw error;
         if (attempt >= PLAN_ATTEMPTS) throw keptChanging(error);
         const again: Plan[] = [];
-        for (const plan of plans)
-          again.push(await this.plan(plan.type, plan.compiled, target, allowBreaking));
+        for (const plan of plans) again.push(await this.plan(plan.type, plan.compile, target, allowBreaking));
         const refusals = again.flatMap((p) => (p.refusal ? [p.refusal] : []));
         if (refusals.length > 0) throw breakingRefused(refusals, 'register');
         plans = again;
@@ -167,27 +165,30 @@ export class Registry {
   /** What registering `type` would do, against the store as it is now. */
   private async plan(
     type: ResourceType,
-    next: CompiledType,
+    compile: () => CompiledType,
     target: Target,
     allowBreaking: boolean,
   ): Promise<Plan> {
     const current = await this.store.getType(type.typeName);
-    if (!current)
+    if (!current) {
+      compile();
       return {
         type,
-        compiled: next,
+        compile,
         outcome: 'created',
         changes: [],
         expected: { defaultVersion: undefined },
       };
+    }
     const expected: TypeVersionExpectation = { defaultVersion: current.version };
     if (sameModel(current.model, type))
-      return { type, compiled: next, current, outcome: 'unchanged', changes: [], expected };
+      return { type, compile, current, outcome: 'unchanged', changes: [], expected };
+    const next = compile();
     const changes = diffTypes(current.model, type, target);
     const check = await this.checkBreaking(type.typeName, changes, next, allowBreaking);
     return {
       type,
-      compiled: next,
+      compile,
       current,
       outcome: 'new-version',
       changes,
@@ -458,6 +459,12 @@ export class Registry {
   }
 }
 
+/** The type compiled for registration on the first call, the same compiled type on later ones. */
+function compileOnce(type: ResourceType): () => CompiledType {
+  let compiled: CompiledType | undefined;
+  return () => (compiled ??= compileForRegistration(type));
+}
+
 /** A schema the validator compiler refuses (too complex, not compilable) is a refused request here. */
 function compileForRegistration(type: ResourceType): CompiledType {
   try {
@@ -482,7 +489,8 @@ const PLAN_ATTEMPTS = 5;
 /** A type being registered, and what registering it would do. */
 type Plan = Omit<Registration, 'record'> & {
   type: ResourceType;
-  compiled: CompiledType;
+  /** The type compiled (once; a plan left unchanged never compiles it). */
+  compile: () => CompiledType;
   current?: StoredType;
   /** What the plan was decided on: checked again as the version is stored. */
   expected: TypeVersionExpectation;
