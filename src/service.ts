@@ -3,7 +3,6 @@
  * `typeplane serve` and by tests that run a real server on loopback.
  */
 import { mkdirSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
@@ -215,7 +214,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
 /** Validate everything first (all problems, duplicates across files), then register file by file. */
 async function registerFromDisk(registry: Registry, paths: string[], logger: Logger): Promise<void> {
-  const loaded = await loadTypes(paths);
+  // The documents are registered as they were read and validated here: not read nor validated again.
+  const loaded = await loadTypes(paths, { keepContents: true });
   const failed = loaded.results.filter((r) => !r.valid);
   if (failed.length > 0) {
     const lines = failed.flatMap((r) =>
@@ -235,11 +235,10 @@ async function registerFromDisk(registry: Registry, paths: string[], logger: Log
       { warnings: warnings.length },
       "more warnings about the types; 'typeplane validate' lists them all",
     );
-  for (const result of loaded.results) {
-    if (!result.file) continue;
+  for (const [result, content] of loaded.contents ?? []) {
     // The operator's own files: a breaking change is taken (not a reason to stay down), and said loudly.
-    const registered = await registry.register(await readFile(result.file), {
-      file: result.file,
+    const { registrations: registered } = await registry.registerValidated(content, result, {
+      ...(result.file ? { file: result.file } : {}),
       allowBreaking: true,
     });
     for (const r of registered) {

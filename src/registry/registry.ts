@@ -6,7 +6,13 @@
 import { diffTypes, documentTarget, type Change, type Target } from '../diff/index.js';
 import { TypeplaneError, type ErrorDetail } from '../errors.js';
 import { cloneJson, jsonEqual } from '../model/index.js';
-import { validateDocument, type Diagnostic, type ResourceType, type SourceFormat } from '../schema/index.js';
+import {
+  validateDocument,
+  type Diagnostic,
+  type ResourceType,
+  type SourceFormat,
+  type ValidationResult,
+} from '../schema/index.js';
 import { PointerResolver } from '../schema/resource-schema/index.js';
 import {
   TypeChangedMeanwhile,
@@ -70,7 +76,18 @@ export class Registry {
     input: string | Uint8Array,
     options: RegisterOptions = {},
   ): Promise<{ registrations: Registration[]; warnings: RegistrationWarning[] }> {
-    const result = validateDocument(input, options);
+    return this.registerValidated(input, validateDocument(input, options), options);
+  }
+
+  /**
+   * As `registerDocument`, for a document already validated as `result` (by `loadTypes`, which
+   * validates a folder's documents together): it is not validated again.
+   */
+  async registerValidated(
+    input: string | Uint8Array,
+    result: ValidationResult,
+    options: RegisterOptions = {},
+  ): Promise<{ registrations: Registration[]; warnings: RegistrationWarning[] }> {
     if (!result.valid) {
       const errors = result.diagnostics.filter((d) => d.severity === 'error');
       throw new TypeplaneError(

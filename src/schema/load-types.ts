@@ -19,6 +19,8 @@ export interface LoadOptions {
   cwd?: string;
   /** Also warn about what Bicep types cannot express (see `ValidateOptions.bicepWarnings`). */
   bicepWarnings?: boolean;
+  /** Keep each valid document's bytes in `LoadResult.contents` (to register them as read). */
+  keepContents?: boolean;
 }
 
 export interface LoadResult {
@@ -27,6 +29,8 @@ export interface LoadResult {
   /** Every type defined by a valid file, unless defined twice. */
   types: ResourceType[];
   valid: boolean;
+  /** Each valid document's bytes as they were read and validated, with `keepContents`. */
+  contents?: Map<ValidationResult, Buffer>;
 }
 
 const DOCUMENT_FILE = /\.(json|ya?ml)$/i;
@@ -77,6 +81,7 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
     types: [],
   }));
   const contents = new Map<ValidationResult, Buffer>();
+  const kept = new Map<ValidationResult, Buffer>();
   const total = files.length;
   for (let i = 0; i < total; i++) {
     const file = files[i]!;
@@ -104,6 +109,7 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
       });
       // Kept to place the cross-document findings about references (few documents have any).
       if (result.types.some((t) => t.traits.references.length > 0)) contents.set(result, content);
+      if (options.keepContents && result.valid) kept.set(result, content);
       results.push(result);
     }
     options.onProgress?.(i + 1, total);
@@ -113,7 +119,12 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
   flagDuplicateTypes(results);
   checkReferencesAcrossDocuments(results, contents);
   const types = results.filter((r) => r.valid).flatMap((r) => r.types);
-  return { results, types, valid: results.every((r) => r.valid) };
+  return {
+    results,
+    types,
+    valid: results.every((r) => r.valid),
+    ...(options.keepContents ? { contents: kept } : {}),
+  };
 }
 
 /**
