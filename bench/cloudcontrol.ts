@@ -17,7 +17,7 @@
  * and length, so that the client's work per request is alike for both APIs and the ratio is the
  * server's (printed beside the verdict). On loopback the server's CPU also holds the kernel's work of
  * waking the client for each answer, about alike for both APIs: without it (a client that never
- * sleeps) both figures rise and the ratio falls a little, so the lean ratio is not flattered by it.
+ * sleeps) both figures rise by a third and the ratio stays about where it was.
  * The same pairs are also run with every Cloud Control request signed in the loop, as an SDK signs
  * it (the signing key derived once a day, as SDKs cache it), and printed beside: that figure
  * includes the load generator's signing.
