@@ -17,6 +17,7 @@ import { checkSecretKey, createSealer, loadSecretKey, SECRET_KEY_FILE_NAME } fro
 import { loadTypes } from './schema/index.js';
 import { Stacks, type PseudoParameters } from './stacks/index.js';
 import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from './service-defaults.js';
 
 export interface ServiceOptions {
   /** Folder for the SQLite file (`typeplane.db`) and, by default, the secret key file. */
@@ -77,8 +78,7 @@ export interface Service {
   close(graceMs?: number): Promise<void>;
 }
 
-export const DEFAULT_PORT = 4780;
-export const DEFAULT_HOST = '127.0.0.1';
+export { DEFAULT_HOST, DEFAULT_PORT };
 
 /** Log paths that may hold credentials: request logs never carry a token. */
 export const LOG_REDACTIONS = ['req.headers.authorization', 'headers.authorization'];

@@ -4,9 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { pino } from 'pino';
-import { loadProviders, readConfig, type ProviderEntry } from '../providers/load.js';
-import { DEFAULT_HOST, DEFAULT_PORT, LOG_REDACTIONS, startService } from '../service.js';
+import type { ProviderEntry } from '../providers/load.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../service-defaults.js';
 import { BLOCKED_PORTS } from './blocked-ports.js';
 
 interface ServeOptions {
@@ -157,6 +156,12 @@ Examples:
           : undefined;
       // An empty TYPEPLANE_ADMIN_TOKEN counts as unset.
       const adminToken = process.env.TYPEPLANE_ADMIN_TOKEN || undefined;
+      // The server loads only when it is to run: `typeplane --help` does not pay for it.
+      const [{ loadProviders, readConfig }, { pino }, { LOG_REDACTIONS, startService }] = await Promise.all([
+        import('../providers/load.js'),
+        import('pino'),
+        import('../service.js'),
+      ]);
       const entries: ProviderEntry[] = [];
       const types = [...(options.types ?? [])];
       let baseDir = process.cwd();

@@ -5,7 +5,6 @@
  */
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { parseParameterPairs } from '../stacks/index.js';
 import { ApiError, columns, render, truncate, type Client } from './client.js';
 import { action, clientFor, common, readLocal, type Common } from './api-commands.js';
 import { stackProgress, type StackEventView, type StackProgress } from './stack-progress.js';
@@ -62,6 +61,8 @@ async function parametersOf(options: WithParameters, command: Command): Promise<
     }
     fromFile = parameterMap(parsed) ?? usage('--parameters-file', PARAMETERS_FILE_SHAPE);
   }
+  // The stacks module loads only for a command that takes parameters, not for `typeplane --help`.
+  const { parseParameterPairs } = await import('../stacks/index.js');
   try {
     return { ...fromFile, ...parseParameterPairs(options.parameters ?? []) };
   } catch (e) {
