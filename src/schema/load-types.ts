@@ -81,7 +81,6 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
     types: [],
   }));
   const contents = new Map<ValidationResult, Buffer>();
-  const kept = new Map<ValidationResult, Buffer>();
   const total = files.length;
   for (let i = 0; i < total; i++) {
     const file = files[i]!;
@@ -107,9 +106,10 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
         file: shown(file),
         ...(options.bicepWarnings ? { bicepWarnings: true } : {}),
       });
-      // Kept to place the cross-document findings about references (few documents have any).
-      if (result.types.some((t) => t.traits.references.length > 0)) contents.set(result, content);
-      if (options.keepContents && result.valid) kept.set(result, content);
+      // Kept to place the cross-document findings about references (few documents have any), or
+      // for the caller.
+      if (options.keepContents || result.types.some((t) => t.traits.references.length > 0))
+        contents.set(result, content);
       results.push(result);
     }
     options.onProgress?.(i + 1, total);
@@ -119,12 +119,10 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
   flagDuplicateTypes(results);
   checkReferencesAcrossDocuments(results, contents);
   const types = results.filter((r) => r.valid).flatMap((r) => r.types);
-  return {
-    results,
-    types,
-    valid: results.every((r) => r.valid),
-    ...(options.keepContents ? { contents: kept } : {}),
-  };
+  if (!options.keepContents) return { results, types, valid: results.every((r) => r.valid) };
+  // Only valid documents' bytes are handed out (a type defined twice made both invalid).
+  for (const result of results) if (!result.valid) contents.delete(result);
+  return { results, types, valid: results.every((r) => r.valid), contents };
 }
 
 /**
