@@ -12,6 +12,7 @@ export type {
   ResourceChange,
   KvEntry,
   TypeVersionExpectation,
+  TypeVersionEntry,
   TypeUsage,
 } from './types.js';
 export { OperationMovedOn, DefaultVersionMoved, TypeChangedMeanwhile } from './types.js';

@@ -175,6 +175,12 @@ export interface TypeVersionExpectation {
   unused?: boolean;
 }
 
+/** One type's next version to add (see {@link Store.addTypeVersions}), with what it was decided on. */
+export interface TypeVersionEntry {
+  type: Omit<StoredType, 'version'>;
+  expected?: TypeVersionExpectation;
+}
+
 export interface TypeUsage {
   resources: number;
   /** Operations not ended yet: each may still write a resource under the version it was checked against. */
@@ -218,9 +224,7 @@ export interface Store {
    * expectation does not hold, {@link TypeChangedMeanwhile} names that type and nothing is written.
    * The records come back in the order given.
    */
-  addTypeVersions(
-    entries: readonly { type: Omit<StoredType, 'version'>; expected?: TypeVersionExpectation }[],
-  ): Promise<StoredType[]>;
+  addTypeVersions(entries: readonly TypeVersionEntry[]): Promise<StoredType[]>;
   /**
    * Makes an existing version the default; false when there is no such version. With `expected`, as
    * {@link addTypeVersion}.

@@ -56,6 +56,7 @@ import {
   TypeChangedMeanwhile,
   type TypeUsage,
   type TypeVersionExpectation,
+  type TypeVersionEntry,
   type BeginResult,
   type Completion,
   type KvEntry,
@@ -289,9 +290,7 @@ export class PostgresStore implements Store {
     return (await this.addTypeVersions([{ type, ...(expected ? { expected } : {}) }]))[0]!;
   }
 
-  async addTypeVersions(
-    entries: readonly { type: Omit<StoredType, 'version'>; expected?: TypeVersionExpectation }[],
-  ): Promise<StoredType[]> {
+  async addTypeVersions(entries: readonly TypeVersionEntry[]): Promise<StoredType[]> {
     // Under each type's lock: two registrations at once get two numbers, not one; and what they were
     // decided against is read after every begin that took the lock shared (see beginOperation) committed.
     return this.transaction(

@@ -51,6 +51,7 @@ import {
   TypeChangedMeanwhile,
   type TypeUsage,
   type TypeVersionExpectation,
+  type TypeVersionEntry,
   type BeginResult,
   type Completion,
   type KvEntry,
@@ -199,9 +200,7 @@ export class SqliteStore implements Store {
     return this.tx.addTypeVersion.immediate(type, expected);
   }
 
-  async addTypeVersions(
-    entries: readonly { type: Omit<StoredType, 'version'>; expected?: TypeVersionExpectation }[],
-  ): Promise<StoredType[]> {
+  async addTypeVersions(entries: readonly TypeVersionEntry[]): Promise<StoredType[]> {
     return this.tx.addTypeVersions.immediate(entries);
   }
 
@@ -664,10 +663,8 @@ export class SqliteStore implements Store {
         },
       ),
       // Each in a savepoint of the one transaction: a refusal undoes them all.
-      addTypeVersions: this.db.transaction(
-        (
-          entries: readonly { type: Omit<StoredType, 'version'>; expected?: TypeVersionExpectation }[],
-        ): StoredType[] => entries.map(({ type, expected }) => this.tx.addTypeVersion(type, expected)),
+      addTypeVersions: this.db.transaction((entries: readonly TypeVersionEntry[]): StoredType[] =>
+        entries.map(({ type, expected }) => this.tx.addTypeVersion(type, expected)),
       ),
       setDefaultTypeVersion: this.db.transaction(
         (typeName: string, version: string, expected: TypeVersionExpectation | undefined): boolean => {
