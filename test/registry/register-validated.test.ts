@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { TypeplaneError } from '../../src/errors.js';
 import { Registry } from '../../src/registry/registry.js';
 import { loadTypes } from '../../src/schema/index.js';
-import { openSqliteStore } from '../../src/store/index.js';
 import { tempDir } from '../helpers/service.js';
+import { freshStore } from '../store/fixtures.js';
 
 const schema = (typeName: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({
@@ -34,8 +34,7 @@ test('documents are registered as loadTypes read them, whatever the files hold l
   writeFileSync(join(dir, 'a.json'), schema('Test::Disk::Other'));
   writeFileSync(join(dir, 'b.json'), '{ not json');
 
-  const store = await openSqliteStore(join(tempDir(), 'typeplane.db'));
-  t.after(() => store.close());
+  const { store } = await freshStore(t);
   const registry = new Registry(store);
   const names: string[] = [];
   for (const [result, content] of loaded.contents!) {
@@ -55,8 +54,7 @@ test('without keepContents nothing is kept; an invalid result is refused with it
   assert.equal(loaded.contents, undefined);
   const [result] = loaded.results;
   assert.equal(result?.valid, false);
-  const store = await openSqliteStore(join(tempDir(), 'typeplane.db'));
-  t.after(() => store.close());
+  const { store } = await freshStore(t);
   await assert.rejects(
     new Registry(store).registerValidated(Buffer.from('{}'), result!),
     (e: unknown) => e instanceof TypeplaneError && e.code === 'InvalidRequest' && e.details.length > 0,

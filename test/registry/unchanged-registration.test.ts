@@ -8,13 +8,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { TypeplaneError } from '../../src/errors.js';
 import { Registry } from '../../src/registry/registry.js';
 import { SCHEMA_LIMITS } from '../../src/registry/index.js';
 import { validateDocument } from '../../src/schema/index.js';
-import { openSqliteStore, type Store } from '../../src/store/index.js';
-import { tempDir } from '../helpers/service.js';
+import type { Store } from '../../src/store/index.js';
+import { freshStore } from '../store/fixtures.js';
 
 const TYPE = 'Test::Unchanged::Thing';
 /** An enum one value longer than the compiler takes: the meta-schema accepts it, compiling refuses it. */
@@ -28,12 +27,6 @@ function schema(extra: Record<string, unknown> = {}): string {
     additionalProperties: false,
     primaryIdentifier: ['/properties/Name'],
   });
-}
-
-async function openStore(t: { after(fn: () => unknown): void }): Promise<Store> {
-  const store = await openSqliteStore(join(tempDir(), 'typeplane.db'));
-  t.after(() => store.close());
-  return store;
 }
 
 /** Stores the document's type as it is, without compiling it (as a release with looser limits did). */
@@ -52,12 +45,12 @@ const refusedForComplexity = (e: unknown) =>
   e instanceof TypeplaneError && e.code === 'InvalidRequest' && /too complex to validate/.test(e.message);
 
 test('a document past the compile limits is refused when it registers its type', async (t) => {
-  const registry = new Registry(await openStore(t));
+  const registry = new Registry((await freshStore(t)).store);
   await assert.rejects(registry.register(schema()), refusedForComplexity);
 });
 
 test('registering the stored document again is unchanged, without compiling it', async (t) => {
-  const store = await openStore(t);
+  const store = (await freshStore(t)).store;
   await storeUncompiled(store, schema());
   const [registration] = await new Registry(store).register(schema());
   assert.equal(registration?.outcome, 'unchanged');
@@ -65,7 +58,7 @@ test('registering the stored document again is unchanged, without compiling it',
 });
 
 test('a change to that type is compiled, and refused', async (t) => {
-  const store = await openStore(t);
+  const store = (await freshStore(t)).store;
   await storeUncompiled(store, schema());
   await assert.rejects(
     new Registry(store).register(schema({ Colour: { type: 'string' } })),
@@ -75,7 +68,7 @@ test('a change to that type is compiled, and refused', async (t) => {
 });
 
 test("a manifest's model that is not served is compiled even when the served one is unchanged", async (t) => {
-  const store = await openStore(t);
+  const store = (await freshStore(t)).store;
   const registry = new Registry(store);
   // As JSON: YAML this long is refused before it is read.
   const manifest = (older: Record<string, unknown>) =>
