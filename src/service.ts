@@ -62,6 +62,8 @@ export interface ServiceOptions {
   stackPseudoParameters?: Partial<PseudoParameters>;
   /** Told of every route the server adds (see buildServer). */
   onRoute?: ServerOptions['onRoute'];
+  /** How long a request's headers, and the whole request, may take to arrive (`--request-timeout`). */
+  connectionLimits?: ServerOptions['connectionLimits'];
 }
 
 export interface Service {
@@ -177,6 +179,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       configurations,
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.onRoute ? { onRoute: options.onRoute } : {}),
+      ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),
       // The AWS Cloud Control API beside /v1, on POST /: requests signed with SigV4, not bearer tokens.
       frontDoor: cloudControlFrontDoor({ engine, tokens, logger }),
     });

@@ -18,6 +18,7 @@ interface ServeOptions {
   logLevel: string;
   lease: string;
   shutdownTimeout: string;
+  requestTimeout: string;
   provider?: string[];
   config?: string;
   secretKeyFile?: string;
@@ -94,6 +95,11 @@ export function registerServe(program: Command): void {
       'on SIGTERM/SIGINT, exit after this long even when requests or handlers have not finished (their operations resume on the next start); a second signal exits at once',
       '30',
     )
+    .option(
+      '--request-timeout <seconds>',
+      'a request, body included, must arrive within this long (its headers within 20 s, or this if shorter); slower ones are answered 408 and their connection closed',
+      '60',
+    )
     .addHelpText(
       'after',
       `
@@ -143,6 +149,12 @@ Examples:
       if (!(shutdownTimeout > 0 && shutdownTimeout <= 3600))
         command.error(
           `error: --shutdown-timeout must be a number of seconds above 0 and at most 3600, not '${options.shutdownTimeout}'`,
+          { exitCode: 2, code: 'typeplane.usage' },
+        );
+      const requestTimeout = options.requestTimeout.trim() === '' ? NaN : Number(options.requestTimeout);
+      if (!(requestTimeout >= 1 && requestTimeout <= 3600))
+        command.error(
+          `error: --request-timeout must be a number of seconds from 1 to 3600, not '${options.requestTimeout}'`,
           { exitCode: 2, code: 'typeplane.usage' },
         );
       if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
@@ -210,6 +222,7 @@ Examples:
           providerDefinitions,
           logger,
           leaseMs: lease * 1000,
+          connectionLimits: { requestMs: Math.round(requestTimeout * 1000) },
           ...(Object.keys(pseudo).length > 0 ? { stackPseudoParameters: pseudo } : {}),
           // An empty TYPEPLANE_SECRET_KEY counts as unset.
           ...(process.env.TYPEPLANE_SECRET_KEY ? { secretKey: process.env.TYPEPLANE_SECRET_KEY } : {}),

@@ -12,7 +12,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Tokens } from '../auth/index.js';
 import type { Engine } from '../engine/index.js';
-import { clientRequestId, RequestMessage, RESOURCE_BODY_LIMIT, type FrontDoor } from '../http/index.js';
+import {
+  clientRequestId,
+  drainable,
+  RequestMessage,
+  RESOURCE_BODY_LIMIT,
+  type FrontDoor,
+} from '../http/index.js';
 import { CloudControlError } from './errors.js';
 import {
   authenticate,
@@ -108,7 +114,7 @@ export function cloudControlFrontDoor({
     id: string,
     status: number,
     body: unknown,
-    // The body was not read to its end: the connection cannot carry another request.
+    // The body is left unread, of no bounded length: the connection cannot carry another request.
     close: boolean,
     log: Logger | undefined,
     started: number,
@@ -153,7 +159,9 @@ export function cloudControlFrontDoor({
       const refused = errorAnswer(error, operation);
       if (!refused) logger.error({ reqId: id, err: error }, 'unexpected error');
       const { status, body } = refused ?? INTERNAL_FAILURE;
-      answer(response, id, status, body, !bodyRead, log, started);
+      // A body not read is read and dropped by Node when of a bounded length: the client, maybe still
+      // sending, reads the refusal and keeps its connection (see src/http/connections.ts).
+      answer(response, id, status, body, !bodyRead && !drainable(request), log, started);
     };
     if (closing) {
       const unavailable = refusal(

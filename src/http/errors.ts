@@ -5,6 +5,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { TypeplaneError, type ErrorCode } from '../errors.js';
+import { drainable } from './connections.js';
 
 /** The longest path segment (a type name or identifier, URL-encoded) a route accepts; 414 beyond. */
 export const MAX_PARAM_LENGTH = 4096;
@@ -51,7 +52,19 @@ function fromFastify(error: FastifyError): { status: number; body: ErrorBody } |
   return undefined;
 }
 
+/**
+ * The framework closes the connection after refusing a body (too large, malformed) as the client
+ * may still be sending it. A body that has arrived, or is of a length the server drains (see
+ * `connections.ts`), keeps the connection instead: Node reads what is left of a body nobody reads
+ * and drops it, and the framework leaves one it began to read flowing to no listener. The client
+ * reads the refusal rather than a reset.
+ */
+function keepConnection(request: FastifyRequest, reply: FastifyReply): void {
+  if (reply.getHeader('connection') === 'close' && drainable(request.raw)) reply.removeHeader('connection');
+}
+
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  keepConnection(request, reply);
   if (error instanceof TypeplaneError) {
     void reply.status(error.status).send(errorBody(error.code, error.message, error.details));
     return;

@@ -17,6 +17,7 @@ import type { Tokens } from '../auth/index.js';
 import { TypeplaneError } from '../errors.js';
 import { registerAuth } from './auth.js';
 import { parseJsonBody } from './body.js';
+import { checkIntervalMs, connectionLimits, type ConnectionLimits } from './connections.js';
 import { RequestMessage } from './request-message.js';
 import { clientRequestId } from './request-id.js';
 import {
@@ -52,6 +53,8 @@ export interface ServerOptions {
   onRoute?: (route: RouteOptions) => void;
   /** Another protocol on the same server (the Cloud Control API), offered every request first. */
   frontDoor?: FrontDoor;
+  /** How long a request may take to arrive (default: a minute, its headers 20 s). */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 /**
@@ -63,25 +66,35 @@ export type FrontDoor = (request: IncomingMessage, response: ServerResponse, clo
 
 /**
  * The HTTP(S) server, made as the framework would make it, with `frontDoor` offered every request
- * before the framework's router. Its requests are {@link RequestMessage}s: a front door can take a
- * body as it arrives.
+ * before the framework's router, and deadlines for a request's headers and for the whole request
+ * (see `connections.ts`). Its requests are {@link RequestMessage}s: a front door can take a body as
+ * it arrives.
  */
 function serverWith(
-  frontDoor: FrontDoor,
+  frontDoor: FrontDoor | undefined,
   closing: () => boolean,
   tls: ServerOptions['tls'],
+  limits: ConnectionLimits,
 ): NonNullable<FastifyHttpOptions<Server>['serverFactory']> {
   return (handler, options) => {
-    const dispatch = (request: IncomingMessage, response: ServerResponse) => {
-      if (!frontDoor(request, response, closing())) handler(request, response);
+    const dispatch = frontDoor
+      ? (request: IncomingMessage, response: ServerResponse) => {
+          if (!frontDoor(request, response, closing())) handler(request, response);
+        }
+      : handler;
+    const settings = {
+      IncomingMessage: RequestMessage,
+      headersTimeout: limits.headersMs,
+      requestTimeout: limits.requestMs,
+      connectionsCheckingInterval: checkIntervalMs(limits),
     };
     const server = tls
-      ? createHttpsServer({ cert: tls.cert, key: tls.key, IncomingMessage: RequestMessage }, dispatch)
-      : createServer({ ...(options.http ?? {}), IncomingMessage: RequestMessage }, dispatch);
-    // The framework's own settings, as it applies them to a server it makes.
-    const { keepAliveTimeout, requestTimeout, connectionTimeout } = options;
+      ? createHttpsServer({ ...settings, cert: tls.cert, key: tls.key }, dispatch)
+      : createServer({ ...(options.http ?? {}), ...settings }, dispatch);
+    // The framework's own settings, as it applies them to a server it makes (its request timeout,
+    // 0 by default, would turn the deadline off).
+    const { keepAliveTimeout, connectionTimeout } = options;
     if (typeof keepAliveTimeout === 'number') server.keepAliveTimeout = keepAliveTimeout;
-    if (typeof requestTimeout === 'number') server.requestTimeout = requestTimeout;
     if (typeof connectionTimeout === 'number') server.setTimeout(connectionTimeout);
     return server as Server;
   };
@@ -97,11 +110,12 @@ export async function buildServer({
   tls,
   onRoute,
   frontDoor,
+  connectionLimits: limits,
 }: ServerOptions): Promise<FastifyInstance> {
   let closing = false;
   const app = Fastify({
     ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
-    ...(frontDoor ? { serverFactory: serverWith(frontDoor, () => closing, tls) } : {}),
+    serverFactory: serverWith(frontDoor, () => closing, tls, connectionLimits(limits)),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: RESOURCE_BODY_LIMIT,
     // A client's x-request-id is kept only when it is a plain bounded token; it is logged and echoed.

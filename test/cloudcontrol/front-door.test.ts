@@ -151,8 +151,10 @@ test("a body is read whole whether it arrives before the caller's key has been l
 test('a stranger is answered from the headers alone, before any of the body it announces arrives', async () => {
   const url = new URL(svc.url);
   const socket = connect(Number(url.port), url.hostname);
-  const started = Date.now();
-  const answer = readAll(socket, 5_000);
+  let text = '';
+  let closed = false;
+  socket.on('data', (d: Buffer) => (text += d.toString()));
+  socket.on('close', () => (closed = true));
   const body = JSON.stringify({ TypeName: WIDGET_TYPE });
   socket.write(
     rawRequest({
@@ -168,10 +170,14 @@ test('a stranger is answered from the headers alone, before any of the body it a
       'content-length': '500000',
     }),
   );
-  const { text, closed } = await answer;
-  assert.match(text, /^HTTP\/1\.1 403 /);
+  const deadline = Date.now() + 5_000;
+  while (!text.endsWith('}') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.match(text, /^HTTP\/1\.1 403 /, 'answered without waiting for the body');
   assert.match(text, /"__type":"InvalidClientTokenId"/);
-  assert.ok(closed && Date.now() - started < 5_000, 'answered and closed without waiting for the body');
+  // The announced body is read and dropped as it comes (test/http/connection-limits.test.ts): the
+  // connection stays open for it rather than being reset under a client still sending.
+  assert.equal(closed, false);
+  socket.destroy();
 });
 
 test("every answer carries its request id: the client's when it is a plain token, else the server's own", async () => {

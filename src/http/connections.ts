@@ -1,0 +1,61 @@
+/**
+ * @module What a connection may cost the server: how long a request may take to arrive, and what
+ * becomes of a body the server answers before it has read it.
+ *
+ * Node's HTTP server waits for a request body for ever by default, and a minute for headers: a client
+ * opening connections and sending a byte now and then could hold every one it opened, with or without
+ * a token, until the process runs out of file descriptors. Here both have a deadline, checked often.
+ *
+ * A body refused before it is read (too large, or its request refused on its headers) is read and
+ * dropped when it is of a bounded length, so that the client, still sending, reads the refusal and
+ * keeps its connection. Closing instead, with the client's bytes unread, resets the connection: the
+ * client's next write fails (EPIPE, ECONNRESET) and it may never see the answer.
+ */
+import type { IncomingMessage } from 'node:http';
+
+export interface ConnectionLimits {
+  /** The request line and headers must arrive within this many milliseconds of the request's start. */
+  headersMs: number;
+  /** The whole request, body included, must arrive within this many milliseconds of its start. */
+  requestMs: number;
+}
+
+/** A minute for a whole request (a 10 MB type document at 170 KB/s), 20 s for its headers. */
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { headersMs: 20_000, requestMs: 60_000 };
+
+/** Limits with the headers' no later than the request's, as Node requires. */
+export function connectionLimits(given: Partial<ConnectionLimits> = {}): ConnectionLimits {
+  const requestMs = given.requestMs ?? DEFAULT_CONNECTION_LIMITS.requestMs;
+  const headersMs = Math.min(given.headersMs ?? DEFAULT_CONNECTION_LIMITS.headersMs, requestMs);
+  for (const [name, value] of Object.entries({ headersMs, requestMs }))
+    if (!(Number.isInteger(value) && value > 0))
+      throw new RangeError(`${name} must be a whole number above 0`);
+  return { headersMs, requestMs };
+}
+
+/**
+ * How often Node looks for requests past their deadline: a tenth of the shorter one, within 0.1–5 s,
+ * so that a deadline is kept to within 10% (Node's default of 30 s would let a 20 s one run to 50 s).
+ */
+export function checkIntervalMs({ headersMs, requestMs }: ConnectionLimits): number {
+  return Math.max(100, Math.min(5_000, Math.floor(Math.min(headersMs, requestMs) / 10)));
+}
+
+/**
+ * The most bytes of a refused body the server reads and drops to keep the connection: a few times
+ * the largest body taken (10 MB, a type document). A longer body is answered and its connection
+ * closed; the deadline for the whole request bounds the time either way.
+ */
+export const DRAIN_LIMIT = 32 * 1024 * 1024;
+
+/**
+ * Whether what is left of a request's body may be read and dropped once the request is answered,
+ * rather than its connection closed: it has all arrived, or it declared a length of at most
+ * {@link DRAIN_LIMIT}. A body of no declared length (chunked) may never end.
+ */
+export function drainable(request: IncomingMessage): boolean {
+  if (request.complete) return true;
+  const declared = request.headers['content-length'];
+  if (declared === undefined) return request.headers['transfer-encoding'] === undefined;
+  return Number(declared) <= DRAIN_LIMIT;
+}
