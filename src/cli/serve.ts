@@ -19,6 +19,7 @@ interface ServeOptions {
   lease: string;
   shutdownTimeout: string;
   requestTimeout: string;
+  maxConnections?: string;
   provider?: string[];
   config?: string;
   secretKeyFile?: string;
@@ -100,6 +101,10 @@ export function registerServe(program: Command): void {
       'a request, body included, must arrive within this long (its headers within 20 s, or this if shorter); slower ones are answered 408 and their connection closed',
       '60',
     )
+    .option(
+      '--max-connections <n>',
+      'client connections open at once; more are closed as they arrive (default 10000, fewer where the open-file limit is lower)',
+    )
     .addHelpText(
       'after',
       `
@@ -155,6 +160,17 @@ Examples:
       if (!(requestTimeout >= 1 && requestTimeout <= 3600))
         command.error(
           `error: --request-timeout must be a number of seconds from 1 to 3600, not '${options.requestTimeout}'`,
+          { exitCode: 2, code: 'typeplane.usage' },
+        );
+      const maxConnections =
+        options.maxConnections === undefined
+          ? undefined
+          : /^\d{1,7}$/.test(options.maxConnections)
+            ? Number(options.maxConnections)
+            : NaN;
+      if (maxConnections !== undefined && !(maxConnections >= 1 && maxConnections <= 1_000_000))
+        command.error(
+          `error: --max-connections must be a whole number from 1 to 1000000, not '${options.maxConnections}'`,
           { exitCode: 2, code: 'typeplane.usage' },
         );
       if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
@@ -222,7 +238,10 @@ Examples:
           providerDefinitions,
           logger,
           leaseMs: lease * 1000,
-          connectionLimits: { requestMs: Math.round(requestTimeout * 1000) },
+          connectionLimits: {
+            requestMs: Math.round(requestTimeout * 1000),
+            ...(maxConnections !== undefined ? { maxConnections } : {}),
+          },
           ...(Object.keys(pseudo).length > 0 ? { stackPseudoParameters: pseudo } : {}),
           // An empty TYPEPLANE_SECRET_KEY counts as unset.
           ...(process.env.TYPEPLANE_SECRET_KEY ? { secretKey: process.env.TYPEPLANE_SECRET_KEY } : {}),

@@ -11,6 +11,7 @@
  * keeps its connection. Closing instead, with the client's bytes unread, resets the connection: the
  * client's next write fails (EPIPE, ECONNRESET) and it may never see the answer.
  */
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 
 export interface ConnectionLimits {
@@ -18,19 +19,53 @@ export interface ConnectionLimits {
   headersMs: number;
   /** The whole request, body included, must arrive within this many milliseconds of its start. */
   requestMs: number;
+  /**
+   * Connections open at once; Node closes more as they arrive. Each holds a file descriptor and some
+   * memory: without a bound, a flood of connections (deadlines or not) could take every descriptor
+   * the process has, and the provider calls, files and database connections it needs would fail.
+   */
+  maxConnections: number;
+}
+
+/** Descriptors kept for what is not a client connection (database, providers, files, workers). */
+const RESERVED_DESCRIPTORS = 512;
+/** The most connections by default, whatever the descriptor limit: ~10-20 KB of memory each. */
+const MAX_CONNECTIONS = 10_000;
+
+/** The process's limit of open files (Linux's /proc/self/limits; Node raises it to the hard limit), if known. */
+export function openFileLimit(limitsText?: string): number | undefined {
+  let text = limitsText;
+  if (text === undefined)
+    try {
+      text = readFileSync('/proc/self/limits', 'utf8');
+    } catch {
+      return undefined;
+    }
+  const soft = /^Max open files\s+(\d+)/m.exec(text)?.[1];
+  return soft === undefined ? undefined : Number(soft);
+}
+
+/** 10,000 connections, or fewer where the process may not open that many files (at least 64). */
+export function defaultMaxConnections(openFiles = openFileLimit()): number {
+  if (openFiles === undefined) return MAX_CONNECTIONS;
+  return Math.max(64, Math.min(MAX_CONNECTIONS, openFiles - RESERVED_DESCRIPTORS));
 }
 
 /** A minute for a whole request (a 10 MB type document at 170 KB/s), 20 s for its headers. */
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { headersMs: 20_000, requestMs: 60_000 };
+export const DEFAULT_CONNECTION_LIMITS: Omit<ConnectionLimits, 'maxConnections'> = {
+  headersMs: 20_000,
+  requestMs: 60_000,
+};
 
 /** Limits with the headers' no later than the request's, as Node requires. */
 export function connectionLimits(given: Partial<ConnectionLimits> = {}): ConnectionLimits {
   const requestMs = given.requestMs ?? DEFAULT_CONNECTION_LIMITS.requestMs;
   const headersMs = Math.min(given.headersMs ?? DEFAULT_CONNECTION_LIMITS.headersMs, requestMs);
-  for (const [name, value] of Object.entries({ headersMs, requestMs }))
+  const maxConnections = given.maxConnections ?? defaultMaxConnections();
+  for (const [name, value] of Object.entries({ headersMs, requestMs, maxConnections }))
     if (!(Number.isInteger(value) && value > 0))
       throw new RangeError(`${name} must be a whole number above 0`);
-  return { headersMs, requestMs };
+  return { headersMs, requestMs, maxConnections };
 }
 
 /**

@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyHttpOptions,
@@ -53,7 +53,7 @@ export interface ServerOptions {
   onRoute?: (route: RouteOptions) => void;
   /** Another protocol on the same server (the Cloud Control API), offered every request first. */
   frontDoor?: FrontDoor;
-  /** How long a request may take to arrive (default: a minute, its headers 20 s). */
+  /** How long a request may take to arrive (default: a minute, its headers 20 s), and how many connections are open at once. */
   connectionLimits?: Partial<ConnectionLimits>;
 }
 
@@ -75,6 +75,7 @@ function serverWith(
   closing: () => boolean,
   tls: ServerOptions['tls'],
   limits: ConnectionLimits,
+  logger: Logger,
 ): NonNullable<FastifyHttpOptions<Server>['serverFactory']> {
   return (handler, options) => {
     const dispatch = frontDoor
@@ -96,8 +97,29 @@ function serverWith(
     const { keepAliveTimeout, connectionTimeout } = options;
     if (typeof keepAliveTimeout === 'number') server.keepAliveTimeout = keepAliveTimeout;
     if (typeof connectionTimeout === 'number') server.setTimeout(connectionTimeout);
+    server.maxConnections = limits.maxConnections;
+    warnOfDrops(server, limits.maxConnections, logger);
     return server as Server;
   };
+}
+
+/** Connections closed at the limit, said in the log at most once a minute: a flood would flood it. */
+function warnOfDrops(server: Server | HttpsServer, maxConnections: number, logger: Logger): void {
+  let timer: NodeJS.Timeout | undefined;
+  let since = 0;
+  server.on('drop', () => {
+    if (timer) {
+      since++;
+      return;
+    }
+    logger.warn({ maxConnections }, 'connection limit reached: new connections are closed as they arrive');
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (since > 0)
+        logger.warn({ maxConnections, closed: since }, 'connections closed at the limit in the last minute');
+      since = 0;
+    }, 60_000).unref();
+  });
 }
 
 export async function buildServer({
@@ -115,7 +137,7 @@ export async function buildServer({
   let closing = false;
   const app = Fastify({
     ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
-    serverFactory: serverWith(frontDoor, () => closing, tls, connectionLimits(limits)),
+    serverFactory: serverWith(frontDoor, () => closing, tls, connectionLimits(limits), logger),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: RESOURCE_BODY_LIMIT,
     // A client's x-request-id is kept only when it is a plain bounded token; it is logged and echoed.

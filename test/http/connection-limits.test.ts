@@ -9,6 +9,9 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { defaultMaxConnections, openFileLimit } from '../../src/http/connections.js';
 import { signedHeaders } from '../helpers/cloudcontrol.js';
 import { spawnServer, startTestService, tempDir, type TestService } from '../helpers/service.js';
 
@@ -279,8 +282,57 @@ test('a request sent in pieces within the deadlines is served as usual', async (
   connection.socket.destroy();
 });
 
-test('serve --request-timeout sets the deadline; a value that is no number of seconds is refused', async () => {
-  const server = await spawnServer(tempDir(), ['--request-timeout', '1']);
+test('connections past the limit are closed as they arrive, the ones open are served, and the log says so once', async () => {
+  const lines: string[] = [];
+  const logger = pino(
+    { level: 'warn' },
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    }),
+  );
+  const limited = await startTestService({ connectionLimits: { maxConnections: 4 }, logger });
+  const to = Number(new URL(limited.url).port);
+  try {
+    const open = Array.from({ length: 4 }, () => new Connection(to));
+    await Promise.all(open.map((c) => c.write('')));
+    // Node counts a connection once it has accepted it: the four are in before the next ones come.
+    await sleep(100);
+    const past = [new Connection(to), new Connection(to)];
+    for (const c of past) assert.ok((await c.closed(3_000)) < 3_000);
+    assert.deepEqual(await Promise.all(past.map((c) => c.answered(1))), [[], []], 'closed without an answer');
+    await open[0]!.write(HEALTH);
+    assert.equal((await open[0]!.answered(1))[0]?.status, 200, 'the connections within the limit are served');
+    open[1]!.socket.destroy();
+    await sleep(100);
+    const next = new Connection(to);
+    await next.write(HEALTH);
+    assert.equal((await next.answered(1))[0]?.status, 200, 'a place freed is taken by the next connection');
+    for (const c of [...open, next]) c.socket.destroy();
+    const warnings = lines.filter((l) => l.includes('connection limit reached'));
+    assert.equal(warnings.length, 1, lines.join(''));
+    assert.equal(JSON.parse(warnings[0]!).maxConnections, 4);
+  } finally {
+    await limited.close();
+  }
+});
+
+test('the connection limit defaults to 10,000, or the open-file limit less 512 descriptors where that is lower', () => {
+  const limits = `Limit                     Soft Limit           Hard Limit           Units
+Max open files            1024                 524288               files
+`;
+  assert.equal(openFileLimit(limits), 1024);
+  assert.equal(openFileLimit('nothing here'), undefined);
+  assert.equal(defaultMaxConnections(1024), 512);
+  assert.equal(defaultMaxConnections(1_048_576), 10_000);
+  assert.equal(defaultMaxConnections(300), 64);
+  assert.equal(defaultMaxConnections(undefined), 10_000);
+});
+
+test('serve --request-timeout and --max-connections set the limits; values out of range are refused', async () => {
+  const server = await spawnServer(tempDir(), ['--request-timeout', '1', '--max-connections', '3']);
   try {
     const connection = new Connection(Number(new URL(server.url).port));
     await connection.write(
@@ -294,9 +346,19 @@ test('serve --request-timeout sets the deadline; a value that is no number of se
       clearInterval(dribble);
     }
     assert.equal((await connection.answered(1))[0]?.status, 408);
+    const open = Array.from({ length: 3 }, () => new Connection(Number(new URL(server.url).port)));
+    await sleep(100);
+    const past = new Connection(Number(new URL(server.url).port));
+    assert.ok((await past.closed(3_000)) < 3_000, 'the fourth connection is closed');
+    for (const c of open) assert.equal(c.closedAt, undefined);
+    for (const c of open) c.socket.destroy();
   } finally {
     server.child.kill('SIGKILL');
   }
+  await assert.rejects(
+    spawnServer(tempDir(), ['--max-connections', 'many']),
+    /--max-connections must be a whole number from 1 to 1000000, not 'many'/,
+  );
   await assert.rejects(
     spawnServer(tempDir(), ['--request-timeout', '0']),
     /--request-timeout must be a number of seconds from 1 to 3600, not '0'/,
