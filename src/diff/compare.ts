@@ -559,7 +559,8 @@ const sameReference = (a: Reference, b: Reference) =>
  * added or retargeted is dangerous rather than breaking: whether it is enforced (values must name an
  * existing resource) depends on the referenced type's identifier, which another document declares.
  * One removed takes a check away. A reference is matched to the earlier one that reads the same
- * members; otherwise it is new.
+ * members, or, without `ids`, to the one earlier reference without them that is gone; otherwise
+ * it is new.
  */
 function compareReferences(before: ResourceType, after: ResourceType): RawChange[] {
   const changes: RawChange[] = [];
@@ -571,26 +572,38 @@ function compareReferences(before: ResourceType, after: ResourceType): RawChange
     return origin !== undefined ? { document: origin } : { type: true };
   };
   const property = (ref: Reference) => (ref.ids.length === 1 ? { property: ref.ids[0]!.member } : {});
+  const retargeted = (was: Reference, ref: Reference): RawChange => ({
+    rule: 'TP6208',
+    message: `reference retargeted from ${describeReference(was)} to ${describeReference(ref)}: stored values may name resources that are not of the new target, and requests may be refused or no longer checked`,
+    ...property(ref),
+    place: located(ref),
+  });
+  const added = (ref: Reference): RawChange => ({
+    rule: 'TP6207',
+    message: `reference to ${describeReference(ref)} added: where it covers ${ref.typeName}'s identifier, requests naming a resource that does not exist are refused (stored resources keep their values)`,
+    ...property(ref),
+    place: located(ref),
+  });
+  /** New references without `ids`: their members are the target's identifier, which this document does not say. */
+  const implicit: Reference[] = [];
   for (const ref of after.traits.references) {
     if (before.traits.references.some((o) => sameReference(o, ref))) continue;
     const members = membersOf(ref);
-    const at = members === '' ? -1 : old.findIndex((o) => membersOf(o) === members);
-    if (at >= 0) {
-      const [was] = old.splice(at, 1);
-      changes.push({
-        rule: 'TP6208',
-        message: `reference retargeted from ${describeReference(was!)} to ${describeReference(ref)}: stored values may name resources that are not of the new target, and requests may be refused or no longer checked`,
-        ...property(ref),
-        place: located(ref),
-      });
-    } else
-      changes.push({
-        rule: 'TP6207',
-        message: `reference to ${describeReference(ref)} added: where it covers ${ref.typeName}'s identifier, requests naming a resource that does not exist are refused (stored resources keep their values)`,
-        ...property(ref),
-        place: located(ref),
-      });
+    if (members === '') {
+      implicit.push(ref);
+      continue;
+    }
+    const at = old.findIndex((o) => membersOf(o) === members);
+    if (at >= 0) changes.push(retargeted(old.splice(at, 1)[0]!, ref));
+    else changes.push(added(ref));
   }
+  // One reference without ids gone and one come (of the same relationship) is the type's one such
+  // reference pointed elsewhere; more of either cannot be paired by anything the documents say.
+  const implicitOld = old.filter((o) => membersOf(o) === '');
+  if (implicit.length === 1 && implicitOld.length === 1 && implicit[0]!.rel === implicitOld[0]!.rel) {
+    old.splice(old.indexOf(implicitOld[0]!), 1);
+    changes.push(retargeted(implicitOld[0]!, implicit[0]!));
+  } else changes.push(...implicit.map(added));
   const existsAfter = new PointerResolver(after.schema);
   for (const ref of old) {
     const member = ref.ids[0]?.member;

@@ -628,6 +628,58 @@ describe('references in manifests', () => {
     const doc = withReferences('Test.Diff/people', 'Test.Diff/teams');
     assert.deepEqual(diffDocuments({ text: doc }, { text: doc }).changes, []);
   });
+
+  /** References without `ids`: the members are named like the referenced type's identifier. */
+  const implicit = (...typeNames: string[]) =>
+    toYaml({
+      namespace: 'Test.Diff',
+      types: {
+        things: {
+          description: 'A thing.',
+          'x-typeplane-references': typeNames.map((typeName) => ({ typeName })),
+          apiVersions: {
+            '2025-01-01': { schema: { type: 'object', properties: { team: S } } },
+          },
+        },
+      },
+    });
+  const rulesOf = (before: string, after: string) => {
+    const result = diffDocuments({ text: before }, { text: after });
+    assert.deepEqual(result.problems, []);
+    return result.changes.map((c) => [c.rule, c.message.split(':')[0]]).sort();
+  };
+
+  test('a reference without ids that names another type is retargeted, not added and removed', () => {
+    assert.deepEqual(rulesOf(implicit('Test.Diff/teams'), implicit('Test.Diff/groups')), [
+      ['TP6208', 'reference retargeted from Test.Diff/teams to Test.Diff/groups'],
+    ]);
+    // Beside one that stays, the one that changed is paired all the same.
+    assert.deepEqual(
+      rulesOf(
+        implicit('Test.Diff/people', 'Test.Diff/teams'),
+        implicit('Test.Diff/people', 'Test.Diff/groups'),
+      ),
+      [['TP6208', 'reference retargeted from Test.Diff/teams to Test.Diff/groups']],
+    );
+  });
+
+  test('references without ids that cannot be paired are reported added and removed', () => {
+    assert.deepEqual(
+      rulesOf(
+        implicit('Test.Diff/people', 'Test.Diff/teams'),
+        implicit('Test.Diff/accounts', 'Test.Diff/groups'),
+      ),
+      [
+        ['TP6110', 'reference to Test.Diff/people removed'],
+        ['TP6110', 'reference to Test.Diff/teams removed'],
+        ['TP6207', 'reference to Test.Diff/accounts added'],
+        ['TP6207', 'reference to Test.Diff/groups added'],
+      ],
+    );
+    assert.deepEqual(rulesOf(implicit(), implicit('Test.Diff/groups')), [
+      ['TP6207', 'reference to Test.Diff/groups added'],
+    ]);
+  });
 });
 
 describe('type configuration', () => {
