@@ -43,6 +43,8 @@ export interface ServiceOptions {
   minuteMs?: number;
   /** The longest one handler invocation may take (default 60 s create/update/delete, 30 s read/list; tests shorten them). */
   callLimitsMs?: EngineOptions['callLimitsMs'];
+  /** Most handler invocations at once, and of one type (default 64 and a quarter of it; tests lower them). */
+  operationConcurrency?: { total?: number; perType?: number };
   /** Refuse operations on types whose provider has no passing contract report (`--require-contract-report`). */
   requirePassingContract?: boolean;
   /** The key sealing write-only values at rest, as base64 of 32 bytes (`TYPEPLANE_SECRET_KEY`); wins over the file. */
@@ -153,6 +155,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
       ...(options.callLimitsMs !== undefined ? { callLimitsMs: options.callLimitsMs } : {}),
       ...(options.requirePassingContract ? { requirePassingContract: true } : {}),
+      ...(options.operationConcurrency?.total !== undefined
+        ? { concurrency: options.operationConcurrency.total }
+        : {}),
+      ...(options.operationConcurrency?.perType !== undefined
+        ? { concurrencyPerType: options.operationConcurrency.perType }
+        : {}),
     });
     const schemaFiles = (options.providerDefinitions ?? []).flatMap((d) => d.schemas ?? []);
     const typeFiles = [...schemaFiles, ...(options.types ?? [])];

@@ -20,6 +20,8 @@ interface ServeOptions {
   shutdownTimeout: string;
   requestTimeout: string;
   maxConnections?: string;
+  handlers?: string;
+  handlersPerType?: string;
   provider?: string[];
   config?: string;
   secretKeyFile?: string;
@@ -105,6 +107,11 @@ export function registerServe(program: Command): void {
       '--max-connections <n>',
       'client connections open at once; more are closed as they arrive (default 10000, fewer where the open-file limit is lower)',
     )
+    .option('--handlers <n>', 'handler invocations running at once in this server (default 64)')
+    .option(
+      '--handlers-per-type <n>',
+      "of those, the most for one type (default a quarter): a type whose handlers hang, or whose writer floods it, leaves the others' operations room",
+    )
     .addHelpText(
       'after',
       `
@@ -173,6 +180,24 @@ Examples:
           `error: --max-connections must be a whole number from 1 to 1000000, not '${options.maxConnections}'`,
           { exitCode: 2, code: 'typeplane.usage' },
         );
+      const counts: Record<'handlers' | 'handlersPerType', number | undefined> = {
+        handlers: undefined,
+        handlersPerType: undefined,
+      };
+      for (const [key, flag] of [
+        ['handlers', '--handlers'],
+        ['handlersPerType', '--handlers-per-type'],
+      ] as const) {
+        const raw = options[key];
+        if (raw === undefined) continue;
+        const n = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
+        if (!(n >= 1 && n <= 10_000))
+          command.error(`error: ${flag} must be a whole number from 1 to 10000, not '${raw}'`, {
+            exitCode: 2,
+            code: 'typeplane.usage',
+          });
+        counts[key] = n;
+      }
       if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
         command.error('error: give both --tls-cert and --tls-key, or neither', {
           exitCode: 2,
@@ -238,6 +263,14 @@ Examples:
           providerDefinitions,
           logger,
           leaseMs: lease * 1000,
+          ...(counts.handlers !== undefined || counts.handlersPerType !== undefined
+            ? {
+                operationConcurrency: {
+                  ...(counts.handlers !== undefined ? { total: counts.handlers } : {}),
+                  ...(counts.handlersPerType !== undefined ? { perType: counts.handlersPerType } : {}),
+                },
+              }
+            : {}),
           connectionLimits: {
             requestMs: Math.round(requestTimeout * 1000),
             ...(maxConnections !== undefined ? { maxConnections } : {}),

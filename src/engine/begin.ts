@@ -46,7 +46,7 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
   const now = Date.now();
   const nowIso = new Date(now).toISOString();
   // Started here when there is room: leased to this worker at once and run without a claim.
-  const runHere = !decide && ctx.worker.hasRoom();
+  const runHere = !decide && ctx.worker.hasRoom(type.typeName);
   const requestToken = args.requestToken ?? newRequestToken();
   const record: OperationRecord = {
     requestToken,

@@ -48,8 +48,10 @@ export interface EngineOptions {
   pollIntervalMs?: number;
   /** Client tokens are honoured at least this long. */
   tokenRetentionMs?: number;
-  /** Most handler invocations running at once in this process. */
+  /** Most handler invocations running at once in this process (default 64). */
   concurrency?: number;
+  /** Most of those for one type (default a quarter of `concurrency`): no type's operations take every slot. */
+  concurrencyPerType?: number;
   /** Milliseconds in a "minute" of a handler's timeoutInMinutes (tests shorten it; default 60,000). */
   minuteMs?: number;
   /** The longest one handler invocation may take (default 60 s for create/update/delete, 30 s for read/list; tests shorten them). */
@@ -66,12 +68,14 @@ export class Engine {
   private expiryTimer: NodeJS.Timeout | undefined;
 
   constructor(options: EngineOptions) {
+    const concurrency = options.concurrency ?? 64;
     const worker = new Worker({
       store: options.store,
       log: options.logger,
       leaseMs: options.leaseMs ?? 30_000,
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
-      concurrency: options.concurrency ?? 64,
+      concurrency,
+      concurrencyPerType: Math.min(concurrency, options.concurrencyPerType ?? Math.ceil(concurrency / 4)),
       step: (op, signal, fresh) => step(ctx, op, signal, fresh),
     });
     const ctx: EngineContext = {

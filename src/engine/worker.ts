@@ -17,6 +17,11 @@ export interface WorkerOptions {
   leaseMs: number;
   pollIntervalMs: number;
   concurrency: number;
+  /**
+   * Most of those running at once for one type: a type whose handlers are slow, or whose writer
+   * floods it, takes no more than its share, and the others' operations still run at once.
+   */
+  concurrencyPerType: number;
   step: StepRunner;
 }
 
@@ -27,6 +32,9 @@ export class Worker {
   private readonly log: EngineLogger;
   private readonly pollIntervalMs: number;
   private readonly concurrency: number;
+  private readonly perType: number;
+  /** Steps running here, by type name. */
+  private readonly runningByType = new Map<string, number>();
   private readonly events = new EventEmitter();
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -44,6 +52,7 @@ export class Worker {
     this.leaseMs = options.leaseMs;
     this.pollIntervalMs = options.pollIntervalMs;
     this.concurrency = options.concurrency;
+    this.perType = options.concurrencyPerType;
     this.step = options.step;
     this.events.setMaxListeners(0);
   }
@@ -81,9 +90,13 @@ export class Worker {
     await this.claiming;
   }
 
-  /** Whether an operation begun now can run here at once. */
-  hasRoom(): boolean {
-    return !this.isStopped && this.running.size < this.concurrency;
+  /** Whether an operation of `typeName` begun now can run here at once. */
+  hasRoom(typeName: string): boolean {
+    return (
+      !this.isStopped &&
+      this.running.size < this.concurrency &&
+      (this.runningByType.get(typeName) ?? 0) < this.perType
+    );
   }
 
   /** An operation was queued for any worker to claim. */
@@ -135,7 +148,10 @@ export class Worker {
             this.backlog = true;
             break;
           }
-          const ops = await this.store.claimOperations(this.owner, new Date(), this.leaseMs, room);
+          const ops = await this.store.claimOperations(this.owner, new Date(), this.leaseMs, room, {
+            perType: this.perType,
+            running: this.runningByType,
+          });
           for (const op of ops) this.launch(op);
           this.backlog = ops.length === room;
           if (this.backlog) this.claimAgain = true;
@@ -158,6 +174,7 @@ export class Worker {
       Math.max(100, this.leaseMs / 3),
     );
     renew.unref();
+    this.runningByType.set(op.typeName, (this.runningByType.get(op.typeName) ?? 0) + 1);
     const done = this.step(op, abort.signal, fresh)
       .catch((e: unknown) => {
         if (e instanceof OperationMovedOn) {
@@ -174,9 +191,13 @@ export class Worker {
       .finally(() => {
         clearInterval(renew);
         this.running.delete(op.requestToken);
+        const left = (this.runningByType.get(op.typeName) ?? 1) - 1;
+        if (left > 0) this.runningByType.set(op.typeName, left);
+        else this.runningByType.delete(op.typeName);
         this.events.emit(op.requestToken);
-        // A finished slot lets queued work in; without a backlog the poll loop is enough.
-        if (this.backlog) this.kick();
+        // A finished slot lets queued work in; without a backlog the poll loop is enough. A type that
+        // was at its share may have operations waiting that the last claim left out.
+        if (this.backlog || left + 1 >= this.perType) this.kick();
       });
     this.running.set(op.requestToken, { abort, done });
   }

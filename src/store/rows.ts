@@ -8,6 +8,7 @@ import type { Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import type {
   BeginResult,
+  ClaimAllowance,
   KvEntry,
   Operation,
   OperationRecord,
@@ -102,6 +103,49 @@ export function expireOperationsSql(before: string): string {
 }
 
 /** `limit + 1` rows → a page of `limit` and, when there were more, the cursor of its last item. */
+/**
+ * The type names that have operations not terminal, each found with one step of the index on
+ * `(type_name, seq)` of those operations (a loose index scan): as many steps as there are such
+ * types, whatever their backlogs.
+ */
+export const ACTIVE_TYPES_SQL = `WITH RECURSIVE t(name) AS (
+    SELECT (SELECT MIN(type_name) FROM operations WHERE status IN ${ACTIVE_SQL})
+    UNION ALL
+    SELECT (SELECT MIN(type_name) FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name > t.name)
+    FROM t WHERE t.name IS NOT NULL
+  )
+  SELECT name FROM t WHERE name IS NOT NULL`;
+
+/** How many more of `typeName`'s operations a claim within `allowance` may take, at most `limit`. */
+export function roomFor(typeName: string, allowance: ClaimAllowance, limit: number): number {
+  return Math.max(0, Math.min(limit, allowance.perType - (allowance.running.get(typeName) ?? 0)));
+}
+
+/**
+ * Whether the oldest due rows, taken as they are, stay within the allowance: then they are the
+ * claim (one query, the usual case), and the types need not be asked one by one.
+ */
+export function withinAllowance(rows: readonly { type_name: string }[], allowance: ClaimAllowance): boolean {
+  const counts = new Map<string, number>();
+  for (const row of rows) {
+    const count = (counts.get(row.type_name) ?? 0) + 1;
+    if (count > roomFor(row.type_name, allowance, Infinity)) return false;
+    counts.set(row.type_name, count);
+  }
+  return true;
+}
+
+/** The `limit` oldest of each type's oldest due rows (every list within its type's room). */
+export function oldestOf<Row extends { seq: number | string }>(
+  lists: readonly Row[][],
+  limit: number,
+): Row[] {
+  return lists
+    .flat()
+    .sort((a, b) => Number(a.seq) - Number(b.seq))
+    .slice(0, limit);
+}
+
 export function page<T>(rows: T[], limit: number, cursor: (last: T) => string): Page<T> {
   if (rows.length <= limit) return { items: rows };
   const items = rows.slice(0, limit);

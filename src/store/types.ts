@@ -198,6 +198,14 @@ export class TypeChangedMeanwhile extends Error {
   }
 }
 
+/** How many of one type's operations a claimer takes (see `Store.claimOperations`). */
+export interface ClaimAllowance {
+  /** The most operations of one type the claimer runs at once. */
+  perType: number;
+  /** The operations it runs now, by type name. */
+  running: ReadonlyMap<string, number>;
+}
+
 export interface Store {
   // Types
   putType(type: StoredType): Promise<void>;
@@ -313,10 +321,18 @@ export interface Store {
   ): Promise<Page<OperationRecord>>;
   /**
    * Operations not terminal whose `retryAfter` has passed (or is unset) and which no live worker
-   * holds; each returned one is leased to `owner` until `now + leaseMs`. Lets a restarted server or
-   * another replica resume them.
+   * holds, oldest first; each returned one is leased to `owner` until `now + leaseMs`. Lets a
+   * restarted server or another replica resume them. With `allowance`, at most that many of one
+   * type's operations are handed out, counting those the claimer runs already; a type at its
+   * allowance holds back no other type's operations, however many of its own are due before them.
    */
-  claimOperations(owner: string, now: Date, leaseMs: number, limit: number): Promise<OperationRecord[]>;
+  claimOperations(
+    owner: string,
+    now: Date,
+    leaseMs: number,
+    limit: number,
+    allowance?: ClaimAllowance,
+  ): Promise<OperationRecord[]>;
   /** Extend or drop a lease (drop with `leaseMs = 0`). */
   renewLease(requestToken: string, owner: string, now: Date, leaseMs: number): Promise<boolean>;
   /** Remove terminal operations (and with them their client tokens) older than `before`; how many went. */

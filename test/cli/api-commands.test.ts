@@ -435,21 +435,27 @@ test('the endpoint: unreachable servers, bad URLs, TYPEPLANE_ENDPOINT and its pr
 
 test('serve: usage errors exit 2', async () => {
   const dataDir = tempDir('typeplane-cli-serve-');
-  const [badPort, emptyPort, envPort, badLease, schemaAlone, notPostgres, unreachable] = await Promise.all([
-    typeplane(['serve', '--port', 'abc', '--data-dir', dataDir], { endpoint: null }),
-    typeplane(['serve', '--port', '', '--data-dir', dataDir], { endpoint: null }),
-    typeplane(['serve', '--data-dir', dataDir], { endpoint: null, env: { TYPEPLANE_PORT: '1e3' } }),
-    typeplane(['serve', '--port', '0', '--lease', '0', '--data-dir', dataDir], { endpoint: null }),
-    typeplane(['serve', '--port', '0', '--database-schema', 'tp', '--data-dir', dataDir], { endpoint: null }),
-    typeplane(['serve', '--port', '0', '--database-url', 'mysql://x@y/z', '--data-dir', dataDir], {
-      endpoint: null,
-    }),
-    // Nothing listens on port 1: the store cannot open, and the message hides the password.
-    typeplane(['serve', '--port', '0', '--data-dir', dataDir], {
-      endpoint: null,
-      env: { TYPEPLANE_DATABASE_URL: 'postgres://me:pw-Hx81@127.0.0.1:1/test' },
-    }),
-  ]);
+  const [badPort, emptyPort, envPort, badLease, schemaAlone, notPostgres, unreachable, badHandlers] =
+    await Promise.all([
+      typeplane(['serve', '--port', 'abc', '--data-dir', dataDir], { endpoint: null }),
+      typeplane(['serve', '--port', '', '--data-dir', dataDir], { endpoint: null }),
+      typeplane(['serve', '--data-dir', dataDir], { endpoint: null, env: { TYPEPLANE_PORT: '1e3' } }),
+      typeplane(['serve', '--port', '0', '--lease', '0', '--data-dir', dataDir], { endpoint: null }),
+      typeplane(['serve', '--port', '0', '--database-schema', 'tp', '--data-dir', dataDir], {
+        endpoint: null,
+      }),
+      typeplane(['serve', '--port', '0', '--database-url', 'mysql://x@y/z', '--data-dir', dataDir], {
+        endpoint: null,
+      }),
+      // Nothing listens on port 1: the store cannot open, and the message hides the password.
+      typeplane(['serve', '--port', '0', '--data-dir', dataDir], {
+        endpoint: null,
+        env: { TYPEPLANE_DATABASE_URL: 'postgres://me:pw-Hx81@127.0.0.1:1/test' },
+      }),
+      typeplane(['serve', '--port', '0', '--handlers-per-type', '0', '--data-dir', dataDir], {
+        endpoint: null,
+      }),
+    ]);
   for (const [run, shown] of [
     [badPort, 'abc'],
     [emptyPort, ''],
@@ -478,6 +484,11 @@ test('serve: usage errors exit 2', async () => {
   );
   assert.doesNotMatch(unreachable.stderr, /pw-Hx81/);
   assert.doesNotMatch(unreachable.stderr, STACK_FRAME);
+  exits(badHandlers, 2);
+  assert.match(
+    badHandlers.stderr,
+    /^error: --handlers-per-type must be a whole number from 1 to 10000, not '0'$/m,
+  );
 });
 
 // Not spawnServer from test/helpers/service.ts: it keeps the stdout it reads to itself, and this

@@ -332,7 +332,16 @@ Max open files            1024                 524288               files
 });
 
 test('serve --request-timeout and --max-connections set the limits; values out of range are refused', async () => {
-  const server = await spawnServer(tempDir(), ['--request-timeout', '1', '--max-connections', '3']);
+  const server = await spawnServer(tempDir(), [
+    '--request-timeout',
+    '1',
+    '--max-connections',
+    '3',
+    '--handlers',
+    '8',
+    '--handlers-per-type',
+    '2',
+  ]);
   try {
     const connection = new Connection(Number(new URL(server.url).port));
     await connection.write(

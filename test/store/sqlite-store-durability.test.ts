@@ -223,6 +223,8 @@ test('writing an operation updates only the indexes its reads need', async (t) =
     .map((r) => r.name);
   assert.deepEqual(indexes, [
     'operations_active',
+    // Claims within a type's share (active operations only: small, written at begin and finish).
+    'operations_active_by_type',
     'operations_client_token',
     'operations_one_active',
     'sqlite_autoindex_operations_1', // request_token UNIQUE

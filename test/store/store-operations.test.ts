@@ -268,6 +268,42 @@ eachStore('claimOperations hands out due operations once, until their lease runs
   assert.equal(await store.renewLease(due.requestToken, 'w2', expired, 30_000), true);
 });
 
+eachStore(
+  "claimOperations within an allowance takes at most that many of one type, counting those running, and reaches other types' operations behind its backlog",
+  async (t, kind) => {
+    const { store } = await freshStoreOf(t, kind);
+    const of = (typeName: string, n: number) =>
+      Array.from({ length: n }, (_, i) => operation({ typeName, identifier: `${typeName}-${i}` }));
+    // A type's backlog first, then two others' operations behind it.
+    const flood = of('Acme::Test::Flood', 30);
+    const quiet = of('Acme::Test::Quiet', 3);
+    const other = of('Acme::Test::Other', 2);
+    for (const op of [...flood, ...quiet, ...other]) await store.beginOperation(op);
+    const tokens = (ops: { requestToken: string }[]) => ops.map((o) => o.requestToken);
+
+    const first = await store.claimOperations('w1', T0, 30_000, 10, {
+      perType: 4,
+      running: new Map([['Acme::Test::Flood', 1]]),
+    });
+    assert.deepEqual(
+      tokens(first),
+      tokens([...flood.slice(0, 3), ...quiet, ...other]),
+      'three of the backlog (one runs already), then every other type, oldest first',
+    );
+
+    // A type at its allowance takes nothing; the others' are leased already.
+    const full = await store.claimOperations('w2', T0, 30_000, 10, {
+      perType: 4,
+      running: new Map([['Acme::Test::Flood', 4]]),
+    });
+    assert.deepEqual(full, []);
+    const limited = await store.claimOperations('w2', T0, 30_000, 3, { perType: 4, running: new Map() });
+    assert.deepEqual(tokens(limited), tokens(flood.slice(3, 6)), 'the limit holds too');
+    // Without an allowance, the oldest due, whatever their type.
+    assert.deepEqual(tokens(await store.claimOperations('w3', T0, 30_000, 5)), tokens(flood.slice(6, 11)));
+  },
+);
+
 eachStore('renewLease extends or releases a lease the owner holds', async (t, kind) => {
   const { store } = await freshStoreOf(t, kind);
   const op = operation({ identifier: 'a' });

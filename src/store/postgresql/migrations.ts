@@ -113,6 +113,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX resource_identifiers_of ON resource_identifiers (type_name, identifier);
   `,
+  // A claim within a type's share asks each type for its oldest due operations: they are found without
+  // walking another type's backlog.
+  `
+  CREATE INDEX operations_active_by_type ON operations (type_name, seq) WHERE status IN ${ACTIVE};
+  `,
 ];
 
 /** Schema names Typeplane accepts: plain lower-case identifiers, so they never need quoting. */

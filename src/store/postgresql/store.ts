@@ -24,6 +24,10 @@ import {
   OPERATION_COLUMNS,
   activeConflict,
   alreadyExists,
+  ACTIVE_TYPES_SQL,
+  oldestOf,
+  roomFor,
+  withinAllowance,
   identifierTaken,
   expireOperationsSql,
   isoTime,
@@ -58,6 +62,7 @@ import {
   type TypeVersionExpectation,
   type TypeVersionEntry,
   type BeginResult,
+  type ClaimAllowance,
   type Completion,
   type KvEntry,
   type OperationFilter,
@@ -568,10 +573,12 @@ export class PostgresStore implements Store {
     now: Date,
     leaseMs: number,
     limit: number,
+    allowance?: ClaimAllowance,
   ): Promise<OperationRecord[]> {
     if (limit < 1) return [];
     const at = now.toISOString();
     const until = new Date(now.getTime() + leaseMs).toISOString();
+    if (allowance) return this.claimWithin(owner, at, until, Math.trunc(limit), allowance);
     // Rows another replica is claiming right now are skipped, not waited for.
     const { rows } = await this.pool.query<OperationRow>(
       `UPDATE operations SET lease_owner = $1, lease_until = $2
@@ -584,6 +591,52 @@ export class PostgresStore implements Store {
       [owner, until, at, Math.trunc(limit)],
     );
     return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toOperationRecord);
+  }
+
+  /**
+   * A claim within an allowance: the oldest due rows when they stay within it (the usual case), else
+   * each type's oldest due within its room, oldest of all first. Rows are locked as they are read
+   * (rows another replica is claiming are skipped, not waited for), those taken leased, the rest let
+   * go at the commit.
+   */
+  private claimWithin(
+    owner: string,
+    at: string,
+    until: string,
+    limit: number,
+    allowance: ClaimAllowance,
+  ): Promise<OperationRecord[]> {
+    return this.transaction(async (client) => {
+      type Due = { seq: string; type_name: string };
+      const due = `SELECT seq, type_name FROM operations
+        WHERE status IN ${ACTIVE_SQL} AND (retry_after IS NULL OR retry_after <= $1)
+          AND (lease_until IS NULL OR lease_until <= $1)`;
+      let rows = (await client.query<Due>(`${due} ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [at, limit]))
+        .rows;
+      if (!withinAllowance(rows, allowance)) {
+        const lists: Due[][] = [];
+        for (const { name } of (await client.query<{ name: string }>(ACTIVE_TYPES_SQL)).rows) {
+          const room = roomFor(name, allowance, limit);
+          if (room > 0)
+            lists.push(
+              (
+                await client.query<Due>(
+                  `${due} AND type_name = $3 ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
+                  [at, room, name],
+                )
+              ).rows,
+            );
+        }
+        rows = oldestOf(lists, limit);
+      }
+      if (rows.length === 0) return [];
+      const leased = await client.query<OperationRow>(
+        `UPDATE operations SET lease_owner = $1, lease_until = $2 WHERE seq = ANY($3::bigint[])
+         RETURNING ${OPERATION_COLUMNS}`,
+        [owner, until, rows.map((r) => r.seq)],
+      );
+      return leased.rows.sort((x, y) => Number(x.seq) - Number(y.seq)).map(toOperationRecord);
+    });
   }
 
   async renewLease(requestToken: string, owner: string, now: Date, leaseMs: number): Promise<boolean> {

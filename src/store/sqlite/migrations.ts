@@ -168,6 +168,11 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX resource_identifiers_of ON resource_identifiers (type_name, identifier);
   `,
+  // A claim within a type's share asks each type for its oldest due operations: they are found without
+  // walking another type's backlog.
+  `
+  CREATE INDEX operations_active_by_type ON operations (type_name, seq) WHERE status IN ${ACTIVE_SQL};
+  `,
 ];
 
 /** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */

@@ -19,6 +19,10 @@ import {
   OPERATION_COLUMNS,
   activeConflict,
   alreadyExists,
+  ACTIVE_TYPES_SQL,
+  oldestOf,
+  roomFor,
+  withinAllowance,
   identifierTaken,
   expireOperationsSql,
   isoTime,
@@ -53,6 +57,7 @@ import {
   type TypeVersionExpectation,
   type TypeVersionEntry,
   type BeginResult,
+  type ClaimAllowance,
   type Completion,
   type KvEntry,
   type OperationFilter,
@@ -411,11 +416,12 @@ export class SqliteStore implements Store {
     now: Date,
     leaseMs: number,
     limit: number,
+    allowance?: ClaimAllowance,
   ): Promise<OperationRecord[]> {
     if (limit < 1) return [];
     const at = now.toISOString();
     const until = new Date(now.getTime() + leaseMs).toISOString();
-    return this.tx.claim.immediate(owner, at, until, Math.trunc(limit));
+    return this.tx.claim.immediate(owner, at, until, Math.trunc(limit), allowance);
   }
 
   /**
@@ -756,8 +762,23 @@ export class SqliteStore implements Store {
       },
 
       claim: this.db.transaction(
-        (owner: string, now: string, until: string, limit: number): OperationRecord[] => {
-          const rows = this.sql.claimable.all(now, now, limit);
+        (
+          owner: string,
+          now: string,
+          until: string,
+          limit: number,
+          allowance: ClaimAllowance | undefined,
+        ): OperationRecord[] => {
+          let rows = this.sql.claimable.all(now, now, limit);
+          if (allowance && !withinAllowance(rows, allowance)) {
+            // A type's share is reached: each type's oldest due within its room, oldest of all first.
+            const lists: OperationRow[][] = [];
+            for (const { name } of this.sql.activeTypes.all()) {
+              const room = roomFor(name, allowance, limit);
+              if (room > 0) lists.push(this.sql.claimableOfType.all(name, now, now, room));
+            }
+            rows = oldestOf(lists, limit);
+          }
           for (const row of rows) this.sql.lease.run(owner, until, row.seq);
           return rows.map(toOperationRecord);
         },
@@ -908,6 +929,14 @@ function prepareStatements(db: Database.Database) {
          AND (retry_after IS NULL OR retry_after <= ?) AND (lease_until IS NULL OR lease_until <= ?)
        ORDER BY seq LIMIT ?`,
     ),
+    // The same for one type (on operations_active_by_type), and the types that have any (ACTIVE_TYPES_SQL).
+    claimableOfType: db.prepare<[string, string, string, number], OperationRow>(
+      `SELECT ${OPERATION_COLUMNS} FROM operations
+       WHERE type_name = ? AND status IN ${ACTIVE_SQL}
+         AND (retry_after IS NULL OR retry_after <= ?) AND (lease_until IS NULL OR lease_until <= ?)
+       ORDER BY seq LIMIT ?`,
+    ),
+    activeTypes: db.prepare<[], { name: string }>(ACTIVE_TYPES_SQL),
     lease: db.prepare<[string, string, number]>(
       `UPDATE operations SET lease_owner = ?, lease_until = ? WHERE seq = ?`,
     ),
