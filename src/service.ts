@@ -43,7 +43,7 @@ export interface ServiceOptions {
   minuteMs?: number;
   /** The longest one handler invocation may take (default 60 s create/update/delete, 30 s read/list; tests shorten them). */
   callLimitsMs?: EngineOptions['callLimitsMs'];
-  /** Most handler invocations at once, and of one type (default 64 and a quarter of it; tests lower them). */
+  /** Most handler invocations at once, and of one type (default 64, and three quarters of it; tests lower them). */
   operationConcurrency?: { total?: number; perType?: number };
   /** Refuse operations on types whose provider has no passing contract report (`--require-contract-report`). */
   requirePassingContract?: boolean;

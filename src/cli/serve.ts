@@ -110,7 +110,7 @@ export function registerServe(program: Command): void {
     .option('--handlers <n>', 'handler invocations running at once in this server (default 64)')
     .option(
       '--handlers-per-type <n>',
-      "of those, the most for one type (default a quarter): a type whose handlers hang, or whose writer floods it, leaves the others' operations room",
+      'of those, the most for one type (default three quarters): a type whose handlers hang, or whose writer floods it, leaves the other types a quarter of the slots',
     )
     .addHelpText(
       'after',

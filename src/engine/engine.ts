@@ -50,7 +50,10 @@ export interface EngineOptions {
   tokenRetentionMs?: number;
   /** Most handler invocations running at once in this process (default 64). */
   concurrency?: number;
-  /** Most of those for one type (default a quarter of `concurrency`): no type's operations take every slot. */
+  /**
+   * Most of those for one type (default three quarters of `concurrency`): no type's operations take
+   * every slot, and one type alone still runs nearly as many at once as the server can.
+   */
   concurrencyPerType?: number;
   /** Milliseconds in a "minute" of a handler's timeoutInMinutes (tests shorten it; default 60,000). */
   minuteMs?: number;
@@ -75,7 +78,10 @@ export class Engine {
       leaseMs: options.leaseMs ?? 30_000,
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
       concurrency,
-      concurrencyPerType: Math.min(concurrency, options.concurrencyPerType ?? Math.ceil(concurrency / 4)),
+      concurrencyPerType: Math.min(
+        concurrency,
+        options.concurrencyPerType ?? Math.max(1, concurrency - Math.ceil(concurrency / 4)),
+      ),
       step: (op, signal, fresh) => step(ctx, op, signal, fresh),
     });
     const ctx: EngineContext = {
