@@ -3,10 +3,12 @@
  * `typeplane serve` process: each attack the issue saw is answered with a bounded refusal naming the
  * limit, and `/healthz` answers within one second all the while (polled every 50 ms from here).
  * JSON Patch copy bombs; type globs built to backtrack against long names; patterns whose cost is
- * program size × input length; YAML and JSON type documents of millions of values.
+ * program size × input length; YAML and JSON type documents of millions of values; thousands of
+ * connections sending their headers a byte at a time, without a token.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { PATTERN_WORK_LIMIT } from '../../src/registry/re2.js';
 import { RESOURCE_PAGE_CHARS } from '../../src/store/rows.js';
@@ -64,14 +66,14 @@ after(() => {
 });
 
 /** Runs `attack` while polling /healthz; the attack's result and the slowest health answer. */
-async function underAttack<T>(attack: () => Promise<T>): Promise<{ result: T; worstMs: number }> {
+async function underAttack<T>(attack: () => Promise<T>, at = url): Promise<{ result: T; worstMs: number }> {
   let running = true;
   let worstMs = 0;
   let polls = 0;
   const poll = (async () => {
     while (running) {
       const started = performance.now();
-      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(60_000) });
+      const res = await fetch(`${at}/healthz`, { signal: AbortSignal.timeout(60_000) });
       await res.arrayBuffer();
       assert.equal(res.status, 200);
       worstMs = Math.max(worstMs, performance.now() - started);
@@ -258,4 +260,45 @@ test('a page of large resources stops at the page size in characters; nextToken 
   for (let i = 0; i < 8; i++) assert.ok(seen.includes(`big${i}`), `big${i} listed`);
   assert.equal(new Set(seen).size, seen.length, 'none listed twice');
   assertHealthy(worstMs, 'large pages');
+});
+
+test('two thousand connections sending their headers a byte a second, with no token, are all cut at the deadline; the server answers meanwhile', async () => {
+  // Its own server, with a short deadline (headers within 2 s), so that the test does not wait 20 s.
+  const server = await spawnServer(tempDir(), ['--request-timeout', '2']);
+  try {
+    const port = Number(new URL(server.url).port);
+    const sockets: Socket[] = [];
+    let answered408 = 0;
+    let closed = 0;
+    const { result: elapsed, worstMs } = await underAttack(async () => {
+      const started = performance.now();
+      for (let i = 0; i < 2000; i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.on('data', (d: Buffer) => {
+          if (d.toString('latin1').startsWith('HTTP/1.1 408 ')) answered408++;
+        });
+        socket.on('close', () => closed++);
+        socket.write(`POST /v1/resources/${enc(DOC)} HTTP/1.1\r\nhost: x\r\n`);
+        sockets.push(socket);
+      }
+      const dribble = setInterval(() => {
+        for (const s of sockets) if (!s.destroyed) s.write('x');
+      }, 1000);
+      try {
+        while (closed < sockets.length && performance.now() - started < 30_000)
+          await new Promise((r) => setTimeout(r, 100));
+      } finally {
+        clearInterval(dribble);
+      }
+      return performance.now() - started;
+    }, server.url);
+    assert.equal(closed, 2000, `${closed} of 2000 connections closed after ${Math.round(elapsed)} ms`);
+    assert.ok(answered408 >= 1900, `${answered408} answered 408`);
+    // The deadline (2 s), Node's checks every 200 ms, and the time to open them on a loaded machine.
+    assert.ok(elapsed < 10_000, `all closed after ${Math.round(elapsed)} ms`);
+    assertHealthy(worstMs, 'slow headers');
+  } finally {
+    server.child.kill('SIGKILL');
+  }
 });
