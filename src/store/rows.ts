@@ -102,7 +102,6 @@ export function expireOperationsSql(before: string): string {
       AND status IN ${TERMINAL_SQL} AND event_time < ${before}`;
 }
 
-/** `limit + 1` rows → a page of `limit` and, when there were more, the cursor of its last item. */
 /**
  * The type names that have operations not terminal, each found with one step of the index on
  * `(type_name, seq)` of those operations (a loose index scan): as many steps as there are such
@@ -146,6 +145,7 @@ export function oldestOf<Row extends { seq: number | string }>(
     .slice(0, limit);
 }
 
+/** `limit + 1` rows → a page of `limit` and, when there were more, the cursor of its last item. */
 export function page<T>(rows: T[], limit: number, cursor: (last: T) => string): Page<T> {
   if (rows.length <= limit) return { items: rows };
   const items = rows.slice(0, limit);
