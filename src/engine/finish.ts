@@ -24,6 +24,9 @@ export async function finish(
   else delete op.statusMessage;
   if (fields.resourceModel) op.resourceModel = fields.resourceModel;
   else if (op.operation === 'DELETE') delete op.resourceModel;
+  // The request (a desired state of up to 1 MB, sealed) serves only the handler calls: an ended
+  // operation, kept as long as its client token (7 days), keeps its outcome, not a copy of it.
+  op.request = {};
   // Fenced: a worker that lost its lease (another took the operation over) cannot overwrite it.
   await ctx.store.finishOperation(op, change, ctx.worker.owner);
   ctx.worker.notify(op.requestToken);
