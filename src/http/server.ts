@@ -17,7 +17,7 @@ import type { Tokens } from '../auth/index.js';
 import { TypeplaneError } from '../errors.js';
 import { registerAuth } from './auth.js';
 import { parseJsonBody } from './body.js';
-import { checkIntervalMs, connectionLimits, type ConnectionLimits } from './connections.js';
+import { checkIntervalMs, connectionLimits, drainable, type ConnectionLimits } from './connections.js';
 import { RequestMessage } from './request-message.js';
 import { clientRequestId } from './request-id.js';
 import {
@@ -164,6 +164,13 @@ export async function buildServer({
     } catch (e) {
       done(e as Error, undefined);
     }
+  });
+  // An answer sent before a body longer than the server drains has arrived (a GET carrying one, a
+  // refusal on the headers) closes the connection: Node would otherwise read the rest, whatever its
+  // length, before the connection's next request (see connections.ts).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.raw.complete && !drainable(request.raw)) void reply.header('connection', 'close');
+    done(null, payload);
   });
   // Set as the request arrives (every answer carries it, errors included); a callback hook, not an
   // async one, as it runs on every request.

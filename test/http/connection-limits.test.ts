@@ -218,6 +218,21 @@ test('a declared body past what the server drains is refused and its connection 
   await connection.closed();
 });
 
+test('an answer sent before a body longer than the server drains has arrived closes the connection (a GET carrying one, a refusal without a token)', async () => {
+  for (const head of [
+    `GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: ${64 * 1024 * 1024}\r\n\r\n`,
+    post(RESOURCES, 64 * 1024 * 1024, { 'content-type': 'application/json' }),
+  ]) {
+    const connection = new Connection();
+    await connection.write(head);
+    await connection.send(64 * 1024);
+    const [answer] = await connection.answered(1);
+    assert.ok(answer!.status === 200 || answer!.status === 401, `${answer!.status}`);
+    assert.equal(answer!.headers.connection, 'close');
+    await connection.closed();
+  }
+});
+
 test('headers that do not arrive within their deadline are answered 408 and the connection closed', async () => {
   const connection = new Connection();
   await connection.write('GET /healthz HTTP/1.1\r\n');
