@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import type { ProviderEntry } from '../providers/load.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../service-defaults.js';
 import { BLOCKED_PORTS } from './blocked-ports.js';
+import { UsageError, wholeNumberFlag } from './usage.js';
 
 interface ServeOptions {
   host: string;
@@ -42,6 +43,32 @@ const PSEUDO_OPTIONS = [
   ['partition', '--partition', /^[a-z-]{1,32}$/, 'lowercase letters and hyphens (aws)'],
   ['urlSuffix', '--url-suffix', /^[a-z0-9.-]{1,253}$/, 'a domain name (amazonaws.com)'],
 ] as const;
+
+/** A usage error: exit code 2. */
+function usage(command: Command, message: string): never {
+  return command.error(`error: ${message}`, { exitCode: 2, code: 'typeplane.usage' });
+}
+
+/** A whole number given to `flag` (usage.ts's reader), or this command's usage exit. */
+function wholeNumber(command: Command, flag: string, raw: string, min: number, max: number): number {
+  try {
+    return wholeNumberFlag(flag, raw, min, max);
+  } catch (e) {
+    if (e instanceof UsageError) usage(command, e.message);
+    throw e;
+  }
+}
+
+/** An option holding a number of seconds, above 0 (`min` 0) or from `min`, and at most an hour. */
+function seconds(command: Command, flag: string, raw: string, min: number): number {
+  const n = raw.trim() === '' ? NaN : Number(raw);
+  if (!(min === 0 ? n > 0 : n >= min) || !(n <= 3600))
+    usage(
+      command,
+      `${flag} must be a number of seconds ${min === 0 ? 'above 0 and at most' : `from ${min} to`} 3600, not '${raw}'`,
+    );
+  return n;
+}
 
 export function registerServe(program: Command): void {
   program
@@ -127,82 +154,36 @@ Examples:
       const rawPort = options.port ?? process.env.TYPEPLANE_PORT ?? String(DEFAULT_PORT);
       // Digits only: Number() would read '' as 0 (a random port), '1e3' as 1000 and '0x10' as 16.
       const port = /^\d{1,5}$/.test(rawPort) ? Number(rawPort) : NaN;
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        command.error(`error: port must be a whole number from 0 to 65535, not '${rawPort}'`, {
-          exitCode: 2,
-          code: 'typeplane.usage',
-        });
-      }
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        usage(command, `port must be a whole number from 0 to 65535, not '${rawPort}'`);
       const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
       if (!levels.includes(options.logLevel)) {
-        command.error(`error: --log-level must be one of ${levels.join(', ')}`, {
-          exitCode: 2,
-          code: 'typeplane.usage',
-        });
+        usage(command, `--log-level must be one of ${levels.join(', ')}`);
       }
-      const lease = options.lease.trim() === '' ? NaN : Number(options.lease);
-      if (!(lease > 0 && lease <= 3600))
-        command.error(
-          `error: --lease must be a number of seconds above 0 and at most 3600, not '${options.lease}'`,
-          { exitCode: 2, code: 'typeplane.usage' },
-        );
+      const lease = seconds(command, '--lease', options.lease, 0);
       const pseudo: Record<string, string> = {};
       for (const [key, flag, pattern, form] of PSEUDO_OPTIONS) {
         const value = options[key];
         if (value === undefined) continue;
-        if (!pattern.test(value))
-          command.error(`error: ${flag} must be ${form}, not '${value.slice(0, 80)}'`, {
-            exitCode: 2,
-            code: 'typeplane.usage',
-          });
+        if (!pattern.test(value)) usage(command, `${flag} must be ${form}, not '${value.slice(0, 80)}'`);
         pseudo[key] = value;
       }
-      const shutdownTimeout = options.shutdownTimeout.trim() === '' ? NaN : Number(options.shutdownTimeout);
-      if (!(shutdownTimeout > 0 && shutdownTimeout <= 3600))
-        command.error(
-          `error: --shutdown-timeout must be a number of seconds above 0 and at most 3600, not '${options.shutdownTimeout}'`,
-          { exitCode: 2, code: 'typeplane.usage' },
-        );
-      const requestTimeout = options.requestTimeout.trim() === '' ? NaN : Number(options.requestTimeout);
-      if (!(requestTimeout >= 1 && requestTimeout <= 3600))
-        command.error(
-          `error: --request-timeout must be a number of seconds from 1 to 3600, not '${options.requestTimeout}'`,
-          { exitCode: 2, code: 'typeplane.usage' },
-        );
+      const shutdownTimeout = seconds(command, '--shutdown-timeout', options.shutdownTimeout, 0);
+      const requestTimeout = seconds(command, '--request-timeout', options.requestTimeout, 1);
       const maxConnections =
         options.maxConnections === undefined
           ? undefined
-          : /^\d{1,7}$/.test(options.maxConnections)
-            ? Number(options.maxConnections)
-            : NaN;
-      if (maxConnections !== undefined && !(maxConnections >= 1 && maxConnections <= 1_000_000))
-        command.error(
-          `error: --max-connections must be a whole number from 1 to 1000000, not '${options.maxConnections}'`,
-          { exitCode: 2, code: 'typeplane.usage' },
-        );
-      const counts: Record<'handlers' | 'handlersPerType', number | undefined> = {
-        handlers: undefined,
-        handlersPerType: undefined,
+          : wholeNumber(command, '--max-connections', options.maxConnections, 1, 1_000_000);
+      const operationConcurrency = {
+        ...(options.handlers !== undefined
+          ? { total: wholeNumber(command, '--handlers', options.handlers, 1, 10_000) }
+          : {}),
+        ...(options.handlersPerType !== undefined
+          ? { perType: wholeNumber(command, '--handlers-per-type', options.handlersPerType, 1, 10_000) }
+          : {}),
       };
-      for (const [key, flag] of [
-        ['handlers', '--handlers'],
-        ['handlersPerType', '--handlers-per-type'],
-      ] as const) {
-        const raw = options[key];
-        if (raw === undefined) continue;
-        const n = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
-        if (!(n >= 1 && n <= 10_000))
-          command.error(`error: ${flag} must be a whole number from 1 to 10000, not '${raw}'`, {
-            exitCode: 2,
-            code: 'typeplane.usage',
-          });
-        counts[key] = n;
-      }
       if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
-        command.error('error: give both --tls-cert and --tls-key, or neither', {
-          exitCode: 2,
-          code: 'typeplane.usage',
-        });
+        usage(command, 'give both --tls-cert and --tls-key, or neither');
       const tls =
         options.tlsCert !== undefined && options.tlsKey !== undefined
           ? { cert: await readFile(options.tlsCert), key: await readFile(options.tlsKey) }
@@ -237,15 +218,9 @@ Examples:
       const databaseUrl = options.databaseUrl ?? (process.env.TYPEPLANE_DATABASE_URL || undefined);
       const databaseSchema = options.databaseSchema ?? (process.env.TYPEPLANE_DATABASE_SCHEMA || undefined);
       if (databaseSchema !== undefined && databaseUrl === undefined)
-        command.error('error: --database-schema needs --database-url (or TYPEPLANE_DATABASE_URL)', {
-          exitCode: 2,
-          code: 'typeplane.usage',
-        });
+        usage(command, '--database-schema needs --database-url (or TYPEPLANE_DATABASE_URL)');
       if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
-        command.error(
-          'error: --database-url must be a PostgreSQL URL, like postgres://user@host:5432/database',
-          { exitCode: 2, code: 'typeplane.usage' },
-        );
+        usage(command, '--database-url must be a PostgreSQL URL, like postgres://user@host:5432/database');
       const service = await listening(options.host, port, () =>
         startService({
           dataDir: resolve(options.dataDir),
@@ -263,14 +238,7 @@ Examples:
           providerDefinitions,
           logger,
           leaseMs: lease * 1000,
-          ...(counts.handlers !== undefined || counts.handlersPerType !== undefined
-            ? {
-                operationConcurrency: {
-                  ...(counts.handlers !== undefined ? { total: counts.handlers } : {}),
-                  ...(counts.handlersPerType !== undefined ? { perType: counts.handlersPerType } : {}),
-                },
-              }
-            : {}),
+          operationConcurrency,
           connectionLimits: {
             requestMs: Math.round(requestTimeout * 1000),
             ...(maxConnections !== undefined ? { maxConnections } : {}),

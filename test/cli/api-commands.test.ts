@@ -487,7 +487,7 @@ test('serve: usage errors exit 2', async () => {
   exits(badHandlers, 2);
   assert.match(
     badHandlers.stderr,
-    /^error: --handlers-per-type must be a whole number from 1 to 10000, not '0'$/m,
+    /^error: --handlers-per-type takes a whole number from 1 to 10000, not '0'$/m,
   );
 });
 

@@ -381,7 +381,7 @@ test('serve --request-timeout and --max-connections set the limits; values out o
   }
   await assert.rejects(
     spawnServer(tempDir(), ['--max-connections', 'many']),
-    /--max-connections must be a whole number from 1 to 1000000, not 'many'/,
+    /--max-connections takes a whole number from 1 to 1000000, not 'many'/,
   );
   await assert.rejects(
     spawnServer(tempDir(), ['--request-timeout', '0']),
