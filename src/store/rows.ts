@@ -91,6 +91,15 @@ export const ACTIVE_SQL = `('PENDING','IN_PROGRESS','CANCEL_IN_PROGRESS')`;
 export const TERMINAL_SQL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
 
 /**
+ * The operations a worker may claim at time `at` (the store's placeholder, used twice): not ended,
+ * due (no `retryAfter`, or passed), and held by no live lease. Every claim query reads them so.
+ */
+export function dueSql(at: string): string {
+  return `status IN ${ACTIVE_SQL} AND (retry_after IS NULL OR retry_after <= ${at})
+    AND (lease_until IS NULL OR lease_until <= ${at})`;
+}
+
+/**
  * The statement that removes the terminal operations whose last status change is before `before`
  * (the store's placeholder for that time). It needs no index of its own: an operation that ended
  * before the cut-off also started before it, and seq follows start order, so the candidates are the

@@ -25,6 +25,7 @@ import {
   activeConflict,
   alreadyExists,
   ACTIVE_TYPES_SQL,
+  dueSql,
   oldestOf,
   roomFor,
   withinAllowance,
@@ -583,9 +584,7 @@ export class PostgresStore implements Store {
     const { rows } = await this.pool.query<OperationRow>(
       `UPDATE operations SET lease_owner = $1, lease_until = $2
        WHERE seq IN (
-         SELECT seq FROM operations
-         WHERE status IN ${ACTIVE_SQL} AND (retry_after IS NULL OR retry_after <= $3)
-           AND (lease_until IS NULL OR lease_until <= $3)
+         SELECT seq FROM operations WHERE ${dueSql('$3')}
          ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED)
        RETURNING ${OPERATION_COLUMNS}`,
       [owner, until, at, Math.trunc(limit)],
@@ -608,9 +607,7 @@ export class PostgresStore implements Store {
   ): Promise<OperationRecord[]> {
     return this.transaction(async (client) => {
       type Due = { seq: string; type_name: string };
-      const due = `SELECT seq, type_name FROM operations
-        WHERE status IN ${ACTIVE_SQL} AND (retry_after IS NULL OR retry_after <= $1)
-          AND (lease_until IS NULL OR lease_until <= $1)`;
+      const due = `SELECT seq, type_name FROM operations WHERE ${dueSql('$1')}`;
       let rows = (await client.query<Due>(`${due} ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [at, limit]))
         .rows;
       if (!withinAllowance(rows, allowance)) {

@@ -20,6 +20,7 @@ import {
   activeConflict,
   alreadyExists,
   ACTIVE_TYPES_SQL,
+  dueSql,
   oldestOf,
   roomFor,
   withinAllowance,
@@ -924,16 +925,11 @@ function prepareStatements(db: Database.Database) {
          AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
     claimable: db.prepare<[string, string, number], OperationRow>(
-      `SELECT ${OPERATION_COLUMNS} FROM operations
-       WHERE status IN ${ACTIVE_SQL}
-         AND (retry_after IS NULL OR retry_after <= ?) AND (lease_until IS NULL OR lease_until <= ?)
-       ORDER BY seq LIMIT ?`,
+      `SELECT ${OPERATION_COLUMNS} FROM operations WHERE ${dueSql('?')} ORDER BY seq LIMIT ?`,
     ),
     // The same for one type (on operations_active_by_type), and the types that have any (ACTIVE_TYPES_SQL).
     claimableOfType: db.prepare<[string, string, string, number], OperationRow>(
-      `SELECT ${OPERATION_COLUMNS} FROM operations
-       WHERE type_name = ? AND status IN ${ACTIVE_SQL}
-         AND (retry_after IS NULL OR retry_after <= ?) AND (lease_until IS NULL OR lease_until <= ?)
+      `SELECT ${OPERATION_COLUMNS} FROM operations WHERE type_name = ? AND ${dueSql('?')}
        ORDER BY seq LIMIT ?`,
     ),
     activeTypes: db.prepare<[], { name: string }>(ACTIVE_TYPES_SQL),
