@@ -7,17 +7,22 @@
  *
  * The server runs in a child process from dist/ (`typeplane serve`, SQLite), as `npm start` and the
  * installed package run it; this process is the load generator, one keep-alive connection per client,
- * the same HTTP client for both APIs. On a machine of few cores the load generator takes CPU from the
- * server, so the verdict is measured with requests prepared before each phase for both APIs alike
- * (native paths and bodies; Cloud Control bodies signed, each with its own signature, within the five
- * minutes the server accepts them): signing is then no part of the load. The client's HTTP work still
- * differs (a signed read is a POST with six headers and a body, a native read a GET with one header),
- * and on two cores it still weighs on the server's figure. So reads are also run under a lean load:
- * prepared requests written as bytes on raw connections, answers read no further than their status
- * and length, so that the client's work per request is alike for both APIs and the ratio is the
- * server's (printed beside the verdict). On loopback the server's CPU also holds the kernel's work of
- * waking the client for each answer, about alike for both APIs: without it (a client that never
- * sleeps) both figures rise by a third and the ratio stays about where it was.
+ * the same HTTP client for both APIs. The server is pinned to a core of its own and the load generator
+ * to the others (PIN=0 leaves both to the scheduler), as a client on another machine would leave the
+ * server's CPU alone: unpinned, on two cores, the load generator's work (more for a signed POST than
+ * for a GET) and the scheduler's choices move each phase by up to a third and the verdict with them.
+ * Requests are prepared before each phase for both APIs alike (native paths and bodies; Cloud Control
+ * bodies signed, each with its own signature, within the five minutes the server accepts them):
+ * signing is then no part of the load. Creates are sent through Node's HTTP client. Reads are run
+ * twice: through Node's HTTP client, and under a lean load (prepared requests written as bytes on raw
+ * connections, answers read no further than their status and length). Node's client spends more CPU
+ * on a read than the server does, and more on a signed POST than on a GET: with a core of its own it
+ * is the limit of the native reads, and on a shared machine it takes CPU from the server. Under the
+ * lean load the client's work per request is small and alike for both APIs and the server is the
+ * limit, so the verdict on reads is the lean load's; Node's client's figure is printed beside it. Each
+ * line says how much of a core the server and the load generator used: the one near 100% is the
+ * limit. On loopback the server's CPU also holds the kernel's work of sending each answer to the
+ * client, about alike for both APIs.
  * The same pairs are also run with every Cloud Control request signed in the loop, as an SDK signs
  * it (the signing key derived once a day, as SDKs cache it), and printed beside: that figure
  * includes the load generator's signing.
@@ -35,6 +40,7 @@ import {
   WIDGET_SCHEMA,
   WIDGET_TYPE,
   fmt,
+  pinApart,
   quantile,
   removeAtExit,
   startServer,
@@ -259,6 +265,14 @@ async function main(): Promise<void> {
   removeAtExit(dir);
   writeFileSync(join(dir, 'widget.json'), JSON.stringify(WIDGET_SCHEMA));
   server = await startServer(join(dir, 'data'), ['--types', join(dir, 'widget.json')], true);
+  const pinning =
+    process.env.PIN === '0'
+      ? {
+          pinned: false,
+          description: 'not pinned (PIN=0): the server and the load generator share the cores',
+        }
+      : pinApart(server);
+  console.log(pinning.description);
   const made = await send(
     'POST',
     '/v1/tokens',
@@ -424,25 +438,34 @@ async function main(): Promise<void> {
   // Server CPU a request, native / Cloud Control: what a request costs the server, whatever else runs.
   const cpuRatio = (pairs: Pair[], side: 'serverCpu' | 'clientCpu' = 'serverCpu') =>
     median(pairs.map((r) => r.native[side] / r.native.perSecond / (r.cc[side] / r.cc.perSecond)));
-  const createRatio = ratio(results.creates);
-  const readRatio = ratio(results.reads);
   const spread = (pairs: Pair[]) => {
     const each = pairs.map((r) => r.cc.perSecond / r.native.perSecond);
     return `${fmt(Math.min(...each), 2)}-${fmt(Math.max(...each), 2)}`;
   };
+  /** The median share of a core the server (or the load generator) used, native / Cloud Control. */
+  const busy = (pairs: Pair[], side: 'serverCpu' | 'clientCpu' = 'serverCpu') =>
+    `${pct(median(pairs.map((r) => r.native[side])))} / ${pct(median(pairs.map((r) => r.cc[side])))}`;
+  const line = (label: string, pairs: Pair[]) => {
+    const r = ratio(pairs);
+    return `${label} ${fmt(r, 2)} (${verdict(r)} ${TARGET}; rounds ${spread(pairs)}; server CPU ${busy(pairs)}, load generator ${busy(pairs, 'clientCpu')})`;
+  };
+  // The verdict's loads are those under which the server, not the load generator, is the limit: creates
+  // through Node's HTTP client, reads under the lean load (Node's client spends more on a read than
+  // the server does, and its reads take a core of their own before the server's do).
   console.log(
-    `\nCloud Control / native, median of ${ROUNDS} rounds (requests prepared): creates ${fmt(createRatio, 2)} (${verdict(createRatio)} ${TARGET}; rounds ${spread(results.creates)}), reads ${fmt(readRatio, 2)} (${verdict(readRatio)} ${TARGET}; rounds ${spread(results.reads)})`,
+    `\nCloud Control / native, median of ${ROUNDS} rounds, requests prepared, ${pinning.pinned ? 'the server on a core of its own' : 'the server and the load generator sharing the cores'}:`,
   );
+  console.log(`  ${line('creates', results.creates)}`);
+  console.log(`  ${line('reads (lean load)', results.readsLean)}`);
   console.log(
-    `server CPU a request, native / Cloud Control (median): creates ${fmt(cpuRatio(results.creates), 2)}, reads ${fmt(cpuRatio(results.reads), 2)}`,
+    `server CPU a request, native / Cloud Control (median): creates ${fmt(cpuRatio(results.creates), 2)}, reads ${fmt(cpuRatio(results.readsLean), 2)}`,
   );
-  // The load generator shares the machine: signing is real client work that any SigV4 client pays.
+  console.log('beside the verdict:');
+  // Reads through Node's HTTP client: where the load generator is the limit, so is its figure.
+  console.log(`  ${line("reads through Node's HTTP client", results.reads)}`);
+  // Signing is real client work that any SigV4 client pays.
   console.log(
-    `signed in the loop (the load generator's signing on the same cores): creates ${fmt(ratio(results.createsSigned), 2)}, reads ${fmt(ratio(results.readsSigned), 2)}; client CPU a request, native / Cloud Control: creates ${fmt(cpuRatio(results.createsSigned, 'clientCpu'), 2)}, reads ${fmt(cpuRatio(results.readsSigned, 'clientCpu'), 2)}`,
-  );
-  // The client's work per request is alike for both APIs here: the ratio is the server's.
-  console.log(
-    `lean load (the client's work alike for both): reads ${fmt(ratio(results.readsLean), 2)} (rounds ${spread(results.readsLean)}); server CPU a read, native / Cloud Control: ${fmt(cpuRatio(results.readsLean), 2)}`,
+    `  signed in the loop (the load generator's signing included): creates ${fmt(ratio(results.createsSigned), 2)}, reads ${fmt(ratio(results.readsSigned), 2)}; the load generator's CPU a request, native / Cloud Control: creates ${fmt(cpuRatio(results.createsSigned, 'clientCpu'), 2)}, reads ${fmt(cpuRatio(results.readsSigned, 'clientCpu'), 2)}`,
   );
   console.log(
     `load average now ${loadavg()

@@ -2,10 +2,11 @@
  * What the soak and memory benchmarks share: a `typeplane serve` child process (under tsx, or the
  * built `dist/` with `--dist`), keep-alive HTTP calls to it, its memory from /proc, and quantiles.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -100,6 +101,30 @@ export async function startServer(
       await exited;
       clearTimeout(timer);
     },
+  };
+}
+
+/**
+ * Give the server a core of its own: its threads on the last core, this process (the load generator)
+ * on the others, with util-linux's `taskset` (Node has no affinity call). A client on another machine
+ * takes none of the server's CPU; on a machine of two cores, a load generator left to the scheduler
+ * does, by turns and by amounts that differ between the APIs compared. Says what was done, or why
+ * nothing was (fewer than two cores, or no taskset): the figures are then of a shared machine.
+ */
+export function pinApart(server: Server): { pinned: boolean; description: string } {
+  const cores = availableParallelism();
+  if (cores < 2) return { pinned: false, description: 'not pinned (one core)' };
+  const last = cores - 1;
+  try {
+    // -a: every thread the server has now; threads it starts later inherit the mask.
+    execFileSync('taskset', ['-a', '-p', '-c', String(last), String(server.child.pid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-a', '-p', '-c', `0-${last - 1}`, String(process.pid)], { stdio: 'ignore' });
+  } catch (e) {
+    return { pinned: false, description: `not pinned (taskset: ${(e as Error).message.split('\n')[0]})` };
+  }
+  return {
+    pinned: true,
+    description: `server pinned to core ${last}, load generator to ${last === 1 ? 'core 0' : `cores 0-${last - 1}`}`,
   };
 }
 
