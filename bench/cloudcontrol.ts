@@ -3,7 +3,7 @@
  * request signed with SigV4) against the native API (bearer tokens), on the same server in the same
  * run. Prints each side's figures and the Cloud Control/native ratios (target: at least 0.8).
  *
- *   npm run bench:cloudcontrol   (builds dist/ first; ROUNDS=5 DURATION_S=3 CLIENTS=16 WARMUP_S=2)
+ *   npm run bench:cloudcontrol   (builds dist/ first; ROUNDS=5 DURATION_S=3 CLIENTS=16 WARMUP_S=2 SLICE_S=0.5)
  *
  * The server runs in a child process from dist/ (`typeplane serve`, SQLite), as `npm start` and the
  * installed package run it; this process is the load generator, one keep-alive connection per client,
@@ -27,8 +27,8 @@
  * it (the signing key derived once a day, as SDKs cache it), and printed beside: that figure
  * includes the load generator's signing.
  * The server's CPU per request (from /proc) is printed for every phase. Phases alternate between the
- * two APIs over ROUNDS rounds and each ratio is the median of the rounds', so a burst of other work on
- * a shared machine moves one round, not the verdict.
+ * two APIs in slices of SLICE_S, and each ratio is the median of ROUNDS rounds', so a burst of other
+ * work on a shared machine moves one round, not the verdict.
  */
 import { createHmac, hash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -153,6 +153,10 @@ interface Phase {
   serverCpu: number;
   clientCpu: number;
   firstFailure?: string;
+  /** Sorted, in ms. */
+  latencies: number[];
+  /** Wall time, in seconds. */
+  wall: number;
 }
 
 type Op = (client: number, seq: number) => Promise<string | undefined>;
@@ -171,6 +175,28 @@ async function phase(seconds: number, op: Op): Promise<Phase> {
     serverCpu: (cpuSeconds(server.child.pid) - cpu0) / wall,
     clientCpu: (client.user + client.system) / 1e6 / wall,
     ...(firstFailure === undefined ? {} : { firstFailure }),
+    latencies,
+    wall,
+  };
+}
+
+/** Phases run in slices, as one: counts and times added, CPU weighed by each slice's time. */
+function joined(parts: Phase[]): Phase {
+  const wall = parts.reduce((sum, p) => sum + p.wall, 0);
+  const ok = parts.reduce((sum, p) => sum + p.ok, 0);
+  const latencies = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
+  const firstFailure = parts.find((p) => p.firstFailure !== undefined)?.firstFailure;
+  return {
+    perSecond: ok / wall,
+    ok,
+    failed: parts.reduce((sum, p) => sum + p.failed, 0),
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    serverCpu: parts.reduce((sum, p) => sum + p.serverCpu * p.wall, 0) / wall,
+    clientCpu: parts.reduce((sum, p) => sum + p.clientCpu * p.wall, 0) / wall,
+    ...(firstFailure === undefined ? {} : { firstFailure }),
+    latencies,
+    wall,
   };
 }
 
@@ -225,18 +251,46 @@ function rawConnection(): { send(request: Buffer): Promise<string | undefined>; 
   };
 }
 
+/** How long each API runs at a time before the other takes over. */
+const SLICE_S = Number(process.env.SLICE_S ?? 0.5);
+
+type Pair = { native: Phase; cc: Phase };
+
 /**
- * A phase of the lean load: CLIENTS raw connections, each sending the next of `requests` (prepared
- * bytes) once its last one is answered. The client then does the same small work per request for
- * both APIs, whatever their headers and bodies: what differs is the server's.
+ * A phase of each API, `seconds` long each, run by turns in slices of SLICE_S in the order ABBA, so
+ * that a change in the machine's speed within the pair (seen here to move a 3 s phase by a tenth or
+ * more) weighs on both alike.
  */
-async function leanPhase(seconds: number, requests: Buffer[]): Promise<Phase> {
-  const connections = Array.from({ length: CLIENTS }, rawConnection);
-  let next = 0;
+async function pairOf(seconds: number, ops: { native: Op; cc: Op }): Promise<Pair> {
+  const parts = { native: [] as Phase[], cc: [] as Phase[] };
+  const slices = Math.max(1, Math.round(seconds / SLICE_S));
+  for (let slice = 0; slice < slices; slice++)
+    for (const api of slice % 2 === 0 ? (['native', 'cc'] as const) : (['cc', 'native'] as const))
+      parts[api].push(await phase(seconds / slices, ops[api]));
+  return { native: joined(parts.native), cc: joined(parts.cc) };
+}
+
+/**
+ * The lean load of both APIs: CLIENTS raw connections each, each sending the next of its API's
+ * `requests` (prepared bytes) once its last one is answered. The client then does the same small work
+ * per request for both APIs, whatever their headers and bodies: what differs is the server's.
+ */
+async function leanPair(seconds: number, requests: { native: Buffer[]; cc: Buffer[] }): Promise<Pair> {
+  const op = (prepared: Buffer[]): { op: Op; close(): void } => {
+    const connections = Array.from({ length: CLIENTS }, rawConnection);
+    let next = 0;
+    return {
+      op: (client) => connections[client]!.send(prepared[next++ % prepared.length]!),
+      close: () => connections.forEach((connection) => connection.close()),
+    };
+  };
+  const native = op(requests.native);
+  const cc = op(requests.cc);
   try {
-    return await phase(seconds, (client) => connections[client]!.send(requests[next++ % requests.length]!));
+    return await pairOf(seconds, { native: native.op, cc: cc.op });
   } finally {
-    for (const connection of connections) connection.close();
+    native.close();
+    cc.close();
   }
 }
 
@@ -371,7 +425,6 @@ async function main(): Promise<void> {
   await phase(WARMUP_S, readOp(ccReadCall, warm, true));
   await phase(WARMUP_S, readOp(nativeReadCall, warm, true));
 
-  type Pair = { native: Phase; cc: Phase };
   const results: Record<'creates' | 'reads' | 'createsSigned' | 'readsSigned' | 'readsLean', Pair[]> = {
     creates: [],
     reads: [],
@@ -384,40 +437,30 @@ async function main(): Promise<void> {
     Array.from({ length: Math.min(READ_SAMPLE, names.length) }, () => wireBytes(make(pick(names))));
   for (let round = 0; round < ROUNDS; round++) {
     const names: string[] = [...warm];
-    // Who goes first alternates, so a drift in the machine's speed favours neither. Requests are
-    // prepared as each phase is made, just before it runs.
-    const pair = async (native: () => Promise<Phase>, cc: () => Promise<Phase>): Promise<Pair> => {
-      if (round % 2 === 0) {
-        const n = await native();
-        return { native: n, cc: await cc() };
-      }
-      const c = await cc();
-      return { native: await native(), cc: c };
-    };
-    const run = (op: () => Op) => () => phase(DURATION_S, op());
+    // Requests are prepared as each pair is made, just before it runs.
     for (const prepared of [true, false]) {
       const [creates, reads] = prepared
         ? (['creates', 'reads'] as const)
         : (['createsSigned', 'readsSigned'] as const);
       const tag = prepared ? '' : 's';
       results[creates].push(
-        await pair(
-          run(() => createOp(nativeCreateCall, created(true), `n${tag}${round}-`, names, prepared)),
-          run(() => createOp(ccCreateCall, created(false), `c${tag}${round}-`, names, prepared)),
-        ),
+        await pairOf(DURATION_S, {
+          native: createOp(nativeCreateCall, created(true), `n${tag}${round}-`, names, prepared),
+          cc: createOp(ccCreateCall, created(false), `c${tag}${round}-`, names, prepared),
+        }),
       );
       results[reads].push(
-        await pair(
-          run(() => readOp(nativeReadCall, names, prepared)),
-          run(() => readOp(ccReadCall, names, prepared)),
-        ),
+        await pairOf(DURATION_S, {
+          native: readOp(nativeReadCall, names, prepared),
+          cc: readOp(ccReadCall, names, prepared),
+        }),
       );
     }
     results.readsLean.push(
-      await pair(
-        () => leanPhase(DURATION_S, leanReads(nativeReadCall, names)),
-        () => leanPhase(DURATION_S, leanReads(ccReadCall, names)),
-      ),
+      await leanPair(DURATION_S, {
+        native: leanReads(nativeReadCall, names),
+        cc: leanReads(ccReadCall, names),
+      }),
     );
     console.log(`round ${round + 1}`);
     show('native create (bearer)', results.creates[round]!.native);
