@@ -6,7 +6,6 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -104,27 +103,55 @@ export async function startServer(
   };
 }
 
+/** `0-2,5` (taskset's list form) → [0, 1, 2, 5]. */
+function cpuList(list: string): number[] {
+  return list.split(',').flatMap((part) => {
+    const [from, to = from] = part.split('-').map(Number) as [number, number?];
+    return Array.from({ length: to - from + 1 }, (_, k) => from + k);
+  });
+}
+
 /**
- * Give the server a core of its own: its threads on the last core, this process (the load generator)
- * on the others, with util-linux's `taskset` (Node has no affinity call). A client on another machine
- * takes none of the server's CPU; on a machine of two cores, a load generator left to the scheduler
- * does, by turns and by amounts that differ between the APIs compared. Says what was done, or why
- * nothing was (fewer than two cores, or no taskset): the figures are then of a shared machine.
+ * Give the server a core of its own: its threads on the last core this process may use, this process
+ * (the load generator) on the others, with util-linux's `taskset` (Node has no affinity call). A
+ * client on another machine takes none of the server's CPU; on a machine of two cores, a load
+ * generator left to the scheduler does, by turns and by amounts that differ between the APIs compared.
+ * Says what was done, or why nothing was (fewer than two cores, or no taskset): the figures are then
+ * of a shared machine.
  */
 export function pinApart(server: Server): { pinned: boolean; description: string } {
-  const cores = availableParallelism();
-  if (cores < 2) return { pinned: false, description: 'not pinned (one core)' };
-  const last = cores - 1;
+  const run = (args: string[]) => execFileSync('taskset', args, { encoding: 'utf8' });
+  let cpus: number[];
   try {
-    // -a: every thread the server has now; threads it starts later inherit the mask.
-    execFileSync('taskset', ['-a', '-p', '-c', String(last), String(server.child.pid)], { stdio: 'ignore' });
-    execFileSync('taskset', ['-a', '-p', '-c', `0-${last - 1}`, String(process.pid)], { stdio: 'ignore' });
+    // "pid 123's current affinity list: 0,1"
+    cpus = cpuList(
+      run(['-c', '-p', String(process.pid)])
+        .split(':')
+        .pop()!
+        .trim(),
+    );
   } catch (e) {
+    return { pinned: false, description: `not pinned (taskset: ${(e as Error).message.split('\n')[0]})` };
+  }
+  if (cpus.length < 2) return { pinned: false, description: 'not pinned (one core)' };
+  const serverCpu = String(cpus.at(-1));
+  const generatorCpus = cpus.slice(0, -1).join(',');
+  try {
+    // -a: every thread there is now; threads started later inherit the mask.
+    run(['-a', '-c', '-p', generatorCpus, String(process.pid)]);
+    run(['-a', '-c', '-p', serverCpu, String(server.child.pid)]);
+  } catch (e) {
+    // What was pinned is put back, so that the figures are of a shared machine, as printed.
+    try {
+      run(['-a', '-c', '-p', cpus.join(','), String(process.pid)]);
+    } catch {
+      /* nothing more to do: said below */
+    }
     return { pinned: false, description: `not pinned (taskset: ${(e as Error).message.split('\n')[0]})` };
   }
   return {
     pinned: true,
-    description: `server pinned to core ${last}, load generator to ${last === 1 ? 'core 0' : `cores 0-${last - 1}`}`,
+    description: `server pinned to core ${serverCpu}, load generator to ${cpus.length === 2 ? 'core' : 'cores'} ${generatorCpus}`,
   };
 }
 
