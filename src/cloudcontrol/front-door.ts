@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { Tokens } from '../auth/index.js';
 import type { Engine } from '../engine/index.js';
 import {
+  answeredBeforeBody,
   clientRequestId,
   drainable,
   RequestMessage,
@@ -160,7 +161,9 @@ export function cloudControlFrontDoor({
       if (!refused) logger.error({ reqId: id, err: error }, 'unexpected error');
       const { status, body } = refused ?? INTERNAL_FAILURE;
       // A body not read is read and dropped by Node when of a bounded length: the client, maybe still
-      // sending, reads the refusal and keeps its connection (see src/http/connections.ts).
+      // sending, reads the refusal and keeps its connection (see src/http/connections.ts), and is not
+      // answered again should the rest come too late.
+      if (!bodyRead) answeredBeforeBody(request);
       answer(response, id, status, body, !bodyRead && !drainable(request), log, started);
     };
     if (closing) {

@@ -13,6 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface ConnectionLimits {
   /** The request line and headers must arrive within this many milliseconds of the request's start. */
@@ -93,4 +94,24 @@ export function drainable(request: IncomingMessage): boolean {
   const declared = request.headers['content-length'];
   if (declared === undefined) return request.headers['transfer-encoding'] === undefined;
   return Number(declared) <= DRAIN_LIMIT;
+}
+
+/** Connections whose request was answered before its body had all arrived, until it has. */
+const answeredEarly = new WeakSet<Socket>();
+
+/**
+ * Note an answer given before its request's body has all arrived (Node reads the rest and drops it):
+ * should the rest come too late, or malformed, the connection is then closed without another answer.
+ * The client has its answer; a 408 or 400 after it would read as the answer to a request it never sent.
+ */
+export function answeredBeforeBody(request: IncomingMessage): void {
+  if (request.complete) return;
+  const socket = request.socket;
+  answeredEarly.add(socket);
+  request.once('end', () => answeredEarly.delete(socket));
+}
+
+/** Whether the connection's request was answered while its body was still arriving (see answeredBeforeBody). */
+export function wasAnsweredEarly(socket: Socket): boolean {
+  return answeredEarly.has(socket);
 }

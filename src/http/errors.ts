@@ -5,7 +5,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { TypeplaneError, type ErrorCode } from '../errors.js';
-import { drainable } from './connections.js';
+import { drainable, wasAnsweredEarly } from './connections.js';
 
 /** The longest path segment (a type name or identifier, URL-encoded) a route accepts; 414 beyond. */
 export const MAX_PARAM_LENGTH = 4096;
@@ -109,10 +109,16 @@ export function handleFrameworkError(
 
 /**
  * Requests Node's HTTP parser refuses (headers over its size limit, malformed requests, timeouts)
- * answered in the one error shape, then the connection closed: its framing cannot be trusted.
+ * answered in the one error shape, then the connection closed: its framing cannot be trusted. A
+ * request already answered is not answered again: its connection is closed.
  */
 export function handleClientError(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // The request was answered before its body arrived: the rest came too late, or malformed.
+  if (wasAnsweredEarly(socket)) {
+    socket.destroy(error);
+    return;
+  }
   const [status, message] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, `the request line and headers are larger than ${maxHeaderSize} bytes`]

@@ -17,7 +17,13 @@ import type { Tokens } from '../auth/index.js';
 import { TypeplaneError } from '../errors.js';
 import { registerAuth } from './auth.js';
 import { parseJsonBody } from './body.js';
-import { checkIntervalMs, connectionLimits, drainable, type ConnectionLimits } from './connections.js';
+import {
+  answeredBeforeBody,
+  checkIntervalMs,
+  connectionLimits,
+  drainable,
+  type ConnectionLimits,
+} from './connections.js';
 import { RequestMessage } from './request-message.js';
 import { clientRequestId } from './request-id.js';
 import {
@@ -167,9 +173,13 @@ export async function buildServer({
   });
   // An answer sent before a body longer than the server drains has arrived (a GET carrying one, a
   // refusal on the headers) closes the connection: Node would otherwise read the rest, whatever its
-  // length, before the connection's next request (see connections.ts).
+  // length, before the connection's next request (see connections.ts). Either way the request is not
+  // answered again should the rest of its body come too late.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete && !drainable(request.raw)) void reply.header('connection', 'close');
+    if (!request.raw.complete) {
+      if (!drainable(request.raw)) void reply.header('connection', 'close');
+      answeredBeforeBody(request.raw);
+    }
     done(null, payload);
   });
   // Set as the request arrives (every answer carries it, errors included); a callback hook, not an

@@ -253,6 +253,21 @@ test('a connection that sends nothing is closed at the headers deadline', async 
   assert.ok(elapsed >= HEADERS_MS * 0.9 && elapsed < HEADERS_MS + SLACK_MS, `closed after ${elapsed} ms`);
 });
 
+/** Sends each connection a byte of body every 100 ms until the server closes it, at the request deadline. */
+async function dribbleBodiesPastDeadline(connections: Connection[]): Promise<void> {
+  const dribble = setInterval(() => {
+    for (const c of connections) if (c.closedAt === undefined) c.socket.write(' ');
+  }, 100);
+  try {
+    for (const c of connections) {
+      const elapsed = await c.closed();
+      assert.ok(elapsed >= REQUEST_MS * 0.9 && elapsed < REQUEST_MS + SLACK_MS, `closed after ${elapsed} ms`);
+    }
+  } finally {
+    clearInterval(dribble);
+  }
+}
+
 test('a body sent a byte at a time past the request deadline is answered 408 and the connection closed, with a token or without', async () => {
   const withToken = new Connection();
   const without = new Connection();
@@ -260,20 +275,58 @@ test('a body sent a byte at a time past the request deadline is answered 408 and
     post(RESOURCES, 1000, { authorization: `Bearer ${svc.token}`, 'content-type': 'application/json' }),
   );
   await without.write(post(RESOURCES, 1000, { 'content-type': 'application/json' }));
+  await dribbleBodiesPastDeadline([withToken, without]);
+  assert.equal((await withToken.answered(1))[0]?.status, 408);
+  // Refused on its headers at once; the body it went on sending did not hold the connection, and the
+  // connection was closed without a second answer (a 408 would read as the answer to a request not sent).
+  assert.deepEqual(
+    (await without.answered(2)).map((a) => a.status),
+    [401],
+  );
+});
+
+test('a request answered before its body arrived is not answered again when the rest comes too late (/v1 and Cloud Control)', async () => {
+  const native = new Connection();
+  const cloudControl = new Connection();
+  await native.write(post(RESOURCES, 1000, { 'content-type': 'application/json' }));
+  await cloudControl.write(
+    post('/', 1000, {
+      'content-type': 'application/x-amz-json-1.0',
+      'x-amz-target': 'CloudApiService.GetResource',
+    }),
+  );
+  await dribbleBodiesPastDeadline([native, cloudControl]);
+  assert.deepEqual(
+    (await native.answered(2)).map((a) => a.status),
+    [401],
+  );
+  const answers = await cloudControl.answered(2);
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    [403],
+  );
+  assert.equal(JSON.parse(answers[0]!.body).__type, 'MissingAuthenticationTokenException');
+});
+
+test('once the body of a request answered early has arrived, the next request on its connection is answered 408 when late', async () => {
+  const connection = new Connection();
+  await connection.write(post(RESOURCES, 1000, { 'content-type': 'application/json' }));
+  assert.equal((await connection.answered(1))[0]?.status, 401);
+  await connection.write(Buffer.alloc(1000, 0x20));
+  // The next request's headers, a byte at a time past their deadline.
+  let sent = 0;
   const dribble = setInterval(() => {
-    for (const c of [withToken, without]) if (c.closedAt === undefined) c.socket.write(' ');
+    if (connection.closedAt === undefined && sent < HEALTH.length) connection.socket.write(HEALTH[sent++]!);
   }, 100);
   try {
-    for (const c of [withToken, without]) {
-      const elapsed = await c.closed();
-      assert.ok(elapsed >= REQUEST_MS * 0.9 && elapsed < REQUEST_MS + SLACK_MS, `closed after ${elapsed} ms`);
-    }
+    await connection.closed();
   } finally {
     clearInterval(dribble);
   }
-  assert.equal((await withToken.answered(1))[0]?.status, 408);
-  // Refused on its headers at once; the body it went on sending did not hold the connection.
-  assert.equal((await without.answered(1))[0]?.status, 401);
+  assert.deepEqual(
+    (await connection.answered(2)).map((a) => a.status),
+    [401, 408],
+  );
 });
 
 test('a request sent in pieces within the deadlines is served as usual', async () => {
