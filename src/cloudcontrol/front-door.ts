@@ -13,9 +13,8 @@ import type { Logger } from 'pino';
 import type { Tokens } from '../auth/index.js';
 import type { Engine } from '../engine/index.js';
 import {
-  answeredBeforeBody,
+  answeringBeforeBody,
   clientRequestId,
-  drainable,
   RequestMessage,
   RESOURCE_BODY_LIMIT,
   type FrontDoor,
@@ -163,8 +162,7 @@ export function cloudControlFrontDoor({
       // A body not read is read and dropped by Node when of a bounded length: the client, maybe still
       // sending, reads the refusal and keeps its connection (see src/http/connections.ts), and is not
       // answered again should the rest come too late.
-      if (!bodyRead) answeredBeforeBody(request);
-      answer(response, id, status, body, !bodyRead && !drainable(request), log, started);
+      answer(response, id, status, body, !bodyRead && answeringBeforeBody(request), log, started);
     };
     if (closing) {
       const unavailable = refusal(

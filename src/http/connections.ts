@@ -100,18 +100,21 @@ export function drainable(request: IncomingMessage): boolean {
 const answeredEarly = new WeakSet<Socket>();
 
 /**
- * Note an answer given before its request's body has all arrived (Node reads the rest and drops it):
- * should the rest come too late, or malformed, the connection is then closed without another answer.
- * The client has its answer; a 408 or 400 after it would read as the answer to a request it never sent.
+ * An answer is given before its request's body has all arrived: whether the connection must close
+ * after it (what is left may be too long to drain, see {@link drainable}). Otherwise Node reads the
+ * rest and drops it; should the rest come too late, or malformed, the connection is then closed
+ * without another answer. The client has its answer: a 408 or 400 after it would read as the answer
+ * to a request it never sent.
  */
-export function answeredBeforeBody(request: IncomingMessage): void {
-  if (request.complete) return;
+export function answeringBeforeBody(request: IncomingMessage): boolean {
+  if (request.complete) return false;
   const socket = request.socket;
   answeredEarly.add(socket);
   request.once('end', () => answeredEarly.delete(socket));
+  return !drainable(request);
 }
 
-/** Whether the connection's request was answered while its body was still arriving (see answeredBeforeBody). */
+/** Whether the connection's request was answered while its body was still arriving (see answeringBeforeBody). */
 export function wasAnsweredEarly(socket: Socket): boolean {
   return answeredEarly.has(socket);
 }

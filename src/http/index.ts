@@ -3,13 +3,7 @@
  */
 export { buildServer, type FrontDoor, type ServerOptions } from './server.js';
 export { RequestMessage, type BodySink } from './request-message.js';
-export {
-  answeredBeforeBody,
-  DEFAULT_CONNECTION_LIMITS,
-  DRAIN_LIMIT,
-  drainable,
-  type ConnectionLimits,
-} from './connections.js';
+export { answeringBeforeBody } from './connections.js';
 export { clientRequestId } from './request-id.js';
 export { errorBody, type ErrorBody } from './errors.js';
 // Bounded JSON bodies and their size limit, for the front door beside this one (src/cloudcontrol).

@@ -18,10 +18,9 @@ import { TypeplaneError } from '../errors.js';
 import { registerAuth } from './auth.js';
 import { parseJsonBody } from './body.js';
 import {
-  answeredBeforeBody,
+  answeringBeforeBody,
   checkIntervalMs,
   connectionLimits,
-  drainable,
   type ConnectionLimits,
 } from './connections.js';
 import { RequestMessage } from './request-message.js';
@@ -176,10 +175,7 @@ export async function buildServer({
   // length, before the connection's next request (see connections.ts). Either way the request is not
   // answered again should the rest of its body come too late.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete) {
-      if (!drainable(request.raw)) void reply.header('connection', 'close');
-      answeredBeforeBody(request.raw);
-    }
+    if (answeringBeforeBody(request.raw)) void reply.header('connection', 'close');
     done(null, payload);
   });
   // Set as the request arrives (every answer carries it, errors included); a callback hook, not an
