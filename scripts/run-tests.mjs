@@ -142,6 +142,14 @@ for (const [reason, names] of skips)
     `      e.g. ${names.slice(0, 2).join('; ')}${names.length > 2 ? '; …' : ''}`,
   );
 const failed = lines.filter((l) => l.kind === 'fail');
-if (failed.length > 0) report.push(`${failed.length} failed:`, ...failed.map((l) => `  ${l.name}`));
+// Each failure with its error, last, where a reader of only the run's tail still finds it.
+if (failed.length > 0)
+  report.push(
+    `${failed.length} failed:`,
+    ...failed.flatMap((l) => [
+      `  ${l.name}${l.file ? ` (${relative('.', l.file)})` : ''}`,
+      ...(l.error ? l.error.split('\n').map((e) => `      ${e}`) : []),
+    ]),
+  );
 console.log(report.join('\n'));
 process.exit(statuses.every((s) => s === 0) ? 0 : 1);

@@ -1,6 +1,6 @@
 // A node:test reporter for scripts/run-tests.mjs: one JSON line per test that was skipped (with its
-// reason) or failed, and the duration of each top-level test, so the runner can say at the end what
-// was skipped and why, and which files took longest.
+// reason) or failed (with its error), and the duration of each top-level test, so the runner can say
+// at the end what was skipped and why, what failed and how, and which files took longest.
 export default async function* recordReporter(source) {
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
@@ -11,6 +11,15 @@ export default async function* recordReporter(source) {
     if (skip !== undefined && skip !== false && skip !== 'test name does not match pattern')
       yield `${JSON.stringify({ kind: 'skip', name, reason: skip === true ? 'skipped' : String(skip) })}\n`;
     if (event.type === 'test:fail' && !details?.error?.failureType?.startsWith('subtest'))
-      yield `${JSON.stringify({ kind: 'fail', name })}\n`;
+      yield `${JSON.stringify({ kind: 'fail', name, file, error: describe(details?.error) })}\n`;
   }
+}
+
+/** The failure as a reader of the run's last lines needs it: the assertion's message and where. */
+function describe(error) {
+  const cause = error?.cause ?? error;
+  if (cause === undefined || cause === null) return '';
+  const text = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);
+  const own = text.split('\n').filter((l) => !/\(node:|^\s*at node:/.test(l));
+  return own.slice(0, 24).join('\n').slice(0, 4000);
 }
