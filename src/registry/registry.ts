@@ -7,7 +7,7 @@ import { diffTypes, documentTarget, type Change, type Target } from '../diff/ind
 import { TypeplaneError, type ErrorDetail } from '../errors.js';
 import { cloneJson, jsonEqual } from '../model/index.js';
 import {
-  validateDocument,
+  validateDocumentYielding,
   type Diagnostic,
   type ResourceType,
   type SourceFormat,
@@ -76,7 +76,7 @@ export class Registry {
     input: string | Uint8Array,
     options: RegisterOptions = {},
   ): Promise<{ registrations: Registration[]; warnings: RegistrationWarning[] }> {
-    return this.registerValidated(input, validateDocument(input, options), options);
+    return this.registerValidated(input, await validateDocumentYielding(input, options), options);
   }
 
   /**

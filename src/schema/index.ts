@@ -1,12 +1,20 @@
 /**
  * @module The schema toolkit: load, validate and normalise resource type definitions.
  */
-export { validateDocument, type ValidateOptions, type ValidationResult, type Dialect } from './validate.js';
+export {
+  validateDocument,
+  validateDocumentYielding,
+  type ValidateOptions,
+  type ValidationResult,
+  type Dialect,
+} from './validate.js';
 export { loadTypes, findDocuments, type LoadOptions, type LoadResult } from './load-types.js';
 export {
   parseSource,
+  parseSourceYielding,
   jsonDepthOffset,
   LIMITS,
+  type ParseResult,
   type SourceDocument,
   type SourceFormat,
   type Position,

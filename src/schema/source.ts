@@ -23,6 +23,7 @@ import {
 } from 'yaml';
 import { diagnostic, pointerTokens, type Diagnostic } from './diagnostics.js';
 import { jsonLocator, type JsonOffsets } from './json-locate.js';
+import { finish, finishYielding, type Steps } from './steps.js';
 
 export type SourceFormat = 'json' | 'yaml';
 
@@ -89,6 +90,24 @@ export function detectFormat(file: string | undefined, text: string): SourceForm
 
 /** Parse bytes or text into a located document, or diagnostics saying why it cannot be. */
 export function parseSource(input: string | Uint8Array, options: ParseOptions = {}): ParseResult {
+  return finish(parseSourceSteps(input, options));
+}
+
+/**
+ * As {@link parseSource}, giving the event loop a turn every few milliseconds of a YAML parse: what a
+ * server calls, so that a large document does not hold its other requests while it is read.
+ */
+export function parseSourceYielding(
+  input: string | Uint8Array,
+  options: ParseOptions = {},
+): Promise<ParseResult> {
+  return finishYielding(parseSourceSteps(input, options));
+}
+
+/** Lexemes (and parser tokens) handled between two places where a YAML parse may pause. */
+const LEXEMES_PER_STEP = 512;
+
+function* parseSourceSteps(input: string | Uint8Array, options: ParseOptions): Steps<ParseResult> {
   const file = options.file;
   const size = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
   if (size > LIMITS.maxBytes)
@@ -112,6 +131,7 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
       };
     }
     text = decoded;
+    yield;
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.includes('\u0000')) {
@@ -140,7 +160,8 @@ export function parseSource(input: string | Uint8Array, options: ParseOptions = 
   }
   const format = options.format ?? detectFormat(options.file, text);
   const lines = new LineIndex(text);
-  return format === 'json' ? parseJson(text, file, lines) : parseYaml(text, file, lines, options.yamlTags);
+  if (format === 'json') return yield* parseJson(text, file, lines);
+  return yield* parseYaml(text, file, lines, options.yamlTags);
 }
 
 /** A diagnostic about the document in `file`, at `pos` (its start when unknown). */
@@ -177,16 +198,18 @@ function tooManyJsonValues(file: string | undefined): ParseResult {
   );
 }
 
-function parseJson(text: string, file: string | undefined, lines: LineIndex): ParseResult {
+function* parseJson(text: string, file: string | undefined, lines: LineIndex): Steps<ParseResult> {
   // A value costs JSON.parse far more than a character costs this scan: millions of small values
   // in 10 MB are refused before they are built. The scan counts commas, so a text of at most
   // maxValues characters cannot pass it (nor hold more values): it is skipped.
   if (text.length > LIMITS.maxValues && jsonScan(text, Number.POSITIVE_INFINITY, LIMITS.maxValues))
     return tooManyJsonValues(file);
+  yield;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
+    yield;
     if (e instanceof RangeError) return depthError(file, lines, 0);
     // jsonc-parser recurses once per level: deep input is refused before it gets there.
     const deep = jsonDepthOffset(text, LIMITS.maxDepth);
@@ -202,6 +225,7 @@ function parseJson(text: string, file: string | undefined, lines: LineIndex): Pa
       if (e2 instanceof RangeError) return depthError(file, lines, 0);
       throw e2;
     }
+    yield;
     // One report per place: a missing member after a trailing comma, say, is also a missing value.
     const seen = new Set<number>();
     const located = errors.filter((e) => !seen.has(e.offset) && seen.add(e.offset));
@@ -227,6 +251,7 @@ function parseJson(text: string, file: string | undefined, lines: LineIndex): Pa
       diagnostics.push(placed(file, diagnostic('TP1005', '', 'JSON syntax error')));
     return { diagnostics };
   }
+  yield;
   const bound = valueBounds(value, LIMITS.maxDepth, LIMITS.maxValues);
   if (bound === 'depth') return depthError(file, lines, Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
   if (bound === 'values') return tooManyJsonValues(file);
@@ -245,7 +270,12 @@ function parseJson(text: string, file: string | undefined, lines: LineIndex): Pa
   return { document, diagnostics: [] };
 }
 
-function parseYaml(text: string, file: string | undefined, lines: LineIndex, customTags?: Tags): ParseResult {
+function* parseYaml(
+  text: string,
+  file: string | undefined,
+  lines: LineIndex,
+  customTags?: Tags,
+): Steps<ParseResult> {
   const tooManyValues = (offset: number, why: 'values' | 'anchors'): ParseResult =>
     tooLarge(
       file,
@@ -257,7 +287,7 @@ function parseYaml(text: string, file: string | undefined, lines: LineIndex, cus
   // The parser keeps every open level in memory and the composer recurses once per level, so depth
   // is bounded first from the tokens alone, then exactly on the syntax tree, before composing. The
   // parser's time grows with the tokens and lines, so they are bounded from the tokens too.
-  const guard = yamlTextGuard(text);
+  const guard = yield* yamlTextGuard(text);
   if ('why' in guard) {
     if (guard.why === 'depth') return depthError(file, lines, guard.offset);
     return tooLarge(
@@ -271,10 +301,15 @@ function parseYaml(text: string, file: string | undefined, lines: LineIndex, cus
   // The parser takes the guard's lexemes: the text is not lexed twice.
   const parser = new Parser();
   const tokens: CST.Token[] = [];
-  for (const lexeme of guard.lexemes) for (const token of parser.next(lexeme)) tokens.push(token);
+  let fed = 0;
+  for (const lexeme of guard.lexemes) {
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    if (++fed % LEXEMES_PER_STEP === 0) yield;
+  }
   for (const token of parser.end()) tokens.push(token);
   const deep = cstDepthOffset(tokens, LIMITS.maxDepth);
   if (deep !== undefined) return depthError(file, lines, deep);
+  yield;
   const syntaxErrors = (errors: readonly { message: string; pos: [number, number] }[]): ParseResult => ({
     diagnostics: errors
       .slice(0, LIMITS.maxSyntaxErrors)
@@ -308,6 +343,7 @@ function parseYaml(text: string, file: string | undefined, lines: LineIndex, cus
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
   }
+  yield;
   const doc = docs[0]!;
   if (docs.length > 1) {
     const second = docs[1]!.range[0];
@@ -323,6 +359,7 @@ function parseYaml(text: string, file: string | undefined, lines: LineIndex, cus
   if (doc.errors.length > 0) return syntaxErrors(doc.errors);
   const duplicates = duplicateKeys(doc);
   if (duplicates.length > 0) return syntaxErrors(duplicates);
+  yield;
   if (doc.contents === null) {
     return {
       diagnostics: [
@@ -339,6 +376,7 @@ function parseYaml(text: string, file: string | undefined, lines: LineIndex, cus
   }
   const expanded = yamlValuesProblem(doc, LIMITS.maxValues, LIMITS.maxAnchors);
   if (expanded !== undefined) return tooManyValues(expanded.offset, expanded.why);
+  yield;
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: 100 });
@@ -348,6 +386,7 @@ function parseYaml(text: string, file: string | undefined, lines: LineIndex, cus
       diagnostics: [placed(file, diagnostic('TP1006', '', `YAML error: ${firstLine((e as Error).message)}`))],
     };
   }
+  yield;
   // Aliases can nest a collection inside itself, or deeper than the text shows.
   if (valueBounds(value, LIMITS.maxDepth, Infinity) === 'depth')
     return depthError(
@@ -486,9 +525,9 @@ const blockColumnsCap = (max: number): number => 4 * max + 4;
  * levels from above (at most ~3 columns per level). Otherwise the lexemes, for the parser; the exact
  * checks on its tree follow.
  */
-function yamlTextGuard(
+function* yamlTextGuard(
   text: string,
-): { offset: number; why: 'depth' | 'tokens' | 'lines' } | { lexemes: string[] } {
+): Steps<{ offset: number; why: 'depth' | 'tokens' | 'lines' } | { lexemes: string[] }> {
   const max = LIMITS.maxDepth;
   const lexemes: string[] = [];
   let counted = 0;
@@ -503,7 +542,7 @@ function yamlTextGuard(
   let flow = 0;
   let scalarNext = false;
   for (const token of new Lexer().lex(text)) {
-    lexemes.push(token);
+    if (lexemes.push(token) % LEXEMES_PER_STEP === 0) yield;
     if (token === CST.DOCUMENT || token === CST.FLOW_END) continue;
     if (token === CST.SCALAR) {
       scalarNext = true;

@@ -9,7 +9,7 @@ import type { ResourceType } from './model.js';
 import { checkResourceSchema, type DialectResult } from './resource-schema/index.js';
 import { bicepExpressibleFindings } from './rules/bicep-expressible.js';
 import { identifierRequiredFindings } from './rules/identifier-required.js';
-import { parseSource, type SourceFormat } from './source.js';
+import { parseSource, parseSourceYielding, type ParseResult, type SourceFormat } from './source.js';
 import { jsonTextMayHoldUnkeepable, valueProblems, type ValueProblemKind } from './values.js';
 
 const VALUE_RULES = {
@@ -50,8 +50,22 @@ export function validateDocument(
   input: string | Uint8Array,
   options: ValidateOptions = {},
 ): ValidationResult {
+  return checkParsed(parseSource(input, options), options);
+}
+
+/**
+ * As {@link validateDocument}, giving the event loop a turn while a large YAML document is parsed:
+ * what a server calls.
+ */
+export async function validateDocumentYielding(
+  input: string | Uint8Array,
+  options: ValidateOptions = {},
+): Promise<ValidationResult> {
+  return checkParsed(await parseSourceYielding(input, options), options);
+}
+
+function checkParsed(parsed: ParseResult, options: ValidateOptions): ValidationResult {
   const { file } = options;
-  const parsed = parseSource(input, options);
   const base = file === undefined ? {} : { file };
   if (!parsed.document) return { ...base, valid: false, diagnostics: parsed.diagnostics, types: [] };
   const document = parsed.document;

@@ -38,7 +38,7 @@ import type {
   StoredValue,
 } from './records.js';
 import { holdsSecret, mask, secretTexts } from './secrets.js';
-import { loadTemplate } from './template.js';
+import { loadTemplateYielding } from './template.js';
 import { referencesIn } from './references.js';
 import { importedValues } from './imports.js';
 
@@ -159,7 +159,7 @@ export class Deployment {
   }
 
   private async load(): Promise<void> {
-    const loaded = loadTemplate(this.record.template ?? '');
+    const loaded = await loadTemplateYielding(this.record.template ?? '');
     const parameters = openParameters(this.ctx.records, this.name, this.record.parameters);
     if (!loaded.template) {
       this.failure = 'the template can no longer be read';

@@ -35,7 +35,7 @@ import {
   type StackStatus,
 } from './records.js';
 import { mask } from './secrets.js';
-import { loadTemplate } from './template.js';
+import { loadTemplateYielding } from './template.js';
 import { importedNames, importedValues } from './imports.js';
 import { registryTypes, scopedTypes } from './types.js';
 
@@ -168,7 +168,7 @@ export class Stacks {
     parameters: Record<string, unknown> = {},
     authorize: Authorize = () => {},
   ): Promise<{ valid: boolean; diagnostics: Diagnostic[]; types: string[] }> {
-    const loaded = loadTemplate(text);
+    const loaded = await loadTemplateYielding(text);
     if (!loaded.template) return { valid: false, diagnostics: loaded.diagnostics, types: [] };
     const result = await analyzeTemplate(loaded.template, {
       types: scopedTypes(this.ctx.types, authorize),
@@ -194,7 +194,7 @@ export class Stacks {
     assertStackName(name);
     if (typeof text !== 'string' || text.trim() === '')
       throw new TypeplaneError('InvalidRequest', 'template must be the template text (JSON or YAML)');
-    const loaded = loadTemplate(text);
+    const loaded = await loadTemplateYielding(text);
     if (!loaded.template || hasErrors(loaded.diagnostics)) throw invalidTemplate(loaded.diagnostics);
     // An imported value is another stack's: the caller must reach that stack's every type to read it.
     for (const exportName of importedNames(loaded.template)) {

@@ -2,7 +2,13 @@
  * @module A template: the CloudFormation format (JSON or YAML with its short forms), read into
  * declarations with their source positions kept. Structure only; meaning is checked by `validate.ts`.
  */
-import { parseSource, type Diagnostic, type SourceDocument } from '../schema/index.js';
+import {
+  parseSource,
+  parseSourceYielding,
+  type Diagnostic,
+  type ParseResult,
+  type SourceDocument,
+} from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { stackDiagnostic } from './rules.js';
 import { TEMPLATE_TAGS } from './yaml-tags.js';
@@ -100,11 +106,30 @@ export const MAX_RESOURCES = 2000;
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Read a template; `template` is undefined when the text cannot be read as one at all. */
-export function loadTemplate(
-  input: string,
-  file?: string,
-): { template?: Template; diagnostics: Diagnostic[] } {
+/** What reading a template gives: `template` is undefined when the text cannot be read as one at all. */
+export interface LoadedTemplate {
+  template?: Template;
+  diagnostics: Diagnostic[];
+}
+
+/** Read a template. */
+export function loadTemplate(input: string, file?: string): LoadedTemplate {
+  return tooLargeTemplate(input, file) ?? readTemplate(parseSource(input, parseOptions(file)), file);
+}
+
+/**
+ * As {@link loadTemplate}, giving the event loop a turn while a large YAML template is parsed: what
+ * the server calls.
+ */
+export async function loadTemplateYielding(input: string, file?: string): Promise<LoadedTemplate> {
+  return (
+    tooLargeTemplate(input, file) ?? readTemplate(await parseSourceYielding(input, parseOptions(file)), file)
+  );
+}
+
+const parseOptions = (file: string | undefined) => ({ ...(file ? { file } : {}), yamlTags: TEMPLATE_TAGS });
+
+function tooLargeTemplate(input: string, file: string | undefined): LoadedTemplate | undefined {
   if (Buffer.byteLength(input) > MAX_TEMPLATE_BYTES)
     return {
       diagnostics: [
@@ -119,7 +144,10 @@ export function loadTemplate(
         ),
       ],
     };
-  const parsed = parseSource(input, { ...(file ? { file } : {}), yamlTags: TEMPLATE_TAGS });
+  return undefined;
+}
+
+function readTemplate(parsed: ParseResult, file: string | undefined): LoadedTemplate {
   if (!parsed.document) return { diagnostics: parsed.diagnostics };
   const document = parsed.document;
   const diagnostics: Diagnostic[] = [];
