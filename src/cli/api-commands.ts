@@ -4,7 +4,6 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import { MAX_RESULTS_LIMIT } from '../engine/input.js';
 import {
   ApiError,
@@ -17,6 +16,7 @@ import {
   type OutputFormat,
 } from './client.js';
 import { EXIT, UsageError, jsonFlag, wholeNumberFlag } from './usage.js';
+import { yaml } from './yaml.js';
 
 export interface Common {
   endpoint?: string;
@@ -261,7 +261,7 @@ export async function readLocal(path: string): Promise<string> {
 async function readDocument(path: string): Promise<unknown> {
   const text = await readLocal(path);
   try {
-    return /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
+    return /\.ya?ml$/i.test(path) ? yaml().parse(text) : JSON.parse(text);
   } catch (e) {
     throw new UsageError(
       `${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(e as Error).message.split('\n')[0]}`,

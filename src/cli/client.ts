@@ -1,9 +1,9 @@
 /**
  * @module A small HTTP client for the CLI commands that talk to a running server.
  */
-import { stringify as toYaml } from 'yaml';
 import { UsageError } from './usage.js';
 import { BLOCKED_PORTS } from './blocked-ports.js';
+import { yaml } from './yaml.js';
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:4780';
 
@@ -125,7 +125,7 @@ function safeJson(text: string): unknown {
 export type OutputFormat = 'json' | 'yaml' | 'table' | 'wide';
 
 export function render(value: unknown, format: OutputFormat, table?: () => string): string {
-  if (format === 'yaml') return toYaml(value).trimEnd();
+  if (format === 'yaml') return yaml().stringify(value).trimEnd();
   if ((format === 'table' || format === 'wide') && table) return table();
   return JSON.stringify(value, null, 2);
 }

@@ -4,10 +4,10 @@
  * wait and show each resource's progress, exiting 1 when the stack failed or rolled back.
  */
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import { ApiError, columns, render, truncate, type Client } from './client.js';
 import { action, clientFor, common, readLocal, type Common } from './api-commands.js';
 import { stackProgress, type StackEventView, type StackProgress } from './stack-progress.js';
+import { yaml } from './yaml.js';
 
 interface StackView {
   stackName: string;
@@ -55,7 +55,7 @@ async function parametersOf(options: WithParameters, command: Command): Promise<
   if (options.parametersFile !== undefined) {
     let parsed: unknown;
     try {
-      parsed = parseYaml(await readLocal(options.parametersFile));
+      parsed = yaml().parse(await readLocal(options.parametersFile));
     } catch (e) {
       usage('--parameters-file', (e as Error).message.split('\n')[0]!);
     }

@@ -18,9 +18,16 @@ export type {
 export { OperationMovedOn, DefaultVersionMoved, TypeChangedMeanwhile } from './types.js';
 export { resourceCursor } from './cursor.js';
 export { SqliteStore, openSqliteStore, type SqliteStoreOptions } from './sqlite/index.js';
-export {
-  PostgresStore,
-  openPostgresStore,
-  redactUrl,
-  type PostgresStoreOptions,
-} from './postgresql/index.js';
+import type { PostgresStore, PostgresStoreOptions } from './postgresql/index.js';
+
+export type { PostgresStore, PostgresStoreOptions };
+export { redactUrl } from './redact-url.js';
+
+/**
+ * Open the PostgreSQL store. Its module, and the `pg` driver with it, load on the first call: a
+ * server on the embedded store, and every CLI command, start without them.
+ */
+export async function openPostgresStore(url: string, options?: PostgresStoreOptions): Promise<PostgresStore> {
+  const { openPostgresStore: open } = await import('./postgresql/index.js');
+  return open(url, options);
+}

@@ -1,4 +1,4 @@
 /**
  * @module The PostgreSQL store, for several server replicas over one database.
  */
-export { PostgresStore, openPostgresStore, redactUrl, type PostgresStoreOptions } from './store.js';
+export { PostgresStore, openPostgresStore, type PostgresStoreOptions } from './store.js';

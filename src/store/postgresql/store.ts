@@ -17,6 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { redactUrl } from '../redact-url.js';
 import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
 import {
   ACTIVE,
@@ -1140,13 +1141,3 @@ function isActiveConflict(error: unknown): boolean {
   return isUniqueViolation(error, 'operations_one_active');
 }
 
-/** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(an invalid URL)';
-  }
-}
