@@ -1,7 +1,6 @@
 /**
  * @module The ports fetch refuses to connect to ("bad ports", https://fetch.spec.whatwg.org/#port-blocking):
- * the CLI says so instead of failing with undici's terse "bad port", and `serve` warns when it
- * listens on one.
+ * `serve` warns when it listens on one, since browsers and fetch-based clients cannot reach it there.
  */
 export const BLOCKED_PORTS: ReadonlySet<number> = new Set([
   1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104,

@@ -259,7 +259,7 @@ Examples:
       const bound = Number(new URL(service.url).port);
       if (BLOCKED_PORTS.has(bound))
         process.stderr.write(
-          `warning: port ${bound} is one fetch refuses to connect to (browsers, Node and the typeplane CLI among them); pick another with --port\n`,
+          `warning: port ${bound} is one fetch refuses to connect to (browsers and Node's fetch among them; the typeplane CLI is not); pick another with --port\n`,
         );
       let stopping = false;
       const stop = (signal: string) => {

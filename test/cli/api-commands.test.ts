@@ -392,8 +392,7 @@ async function closedPort(): Promise<number> {
 
 test('the endpoint: unreachable servers, bad URLs, TYPEPLANE_ENDPOINT and its precedence', async () => {
   const refused = `http://127.0.0.1:${await closedPort()}`;
-  const [portOne, closed, notUrl, fromEnv, flagWins] = await Promise.all([
-    typeplane(['type', 'list'], { endpoint: 'http://127.0.0.1:6000' }),
+  const [closed, notUrl, fromEnv, flagWins] = await Promise.all([
     typeplane(['resource', 'list', PG], { endpoint: refused }),
     typeplane(['type', 'list'], { endpoint: 'localhost:4780' }),
     typeplane(['type', 'list', '-o', 'json'], { endpoint: null, env: { TYPEPLANE_ENDPOINT: svc.url } }),
@@ -407,18 +406,7 @@ test('the endpoint: unreachable servers, bad URLs, TYPEPLANE_ENDPOINT and its pr
     /^error: NetworkFailure: cannot reach Typeplane at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); is 'typeplane serve' running\?/,
   );
   assert.doesNotMatch(closed.stderr, STACK_FRAME);
-  assert.doesNotMatch(
-    closed.stderr,
-    /fetch failed/,
-    'the reason is the cause, not the generic fetch message',
-  );
-
-  // A port fetch refuses (undici says only 'bad port'): said so, as a usage error.
-  exits(portOne, 2);
-  assert.equal(
-    portOne.stderr,
-    'error: the endpoint http://127.0.0.1:6000 uses port 6000, which fetch refuses to connect to (one of the ports the Fetch standard blocks for safety); serve Typeplane on another port (--endpoint or TYPEPLANE_ENDPOINT)\n',
-  );
+  assert.doesNotMatch(closed.stderr, /fetch failed|UND_ERR/, 'the reason, not a client library message');
 
   exits(notUrl, 2);
   assert.match(

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnServer, tempDir } from '../helpers/service.js';
-import { CLI } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -53,7 +53,7 @@ test('a port in use: serve says so and suggests --port', async () => {
   }
 });
 
-test('listening on a port fetch refuses: serve warns', async () => {
+test('listening on a port fetch refuses: serve warns, and the CLI still reaches it', async () => {
   // The first of these blocked ports that is free here.
   let port: number | undefined;
   for (const candidate of [6665, 6666, 6667, 6668, 6669, 6697, 10080]) {
@@ -71,6 +71,11 @@ test('listening on a port fetch refuses: serve warns', async () => {
       server.logs(),
       new RegExp(`warning: port ${port} is one fetch refuses to connect to .*; pick another with --port`),
     );
+    const listed = await runCli(['type', 'list', '-o', 'json'], {
+      env: { ...process.env, TYPEPLANE_ENDPOINT: server.url, TYPEPLANE_TOKEN: server.token },
+    });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(JSON.parse(listed.stdout), { types: [] });
   } finally {
     server.child.kill('SIGTERM');
     await new Promise((r) => server.child.once('exit', r));
