@@ -7,10 +7,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { issueKeys, type AccessKeysOut } from '../helpers/cloudcontrol.js';
-import { awsCliSkip } from '../helpers/requirements.js';
+import { awsCli, awsCliSkip } from '../helpers/requirements.js';
 import { WIDGET, WIDGET_TYPE, api, spawnServer, tempDir } from '../helpers/service.js';
 
 const skip = awsCliSkip();
+const AWS_CLI = awsCli();
 let child: ChildProcess | undefined;
 let url = '';
 let keys: AccessKeysOut;
@@ -32,7 +33,7 @@ function aws(
   secret = keys.secretAccessKey,
 ): Promise<{ code: number | null; out: any; stderr: string }> {
   const home = tempDir('typeplane-aws-home-');
-  const run = spawn('aws', ['cloudcontrol', ...args, '--endpoint-url', url, '--output', 'json'], {
+  const run = spawn(AWS_CLI, ['cloudcontrol', ...args, '--endpoint-url', url, '--output', 'json'], {
     env: {
       PATH: process.env.PATH,
       HOME: home,
