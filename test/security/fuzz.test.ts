@@ -1,5 +1,5 @@
 /**
- * The fuzz test: 20,000 random and mutated requests (fast-check) against a live server on loopback,
+ * The fuzz test: 12,000 random and mutated requests (fast-check) against a live server on loopback,
  * over every route and method, with a tenant's attacks among them (copy bombs, backtracking globs,
  * costly patterns, YAML aliases, surrogates and NFD spellings, references across scopes), and signed
  * Cloud Control requests (a writer's key, one scoped to a type, a wrong secret, none). No answer
@@ -34,8 +34,8 @@ const ANCHOR_SECRET = 'anchor-Xr5tY8uI2oPq';
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 
 for (const [kind, REQUESTS] of [
-  ['sqlite', Number(process.env.FUZZ_REQUESTS ?? 20_000)],
-  ['postgresql', Number(process.env.FUZZ_REQUESTS_POSTGRESQL ?? 6_000)],
+  ['sqlite', Number(process.env.FUZZ_REQUESTS ?? 12_000)],
+  ['postgresql', Number(process.env.FUZZ_REQUESTS_POSTGRESQL ?? 4_000)],
 ] as const)
   test(
     `${REQUESTS} random and mutated requests: no 5xx, only documented errors, a consistent store [${kind}]`,
