@@ -118,3 +118,27 @@ export function answeringBeforeBody(request: IncomingMessage): boolean {
 export function wasAnsweredEarly(socket: Socket): boolean {
   return answeredEarly.has(socket);
 }
+
+/** How long a connection refused at the HTTP level is still read, and what arrives dropped, before it is closed. */
+export const LINGER_MS = 2000;
+const lingering = new WeakSet<Socket>();
+
+/**
+ * Ends a connection after `answer` without losing it. Closing a socket while its client is still
+ * sending makes the kernel answer with a reset, and a reset can make the client's side drop the answer
+ * it has not read yet (a 408 to a client still dribbling its headers, say). So the answer is sent with
+ * a FIN, what the client still sends is read and dropped (Node's parser, already in error, consumes
+ * it), and the socket is destroyed once the client closes its side or after {@link LINGER_MS}.
+ */
+export function endAfter(socket: Socket, answer: string): void {
+  lingering.add(socket);
+  if (socket.writable) socket.end(answer);
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
+
+/** Whether the connection is being ended by {@link endAfter}: further parse errors on it need no answer. */
+export function isLingering(socket: Socket): boolean {
+  return lingering.has(socket);
+}

@@ -5,7 +5,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { TypeplaneError, type ErrorCode } from '../errors.js';
-import { drainable, wasAnsweredEarly } from './connections.js';
+import { drainable, endAfter, isLingering, wasAnsweredEarly } from './connections.js';
 
 /** The longest path segment (a type name or identifier, URL-encoded) a route accepts; 414 beyond. */
 export const MAX_PARAM_LENGTH = 4096;
@@ -109,11 +109,12 @@ export function handleFrameworkError(
 
 /**
  * Requests Node's HTTP parser refuses (headers over its size limit, malformed requests, timeouts)
- * answered in the one error shape, then the connection closed: its framing cannot be trusted. A
- * request already answered is not answered again: its connection is closed.
+ * answered in the one error shape, then the connection ended: its framing cannot be trusted (what
+ * the client still sends is dropped, see endAfter). A request already answered is not answered
+ * again: its connection is closed.
  */
 export function handleClientError(error: ConnectionError, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (error.code === 'ECONNRESET' || socket.destroyed || isLingering(socket)) return;
   // The request was answered before its body arrived: the rest came too late, or malformed.
   if (wasAnsweredEarly(socket)) {
     socket.destroy(error);
@@ -130,10 +131,8 @@ export function handleClientError(error: ConnectionError, socket: Socket): void 
   // Node passes the bytes it read as a Buffer (fastify's type describes their JSON form).
   const raw: unknown = error.rawPacket;
   const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${head ? '' : body}`,
-    );
-  }
-  socket.destroy(error);
+  endAfter(
+    socket,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+  );
 }

@@ -247,6 +247,32 @@ test('headers that do not arrive within their deadline are answered 408 and the 
   assert.equal(answers[0]?.status, 408);
 });
 
+test('a client still sending when its headers time out, and reading only later, still gets its 408', async () => {
+  // Closing a socket the client still writes to makes the kernel send a reset, which drops the answer
+  // on the client's side if it has not read it yet: the server must end such a connection gently.
+  const clients = Array.from({ length: 5 }, async () => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    let error: string | undefined;
+    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    socket.on('error', (e: NodeJS.ErrnoException) => (error ??= e.code));
+    const closed = new Promise((r) => socket.once('close', r));
+    socket.write('GET /healthz HTTP/1.1\r\n');
+    socket.pause();
+    const sending = setInterval(() => {
+      if (socket.writable) socket.write('x-slow: 1\r\n');
+    }, 5);
+    // Past the deadline (checked every 100 ms here), within the time the server still reads after it.
+    await new Promise((r) => setTimeout(r, HEADERS_MS + 1000));
+    clearInterval(sending);
+    socket.resume();
+    await closed;
+    return { head: received.slice(0, received.indexOf('\r\n')), error };
+  });
+  for (const { head, error } of await Promise.all(clients))
+    assert.equal(head, 'HTTP/1.1 408 Request Timeout', `no answer read (${error ?? 'no error'})`);
+});
+
 test('a connection that sends nothing is closed at the headers deadline', async () => {
   const connection = new Connection();
   const elapsed = await connection.closed();
