@@ -1140,4 +1140,3 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
 function isActiveConflict(error: unknown): boolean {
   return isUniqueViolation(error, 'operations_one_active');
 }
-
