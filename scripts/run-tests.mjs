@@ -40,16 +40,17 @@ const ALONE = new Set([
 
 /** The longest of the others (measured), started first so that none of them ends the run alone. */
 const LONGEST = [
+  'test/package/packed-package.test.ts',
+  'test/codegen/typescript.test.ts',
+  'test/cloudcontrol/aws-cli.test.ts',
+  'test/contract/cli.test.ts',
+  'test/schema/pattern-verdicts.test.ts',
+  'test/contract/builtin-providers.test.ts',
   'test/cli/first-use.test.ts',
   'test/contract/broken-providers.test.ts',
-  'test/cli/api-commands.test.ts',
   'test/stacks/sigkill-mid-deploy.test.ts',
-  'test/codegen/typescript.test.ts',
   'test/store/store-operations.test.ts',
-  'test/package/packed-package.test.ts',
-  'test/contract/builtin-providers.test.ts',
-  'test/contract/cli.test.ts',
-  'test/cloudcontrol/aws-cli.test.ts',
+  'test/cli/api-commands.test.ts',
   'test/auth/cli-token-commands.test.ts',
   'test/api/type-version-races.test.ts',
   'test/api/postgresql-replicas.test.ts',
