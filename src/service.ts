@@ -19,6 +19,13 @@ import { Stacks, type PseudoParameters } from './stacks/index.js';
 import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './service-defaults.js';
 
+/**
+ * Connections the kernel may hold before the server accepts them. Node's default, 511, overflows
+ * when a few thousand clients connect at once, and the kernel then resets some of them; the kernel
+ * caps this at its own limit (net.core.somaxconn, 4096 on current Linux).
+ */
+const LISTEN_BACKLOG = 4096;
+
 export interface ServiceOptions {
   /** Folder for the SQLite file (`typeplane.db`) and, by default, the secret key file. */
   dataDir: string;
@@ -191,7 +198,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       // The AWS Cloud Control API beside /v1, on POST /: requests signed with SigV4, not bearer tokens.
       frontDoor: cloudControlFrontDoor({ engine, tokens, logger }),
     });
-    await app.listen({ host: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT });
+    await app.listen({
+      host: options.host ?? DEFAULT_HOST,
+      port: options.port ?? DEFAULT_PORT,
+      backlog: LISTEN_BACKLOG,
+    });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);
     const host = options.host ?? DEFAULT_HOST;

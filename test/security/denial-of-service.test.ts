@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { PATTERN_WORK_LIMIT } from '../../src/registry/re2.js';
@@ -294,7 +295,14 @@ test('two thousand connections sending their headers a byte a second, with no to
       return performance.now() - started;
     }, server.url);
     assert.equal(closed, 2000, `${closed} of 2000 connections closed after ${Math.round(elapsed)} ms`);
-    assert.ok(answered408 >= 1900, `${answered408} answered 408`);
+    // The server asks the kernel to hold 4,096 connections before it accepts them: where the kernel
+    // allows that many (net.core.somaxconn), none of the 2,000 is reset, and every one is answered.
+    const somaxconn = '/proc/sys/net/core/somaxconn';
+    const queue = existsSync(somaxconn) ? Number(readFileSync(somaxconn, 'utf8')) : 0;
+    assert.ok(
+      answered408 >= (queue >= 2000 ? 2000 : 1900),
+      `${answered408} answered 408 (somaxconn ${queue})`,
+    );
     // The deadline (2 s), Node's checks every 200 ms, and the time to open them on a loaded machine.
     assert.ok(elapsed < 10_000, `all closed after ${Math.round(elapsed)} ms`);
     assertHealthy(worstMs, 'slow headers');
