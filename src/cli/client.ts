@@ -4,8 +4,7 @@
  * On node:http rather than fetch: a command makes one or a few calls, and loading fetch's
  * implementation cost more CPU than the rest of a command's start together (~0.28 s of ~0.48 s).
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { exchange } from './exchange.js';
 import { UsageError } from './usage.js';
 import { yaml } from './yaml.js';
 
@@ -57,8 +56,13 @@ export class Client {
 
   async call<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
     let response: { status: number; statusText: string; text: string };
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const headers = {
+      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      ...(payload === undefined ? {} : { 'content-type': contentType }),
+    };
     try {
-      response = await this.send(method, this.url(path), body, contentType);
+      response = await exchange(method, this.url(path), headers, payload);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       // An answer that is not HTTP, or none before the connection closed.
@@ -100,39 +104,6 @@ export class Client {
       );
     }
     return parsed as T;
-  }
-
-  /** One exchange: the answer's status and its body as text. */
-  private send(
-    method: string,
-    url: URL,
-    body: unknown,
-    contentType: string,
-  ): Promise<{ status: number; statusText: string; text: string }> {
-    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-    const headers: Record<string, string | number> = {
-      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
-      ...(payload === undefined
-        ? {}
-        : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
-    };
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const req = request(url, { method, headers }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            statusText: res.statusMessage ?? '',
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
   }
 }
 

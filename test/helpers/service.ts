@@ -5,10 +5,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { after } from 'node:test';
 import { pino } from 'pino';
 import { generateToken } from '../../src/auth/index.js';
+import { exchange } from '../../src/cli/exchange.js';
 import { startService, type Service, type ServiceOptions } from '../../src/service.js';
 import { CLI } from './cli.js';
 
@@ -39,31 +39,11 @@ export function api(url: string, token?: string): Api {
     url,
     ...(token !== undefined ? { token } : {}),
     async call(method, path, body, extraHeaders = {}) {
-      const headers: Record<string, string | number> =
+      const headers: Record<string, string> =
         token !== undefined ? { authorization: `Bearer ${token}`, ...extraHeaders } : { ...extraHeaders };
       const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-      if (payload !== undefined) {
-        headers['content-type'] ??= 'application/json';
-        headers['content-length'] = Buffer.byteLength(payload);
-      }
-      const answer = await new Promise<{ status: number; text: string; headers: IncomingHttpHeaders }>(
-        (resolve, reject) => {
-          const req = httpRequest(new URL(url + path), { method, headers }, (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('error', reject);
-            res.on('end', () =>
-              resolve({
-                status: res.statusCode ?? 0,
-                text: Buffer.concat(chunks).toString('utf8'),
-                headers: res.headers,
-              }),
-            );
-          });
-          req.on('error', reject);
-          req.end(payload);
-        },
-      );
+      if (payload !== undefined) headers['content-type'] ??= 'application/json';
+      const answer = await exchange(method, new URL(url + path), headers, payload);
       let parsed: unknown = answer.text;
       try {
         parsed = answer.text === '' ? undefined : JSON.parse(answer.text);
