@@ -97,7 +97,52 @@ test('a PUT that repeats a generated read-only identifier of an existing resourc
   });
 });
 
-test('changing a create-only property is NotUpdatable', async () => {
+test('changing a create-only property that is not the identifier is NotUpdatable, by a patch and by a PUT', async () => {
+  // Region is create-only but not part of the identifier: only the create-only check can refuse it
+  // (a change to the identifier is refused earlier, by the identifier check).
+  const type = 'Test::Shop::Kiln';
+  const schema = {
+    typeName: type,
+    description: 'A kiln whose region is chosen once.',
+    properties: { Name: { type: 'string' }, Region: { type: 'string' }, Color: { type: 'string' } },
+    additionalProperties: false,
+    required: ['Name', 'Region'],
+    primaryIdentifier: ['/properties/Name'],
+    createOnlyProperties: ['/properties/Region'],
+  };
+  assert.equal((await svc.call('POST', '/v1/types', schema)).status, 201);
+  const K = encodeURIComponent(type);
+  const created = await svc.call('POST', `/v1/resources/${K}?wait=5`, {
+    desiredState: { Name: 'k1', Region: 'north', Color: 'red' },
+  });
+  assert.equal(created.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(created.body));
+  const patched = await svc.call('PATCH', `/v1/resources/${K}/k1`, {
+    patchDocument: [{ op: 'replace', path: '/Region', value: 'south' }],
+  });
+  assert.equal(patched.status, 400, JSON.stringify(patched.body));
+  assert.equal(patched.body.errorCode, 'NotUpdatable');
+  assert.deepEqual(
+    patched.body.details.map((d: { pointer: string }) => d.pointer),
+    ['/properties/Region'],
+  );
+  const put = await svc.call('PUT', `/v1/resources/${K}/k1`, {
+    desiredState: { Name: 'k1', Region: 'south', Color: 'blue' },
+  });
+  assert.equal(put.status, 400, JSON.stringify(put.body));
+  assert.equal(put.body.errorCode, 'NotUpdatable');
+  assert.deepEqual((await svc.call('GET', `/v1/resources/${K}/k1`)).body.properties, {
+    Name: 'k1',
+    Region: 'north',
+    Color: 'red',
+  });
+  // The same patch on another property goes through: the refusal was the create-only check's.
+  const allowed = await svc.call('PATCH', `/v1/resources/${K}/k1?wait=5`, {
+    patchDocument: [{ op: 'replace', path: '/Color', value: 'green' }],
+  });
+  assert.equal(allowed.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(allowed.body));
+});
+
+test('changing the identifier is NotUpdatable', async () => {
   const res = await svc.call('PATCH', `/v1/resources/${T}/base`, {
     patchDocument: [{ op: 'replace', path: '/Name', value: 'renamed' }],
   });
