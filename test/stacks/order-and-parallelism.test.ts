@@ -5,6 +5,21 @@ import { memoryProvider } from '../helpers/providers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+// How long each handler takes, by action and resource name. D is ordered after A and B by its
+// DependsOn alone (its only reference is to C): A and B are slow and C fast on create, D slow on
+// delete, so a lost DependsOn edge shows as D's create starting before A and B end, or A's and B's
+// delete starting before D's ends.
+const DURATION_MS: Record<string, number> = {
+  'create a': 600,
+  'create b': 500,
+  'create c': 50,
+  'create d': 50,
+  'delete a': 50,
+  'delete b': 50,
+  'delete c': 50,
+  'delete d': 500,
+};
+
 test('independent resources run in parallel, dependants after all they depend on; delete runs in reverse', async (t) => {
   const spans = new Map<string, { start: number; end: number }>();
   const timed = async (
@@ -14,7 +29,7 @@ test('independent resources run in parallel, dependants after all they depend on
   ) => {
     const name = String(req.desiredState.Name);
     const start = performance.now();
-    await sleep(150);
+    await sleep(DURATION_MS[`${action} ${name}`]!);
     if (action === 'create') store.set(name, req.desiredState);
     else store.delete(name);
     spans.set(`${action} ${name}`, { start, end: performance.now() });
@@ -47,17 +62,18 @@ Resources:
   // A, B and C overlap: each started before any of them ended.
   const firstEnd = Math.min(...roots.map((r) => r.end));
   for (const r of roots) assert.ok(r.start < firstEnd, 'independent creates run at the same time');
-  assert.ok(
-    span('create d').start >= Math.max(...roots.map((r) => r.end)),
-    'D starts after A, B and C ended',
-  );
+  for (const k of ['create a', 'create b', 'create c'])
+    assert.ok(
+      span('create d').start >= span(k).end,
+      `D starts after ${k} ended: ${JSON.stringify([...spans])}`,
+    );
 
   assert.equal((await s.call('DELETE', '/v1/stacks/par?wait=20')).status, 202);
   assert.equal(provider.store.size, 0);
-  const lastDelete = Math.max(...['delete a', 'delete b', 'delete c'].map((k) => span(k).start));
-  assert.ok(
-    span('delete d').end <= Math.min(...['delete a', 'delete b', 'delete c'].map((k) => span(k).start)),
-  );
-  assert.ok(lastDelete >= span('delete d').end, 'the dependant is deleted before what it depends on');
+  for (const k of ['delete a', 'delete b', 'delete c'])
+    assert.ok(
+      span(k).start >= span('delete d').end,
+      `the dependant D is deleted before ${k} starts: ${JSON.stringify([...spans])}`,
+    );
   assert.equal((await s.call('GET', '/v1/stacks/par')).status, 404);
 });
