@@ -10,9 +10,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CreateResourceCommand,
+  DeleteResourceCommand,
   GetResourceCommand,
   ListResourceRequestsCommand,
   ListResourcesCommand,
+  UpdateResourceCommand,
   type CloudControlClient,
 } from '@aws-sdk/client-cloudcontrol';
 import { cloudControl, issueKeys, type AccessKeysOut } from '../helpers/cloudcontrol.js';
@@ -259,6 +261,32 @@ test("a key acts with its token's role and type globs", async () => {
   );
   assert.equal(outside.name, 'AccessDeniedException');
   assert.equal((await refusal(list(scoped))).name, 'AccessDeniedException');
+  // Each operation on an existing resource of another type is refused on its own, and changes nothing.
+  const made = await svc.call('POST', `/v1/resources/${WIDGET_TYPE}?wait=5`, {
+    desiredState: { Name: 'held', Color: 'red' },
+  });
+  assert.equal(made.body.progressEvent.operationStatus, 'SUCCESS');
+  const onHeld = { TypeName: WIDGET_TYPE, Identifier: 'held' };
+  const refusedOps: [string, Promise<unknown>][] = [
+    ['GetResource', scoped.send(new GetResourceCommand(onHeld))],
+    [
+      'UpdateResource',
+      scoped.send(
+        new UpdateResourceCommand({
+          ...onHeld,
+          PatchDocument: '[{"op":"replace","path":"/Color","value":"blue"}]',
+        }),
+      ),
+    ],
+    ['DeleteResource', scoped.send(new DeleteResourceCommand(onHeld))],
+  ];
+  for (const [operation, call] of refusedOps) {
+    const r = await refusal(call);
+    assert.deepEqual([operation, r.name, r.status], [operation, 'AccessDeniedException', 400]);
+  }
+  const held = await svc.call('GET', `/v1/resources/${WIDGET_TYPE}/held`);
+  assert.equal(held.status, 200, 'the resource is still there');
+  assert.equal(held.body.properties.Color, 'red', 'and unchanged');
   // A type it cannot reach is refused alike whether or not it is registered: nothing is revealed.
   assert.equal((await refusal(list(scoped, 'Test::Nothing::Here'))).name, 'AccessDeniedException');
   // Requests of other types are left out of its lists.
