@@ -101,6 +101,48 @@ async function postgresRows(schema: string): Promise<string> {
   return rows.join('\n');
 }
 
+/**
+ * Keeps every version of every row the store writes from now on: a trigger on each table of `schema`
+ * copies each inserted or updated row, as text, into a table of `audit`. A value written in plain
+ * text and replaced later (the final rows alone would not show it) is kept there. Returns how to read
+ * them, after checking that every table of the store still carries the trigger.
+ */
+async function captureRowVersions(schema: string, audit: string): Promise<() => Promise<string>> {
+  await pgQuery(`CREATE SCHEMA ${audit}`);
+  await pgQuery(
+    `CREATE TABLE ${audit}.versions (table_name text NOT NULL, op text NOT NULL, row text NOT NULL)`,
+  );
+  await pgQuery(`CREATE FUNCTION ${audit}.capture() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO ${audit}.versions VALUES (TG_TABLE_NAME, TG_OP, row_to_json(NEW)::text);
+      RETURN NEW;
+    END $$`);
+  const tables = async () =>
+    (
+      await pgQuery<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'`,
+        [schema],
+      )
+    ).map((t) => t.table_name);
+  const captured = await tables();
+  assert.ok(captured.length >= 5, `the store's tables: ${captured.join(', ')}`);
+  for (const table of captured)
+    await pgQuery(
+      `CREATE TRIGGER capture_versions AFTER INSERT OR UPDATE ON ${schema}."${table}" FOR EACH ROW EXECUTE FUNCTION ${audit}.capture()`,
+    );
+  return async () => {
+    assert.deepEqual(
+      (await tables()).sort(),
+      [...captured].sort(),
+      'no table was created after the triggers',
+    );
+    const versions = await pgQuery<{ table_name: string; op: string; row: string }>(
+      `SELECT table_name, op, row FROM ${audit}.versions`,
+    );
+    return versions.map((v) => `${v.table_name} ${v.op} ${v.row}`).join('\n');
+  };
+}
+
 test('write-only values are sealed at rest and never answered or logged, yet providers get them [sqlite]', (t) =>
   sealedAtRest(t, 'sqlite'));
 test(
@@ -111,6 +153,7 @@ test(
 
 async function sealedAtRest(t: TestContext, kind: 'sqlite' | 'postgresql'): Promise<void> {
   const schema = kind === 'postgresql' ? freshSchema(t, 'tp_secrets') : undefined;
+  const audit = kind === 'postgresql' ? freshSchema(t, 'tp_secrets_audit') : undefined;
   const dataDir = tempDir();
   const logFile = join(dataDir, 'server.log');
   const logger = pino({ level: 'trace' }, pino.destination({ dest: logFile, sync: true }));
@@ -147,6 +190,8 @@ async function sealedAtRest(t: TestContext, kind: 'sqlite' | 'postgresql'): Prom
     providers: new Map([[LOGIN, login]]),
     ...(schema ? { database: { url: PG_URL, schema } } : {}),
   });
+  // The store's tables exist once it is open; nothing has been written with a secret yet.
+  const rowVersions = schema && audit ? await captureRowVersions(schema, audit) : undefined;
   const bodies: string[] = [];
   const call: Api['call'] = async (method, path, body, headers) => {
     const answer = await svc.call(method, path, body, headers);
@@ -305,6 +350,15 @@ async function sealedAtRest(t: TestContext, kind: 'sqlite' | 'postgresql'): Prom
   if (schema) {
     assert.ok(!existsSync(join(dataDir, 'typeplane.db')), 'the PostgreSQL store writes no SQLite file');
     assertNoSecret(`PostgreSQL schema ${schema}`, await postgresRows(schema));
+    // Every version of every row, not only those left at the end.
+    const versions = await rowVersions!();
+    for (const table of ['resources', 'operations'])
+      assert.ok(
+        versions.includes(`${table} INSERT`) && versions.includes(`${table} UPDATE`),
+        `${table}: inserts and updates were captured`,
+      );
+    assert.ok(versions.includes('"w1"'), 'the captured rows hold the models written');
+    assertNoSecret(`a version of a row written to PostgreSQL schema ${schema}`, versions);
   } else {
     assert.ok(walSeen, 'the WAL was looked at while it held data');
     const db = new Database(join(dataDir, 'typeplane.db'));
