@@ -16,6 +16,7 @@ export {
   typeVisible,
   callerOf,
   assertTypeVisible,
+  assertRequestVisible,
   accessDenied,
   type Role,
   type Principal,

@@ -128,3 +128,12 @@ export function assertTypeVisible(principal: Principal, typeName: string): void 
   if (!typeVisible(principal, typeName))
     throw accessDenied(`this token is scoped to other types and cannot reach ${typeName}`);
 }
+
+/**
+ * Throws AccessDenied when the principal's globs do not reach the type of the operation a request
+ * token names. The caller named only the token, so the refusal names nothing (not the type).
+ */
+export function assertRequestVisible(principal: Principal, typeName: string): void {
+  if (!typeVisible(principal, typeName))
+    throw accessDenied('this token is scoped to other types and cannot reach this request');
+}

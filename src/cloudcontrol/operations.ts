@@ -5,7 +5,14 @@
  * 16384, PatchDocument up to 65536, MaxResults up to 100).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { assertTypeVisible, callerOf, typeVisible, type Action, type Principal } from '../auth/index.js';
+import {
+  assertRequestVisible,
+  assertTypeVisible,
+  callerOf,
+  typeVisible,
+  type Action,
+  type Principal,
+} from '../auth/index.js';
 import {
   ACTIVE_STATUSES,
   TERMINAL_STATUSES,
@@ -72,7 +79,7 @@ async function checkedVersion(
 async function visibleRequest(ctx: OperationContext, input: Input) {
   const token = input.string('RequestToken', REQUEST_TOKEN_MAX, true);
   const event = await ctx.engine.getRequest(token);
-  assertTypeVisible(ctx.principal, event.typeName);
+  assertRequestVisible(ctx.principal, event.typeName);
   return event;
 }
 

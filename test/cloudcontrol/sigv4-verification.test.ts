@@ -9,9 +9,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  CancelResourceRequestCommand,
   CreateResourceCommand,
   DeleteResourceCommand,
   GetResourceCommand,
+  GetResourceRequestStatusCommand,
   ListResourceRequestsCommand,
   ListResourcesCommand,
   UpdateResourceCommand,
@@ -289,10 +291,19 @@ test("a key acts with its token's role and type globs", async () => {
   assert.equal(held.body.properties.Color, 'red', 'and unchanged');
   // A type it cannot reach is refused alike whether or not it is registered: nothing is revealed.
   assert.equal((await refusal(list(scoped, 'Test::Nothing::Here'))).name, 'AccessDeniedException');
-  // Requests of other types are left out of its lists.
-  await cloudControl(svc.url, writer).send(
+  // Requests of other types are left out of its lists; asked for by token, refused naming nothing.
+  const { ProgressEvent: byWriter } = await cloudControl(svc.url, writer).send(
     new CreateResourceCommand({ TypeName: WIDGET_TYPE, DesiredState: '{"Name":"by-writer"}' }),
   );
+  const token = { RequestToken: byWriter!.RequestToken! };
+  for (const call of [
+    scoped.send(new GetResourceRequestStatusCommand(token)),
+    scoped.send(new CancelResourceRequestCommand(token)),
+  ]) {
+    const r = await refusal(call);
+    assert.equal(r.name, 'AccessDeniedException');
+    assert.doesNotMatch(r.message, /Widget/);
+  }
   const requests = await scoped.send(new ListResourceRequestsCommand({}));
   assert.ok(requests.ResourceRequestStatusSummaries!.length >= 1);
   for (const e of requests.ResourceRequestStatusSummaries!) assert.equal(e.TypeName, 'Test::Other::Gadget');

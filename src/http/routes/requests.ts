@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
 import type { Engine } from '../../engine/index.js';
 import type { Operation, OperationStatus } from '../../engine/index.js';
-import { assertTypeVisible, typeVisible } from '../../auth/index.js';
+import { assertRequestVisible, typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
 import { maxResultsParam } from '../query.js';
 
@@ -46,7 +46,7 @@ type ListQuery = {
 export async function requestRoutes(app: FastifyInstance, { engine }: { engine: Engine }): Promise<void> {
   app.get<{ Params: { requestToken: string } }>('/v1/requests/:requestToken', async (request) => {
     const progressEvent = await engine.getRequest(request.params.requestToken);
-    assertTypeVisible(principalOf(request), progressEvent.typeName);
+    assertRequestVisible(principalOf(request), progressEvent.typeName);
     return { progressEvent };
   });
 
@@ -64,7 +64,7 @@ export async function requestRoutes(app: FastifyInstance, { engine }: { engine: 
 
   app.post<{ Params: { requestToken: string } }>('/v1/requests/:requestToken/cancel', async (request) => {
     const { typeName } = await engine.getRequest(request.params.requestToken);
-    assertTypeVisible(principalOf(request), typeName);
+    assertRequestVisible(principalOf(request), typeName);
     return { progressEvent: await engine.cancel(request.params.requestToken) };
   });
 }
