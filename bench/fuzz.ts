@@ -74,6 +74,9 @@ try {
   console.log(`worst loop held:        ${watched.worstBusyMs ?? '-'} ms (CPU time of the server's thread)`);
   console.log(`peak RSS:               ${Math.round(watched.peakRssMb)} MB`);
   for (const problem of watched.problems) console.log(`  watchdog: ${problem}`);
+  console.log("\nCloud Control out of the scoped key's scope, answers by operation:");
+  for (const [operation, answers] of Object.entries(report.outOfScope))
+    console.log(`  ${operation.padEnd(16)} ${JSON.stringify(answers)}`);
   console.log(`\nviolations: ${report.violationCount}`);
   for (const v of report.violations) console.log(`  ${v}`);
 

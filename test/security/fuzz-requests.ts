@@ -14,10 +14,12 @@
  * on the resource's own paths (copy bombs), tokens scoped by globs built to backtrack against long
  * names, long strings against patterns of a thousand instructions, YAML type documents of anchors and
  * aliases, lone surrogates and NFD spellings in strings, and references from a writer scoped to one
- * type to resources of a type it cannot see (always 403). With access keys, one request in thirteen
+ * type to resources of a type it cannot see (always 403). With access keys, one request in nine
  * is a Cloud Control request (POST /): an operation with members valid or not, as JSON or not, signed
  * as it is sent by a writer's key, a key scoped to one type, a wrong secret, or unsigned; judged by
- * AWS's statuses and error shape. {@link startWatchdog} watches the server
+ * AWS's statuses and error shape. A third of those are well-formed requests of the scoped key naming
+ * a type out of its scope, tallied by operation ({@link FuzzReport.outOfScope}) so that a run shows
+ * each operation refused. {@link startWatchdog} watches the server
  * meanwhile: an event-loop delay over 200 ms or an RSS over 1 GB fails the run like a 5xx.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -158,6 +160,8 @@ export interface FuzzRequest {
   expectType?: string;
   /** A Cloud Control request, signed as it is sent (its time must be now) with these keys. */
   sign?: { keys: 'writer' | 'scoped' | 'wrong-secret'; operation: string };
+  /** The Cloud Control operation, when a key scoped to {@link LINK} sends it naming another type. */
+  outOfScope?: string;
 }
 
 /** Access key pairs for the Cloud Control requests (see {@link fuzzAwsKeys}). */
@@ -1201,12 +1205,78 @@ const CC_MEMBERS_OF = new Map(
   [...CC_OPERATIONS, 'NoSuchOperation', ''].map((operation) => [operation, ccMembers(operation)] as const),
 );
 
+type CcSigner = 'writer' | 'scoped' | 'wrong-secret' | 'none';
+type CcForm = 'json' | 'truncated' | 'binary' | 'array' | 'empty';
+
+/**
+ * One Cloud Control request, with what its members, form and signer alone decide of its answer: a
+ * key's scope refuses a type it does not reach (AccessDeniedException), a wrong secret
+ * InvalidSignatureException, no signature MissingAuthenticationTokenException.
+ */
+function ccFuzzRequest(
+  operation: string,
+  signer: CcSigner,
+  form: CcForm,
+  members: Record<string, unknown>,
+  odd: boolean,
+): FuzzRequest {
+  const json = JSON.stringify(members);
+  const text =
+    form === 'truncated'
+      ? json.slice(0, Math.max(1, json.length - 3))
+      : form === 'array'
+        ? `[${json}]`
+        : form === 'empty'
+          ? ''
+          : json;
+  const body = form === 'binary' ? Buffer.from([0xff, 0xfe, 0x7b, 0x22, 0xc3]) : Buffer.from(text, 'utf8');
+  const kind = `cc-${operation || 'none'}:${form}:${signer}`;
+  const target = `CloudApiService.${operation}`;
+  if (signer === 'none')
+    return {
+      method: 'POST',
+      path: '/',
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': target },
+      body,
+      kind,
+      expect: [403],
+      expectType: 'MissingAuthenticationTokenException',
+    };
+  const signedRequest: FuzzRequest = {
+    method: 'POST',
+    path: '/',
+    headers: {},
+    body,
+    kind,
+    sign: { keys: signer, operation },
+  };
+  if (signer === 'wrong-secret')
+    return { ...signedRequest, expect: [400], expectType: 'InvalidSignatureException' };
+  // A key scoped to LINK never gets an answer about another type; when the body and the members
+  // read before the type's scope is checked are fine (a name of 1 to 196 characters, no U+0000),
+  // the refusal is AccessDenied.
+  const otherType = signer === 'scoped' && CC_TYPED.has(operation) && members.TypeName !== LINK;
+  const plain =
+    form === 'json' &&
+    !odd &&
+    // A lone surrogate in any member is refused as the body is read.
+    !Object.values(members).some((v) => typeof v === 'string' && LONE_SURROGATE.test(v)) &&
+    typeof members.TypeName === 'string' &&
+    members.TypeName.length > 0 &&
+    members.TypeName.length <= 196 &&
+    !members.TypeName.includes('\u0000');
+  if (!otherType) return signedRequest;
+  return {
+    ...signedRequest,
+    expect: [400],
+    ...(plain ? { expectType: 'AccessDeniedException', outOfScope: operation } : {}),
+  };
+}
+
 /**
  * A Cloud Control request: one of the eight operations (or an unknown one) with members valid or not,
  * as JSON or as bytes that are not, signed by a writer's key, by the writer scoped to {@link LINK}, by
- * a wrong secret, or not at all. What a request alone decides is expected: a key's scope refuses a type
- * it does not reach (AccessDeniedException), a wrong secret InvalidSignatureException, no signature
- * MissingAuthenticationTokenException.
+ * a wrong secret, or not at all ({@link ccFuzzRequest}).
  */
 const ccRequest: fc.Arbitrary<FuzzRequest> = fc
   .tuple(
@@ -1214,64 +1284,30 @@ const ccRequest: fc.Arbitrary<FuzzRequest> = fc
       { weight: 12, arbitrary: fc.constantFrom(...CC_OPERATIONS) },
       { weight: 1, arbitrary: fc.constantFrom('NoSuchOperation', '') },
     ),
-    fc.constantFrom('writer', 'writer', 'writer', 'scoped', 'wrong-secret', 'none'),
+    fc.constantFrom<CcSigner>('writer', 'writer', 'writer', 'scoped', 'wrong-secret', 'none'),
     fc.oneof(
-      { weight: 12, arbitrary: fc.constant('json') },
-      { weight: 1, arbitrary: fc.constantFrom('truncated', 'binary', 'array', 'empty') },
+      { weight: 12, arbitrary: fc.constant<CcForm>('json') },
+      { weight: 1, arbitrary: fc.constantFrom<CcForm>('truncated', 'binary', 'array', 'empty') },
     ),
   )
   .chain(([operation, signer, form]) =>
-    CC_MEMBERS_OF.get(operation)!.map(({ members, odd }): FuzzRequest => {
-      const json = JSON.stringify(members);
-      const text =
-        form === 'truncated'
-          ? json.slice(0, Math.max(1, json.length - 3))
-          : form === 'array'
-            ? `[${json}]`
-            : form === 'empty'
-              ? ''
-              : json;
-      const body =
-        form === 'binary' ? Buffer.from([0xff, 0xfe, 0x7b, 0x22, 0xc3]) : Buffer.from(text, 'utf8');
-      const kind = `cc-${operation || 'none'}:${form}:${signer}`;
-      const target = `CloudApiService.${operation}`;
-      if (signer === 'none')
-        return {
-          method: 'POST',
-          path: '/',
-          headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': target },
-          body,
-          kind,
-          expect: [403],
-          expectType: 'MissingAuthenticationTokenException',
-        };
-      const signedRequest: FuzzRequest = {
-        method: 'POST',
-        path: '/',
-        headers: {},
-        body,
-        kind,
-        sign: { keys: signer, operation },
-      };
-      if (signer === 'wrong-secret')
-        return { ...signedRequest, expect: [400], expectType: 'InvalidSignatureException' };
-      // A key scoped to LINK never gets an answer about another type; when the body and the members
-      // read before the type's scope is checked are fine (a name of 1 to 196 characters, no U+0000),
-      // the refusal is AccessDenied.
-      const otherType = signer === 'scoped' && CC_TYPED.has(operation) && members.TypeName !== LINK;
-      const plain =
-        form === 'json' &&
-        !odd &&
-        // A lone surrogate in any member is refused as the body is read.
-        !Object.values(members).some((v) => typeof v === 'string' && LONE_SURROGATE.test(v)) &&
-        typeof members.TypeName === 'string' &&
-        members.TypeName.length > 0 &&
-        members.TypeName.length <= 196 &&
-        !members.TypeName.includes('\u0000');
-      if (!otherType) return signedRequest;
-      return { ...signedRequest, expect: [400], ...(plain ? { expectType: 'AccessDeniedException' } : {}) };
-    }),
+    CC_MEMBERS_OF.get(operation)!.map(({ members, odd }) =>
+      ccFuzzRequest(operation, signer, form, members, odd),
+    ),
   );
+
+/**
+ * A well-formed request of each operation that names a type, signed by the key scoped to
+ * {@link LINK} and naming another type: enough of them in every run that each operation's
+ * refusal is seen (see {@link FuzzReport.outOfScope}).
+ */
+const ccScopeProbe: fc.Arbitrary<FuzzRequest> = fc.constantFrom(...CC_TYPED).chain((operation) => {
+  const { members: own, required } = CC_MEMBERS[operation]!;
+  const values: Record<string, fc.Arbitrary<unknown>> = { ...CC_MEMBER_VALUES, TypeName: typeName };
+  return fc
+    .record(Object.fromEntries(own.map((m) => [m, values[m]!])), { requiredKeys: required })
+    .map((members) => ccFuzzRequest(operation, 'scoped', 'json', members, false));
+});
 
 export function fuzzRequest(token: string, scoped: string[]): fc.Arbitrary<FuzzRequest> {
   return fc
@@ -1479,6 +1515,11 @@ export interface FuzzReport {
   violationCount: number;
   /** The slowest answers (at most 10), each with its request, slowest first. */
   slowest: { ms: number; request: string }[];
+  /**
+   * Answers by `status errorCode` to the Cloud Control operations a key scoped to {@link LINK} sent
+   * naming another type, by operation: each must be refused, whatever the others answer.
+   */
+  outOfScope: Record<string, Record<string, number>>;
 }
 
 export interface FuzzOptions {
@@ -1532,6 +1573,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     violations: [],
     violationCount: 0,
     slowest: [],
+    outOfScope: {},
   };
   const started = performance.now();
   const runs = Math.ceil(options.requests / batchSize);
@@ -1542,8 +1584,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         fc.array(
           options.awsKeys
             ? fc.oneof(
-                { weight: 12, arbitrary: fuzzRequest(options.token, options.scoped) },
-                { weight: 1, arbitrary: ccRequest },
+                { weight: 24, arbitrary: fuzzRequest(options.token, options.scoped) },
+                { weight: 2, arbitrary: ccRequest },
+                { weight: 1, arbitrary: ccScopeProbe },
               )
             : fuzzRequest(options.token, options.scoped),
           { minLength: batchSize, maxLength: batchSize },
@@ -1575,6 +1618,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
               const verdict =
                 answer.status === 0 ? { key: 'no answer', violation: answer.body } : judge(request, answer);
               report.tally[verdict.key] = (report.tally[verdict.key] ?? 0) + 1;
+              if (request.outOfScope !== undefined) {
+                const answers = (report.outOfScope[request.outOfScope] ??= {});
+                answers[verdict.key] = (answers[verdict.key] ?? 0) + 1;
+              }
               if (verdict.violation) {
                 report.violationCount++;
                 if (report.violations.length < 20)
