@@ -5,6 +5,7 @@
  * parameter values and outputs built from them are sealed with the server's sealer.
  */
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { TypeplaneError } from '../errors.js';
 import type { Sealer } from '../secrets/index.js';
 import { encodeCursor } from '../store/cursor.js';
@@ -161,6 +162,12 @@ export interface PlanRecord {
   createdAt: string;
 }
 
+/** What a wait needs of a stack: the deployment running now and the stamp of the record's last write. */
+export interface StackMark {
+  deployment?: string;
+  stamp: string;
+}
+
 const now = () => new Date().toISOString();
 
 let lastMs = 0;
@@ -181,6 +188,9 @@ export function timeKey(): string {
 }
 
 export class StackStore {
+  /** Told of every write of a stack record made through this process (by stack name). */
+  private readonly changes = new EventEmitter().setMaxListeners(0);
+
   constructor(
     readonly store: Store,
     private readonly sealer: Sealer,
@@ -225,7 +235,50 @@ export class StackStore {
   async insertStack(record: StackRecord): Promise<string | undefined> {
     const writtenBy = randomUUID();
     const e = entry(this.sealed(record, record.name), writtenBy);
-    return (await this.store.kvInsert(STACKS, record.name, e)) ? writtenBy : undefined;
+    if (!(await this.store.kvInsert(STACKS, record.name, e))) return undefined;
+    this.changed(record.name, record, writtenBy);
+    return writtenBy;
+  }
+
+  /** The stack's running deployment and write stamp; its template is not opened. */
+  async stackMark(name: string): Promise<StackMark | undefined> {
+    const e = await this.store.kvGet(STACKS, name);
+    if (!e) return undefined;
+    const { deployment } = e.value as { deployment?: string };
+    return { ...(deployment !== undefined ? { deployment } : {}), stamp: e.writtenBy };
+  }
+
+  /**
+   * The stack's mark once it is no longer `mark` (undefined once the stack is gone), or `mark` itself
+   * after `ms` of no change. Woken at once by a write made in this process; a write made by another
+   * replica is seen by reading the record's stamp alone when `ms` runs out (the record is read whole
+   * only once its stamp moved).
+   */
+  async nextStackMark(name: string, mark: StackMark, ms: number): Promise<StackMark | undefined> {
+    const woken = await new Promise<StackMark | undefined | 'timeout'>((resolve) => {
+      const listener = (next: StackMark | undefined) => {
+        clearTimeout(timer);
+        this.changes.off(`stack:${name}`, listener);
+        resolve(next);
+      };
+      const timer = setTimeout(() => {
+        this.changes.off(`stack:${name}`, listener);
+        resolve('timeout');
+      }, ms);
+      // Prefixed: a stack may be named `error`, which an emitter treats apart.
+      this.changes.on(`stack:${name}`, listener);
+    });
+    if (woken !== 'timeout') return woken;
+    const stamp = await this.store.kvStamp(STACKS, name);
+    if (stamp === mark.stamp) return mark;
+    return stamp === undefined ? undefined : this.stackMark(name);
+  }
+
+  private changed(name: string, record: StackRecord | undefined, stamp: string): void {
+    this.changes.emit(
+      `stack:${name}`,
+      record && { ...(record.deployment !== undefined ? { deployment: record.deployment } : {}), stamp },
+    );
   }
 
   /**
@@ -237,14 +290,19 @@ export class StackStore {
       const current = await this.getStack(name);
       if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
       const next = { ...change(structuredClone(current.record)), updatedAt: now() };
-      const e = entry(this.sealed(next, name), randomUUID());
-      if (await this.store.kvSwap(STACKS, name, e, current.writtenBy)) return next;
+      const stamp = randomUUID();
+      const e = entry(this.sealed(next, name), stamp);
+      if (await this.store.kvSwap(STACKS, name, e, current.writtenBy)) {
+        this.changed(name, next, stamp);
+        return next;
+      }
     }
     throw new TypeplaneError('ResourceConflict', `stack ${name} kept changing; try again`);
   }
 
   async deleteStack(name: string): Promise<void> {
     await this.store.kvDelete(STACKS, name);
+    this.changed(name, undefined, '');
   }
 
   async listStacks(limit: number, nextToken?: string): Promise<{ items: StackRecord[]; nextToken?: string }> {

@@ -65,6 +65,8 @@ const NEVER_CREATED: ReadonlySet<StackStatus> = new Set([
   'ROLLBACK_FAILED',
 ]);
 const TOKENS = 'typeplane:stack-tokens';
+/** How often a wait reads a stack's stamp, for the writes of another replica (its own wake it at once). */
+const WAIT_FALLBACK_MS = 500;
 /** An event id (`timeKey`), or its time part alone: events after that instant. */
 const EVENT_KEY = /^\d{1,15}(-[0-9a-f]{8})?$/;
 
@@ -693,15 +695,20 @@ export class Stacks {
     return [...new Set([...(current?.record.types ?? []), ...(await this.recordedTypes(name))])];
   }
 
-  /** Wait until the stack's deployment `id` has ended (tests, the CLI's --wait via HTTP). */
+  /**
+   * Wait until the stack's deployment `id` has ended (tests, the CLI's --wait via HTTP). A wait costs
+   * nothing while nothing changes: it wakes on this process's writes of the stack record, and reads
+   * the record's stamp alone every {@link WAIT_FALLBACK_MS} for another replica's; the template is
+   * never opened until the end.
+   */
   async waitFor(name: string, id: string, timeoutMs: number): Promise<StackView | undefined> {
     const until = Date.now() + timeoutMs;
+    let mark = await this.records.stackMark(name);
     for (;;) {
-      const current = await this.records.getStack(name);
-      if (!current) return undefined;
-      if (current.record.deployment !== id) return this.describe(name);
-      if (Date.now() >= until) return this.describe(name);
-      await new Promise((r) => setTimeout(r, 25));
+      if (!mark) return undefined;
+      const left = until - Date.now();
+      if (mark.deployment !== id || left <= 0) return this.describe(name);
+      mark = await this.records.nextStackMark(name, mark, Math.min(left, WAIT_FALLBACK_MS));
     }
   }
 

@@ -340,6 +340,8 @@ export interface Store {
 
   // Provider state (the built-in state provider keeps its resources here)
   kvGet(namespace: string, key: string): Promise<KvEntry | undefined>;
+  /** Who last wrote the entry (its `writtenBy`), without reading its value: a cheap "has it changed?". */
+  kvStamp(namespace: string, key: string): Promise<string | undefined>;
   /** Insert only if absent; false when the key exists. */
   kvInsert(namespace: string, key: string, entry: KvEntry): Promise<boolean>;
   /** Replace; false when absent. */

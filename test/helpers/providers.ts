@@ -55,3 +55,17 @@ export function memoryProvider(
     list: wrap('list', () => ({ status: 'SUCCESS', resourceModels: [...store.values()], nextToken: null })),
   };
 }
+
+/** A memory provider whose creates wait until `release` is called (a deployment held as long as a test needs). */
+export function heldProvider(): { provider: ReturnType<typeof memoryProvider>; release: () => void } {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const provider = memoryProvider({
+    create: async (req, store) => {
+      await released;
+      store.set(String(req.desiredState.Name), req.desiredState);
+      return { status: 'SUCCESS', resourceModel: req.desiredState };
+    },
+  });
+  return { provider, release };
+}

@@ -667,6 +667,14 @@ export class PostgresStore implements Store {
     return rows[0] && toKvEntry(rows[0]);
   }
 
+  async kvStamp(namespace: string, key: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ written_by: string }>(
+      `SELECT written_by FROM kv WHERE namespace = $1 AND key = $2`,
+      [namespace, key],
+    );
+    return rows[0]?.written_by;
+  }
+
   async kvInsert(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
     const result = await this.pool.query(
       `INSERT INTO kv (namespace, key, value_json, written_by) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,

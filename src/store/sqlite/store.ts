@@ -450,6 +450,10 @@ export class SqliteStore implements Store {
     return row && toKvEntry(row);
   }
 
+  async kvStamp(namespace: string, key: string): Promise<string | undefined> {
+    return this.sql.kvStamp.get(namespace, key)?.written_by;
+  }
+
   async kvInsert(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
     const value = JSON.stringify(entry.value);
     return this.grouped(
@@ -951,6 +955,9 @@ function prepareStatements(db: Database.Database) {
 
     kvGet: db.prepare<[string, string], KvRow>(
       `SELECT key, value_json, written_by FROM kv WHERE namespace = ? AND key = ?`,
+    ),
+    kvStamp: db.prepare<[string, string], { written_by: string }>(
+      `SELECT written_by FROM kv WHERE namespace = ? AND key = ?`,
     ),
     kvInsert: db.prepare<[string, string, string, string]>(
       `INSERT INTO kv (namespace, key, value_json, written_by) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
