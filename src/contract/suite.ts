@@ -384,18 +384,56 @@ const createReplayed: SequenceTest = {
   async run(ctx, input) {
     const created = await createResource(ctx, input as Model);
     if (isFailure(created)) return [created];
+    // What the provider lists before the retry, to see whether the retry made another resource (a
+    // second one may carry the same primary identifier, or another the answer does not show).
+    const listable = needsList(ctx.type) === undefined;
+    const before = listable ? await listAll(ctx) : undefined;
     const again = await ctx.replay(created.call);
     const problem = expectSuccess(again, 'the same create repeated with its clientRequestToken');
     if (problem) return [problem];
     const model = modelOf(again);
     const id = model && ctx.id(model);
-    if (id === created.id) return [];
+    if (id !== created.id)
+      return [
+        failure(
+          `the repeated create answered ${id === undefined ? 'a model without its identifier' : `resource ${id}`} instead of ${created.id}: a retry must not make a second resource`,
+          again,
+          { identifier: created.id },
+          { identifier: id ?? null },
+        ),
+      ];
+    // The same resource has the same additional identifiers.
+    for (const pointers of ctx.type.additionalIdentifiers) {
+      const first = keyOf(created.model, pointers);
+      const replayed = keyOf(model!, pointers);
+      if (first && replayed && !jsonEqual(first, replayed))
+        return [
+          failure(
+            `the repeated create answered resource ${created.id} with ${pointers.join(', ')} = ${JSON.stringify(Object.values(replayed))}, where the create it repeats answered ${JSON.stringify(Object.values(first))}: a retry must answer the resource the first create made, not make a second one`,
+            again,
+            first,
+            replayed,
+          ),
+        ];
+    }
+    if (!before || isFailure(before)) {
+      if (listable) ctx.note('list failed, so create replayed could not count resources');
+      return [];
+    }
+    const after = await listAll(ctx);
+    if (isFailure(after)) {
+      ctx.note('list failed, so create replayed could not count resources');
+      return [];
+    }
+    const sameId = after.models.filter((m) => ctx.id(m) === created.id).length;
+    if (after.models.length <= before.models.length && sameId <= 1) return [];
+    const resources = (n: number) => `${n} resource${n === 1 ? '' : 's'}`;
     return [
       failure(
-        `the repeated create answered ${id === undefined ? 'a model without its identifier' : `resource ${id}`} instead of ${created.id}: a retry must not make a second resource`,
-        again,
-        { identifier: created.id },
-        { identifier: id ?? null },
+        `the repeated create left a second resource: list showed ${resources(before.models.length)} before the retry and ${resources(after.models.length)} after, ${sameId} with identifier ${created.id}; a retry with the same clientRequestToken must answer the resource the first create made`,
+        after.calls.at(-1),
+        { resources: before.models.length, withIdentifier: 1 },
+        { resources: after.models.length, withIdentifier: sameId },
       ),
     ];
   },

@@ -26,6 +26,8 @@ const BROKEN: {
     incidental: ['create→create by additional identifiers'],
   },
   { fixture: 'create-retry-refused', fails: 'create replayed' },
+  { fixture: 'create-replay-duplicates', fails: 'create replayed' },
+  { fixture: 'create-replay-hides-copy', fails: 'create replayed' },
   { fixture: 'read-by-name-only', fails: 'read by additional identifiers' },
   { fixture: 'create-ignores-owner', fails: 'create→create by additional identifiers' },
   {
