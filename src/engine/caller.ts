@@ -18,7 +18,10 @@ export interface Caller {
  * The client token as the store keeps it: the caller's, checked, then hashed with the caller's id,
  * so equal tokens of two callers are two keys. Fits the client token syntax (45 characters).
  */
-export function scopedClientToken(token: unknown, caller: Caller | undefined): string | undefined {
+export function scopedClientToken(
+  token: unknown,
+  caller: Pick<Caller, 'id'> | undefined,
+): string | undefined {
   const checked = validateClientToken(token);
   if (checked === undefined || caller === undefined) return checked;
   return `c.${createHash('sha256').update(`${caller.id}\n${checked}`).digest('base64url')}`;

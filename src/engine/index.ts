@@ -2,7 +2,7 @@
  * @module The resource engine: its public API. Everything else in this folder is its inside.
  */
 export { Engine, type EngineOptions } from './engine.js';
-export type { Caller } from './caller.js';
+export { scopedClientToken, type Caller } from './caller.js';
 export { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from './input.js';
 export { engineLogger, type EngineLogger } from './logger.js';
 export { ClientTokenReused } from './client-token.js';

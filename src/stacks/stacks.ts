@@ -6,9 +6,11 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
+import { scopedClientToken } from '../engine/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
+import { invalidCursor } from '../store/cursor.js';
 import type { Diagnostic } from '../schema/index.js';
 import { hasErrors } from '../schema/index.js';
 import { jsonEqual, touchesWriteOnly } from '../model/index.js';
@@ -65,6 +67,8 @@ const NEVER_CREATED: ReadonlySet<StackStatus> = new Set([
   'ROLLBACK_FAILED',
 ]);
 const TOKENS = 'typeplane:stack-tokens';
+/** What a listing's `nextToken` is sealed for: opaque, it names no stack (nor one out of reach). */
+const LIST_CURSOR = 'stack-list-cursor';
 /** How often a wait reads a stack's stamp, for the writes of another replica (its own wake it at once). */
 const WAIT_FALLBACK_MS = 500;
 /** An event id (`timeKey`), or its time part alone: events after that instant. */
@@ -201,7 +205,10 @@ export class Stacks {
     // An imported value is another stack's: the caller must reach that stack's every type to read it.
     for (const exportName of importedNames(loaded.template)) {
       const holder = await this.records.getExport(exportName);
-      if (holder) authorize(await this.recordedTypes(holder.stack));
+      if (holder)
+        await unnamed(`the stack exporting ${exportName}`, async () =>
+          authorize(await this.recordedTypes(holder.stack)),
+        );
     }
     const imports = await importedValues(this.records, loaded.template);
     const result = await analyzeTemplate(loaded.template, {
@@ -224,7 +231,8 @@ export class Stacks {
   ): Promise<PlanRecord> {
     const analysis = await this.analyze(name, text, parameters, authorize);
     const current = await this.records.getStack(name);
-    authorize([...typesOf(analysis), ...(current ? await this.recordedTypes(name) : [])]);
+    authorize(typesOf(analysis));
+    if (current) await unnamed(`stack ${name}`, async () => authorize(await this.recordedTypes(name)));
     const records =
       current && !NEVER_CREATED.has(current.record.status)
         ? await this.records.getResources(name)
@@ -253,6 +261,7 @@ export class Stacks {
   async getPlan(
     name: string,
     planId: string,
+    authorize: Authorize = () => {},
   ): Promise<{
     planId: string;
     stackName: string;
@@ -261,8 +270,11 @@ export class Stacks {
     current: boolean;
   }> {
     const plan = await this.records.getPlan(name, planId);
-    if (!plan || plan.stack !== name)
-      throw new TypeplaneError('NotFound', `stack ${name} has no plan ${planId}`);
+    if (!plan || plan.stack !== name) throw planNotFound(name, planId);
+    // The caller named the plan only: a refusal names none of its types.
+    await unnamed(`plan ${planId}`, () =>
+      authorize([...new Set((plan.changes as PlannedChange[]).map((c) => c.type))]),
+    );
     const stack = await this.records.getStack(name);
     return {
       planId,
@@ -287,15 +299,23 @@ export class Stacks {
       caller?: StackCaller;
     } = {},
   ): Promise<Started> {
-    const replay = await this.replayed(name, options.clientToken, {
+    const authorize = options.authorize ?? (() => {});
+    // Access first: a client token replays only to a caller who may make the request now.
+    const analysis = await this.analyze(name, text, parameters, authorize);
+    authorize(typesOf(analysis));
+    await unnamed(`stack ${name}`, async () => authorize(await this.recordedTypes(name)));
+    // Client tokens are each caller's own: another's token neither replays nor collides.
+    const clientToken = scopedClientToken(options.clientToken, options.caller);
+    const replay = await this.replayed(name, clientToken, {
       text,
       parameters,
       noRollback: options.noRollback === true,
     });
     if (replay) return { stack: await this.describe(name), ...replay };
-    const analysis = await this.analyze(name, text, parameters, options.authorize ?? (() => {}));
-    (options.authorize ?? (() => {}))([...typesOf(analysis), ...(await this.recordedTypes(name))]);
-    return this.begin(name, analysis, text, parameters, options);
+    return this.begin(name, analysis, text, parameters, {
+      ...options,
+      ...(clientToken !== undefined ? { clientToken } : {}),
+    });
   }
 
   /** Apply a stored plan: refused when the stack changed since it was made. */
@@ -305,8 +325,7 @@ export class Stacks {
     options: { noRollback?: boolean; authorize?: (typeNames: string[]) => void; caller?: StackCaller } = {},
   ): Promise<Started> {
     const plan = await this.records.getPlan(name, planId);
-    if (!plan || plan.stack !== name)
-      throw new TypeplaneError('NotFound', `stack ${name} has no plan ${planId}`);
+    if (!plan || plan.stack !== name) throw planNotFound(name, planId);
     const current = await this.records.getStack(name);
     if ((current?.record.version ?? 0) !== plan.baseVersion)
       throw new TypeplaneError(
@@ -314,8 +333,13 @@ export class Stacks {
         `stack ${name} changed since plan ${planId} was made (version ${plan.baseVersion}, now ${current?.record.version ?? 'deleted'}); make a new plan`,
       );
     const parameters = openParameters(this.records, name, plan.parameters);
-    const analysis = await this.analyze(name, plan.template, parameters, options.authorize ?? (() => {}));
-    (options.authorize ?? (() => {}))([...typesOf(analysis), ...(await this.recordedTypes(name))]);
+    const authorize = options.authorize ?? (() => {});
+    // The caller named the plan only: a refusal names none of the types it or the stack holds.
+    const analysis = await unnamed(`stack ${name}`, async () => {
+      const analyzed = await this.analyze(name, plan.template, parameters, authorize);
+      authorize([...typesOf(analyzed), ...(await this.recordedTypes(name))]);
+      return analyzed;
+    });
     return this.begin(name, analysis, plan.template, parameters, {
       ...options,
       baseVersion: plan.baseVersion,
@@ -477,8 +501,8 @@ export class Stacks {
   ): Promise<Started> {
     assertStackName(name);
     const current = await this.records.getStack(name);
-    if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
-    authorize(await this.recordedTypes(name));
+    if (!current) throw stackNotFound(name);
+    await unnamed(`stack ${name}`, async () => authorize(await this.recordedTypes(name)));
     for (const exportName of current.record.exports) {
       const importers = (await this.records.importers(exportName)).filter((s) => s !== name);
       if (importers.length > 0)
@@ -525,7 +549,7 @@ export class Stacks {
 
   async describe(name: string): Promise<StackView> {
     const current = await this.records.getStack(name);
-    if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
+    if (!current) throw stackNotFound(name);
     const s = current.record;
     const resources = await this.records.getResources(name);
     return {
@@ -561,23 +585,53 @@ export class Stacks {
     }));
   }
 
-  async list(options: { limit?: number; nextToken?: string } = {}): Promise<{
+  /**
+   * A page of stacks, those whose every used type `visible` accepts (a page may then hold fewer than
+   * `limit`). The `nextToken` is sealed: it names no stack, read or left out.
+   */
+  async list(
+    options: { limit?: number; nextToken?: string; visible?: (typeName: string) => boolean } = {},
+  ): Promise<{
     stacks: { stackName: string; status: StackStatus; updatedAt: string; description?: string }[];
     nextToken: string | null;
   }> {
     const page = await this.records.listStacks(
       Math.min(Math.max(options.limit ?? 100, 1), 1000),
-      options.nextToken,
+      options.nextToken === undefined ? undefined : this.openCursor(options.nextToken),
     );
-    return {
-      stacks: page.items.map((s) => ({
+    const stacks = [];
+    for (const s of page.items) {
+      if (options.visible && !(await this.usedTypes(s)).every(options.visible)) continue;
+      stacks.push({
         stackName: s.name,
         status: s.status,
         updatedAt: s.updatedAt,
         ...(s.description !== undefined ? { description: s.description } : {}),
-      })),
-      nextToken: page.nextToken ?? null,
+      });
+    }
+    return {
+      stacks,
+      nextToken: page.nextToken ? this.options.sealer.seal(page.nextToken, LIST_CURSOR) : null,
     };
+  }
+
+  private openCursor(token: string): string {
+    try {
+      return this.options.sealer.open(token, LIST_CURSOR);
+    } catch {
+      throw invalidCursor();
+    }
+  }
+
+  /**
+   * Unless the caller (seeing the types `visible` accepts) reaches one of the types stack `name` has
+   * used, throws as for a missing stack, or a missing plan `planId` of it: a stack out of reach is
+   * not told from a missing one. A missing stack passes (its own answer is NotFound).
+   */
+  async assertReached(name: string, visible: (typeName: string) => boolean, planId?: string): Promise<void> {
+    const types = await this.touchedTypes(name);
+    if (types.length === 0 || types.some(visible)) return;
+    throw planId === undefined ? stackNotFound(name) : planNotFound(name, planId);
   }
 
   async events(
@@ -585,8 +639,7 @@ export class Stacks {
     options: { limit?: number; nextToken?: string; after?: string } = {},
     visible: (typeName: string) => boolean = () => true,
   ): Promise<{ events: StackEvent[]; nextToken: string | null }> {
-    if (!(await this.records.getStack(name)))
-      throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
+    if (!(await this.records.getStack(name))) throw stackNotFound(name);
     if (options.after !== undefined && !EVENT_KEY.test(options.after))
       throw new TypeplaneError(
         'InvalidRequest',
@@ -618,8 +671,8 @@ export class Stacks {
     authorize: (typeNames: string[]) => void = () => {},
   ): Promise<StackView['outputs']> {
     const current = await this.records.getStack(name);
-    if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
-    authorize(await this.recordedTypes(name));
+    if (!current) throw stackNotFound(name);
+    await unnamed(`stack ${name}`, async () => authorize(await this.touchedTypes(name)));
     return this.shownOutputs(current.record);
   }
 
@@ -629,9 +682,9 @@ export class Stacks {
     authorize: (typeNames: string[]) => void = () => {},
   ): Promise<{ stackName: string; status: 'IN_SYNC' | 'DRIFTED'; resources: ResourceDrift[] }> {
     const current = await this.records.getStack(name);
-    if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
+    if (!current) throw stackNotFound(name);
     const records = await this.records.getResources(name);
-    authorize([...new Set([...records.values()].map((r) => r.type))]);
+    await unnamed(`stack ${name}`, () => authorize([...new Set([...records.values()].map((r) => r.type))]));
     const secrets = this.secretsOf(current.record);
     const resources: ResourceDrift[] = [];
     for (const rec of records.values()) {
@@ -687,6 +740,15 @@ export class Stacks {
   }
 
   /**
+   * The types a stack record says its deployments have used: each deployment adds its template's
+   * before any of its resources exists, so they cover every resource's (a record written before they
+   * were kept has its resources' instead).
+   */
+  private async usedTypes(s: StackRecord): Promise<string[]> {
+    return s.types ?? this.recordedTypes(s.name);
+  }
+
+  /**
    * Every type the stack's deployments have used, whether or not a resource of it remains (a rolled
    * back one leaves none): a caller sees the stack's reasons only when it reaches all of them.
    */
@@ -720,17 +782,12 @@ export class Stacks {
     request: unknown,
   ): Promise<{ deploymentId: string; startedAt: string } | undefined> {
     if (token === undefined) return undefined;
-    if (typeof token !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(token))
-      throw new TypeplaneError(
-        'InvalidRequest',
-        'clientToken must be 1-128 characters of A-Z a-z 0-9 . _ : -',
-      );
     const held = await this.options.store.kvGet(TOKENS, `${name}/${token}`);
     if (!held) return undefined;
     if (held.value.hash !== hashOf(request))
       throw new TypeplaneError(
         'InvalidRequest',
-        `clientToken ${token} was already used for a different request; use a new token`,
+        'this clientToken was already used for a different request; use a new token',
       );
     return { deploymentId: held.value.deploymentId as string, startedAt: String(held.value.startedAt) };
   }
@@ -822,6 +879,31 @@ function assertStackName(name: string): void {
       'InvalidRequest',
       `stack name '${String(name).slice(0, 140)}' must start with a letter and hold at most 128 letters, digits and hyphens`,
     );
+}
+
+function stackNotFound(name: string): TypeplaneError {
+  return new TypeplaneError('NotFound', `stack ${name} does not exist`);
+}
+
+function planNotFound(name: string, planId: string): TypeplaneError {
+  return new TypeplaneError('NotFound', `stack ${name} has no plan ${planId}`);
+}
+
+/**
+ * An access check of types the caller did not name (those a stack holds or has used, a plan's): a
+ * refusal names none of them, nor which is out of reach.
+ */
+async function unnamed<T>(what: string, check: () => T | Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (e) {
+    if (e instanceof TypeplaneError && e.code === 'AccessDenied')
+      throw new TypeplaneError(
+        'AccessDenied',
+        `this token is scoped to other types and cannot reach every type of ${what}`,
+      );
+    throw e;
+  }
 }
 
 function typesOf(analysis: Analysis): string[] {

@@ -12,6 +12,15 @@ export function encodeCursor(kind: CursorKind, key: string | number): string {
   return Buffer.from(JSON.stringify({ [kind]: key }), 'utf8').toString('base64url');
 }
 
+/** The answer to a `nextToken` this listing did not issue. */
+export function invalidCursor(): TypeplaneError {
+  return new TypeplaneError(
+    'InvalidRequest',
+    'nextToken is not valid: pass the token of the previous page unchanged.',
+    [{ pointer: '/nextToken', message: 'not a token issued by this listing' }],
+  );
+}
+
 /**
  * Decode a token made by {@link encodeCursor} for `kind`; `undefined` when no token was given.
  * Throws InvalidRequest for anything else.
@@ -20,12 +29,7 @@ export function decodeCursor(kind: 'operations', token: string | undefined): num
 export function decodeCursor(kind: 'resources' | 'kv', token: string | undefined): string | undefined;
 export function decodeCursor(kind: CursorKind, token: string | undefined): string | number | undefined {
   if (token === undefined) return undefined;
-  const invalid = () =>
-    new TypeplaneError(
-      'InvalidRequest',
-      'nextToken is not valid: pass the token of the previous page unchanged.',
-      [{ pointer: '/nextToken', message: 'not a token issued by this listing' }],
-    );
+  const invalid = invalidCursor;
   if (
     typeof token !== 'string' ||
     token.length === 0 ||

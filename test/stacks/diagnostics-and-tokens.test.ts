@@ -104,7 +104,7 @@ test('a repeated clientToken answers the same deployment; the same token for ano
     clientToken: 'deploy-1',
   });
   assert.equal(other.status, 400);
-  assert.match(other.body.message, /clientToken deploy-1 was already used for a different request/);
+  assert.match(other.body.message, /this clientToken was already used for a different request/);
   const widgets = await s.call('GET', '/v1/resources/Test::Shop::Widget');
   assert.deepEqual(
     widgets.body.resourceDescriptions.map((r: { identifier: string }) => r.identifier),

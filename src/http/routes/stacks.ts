@@ -2,12 +2,13 @@
  * @module /v1/stacks — templates deployed as a unit: validate, plan, deploy, apply a plan, describe,
  * list, events, outputs, drift, delete. Deploys answer 202 at once (`?wait=<seconds>` blocks until the
  * deployment ends or the wait does). A scoped token must reach every type a template uses to deploy
- * it; events, outputs and drift follow its read scope.
+ * it; events, outputs and drift follow its read scope, and a stack whose types it reaches none of
+ * answers as a missing one.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
 import { assertTypeVisible, typeVisible } from '../../auth/index.js';
-import type { Stacks } from '../../stacks/index.js';
+import type { StackView, Stacks } from '../../stacks/index.js';
 import { principalOf } from '../auth.js';
 
 const STACK_BODY_LIMIT = 2 * 1024 * 1024;
@@ -75,30 +76,50 @@ function authorizer(request: FastifyRequest): (typeNames: string[]) => void {
   };
 }
 
+/** Whether the caller's token reaches `typeName`. */
+function visibleTo(request: FastifyRequest): (typeName: string) => boolean {
+  const principal = principalOf(request);
+  return (typeName) => typeVisible(principal, typeName);
+}
+
 export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: Stacks }): Promise<void> {
   const settled = async (name: string, deploymentId: string, wait: number) =>
     wait > 0 ? await stacks.waitFor(name, deploymentId, wait * 1000) : undefined;
+
+  /** A stack out of the caller's reach answers as a missing one (404, the same body). */
+  const reached = (request: FastifyRequest, name: string, planId?: string) =>
+    stacks.assertReached(name, visibleTo(request), planId);
+
+  /**
+   * The stack as the caller may see it: whole when its token reaches every type the stack has used;
+   * else its resources of those types and its status, without what may quote or feed the others
+   * (the reason, outputs, parameters, description).
+   */
+  const shown = async (request: FastifyRequest, view: StackView): Promise<StackView> => {
+    const visible = visibleTo(request);
+    if ((await stacks.touchedTypes(view.stackName)).every(visible)) return view;
+    const { statusReason: _reason, description: _description, ...rest } = view;
+    return {
+      ...rest,
+      parameters: {},
+      outputs: [],
+      resources: view.resources.filter((r) => visible(r.type)),
+    };
+  };
 
   app.post('/v1/stacks/validate', { bodyLimit: STACK_BODY_LIMIT }, async (request) => {
     const body = bodyObject(request.body);
     return stacks.validate(template(body), parameters(body), authorizer(request));
   });
 
-  app.get<{ Querystring: { maxResults?: string; nextToken?: string } }>('/v1/stacks', async (request) => {
-    const page = await stacks.list({
+  app.get<{ Querystring: { maxResults?: string; nextToken?: string } }>('/v1/stacks', async (request) =>
+    stacks.list({
       ...(limit(request.query.maxResults) !== undefined ? { limit: limit(request.query.maxResults)! } : {}),
       ...(request.query.nextToken ? { nextToken: request.query.nextToken } : {}),
-    });
-    const principal = principalOf(request);
-    if (principal.types === undefined) return page;
-    // A scoped token sees the stacks whose every resource it can reach.
-    const visible = [];
-    for (const s of page.stacks) {
-      const view = await stacks.describe(s.stackName).catch(() => undefined);
-      if (view && view.resources.every((r) => typeVisible(principal, r.type))) visible.push(s);
-    }
-    return { ...page, stacks: visible };
-  });
+      // A scoped token lists the stacks whose every used type it reaches (rolled back ones included).
+      ...(principalOf(request).types !== undefined ? { visible: visibleTo(request) } : {}),
+    }),
+  );
 
   app.put<Named>('/v1/stacks/:stackName', { bodyLimit: STACK_BODY_LIMIT }, async (request, reply) => {
     const wait = waitSeconds(request.query.wait);
@@ -112,25 +133,21 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
       caller: callerOf(request),
     });
     const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
-    return reply
-      .status(202)
-      .send({ deploymentId: started.deploymentId, startedAt: started.startedAt, stack });
+    return reply.status(202).send({
+      deploymentId: started.deploymentId,
+      startedAt: started.startedAt,
+      stack: await shown(request, stack),
+    });
   });
 
   app.get<Named>('/v1/stacks/:stackName', async (request) => {
-    const view = await stacks.describe(request.params.stackName);
-    const principal = principalOf(request);
-    const resources = view.resources.filter((r) => typeVisible(principal, r.type));
-    const all = resources.length === view.resources.length;
-    if (all && (await stacks.touchedTypes(view.stackName)).every((t) => typeVisible(principal, t)))
-      return view;
-    // What is out of the caller's reach stays out: its resources, the outputs, a reason quoting them.
-    const { statusReason: _hidden, ...shown } = view;
-    return { ...shown, resources, outputs: all ? view.outputs : [] };
+    await reached(request, request.params.stackName);
+    return shown(request, await stacks.describe(request.params.stackName));
   });
 
   app.delete<Named>('/v1/stacks/:stackName', async (request, reply) => {
     const wait = waitSeconds(request.query.wait);
+    await reached(request, request.params.stackName);
     const started = await stacks.delete(request.params.stackName, authorizer(request), callerOf(request));
     const stack =
       wait > 0
@@ -139,12 +156,14 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     return reply.status(202).send({
       deploymentId: started.deploymentId,
       startedAt: started.startedAt,
-      stack: stack ?? { stackName: request.params.stackName, status: 'DELETE_COMPLETE' },
+      stack: stack
+        ? await shown(request, stack)
+        : { stackName: request.params.stackName, status: 'DELETE_COMPLETE' },
     });
   });
 
   app.get<Named>('/v1/stacks/:stackName/events', async (request) => {
-    const principal = principalOf(request);
+    await reached(request, request.params.stackName);
     const max = limit(request.query.maxResults);
     return stacks.events(
       request.params.stackName,
@@ -153,18 +172,22 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
         ...(request.query.nextToken ? { nextToken: request.query.nextToken } : {}),
         ...(request.query.after ? { after: request.query.after } : {}),
       },
-      (typeName) => typeVisible(principal, typeName),
+      visibleTo(request),
     );
   });
 
-  app.get<Named>('/v1/stacks/:stackName/outputs', async (request) => ({
-    stackName: request.params.stackName,
-    outputs: await stacks.outputs(request.params.stackName, authorizer(request)),
-  }));
+  app.get<Named>('/v1/stacks/:stackName/outputs', async (request) => {
+    await reached(request, request.params.stackName);
+    return {
+      stackName: request.params.stackName,
+      outputs: await stacks.outputs(request.params.stackName, authorizer(request)),
+    };
+  });
 
-  app.get<Named>('/v1/stacks/:stackName/drift', async (request) =>
-    stacks.drift(request.params.stackName, authorizer(request)),
-  );
+  app.get<Named>('/v1/stacks/:stackName/drift', async (request) => {
+    await reached(request, request.params.stackName);
+    return stacks.drift(request.params.stackName, authorizer(request));
+  });
 
   app.post<Named>('/v1/stacks/:stackName/plans', { bodyLimit: STACK_BODY_LIMIT }, async (request, reply) => {
     const body = bodyObject(request.body);
@@ -178,22 +201,24 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
   });
 
   app.get<Planned>('/v1/stacks/:stackName/plans/:planId', async (request) => {
-    const plan = await stacks.getPlan(request.params.stackName, request.params.planId);
-    authorizer(request)([...new Set(plan.changes.map((c) => c.type))]);
-    return plan;
+    await reached(request, request.params.stackName, request.params.planId);
+    return stacks.getPlan(request.params.stackName, request.params.planId, authorizer(request));
   });
 
   app.post<Planned>('/v1/stacks/:stackName/plans/:planId/apply', async (request, reply) => {
     const wait = waitSeconds(request.query.wait);
     const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);
+    await reached(request, request.params.stackName, request.params.planId);
     const started = await stacks.applyPlan(request.params.stackName, request.params.planId, {
       noRollback: body.noRollback === true,
       authorize: authorizer(request),
       caller: callerOf(request),
     });
     const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
-    return reply
-      .status(202)
-      .send({ deploymentId: started.deploymentId, startedAt: started.startedAt, stack });
+    return reply.status(202).send({
+      deploymentId: started.deploymentId,
+      startedAt: started.startedAt,
+      stack: await shown(request, stack),
+    });
   });
 }
