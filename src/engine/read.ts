@@ -5,7 +5,7 @@
 import { TypeplaneError } from '../errors.js';
 import { stripNulls, stripWriteOnly, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
-import { resourceCursor } from '../store/index.js';
+import { RESOURCE_PAGE_BYTES, resourceCursor } from '../store/index.js';
 import type { StoredResource } from '../store/types.js';
 import { assertAdmitted, assertSupported } from './admission.js';
 import { begin } from './begin.js';
@@ -135,8 +135,10 @@ const FILTER_SCAN_BUDGET = 10_000;
 
 /**
  * Up to `limit` resources passing every filter, in identifier order from `nextToken`. The scan is
- * bounded: a page that read {@link FILTER_SCAN_BUDGET} rows ends there (short, maybe empty) with a
- * nextToken to go on from, so no request costs more than that whatever the filter.
+ * bounded: a page that read {@link FILTER_SCAN_BUDGET} rows, or the bytes of stored rows an
+ * unfiltered page holds ({@link RESOURCE_PAGE_BYTES}, passed by at most the one row that crosses it),
+ * ends there (short, maybe empty) with a nextToken to go on from, so no request costs more than that
+ * whatever the filter and however large the resources. Each batch is read in a turn of its own.
  */
 async function filteredPage(
   ctx: EngineContext,
@@ -148,9 +150,11 @@ async function filteredPage(
   const items: StoredResource[] = [];
   let cursor = nextToken;
   let scanned = 0;
+  let bytes = 0;
   for (;;) {
     const batch = await ctx.store.listResources(typeName, {
       limit: Math.max(limit, FILTER_BATCH),
+      maxBytes: RESOURCE_PAGE_BYTES - bytes,
       ...(cursor ? { nextToken: cursor } : {}),
     });
     for (const [i, row] of batch.items.entries()) {
@@ -162,8 +166,10 @@ async function filteredPage(
       }
     }
     scanned += batch.items.length;
+    bytes += batch.bytes;
     if (batch.nextToken === undefined) return { items, nextToken: null };
     cursor = batch.nextToken;
-    if (scanned >= FILTER_SCAN_BUDGET) return { items, nextToken: cursor };
+    if (scanned >= FILTER_SCAN_BUDGET || bytes >= RESOURCE_PAGE_BYTES) return { items, nextToken: cursor };
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }

@@ -17,6 +17,7 @@ export type {
 } from './types.js';
 export { OperationMovedOn, DefaultVersionMoved, TypeChangedMeanwhile } from './types.js';
 export { resourceCursor } from './cursor.js';
+export { RESOURCE_PAGE_BYTES } from './rows.js';
 export { SqliteStore, openSqliteStore, type SqliteStoreOptions } from './sqlite/index.js';
 import type { PostgresStore, PostgresStoreOptions } from './postgresql/index.js';
 

@@ -14,6 +14,7 @@ import type {
   OperationRecord,
   OperationStatus,
   Page,
+  ResourcePage,
   StoredResource,
   StoredType,
   TypeUsage,
@@ -163,36 +164,44 @@ export function page<T>(rows: T[], limit: number, cursor: (last: T) => string): 
 }
 
 /**
- * The most characters of stored properties (sealed values included) one page of resources holds: a
+ * The most bytes of stored properties (UTF-8, sealed values included) one page of resources holds: a
  * model may be 1 MB, so a thousand of them would be a gigabyte to read, parse and answer. A page stops
  * before the resource that would pass it (the first always fits), and its nextToken goes on from there.
+ * Bytes, not characters: PostgreSQL knows a stored value's byte length without decompressing it
+ * (octet_length), while counting its characters decompressed every row a page looked at (~0.5 s of
+ * the database's time for 40 rows of 0.7 MB).
  */
-export const RESOURCE_PAGE_CHARS = 4 * 1024 * 1024;
+export const RESOURCE_PAGE_BYTES = 4 * 1024 * 1024;
 
-/** The stored size of a resource row, as {@link RESOURCE_PAGE_CHARS} counts it. */
-export const resourceRowChars = (row: ResourceRow): number =>
-  row.properties_json.length + (row.sealed?.length ?? 0);
+/** The stored size of a resource row, as {@link RESOURCE_PAGE_BYTES} counts it. */
+export const resourceRowBytes = (row: ResourceRow): number =>
+  Buffer.byteLength(row.properties_json) + (row.sealed?.length ?? 0);
+
+/** A page's size bound: `maxBytes` as asked, never past {@link RESOURCE_PAGE_BYTES}. */
+export const pageBytes = (maxBytes: number | undefined): number =>
+  Math.max(1, Math.min(Math.floor(maxBytes ?? RESOURCE_PAGE_BYTES), RESOURCE_PAGE_BYTES));
 
 /**
  * A page of at most `limit` resources from rows in key order (at least `limit + 1` of them when more
- * remain), ending early at {@link RESOURCE_PAGE_CHARS}; rows past the end are never parsed, and the
- * iteration stops there.
+ * remain), ending early at `maxBytes` (see {@link pageBytes}); rows past the end are never parsed,
+ * and the iteration stops there.
  */
 export function resourcePage(
   rows: Iterable<ResourceRow>,
   limit: number,
   cursor: (last: StoredResource) => string,
-): Page<StoredResource> {
+  maxBytes: number,
+): ResourcePage {
   const items: StoredResource[] = [];
-  let chars = 0;
+  let bytes = 0;
   for (const row of rows) {
-    const size = resourceRowChars(row);
-    if (items.length === limit || (items.length > 0 && chars + size > RESOURCE_PAGE_CHARS))
-      return { items, nextToken: cursor(items[items.length - 1]!) };
-    chars += size;
+    const size = resourceRowBytes(row);
+    if (items.length === limit || (items.length > 0 && bytes + size > maxBytes))
+      return { items, nextToken: cursor(items[items.length - 1]!), bytes };
+    bytes += size;
     items.push(toStoredResource(row));
   }
-  return { items };
+  return { items, bytes };
 }
 
 /** Normalise a time to `toISOString()` form so that stored times compare as text. */

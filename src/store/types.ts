@@ -84,6 +84,11 @@ export interface Page<T> {
   nextToken?: string;
 }
 
+/** A page of resources, and how many bytes of stored rows it read (as its size bound counts them). */
+export interface ResourcePage extends Page<StoredResource> {
+  bytes: number;
+}
+
 export interface OperationFilter {
   operation?: Operation[];
   status?: OperationStatus[];
@@ -253,11 +258,15 @@ export interface Store {
 
   // Resource index
   getResource(typeName: string, identifier: string): Promise<StoredResource | undefined>;
-  /** Ordered by identifier; `nextToken` is a keyset cursor (cost independent of the page's position). */
+  /**
+   * Ordered by identifier; `nextToken` is a keyset cursor (cost independent of the page's position).
+   * The page stops before the resource that would take it past `maxBytes` bytes of stored rows
+   * (default and most: `RESOURCE_PAGE_BYTES`, 4 MB; the first always fits).
+   */
   listResources(
     typeName: string,
-    options: { limit: number; nextToken?: string },
-  ): Promise<Page<StoredResource>>;
+    options: { limit: number; nextToken?: string; maxBytes?: number },
+  ): Promise<ResourcePage>;
   countResources(typeName: string): Promise<number>;
   /** How many resources the type has and how many of its operations have not ended, read at one moment. */
   typeUsage(typeName: string): Promise<TypeUsage>;

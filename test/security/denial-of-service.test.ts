@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { PATTERN_WORK_LIMIT } from '../../src/registry/re2.js';
-import { RESOURCE_PAGE_CHARS } from '../../src/store/rows.js';
+import { RESOURCE_PAGE_BYTES } from '../../src/store/rows.js';
 import { api, spawnServer, tempDir, type Api } from '../helpers/service.js';
 
 const enc = encodeURIComponent;
@@ -251,7 +251,7 @@ test('a page of large resources stops at the page size in characters; nextToken 
       const page = await writer.call('GET', `/v1/resources/${enc(DOC)}?maxResults=1000${query}`);
       assert.equal(page.status, 200);
       assert.ok(
-        JSON.stringify(page.body).length < RESOURCE_PAGE_CHARS + 1_000_000,
+        JSON.stringify(page.body).length < RESOURCE_PAGE_BYTES + 1_000_000,
         `a page of ${page.body.resourceDescriptions.length} resources is bounded`,
       );
       seen.push(...page.body.resourceDescriptions.map((d: { identifier: string }) => d.identifier));

@@ -1,17 +1,17 @@
 /**
  * A page of resources is bounded in size as well as in count, on both stores: it stops before the
- * resource that would take it past RESOURCE_PAGE_CHARS (sealed values counted), always holds at
+ * resource that would take it past RESOURCE_PAGE_BYTES (sealed values counted), always holds at
  * least one, and its nextToken goes on from there, so paging still visits each resource once.
  */
 import assert from 'node:assert/strict';
-import { RESOURCE_PAGE_CHARS } from '../../src/store/rows.js';
+import { RESOURCE_PAGE_BYTES } from '../../src/store/rows.js';
 import { eachStore, freshStoreOf, operation, resource } from './fixtures.js';
 
 const TYPE = 'Acme::Test::Thing';
 
 eachStore('pages of large resources stop at the page size; nextToken reaches every one', async (t, kind) => {
   const { store } = await freshStoreOf(t, kind);
-  const size = Math.floor(RESOURCE_PAGE_CHARS / 3.5);
+  const size = Math.floor(RESOURCE_PAGE_BYTES / 3.5);
   const sizes: Record<string, number> = {};
   for (let i = 0; i < 12; i++) {
     const identifier = `r${String(i).padStart(2, '0')}`;
@@ -31,8 +31,8 @@ eachStore('pages of large resources stop at the page size; nextToken reaches eve
   do {
     const page = await store.listResources(TYPE, { limit: 1000, ...(nextToken ? { nextToken } : {}) });
     assert.ok(page.items.length >= 1);
-    const chars = page.items.reduce((sum, r) => sum + (sizes[r.identifier] ?? 0), 0);
-    assert.ok(chars <= RESOURCE_PAGE_CHARS, `a page holds ${chars} characters`);
+    const bytes = page.items.reduce((sum, r) => sum + (sizes[r.identifier] ?? 0), 0);
+    assert.ok(bytes <= RESOURCE_PAGE_BYTES, `a page holds ${bytes} bytes`);
     seen.push(...page.items.map((r) => r.identifier));
     nextToken = page.nextToken;
   } while (nextToken !== undefined);

@@ -66,7 +66,7 @@ eachStore(
   'the last page has no nextToken, and an exactly full last page is followed by none',
   async (t, kind) => {
     const { store } = await freshStoreOf(t, kind);
-    assert.deepEqual(await store.listResources(TYPE, { limit: 10 }), { items: [] });
+    assert.deepEqual(await store.listResources(TYPE, { limit: 10 }), { items: [], bytes: 0 });
     for (let n = 0; n < 4; n += 1) await createResource(store, id(n));
     const first = await store.listResources(TYPE, { limit: 2 });
     assert.equal(first.items.length, 2);

@@ -36,8 +36,8 @@ import {
   missingOperation,
   operationParams,
   page,
+  pageBytes,
   resourcePage,
-  RESOURCE_PAGE_CHARS,
   toKvEntry,
   toOperationRecord,
   toStoredResource,
@@ -70,6 +70,7 @@ import {
   type OperationFilter,
   type OperationRecord,
   type Page,
+  type ResourcePage,
   type ResourceChange,
   type AdditionalIdentifier,
   type ResourceKey,
@@ -395,21 +396,25 @@ export class PostgresStore implements Store {
 
   async listResources(
     typeName: string,
-    options: { limit: number; nextToken?: string },
-  ): Promise<Page<StoredResource>> {
+    options: { limit: number; nextToken?: string; maxBytes?: number },
+  ): Promise<ResourcePage> {
     checkLimit(options.limit);
     const after = decodeCursor('resources', options.nextToken);
-    // Only the rows that start within the page's size are sent (and one more, to know there are more).
-    const size = 'length(properties_json) + coalesce(length(sealed), 0)';
+    const maxBytes = pageBytes(options.maxBytes);
+    // Only the rows that start within the page's size are sent (and one more, to know there are more);
+    // the first two always are: the first is in the page whatever its size, the second says whether
+    // more remain when the first alone passes the size.
+    const size = 'octet_length(properties_json) + coalesce(octet_length(sealed), 0)';
     const { rows } = await this.pool.query<ResourceRow>(
       `SELECT ${RESOURCE_COLUMNS} FROM (
-         SELECT ${RESOURCE_COLUMNS}, sum(${size}) OVER (ORDER BY identifier) - (${size}) AS before
+         SELECT ${RESOURCE_COLUMNS}, sum(${size}) OVER (ORDER BY identifier) - (${size}) AS before,
+           row_number() OVER (ORDER BY identifier) AS n
          FROM resources WHERE type_name = $1 ${after === undefined ? '' : 'AND identifier > $4'}
          ORDER BY identifier LIMIT $2
-       ) page WHERE before <= $3 ORDER BY identifier`,
-      [typeName, options.limit + 1, RESOURCE_PAGE_CHARS, ...(after === undefined ? [] : [after])],
+       ) page WHERE before <= $3 OR n <= 2 ORDER BY identifier`,
+      [typeName, options.limit + 1, maxBytes, ...(after === undefined ? [] : [after])],
     );
-    return resourcePage(rows, options.limit, (last) => encodeCursor('resources', last.identifier));
+    return resourcePage(rows, options.limit, (last) => encodeCursor('resources', last.identifier), maxBytes);
   }
 
   async countResources(typeName: string): Promise<number> {

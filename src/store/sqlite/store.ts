@@ -30,6 +30,7 @@ import {
   missingOperation,
   operationParams,
   page,
+  pageBytes,
   resourcePage,
   toKvEntry,
   toOperationRecord,
@@ -64,6 +65,7 @@ import {
   type OperationFilter,
   type OperationRecord,
   type Page,
+  type ResourcePage,
   type ResourceChange,
   type ResourceKey,
   type Store,
@@ -238,8 +240,8 @@ export class SqliteStore implements Store {
 
   async listResources(
     typeName: string,
-    options: { limit: number; nextToken?: string },
-  ): Promise<Page<StoredResource>> {
+    options: { limit: number; nextToken?: string; maxBytes?: number },
+  ): Promise<ResourcePage> {
     checkLimit(options.limit);
     const after = decodeCursor('resources', options.nextToken);
     // Iterated, so the rows past a full page are never read.
@@ -247,7 +249,12 @@ export class SqliteStore implements Store {
       after === undefined
         ? this.sql.listResourcesFirst.iterate(typeName, options.limit + 1)
         : this.sql.listResourcesAfter.iterate(typeName, after, options.limit + 1);
-    return resourcePage(rows, options.limit, (last) => encodeCursor('resources', last.identifier));
+    return resourcePage(
+      rows,
+      options.limit,
+      (last) => encodeCursor('resources', last.identifier),
+      pageBytes(options.maxBytes),
+    );
   }
 
   async findByIdentifier(typeName: string, name: string, value: string): Promise<string | undefined> {
