@@ -193,12 +193,10 @@ export function maskWriteOnly(
   whole?: unknown,
 ): string {
   if (type.writeOnlyProperties.length === 0 && whole === undefined) return text;
-  const secrets = new Set<string>();
+  const secrets: string[] = [];
   const collect = (value: unknown): void => {
-    if (typeof value === 'string' || typeof value === 'number') {
-      const s = String(value);
-      if (s.length >= MIN_MASKED_LENGTH) for (const form of quotedForms(s)) secrets.add(form);
-    } else if (Array.isArray(value)) value.forEach(collect);
+    if (typeof value === 'string' || typeof value === 'number') secrets.push(String(value));
+    else if (Array.isArray(value)) value.forEach(collect);
     else if (value && typeof value === 'object') Object.values(value).forEach(collect);
   };
   for (const model of models) {
@@ -207,10 +205,21 @@ export function maskWriteOnly(
       for (const { value } of valuesAt(model, pointer)) collect(value);
   }
   collect(whole);
+  return maskQuoted(text, secrets, '***');
+}
+
+/**
+ * `text` with each of `secrets` (of 4 characters or more) replaced by `replacement`, in every form a
+ * message may quote it in ({@link quotedForms}).
+ */
+export function maskQuoted(text: string, secrets: Iterable<string>, replacement: string): string {
+  const forms = new Set<string>();
+  for (const secret of secrets)
+    if (secret.length >= MIN_MASKED_LENGTH) for (const form of quotedForms(secret)) forms.add(form);
   let masked = text;
   // Longest first, so a secret containing another is masked whole.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length))
-    masked = masked.split(secret).join('***');
+  for (const form of [...forms].sort((a, b) => b.length - a.length))
+    masked = masked.split(form).join(replacement);
   return masked;
 }
 

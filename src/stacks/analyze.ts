@@ -23,6 +23,7 @@ import {
   type Scope,
 } from './intrinsics.js';
 import { resolveParameters } from './parameters.js';
+import { fromSecret, maskReason, secretTexts, type SecretSources } from './secrets.js';
 import { referencesIn, type Reference } from './references.js';
 import { closest, stackDiagnostic } from './rules.js';
 import { locate, type ResourceDeclaration, type Template } from './template.js';
@@ -52,6 +53,10 @@ export interface Analysis {
   parameters: Map<string, ParameterValue>;
   /** Names of NoEcho parameters: their values, and values built from them, are secrets. */
   secretParameters: Set<string>;
+  /** Names of the imported exports that are secret: as secret here as a NoEcho parameter. */
+  secretImports: Set<string>;
+  /** The secret texts (NoEcho values, secret imported values), masked wherever a reason quotes them. */
+  secretValues: string[];
 }
 
 export interface AnalyzeOptions {
@@ -63,6 +68,8 @@ export interface AnalyzeOptions {
   pseudo?: PseudoParameters;
   /** Values other stacks export (Fn::ImportValue). */
   importValue?: (name: string) => string | undefined;
+  /** The names among those whose exports are secret (built from a NoEcho value). */
+  secretImports?: ReadonlySet<string>;
   file?: string;
 }
 
@@ -76,6 +83,15 @@ export async function analyzeTemplate(
   const resolved = resolveParameters(template, options.parameters);
   diagnostics.push(...resolved.diagnostics);
   const parameterValues = new Map<string, ParameterValue | Unknown>(resolved.values);
+  const secret: SecretSources = {
+    parameters: new Set([...template.parameters.values()].filter((p) => p.noEcho).map((p) => p.name)),
+    imports: new Set(options.secretImports),
+  };
+  const secretValues = secretTexts(resolved.values, secret.parameters);
+  for (const name of secret.imports) {
+    const value = options.importValue?.(name);
+    if (value !== undefined && value !== '') secretValues.push(value);
+  }
   for (const name of resolved.missing) {
     if (options.requireValues)
       problem(
@@ -240,6 +256,7 @@ export async function analyzeTemplate(
     pseudo: options.pseudo ?? DEFAULT_PSEUDO,
     applied: () => undefined,
     importValue: options.importValue ?? (() => undefined),
+    secret,
   });
   for (const name of template.conditions.keys()) {
     try {
@@ -302,7 +319,10 @@ export async function analyzeTemplate(
         `condition ${name} is never used; remove it, or use it in a Condition or Fn::If`,
       );
 
-  const located = dedupe(diagnostics).map((d) => locate(d, template.document, options.file));
+  // A message may quote a value (an evaluation error's operand, a property failing its schema).
+  const located = dedupe(diagnostics).map((d) =>
+    locate({ ...d, message: maskReason(d.message, secretValues) }, template.document, options.file),
+  );
   if (hasErrors(located)) return { diagnostics: located };
   const resources = new Map<string, AnalyzedResource>();
   for (const [logicalId, declaration] of template.resources)
@@ -318,7 +338,9 @@ export async function analyzeTemplate(
       resources,
       order,
       parameters: resolved.values,
-      secretParameters: new Set([...template.parameters.values()].filter((p) => p.noEcho).map((p) => p.name)),
+      secretParameters: new Set(secret.parameters),
+      secretImports: new Set(secret.imports),
+      secretValues,
     },
   };
 }
@@ -419,6 +441,8 @@ export interface ScopeOptions {
   pseudo: PseudoParameters;
   applied: (logicalId: string) => AppliedResource | undefined;
   importValue: (name: string) => string | undefined;
+  /** Where secrets come from: an error never quotes an operand built from one. */
+  secret?: SecretSources;
 }
 
 /** A scope for {@link evaluate}: conditions evaluated once each, a condition that refers to itself refused. */
@@ -468,6 +492,7 @@ export function createScope(options: ScopeOptions): Scope {
       return scope.condition(condition, `/Resources/${escapePointerToken(logicalId)}/Condition`);
     },
     importValue: options.importValue,
+    hides: (expression) => options.secret !== undefined && fromSecret(expression, options.secret),
   };
   return scope;
 }

@@ -37,10 +37,9 @@ import type {
   StackStore,
   StoredValue,
 } from './records.js';
-import { holdsSecret, mask, secretTexts } from './secrets.js';
+import { fromSecret, holdsSecret, maskReason, type SecretSources } from './secrets.js';
 import { loadTemplateYielding } from './template.js';
-import { referencesIn } from './references.js';
-import { importedValues } from './imports.js';
+import { importedValues, secretImports, type Imported } from './imports.js';
 
 /** The engine as stacks use it: its public operations. */
 export type StackEngine = Pick<Engine, 'create' | 'update' | 'delete' | 'read' | 'waitFor'>;
@@ -172,7 +171,8 @@ export class Deployment {
       requireValues: true,
       stackName: this.name,
       pseudo: this.ctx.pseudo,
-      importValue: (name) => this.imports.get(name),
+      importValue: (name) => this.imports.get(name)?.value,
+      secretImports: secretImports(this.imports),
     });
     if (!result.analysis) {
       this.failure = `the template is no longer valid: ${result.diagnostics
@@ -183,10 +183,20 @@ export class Deployment {
       return;
     }
     this.analysis = result.analysis;
-    this.secrets = secretTexts(result.analysis.parameters, result.analysis.secretParameters);
+    this.secrets = result.analysis.secretValues;
   }
 
-  private imports = new Map<string, string>();
+  private imports = new Map<string, Imported>();
+
+  /** Where this deployment's secrets come from: an evaluation error never quotes a value built from one. */
+  private secretSources(analysis: Analysis): SecretSources {
+    return { parameters: analysis.secretParameters, imports: analysis.secretImports };
+  }
+
+  /** `text` with the deployment's secrets masked: for every reason, event and log line it writes. */
+  masked(text: string): string {
+    return maskReason(text, this.secrets);
+  }
 
   private scope(analysis: Analysis): Scope {
     return createScope({
@@ -199,7 +209,8 @@ export class Deployment {
         const r = this.resources.get(logicalId);
         return r && r.identifier !== undefined ? { identifier: r.identifier, model: r.model } : undefined;
       },
-      importValue: (name) => this.imports.get(name),
+      importValue: (name) => this.imports.get(name)?.value,
+      secret: this.secretSources(analysis),
     });
   }
 
@@ -230,7 +241,7 @@ export class Deployment {
 
   private async fail(reason: string): Promise<void> {
     if (this.record.failure === undefined) {
-      this.record.failure = reason;
+      this.record.failure = this.masked(reason);
       await this.persist(this.record);
     }
   }
@@ -415,8 +426,7 @@ export class Deployment {
   }
 
   private reason(event: ProgressEvent): string {
-    const text = `${event.errorCode ?? event.operationStatus}: ${event.statusMessage ?? 'no message'}`;
-    return mask(text, this.secrets) as string;
+    return this.masked(`${event.errorCode ?? event.operationStatus}: ${event.statusMessage ?? 'no message'}`);
   }
 
   /** The model to read attributes from: the operation's, or a read when it carried none. */
@@ -649,10 +659,9 @@ export class Deployment {
       if (output.condition !== undefined && scope.condition(output.condition, `${at}/Condition`) !== true)
         continue;
       const value = plain({ v: evaluate(output.value, scope, `${at}/Value`) }).v;
-      // An output built from a NoEcho parameter is as secret as the parameter.
+      // An output built from a NoEcho parameter (or a secret import) is as secret as the parameter.
       const secret =
-        holdsSecret(value, this.secrets) ||
-        referencesIn(output.value, '').some((r) => r.kind === 'ref' && analysis.secretParameters.has(r.name));
+        holdsSecret(value, this.secrets) || fromSecret(output.value, this.secretSources(analysis));
       const stored = secret
         ? this.ctx.records.seal(value, `stack-output:${this.name}/${output.name}`)
         : { value };
@@ -707,7 +716,7 @@ export class Deployment {
   private async finish(status: StackStatus, reason?: string): Promise<void> {
     await this.ctx.records.updateStack(this.name, (s) => {
       const next: StackRecord = { ...s, status, version: s.version + 1 };
-      if (reason !== undefined) next.statusReason = reason;
+      if (reason !== undefined) next.statusReason = this.masked(reason);
       delete next.deployment;
       return next;
     });
@@ -745,7 +754,7 @@ export class Deployment {
       type: STACK_TYPE,
       identifier: this.stack.stackId,
       status,
-      ...(reason !== undefined ? { reason } : {}),
+      ...(reason !== undefined ? { reason: this.masked(reason) } : {}),
     });
     if (status !== 'DELETE_COMPLETE')
       await this.ctx.records.updateStack(this.name, (s) => (s.deployment === this.id ? { ...s, status } : s));
@@ -763,7 +772,7 @@ export class Deployment {
       type,
       ...(identifier !== undefined ? { identifier } : {}),
       status,
-      ...(reason !== undefined ? { reason } : {}),
+      ...(reason !== undefined ? { reason: this.masked(reason) } : {}),
     });
   }
 }

@@ -6,26 +6,50 @@
 import type { StackStore } from './records.js';
 import type { Template } from './template.js';
 
-export function importedNames(template: Template): Set<string> {
-  const names = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(visit);
-    if (typeof value !== 'object' || value === null) return;
-    const record = value as Record<string, unknown>;
-    const name = record['Fn::ImportValue'];
-    if (typeof name === 'string' && Object.keys(record).length === 1) names.add(name);
-    else Object.values(record).forEach(visit);
-  };
-  for (const r of template.resources.values()) visit(r.properties);
-  for (const o of template.outputs.values()) visit(o.value);
+/** The export names a template value imports by a literal name. */
+export function importsIn(value: unknown, names = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) {
+    for (const item of value) importsIn(item, names);
+    return names;
+  }
+  if (typeof value !== 'object' || value === null) return names;
+  const record = value as Record<string, unknown>;
+  const name = record['Fn::ImportValue'];
+  if (typeof name === 'string' && Object.keys(record).length === 1) names.add(name);
+  else for (const item of Object.values(record)) importsIn(item, names);
   return names;
 }
 
-export async function importedValues(records: StackStore, template: Template): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+export function importedNames(template: Template): Set<string> {
+  const names = new Set<string>();
+  for (const r of template.resources.values()) importsIn(r.properties, names);
+  for (const o of template.outputs.values()) importsIn(o.value, names);
+  return names;
+}
+
+/** An imported value; `secret` when its export is sealed (built from a secret): it stays one here. */
+export interface Imported {
+  value: string;
+  secret: boolean;
+}
+
+export async function importedValues(
+  records: StackStore,
+  template: Template,
+): Promise<Map<string, Imported>> {
+  const out = new Map<string, Imported>();
   for (const name of importedNames(template)) {
     const held = await records.getExport(name);
-    if (held) out.set(name, String(records.open(held.value, `stack-export:${name}`)));
+    if (held)
+      out.set(name, {
+        value: String(records.open(held.value, `stack-export:${name}`)),
+        secret: 'sealed' in held.value,
+      });
   }
   return out;
+}
+
+/** The names of the imports whose exports are secret. */
+export function secretImports(imports: ReadonlyMap<string, Imported>): Set<string> {
+  return new Set([...imports].filter(([, i]) => i.secret).map(([name]) => name));
 }

@@ -4,14 +4,13 @@
  */
 export {
   Stacks,
-  invalidTemplate,
   type StacksOptions,
   type StackView,
   type Started,
   type ResourceDrift,
   type DriftDifference,
 } from './stacks.js';
-export { STACK_RULES, type StackRuleId } from './rules.js';
+export { STACK_RULES, invalidTemplate, type StackRuleId } from './rules.js';
 export { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
 export { parseParameterPairs, MASK } from './parameters.js';
 export type { PlannedChange } from './plan.js';

@@ -57,6 +57,8 @@ export interface Scope {
   included(logicalId: string): boolean | Unknown;
   /** The value another stack exports, or undefined. */
   importValue(name: string): string | undefined;
+  /** Whether an expression's value comes from a secret (a NoEcho parameter, a secret export). */
+  hides(expression: unknown): boolean;
 }
 
 export interface PseudoParameters {
@@ -312,7 +314,7 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
       const n = Number(i);
       if (!Array.isArray(items)) fail(`${pointer}/1`, 'Fn::Select selects from a list');
       if (!Number.isInteger(n) || n < 0 || n >= items.length)
-        fail(`${pointer}/0`, `index ${String(i)} is outside the list of ${items.length}`);
+        fail(`${pointer}/0`, `index ${operand(scope, index, i)} is outside the list of ${items.length}`);
       return items[n];
     }
     case 'Fn::Split': {
@@ -380,7 +382,7 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
         throw new EvaluationError(
           'TP4021',
           pointer,
-          `no stack exports '${exportName}'; deploy the stack that exports it first, or check the name`,
+          `no stack exports '${operand(scope, argument, exportName)}'; deploy the stack that exports it first, or check the name`,
         );
       return imported;
     }
@@ -413,6 +415,11 @@ function collectUnknown(value: Value): Unknown | undefined {
       ? Object.values(value)
       : [];
   return unknownOf(children.map(collectUnknown).filter((u) => u !== undefined));
+}
+
+/** An operand as an error quotes it: one that comes from a secret is not quoted. */
+function operand(scope: Scope, expression: Value, value: Value): string {
+  return scope.hides(expression) ? '(hidden: NoEcho)' : String(value);
 }
 
 function scalarText(value: Value): Value {
@@ -515,17 +522,23 @@ function findInMap(argument: Value, scope: Scope, pointer: string): Value {
   const [mapName, top, second] = keys as string[];
   const fallback = items[3] as { DefaultValue?: Value } | undefined;
   const map = (scope.mappings as Record<string, Record<string, Record<string, Value>> | undefined>)[mapName!];
-  if (!map) throw new EvaluationError('TP4015', `${pointer}/0`, `no mapping named '${mapName}' in Mappings`);
+  if (!map)
+    throw new EvaluationError(
+      'TP4015',
+      `${pointer}/0`,
+      `no mapping named '${operand(scope, items[0], mapName)}' in Mappings`,
+    );
   const value = map[top!]?.[second!];
   if (value === undefined) {
     if (fallback && typeof fallback === 'object' && 'DefaultValue' in fallback)
       return evaluateValue(fallback.DefaultValue, scope, `${pointer}/3/DefaultValue`);
+    const [mapKey, topKey, secondKey] = keys.map((key, i) => operand(scope, items[i], key));
     throw new EvaluationError(
       'TP4015',
       pointer,
       map[top!] === undefined
-        ? `mapping '${mapName}' has no key '${top}'`
-        : `mapping '${mapName}' has no key '${second}' under '${top}'`,
+        ? `mapping '${mapKey}' has no key '${topKey}'`
+        : `mapping '${mapKey}' has no key '${secondKey}' under '${topKey}'`,
     );
   }
   return value;

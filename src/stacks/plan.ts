@@ -2,12 +2,13 @@
  * @module A plan: for every logical resource, what applying the template would do, as data. Values
  * that depend on resources being added or changed are "known after apply"; secrets are masked.
  */
-import type { ResourceType } from '../schema/index.js';
+import type { Diagnostic, ResourceType } from '../schema/index.js';
 import { touchesWriteOnly } from '../model/index.js';
 import { createScope, type Analysis } from './analyze.js';
 import { hasUnknown, plain, type Action, type PatchOperation } from './changes.js';
 import { conformProperties } from './conform.js';
 import {
+  EvaluationError,
   KNOWN_AFTER_APPLY,
   Unknown,
   evaluate,
@@ -17,7 +18,9 @@ import {
 import { decideNamed, namedProperty } from './physical-names.js';
 import { MASK } from './parameters.js';
 import type { ResourceRecord } from './records.js';
-import { mask, secretTexts } from './secrets.js';
+import { invalidTemplate, stackDiagnostic } from './rules.js';
+import { mask, maskReason } from './secrets.js';
+import { locate } from './template.js';
 
 export interface PlannedChange {
   logicalId: string;
@@ -34,6 +37,10 @@ export interface PlannedChange {
   retain?: boolean;
 }
 
+/**
+ * The changes applying `analysis` would make. A value that fails to evaluate only now (an operand
+ * read from a resource the stack holds) refuses the plan with located diagnostics, secrets masked.
+ */
 export function computePlan(
   analysis: Analysis,
   records: ReadonlyMap<string, ResourceRecord>,
@@ -44,6 +51,7 @@ export function computePlan(
     importValue: (name: string) => string | undefined;
   },
 ): PlannedChange[] {
+  const secrets = analysis.secretValues;
   /** What a dependant sees of each resource: recorded, merged with its new properties, or unknown. */
   const applied = new Map<string, { identifier: string; model: Record<string, unknown> }>();
   const scope = createScope({
@@ -51,23 +59,32 @@ export function computePlan(
     parameters: new Map<string, ParameterValue>(analysis.parameters),
     ...context,
     applied: (id) => applied.get(id),
+    secret: { parameters: analysis.secretParameters, imports: analysis.secretImports },
   });
-  const secrets = secretTexts(analysis.parameters, analysis.secretParameters);
   const changes: PlannedChange[] = [];
+  const diagnostics: Diagnostic[] = [];
   const included = new Set<string>();
   for (const logicalId of analysis.order) {
     const resource = analysis.resources.get(logicalId)!;
     const type = resource.compiled.type;
     const rec = records.get(logicalId);
-    if (scope.included(logicalId) === false) continue;
-    included.add(logicalId);
-    const evaluated = conformProperties(
-      type,
-      evaluate(resource.declaration.properties, scope, `/Resources/${logicalId}/Properties`) as Record<
-        string,
-        unknown
-      >,
-    );
+    let evaluated: Record<string, unknown>;
+    try {
+      if (scope.included(logicalId) === false) continue;
+      included.add(logicalId);
+      evaluated = conformProperties(
+        type,
+        evaluate(resource.declaration.properties, scope, `/Resources/${logicalId}/Properties`) as Record<
+          string,
+          unknown
+        >,
+      );
+    } catch (e) {
+      if (!(e instanceof EvaluationError)) throw e;
+      const problem = stackDiagnostic(e.rule, e.pointer, maskReason(e.message, secrets));
+      diagnostics.push(locate(problem, analysis.template.document, undefined));
+      continue;
+    }
     const { decision, desired } = decideNamed(
       type,
       rec,
@@ -94,6 +111,7 @@ export function computePlan(
     }
     changes.push(change);
   }
+  if (diagnostics.length > 0) throw invalidTemplate(diagnostics);
   const removed = [...records.values()].filter((r) => !included.has(r.logicalId));
   for (const rec of removed.reverse())
     changes.push({

@@ -2,6 +2,7 @@
  * @module The catalogue of template rules (TP4xxx), declared once: stable ids users match on, the
  * severity, and a title. Messages say what is wrong and how to fix it.
  */
+import { TypeplaneError } from '../errors.js';
 import type { Diagnostic, RuleInfo } from '../schema/diagnostics.js';
 
 export const STACK_RULES = {
@@ -66,4 +67,14 @@ function distance(a: string, b: string, cap: number): number {
     previous = current;
   }
   return previous[b.length]!;
+}
+
+/** Thrown when a template does not validate: carries the diagnostics. */
+export function invalidTemplate(diagnostics: Diagnostic[]): TypeplaneError {
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  return new TypeplaneError(
+    'InvalidRequest',
+    `the template is invalid: ${errors.length} error${errors.length === 1 ? '' : 's'}, first: ${errors[0]?.rule} ${errors[0]?.message}`,
+    diagnostics.map((d) => ({ ...d })),
+  );
 }

@@ -4,9 +4,38 @@
  */
 import type { ResourceType } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
+import { maskQuoted } from '../engine/index.js';
 import { touchesWriteOnly } from '../model/index.js';
 import type { ParameterValue } from './intrinsics.js';
+import { importsIn } from './imports.js';
 import { MASK } from './parameters.js';
+import { referencesIn } from './references.js';
+
+/** Where a stack's secrets come from: its NoEcho parameters, and the secret exports it imports. */
+export interface SecretSources {
+  parameters: ReadonlySet<string>;
+  imports: ReadonlySet<string>;
+}
+
+/**
+ * Whether an expression's value comes from a secret: it refers to a NoEcho parameter or imports a
+ * secret export. Read from the text alone, so a value derived from a secret (a piece of a split, a
+ * Base64 of it) is known as one though it does not hold the secret's text.
+ */
+export function fromSecret(expression: unknown, sources: SecretSources): boolean {
+  return (
+    referencesIn(expression, '').some((r) => r.kind === 'ref' && sources.parameters.has(r.name)) ||
+    [...importsIn(expression)].some((name) => sources.imports.has(name))
+  );
+}
+
+/**
+ * A reason (an evaluation error, a provider's message) with every secret text in it masked: each
+ * reason, event and log line a deployment writes goes through here.
+ */
+export function maskReason(text: string, secrets: readonly string[]): string {
+  return secrets.length === 0 ? text : maskQuoted(text, secrets, MASK);
+}
 
 /** The texts to hide: every NoEcho parameter value (each item of a list). */
 export function secretTexts(

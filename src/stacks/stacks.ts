@@ -4,9 +4,9 @@
  * Built on the engine's public operations; every state change is in the store, and deployments a
  * crashed server (or a lost replica) left behind are resumed under a lease.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
-import { scopedClientToken } from '../engine/index.js';
+import { canonicalJson, scopedClientToken } from '../engine/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
@@ -26,6 +26,7 @@ import {
 import { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
 import { MASK } from './parameters.js';
 import { computePlan, type PlannedChange } from './plan.js';
+import { invalidTemplate } from './rules.js';
 import {
   StackStore,
   type DeploymentRecord,
@@ -38,7 +39,7 @@ import {
 } from './records.js';
 import { mask } from './secrets.js';
 import { loadTemplateYielding } from './template.js';
-import { importedNames, importedValues } from './imports.js';
+import { importedNames, importedValues, secretImports } from './imports.js';
 import { registryTypes, scopedTypes } from './types.js';
 
 export interface StacksOptions {
@@ -110,16 +111,6 @@ export interface ResourceDrift {
   identifier?: string;
   status: 'IN_SYNC' | 'MODIFIED' | 'DELETED';
   differences: DriftDifference[];
-}
-
-/** Thrown when a template does not validate: carries the diagnostics. */
-export function invalidTemplate(diagnostics: Diagnostic[]): TypeplaneError {
-  const errors = diagnostics.filter((d) => d.severity === 'error');
-  return new TypeplaneError(
-    'InvalidRequest',
-    `the template is invalid: ${errors.length} error${errors.length === 1 ? '' : 's'}, first: ${errors[0]?.rule} ${errors[0]?.message}`,
-    diagnostics.map((d) => ({ ...d })),
-  );
 }
 
 export class Stacks {
@@ -217,7 +208,8 @@ export class Stacks {
       requireValues: true,
       stackName: name,
       pseudo: this.ctx.pseudo,
-      importValue: (n) => imports.get(n),
+      importValue: (n) => imports.get(n)?.value,
+      secretImports: secretImports(imports),
     });
     if (!result.analysis) throw invalidTemplate(result.diagnostics);
     return result.analysis;
@@ -243,7 +235,7 @@ export class Stacks {
       stackName: name,
       stackId,
       pseudo: this.ctx.pseudo,
-      importValue: (n) => imports.get(n),
+      importValue: (n) => imports.get(n)?.value,
     });
     const plan: PlanRecord = {
       planId: randomUUID(),
@@ -784,12 +776,20 @@ export class Stacks {
     if (token === undefined) return undefined;
     const held = await this.options.store.kvGet(TOKENS, `${name}/${token}`);
     if (!held) return undefined;
-    if (held.value.hash !== hashOf(request))
+    if (held.value.hash !== this.fingerprint(request))
       throw new TypeplaneError(
         'InvalidRequest',
         'this clientToken was already used for a different request; use a new token',
       );
     return { deploymentId: held.value.deploymentId as string, startedAt: String(held.value.startedAt) };
+  }
+
+  /**
+   * What a client token's request is compared as. Keyed with the server's key: the request holds
+   * NoEcho values, which a plain hash in the store would let anyone with a copy of it confirm guesses of.
+   */
+  private fingerprint(request: unknown): string {
+    return this.options.sealer.mac(canonicalJson(['stack-deployment', request]));
   }
 
   private async rememberToken(
@@ -799,7 +799,7 @@ export class Stacks {
     request: unknown,
   ): Promise<void> {
     await this.options.store.kvInsert(TOKENS, `${name}/${token}`, {
-      value: { ...started, hash: hashOf(request) },
+      value: { ...started, hash: this.fingerprint(request) },
       writtenBy: 'stacks',
     });
   }
@@ -841,7 +841,7 @@ export class Stacks {
       .run()
       .catch((e: unknown) =>
         this.ctx.log.warn(
-          { stack: record.stack, deployment: record.id, err: String(e) },
+          { stack: record.stack, deployment: record.id, err: deployment.masked(String(e)) },
           'stack deployment stopped',
         ),
       )
@@ -908,10 +908,6 @@ async function unnamed<T>(what: string, check: () => T | Promise<T>): Promise<T>
 
 function typesOf(analysis: Analysis): string[] {
   return [...new Set([...analysis.resources.values()].map((r) => r.compiled.type.typeName))];
-}
-
-function hashOf(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
 }
 
 /** Differences between what the stack set (`expected`) and what the provider reports, leaf by leaf. */

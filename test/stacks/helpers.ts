@@ -3,13 +3,16 @@
  * one-call validation of a template text, and the CLI as a child process.
  */
 import type { TestContext } from 'node:test';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteStore } from '../../src/store/index.js';
 import { Registry } from '../../src/registry/registry.js';
 import { analyzeTemplate } from '../../src/stacks/analyze.js';
 import { loadTemplate } from '../../src/stacks/template.js';
 import { registryTypes } from '../../src/stacks/types.js';
-import { tempDir, WIDGET } from '../helpers/service.js';
+import { pino } from 'pino';
+import type { ServiceOptions } from '../../src/service.js';
+import { startTestService, tempDir, WIDGET, type Api } from '../helpers/service.js';
 import { exits, runCli, type CliRun } from '../helpers/cli.js';
 
 export { exits };
@@ -66,4 +69,43 @@ export function typeplaneCli(url: string, token: string, args: string[]): Promis
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TYPEPLANE_TOKEN: token };
   delete env.TYPEPLANE_ENDPOINT;
   return runCli([...args, '--endpoint', url], { env });
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** Which of `texts` some file of a (closed) server's data folder holds in plain bytes: `text in file`. */
+export function plainAtRest(dataDir: string, texts: readonly string[]): string[] {
+  const files = filesUnder(dataDir);
+  if (!files.some((f) => f.endsWith('.db'))) throw new Error(`no store file under ${dataDir}`);
+  return files.flatMap((file) => {
+    const bytes = readFileSync(file);
+    return texts.filter((text) => bytes.includes(text)).map((text) => `${text} in ${file}`);
+  });
+}
+
+/**
+ * A server with the widget type whose log (at its most verbose) and whose answers to `call` (as the
+ * admin, or as `client`) are kept, to look for secrets in.
+ */
+export async function watchedService(t: TestContext, options: Partial<ServiceOptions> = {}) {
+  let logs = '';
+  const s = await startTestService({
+    logger: pino({ level: 'trace' }, { write: (line: string) => void (logs += line) }),
+    ...options,
+  });
+  t.after(() => s.close());
+  const registered = await s.call('POST', '/v1/types', WIDGET);
+  if (registered.status !== 201) throw new Error(JSON.stringify(registered.body));
+  const answers: string[] = [];
+  const call = async (method: string, path: string, body?: unknown, client: Api = s) => {
+    const r = await client.call(method, path, body);
+    answers.push(`${method} ${path} ${r.status} ${JSON.stringify(r.body)}`);
+    return r;
+  };
+  return { s, call, answers, logs: () => logs };
 }

@@ -5,36 +5,15 @@
  * database and its WAL).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { pino } from 'pino';
-import { startTestService, WIDGET } from '../helpers/service.js';
+import { plainAtRest, watchedService } from './helpers.js';
 
 const NO_ECHO = 'noecho-Zq81xv-secret';
 const NO_ECHO_2 = 'noecho-Pm44wd-rotated';
 const LITERAL = 'writeonly-Hk29ff-literal';
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
-
 test('NoEcho and write-only values are in no answer, no log line and no store file', async (t) => {
-  let logs = '';
-  const s = await startTestService({
-    logger: pino({ level: 'trace' }, { write: (line: string) => void (logs += line) }),
-  });
-  t.after(() => s.close());
-  assert.equal((await s.call('POST', '/v1/types', WIDGET)).status, 201);
-  const answers: string[] = [];
-  const call = async (method: string, path: string, body?: unknown) => {
-    const r = await s.call(method, path, body);
-    answers.push(`${method} ${path} ${r.status} ${JSON.stringify(r.body)}`);
-    return r;
-  };
+  const { s, call, answers, logs: log } = await watchedService(t);
   const template = `
 Parameters:
   Password: { Type: String, NoEcho: true }
@@ -93,15 +72,9 @@ Outputs:
       !everything.includes(secret),
       `${secret} in an answer:\n${answers.filter((x) => x.includes(secret)).join('\n')}`,
     );
-    assert.ok(!logs.includes(secret), `${secret} in the log`);
+    assert.ok(!log().includes(secret), `${secret} in the log`);
   }
-  assert.ok(logs.includes('"component":"stacks"') || logs.includes('/v1/stacks'), 'the log was written');
+  assert.ok(log().includes('"component":"stacks"') || log().includes('/v1/stacks'), 'the log was written');
   await s.close();
-  const files = filesUnder(s.dataDir);
-  assert.ok(files.some((f) => f.endsWith('.db')));
-  for (const file of files) {
-    const bytes = readFileSync(file);
-    for (const secret of secrets)
-      assert.equal(bytes.includes(secret), false, `${secret} in plain text in ${file}`);
-  }
+  assert.deepEqual(plainAtRest(s.dataDir, secrets), [], 'no secret in plain text at rest');
 });
