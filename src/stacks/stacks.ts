@@ -677,7 +677,7 @@ export class Stacks {
     if (!current) throw stackNotFound(name);
     const records = await this.records.getResources(name);
     await unnamed(`stack ${name}`, () => authorize([...new Set([...records.values()].map((r) => r.type))]));
-    const secrets = this.secretsOf(current.record);
+    const secrets = await this.secretsOf(current.record);
     const resources: ResourceDrift[] = [];
     for (const rec of records.values()) {
       if (rec.identifier === undefined) continue;
@@ -713,7 +713,8 @@ export class Stacks {
     };
   }
 
-  private secretsOf(s: StackRecord): string[] {
+  /** A stack's secret texts: its NoEcho values and the values of the secret exports it imports. */
+  private async secretsOf(s: StackRecord): Promise<string[]> {
     const out: string[] = [];
     for (const [name, v] of Object.entries(s.parameters ?? {}))
       if ('sealed' in v) {
@@ -721,6 +722,11 @@ export class Stacks {
         for (const item of Array.isArray(value) ? value : [value])
           if (String(item) !== '') out.push(String(item));
       }
+    for (const name of s.imports) {
+      const held = await this.records.getExport(name);
+      if (held && 'sealed' in held.value)
+        out.push(String(this.records.open(held.value, `stack-export:${name}`)));
+    }
     return out;
   }
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { api } from '../helpers/service.js';
+import { api, settle } from '../helpers/service.js';
 import { GADGET, plainAtRest, watchedService } from './helpers.js';
 
 const SECRET = 'export-Tq62mh-secret';
@@ -75,4 +75,29 @@ test('a secret export imported by another stack is masked there, sealed at rest,
   }
   await s.close();
   assert.deepEqual(plainAtRest(s.dataDir, [SECRET, encoded]), [], 'in plain text at rest');
+});
+
+test("an importer's drift shows an imported secret masked", async (t) => {
+  const { s } = await watchedService(t);
+  assert.equal((await s.call('POST', '/v1/types', GADGET)).status, 201);
+  const exported = await s.call('PUT', '/v1/stacks/exporter?wait=20', {
+    template: EXPORTER,
+    parameters: { Password: SECRET },
+  });
+  assert.equal(exported.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(exported.body));
+  const put = await s.call('PUT', '/v1/stacks/importer?wait=20', {
+    template: importer('!ImportValue shared-password'),
+  });
+  assert.equal(put.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(put.body));
+  const gadget = put.body.stack.resources[0].identifier;
+  const patched = await s.call('PATCH', `/v1/resources/Test::Shop::Gadget/${encodeURIComponent(gadget)}`, {
+    patchDocument: [{ op: 'replace', path: '/Note', value: 'changed' }],
+  });
+  assert.equal(patched.status, 202, JSON.stringify(patched.body));
+  await settle(s, patched.body.progressEvent.requestToken);
+  const drift = await s.call('GET', '/v1/stacks/importer/drift');
+  assert.equal(drift.body.status, 'DRIFTED', JSON.stringify(drift.body));
+  assert.deepEqual(drift.body.resources[0].differences, [
+    { path: '/Note', expected: '****', actual: 'changed', kind: 'NOT_EQUAL' },
+  ]);
 });
