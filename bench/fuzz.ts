@@ -1,6 +1,7 @@
 /**
- * Benchmark (not a test): the fuzz test's requests (`test/security/fuzz-requests.ts`) in a larger
- * number against a live server, then the store's consistency check. Prints the request count,
+ * Benchmark (not a test): the fuzz test's requests (`test/security/fuzz-requests.ts`, its stack
+ * templates in `fuzz-stacks.ts`) in a larger number against a live server, then every stack's
+ * deployment ended and the stack deleted, then the store's consistency check. Prints the request count,
  * requests per second, the answers by status and errorCode, and every contract violation found.
  *
  *   npm run bench:fuzz                                  (300,000 requests)
@@ -22,6 +23,7 @@ import {
   runFuzzInWorker,
   startWatchdog,
 } from '../test/security/fuzz-requests.js';
+import { settleStacks } from '../test/security/fuzz-stacks.js';
 
 const { values } = parseArgs({
   options: {
@@ -89,6 +91,9 @@ try {
     if (active.body?.progressEvents?.length === 0) break;
     await new Promise((r) => setTimeout(r, 200));
   }
+  const stackProblems = await settleStacks(svc.call, 60_000);
+  console.log(`\nstacks ended and deleted: ${stackProblems.length === 0 ? 'yes' : 'no'}`);
+  for (const p of stackProblems) console.log(`  ${p}`);
   const started = performance.now();
   const problems = await checkConsistency(svc.store);
   console.log(
@@ -100,6 +105,7 @@ try {
   failed =
     report.violationCount > 0 ||
     watched.problems.length > 0 ||
+    stackProblems.length > 0 ||
     problems.length > 0 ||
     ({} as Record<string, unknown>).polluted !== undefined;
 } finally {

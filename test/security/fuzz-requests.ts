@@ -29,6 +29,7 @@ import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { ERROR_CODES, isErrorCode } from '../../src/errors.js';
 import { signedHeaders } from '../helpers/cloudcontrol.js';
+import { FUZZ_NOECHO_SECRET, stackRequests } from './fuzz-stacks.js';
 
 export const WIDGET = 'Test::Fuzz::Widget';
 export const PAIR = 'Test::Fuzz::Pair';
@@ -162,6 +163,8 @@ export interface FuzzRequest {
   sign?: { keys: 'writer' | 'scoped' | 'wrong-secret'; operation: string };
   /** The Cloud Control operation, when a key scoped to {@link LINK} sends it naming another type. */
   outOfScope?: string;
+  /** Text the answer may not hold: the NoEcho value unless the request itself carries it, and what lies out of scope. */
+  forbidden?: string[];
 }
 
 /** Access key pairs for the Cloud Control requests (see {@link fuzzAwsKeys}). */
@@ -282,7 +285,7 @@ const patchOps: Record<TypeName, fc.Arbitrary<unknown[]>> = {
 };
 
 /** A request before encoding: its body is a value (sent as JSON) or raw text. */
-interface Template {
+export interface Template {
   kind: string;
   method: string;
   segments: string[];
@@ -302,14 +305,8 @@ interface Template {
   expectType?: string;
   /** A Cloud Control request, signed as it is sent (its time must be now) with these keys. */
   sign?: { keys: 'writer' | 'scoped' | 'wrong-secret'; operation: string };
-}
-
-/** Access key pairs for the Cloud Control requests (see {@link fuzzAwsKeys}). */
-export interface FuzzAwsKeys {
-  /** A writer's, of every type. */
-  writer: { accessKeyId: string; secretAccessKey: string };
-  /** A writer's, scoped to {@link LINK}. */
-  scoped: { accessKeyId: string; secretAccessKey: string };
+  /** Text the answer may not hold (what lies outside the caller's scope). */
+  forbidden?: string[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1312,7 +1309,11 @@ const ccScopeProbe: fc.Arbitrary<FuzzRequest> = fc.constantFrom(...CC_TYPED).cha
 export function fuzzRequest(token: string, scoped: string[]): fc.Arbitrary<FuzzRequest> {
   return fc
     .tuple(
-      fc.oneof({ weight: 9, arbitrary: templates }, { weight: 1, arbitrary: attacks }),
+      fc.oneof(
+        { weight: 18, arbitrary: templates },
+        { weight: 2, arbitrary: attacks },
+        { weight: 1, arbitrary: stackRequests(WIDGET) },
+      ),
       mutations,
       authorization,
       extraHeaders,
@@ -1335,6 +1336,11 @@ export function fuzzRequest(token: string, scoped: string[]): fc.Arbitrary<FuzzR
           ? t.expect
           : undefined;
       const text = t.rawBody ?? (t.body !== undefined ? JSON.stringify(t.body) : undefined);
+      // A request as made may not be answered with what it may not see, nor with the NoEcho value
+      // it sends; once mutated, it may be answered with its own text (a parse error quoting it).
+      const forbidden = [...(t.forbidden ?? []), FUZZ_NOECHO_SECRET].filter(
+        (s) => mutation.name === 'valid' || !text?.includes(s),
+      );
       if (text !== undefined) all['content-type'] = t.contentType ?? 'application/json';
       else if (t.contentType) all['content-type'] = t.contentType;
       if (all['content-type'] === '') delete all['content-type'];
@@ -1347,6 +1353,7 @@ export function fuzzRequest(token: string, scoped: string[]): fc.Arbitrary<FuzzR
           : {}),
         kind: `${template.kind}:${mutation.name}${auth === 'admin' ? '' : ':auth'}`,
         ...(expect ? { expect, ...(t.mustFail ? { mustFail: true } : {}) } : {}),
+        forbidden,
       };
     });
 }
@@ -1417,6 +1424,12 @@ function withRecentToken(request: FuzzRequest, recent: string[]): FuzzRequest {
 
 /** Why an answer breaks the contract, or `undefined`; and its tally key. */
 export function judge(request: FuzzRequest, answer: FuzzAnswer): { key: string; violation?: string } {
+  for (const text of request.forbidden ?? [FUZZ_NOECHO_SECRET])
+    if (answer.body.includes(text))
+      return {
+        key: `${answer.status} leak`,
+        violation: `${request.kind} answered ${answer.status} holding '${text}', which it may not see: ${answer.body.slice(0, 300)}`,
+      };
   // POST / is the Cloud Control API: AWS's statuses, errors in AWS's shape, `{ __type, message }`.
   if (request.method === 'POST' && /^\/(\?|$)/.test(request.path)) return judgeCloudControl(request, answer);
   const { status } = answer;

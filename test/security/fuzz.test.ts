@@ -1,11 +1,13 @@
 /**
  * The fuzz test: 12,000 random and mutated requests (fast-check) against a live server on loopback,
  * over every route and method, with a tenant's attacks among them (copy bombs, backtracking globs,
- * costly patterns, YAML aliases, surrogates and NFD spellings, references across scopes), and signed
+ * costly patterns, YAML aliases, surrogates and NFD spellings, references across scopes, stack
+ * templates that a tenant makes costly or uses to reach secrets and others' stacks), and signed
  * Cloud Control requests (a writer's key, one scoped to a type, a wrong secret, none). No answer
- * may be a 5xx or outside the contract's error shape, the server must keep answering, its event loop
- * may not stall over 200 ms nor its RSS pass 1 GB, no prototype may change, and afterwards the store
- * must pass the consistency check. `FUZZ_REQUESTS` and `FUZZ_SEED` override the count and the seed; the count is
+ * may be a 5xx or outside the contract's error shape, nor hold a NoEcho value or what lies outside
+ * the caller's scope; the server must keep answering, its event loop may not stall over 200 ms nor
+ * its RSS pass 1 GB, no prototype may change; afterwards every stack's deployment ends and the stack
+ * can be deleted, and the store must pass the consistency check. `FUZZ_REQUESTS` and `FUZZ_SEED` override the count and the seed; the count is
  * bounded so the suite stays fast (`npm run bench:fuzz` sends 300,000).
  *
  * Run on the embedded SQLite store, and (fewer requests, `FUZZ_REQUESTS_POSTGRESQL`) on the
@@ -26,6 +28,7 @@ import {
   runFuzzInWorker,
   startWatchdog,
 } from './fuzz-requests.js';
+import { settleStacks } from './fuzz-stacks.js';
 
 const hasNull = (value: unknown): boolean =>
   value === null || (typeof value === 'object' && Object.values(value).some(hasNull));
@@ -122,6 +125,15 @@ for (const [kind, REQUESTS] of [
           'pattern-long',
           'yaml-alias',
           'ref-scope',
+          'stack-cond-resource',
+          'stack-cond-chain',
+          'stack-fanout',
+          'stack-allowed-values',
+          'stack-allowed-pattern',
+          'stack-noecho',
+          'stack-import',
+          'stack-token-replay',
+          'stack-read-scoped',
         ])
           assert.ok(
             kinds.some((k) => k.startsWith(`${family}:`)),
@@ -175,6 +187,9 @@ for (const [kind, REQUESTS] of [
         assert.equal((await svc.call('GET', '/v1/types')).status, 200);
         assert.equal(({} as Record<string, unknown>).polluted, undefined);
         assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeBefore);
+
+        // Every stack's deployment ended, and every stack can be deleted.
+        assert.deepEqual(await settleStacks(svc.call), [], `stacks after the run (FUZZ_SEED=${SEED})`);
 
         // Once every operation is terminal, the store keeps every invariant.
         const until = Date.now() + 30_000;
