@@ -303,7 +303,21 @@ export class Stacks {
       parameters,
       noRollback: options.noRollback === true,
     });
-    if (replay) return { stack: await this.describe(name), ...replay };
+    if (replay) {
+      // The token's stack was deleted since (or deleted and made anew): its deployment is gone, and
+      // replaying the request would make the stack again long after the client saw it deleted.
+      const current = await this.records.getStack(name);
+      if (!current || (replay.stackId !== undefined && current.record.stackId !== replay.stackId))
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `this clientToken deployed stack ${name}, which has since been deleted; send a new clientToken to deploy it again`,
+        );
+      return {
+        stack: await this.describe(name),
+        deploymentId: replay.deploymentId,
+        startedAt: replay.startedAt,
+      };
+    }
     return this.begin(name, analysis, text, parameters, {
       ...options,
       ...(clientToken !== undefined ? { clientToken } : {}),
@@ -388,7 +402,11 @@ export class Stacks {
       await this.rememberToken(
         name,
         options.clientToken,
-        { deploymentId: id, startedAt: deployment.startedAt },
+        {
+          deploymentId: id,
+          startedAt: deployment.startedAt,
+          stackId: (await this.records.getStack(name))?.record.stackId,
+        },
         {
           text,
           parameters,
@@ -778,7 +796,7 @@ export class Stacks {
     name: string,
     token: string | undefined,
     request: unknown,
-  ): Promise<{ deploymentId: string; startedAt: string } | undefined> {
+  ): Promise<{ deploymentId: string; startedAt: string; stackId?: string } | undefined> {
     if (token === undefined) return undefined;
     const held = await this.options.store.kvGet(TOKENS, `${name}/${token}`);
     if (!held) return undefined;
@@ -787,7 +805,11 @@ export class Stacks {
         'InvalidRequest',
         'this clientToken was already used for a different request; use a new token',
       );
-    return { deploymentId: held.value.deploymentId as string, startedAt: String(held.value.startedAt) };
+    return {
+      deploymentId: held.value.deploymentId as string,
+      startedAt: String(held.value.startedAt),
+      ...(typeof held.value.stackId === 'string' ? { stackId: held.value.stackId } : {}),
+    };
   }
 
   /**
@@ -801,7 +823,7 @@ export class Stacks {
   private async rememberToken(
     name: string,
     token: string,
-    started: { deploymentId: string; startedAt: string },
+    started: { deploymentId: string; startedAt: string; stackId: string | undefined },
     request: unknown,
   ): Promise<void> {
     await this.options.store.kvInsert(TOKENS, `${name}/${token}`, {

@@ -112,6 +112,26 @@ test('a repeated clientToken answers the same deployment; the same token for ano
   );
 });
 
+test('a clientToken replayed after its stack was deleted is refused (409), not answered 404 nor deployed again', async (t) => {
+  const s = await service(t);
+  const template = 'Resources:\n  W: { Type: Test::Shop::Widget, Properties: { Name: gone } }\n';
+  const first = await s.call('PUT', '/v1/stacks/gone?wait=20', { template, clientToken: 'deploy-g' });
+  assert.equal(first.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(first.body));
+  const deleted = await s.call('DELETE', '/v1/stacks/gone?wait=20');
+  assert.equal(deleted.status, 202, JSON.stringify(deleted.body));
+  assert.equal((await s.call('GET', '/v1/stacks/gone')).status, 404);
+  const replay = await s.call('PUT', '/v1/stacks/gone?wait=20', { template, clientToken: 'deploy-g' });
+  assert.equal(replay.status, 409, JSON.stringify(replay.body));
+  assert.equal(replay.body.errorCode, 'ResourceConflict');
+  assert.match(replay.body.message, /has since been deleted; send a new clientToken/);
+  assert.equal((await s.call('GET', '/v1/stacks/gone')).status, 404, 'nothing was deployed again');
+  // The same name made anew under another token: the old token does not answer the new stack.
+  const anew = await s.call('PUT', '/v1/stacks/gone?wait=20', { template, clientToken: 'deploy-h' });
+  assert.equal(anew.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(anew.body));
+  const stale = await s.call('PUT', '/v1/stacks/gone', { template, clientToken: 'deploy-g' });
+  assert.equal(stale.status, 409, JSON.stringify(stale.body));
+});
+
 test('UpdateReplacePolicy: Retain keeps the replaced resource, outside the stack', async (t) => {
   const s = await service(t);
   const v = (name: string) =>
