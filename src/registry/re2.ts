@@ -58,11 +58,30 @@ interface Re2Like {
   toString(): string;
 }
 
-const compiled = new Map<string, Re2Like>();
-const MAX_CACHED = 20_000;
+/**
+ * What the compiled patterns kept for reuse may hold, in bytes. A program takes ~75-110 bytes an
+ * instruction (measured), so one at the program limit (100,000, src/schema/regex.ts) ~13 MB; the
+ * published AWS schemas' 2,033 patterns (245,153 instructions) ~31 MB. Past it the oldest go.
+ */
+export const PATTERN_CACHE_BYTES = 64 * 1024 * 1024;
+const BYTES_PER_INSTRUCTION = 128;
+const BYTES_PER_ENTRY = 1024;
+const compiled = new Map<string, { rx: Re2Like; bytes: number }>();
+let cachedBytes = 0;
+
+function remember(pattern: string, rx: Re2Like, programSize: number): void {
+  const bytes = BYTES_PER_ENTRY + BYTES_PER_INSTRUCTION * programSize;
+  compiled.set(pattern, { rx, bytes });
+  cachedBytes += bytes;
+  for (const [oldest, entry] of compiled) {
+    if (cachedBytes <= PATTERN_CACHE_BYTES) break;
+    compiled.delete(oldest);
+    cachedBytes -= entry.bytes;
+  }
+}
 
 function re2(pattern: string): Re2Like {
-  let rx = compiled.get(pattern);
+  let rx = compiled.get(pattern)?.rx;
   if (rx === undefined) {
     let re: ReturnType<typeof RE2JS.compile>;
     try {
@@ -86,10 +105,18 @@ function re2(pattern: string): Re2Like {
       },
       toString: () => `re2:${pattern}`,
     };
-    if (compiled.size >= MAX_CACHED) compiled.clear();
-    compiled.set(pattern, rx);
+    remember(pattern, rx, size);
   }
   return rx;
+}
+
+/**
+ * Whether `input` matches `pattern` as a whole (as a stack parameter's `AllowedPattern` does), on the
+ * same compiled patterns and pattern budget as schemas. The pattern must have passed `checkPattern`
+ * (src/schema/regex.ts): anchoring it in a group would make some invalid ones valid.
+ */
+export function matchesWhole(pattern: string, input: string): boolean {
+  return re2(`^(?:${pattern})$`).test(input);
 }
 
 /**

@@ -188,9 +188,15 @@ export function checkPattern(pattern: string): string | undefined {
       ? smallCounts(screened)
       : undefined;
   const large = mayBeLarge(escaped, screened, counts);
+  const least = large ? programAtLeast(pattern) : 0;
   if (large || counts === undefined) {
     try {
-      if (large) {
+      if (least > MAX_PATTERN_PROGRAM) {
+        // Surely too large: parsed for RE2's own reason if it has one, never compiled (a 4 KB
+        // pattern of 570,000 instructions takes seconds to compile).
+        new RE2Set().add(pattern);
+        verdict = `it compiles to over ${least} RE2 instructions; at most ${MAX_PATTERN_PROGRAM} are allowed: lower its repeat counts`;
+      } else if (large) {
         // Only a compiled program can be measured.
         const size = RE2JS.compile(pattern).programSize();
         if (size > MAX_PATTERN_PROGRAM)
@@ -208,6 +214,37 @@ export function checkPattern(pattern: string): string | undefined {
   if (verdicts.size > 10_000) verdicts.clear();
   verdicts.set(pattern, verdict);
   return verdict;
+}
+
+/**
+ * Fewer instructions than RE2 compiles `pattern` to, counted from the repeats of single characters
+ * and classes (`x{1000}`, `[01]{2,500}`, `.{9,}`): each copy is at least one instruction, and none is
+ * dropped unless a group is repeated zero times or a negated class is empty (neither is counted:
+ * the bound is then 0, or the class counts nothing). Escapes, groups and assertions count nothing,
+ * and `\Q…\E` or a named class (`[:alpha:]`) makes it 0: a lower bound only.
+ */
+function programAtLeast(pattern: string): number {
+  if (/\{0+(?:,0*)?\}|\\Q|\[:/.test(pattern)) return 0;
+  let total = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      const negated = pattern[i + 1] === '^';
+      i += negated ? 2 : 1;
+      // A `]` first in a class is itself.
+      for (i += pattern[i] === ']' ? 1 : 0; i < pattern.length && pattern[i] !== ']'; i++)
+        if (pattern[i] === '\\') i++;
+      if (negated) continue;
+    } else if ('()|^$*+?{}'.includes(c)) continue;
+    COUNT_AT.lastIndex = i + 1;
+    const count = COUNT_AT.exec(pattern);
+    if (count) total += Number(count[2] || count[1]);
+  }
+  return total;
 }
 
 /** A matcher for `pattern` with RE2 semantics, or `undefined` when it does not compile. */

@@ -10,6 +10,7 @@ import { PointerResolver } from '../schema/resource-schema/index.js';
 import { touchesWriteOnly } from '../model/index.js';
 import {
   DEFAULT_PSEUDO,
+  EvaluationBudgetExceeded,
   EvaluationError,
   NO_VALUE,
   PSEUDO_NAMES,
@@ -80,6 +81,15 @@ export async function analyzeTemplate(
   const diagnostics: Diagnostic[] = [];
   const problem = (rule: Parameters<typeof stackDiagnostic>[0], pointer: string, message: string) =>
     diagnostics.push(stackDiagnostic(rule, pointer, message));
+  // The evaluation's budget is reported where it ran out, once: all evaluated after it is refused alike.
+  let overBudget = false;
+  const evaluationProblem = (e: EvaluationError) => {
+    if (e instanceof EvaluationBudgetExceeded) {
+      if (overBudget) return;
+      overBudget = true;
+    }
+    problem(e.rule, e.pointer, e.message);
+  };
   const resolved = resolveParameters(template, options.parameters);
   diagnostics.push(...resolved.diagnostics);
   const parameterValues = new Map<string, ParameterValue | Unknown>(resolved.values);
@@ -263,7 +273,7 @@ export async function analyzeTemplate(
       scope.condition(name, `/Conditions/${escapePointerToken(name)}`);
     } catch (e) {
       if (!(e instanceof EvaluationError)) throw e;
-      problem(e.rule, e.pointer, e.message);
+      evaluationProblem(e);
     }
   }
   for (const resource of template.resources.values()) {
@@ -284,7 +294,7 @@ export async function analyzeTemplate(
         if (v !== NO_VALUE) properties[name] = v;
       } catch (e) {
         if (!(e instanceof EvaluationError)) throw e;
-        problem(e.rule, e.pointer, e.message);
+        evaluationProblem(e);
         properties[name] = new Unknown([name]);
       }
     }
@@ -300,7 +310,7 @@ export async function analyzeTemplate(
     } catch (e) {
       if (!(e instanceof EvaluationError)) throw e;
       // An import or attribute that only exists once the stack runs is checked then.
-      if (e.rule !== 'TP4021') problem(e.rule, e.pointer, e.message);
+      if (e.rule !== 'TP4021') evaluationProblem(e);
     }
   }
 

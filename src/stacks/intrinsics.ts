@@ -32,6 +32,12 @@ export class EvaluationError extends Error {
   }
 }
 
+/**
+ * The evaluation's work budget ({@link EVALUATION_BUDGET}) is spent: what its scope evaluates after
+ * is refused the same way, at once, and needs no diagnostic of its own.
+ */
+export class EvaluationBudgetExceeded extends EvaluationError {}
+
 export type ParameterValue = string | number | string[] | number[];
 
 /** What one resource looks like to its dependants once it has been applied. */
@@ -132,20 +138,48 @@ type Value = unknown;
  * parameter cannot grow into gigabytes.
  */
 export function evaluate(value: Value, scope: Scope, pointer: string): Value {
+  // Once the budget is spent, nothing more is evaluated: refused at once.
+  charge(scope, 0, pointer);
   const out = evaluateValue(value, scope, pointer);
-  if (jsonSizeOver(out, MAX_VALUE_CHARS))
-    fail(
-      pointer,
-      `the value is over ${MAX_VALUE_CHARS.toLocaleString('en-US')} characters of JSON, the most a resource's properties or an output may hold`,
-    );
+  // What a resource or an output is handed is conformed, validated, copied, masked and shown: each
+  // character of it costs the evaluation as much as one a function builds.
+  chargeValue(
+    scope,
+    out,
+    pointer,
+    `the value is over ${MAX_VALUE_CHARS.toLocaleString('en-US')} characters of JSON, the most a resource's properties or an output may hold`,
+  );
   return out;
 }
 
 /** The most characters one evaluated value (a resource's properties, an output, a built string) holds. */
 export const MAX_VALUE_CHARS = 1024 * 1024;
-/** The most characters the intrinsics of one evaluation (a validation, a plan, a deployment) may build. */
-export const MAX_BUILT_CHARS = 64 * 1024 * 1024;
-const built = new WeakMap<Scope, number>();
+/**
+ * The work one evaluation (a validation, a plan, a deployment) may do, in characters: what the
+ * functions build, split, compare or serialise, and every value handed to a resource or an output.
+ * At a few tens of nanoseconds a character for all that is done with it after (conforming,
+ * validating, a plan's copy, mask and answer), it holds one evaluation to ~100 ms of the event loop.
+ */
+export const EVALUATION_BUDGET = 4 * 1024 * 1024;
+const spent = new WeakMap<Scope, number>();
+
+function budgetLeft(scope: Scope): number {
+  return Math.max(0, EVALUATION_BUDGET - (spent.get(scope) ?? 0));
+}
+
+/** Charge `units` of work to the scope's evaluation; over the budget, refused where it went over. */
+function charge(scope: Scope, units: number, pointer: string): void {
+  const total = (spent.get(scope) ?? 0) + units;
+  if (total > EVALUATION_BUDGET) {
+    spent.set(scope, Number.POSITIVE_INFINITY);
+    throw new EvaluationBudgetExceeded(
+      'TP4014',
+      pointer,
+      `evaluating the template would cost over ${EVALUATION_BUDGET.toLocaleString('en-US')} characters of work in all (characters built, split, compared, or handed to resources and outputs); here it went over: use smaller values, or fewer copies of a large one`,
+    );
+  }
+  spent.set(scope, total);
+}
 
 /** Count `chars` a function is about to build against the value's and the scope's bounds. */
 function spend(scope: Scope, chars: number, pointer: string, what: string): void {
@@ -154,32 +188,20 @@ function spend(scope: Scope, chars: number, pointer: string, what: string): void
       pointer,
       `${what} would build ${chars.toLocaleString('en-US')} characters; a value holds at most ${MAX_VALUE_CHARS.toLocaleString('en-US')}`,
     );
-  const total = (built.get(scope) ?? 0) + chars;
-  if (total > MAX_BUILT_CHARS)
-    fail(
-      pointer,
-      `the template's functions would build over ${MAX_BUILT_CHARS.toLocaleString('en-US')} characters in all; build less, or split the stack`,
-    );
-  built.set(scope, total);
+  charge(scope, chars, pointer);
 }
 
-function tooLarge(pointer: string, what: string): never {
-  return fail(
-    pointer,
-    `${what} would build over ${MAX_VALUE_CHARS.toLocaleString('en-US')} characters, the most a value holds`,
-  );
-}
-
-/** Whether `value` serialised as JSON would exceed `limit` characters; stops counting once it does. */
-export function jsonSizeOver(value: Value, limit: number): boolean {
+/** `value`'s size as JSON (about), counted only up to `limit`: past it, `limit` is answered. */
+function jsonSize(value: Value, limit: number): number {
   let size = 0;
   const stack: Value[] = [value];
-  while (stack.length > 0) {
+  while (stack.length > 0 && size < limit) {
     const v = stack.pop();
     if (typeof v === 'string') size += v.length + 2;
     else if (Array.isArray(v)) {
       size += 2 + v.length;
-      for (const item of v) stack.push(item);
+      // Past the limit, a long list is not walked.
+      if (size < limit) for (const item of v) stack.push(item);
     } else if (v instanceof Unknown) size += KNOWN_AFTER_APPLY.length + 2;
     else if (typeof v === 'object' && v !== null)
       for (const [k, item] of Object.entries(v)) {
@@ -187,9 +209,19 @@ export function jsonSizeOver(value: Value, limit: number): boolean {
         stack.push(item);
       }
     else size += 8;
-    if (size > limit) return true;
   }
-  return false;
+  return Math.min(size, limit);
+}
+
+/** Charge reading `value` whole (to hand it over, serialise or join it); over a value's bound, `overBound`. */
+function chargeValue(scope: Scope, value: Value, pointer: string, overBound: string): void {
+  const size = jsonSize(value, Math.min(MAX_VALUE_CHARS, budgetLeft(scope)) + 1);
+  if (size > MAX_VALUE_CHARS) fail(pointer, overBound);
+  charge(scope, size, pointer);
+}
+
+function buildsTooMuch(what: string): string {
+  return `${what} would build over ${MAX_VALUE_CHARS.toLocaleString('en-US')} characters, the most a value holds`;
 }
 
 function evaluateValue(value: Value, scope: Scope, pointer: string): Value {
@@ -294,6 +326,7 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
       const items = evaluateValue(list, scope, `${pointer}/1`);
       if (items instanceof Unknown) return items;
       if (!Array.isArray(items)) fail(`${pointer}/1`, 'Fn::Join joins a list');
+      charge(scope, items.length, pointer);
       const parts = items.map((v, i) => text(v, `${pointer}/1/${i}`, 'each item joined'));
       const unknown = unknownOf([separator, ...parts]);
       if (unknown) return unknown;
@@ -324,6 +357,9 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
       const unknown = unknownOf([separator, whole]);
       if (unknown) return unknown;
       if (separator === '') fail(`${pointer}/0`, 'the separator of Fn::Split cannot be empty');
+      // The string is read, then each item made: both are charged, the items before they are made.
+      charge(scope, (whole as string).length, pointer);
+      charge(scope, 3 * occurrences(whole as string, separator as string), pointer);
       return (whole as string).split(separator as string);
     }
     case 'Fn::If': {
@@ -341,6 +377,8 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
       const right = evaluateValue(b, scope, `${pointer}/1`);
       const unknown = unknownOf([left, right]);
       if (unknown) return unknown;
+      // Both sides are serialised to be compared: charged before.
+      for (const side of [left, right]) charge(scope, jsonSize(side, budgetLeft(scope) + 1), pointer);
       return JSON.stringify(scalarText(left)) === JSON.stringify(scalarText(right));
     }
     case 'Fn::And':
@@ -367,9 +405,9 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
     }
     case 'Fn::ToJsonString': {
       const v = evaluateValue(argument, scope, pointer);
+      chargeValue(scope, v, pointer, buildsTooMuch('Fn::ToJsonString'));
       if (containsUnknown(v)) return unknownOf([collectUnknown(v)!])!;
       if (typeof v !== 'object' || v === null) fail(pointer, 'Fn::ToJsonString takes a mapping or a list');
-      if (jsonSizeOver(v, MAX_VALUE_CHARS)) tooLarge(pointer, 'Fn::ToJsonString');
       const json = JSON.stringify(v);
       spend(scope, json.length, pointer, 'Fn::ToJsonString');
       return json;
@@ -415,6 +453,14 @@ function collectUnknown(value: Value): Unknown | undefined {
       ? Object.values(value)
       : [];
   return unknownOf(children.map(collectUnknown).filter((u) => u !== undefined));
+}
+
+/** How many times `separator` (not empty) occurs in `text`, without making the pieces. */
+function occurrences(text: string, separator: string): number {
+  let count = 0;
+  for (let at = text.indexOf(separator); at >= 0; at = text.indexOf(separator, at + separator.length))
+    count++;
+  return count;
 }
 
 /** An operand as an error quotes it: one that comes from a secret is not quoted. */
@@ -590,7 +636,7 @@ function sub(argument: Value, scope: Scope, pointer: string): Value {
       value = ref(name, scope, pointer);
     }
     if (Array.isArray(value)) {
-      if (jsonSizeOver(value, MAX_VALUE_CHARS)) tooLarge(pointer, 'Fn::Sub');
+      chargeValue(scope, value, pointer, buildsTooMuch('Fn::Sub'));
       value = value.join(',');
     }
     parts.push(text(value, pointer, `\${${name}}`));

@@ -2,7 +2,8 @@
  * @module Parameter values: given ones (strings from a command line, or JSON values) and defaults,
  * checked against their declarations. A NoEcho parameter's value is a secret: it is never shown.
  */
-import { RE2JS } from 're2js';
+import { PATTERN_WORK_LIMIT, PatternWorkExceeded, matchesWhole, withPatternBudget } from '../registry/re2.js';
+import { checkPattern } from '../schema/regex.js';
 import type { Diagnostic } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { closest, stackDiagnostic } from './rules.js';
@@ -38,27 +39,44 @@ export function resolveParameters(template: Template, given: Record<string, unkn
       ),
     );
   }
-  for (const declaration of template.parameters.values()) {
-    const pointer = `/Parameters/${escapePointerToken(declaration.name)}`;
-    const raw = Object.hasOwn(given, declaration.name) ? given[declaration.name] : declaration.default;
-    const from = Object.hasOwn(given, declaration.name) ? 'the value given' : 'its Default';
-    if (raw === undefined) {
-      missing.push(declaration.name);
-      continue;
+  // One pattern budget for all the parameters, as for all the patterns of a model.
+  let checking = { at: '', name: '', from: '' };
+  const outcome = withPatternBudget(() => {
+    for (const declaration of template.parameters.values()) {
+      const pointer = `/Parameters/${escapePointerToken(declaration.name)}`;
+      const raw = Object.hasOwn(given, declaration.name) ? given[declaration.name] : declaration.default;
+      const from = Object.hasOwn(given, declaration.name) ? 'the value given' : 'its Default';
+      if (raw === undefined) {
+        missing.push(declaration.name);
+        continue;
+      }
+      checking = {
+        at: Object.hasOwn(given, declaration.name) ? pointer : `${pointer}/Default`,
+        name: declaration.name,
+        from,
+      };
+      const checked = checkValue(declaration, raw);
+      if (typeof checked === 'string') {
+        diagnostics.push(
+          stackDiagnostic(
+            'TP4012',
+            checking.at,
+            `parameter ${declaration.name}: ${from} ${checked}${declaration.constraintDescription ? ` (${declaration.constraintDescription})` : ''}`,
+          ),
+        );
+        continue;
+      }
+      values.set(declaration.name, checked.value);
     }
-    const checked = checkValue(declaration, raw);
-    if (typeof checked === 'string') {
-      diagnostics.push(
-        stackDiagnostic(
-          'TP4012',
-          Object.hasOwn(given, declaration.name) ? pointer : `${pointer}/Default`,
-          `parameter ${declaration.name}: ${from} ${checked}${declaration.constraintDescription ? ` (${declaration.constraintDescription})` : ''}`,
-        ),
-      );
-      continue;
-    }
-    values.set(declaration.name, checked.value);
-  }
+  });
+  if (outcome instanceof PatternWorkExceeded)
+    diagnostics.push(
+      stackDiagnostic(
+        'TP4012',
+        checking.at,
+        `parameter ${checking.name}: ${checking.from} holds a string of ${outcome.inputLength.toLocaleString('en-US')} characters, too long to check against its AllowedPattern (${outcome.programSize.toLocaleString('en-US')} RE2 instructions; instructions × characters, all parameters together, may be at most ${PATTERN_WORK_LIMIT.toLocaleString('en-US')}): shorten it, or simplify the pattern`,
+      ),
+    );
   return { values, missing, diagnostics };
 }
 
@@ -85,6 +103,10 @@ function checkValue(declaration: ParameterDeclaration, raw: unknown): { value: P
   }
   const numeric = declaration.type === 'Number' || declaration.type === 'List<Number>';
   const numbers: number[] = [];
+  // A set, read once: a long list against long AllowedValues would otherwise cost items × values.
+  const allowed = declaration.allowedValues && new Set(declaration.allowedValues.map(asText));
+  const patternProblem =
+    declaration.allowedPattern === undefined ? undefined : checkPattern(declaration.allowedPattern);
   for (const item of items) {
     if (numeric) {
       const n = item.trim() === '' ? NaN : Number(item);
@@ -100,34 +122,18 @@ function checkValue(declaration: ParameterDeclaration, raw: unknown): { value: P
     if (declaration.maxLength !== undefined && item.length > declaration.maxLength)
       return `is longer than MaxLength ${declaration.maxLength}`;
     if (declaration.allowedPattern !== undefined) {
-      const matches = fullMatcher(declaration.allowedPattern);
-      if (!matches) return `cannot be checked: AllowedPattern is not a valid (RE2) regular expression`;
-      if (!matches(item)) return `${shown(item)} does not match AllowedPattern ${declaration.allowedPattern}`;
+      if (patternProblem !== undefined)
+        return `cannot be checked: AllowedPattern is refused (${patternProblem})`;
+      if (!matchesWhole(declaration.allowedPattern, item))
+        return `${shown(item)} does not match AllowedPattern ${declaration.allowedPattern}`;
     }
-    if (declaration.allowedValues !== undefined && !declaration.allowedValues.map(asText).includes(item))
+    if (allowed !== undefined && !allowed.has(item))
       return `${shown(item)} is not one of the AllowedValues ${declaration.noEcho ? '' : JSON.stringify(declaration.allowedValues)}`.trimEnd();
   }
   if (declaration.type === 'Number') return { value: numbers[0]! };
   if (declaration.type === 'List<Number>') return { value: numbers };
   if (declaration.type === 'CommaDelimitedList') return { value: items };
   return { value: items[0]! };
-}
-
-const matchers = new Map<string, ((s: string) => boolean) | undefined>();
-
-/** AllowedPattern matches the whole value, on RE2 (linear time: a pattern cannot stall the server). */
-function fullMatcher(pattern: string): ((s: string) => boolean) | undefined {
-  if (matchers.has(pattern)) return matchers.get(pattern);
-  let matcher: ((s: string) => boolean) | undefined;
-  try {
-    const re = RE2JS.compile(pattern.length > 10_000 ? '(' : pattern);
-    matcher = (s) => re.matches(s);
-  } catch {
-    matcher = undefined;
-  }
-  if (matchers.size > 1000) matchers.clear();
-  matchers.set(pattern, matcher);
-  return matcher;
 }
 
 /** Parse `K=V` pairs (the command line's `--parameters`). */

@@ -10,6 +10,7 @@ import {
   type SourceDocument,
 } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
+import { checkPattern } from '../schema/regex.js';
 import { stackDiagnostic } from './rules.js';
 import { TEMPLATE_TAGS } from './yaml-tags.js';
 
@@ -317,8 +318,13 @@ function readParameter(
     else problem('/AllowedValues', 'AllowedValues must be a list');
   }
   if (declaration.AllowedPattern !== undefined) {
-    if (typeof declaration.AllowedPattern === 'string') parameter.allowedPattern = declaration.AllowedPattern;
-    else problem('/AllowedPattern', 'AllowedPattern must be a string (a regular expression)');
+    if (typeof declaration.AllowedPattern === 'string') {
+      parameter.allowedPattern = declaration.AllowedPattern;
+      // Bounded as a schema's patterns are: its length and the size of its RE2 program.
+      const refused = checkPattern(declaration.AllowedPattern);
+      if (refused !== undefined)
+        problem('/AllowedPattern', `AllowedPattern is refused: ${refused}; Typeplane uses RE2 syntax`);
+    } else problem('/AllowedPattern', 'AllowedPattern must be a string (a regular expression)');
   }
   for (const [key, field] of [
     ['MinLength', 'minLength'],

@@ -1,8 +1,10 @@
 /**
  * Bounds a writer cannot get past with a template: a value the functions build (Fn::Join, Fn::Sub,
  * Fn::Base64, Fn::ToJsonString), and a resource's whole properties, hold at most 1 MiB of JSON (a
- * resource's body over the API); all the functions of one validation, plan or deployment build at
- * most 64 MiB. Each refusal is a located diagnostic, before anything runs.
+ * resource's body over the API); all the work of one validation, plan or deployment (what the
+ * functions build, and the values handed to resources) is at most 4 MiB of characters
+ * (test/stacks/evaluation-budget.test.ts tests the rest of that budget). Each refusal is a located
+ * diagnostic, before anything runs.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -48,7 +50,7 @@ test('values built from a large parameter are bounded, each and in all, and refu
     /over 1,048,576 characters of JSON, the most a resource's properties or an output may hold/,
   );
 
-  // Each value within its bound, but 70 of them: over 64 MiB in all.
+  // Each value within its bound, but 70 of them: over the evaluation's budget in all.
   const many = Array.from(
     { length: 70 },
     (_, i) =>
@@ -57,7 +59,7 @@ test('values built from a large parameter are bounded, each and in all, and refu
   const all = await validate(`${head}${many}\n`, 500_000);
   assert.match(
     all.diagnostics.map((d) => d.message).join('\n'),
-    /the template's functions would build over 67,108,864 characters in all/,
+    /evaluating the template would cost over 4,194,304 characters of work in all/,
   );
 
   // Within the bounds it deploys.
