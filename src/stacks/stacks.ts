@@ -364,9 +364,10 @@ export class Stacks {
       baseVersion?: number;
       planId?: string;
       caller?: StackCaller;
+      authorize?: Authorize;
     },
   ): Promise<Started> {
-    await this.checkExports(name, analysis);
+    await this.checkExports(name, analysis, options.authorize ?? (() => {}));
     const id = randomUUID();
     const existing = await this.records.getStack(name);
     const update = existing !== undefined && !NEVER_CREATED.has(existing.record.status);
@@ -477,8 +478,31 @@ export class Stacks {
     });
   }
 
+  /**
+   * Other stacks as a refusal names them: those the caller reaches every type of by name, the others
+   * only counted (export names are shared by every tenant; which stacks hold them is not).
+   */
+  private async stacksNamed(names: string[], authorize: Authorize): Promise<string> {
+    const shown: string[] = [];
+    for (const other of names)
+      try {
+        authorize(await this.recordedTypes(other));
+        shown.push(other);
+      } catch (e) {
+        if (!(e instanceof TypeplaneError && e.code === 'AccessDenied')) throw e;
+      }
+    const hidden = names.length - shown.length;
+    const parts = [
+      ...(shown.length > 0 ? [`stack ${shown.join(', ')}`] : []),
+      ...(hidden > 0
+        ? [hidden === 1 ? 'a stack out of your reach' : `${hidden} stacks out of your reach`]
+        : []),
+    ];
+    return parts.join(' and ');
+  }
+
   /** Export names must be free (or ours); an export another stack imports cannot go away. */
-  private async checkExports(name: string, analysis: Analysis): Promise<void> {
+  private async checkExports(name: string, analysis: Analysis, authorize: Authorize): Promise<void> {
     const names = new Set<string>();
     for (const output of analysis.template.outputs.values())
       if (typeof output.exportName === 'string') names.add(output.exportName);
@@ -487,7 +511,7 @@ export class Stacks {
       if (holder && holder.stack !== name)
         throw new TypeplaneError(
           'AlreadyExists',
-          `export ${exportName} is already exported by stack ${holder.stack}; export names are unique`,
+          `export ${exportName} is already exported by ${await this.stacksNamed([holder.stack], authorize)}; export names are unique`,
         );
     }
     const current = await this.records.getStack(name);
@@ -497,7 +521,7 @@ export class Stacks {
       if (importers.length > 0)
         throw new TypeplaneError(
           'ResourceConflict',
-          `export ${exportName} of stack ${name} is imported by stack ${importers.join(', ')}; remove the import there first`,
+          `export ${exportName} of stack ${name} is imported by ${await this.stacksNamed(importers, authorize)}; remove the import there first`,
         );
     }
   }
@@ -518,7 +542,7 @@ export class Stacks {
       if (importers.length > 0)
         throw new TypeplaneError(
           'ResourceConflict',
-          `stack ${name} cannot be deleted: its export ${exportName} is imported by stack ${importers.join(', ')}; remove the import there first`,
+          `stack ${name} cannot be deleted: its export ${exportName} is imported by ${await this.stacksNamed(importers, authorize)}; remove the import there first`,
         );
     }
     const id = randomUUID();

@@ -154,3 +154,48 @@ test('the listing names no stack out of reach: sealed cursors, rolled-back stack
   assert.equal(refused.status, 400);
   assert.equal(refused.body.errorCode, 'InvalidRequest');
 });
+
+test('a refusal over a shared export name names no stack out of the caller’s reach', async () => {
+  const gadgets = (extra: string) =>
+    `Resources:\n  G: { Type: Test::Shop::Gadget, Properties: { Note: n } }\n${extra}`;
+  const exporter = await s.call('PUT', '/v1/stacks/gadget-exporter?wait=20', {
+    template: gadgets('Outputs:\n  X: { Value: v, Export: { Name: taken-name } }\n'),
+  });
+  assert.equal(exporter.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(exporter.body));
+  // The export name is taken: the widget writer is told so, but not by which stack.
+  const clash = await widgetWriter.call('PUT', '/v1/stacks/widget-exporter', {
+    template: `${WIDGET_ONLY}Outputs:\n  X: { Value: v, Export: { Name: taken-name } }\n`,
+  });
+  assert.equal(clash.status, 409, JSON.stringify(clash.body));
+  assert.match(clash.body.message, /export taken-name is already exported by a stack out of your reach/);
+  assert.doesNotMatch(JSON.stringify(clash.body), /gadget-exporter/);
+  // The admin reaches every type: it is told the stack's name.
+  const admin = await s.call('PUT', '/v1/stacks/other-exporter', {
+    template: gadgets('Outputs:\n  X: { Value: v, Export: { Name: taken-name } }\n'),
+  });
+  assert.match(admin.body.message, /already exported by stack gadget-exporter/);
+
+  // The widget writer's export, imported by a stack of the admin's: it cannot be deleted, and the
+  // importer is counted, not named.
+  const mine = await widgetWriter.call('PUT', '/v1/stacks/widget-export?wait=20', {
+    template: `Resources:\n  W: { Type: Test::Shop::Widget, Properties: { Name: exp } }\nOutputs:\n  X: { Value: v, Export: { Name: widget-x } }\n`,
+  });
+  assert.equal(mine.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(mine.body));
+  const importer = await s.call('PUT', '/v1/stacks/gadget-importer?wait=20', {
+    template: 'Resources:\n  G: { Type: Test::Shop::Gadget, Properties: { Note: !ImportValue widget-x } }\n',
+  });
+  assert.equal(importer.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(importer.body));
+  const refused = await widgetWriter.call('DELETE', '/v1/stacks/widget-export');
+  assert.equal(refused.status, 409, JSON.stringify(refused.body));
+  assert.match(refused.body.message, /is imported by a stack out of your reach/);
+  assert.doesNotMatch(JSON.stringify(refused.body), /gadget-importer/);
+  const dropped = await widgetWriter.call('PUT', '/v1/stacks/widget-export', {
+    template: WIDGET_ONLY.replace('solo', 'exp'),
+  });
+  assert.equal(dropped.status, 409, JSON.stringify(dropped.body));
+  assert.doesNotMatch(JSON.stringify(dropped.body), /gadget-importer/);
+  assert.match(
+    (await s.call('DELETE', '/v1/stacks/widget-export')).body.message,
+    /imported by stack gadget-importer/,
+  );
+});
