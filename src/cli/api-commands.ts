@@ -1,7 +1,7 @@
 /**
  * @module `typeplane type …`, `typeplane resource …`, `typeplane request …`: the API from the shell.
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { MAX_RESULTS_LIMIT } from '../engine/input.js';
@@ -17,6 +17,7 @@ import {
 } from './client.js';
 import { EXIT, UsageError, jsonFlag, wholeNumberFlag } from './usage.js';
 import { yaml } from './yaml.js';
+import { FILES, readLocal } from './local-files.js';
 
 export interface Common {
   endpoint?: string;
@@ -246,20 +247,8 @@ async function printEvent(
   return final.operationStatus === 'FAILED' ? EXIT.failed : EXIT.ok;
 }
 
-/** Read a local file; a missing or unreadable file is a clear error, not a stack of fs internals. */
-export async function readLocal(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'ENOENT' ? `no such file: ${path}` : `cannot read ${path}: ${(e as Error).message}`,
-    );
-  }
-}
-
-async function readDocument(path: string): Promise<unknown> {
-  const text = await readLocal(path);
+function readDocument(path: string): unknown {
+  const text = readLocal(path, FILES.document);
   try {
     return /\.ya?ml$/i.test(path) ? yaml().parse(text) : JSON.parse(text);
   } catch (e) {
@@ -362,7 +351,7 @@ export function registerApiCommands(program: Command): void {
       const warnings: (Warning & { file: string })[] = [];
       let failed = 0;
       for (const file of files) {
-        const text = await readLocal(file);
+        const text = readLocal(file, FILES.typeDocument);
         const contentType = /\.ya?ml$/i.test(file) ? 'application/yaml' : 'application/json';
         try {
           const out = await client.call<{ types: Registered[]; warnings?: Warning[] }>(
@@ -535,7 +524,7 @@ export function registerApiCommands(program: Command): void {
     ['typeplane type configure Example::Demo::Greeting --file config.json'],
   ).action(
     action(async (typeName: string, options: Common & { file: string }) => {
-      const configuration = await readDocument(options.file);
+      const configuration = readDocument(options.file);
       const out = await clientFor(options).call<{ updatedAt: string }>(
         'PUT',
         `/v1/types/${enc(typeName)}/configuration`,
@@ -594,7 +583,7 @@ export function registerApiCommands(program: Command): void {
           );
         waitSeconds(options.wait);
         const desiredState = options.file
-          ? await readDocument(options.file)
+          ? readDocument(options.file)
           : jsonFlag('--properties', options.properties!);
         const client = clientFor(options);
         const { progressEvent } = await client.call<{ progressEvent: ProgressEvent }>(
@@ -654,7 +643,7 @@ export function registerApiCommands(program: Command): void {
           throw new UsageError('give the patch with exactly one of --patch <json> or --patch-file <path>');
         waitSeconds(options.wait);
         const patchDocument = options.patchFile
-          ? await readDocument(options.patchFile)
+          ? readDocument(options.patchFile)
           : jsonFlag('--patch', options.patch!);
         const client = clientFor(options);
         const { progressEvent } = await client.call<{ progressEvent: ProgressEvent }>(

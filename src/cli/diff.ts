@@ -6,7 +6,8 @@
 import { Command, Option } from 'commander';
 import { diffAgainst, diffApiVersions, diffDocuments, type Change, type DiffResult } from '../diff/index.js';
 import type { ResourceType } from '../schema/index.js';
-import { action, clientFor, readLocal, type Common } from './api-commands.js';
+import { action, clientFor, type Common } from './api-commands.js';
+import { FILES, readLocal } from './local-files.js';
 import { ApiError, render } from './client.js';
 import { plural } from './output.js';
 
@@ -60,9 +61,9 @@ function usageProblem(second: string | undefined, options: DiffOptions): string 
 async function runDiff(first: string, second: string | undefined, options: DiffOptions): Promise<DiffResult> {
   if (options.registered !== undefined) {
     const before = await registeredType(options.registered, options);
-    return diffAgainst(before, { text: await readLocal(first), file: first });
+    return diffAgainst(before, { text: readLocal(first, FILES.typeDocument), file: first });
   }
-  const before = { text: await readLocal(first), file: first };
+  const before = { text: readLocal(first, FILES.typeDocument), file: first };
   if (second === undefined) {
     if (!/^\s*types\s*:/m.test(before.text))
       throw new ApiError(
@@ -73,7 +74,7 @@ async function runDiff(first: string, second: string | undefined, options: DiffO
       );
     return diffApiVersions(before);
   }
-  return diffDocuments(before, { text: await readLocal(second), file: second });
+  return diffDocuments(before, { text: readLocal(second, FILES.typeDocument), file: second });
 }
 
 /** The registered type as the server describes it: every part a comparison reads. */

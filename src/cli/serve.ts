@@ -1,13 +1,13 @@
 /**
  * @module `typeplane serve`: the API server on the embedded store.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ProviderEntry } from '../providers/load.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../service-defaults.js';
 import { BLOCKED_PORTS } from './blocked-ports.js';
 import { UsageError, wholeNumberFlag } from './usage.js';
+import { FILES, readLocalBytes } from './local-files.js';
 
 interface ServeOptions {
   host: string;
@@ -184,10 +184,16 @@ Examples:
       };
       if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
         usage(command, 'give both --tls-cert and --tls-key, or neither');
-      const tls =
-        options.tlsCert !== undefined && options.tlsKey !== undefined
-          ? { cert: await readFile(options.tlsCert), key: await readFile(options.tlsKey) }
-          : undefined;
+      let tls: { cert: Buffer; key: Buffer } | undefined;
+      if (options.tlsCert !== undefined && options.tlsKey !== undefined)
+        try {
+          tls = {
+            cert: readLocalBytes(options.tlsCert, FILES.pem),
+            key: readLocalBytes(options.tlsKey, FILES.pem),
+          };
+        } catch (e) {
+          usage(command, (e as Error).message);
+        }
       // An empty TYPEPLANE_ADMIN_TOKEN counts as unset.
       const adminToken = process.env.TYPEPLANE_ADMIN_TOKEN || undefined;
       // The server loads only when it is to run: `typeplane --help` does not pay for it.

@@ -5,7 +5,8 @@
  */
 import type { Command } from 'commander';
 import { ApiError, columns, render, truncate, type Client } from './client.js';
-import { action, clientFor, common, readLocal, type Common } from './api-commands.js';
+import { action, clientFor, common, type Common } from './api-commands.js';
+import { FILES, readLocal } from './local-files.js';
 import { stackProgress, type StackEventView, type StackProgress } from './stack-progress.js';
 import { yaml } from './yaml.js';
 
@@ -55,7 +56,7 @@ async function parametersOf(options: WithParameters, command: Command): Promise<
   if (options.parametersFile !== undefined) {
     let parsed: unknown;
     try {
-      parsed = yaml().parse(await readLocal(options.parametersFile));
+      parsed = yaml().parse(readLocal(options.parametersFile, FILES.parameters));
     } catch (e) {
       usage('--parameters-file', (e as Error).message.split('\n')[0]!);
     }
@@ -255,7 +256,7 @@ export function registerStackCommands(program: Command): void {
         valid: boolean;
         diagnostics: { severity: string; rule: string; message: string; line?: number; column?: number }[];
         types: string[];
-      }>('POST', '/v1/stacks/validate', { template: await readLocal(file), parameters });
+      }>('POST', '/v1/stacks/validate', { template: readLocal(file, FILES.template), parameters });
       const located = { ...out, diagnostics: out.diagnostics.map((d) => ({ file, ...d })) };
       process.stdout.write(
         render(located, options.output, () =>
@@ -287,7 +288,7 @@ export function registerStackCommands(program: Command): void {
         clientFor(options).call<{ planId: string; changes: PlannedChange[] }>(
           'POST',
           `/v1/stacks/${enc(name)}/plans`,
-          { template: await readLocal(file), parameters },
+          { template: readLocal(file, FILES.template), parameters },
         ),
       );
       process.stdout.write(render(plan, options.output, () => planTable(plan, name)) + '\n');
@@ -313,7 +314,7 @@ export function registerStackCommands(program: Command): void {
       const started = await locate(
         file,
         client.call<Started>('PUT', `/v1/stacks/${enc(name)}`, {
-          template: await readLocal(file),
+          template: readLocal(file, FILES.template),
           parameters,
           ...(options.rollback === false ? { noRollback: true } : {}),
           ...(options.clientToken ? { clientToken: options.clientToken } : {}),

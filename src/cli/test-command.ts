@@ -6,7 +6,7 @@
  * 2 usage or setup error; 130 interrupted (after the cleanup).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import {
@@ -29,6 +29,7 @@ import type { ProviderDefinition } from '../providers/sdk.js';
 import { compileType } from '../registry/index.js';
 import type { ResourceType } from '../schema/index.js';
 import { requiresConfiguration } from '../type-configuration/index.js';
+import { FILES, readLocal } from './local-files.js';
 
 interface TestOptions {
   schema?: string;
@@ -244,7 +245,7 @@ async function readTypeConfiguration(
     throw new ContractSetupError(`${type.typeName} takes no type configuration: drop --type-configuration`);
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(resolve(file), 'utf8'));
+    value = JSON.parse(readLocal(resolve(file), FILES.config));
   } catch (e) {
     throw new ContractSetupError(
       `--type-configuration ${file} must be a JSON object: ${(e as Error).message}`,
@@ -292,7 +293,7 @@ async function loadProvider(options: TestOptions, typeName?: string): Promise<Pr
   let config: Record<string, unknown> | undefined;
   if (options.config) {
     try {
-      const value: unknown = JSON.parse(await readFile(resolve(options.config), 'utf8'));
+      const value: unknown = JSON.parse(readLocal(resolve(options.config), FILES.config));
       if (typeof value !== 'object' || value === null || Array.isArray(value))
         throw new Error('not an object');
       config = value as Record<string, unknown>;

@@ -1,9 +1,9 @@
 /**
  * @module loadTypes: files and folders → validated, normalised resource types.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { readBoundedFile } from './bounded-file.js';
 import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
 import { inReadingOrder, placeFindings, type Finding } from './finding.js';
 import { LIMITS, parseSource } from './source.js';
@@ -85,7 +85,7 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
   for (let i = 0; i < total; i++) {
     const file = files[i]!;
     // Synchronous reads: for many small files they cost a fraction of the promise round trips.
-    const content = readBounded(file);
+    const content = readBoundedFile(file, LIMITS.maxBytes);
     if (content instanceof Error || typeof content === 'number') {
       const problem =
         typeof content === 'number'
@@ -123,52 +123,6 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
   // Only valid documents' bytes are handed out (a type defined twice made both invalid).
   for (const result of results) if (!result.valid) contents.delete(result);
   return { results, types, valid: results.every((r) => r.valid), contents };
-}
-
-/**
- * The file's bytes, its size when over the limit, or why not. Only a regular file is read (a FIFO
- * would block forever, a device such as /dev/zero never end), judged on the open descriptor, so a
- * symlink or a swap after the check changes nothing; opening does not block (O_NONBLOCK), and the
- * limit holds while reading, whatever `stat` said the size was.
- */
-function readBounded(file: string): Buffer | number | Error {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    const info = fstatSync(fd);
-    if (!info.isFile()) return new Error(`cannot read ${file}: ${kindOf(info)}, not a regular file`);
-    if (info.size > LIMITS.maxBytes) return info.size;
-    // Sized by `stat` (one byte more shows a file grown since), and doubled while it keeps growing,
-    // up to one byte past the limit: a buffer of the limit for every file made each run allocate
-    // gigabytes, and the collector spent longer on them than the checks took.
-    let buffer = Buffer.allocUnsafe(Math.min(Math.max(info.size + 1, 4096), LIMITS.maxBytes + 1));
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        const larger = Buffer.allocUnsafe(Math.min(2 * buffer.length, LIMITS.maxBytes + 1));
-        buffer.copy(larger, 0, 0, length);
-        buffer = larger;
-      }
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      // Grown since `stat` (or lying about its size): refused without reading the rest.
-      if (length > LIMITS.maxBytes) return length;
-    }
-    return buffer.subarray(0, length);
-  } catch (e) {
-    return new Error(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-function kindOf(info: Stats): string {
-  if (info.isDirectory()) return 'a folder';
-  if (info.isFIFO()) return 'a FIFO (named pipe)';
-  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
-  if (info.isSocket()) return 'a socket';
-  return 'not a file';
 }
 
 /** The same type name and version defined in two files: both are in error. */

@@ -21,6 +21,7 @@ import {
   type Node as YamlNode,
   type Tags,
 } from 'yaml';
+import { formatBytes } from './bounded-file.js';
 import { diagnostic, pointerTokens, type Diagnostic } from './diagnostics.js';
 import { jsonLocator, type JsonOffsets } from './json-locate.js';
 import { finish, finishYielding, type Steps } from './steps.js';
@@ -745,10 +746,6 @@ function describeJsonError(code: string): string {
 
 function firstLine(message: string): string {
   return message.split('\n')[0]!.trim();
-}
-
-function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} KB`;
 }
 
 /** Offsets → 1-based line and column (columns count UTF-16 code units, as editors do). */
