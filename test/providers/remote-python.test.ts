@@ -4,26 +4,22 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createRemoteProvider } from '../../src/providers/remote/index.js';
 import type { ProviderDefinition } from '../../src/providers/sdk.js';
 import type { HandlerRequest } from '../../src/handler/types.js';
-import { settle, startTestService, tempDir, type TestService } from '../helpers/service.js';
+import { settle, startTestService, type TestService } from '../helpers/service.js';
+import { PYTHON_EXAMPLE, startPythonExample, type PythonExample } from '../helpers/python-example.js';
 import { pythonSkip } from '../helpers/requirements.js';
 
-const EXAMPLE = fileURLToPath(new URL('../../examples/providers/python/', import.meta.url));
 const TYPE = 'Example::Python::Note';
 const T = encodeURIComponent(TYPE);
 const SECRET = 'py-s3cret-value';
 
 const skip = pythonSkip();
 
-let child: ChildProcess | undefined;
-let logs = '';
-let dataDir = '';
+let python: PythonExample | undefined;
 let remote: ProviderDefinition;
 let svc: TestService;
 /** Every answer body the API gave, to check that no write-only value ever comes back. */
@@ -41,53 +37,30 @@ async function done(res: { body: any }) {
   return event;
 }
 
-const posts = () => logs.split('\n').filter((l) => l.includes('"POST ')).length;
+const posts = () =>
+  python!
+    .logs()
+    .split('\n')
+    .filter((l) => l.includes('"POST ')).length;
 
 before(async () => {
   if (skip) return;
-  dataDir = tempDir('typeplane-python-');
-  child = spawn(
-    'python3',
-    [join(EXAMPLE, 'provider.py'), '--data-dir', dataDir, '--port', '0', '--callback-delay', '0.2'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  child.stderr!.on('data', (d: Buffer) => (logs += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(
-      () => reject(new Error(`the Python provider did not start in 10 s\n${logs}`)),
-      10_000,
-    );
-    child!.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child!.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the Python provider exited with ${code}\n${logs}`));
-    });
-  });
+  python = await startPythonExample(['--callback-delay', '0.2']);
+  const { url } = python;
   remote = createRemoteProvider({ name: 'python-notes', url, types: [TYPE], retryDelayMs: 20 });
   svc = await startTestService({ providers: new Map(remote.types.map((t) => [t, remote])) });
-  const registered = await svc.call('POST', '/v1/types', readFileSync(join(EXAMPLE, 'note.json'), 'utf8'));
+  const registered = await svc.call(
+    'POST',
+    '/v1/types',
+    readFileSync(join(PYTHON_EXAMPLE, 'note.json'), 'utf8'),
+  );
   assert.equal(registered.status, 201, JSON.stringify(registered.body));
 });
 
 after(async () => {
   await svc?.close();
   await remote?.close?.();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await python?.stop();
 });
 
 test('create → read → update → list → delete → NotFound, with the provider in Python', { skip }, async () => {
@@ -124,7 +97,7 @@ test('create → read → update → list → delete → NotFound, with the prov
   assert.equal(updated.operationStatus, 'SUCCESS', JSON.stringify(updated));
   assert.equal(updated.resourceModel.Body, 'changed');
   assert.equal((await call('GET', `/v1/resources/${T}/first`)).body.properties.Body, 'changed');
-  const stored = JSON.parse(readFileSync(join(dataDir, 'notes.json'), 'utf8'));
+  const stored = JSON.parse(readFileSync(join(python!.dataDir, 'notes.json'), 'utf8'));
   assert.equal(
     stored.notes.first.model.Secret,
     SECRET,
@@ -164,7 +137,7 @@ test('create → read → update → list → delete → NotFound, with the prov
 
   seen.push(JSON.stringify((await svc.call('GET', '/v1/requests?maxResults=100')).body));
   for (const text of seen) assert.ok(!text.includes(SECRET), `the write-only value came back: ${text}`);
-  assert.ok(!logs.includes(SECRET), 'the provider does not log it either');
+  assert.ok(!python!.logs().includes(SECRET), 'the provider does not log it either');
 });
 
 function request(overrides: Partial<HandlerRequest>): HandlerRequest {

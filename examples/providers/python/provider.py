@@ -49,11 +49,15 @@ Event = dict[str, Any]
 WRITE_ONLY = ("Secret",)
 
 
+def shown(model: dict[str, Any]) -> dict[str, Any]:
+    """A model as answered: write-only values are kept here but never returned, by any handler."""
+    return {k: v for k, v in model.items() if k not in WRITE_ONLY}
+
+
 def success(model: dict[str, Any] | None = None) -> Event:
     if model is None:
         return {"status": "SUCCESS"}
-    # Write-only values are kept here but never returned.
-    return {"status": "SUCCESS", "resourceModel": {k: v for k, v in model.items() if k not in WRITE_ONLY}}
+    return {"status": "SUCCESS", "resourceModel": shown(model)}
 
 
 def failed(code: str, message: str) -> Event:
@@ -64,7 +68,7 @@ def in_progress(model: dict[str, Any], context: dict[str, Any], delay: float, me
     # Every IN_PROGRESS answer carries the model so far, with its identifier (Title).
     return {
         "status": "IN_PROGRESS",
-        "resourceModel": {k: v for k, v in model.items() if k not in WRITE_ONLY},
+        "resourceModel": shown(model),
         "callbackContext": context,
         "callbackDelaySeconds": delay,
         "message": message,
@@ -192,7 +196,7 @@ class NoteStore:
             more = len(titles) > size
             return {
                 "status": "SUCCESS",
-                "resourceModels": [self.notes[t]["model"] for t in page],
+                "resourceModels": [shown(self.notes[t]["model"]) for t in page],
                 "nextToken": encode_token(page[-1]) if more else None,
             }
 
