@@ -42,6 +42,9 @@ import { stackRoutes } from './routes/stacks.js';
 import type { Stacks } from '../stacks/index.js';
 import type { TypeConfigurations } from '../type-configuration/index.js';
 
+/** Methods whose requests carry no body: an empty one, whatever its Content-Type, is none. */
+const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
 export interface ServerOptions {
   engine: Engine;
   registry: Registry;
@@ -163,7 +166,13 @@ export async function buildServer({
   // Bounded JSON for every route (depth; prototype keys refused, not silently dropped); /v1/types
   // reads its documents as text with its own parser.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // Many clients send the header on every request: an empty body on a method that takes none is
+    // no body (a POST, PUT or PATCH still needs one).
+    if ((body as Buffer).length === 0 && BODYLESS_METHODS.has(request.method)) {
+      done(null, undefined);
+      return;
+    }
     try {
       done(null, parseJsonBody(body as Buffer));
     } catch (e) {
