@@ -4,7 +4,7 @@
  * resource's type, its dependencies, and an order that respects them.
  */
 import type { CompiledType } from '../registry/compile.js';
-import { hasErrors, type Diagnostic } from '../schema/index.js';
+import type { Diagnostic } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { PointerResolver } from '../schema/resource-schema/index.js';
 import { touchesWriteOnly } from '../model/index.js';
@@ -26,7 +26,7 @@ import {
 import { resolveParameters } from './parameters.js';
 import { fromSecret, maskReason, secretTexts, type SecretSources } from './secrets.js';
 import { referencesIn, type Reference } from './references.js';
-import { closest, stackDiagnostic } from './rules.js';
+import { DiagnosticList, closest, stackDiagnostic, type StackRuleId } from './rules.js';
 import { locate, type ResourceDeclaration, type Template } from './template.js';
 import { parseTypeReference } from './types.js';
 import { dependencyOrder } from './graph.js';
@@ -78,9 +78,10 @@ export async function analyzeTemplate(
   template: Template,
   options: AnalyzeOptions,
 ): Promise<{ diagnostics: Diagnostic[]; analysis?: Analysis }> {
-  const diagnostics: Diagnostic[] = [];
-  const problem = (rule: Parameters<typeof stackDiagnostic>[0], pointer: string, message: string) =>
-    diagnostics.push(stackDiagnostic(rule, pointer, message));
+  // Bounded: past the cap a problem is counted, its message (a "did you mean" search) never built.
+  const diagnostics = new DiagnosticList();
+  const problem = (rule: StackRuleId, pointer: string, message: string | (() => string)) =>
+    diagnostics.problem(rule, pointer, message);
   // The evaluation's budget is reported where it ran out, once: all evaluated after it is refused alike.
   let overBudget = false;
   const evaluationProblem = (e: EvaluationError) => {
@@ -91,7 +92,7 @@ export async function analyzeTemplate(
     problem(e.rule, e.pointer, e.message);
   };
   const resolved = resolveParameters(template, options.parameters);
-  diagnostics.push(...resolved.diagnostics);
+  for (const d of resolved.diagnostics) diagnostics.add(d);
   const parameterValues = new Map<string, ParameterValue | Unknown>(resolved.values);
   const secret: SecretSources = {
     parameters: new Set([...template.parameters.values()].filter((p) => p.noEcho).map((p) => p.name)),
@@ -121,12 +122,11 @@ export async function analyzeTemplate(
     const type = await options.types.get(typeName);
     if (!type) {
       typeNames ??= await options.types.names();
-      const guess = closest(typeName, typeNames);
-      problem(
-        'TP4004',
-        at,
-        `type ${typeName} is not registered${guess ? `; did you mean ${guess}?` : '; register it first (typeplane type register)'}`,
-      );
+      const names = typeNames;
+      problem('TP4004', at, () => {
+        const guess = closest(typeName, names);
+        return `type ${typeName} is not registered${guess ? `; did you mean ${guess}?` : '; register it first (typeplane type register)'}`;
+      });
       continue;
     }
     if (version !== undefined && version !== type.type.apiVersion) {
@@ -148,13 +148,13 @@ export async function analyzeTemplate(
       if (ref.kind === 'condition') {
         usedConditions.add(ref.name);
         if (!template.conditions.has(ref.name))
-          problem('TP4015', ref.pointer, unknownName('condition', ref.name, template.conditions.keys()));
+          problem('TP4015', ref.pointer, () =>
+            unknownName('condition', ref.name, template.conditions.keys()),
+          );
       } else if (ref.kind === 'ref') {
         if (template.parameters.has(ref.name)) usedParameters.add(ref.name);
         else if (!template.resources.has(ref.name) && !(PSEUDO_NAMES as readonly string[]).includes(ref.name))
-          problem(
-            'TP4007',
-            ref.pointer,
+          problem('TP4007', ref.pointer, () =>
             unknownName('parameter or resource', ref.name, [
               ...template.parameters.keys(),
               ...template.resources.keys(),
@@ -163,7 +163,9 @@ export async function analyzeTemplate(
       } else {
         const target = template.resources.get(ref.logicalId);
         if (!target) {
-          problem('TP4008', ref.pointer, unknownName('resource', ref.logicalId, template.resources.keys()));
+          problem('TP4008', ref.pointer, () =>
+            unknownName('resource', ref.logicalId, template.resources.keys()),
+          );
           continue;
         }
         const type = compiled.get(ref.logicalId)?.type;
@@ -187,29 +189,45 @@ export async function analyzeTemplate(
       }
     }
   };
+  /** A resource's or an output's `Condition`: it must name a condition of the template. */
+  const useCondition = (condition: string | undefined, pointer: string) => {
+    if (condition === undefined) return;
+    usedConditions.add(condition);
+    if (!template.conditions.has(condition))
+      problem('TP4015', pointer, () => unknownName('condition', condition, template.conditions.keys()));
+  };
   const resourceRefs = new Map<string, Reference[]>();
+  // A condition is decided before any resource exists (and orders no resource): it may name
+  // parameters, pseudo parameters, mappings and other conditions, as in CloudFormation.
+  const resourceOf = (ref: Reference) =>
+    ref.kind === 'getatt'
+      ? ref.logicalId
+      : ref.kind === 'ref' && !template.parameters.has(ref.name) && template.resources.has(ref.name)
+        ? ref.name
+        : undefined;
   for (const [name, expression] of template.conditions)
-    checkReferences(referencesIn(expression, `/Conditions/${escapePointerToken(name)}`));
+    for (const ref of referencesIn(expression, `/Conditions/${escapePointerToken(name)}`)) {
+      const resource = resourceOf(ref);
+      if (resource === undefined) checkReferences([ref]);
+      else
+        problem(
+          'TP4022',
+          ref.pointer,
+          `condition ${name} refers to resource ${resource}: a condition is decided before any resource is created; use a parameter, a mapping or another condition`,
+        );
+    }
   for (const resource of template.resources.values()) {
     const at = `/Resources/${escapePointerToken(resource.logicalId)}`;
     const refs = referencesIn(resource.properties, `${at}/Properties`);
     resourceRefs.set(resource.logicalId, refs);
     checkReferences(refs);
-    if (resource.condition !== undefined) {
-      usedConditions.add(resource.condition);
-      if (!template.conditions.has(resource.condition))
-        problem(
-          'TP4015',
-          `${at}/Condition`,
-          unknownName('condition', resource.condition, template.conditions.keys()),
-        );
-    }
+    useCondition(resource.condition, `${at}/Condition`);
     for (const [i, dependency] of resource.dependsOn.entries())
       if (!template.resources.has(dependency))
         problem(
           'TP4016',
           `${at}/DependsOn${resource.dependsOn.length > 1 || Array.isArray(template.document.value) ? `/${i}` : ''}`,
-          unknownName('resource', dependency, template.resources.keys()),
+          () => unknownName('resource', dependency, template.resources.keys()),
         );
   }
   const exportNames = new Map<string, string>();
@@ -217,15 +235,7 @@ export async function analyzeTemplate(
     const at = `/Outputs/${escapePointerToken(output.name)}`;
     checkReferences(referencesIn(output.value, `${at}/Value`));
     checkReferences(referencesIn(output.exportName, `${at}/Export/Name`));
-    if (output.condition !== undefined) {
-      usedConditions.add(output.condition);
-      if (!template.conditions.has(output.condition))
-        problem(
-          'TP4015',
-          `${at}/Condition`,
-          unknownName('condition', output.condition, template.conditions.keys()),
-        );
-    }
+    useCondition(output.condition, `${at}/Condition`);
     if (typeof output.exportName === 'string') {
       const other = exportNames.get(output.exportName);
       if (other)
@@ -268,21 +278,27 @@ export async function analyzeTemplate(
     importValue: options.importValue ?? (() => undefined),
     secret,
   });
+  // Evaluating is the costly part: it stops once the answer is settled (see DiagnosticList.settled).
+  const settled = () => {
+    if (diagnostics.settled) diagnostics.stop();
+    return diagnostics.settled;
+  };
   for (const name of template.conditions.keys()) {
+    if (settled()) break;
+    const pointer = `/Conditions/${escapePointerToken(name)}`;
     try {
-      scope.condition(name, `/Conditions/${escapePointerToken(name)}`);
+      scope.condition(name, pointer);
     } catch (e) {
-      if (!(e instanceof EvaluationError)) throw e;
-      evaluationProblem(e);
+      evaluationProblem(asEvaluationError(e, pointer));
     }
   }
   for (const resource of template.resources.values()) {
+    if (settled()) break;
     const type = compiled.get(resource.logicalId);
     const at = `/Resources/${escapePointerToken(resource.logicalId)}/Properties`;
     try {
       if (scope.included(resource.logicalId) === false) continue;
-    } catch (e) {
-      if (!(e instanceof EvaluationError)) throw e;
+    } catch {
       continue; // reported with the conditions
     }
     // Property by property: one that cannot be evaluated is reported and left unknown, the rest checked.
@@ -293,14 +309,14 @@ export async function analyzeTemplate(
         const v = evaluate(value, scope, pointer);
         if (v !== NO_VALUE) properties[name] = v;
       } catch (e) {
-        if (!(e instanceof EvaluationError)) throw e;
-        evaluationProblem(e);
+        evaluationProblem(asEvaluationError(e, pointer));
         properties[name] = new Unknown([name]);
       }
     }
-    if (type) for (const d of checkProperties(type, properties, at)) diagnostics.push(d);
+    if (type) for (const d of checkProperties(type, properties, at)) diagnostics.add(d);
   }
   for (const output of template.outputs.values()) {
+    if (settled()) break;
     const at = `/Outputs/${escapePointerToken(output.name)}`;
     try {
       if (output.condition !== undefined && scope.condition(output.condition, `${at}/Condition`) === false)
@@ -308,9 +324,9 @@ export async function analyzeTemplate(
       evaluate(output.value, scope, `${at}/Value`);
       if (output.exportName !== undefined) evaluate(output.exportName, scope, `${at}/Export/Name`);
     } catch (e) {
-      if (!(e instanceof EvaluationError)) throw e;
       // An import or attribute that only exists once the stack runs is checked then.
-      if (e.rule !== 'TP4021') evaluationProblem(e);
+      const error = asEvaluationError(e, at);
+      if (error.rule !== 'TP4021') evaluationProblem(error);
     }
   }
 
@@ -330,10 +346,10 @@ export async function analyzeTemplate(
       );
 
   // A message may quote a value (an evaluation error's operand, a property failing its schema).
-  const located = dedupe(diagnostics).map((d) =>
+  const located = diagnostics.list((d) =>
     locate({ ...d, message: maskReason(d.message, secretValues) }, template.document, options.file),
   );
-  if (hasErrors(located)) return { diagnostics: located };
+  if (diagnostics.hasErrors) return { diagnostics: located };
   const resources = new Map<string, AnalyzedResource>();
   for (const [logicalId, declaration] of template.resources)
     resources.set(logicalId, {
@@ -368,17 +384,6 @@ function resolverOf(schema: Record<string, unknown>): PointerResolver {
     resolvers.set(schema, resolver);
   }
   return resolver;
-}
-
-/** A problem found by two checks (the references, then the evaluation) is reported once. */
-function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
-  const seen = new Set<string>();
-  return diagnostics.filter((d) => {
-    const key = `${d.rule}\u0000${d.pointer}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 /**
@@ -455,11 +460,74 @@ export interface ScopeOptions {
   secret?: SecretSources;
 }
 
-/** A scope for {@link evaluate}: conditions evaluated once each, a condition that refers to itself refused. */
+/**
+ * Decide `name` and, first, every condition it names, each once (the value or the error kept): a walk
+ * with a stack of its own, so a chain of any length is decided without recursion, and a condition
+ * naming a failed one fails at once with its error. A cycle fails its conditions with its path.
+ */
+function decideCondition(
+  name: string,
+  template: Template,
+  scope: Scope,
+  decided: Map<string, boolean | Unknown | EvaluationError>,
+): void {
+  const named = (n: string) =>
+    referencesIn(template.conditions.get(n), '').flatMap((r) =>
+      r.kind === 'condition' && template.conditions.has(r.name) ? [r.name] : [],
+    );
+  const path: { name: string; next: string[] }[] = [];
+  const onPath = new Set<string>();
+  const enter = (n: string) => {
+    path.push({ name: n, next: named(n) });
+    onPath.add(n);
+  };
+  if (!decided.has(name)) enter(name);
+  while (path.length > 0) {
+    const top = path.at(-1)!;
+    const next = top.next.pop();
+    if (next !== undefined) {
+      if (decided.has(next)) continue;
+      if (!onPath.has(next)) {
+        enter(next);
+        continue;
+      }
+      const from = path.findIndex((f) => f.name === next);
+      const cycle = [...path.slice(from).map((f) => f.name), next];
+      const error = new EvaluationError(
+        'TP4015',
+        `/Conditions/${escapePointerToken(next)}`,
+        `conditions depend on each other in a cycle: ${cycle.join(' → ')}; break it`,
+      );
+      for (const f of path.slice(from)) decided.set(f.name, error);
+      continue;
+    }
+    path.pop();
+    onPath.delete(top.name);
+    if (decided.has(top.name)) continue;
+    const pointer = `/Conditions/${escapePointerToken(top.name)}`;
+    try {
+      decided.set(top.name, evaluateCondition(template.conditions.get(top.name), scope, pointer));
+    } catch (e) {
+      decided.set(top.name, asEvaluationError(e, pointer));
+    }
+  }
+}
+
+/**
+ * What went wrong evaluating the value at `pointer`, as a located error: an EvaluationError as it is,
+ * anything else thrown while evaluating (a defect, an exhausted stack) said as such, never a 500 or
+ * a deployment resumed to fail again.
+ */
+export function asEvaluationError(e: unknown, pointer: string): EvaluationError {
+  if (e instanceof EvaluationError) return e;
+  const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  return new EvaluationError('TP4014', pointer, `this value cannot be evaluated (${what})`);
+}
+
+/** A scope for {@link evaluate}: conditions decided once each (see {@link decideCondition}). */
 export function createScope(options: ScopeOptions): Scope {
   const { template } = options;
-  const conditions = new Map<string, boolean | Unknown>();
-  const evaluating = new Set<string>();
+  const conditions = new Map<string, boolean | Unknown | EvaluationError>();
   const scope: Scope = {
     stackName: options.stackName,
     stackId: options.stackId,
@@ -467,32 +535,13 @@ export function createScope(options: ScopeOptions): Scope {
     parameters: options.parameters,
     mappings: template.mappings,
     condition(name, pointer) {
-      const known = conditions.get(name);
-      if (known !== undefined) return known;
+      // The references check names the closest condition; this message stays cheap (one per lookup).
       if (!template.conditions.has(name))
-        throw new EvaluationError(
-          'TP4015',
-          pointer,
-          unknownName('condition', name, template.conditions.keys()),
-        );
-      if (evaluating.has(name))
-        throw new EvaluationError(
-          'TP4015',
-          pointer,
-          `condition ${name} depends on itself: ${[...evaluating, name].join(' → ')}`,
-        );
-      evaluating.add(name);
-      try {
-        const value = evaluateCondition(
-          template.conditions.get(name),
-          scope,
-          `/Conditions/${escapePointerToken(name)}`,
-        );
-        conditions.set(name, value);
-        return value;
-      } finally {
-        evaluating.delete(name);
-      }
+        throw new EvaluationError('TP4015', pointer, `no condition named '${name}' in the template`);
+      decideCondition(name, template, scope, conditions);
+      const value = conditions.get(name)!;
+      if (value instanceof EvaluationError) throw value;
+      return value;
     },
     declared: (logicalId) => template.resources.has(logicalId),
     applied: options.applied,

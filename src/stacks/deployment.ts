@@ -14,7 +14,13 @@ import { callerOf } from '../auth/index.js';
 import type { Caller, Engine, ProgressEvent } from '../engine/index.js';
 import { stripWriteOnly } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
-import { analyzeTemplate, createScope, type Analysis, type TypeSource } from './analyze.js';
+import {
+  analyzeTemplate,
+  asEvaluationError,
+  createScope,
+  type Analysis,
+  type TypeSource,
+} from './analyze.js';
 import { decide, plain } from './changes.js';
 import { decideNamed, physicalName } from './physical-names.js';
 import { conformProperties } from './conform.js';
@@ -91,7 +97,6 @@ export class Deployment {
   private stack!: StackRecord;
   private analysis?: Analysis;
   private secrets: string[] = [];
-  private failure?: string;
 
   constructor(
     private readonly ctx: DeploymentContext,
@@ -122,6 +127,9 @@ export class Deployment {
     this.resources = await this.ctx.records.getResources(this.name);
     if (this.record.kind === 'delete') return this.runDelete();
     await this.load();
+    // Resumed in cleanup with a template that no longer analyses: nothing is left to put back; it ends.
+    if (this.analysis === undefined && this.record.phase === 'cleanup')
+      return this.finish(this.record.update ? 'UPDATE_FAILED' : 'CREATE_FAILED', this.record.failure);
     if (this.record.phase === 'forward') {
       const ok = this.analysis !== undefined && (await this.forward());
       if (this.lost()) return;
@@ -160,10 +168,7 @@ export class Deployment {
   private async load(): Promise<void> {
     const loaded = await loadTemplateYielding(this.record.template ?? '');
     const parameters = openParameters(this.ctx.records, this.name, this.record.parameters);
-    if (!loaded.template) {
-      this.failure = 'the template can no longer be read';
-      return;
-    }
+    if (!loaded.template) return this.fail('the template can no longer be read');
     this.imports = await importedValues(this.ctx.records, loaded.template);
     const result = await analyzeTemplate(loaded.template, {
       types: this.ctx.types,
@@ -174,14 +179,15 @@ export class Deployment {
       importValue: (name) => this.imports.get(name)?.value,
       secretImports: secretImports(this.imports),
     });
-    if (!result.analysis) {
-      this.failure = `the template is no longer valid: ${result.diagnostics
-        .filter((d) => d.severity === 'error')
-        .slice(0, 3)
-        .map((d) => `${d.rule} ${d.message}`)
-        .join('; ')}`;
-      return;
-    }
+    // A template stored before a rule refused it (a condition naming a resource) fails here, once.
+    if (!result.analysis)
+      return this.fail(
+        `the template is no longer valid: ${result.diagnostics
+          .filter((d) => d.severity === 'error')
+          .slice(0, 3)
+          .map((d) => `${d.rule} ${d.message}`)
+          .join('; ')}`,
+      );
     this.analysis = result.analysis;
     this.secrets = result.analysis.secretValues;
   }
@@ -230,8 +236,7 @@ export class Deployment {
     try {
       this.outputs = this.evaluateOutputs(scope);
     } catch (e) {
-      if (!(e instanceof EvaluationError)) throw e;
-      await this.fail(`output: ${e.message}`);
+      await this.fail(`output: ${asEvaluationError(e, '/Outputs').message}`);
       return false;
     }
     return true;
@@ -259,18 +264,24 @@ export class Deployment {
       if (included === false) return true; // removed in cleanup, if it exists
       const value = evaluate(analyzed.declaration.properties, scope, `/Resources/${logicalId}/Properties`);
       if (containsUnknown(value))
-        throw new Error(`${logicalId}: a value is still unknown after its dependencies ran`);
+        throw new EvaluationError(
+          'TP4014',
+          `/Resources/${logicalId}/Properties`,
+          'a value is still unknown after the resources it depends on ran',
+        );
       desired = conformProperties(type, value as Record<string, unknown>);
     } catch (e) {
-      if (!(e instanceof EvaluationError)) throw e;
+      // Evaluating again gives the same answer: the step fails (and the deployment rolls back), it is
+      // never left to be resumed and thrown again after every lease.
+      const error = asEvaluationError(e, `/Resources/${logicalId}/Properties`);
       await this.resourceEvent(
         logicalId,
         type.typeName,
         rec?.identifier,
         rec ? 'UPDATE_FAILED' : 'CREATE_FAILED',
-        e.message,
+        error.message,
       );
-      await this.fail(`${logicalId}: ${e.message}`);
+      await this.fail(`${logicalId}: ${error.message}`);
       return false;
     }
     const named = decideNamed(type, rec, desired, () => physicalName(type, this.name, logicalId, this.id));
@@ -683,7 +694,13 @@ export class Deployment {
   private async finishSuccess(): Promise<void> {
     const analysis = this.analysis!;
     const scope = this.scope(analysis);
-    this.outputs ??= this.evaluateOutputs(scope);
+    try {
+      this.outputs ??= this.evaluateOutputs(scope);
+    } catch (e) {
+      // Resumed after its forward phase, with outputs that no longer evaluate: it ends, failed.
+      const reason = `output: ${asEvaluationError(e, '/Outputs').message}`;
+      return this.finish(this.record.update ? 'UPDATE_FAILED' : 'CREATE_FAILED', reason);
+    }
     const { outputs, exports } = this.outputs;
     for (const [name, value] of exports) await this.ctx.records.putExport(name, this.name, value);
     for (const name of this.stack.exports)

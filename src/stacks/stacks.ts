@@ -26,7 +26,7 @@ import {
 import { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
 import { MASK } from './parameters.js';
 import { computePlan, type PlannedChange } from './plan.js';
-import { invalidTemplate } from './rules.js';
+import { capDiagnostics, invalidTemplate } from './rules.js';
 import {
   StackStore,
   type DeploymentRecord,
@@ -166,14 +166,14 @@ export class Stacks {
     authorize: Authorize = () => {},
   ): Promise<{ valid: boolean; diagnostics: Diagnostic[]; types: string[] }> {
     const loaded = await loadTemplateYielding(text);
-    if (!loaded.template) return { valid: false, diagnostics: loaded.diagnostics, types: [] };
+    if (!loaded.template) return { valid: false, diagnostics: capDiagnostics(loaded.diagnostics), types: [] };
     const result = await analyzeTemplate(loaded.template, {
       types: scopedTypes(this.ctx.types, authorize),
       parameters,
       requireValues: false,
       pseudo: this.ctx.pseudo,
     });
-    const diagnostics = [...loaded.diagnostics, ...result.diagnostics];
+    const diagnostics = capDiagnostics([...loaded.diagnostics, ...result.diagnostics]);
     return {
       valid: !hasErrors(diagnostics),
       diagnostics,
