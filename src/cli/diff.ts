@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import { diffAgainst, diffApiVersions, diffDocuments, type Change, type DiffResult } from '../diff/index.js';
 import type { ResourceType } from '../schema/index.js';
-import { action, clientFor, type Common } from './api-commands.js';
+import { action, clientFor, examples, type Common } from './api-commands.js';
 import { FILES, readLocal } from './local-files.js';
 import { ApiError, render } from './client.js';
 import { plural } from './output.js';
@@ -17,7 +17,7 @@ interface DiffOptions extends Common {
 }
 
 export function registerDiff(program: Command): void {
-  program
+  const diff = program
     .command('diff')
     .description(
       'classify the changes between two versions of a type as breaking, dangerous or safe (exit 1 when any is breaking)',
@@ -48,6 +48,11 @@ export function registerDiff(program: Command): void {
         return result.problems.length > 0 || result.counts.breaking > 0 ? 1 : 0;
       }),
     );
+  examples(diff, [
+    'typeplane diff examples/shop/widget-v1.json examples/shop/widget-v2.json',
+    'typeplane diff examples/queues.yaml   # a manifest alone: each API version against the one before it',
+    'typeplane diff --registered Test::Shop::Widget examples/shop/widget-v2.json -o json',
+  ]);
 }
 
 function usageProblem(second: string | undefined, options: DiffOptions): string | undefined {

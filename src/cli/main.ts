@@ -40,7 +40,6 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
     .version('0.1.0')
     // Program options (only --version) go before a command, so commands may have a --version of their own.
     .enablePositionalOptions()
-    .showHelpAfterError()
     .exitOverride();
   const [first, second] = argv;
   const named = first === 'help' ? second : first;
@@ -48,7 +47,17 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
   const versionOnly = first === '-V' || first === '--version';
   const loads = versionOnly ? [] : only ? [only] : COMMANDS;
   for (const [, load] of loads) for (const register of await load()) register(program);
+  pointToHelp(program, 'typeplane');
   return program;
+}
+
+/**
+ * A usage error prints its one line (with commander's "Did you mean …?") and where the help is, not
+ * the whole help, which would bury the line that says what was wrong.
+ */
+function pointToHelp(command: Command, path: string): void {
+  command.showHelpAfterError(`(see '${path} --help')`);
+  for (const sub of command.commands) pointToHelp(sub, `${path} ${sub.name()}`);
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { ApiError, columns, render, truncate, type Client } from './client.js';
-import { action, clientFor, common, type Common } from './api-commands.js';
+import { action, clientFor, common, examples, type Common } from './api-commands.js';
 import { FILES, readLocal } from './local-files.js';
 import { stackProgress, type StackEventView, type StackProgress } from './stack-progress.js';
 import { yaml } from './yaml.js';
@@ -35,6 +35,30 @@ interface PlannedChange {
   replacement?: { properties: string[]; deleteFirst: boolean };
   retain?: boolean;
 }
+
+/** The Examples that end each subcommand's help. */
+const EXAMPLES: Record<string, string[]> = {
+  validate: [
+    'typeplane stack validate examples/stacks/app.template --parameters DatabasePassword=correct-horse-battery',
+    'typeplane stack validate app.template --parameters-file params.yaml -o json',
+  ],
+  plan: [
+    'typeplane stack plan orders examples/stacks/app.template --parameters DatabasePassword=correct-horse-battery',
+    'typeplane stack plan orders app.template --parameters-file params.yaml -o yaml',
+  ],
+  deploy: [
+    'typeplane stack deploy orders examples/stacks/app.template --parameters DatabasePassword=correct-horse-battery',
+    'typeplane stack deploy orders app.template --parameters-file params.yaml --no-wait',
+    'typeplane stack deploy orders app.template --parameters-file params.yaml --no-rollback',
+  ],
+  apply: ['typeplane stack apply orders 7c1e…   # the plan id that stack plan printed'],
+  show: ['typeplane stack show orders', 'typeplane stack show orders -o yaml'],
+  list: ['typeplane stack list', 'typeplane stack list -o json'],
+  events: ['typeplane stack events orders', 'typeplane stack events orders --follow'],
+  outputs: ['typeplane stack outputs orders', 'typeplane stack outputs orders -o json'],
+  drift: ['typeplane stack drift orders', 'typeplane stack drift orders -o json'],
+  delete: ['typeplane stack delete orders', 'typeplane stack delete orders --no-wait'],
+};
 
 const enc = encodeURIComponent;
 const POLL_MS = 300;
@@ -482,4 +506,9 @@ export function registerStackCommands(program: Command): void {
       return finish(client, name, started, options);
     }),
   );
+
+  for (const command of stack.commands) {
+    const lines = EXAMPLES[command.name()];
+    if (lines) examples(command, lines);
+  }
 }

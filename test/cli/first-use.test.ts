@@ -154,6 +154,36 @@ test('usage errors exit 2 and name the flag', async () => {
   assert.match(schemaless!.stderr, /^error: --schema <file> is needed with --endpoint/);
 });
 
+test('a usage error prints its line and where the help is, not the whole help; a misspelt flag gets "did you mean"', async () => {
+  const [port, misspelt, command, missing] = await Promise.all([
+    typeplane(['serve', '--port', 'abc']),
+    typeplane(['serve', '--prot', '4781']),
+    typeplane(['stak', 'list']),
+    typeplane(['stack', 'deploy', 'orders']),
+  ]);
+  for (const run of [port, misspelt, command, missing]) {
+    exits(run, 2);
+    assert.equal(run.stdout, '');
+    assert.doesNotMatch(run.stderr, /Usage:|Options:/);
+  }
+  assert.equal(
+    port!.stderr,
+    "error: port must be a whole number from 0 to 65535, not 'abc'\n(see 'typeplane serve --help')\n",
+  );
+  assert.equal(
+    misspelt!.stderr,
+    "error: unknown option '--prot'\n(Did you mean --port?)\n(see 'typeplane serve --help')\n",
+  );
+  assert.equal(
+    command!.stderr,
+    "error: unknown command 'stak'\n(Did you mean stack?)\n(see 'typeplane --help')\n",
+  );
+  assert.equal(
+    missing!.stderr,
+    "error: missing required argument 'template'\n(see 'typeplane stack deploy --help')\n",
+  );
+});
+
 test('type register takes folders and several files; one refused document does not stop the others', async () => {
   const dir = tempDir('typeplane-first-use-register-');
   mkdirSync(join(dir, 'nested'));
@@ -255,6 +285,10 @@ test('every command has an Examples section in its help', async () => {
     ['token', 'list'],
     ['token', 'revoke'],
     ['test'],
+    ['diff'],
+    ...['validate', 'plan', 'deploy', 'apply', 'show', 'list', 'events', 'outputs', 'drift', 'delete'].map(
+      (sub) => ['stack', sub],
+    ),
   ];
   const runs = await Promise.all(commands.map((c) => typeplane([...c, '--help'])));
   runs.forEach((run, i) => {
