@@ -30,7 +30,6 @@ export const EXCEPTIONS = {
   AccessDeniedException: 400,
   IncompleteSignatureException: 400,
   InternalFailure: 500,
-  InvalidClientTokenId: 403,
   InvalidSignatureException: 400,
   MissingAuthenticationTokenException: 403,
   RequestEntityTooLargeException: 413,
@@ -53,6 +52,18 @@ export class CloudControlError extends Error {
     this.name = 'CloudControlError';
     this.status = EXCEPTIONS[type];
   }
+}
+
+/**
+ * A key Typeplane does not know (not one it issued, revoked, or session credentials), answered as
+ * AWS's JSON-protocol services answer any key they do not know: `UnrecognizedClientException`, 400,
+ * with AWS's sentence, then the reason and what to do.
+ */
+export function unrecognizedClient(reason: string): CloudControlError {
+  return new CloudControlError(
+    'UnrecognizedClientException',
+    `The security token included in the request is invalid. ${reason}`,
+  );
 }
 
 /** The body of an error answer. */

@@ -13,7 +13,14 @@ import { ClientTokenReused, UnsupportedAction, type Engine } from '../engine/ind
 import { TypeplaneError } from '../errors.js';
 import { parseJsonBody } from '../http/index.js';
 import { TypeNotRegistered, TypeVersionNotRegistered } from '../registry/index.js';
-import { CloudControlError, errorBody, EXCEPTION_OF, EXCEPTIONS, type ExceptionName } from './errors.js';
+import {
+  CloudControlError,
+  errorBody,
+  EXCEPTION_OF,
+  EXCEPTIONS,
+  unrecognizedClient,
+  type ExceptionName,
+} from './errors.js';
 import { Input } from './input.js';
 import { OPERATION_SPECS } from './operations.js';
 import {
@@ -44,17 +51,13 @@ function describe(action: string): string {
   return action === 'read' ? 'read' : 'create, change or delete resources, or cancel requests';
 }
 
-/** Unknown (or revoked) keys of ours, and key ids that are not ours, answered apart. */
+/** Unknown (or revoked) keys of ours, and key ids that are not ours, each with its reason. */
 function unknownKey(accessKeyId: string): CloudControlError {
-  return isAccessKeyId(accessKeyId)
-    ? new CloudControlError(
-        'UnrecognizedClientException',
-        `The security token included in the request is invalid: access key ${accessKeyId} is unknown or its token was revoked`,
-      )
-    : new CloudControlError(
-        'InvalidClientTokenId',
-        "The security token included in the request is invalid: this is not an access key id Typeplane issued (they begin with TPAK); create a key pair with 'typeplane token create --aws-keys'",
-      );
+  return unrecognizedClient(
+    isAccessKeyId(accessKeyId)
+      ? `Access key ${accessKeyId} is unknown or its token was revoked; create a key pair with 'typeplane token create --aws-keys'`
+      : "This is not an access key id Typeplane issued (they begin with TPAK); create a key pair with 'typeplane token create --aws-keys'",
+  );
 }
 
 /**

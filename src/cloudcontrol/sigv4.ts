@@ -11,7 +11,7 @@
  * Messages follow AWS's, with what to do added: SDKs show them as they are.
  */
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
-import { CloudControlError } from './errors.js';
+import { CloudControlError, unrecognizedClient } from './errors.js';
 import { HmacSha256Key } from './hmac.js';
 
 export const SERVICE = 'cloudcontrolapi';
@@ -176,8 +176,8 @@ function remember({ key, credential }: { key: string; credential: Credential }):
  * The signature a request claims, from its headers, or the AWS exception refusing it.
  *
  * @throws CloudControlError MissingAuthenticationTokenException, IncompleteSignatureException,
- * InvalidSignatureException (scope, or a time more than five minutes from `now`), InvalidClientTokenId
- * (a session token).
+ * InvalidSignatureException (scope, or a time more than five minutes from `now`),
+ * UnrecognizedClientException (a session token).
  */
 export function readSignature(
   headers: Record<string, string | string[] | undefined>,
@@ -254,9 +254,8 @@ export function readSignature(
 
 function refuseSessionToken(headers: Record<string, string | string[] | undefined>): void {
   if (header(headers, 'x-amz-security-token') !== undefined)
-    throw new CloudControlError(
-      'InvalidClientTokenId',
-      "session credentials (x-amz-security-token) are not accepted: Typeplane issues long-term access key pairs ('typeplane token create --aws-keys'); unset AWS_SESSION_TOKEN",
+    throw unrecognizedClient(
+      "Session credentials (x-amz-security-token) are not accepted: Typeplane issues long-term access key pairs ('typeplane token create --aws-keys'); unset AWS_SESSION_TOKEN",
     );
 }
 

@@ -172,8 +172,8 @@ test('a stranger is answered from the headers alone, before any of the body it a
   );
   const deadline = Date.now() + 5_000;
   while (!text.endsWith('}') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  assert.match(text, /^HTTP\/1\.1 403 /, 'answered without waiting for the body');
-  assert.match(text, /"__type":"InvalidClientTokenId"/);
+  assert.match(text, /^HTTP\/1\.1 400 /, 'answered without waiting for the body');
+  assert.match(text, /"__type":"UnrecognizedClientException"/);
   // The announced body is read and dropped as it comes (test/http/connection-limits.test.ts): the
   // connection stays open for it rather than being reset under a client still sending.
   assert.equal(closed, false);
