@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,10 +107,63 @@ test('usage errors exit 2: no paths, unknown option, bad format', () => {
   assert.match(badOutput.stderr, /option '-o, --output <format>' argument 'xml' is invalid/);
 });
 
-test('a missing path is an error, not a crash', () => {
-  const { code, stdout } = typeplane(['validate', 'no/such/dir']);
-  assert.equal(code, 1);
-  assert.match(stdout, /TP1001 {2}no such file or folder: no\/such\/dir/);
+test('a missing path is a usage error (exit 2), as for type register', () => {
+  const { code, stdout, stderr } = typeplane(['validate', 'examples', 'no/such/dir']);
+  assert.equal(code, 2);
+  assert.equal(stdout, '');
+  assert.match(stderr, /^error: no such file or folder: no\/such\/dir\n/);
+});
+
+test('in a folder, what is no type document is skipped with a note; named alone it is an error saying what it is', () => {
+  const dir = workspace();
+  // What `generate` writes beside the types, and a stack template.
+  for (const args of [
+    ['generate', 'bicep', 'types/ok.json', '--out', 'types/bicep'],
+    ['generate', 'json-schema', 'types/ok.json', '--out', 'types/schemas'],
+  ])
+    assert.equal(typeplane(args, dir).code, 0);
+  writeFileSync(join(dir, 'types', 'app.yaml'), readFileSync(join(root, 'examples/stacks/app.template')));
+  const folder = typeplane(['validate', 'types'], dir);
+  assert.equal(folder.code, 0, folder.stdout + folder.stderr);
+  assert.match(folder.stdout, /✔ 1 file checked: 1 valid file, 1 type, 0 errors, 0 warnings; 5 skipped/);
+  assert.match(
+    folder.stderr,
+    /^note: skipped types\/app\.yaml: this is a stack template: use `typeplane stack validate`$/m,
+  );
+  assert.match(folder.stderr, /^note: skipped types\/bicep\/types\.json: Bicep types/m);
+  assert.match(folder.stderr, /^note: skipped types\/schemas\/stack-template\.json: a JSON Schema/m);
+  const json = JSON.parse(typeplane(['validate', 'types', '-o', 'json'], dir).stdout) as {
+    summary: { files: number; skipped: number };
+    skipped: { file: string; reason: string }[];
+  };
+  assert.deepEqual(json.summary.skipped, 5);
+  assert.equal(json.skipped.length, 5);
+
+  const named = typeplane(['validate', 'types/app.yaml'], dir);
+  assert.equal(named.code, 1);
+  assert.match(
+    named.stdout,
+    /^types\/app\.yaml:\d+:1 {2}error {4}TP1008 {2}this is a stack template: use `typeplane stack validate`$/m,
+  );
+
+  // A document that is nothing Typeplane knows stays an error, in a folder too.
+  writeFileSync(join(dir, 'types', 'typo.json'), valid.replace('typeName', 'typename'));
+  const typo = typeplane(['validate', 'types'], dir);
+  assert.equal(typo.code, 1);
+  assert.match(typo.stdout, /types\/typo\.json:1:1 {2}error {4}TP1008/);
+});
+
+test('--exclude skips the files and folders a glob matches', () => {
+  const dir = workspace();
+  mkdirSync(join(dir, 'types', 'drafts'));
+  writeFileSync(join(dir, 'types', 'drafts', 'broken.json'), '{');
+  writeFileSync(join(dir, 'types', 'nested', 'wip.draft.yaml'), 'types: [\n');
+  assert.equal(typeplane(['validate', 'types'], dir).code, 1);
+  const run = typeplane(['validate', 'types', '--exclude', 'drafts', '--exclude', '*.draft.yaml'], dir);
+  assert.equal(run.code, 0, run.stdout);
+  assert.match(run.stdout, /✔ 1 file checked: 1 valid file/);
+  const onlyOne = typeplane(['validate', 'types', '--exclude', 'types/drafts/**'], dir);
+  assert.match(onlyOne.stdout, /✖ 2 files checked/);
 });
 
 test('the same type defined in two files is an error in the second', () => {
