@@ -6,7 +6,7 @@ export { scopedClientToken, type Caller } from './caller.js';
 export { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from './input.js';
 export { engineLogger, type EngineLogger } from './logger.js';
 export { ClientTokenReused, canonicalJson } from './client-token.js';
-export { maskQuoted } from './sealing.js';
+export { maskQuoted, maskedForms } from './sealing.js';
 export { UnsupportedAction } from './admission.js';
 export { checkConsistency, type ConsistencyProblem } from './consistency.js';
 export * from './types.js';

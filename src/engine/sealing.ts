@@ -213,14 +213,20 @@ export function maskWriteOnly(
  * message may quote it in ({@link quotedForms}).
  */
 export function maskQuoted(text: string, secrets: Iterable<string>, replacement: string): string {
-  const forms = new Set<string>();
-  for (const secret of secrets)
-    if (secret.length >= MIN_MASKED_LENGTH) for (const form of quotedForms(secret)) forms.add(form);
+  const forms = maskedForms(secrets);
   let masked = text;
   // Longest first, so a secret containing another is masked whole.
   for (const form of [...forms].sort((a, b) => b.length - a.length))
     masked = masked.split(form).join(replacement);
   return masked;
+}
+
+/** The texts {@link maskQuoted} masks: each of `secrets` long enough, in each of its {@link quotedForms}. */
+export function maskedForms(secrets: Iterable<string>): Set<string> {
+  const forms = new Set<string>();
+  for (const secret of secrets)
+    if (secret.length >= MIN_MASKED_LENGTH) for (const form of quotedForms(secret)) forms.add(form);
+  return forms;
 }
 
 /** A lone surrogate has no percent-encoding (such values are refused on input anyway). */

@@ -4,10 +4,11 @@
  */
 import type { ResourceType } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
-import { maskQuoted } from '../engine/index.js';
+import { maskedForms } from '../engine/index.js';
 import { touchesWriteOnly } from '../model/index.js';
 import type { ParameterValue } from './intrinsics.js';
 import { importsIn } from './imports.js';
+import { Matcher } from './matcher.js';
 import { MASK } from './parameters.js';
 import { referencesIn } from './references.js';
 
@@ -34,7 +35,35 @@ export function fromSecret(expression: unknown, sources: SecretSources): boolean
  * reason, event and log line a deployment writes goes through here.
  */
 export function maskReason(text: string, secrets: readonly string[]): string {
-  return secrets.length === 0 ? text : maskQuoted(text, secrets, MASK);
+  return secrets.length === 0 ? text : maskerOf(secrets).quoted.replaceIn(text, MASK);
+}
+
+/**
+ * What masks one list of secrets: built once for it (a plan, a deployment, a view) and kept with it,
+ * so that masking each string costs a pass over that string, not one per secret.
+ */
+interface Masker {
+  /** The secrets as they are: a string holding one is masked whole. */
+  plain: Matcher;
+  /** Each secret long enough to mask in a message, in every form a message may quote it in. */
+  quoted: Matcher;
+  /** A number or boolean equal to a secret is masked. */
+  exact: ReadonlySet<string>;
+}
+
+const maskers = new WeakMap<readonly string[], { count: number; masker: Masker }>();
+
+function maskerOf(secrets: readonly string[]): Masker {
+  const known = maskers.get(secrets);
+  // The count guards against a list grown since (lists are built, then only read).
+  if (known !== undefined && known.count === secrets.length) return known.masker;
+  const masker: Masker = {
+    plain: new Matcher(secrets),
+    quoted: new Matcher(maskedForms(secrets)),
+    exact: new Set(secrets),
+  };
+  maskers.set(secrets, { count: secrets.length, masker });
+  return masker;
 }
 
 /** The texts to hide: every NoEcho parameter value (each item of a list). */
@@ -55,9 +84,10 @@ export function secretTexts(
 /** A copy of `value` with secret texts masked; with `type`, its write-only properties too. */
 export function mask(value: unknown, secrets: readonly string[], type?: ResourceType, pointer = ''): unknown {
   if (type && pointer !== '' && touchesWriteOnly(type, pointer)) return MASK;
-  if (typeof value === 'string') return secrets.some((s) => value.includes(s)) ? MASK : value;
+  if (typeof value === 'string')
+    return secrets.length > 0 && maskerOf(secrets).plain.occursIn(value) ? MASK : value;
   if (typeof value === 'number' || typeof value === 'boolean')
-    return secrets.includes(String(value)) ? MASK : value;
+    return secrets.length > 0 && maskerOf(secrets).exact.has(String(value)) ? MASK : value;
   if (Array.isArray(value)) return value.map((v, i) => mask(v, secrets, type, `${pointer}/${i}`));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
