@@ -296,19 +296,28 @@ function cell(value: unknown, max: number): string {
  * Columns of a resource list: the identifier, then the scalar properties (the first four; all
  * properties with -o wide), in the order they first appear.
  */
-function resourceTable(rows: { identifier: string; properties: unknown }[], wide: boolean): string {
+type ListedResource = {
+  identifier: string;
+  properties: unknown;
+  observed?: { status: string; since: string };
+};
+
+function resourceTable(rows: ListedResource[], wide: boolean): string {
   const names: string[] = [];
   for (const row of rows)
     for (const [name, value] of Object.entries((row.properties ?? {}) as Record<string, unknown>))
       if (!names.includes(name) && (wide || (value !== null && typeof value !== 'object'))) names.push(name);
   const shown = wide ? names : names.slice(0, 4);
+  // Said only when a read found what the record does not say (the provider's NotFound).
+  const observed = rows.some((r) => r.observed);
   return columns(
-    ['IDENTIFIER', ...shown.map((n) => n.toUpperCase())],
+    ['IDENTIFIER', ...shown.map((n) => n.toUpperCase()), ...(observed ? ['OBSERVED'] : [])],
     rows.map((r) => {
       const properties = (r.properties ?? {}) as Record<string, unknown>;
       return [
         r.identifier,
         ...shown.map((n) => (n in properties ? cell(properties[n], wide ? 200 : 40) : '')),
+        ...(observed ? [r.observed ? `${r.observed.status} since ${r.observed.since}` : ''] : []),
       ];
     }),
   );
@@ -690,6 +699,27 @@ export function registerApiCommands(program: Command): void {
   examples(
     common(
       resource
+        .command('forget')
+        .argument('<typeName>')
+        .argument('<identifier>')
+        .description(
+          "drop Typeplane's record of a resource without calling its provider (one the provider no longer has); writers only",
+        ),
+    ),
+    ['typeplane resource forget Example::Demo::Greeting ada'],
+  ).action(
+    action(async (typeName: string, identifier: string, options: Common) => {
+      const client = clientFor(options);
+      const { progressEvent } = await client.call<{ progressEvent: ProgressEvent }>(
+        'POST',
+        `/v1/resources/${enc(typeName)}/${enc(identifier)}/forget`,
+      );
+      return printEvent(client, progressEvent, options);
+    }),
+  );
+  examples(
+    common(
+      resource
         .command('list')
         .argument('<typeName>')
         .description('list resources of a type: the identifier and a few scalar properties (-o wide: all)')
@@ -710,7 +740,7 @@ export function registerApiCommands(program: Command): void {
       ) => {
         const maxResults = maxResultsFlag(options.maxResults);
         const client = clientFor(options);
-        const all: { identifier: string; properties: unknown }[] = [];
+        const all: ListedResource[] = [];
         let nextToken = options.nextToken;
         let last: string | null;
         do {
@@ -718,7 +748,7 @@ export function registerApiCommands(program: Command): void {
           if (maxResults) query.set('maxResults', maxResults);
           if (nextToken) query.set('nextToken', nextToken);
           const page = await client.call<{
-            resourceDescriptions: { identifier: string; properties: unknown }[];
+            resourceDescriptions: ListedResource[];
             nextToken: string | null;
           }>('GET', `/v1/resources/${enc(typeName)}?${query}`);
           all.push(...page.resourceDescriptions);

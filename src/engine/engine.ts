@@ -23,6 +23,7 @@ import { CALL_LIMITS, type CallLimits } from '../handler/index.js';
 import type { EngineContext } from './context.js';
 import { create } from './create.js';
 import { deleteResource } from './delete.js';
+import { forget } from './forget.js';
 import type { EngineLogger } from './logger.js';
 import { put } from './put.js';
 import { list, read } from './read.js';
@@ -190,6 +191,11 @@ export class Engine {
   ): Promise<ProgressEvent> {
     await this.configured(typeName);
     return deleteResource(this.ctx, typeName, identifier, scopedClientToken(clientToken, caller), caller);
+  }
+
+  /** Drops Typeplane's record of a resource without calling its provider: see `forget.ts`. */
+  forget(typeName: string, identifier: string, caller?: Caller): Promise<ProgressEvent> {
+    return forget(this.ctx, typeName, identifier, caller);
   }
 
   /** Resolves when `version` of the type is registered; `NotFound` naming the versions it has otherwise. */

@@ -1,15 +1,12 @@
 /**
- * @module Read and list: a read asks the provider (at once, bounded in time) and checks its answer; a
- * list pages through the engine's index.
+ * @module Read and list: a read asks the provider (at once, bounded in time) and checks its answer,
+ * and never changes the record; a list pages through the engine's index.
  */
 import { TypeplaneError } from '../errors.js';
 import { stripNulls, stripWriteOnly, type Model } from '../model/index.js';
-import type { CompiledType } from '../registry/compile.js';
 import { RESOURCE_PAGE_BYTES, resourceCursor } from '../store/index.js';
 import type { StoredResource } from '../store/types.js';
 import { assertAdmitted, assertSupported } from './admission.js';
-import { begin } from './begin.js';
-import { waitFor } from './requests.js';
 import { checkModel, contractViolation } from './check-answer.js';
 import { tooSlow } from '../handler/index.js';
 import { configurationOf, timeoutMinutes, type EngineContext } from './context.js';
@@ -17,6 +14,7 @@ import { parseMaxResults, parseNextToken } from './input.js';
 import { invoke } from './invoke.js';
 import { matches, parseFilters, type ListFilter } from './list-filter.js';
 import { lazyChild } from './logger.js';
+import { notFoundNow, observe } from './observed.js';
 import { newRequestToken } from './request-token.js';
 import { findResource, opened } from './sealing.js';
 import type { ResourceDescription } from './types.js';
@@ -55,7 +53,10 @@ export async function read(
     throw contractViolation(ctx.log, provider, tooSlow('read', ctx.callLimits.read));
   if (event.status === 'FAILED') {
     const code = event.errorCode ?? 'GeneralServiceException';
-    if (code === 'NotFound') await forgetVanished(ctx, compiled, stored);
+    if (code === 'NotFound') {
+      await observe(ctx, stored, notFoundNow());
+      throw providerLost(type.typeName, primary, event.message);
+    }
     throw new TypeplaneError(code, event.message ?? `read failed with ${code}`);
   }
   if (event.status !== 'SUCCESS')
@@ -66,43 +67,16 @@ export async function read(
     );
   // What the provider reports as recorded may keep violating a later version of the type.
   const model = checkModel(ctx.log, provider, compiled, event.resourceModel, primary, stored.properties);
+  await observe(ctx, stored, undefined);
   return { identifier: primary, properties: stripWriteOnly(type, model) };
 }
 
-/** How long a read that found its resource gone waits for the cleanup delete before answering. */
-const VANISHED_WAIT_MS = 5_000;
-
-/**
- * The provider says a recorded resource is gone (deleted outside Typeplane): the index follows, as
- * after an update or delete that finds it gone, so list and read agree. Done by a DELETE operation
- * like any other, so that the provider's delete handler can clean up what is left (a role, a folder)
- * and its answer (NotFound, or SUCCESS) removes the row; begun only while the row is as the read saw
- * it and no operation is active on it (otherwise that operation or change decides). The read waits
- * a moment for it, so a request right after the read sees the index as it is now.
- */
-async function forgetVanished(
-  ctx: EngineContext,
-  compiled: CompiledType,
-  seen: StoredResource,
-): Promise<void> {
-  const whole = opened(ctx.sealer, seen);
-  try {
-    const event = await begin(ctx, {
-      compiled,
-      operation: 'DELETE',
-      identifier: seen.identifier,
-      request: { desiredState: whole.properties },
-      clientToken: undefined,
-      hashOf: {},
-      statusMessage: `the provider's read answered NotFound: its delete handler cleans up what is left and the index follows`,
-      basedOn: whole,
-    });
-    await waitFor(ctx, event.requestToken, VANISHED_WAIT_MS);
-  } catch (e) {
-    // Another operation is active on it, or it changed since the read (ChangedMeanwhile): theirs to decide.
-    if (e instanceof TypeplaneError && e.code === 'ResourceConflict') return;
-    throw e;
-  }
+/** A read the provider answered NotFound for a resource Typeplane has recorded. */
+function providerLost(typeName: string, identifier: string, said: string | undefined): TypeplaneError {
+  return new TypeplaneError(
+    'NotFound',
+    `the provider no longer has ${typeName} ${identifier}${said ? ` (it said: ${said})` : ''}; Typeplane keeps its record (listed with observed NotFound), as the provider may yet find it again: read it later, or drop the record with 'typeplane resource forget ${typeName} ${identifier}' (POST /v1/resources/{typeName}/{identifier}/forget), or delete it`,
+  );
 }
 
 export async function list(
@@ -119,6 +93,7 @@ export async function list(
   const describe = (r: StoredResource): ResourceDescription => ({
     identifier: r.identifier,
     properties: stripNulls(stripWriteOnly(type, r.properties)) as Model,
+    ...(r.observed ? { observed: r.observed } : {}),
   });
   if (filters.length === 0) {
     const page = await ctx.store.listResources(type.typeName, { limit, ...(nextToken ? { nextToken } : {}) });

@@ -18,6 +18,7 @@ import { tooSlow } from '../handler/index.js';
 import { ACTION, configurationOf, timeoutMinutes, type EngineContext } from './context.js';
 import { finish } from './finish.js';
 import { invoke } from './invoke.js';
+import { noteNotFound } from './observed.js';
 import { modelToKeep, outcomeProblem } from './outcome.js';
 import { lazyChild, maskedLogger } from './logger.js';
 import { recordEvent, versionOf } from './record-backed.js';
@@ -174,28 +175,30 @@ export async function step(
     }
     case 'FAILED': {
       const code = event.errorCode ?? 'GeneralServiceException';
-      // A delete re-invoked after its first attempt may find its own work done.
-      if (op.operation === 'DELETE' && code === 'NotFound' && resumed) {
+      // What a delete asks for is already so (deleted outside Typeplane, or by its own earlier attempt):
+      // it is gone, and the record goes with it.
+      if (op.operation === 'DELETE' && code === 'NotFound') {
         return finish(
           ctx,
           op,
           'SUCCESS',
-          {},
+          resumed
+            ? {}
+            : {
+                statusMessage: `the provider no longer had it${event.message ? ` (${event.message})` : ''}: gone`,
+              },
           { kind: 'delete', typeName: type.typeName, identifier: op.identifier! },
         );
       }
-      // The provider says the resource is gone: the index follows the truth.
-      const vanished: ResourceChange | undefined =
-        code === 'NotFound' && op.identifier !== undefined && op.operation !== 'CREATE'
-          ? { kind: 'delete', typeName: type.typeName, identifier: op.identifier }
-          : undefined;
-      return finish(
-        ctx,
-        op,
-        'FAILED',
-        { errorCode: code, statusMessage: event.message ?? `${action} failed with ${code}` },
-        vanished,
-      );
+      await finish(ctx, op, 'FAILED', {
+        errorCode: code,
+        statusMessage: event.message ?? `${action} failed with ${code}`,
+      });
+      // An update the provider answers NotFound keeps the record, as a read does: the NotFound may be
+      // transient, and only a writer's delete or forget drops a record. It is noted for lists.
+      if (code === 'NotFound' && op.operation === 'UPDATE' && op.identifier !== undefined)
+        await noteNotFound(ctx, type.typeName, op.identifier);
+      return;
     }
     case 'SUCCESS': {
       if (op.operation === 'DELETE') {

@@ -3,7 +3,7 @@
  */
 import type { ErrorCode } from '../errors.js';
 import type { Model } from '../model/index.js';
-import type { Operation, OperationStatus } from '../store/types.js';
+import type { Observation, Operation, OperationStatus } from '../store/types.js';
 
 export type { Model } from '../model/index.js';
 export { TERMINAL_STATUSES, ACTIVE_STATUSES, type Operation, type OperationStatus } from '../store/types.js';
@@ -27,4 +27,6 @@ export interface ProgressEvent {
 export interface ResourceDescription {
   identifier: string;
   properties: Model;
+  /** In a list: what the last read saw when the record does not say it (the provider's NotFound). */
+  observed?: Observation;
 }

@@ -37,6 +37,8 @@ export interface ResourceRow {
   created_at: string;
   updated_at: string;
   type_version: string | null;
+  observed_status: string | null;
+  observed_since: string | null;
 }
 
 /** The named parameters of an operation row. */
@@ -304,6 +306,8 @@ export function toStoredResource(row: ResourceRow): StoredResource {
   };
   if (row.sealed !== null) resource.sealed = row.sealed;
   if (row.type_version !== null) resource.typeVersion = row.type_version;
+  if (row.observed_status === 'NotFound' && row.observed_since !== null)
+    resource.observed = { status: row.observed_status, since: row.observed_since };
   return resource;
 }
 

@@ -46,6 +46,17 @@ export interface StoredResource {
   typeVersion?: string;
   createdAt: string;
   updatedAt: string;
+  /** What a read last reported when it differs from the record (see {@link Store.observeResource}). */
+  observed?: Observation;
+}
+
+/**
+ * What a read saw of a recorded resource that its record does not say: the provider answered
+ * NotFound, first at `since`. Metadata beside the record, never the record itself.
+ */
+export interface Observation {
+  status: 'NotFound';
+  since: string;
 }
 
 export interface OperationRecord {
@@ -268,6 +279,17 @@ export interface Store {
     options: { limit: number; nextToken?: string; maxBytes?: number },
   ): Promise<ResourcePage>;
   countResources(typeName: string): Promise<number>;
+  /**
+   * Sets (or with undefined clears) what reads observe of a resource, only while its row was last
+   * written at `updatedAt` (a write since then is newer news); leaves properties, `updatedAt` and
+   * operations alone. False when nothing changed. A put clears it.
+   */
+  observeResource(
+    typeName: string,
+    identifier: string,
+    updatedAt: string,
+    observed: Observation | undefined,
+  ): Promise<boolean>;
   /** How many resources the type has and how many of its operations have not ended, read at one moment. */
   typeUsage(typeName: string): Promise<TypeUsage>;
   /** The primary identifier of the resource holding additional identifier `name` = `value`, if any. */

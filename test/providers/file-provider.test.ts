@@ -174,15 +174,14 @@ test('list pages with maxResults=2 over files in nested folders; the provider li
   assert.deepEqual(listed, expected);
 });
 
-test('read reflects the disk: a file deleted by hand is NotFound, and deleting it cleans up', async () => {
+test('read reflects the disk: a file deleted by hand is NotFound, and deleting it completes as gone and cleans up', async () => {
   await created({ Path: 'by/hand/gone.txt', Content: 'x' });
   unlinkSync(onDisk('by/hand/gone.txt'));
   const read = await svc.call('GET', url('by/hand/gone.txt'));
   assert.equal(read.status, 404);
   assert.equal(read.body.errorCode, 'NotFound');
   const del = await remove('by/hand/gone.txt');
-  assert.equal(del.operationStatus, 'FAILED');
-  assert.equal(del.errorCode, 'NotFound');
+  assert.equal(del.operationStatus, 'SUCCESS');
   assert.equal(existsSync(join(root, 'by')), false, 'the folders it made are removed all the same');
   assert.equal((await svc.call('GET', url('by/hand/gone.txt'))).status, 404);
   const list = await svc.call('GET', `/v1/resources/${T}?maxResults=100`);

@@ -135,6 +135,19 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     };
   });
 
+  // Drops the record without calling the provider: done at once, 200 with the completed operation.
+  app.post<ResourceParams>('/v1/resources/:typeName/:identifier/forget', async (request) => {
+    const { typeName, identifier } = request.params;
+    const caller = callerOfRequest(request);
+    const event = await engine.forget(typeName, identifier, caller);
+    // The audit trail: who dropped which record (a token by its id, never its secret).
+    request.log.info(
+      { typeName, identifier: event.identifier, requestToken: event.requestToken, by: caller.id },
+      'resource record forgotten',
+    );
+    return { progressEvent: event };
+  });
+
   app.delete<ResourceParams>('/v1/resources/:typeName/:identifier', async (request, reply) => {
     const wait = waitSeconds(request.query.wait);
     const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);

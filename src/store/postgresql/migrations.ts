@@ -118,6 +118,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX operations_active_by_type ON operations (type_name, seq) WHERE status IN ${ACTIVE};
   `,
+  // What reads observe of a resource beside its record (a provider's NotFound, and since when).
+  `
+  ALTER TABLE resources ADD COLUMN observed_status text;
+  ALTER TABLE resources ADD COLUMN observed_since text COLLATE "C";
+  `,
 ];
 
 /** Schema names Typeplane accepts: plain lower-case identifiers, so they never need quoting. */

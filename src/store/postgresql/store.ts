@@ -67,6 +67,7 @@ import {
   type ClaimAllowance,
   type Completion,
   type KvEntry,
+  type Observation,
   type OperationFilter,
   type OperationRecord,
   type Page,
@@ -90,8 +91,10 @@ export interface PostgresStoreOptions {
 }
 
 const TYPE_COLUMNS = 'type_name, version, model_json, source, registered_at';
-const RESOURCE_COLUMNS =
+/** The columns a put writes, in order; a read also reads what reads observed. */
+const RESOURCE_WRITTEN =
   'type_name, identifier, properties_json, sealed, created_at, updated_at, type_version';
+const RESOURCE_COLUMNS = `${RESOURCE_WRITTEN}, observed_status, observed_since`;
 
 /** The columns of an operation row written by begin/complete, in order. */
 const INSERT_COLUMNS = [
@@ -415,6 +418,26 @@ export class PostgresStore implements Store {
       [typeName, options.limit + 1, maxBytes, ...(after === undefined ? [] : [after])],
     );
     return resourcePage(rows, options.limit, (last) => encodeCursor('resources', last.identifier), maxBytes);
+  }
+
+  async observeResource(
+    typeName: string,
+    identifier: string,
+    updatedAt: string,
+    observed: Observation | undefined,
+  ): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE resources SET observed_status = $1, observed_since = $2
+       WHERE type_name = $3 AND identifier = $4 AND updated_at = $5`,
+      [
+        observed?.status ?? null,
+        observed ? isoTime(observed.since, 'since') : null,
+        typeName,
+        identifier,
+        updatedAt,
+      ],
+    );
+    return (rowCount ?? 0) > 0;
   }
 
   async countResources(typeName: string): Promise<number> {
@@ -943,10 +966,11 @@ async function applyChange(
     }
     await c.query(
       // The type's lock, shared: taken before the row is made, so a deregistration waits for this commit.
-      `INSERT INTO resources (${RESOURCE_COLUMNS})
+      `INSERT INTO resources (${RESOURCE_WRITTEN})
        SELECT $1, $2, $3, $4, $5, $6, $8 FROM (SELECT pg_advisory_xact_lock_shared($7::bigint)) l
        ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json,
-         sealed = excluded.sealed, updated_at = excluded.updated_at, type_version = excluded.type_version`,
+         sealed = excluded.sealed, updated_at = excluded.updated_at, type_version = excluded.type_version,
+         observed_status = NULL, observed_since = NULL`,
       [
         resource.typeName,
         resource.identifier,

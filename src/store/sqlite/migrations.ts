@@ -173,6 +173,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX operations_active_by_type ON operations (type_name, seq) WHERE status IN ${ACTIVE_SQL};
   `,
+  // What reads observe of a resource beside its record (a provider's NotFound, and since when).
+  `
+  ALTER TABLE resources ADD COLUMN observed_status TEXT;
+  ALTER TABLE resources ADD COLUMN observed_since TEXT;
+  `,
 ];
 
 /** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */

@@ -62,6 +62,7 @@ import {
   type ClaimAllowance,
   type Completion,
   type KvEntry,
+  type Observation,
   type OperationFilter,
   type OperationRecord,
   type Page,
@@ -255,6 +256,22 @@ export class SqliteStore implements Store {
       (last) => encodeCursor('resources', last.identifier),
       pageBytes(options.maxBytes),
     );
+  }
+
+  async observeResource(
+    typeName: string,
+    identifier: string,
+    updatedAt: string,
+    observed: Observation | undefined,
+  ): Promise<boolean> {
+    const { changes } = this.sql.observeResource.run(
+      observed?.status ?? null,
+      observed ? isoTime(observed.since, 'since') : null,
+      typeName,
+      identifier,
+      updatedAt,
+    );
+    return changes > 0;
   }
 
   async findByIdentifier(typeName: string, name: string, value: string): Promise<string | undefined> {
@@ -854,15 +871,18 @@ function prepareStatements(db: Database.Database) {
     ),
 
     getResource: db.prepare<[string, string], ResourceRow>(
-      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version FROM resources
+      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version,
+         observed_status, observed_since FROM resources
        WHERE type_name = ? AND identifier = ?`,
     ),
     listResourcesFirst: db.prepare<[string, number], ResourceRow>(
-      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version FROM resources
+      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version,
+         observed_status, observed_since FROM resources
        WHERE type_name = ? ORDER BY identifier LIMIT ?`,
     ),
     listResourcesAfter: db.prepare<[string, string, number], ResourceRow>(
-      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version FROM resources
+      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version,
+         observed_status, observed_since FROM resources
        WHERE type_name = ? AND identifier > ? ORDER BY identifier LIMIT ?`,
     ),
     activeOperationOfType: db.prepare<[string], { request_token: string }>(ACTIVE_OPERATION_OF_TYPE('?')),
@@ -876,7 +896,11 @@ function prepareStatements(db: Database.Database) {
       `INSERT INTO resources (type_name, identifier, properties_json, sealed, created_at, updated_at, type_version) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json, sealed = excluded.sealed,
          type_version = excluded.type_version,
-         updated_at = excluded.updated_at`,
+         updated_at = excluded.updated_at, observed_status = NULL, observed_since = NULL`,
+    ),
+    observeResource: db.prepare<[string | null, string | null, string, string, string]>(
+      `UPDATE resources SET observed_status = ?, observed_since = ?
+       WHERE type_name = ? AND identifier = ? AND updated_at = ?`,
     ),
     deleteResource: db.prepare<[string, string]>(
       `DELETE FROM resources WHERE type_name = ? AND identifier = ?`,
