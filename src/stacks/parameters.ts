@@ -13,6 +13,18 @@ import type { ParameterDeclaration, Template } from './template.js';
 /** How a NoEcho value is shown. */
 export const MASK = '****';
 
+/**
+ * The most distinct NoEcho values (each item of a list counts) a stack may have, and their characters
+ * together: each is masked wherever a plan, event, output or answer might show it, and masking reads
+ * every one of them (in each form a message may quote it in). Published templates have a few.
+ */
+export const MAX_SECRET_VALUES = 100;
+export const MAX_SECRET_CHARACTERS = 16_384;
+
+/** How much of a value or a list a diagnostic quotes: a value's first characters, a list's first items. */
+const QUOTED_CHARACTERS = 100;
+const QUOTED_ITEMS = 10;
+
 export interface ResolvedParameters {
   values: Map<string, ParameterValue>;
   /** Parameters without a value (no default, none given): only validation goes on without them. */
@@ -35,10 +47,12 @@ export function resolveParameters(template: Template, given: Record<string, unkn
       stackDiagnostic(
         'TP4012',
         '/Parameters',
-        `a value was given for '${name}', which the template does not declare${guess ? `; did you mean '${guess}'?` : ''}`,
+        `a value was given for '${shortened(name)}', which the template does not declare${guess ? `; did you mean '${guess}'?` : ''}`,
       ),
     );
   }
+  const secrets = new Set<string>();
+  let secretCharacters = 0;
   // One pattern budget for all the parameters, as for all the patterns of a model.
   let checking = { at: '', name: '', from: '' };
   const outcome = withPatternBudget(() => {
@@ -61,10 +75,30 @@ export function resolveParameters(template: Template, given: Record<string, unkn
           stackDiagnostic(
             'TP4012',
             checking.at,
-            `parameter ${declaration.name}: ${from} ${checked}${declaration.constraintDescription ? ` (${declaration.constraintDescription})` : ''}`,
+            `parameter ${declaration.name}: ${from} ${checked}${declaration.constraintDescription ? ` (${shortened(declaration.constraintDescription)})` : ''}`,
           ),
         );
         continue;
+      }
+      if (declaration.noEcho) {
+        const added = [...new Set(Array.isArray(checked.value) ? checked.value : [checked.value])]
+          .map(String)
+          .filter((item) => item !== '' && !secrets.has(item));
+        const count = secrets.size + added.length;
+        const characters = secretCharacters + added.reduce((n, item) => n + item.length, 0);
+        if (count > MAX_SECRET_VALUES || characters > MAX_SECRET_CHARACTERS) {
+          // Refused before it is used: its values reach no evaluation, so no message can quote them.
+          diagnostics.push(
+            stackDiagnostic(
+              'TP4024',
+              checking.at,
+              `parameter ${declaration.name}: ${from} makes ${count.toLocaleString('en-US')} NoEcho values of ${characters.toLocaleString('en-US')} characters in this stack (each item of a list is one); at most ${MAX_SECRET_VALUES} of ${MAX_SECRET_CHARACTERS.toLocaleString('en-US')} characters together are allowed, as each is masked in every plan, event and answer: pass fewer items, or declare a list that is not secret without NoEcho`,
+            ),
+          );
+          continue;
+        }
+        for (const item of added) secrets.add(item);
+        secretCharacters = characters;
       }
       values.set(declaration.name, checked.value);
     }
@@ -86,9 +120,32 @@ function asText(raw: unknown): string | undefined {
   return undefined;
 }
 
+/** `text` as a diagnostic quotes it: its first characters, and how many there are when more. */
+function shortened(text: string): string {
+  return text.length <= QUOTED_CHARACTERS
+    ? text
+    : `${text.slice(0, QUOTED_CHARACTERS)}… (${text.length.toLocaleString('en-US')} characters)`;
+}
+
+/** A value quoted in a diagnostic, as JSON: a long string cut short (a value may be a mebibyte). */
+function quoted(value: unknown): string {
+  const text = typeof value === 'string' ? value : String(value);
+  return text.length <= QUOTED_CHARACTERS
+    ? JSON.stringify(value)
+    : `${JSON.stringify(text.slice(0, QUOTED_CHARACTERS))}… (${text.length.toLocaleString('en-US')} characters)`;
+}
+
+/** A list quoted in a diagnostic: its first items, and how many more. */
+function quotedList(values: readonly unknown[]): string {
+  const shown = values.slice(0, QUOTED_ITEMS).map(quoted).join(', ');
+  return values.length <= QUOTED_ITEMS
+    ? `[${shown}]`
+    : `[${shown}, and ${(values.length - QUOTED_ITEMS).toLocaleString('en-US')} more]`;
+}
+
 /** The typed value, or what is wrong with it (never quoting a NoEcho value). */
 function checkValue(declaration: ParameterDeclaration, raw: unknown): { value: ParameterValue } | string {
-  const shown = (v: unknown) => (declaration.noEcho ? '(hidden: NoEcho)' : JSON.stringify(v));
+  const shown = (v: unknown) => (declaration.noEcho ? '(hidden: NoEcho)' : quoted(v));
   let items: string[];
   const list = declaration.type === 'CommaDelimitedList' || declaration.type === 'List<Number>';
   if (list && Array.isArray(raw)) {
@@ -125,10 +182,10 @@ function checkValue(declaration: ParameterDeclaration, raw: unknown): { value: P
       if (patternProblem !== undefined)
         return `cannot be checked: AllowedPattern is refused (${patternProblem})`;
       if (!matchesWhole(declaration.allowedPattern, item))
-        return `${shown(item)} does not match AllowedPattern ${declaration.allowedPattern}`;
+        return `${shown(item)} does not match AllowedPattern ${shortened(declaration.allowedPattern)}`;
     }
     if (allowed !== undefined && !allowed.has(item))
-      return `${shown(item)} is not one of the AllowedValues ${declaration.noEcho ? '' : JSON.stringify(declaration.allowedValues)}`.trimEnd();
+      return `${shown(item)} is not one of the AllowedValues ${declaration.noEcho ? '' : quotedList(declaration.allowedValues!)}`.trimEnd();
   }
   if (declaration.type === 'Number') return { value: numbers[0]! };
   if (declaration.type === 'List<Number>') return { value: numbers };
