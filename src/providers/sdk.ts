@@ -14,6 +14,9 @@
  *   },
  *   // read, update, delete, list …
  * });
+ *
+ * A provider in another language, serving the provider protocol over HTTP, is one too:
+ * `createRemoteProvider({ name, url, types })`.
  */
 import type { ErrorCode } from '../errors.js';
 import type { Model } from '../model/index.js';
@@ -121,6 +124,7 @@ function asModel(model: object): Model {
 }
 
 export { HandlerError };
+export { createRemoteProvider, type RemoteProviderOptions } from './remote/index.js';
 export type { Handler, HandlerEvent, HandlerRequest, HandlerLogger, Provider } from '../handler/index.js';
 export type { Model } from '../model/index.js';
 export type { ErrorCode } from '../errors.js';

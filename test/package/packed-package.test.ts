@@ -234,6 +234,78 @@ test("ESM: import from 'typeplane' and 'typeplane/provider'", () => {
   assert.equal(out.status, 'SUCCESS');
 });
 
+test("the service and remote providers, as documented: startService from 'typeplane', createRemoteProvider from 'typeplane/provider'", () => {
+  // A provider in another language, reduced to its wire: one POST per handler call, answered with a
+  // ProgressEvent (the greeting it makes is its own: Text is read-only).
+  writeFileSync(
+    join(app, 'remote.mjs'),
+    `import { createServer } from 'node:http';
+     import { startService } from 'typeplane';
+     import { createRemoteProvider } from 'typeplane/provider';
+     const wire = createServer((req, res) => {
+       let body = '';
+       req.on('data', (c) => (body += c));
+       req.on('end', () => {
+         const m = JSON.parse(body);
+         const model = { ...m.requestData.resourceProperties, Text: 'Hello, ' + m.requestData.resourceProperties.Name };
+         const event = m.action === 'DELETE' ? { status: 'SUCCESS' }
+           : m.action === 'LIST' ? { status: 'SUCCESS', resourceModels: [], nextToken: null }
+           : { status: 'SUCCESS', resourceModel: model };
+         res.setHeader('content-type', 'application/json').end(JSON.stringify(event));
+       });
+     }).listen(0, '127.0.0.1');
+     await new Promise((r) => wire.once('listening', r));
+     const greetings = createRemoteProvider({ name: 'wire-greetings', url: 'http://127.0.0.1:' + wire.address().port + '/',
+       types: ['Example::Demo::Greeting'], schemas: ['node_modules/typeplane/examples/providers/typescript/greeting.json'] });
+     const token = 'tp_' + 'r'.repeat(43);
+     const service = await startService({ dataDir: '.typeplane-remote', port: 0, adminToken: token, providerDefinitions: [greetings] });
+     try {
+       const answer = await fetch(service.url + '/v1/resources/Example::Demo::Greeting?wait=20', { method: 'POST',
+         headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' },
+         body: JSON.stringify({ desiredState: { Name: 'ada' } }) });
+       console.log(JSON.stringify((await answer.json()).progressEvent));
+     } finally {
+       await service.close();
+       wire.close();
+     }`,
+  );
+  const run = node(['remote.mjs']);
+  assert.equal(run.code, 0, run.stderr);
+  const event = JSON.parse(run.stdout) as { operationStatus: string; resourceModel: Record<string, string> };
+  assert.equal(event.operationStatus, 'SUCCESS', run.stdout);
+  assert.deepEqual(event.resourceModel, { Name: 'ada', Language: 'en', Text: 'Hello, ada' });
+
+  // Typed: the declarations the package ships describe both (an option missing or misspelt fails).
+  writeFileSync(
+    join(app, 'typed.mts'),
+    `import { startService, type Service, type ServiceOptions } from 'typeplane';
+     import { createRemoteProvider, type ProviderDefinition, type RemoteProviderOptions } from 'typeplane/provider';
+     const options: RemoteProviderOptions = { name: 'notes', url: 'http://127.0.0.1:8080/', types: ['Example::Python::Note'] };
+     const notes: ProviderDefinition = createRemoteProvider(options);
+     const serviceOptions: ServiceOptions = { dataDir: './data', port: 0, providerDefinitions: [notes] };
+     export const started: Promise<Service> = startService(serviceOptions);
+     // @ts-expect-error dataDir is required
+     export const missing = startService({ port: 0 });
+     // @ts-expect-error a remote provider needs its url
+     export const noUrl = createRemoteProvider({ name: 'notes', types: [] });
+     export const url: Promise<string> = started.then((s) => s.url);`,
+  );
+  const typed = node([
+    tsc,
+    '--noEmit',
+    '--strict',
+    '--skipLibCheck',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+    'typed.mts',
+  ]);
+  assert.equal(typed.code, 0, typed.stdout + typed.stderr);
+});
+
 test("CommonJS: require('typeplane') and a provider compiled to CommonJS requiring 'typeplane/provider'", () => {
   writeFileSync(
     join(app, 'provider.cjs'),
@@ -246,14 +318,21 @@ test("CommonJS: require('typeplane') and a provider compiled to CommonJS requiri
   );
   const run = node([
     '-e',
-    `const { validateDocument } = require('typeplane');
+    `const { validateDocument, startService } = require('typeplane');
+     const { createRemoteProvider } = require('typeplane/provider');
      const provider = require('./provider.cjs');
      provider.create({ desiredState: { Id: 'a' } }).then((e) => console.log(JSON.stringify({
+       exports: [typeof startService, typeof createRemoteProvider],
        valid: validateDocument(require('node:fs').readFileSync('node_modules/typeplane/examples/postgresDatabases.yaml'), { file: 'p.yaml' }).valid,
        event: e })));`,
   ]);
   assert.equal(run.code, 0, run.stderr);
-  const out = JSON.parse(run.stdout) as { valid: boolean; event: { status: string; resourceModel: unknown } };
+  const out = JSON.parse(run.stdout) as {
+    exports: string[];
+    valid: boolean;
+    event: { status: string; resourceModel: unknown };
+  };
+  assert.deepEqual(out.exports, ['function', 'function']);
   assert.equal(out.valid, true);
   assert.deepEqual(out.event.resourceModel, { Id: 'a', Arn: 'arn:a' });
 });
