@@ -491,7 +491,12 @@ export function registerApiCommands(program: Command): void {
   ).action(
     action(async (typeName: string, version: string, options: Common & { allowBreaking?: boolean }) => {
       const query = options.allowBreaking ? '?allowBreaking=true' : '';
-      await clientFor(options).call('PUT', `/v1/types/${enc(typeName)}/default-version${query}`, { version });
+      await clientFor(options)
+        .call('PUT', `/v1/types/${enc(typeName)}/default-version${query}`, { version })
+        // The changes are located in that version's registered document: name it.
+        .catch((e: unknown) => {
+          throw nameFile(e, `${typeName} version ${version}`);
+        });
       process.stdout.write(`${typeName}: version ${version} is the default\n`);
     }),
   );
@@ -861,11 +866,14 @@ export function nothingFound(message: string): number {
   return EXIT.ok;
 }
 
-/** Server diagnostics name the document 'request body'; the user knows it by its file name. */
+/**
+ * Server diagnostics name the document 'request body', or nothing; the user knows it by its file
+ * name (or, for a registered version, by the type and version).
+ */
 function nameFile(e: unknown, file: string): unknown {
   if (e instanceof ApiError)
     for (const d of e.details)
-      if (d && typeof d === 'object' && 'file' in d) (d as { file: unknown }).file = file;
+      if (d && typeof d === 'object' && ('file' in d || 'rule' in d)) (d as { file: unknown }).file = file;
   return e;
 }
 

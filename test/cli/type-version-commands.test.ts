@@ -102,7 +102,12 @@ test('versions from the command line: register, versions, set-default (--allow-b
     narrowed.stderr,
     /^error: ResourceConflict: breaking change refused: Test::Cli::Gizmo: 1 breaking change .* violating that version \(g1\)/m,
   );
-  assert.match(narrowed.stderr, /breaking TP6003/);
+  // Located in the registered document of the version asked for, named so.
+  assert.match(
+    narrowed.stderr,
+    /^ {2}- Test::Cli::Gizmo version 3:\d+:\d+ breaking TP6003 /m,
+    narrowed.stderr,
+  );
   const forced = await typeplane(['type', 'set-default', TYPE, '3', '--allow-breaking']);
   assert.equal(forced.stdout, `${TYPE}: version 3 is the default\n`, forced.stderr);
   const inUse = await typeplane(['type', 'delete', TYPE, '--version', '2']);
