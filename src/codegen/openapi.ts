@@ -178,6 +178,17 @@ function accepted(event: string): Schema {
   return { type: 'object', required: ['progressEvent'], properties: { progressEvent: ref(event) } };
 }
 
+/** What a read last saw of a listed resource, when its record does not say it. */
+function observedSchema(): Schema {
+  return {
+    type: 'object',
+    description:
+      'The provider answered NotFound to a read, first at `since`; the record stays until a writer deletes or forgets it.',
+    required: ['status', 'since'],
+    properties: { status: { const: 'NotFound' }, since: { type: 'string', format: 'date-time' } },
+  };
+}
+
 function resourceList(model: unknown): Schema {
   return {
     type: 'object',
@@ -189,7 +200,7 @@ function resourceList(model: unknown): Schema {
         items: {
           type: 'object',
           required: ['identifier', 'properties'],
-          properties: { identifier: { type: 'string' }, properties: model },
+          properties: { identifier: { type: 'string' }, properties: model, observed: observedSchema() },
         },
       },
       nextToken: { type: ['string', 'null'] },
@@ -279,6 +290,17 @@ function resourcePaths(
         summary: 'Delete a resource',
         parameters: [WAIT],
         responses: { '202': json(accepted, 'The operation began.'), ...ERROR_RESPONSES },
+      },
+    },
+    [`${base}/{identifier}/forget`]: {
+      parameters: [...params, identifier],
+      post: {
+        operationId: `forget${id}`,
+        summary: "Drop Typeplane's record of a resource without calling its provider",
+        responses: {
+          '200': json(accepted, 'The record was dropped: a DELETE, already SUCCESS.'),
+          ...ERROR_RESPONSES,
+        },
       },
     },
     [`${base}/{identifier}/references`]: {
