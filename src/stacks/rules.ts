@@ -117,16 +117,16 @@ export class DiagnosticList {
   list(map: (d: Diagnostic) => Diagnostic = (d) => d): Diagnostic[] {
     const out = this.kept.map(map);
     if (this.leftOut === 0 && !this.stopped) return out;
-    const more = `${this.stopped ? 'at least ' : ''}${this.leftOut.toLocaleString('en-US')} more diagnostic${this.leftOut === 1 ? '' : 's'}`;
+    const count = (n: number) => n.toLocaleString('en-US');
     const note: LeftOutNote = {
       ...stackDiagnostic(
         'TP4023',
         '',
-        `${more} (${this.errorsLeftOut.toLocaleString('en-US')} of them errors) left out: an answer carries at most ${MAX_DIAGNOSTICS}${this.stopped ? ', and checking stopped there' : ''}; fix these and validate again`,
+        `${count(this.leftOut)} more diagnostic${this.leftOut === 1 ? '' : 's'} (${count(this.errorsLeftOut)} of them errors) left out${this.stopped ? ', and values were not evaluated past the first errors (there may be more)' : ''}: an answer carries at most ${MAX_DIAGNOSTICS}; fix these and validate again`,
       ),
       rule: 'TP4023',
-      // Warnings left out do not make a template invalid.
-      severity: this.errorsLeftOut > 0 ? 'error' : 'warning',
+      // Warnings left out do not make a template invalid; values not evaluated may hold errors.
+      severity: this.errorsLeftOut > 0 || this.stopped ? 'error' : 'warning',
       leftOut: this.leftOut,
       errorsLeftOut: this.errorsLeftOut,
       ...(this.stopped ? { stopped: true as const } : {}),
