@@ -159,3 +159,42 @@ eachStoreService(
   },
   () => ({ providers: new Map([[WIDGET_TYPE, forgetful]]) }),
 );
+
+test('forget is refused while another operation is active on the resource, and for a type whose record is the resource', async (t) => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const busy = memoryProvider(
+    {
+      update: async (req, store) => {
+        await held;
+        store.set(String(req.desiredState.Name), req.desiredState);
+        return { status: 'SUCCESS', resourceModel: req.desiredState };
+      },
+    },
+    'busy',
+  );
+  const other = await startTestService({ providers: new Map([[WIDGET_TYPE, busy]]) });
+  t.after(() => other.close());
+  assert.equal((await other.call('POST', '/v1/types', WIDGET)).status, 201);
+  const made = await other.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'busy' } });
+  assert.equal((await settle(other, made.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
+  const update = await other.call('PATCH', `/v1/resources/${T}/busy`, {
+    patchDocument: [{ op: 'add', path: '/Color', value: 'red' }],
+  });
+  const refused = await other.call('POST', `/v1/resources/${T}/busy/forget`);
+  assert.equal(refused.status, 409);
+  assert.equal(refused.body.errorCode, 'ResourceConflict');
+  release();
+  assert.equal((await settle(other, update.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
+  assert.equal((await other.call('POST', `/v1/resources/${T}/busy/forget`)).status, 200);
+
+  // Without a provider of its own the type is kept by the state provider: its record is the resource.
+  const kept = await startTestService();
+  t.after(() => kept.close());
+  assert.equal((await kept.call('POST', '/v1/types', WIDGET)).status, 201);
+  const own = await kept.call('POST', `/v1/resources/${T}`, { desiredState: { Name: 'own' } });
+  assert.equal((await settle(kept, own.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
+  const stateForget = await kept.call('POST', `/v1/resources/${T}/own/forget`);
+  assert.equal(stateForget.status, 400);
+  assert.match(stateForget.body.message, /state provider.*delete it instead/);
+});
