@@ -538,8 +538,11 @@ export function createScope(options: ScopeOptions): Scope {
       // The references check names the closest condition; this message stays cheap (one per lookup).
       if (!template.conditions.has(name))
         throw new EvaluationError('TP4015', pointer, `no condition named '${name}' in the template`);
-      decideCondition(name, template, scope, conditions);
-      const value = conditions.get(name)!;
+      let value = conditions.get(name);
+      if (value === undefined) {
+        decideCondition(name, template, scope, conditions);
+        value = conditions.get(name)!;
+      }
       if (value instanceof EvaluationError) throw value;
       return value;
     },
