@@ -45,6 +45,7 @@ let work: string; // holds the staging folder, the tarball and the user's folder
 let app: string; // the user's folder: nothing of the repository in it
 let installed: string; // app/node_modules/typeplane
 let bin: string; // app/node_modules/.bin/typeplane
+let tarball: string; // what `npm pack` made
 
 /** A clean environment: nothing pointing back at the repository or its loaders. */
 const env = (): NodeJS.ProcessEnv => {
@@ -111,7 +112,7 @@ before(() => {
     cwd: stage,
     encoding: 'utf8',
   });
-  const tarball = join(work, (JSON.parse(packed) as { filename: string }[])[0]!.filename);
+  tarball = join(work, (JSON.parse(packed) as { filename: string }[])[0]!.filename);
 
   app = join(work, 'app');
   installed = join(app, 'node_modules', pkg.name);
@@ -148,6 +149,64 @@ test('the import-graph check passes on the packed build and fails on a devDepend
   assert.match(run.stderr, /dist\/runner\.js imports 'prettier', a devDependency/);
   assert.match(run.stderr, /dist\/runner\.js imports 'left-pad', not in package\.json/);
 });
+
+test('npm install of the package warns of no engine, and the README names every install script to allow', (t) => {
+  // The tree npm resolves for a user's `npm install typeplane` (from the registry; nothing is
+  // downloaded or run): every package in it must support this Node (cookie@2 wanted Node 22, under
+  // light-my-request, which fastify loads only for inject()).
+  const user = join(work, 'npm-user');
+  mkdirSync(user);
+  writeFileSync(join(user, 'package.json'), JSON.stringify({ name: 'npm-user', private: true }));
+  const install = spawnSync(
+    'npm',
+    [
+      'install',
+      tarball,
+      '--package-lock-only',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      '--engine-strict',
+    ],
+    { cwd: user, encoding: 'utf8', env: env(), timeout: 120_000 },
+  );
+  const output = install.stdout + install.stderr;
+  if (install.status !== 0 && /ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNREFUSED|ENETUNREACH/.test(output)) {
+    t.skip(
+      `the npm registry is out of reach: ${/npm error (?:code )?(E\w+)/.exec(output)?.[1] ?? 'no answer'}`,
+    );
+    return;
+  }
+  assert.equal(install.status, 0, output);
+  assert.doesNotMatch(output, /EBADENGINE/);
+  assert.equal(readLock(join(user, 'package-lock.json')).packages['node_modules/cookie']?.version?.[0], '1');
+  // npm 11 warns of install scripts the user's package.json#allowScripts does not cover: the README
+  // names each one to allow, as this repository's package.json allows them.
+  assert.deepEqual(scriptedIn(join(user, 'package-lock.json')), ['better-sqlite3', 'esbuild']);
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  assert.match(readme, /"allowScripts": \{ "better-sqlite3": true, "esbuild": true \}/);
+  const own = (
+    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      allowScripts: Record<string, boolean>;
+    }
+  ).allowScripts;
+  for (const name of scriptedIn(join(root, 'package-lock.json')))
+    assert.equal(own[name], true, `package.json#allowScripts allows ${name}'s install script`);
+});
+
+interface PackageLock {
+  packages: Record<string, { version?: string; hasInstallScript?: boolean }>;
+}
+
+const readLock = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as PackageLock;
+
+/** The packages of a lock file that have install scripts, by name. */
+function scriptedIn(lockFile: string): string[] {
+  return Object.entries(readLock(lockFile).packages)
+    .filter(([, p]) => p.hasInstallScript)
+    .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length))
+    .sort();
+}
 
 test('the package holds the docs the README links to, a LICENSE, and no source maps without sources', () => {
   const license = readFileSync(join(installed, 'LICENSE'), 'utf8');
