@@ -9,6 +9,8 @@ import { action, clientFor, common, examples, type Common } from './api-commands
 import { FILES, readLocal } from './local-files.js';
 import { stackProgress, type StackEventView, type StackProgress } from './stack-progress.js';
 import { yaml } from './yaml.js';
+import { aroundDifference } from './output.js';
+import { EXIT } from './usage.js';
 
 interface StackView {
   stackName: string;
@@ -183,6 +185,13 @@ function planTable(
     '',
     `plan ${plan.planId}; apply it with: typeplane stack apply ${name} ${plan.planId}`,
   ].join('\n');
+}
+
+/** A drifted value as `expected → actual`, each shortened around where they differ ('-' for none). */
+function change(d: { expected?: unknown; actual?: unknown }): string {
+  const text = (v: unknown) => (v === undefined ? '-' : JSON.stringify(v));
+  const [expected, actual] = aroundDifference(text(d.expected), text(d.actual));
+  return `${expected} → ${actual}`;
 }
 
 /** Every event of the stack after `after` (an event id or a time in ms), page by page. */
@@ -453,7 +462,11 @@ export function registerStackCommands(program: Command): void {
     stack
       .command('drift')
       .argument('<name>')
-      .description('read every resource through its provider and compare with what the stack applied'),
+      .description('read every resource through its provider and compare with what the stack applied')
+      .addHelpText(
+        'after',
+        `\nExit codes: ${EXIT.ok} in sync; ${EXIT.drifted} drifted (a resource was modified or deleted); ${EXIT.failed} the check failed or the server refused it; ${EXIT.usage} usage error.`,
+      ),
   ).action(
     action(async (name: string, options: Common) => {
       const out = await clientFor(options).call<{
@@ -465,30 +478,22 @@ export function registerStackCommands(program: Command): void {
           differences: { path: string; expected?: unknown; actual?: unknown; kind: string }[];
         }[];
       }>('GET', `/v1/stacks/${enc(name)}/drift`);
-      const shown = (v: unknown) => (v === undefined ? '-' : truncate(JSON.stringify(v), 40));
       process.stdout.write(
         render(out, options.output, () =>
           [
             `stack ${name}: ${out.status}`,
             columns(
-              ['LOGICAL ID', 'TYPE', 'DRIFT', 'PATH', 'EXPECTED', 'ACTUAL', 'KIND'],
+              ['LOGICAL ID', 'TYPE', 'DRIFT', 'PATH', 'EXPECTED → ACTUAL'],
               out.resources.flatMap((r) =>
                 r.differences.length === 0
-                  ? [[r.logicalId, r.type, r.status, '', '', '', '']]
-                  : r.differences.map((d) => [
-                      r.logicalId,
-                      r.type,
-                      r.status,
-                      d.path,
-                      shown(d.expected),
-                      shown(d.actual),
-                      d.kind,
-                    ]),
+                  ? [[r.logicalId, r.type, r.status, '', '']]
+                  : r.differences.map((d) => [r.logicalId, r.type, r.status, d.path, change(d)]),
               ),
             ),
           ].join('\n'),
         ) + '\n',
       );
+      return out.status === 'IN_SYNC' ? EXIT.ok : EXIT.drifted;
     }),
   );
 

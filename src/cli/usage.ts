@@ -15,6 +15,8 @@ export const EXIT = {
   usage: 2,
   /** `--wait` ran out with the operation still PENDING or IN_PROGRESS. */
   stillRunning: 3,
+  /** `stack drift`: the stack drifted (a resource was modified or deleted), as `terraform plan -detailed-exitcode` tells a change. */
+  drifted: 4,
   /** Interrupted (Ctrl-C). */
   interrupted: 130,
 } as const;
