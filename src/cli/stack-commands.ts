@@ -284,7 +284,9 @@ export function registerStackCommands(program: Command): void {
     ),
   ).action(
     action(async (file: string, options: WithParameters, command: Command) => {
-      const parameters = await parametersOf(options, command);
+      // Without --parameters or --parameters-file the server warns of missing values, with them it refuses.
+      const given = options.parameters !== undefined || options.parametersFile !== undefined;
+      const parameters = given ? await parametersOf(options, command) : undefined;
       const out = await clientFor(options).call<{
         valid: boolean;
         diagnostics: { severity: string; rule: string; message: string; line?: number; column?: number }[];

@@ -63,7 +63,10 @@ export interface Analysis {
 export interface AnalyzeOptions {
   types: TypeSource;
   parameters: Record<string, unknown>;
-  /** Deploy and plan need a value for every parameter; validate goes on without. */
+  /**
+   * Deploy and plan need a value for every parameter, as does validate given parameters; validate
+   * given none goes on without, warning of each (TP4025).
+   */
   requireValues: boolean;
   stackName?: string;
   pseudo?: PseudoParameters;
@@ -103,15 +106,18 @@ export async function analyzeTemplate(
     const value = options.importValue?.(name);
     if (value !== undefined && value !== '') secretValues.push(value);
   }
-  for (const name of resolved.missing) {
-    if (options.requireValues)
-      problem(
-        'TP4012',
-        `/Parameters/${escapePointerToken(name)}`,
-        `parameter ${name} has no value and no Default; give one (--parameters ${name}=…)`,
-      );
-    parameterValues.set(name, new Unknown([name]));
-  }
+  for (const name of resolved.missing)
+    problem(
+      options.requireValues ? 'TP4012' : 'TP4025',
+      `/Parameters/${escapePointerToken(name)}`,
+      options.requireValues
+        ? `parameter ${name} has no value and no Default; give one (--parameters ${name}=…)`
+        : `parameter ${name} has no value and no Default: plan and deploy need one (--parameters ${name}=…); give parameters to validate to have it checked as they will`,
+    );
+  // A parameter without a value, or whose value was refused (reported above), is declared but
+  // unknown to what refers to it: its references are not errors of their own.
+  for (const name of template.parameters.keys())
+    if (!resolved.values.has(name)) parameterValues.set(name, new Unknown([name]));
 
   // Types.
   const compiled = new Map<string, CompiledType>();

@@ -30,6 +30,7 @@ export const STACK_RULES = {
   TP4022: { severity: 'error', title: 'condition refers to a resource' },
   TP4023: { severity: 'error', title: 'more diagnostics were left out' },
   TP4024: { severity: 'error', title: 'NoEcho values are too many or too long' },
+  TP4025: { severity: 'warning', title: 'parameter has no value yet' },
 } as const satisfies Record<string, RuleInfo>;
 
 export type StackRuleId = keyof typeof STACK_RULES;

@@ -160,17 +160,21 @@ export class Stacks {
 
   // ---- Validate and plan ----
 
+  /**
+   * Check a template. Given `parameters` (even none), they are checked as plan and deploy will check
+   * them, a missing one an error; without, each parameter that has no value is a warning (TP4025).
+   */
   async validate(
     text: string,
-    parameters: Record<string, unknown> = {},
+    parameters: Record<string, unknown> | undefined = undefined,
     authorize: Authorize = () => {},
   ): Promise<{ valid: boolean; diagnostics: Diagnostic[]; types: string[] }> {
     const loaded = await loadTemplateYielding(text);
     if (!loaded.template) return { valid: false, diagnostics: capDiagnostics(loaded.diagnostics), types: [] };
     const result = await analyzeTemplate(loaded.template, {
       types: scopedTypes(this.ctx.types, authorize),
-      parameters,
-      requireValues: false,
+      parameters: parameters ?? {},
+      requireValues: parameters !== undefined,
       pseudo: this.ctx.pseudo,
     });
     const diagnostics = capDiagnostics([...loaded.diagnostics, ...result.diagnostics]);

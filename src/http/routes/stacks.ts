@@ -113,7 +113,9 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
 
   app.post('/v1/stacks/validate', { bodyLimit: STACK_BODY_LIMIT }, async (request) => {
     const body = bodyObject(request.body);
-    return stacks.validate(template(body), parameters(body), authorizer(request));
+    // Parameters given (even none) are checked as plan and deploy check them; without, missing ones warn.
+    const given = body.parameters === undefined ? undefined : parameters(body);
+    return stacks.validate(template(body), given, authorizer(request));
   });
 
   app.get<{ Querystring: { maxResults?: string; nextToken?: string } }>('/v1/stacks', async (request) =>
