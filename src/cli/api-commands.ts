@@ -208,13 +208,13 @@ refused the request; 2 a usage error; 3 --wait ran out with the operation still 
 IN_PROGRESS (it goes on: follow it with 'typeplane request get <token> --wait'); 130 interrupted
 while waiting (the operation goes on; the request token is printed).`;
 
-function waitOption(command: Command): Command {
+export function waitOption(command: Command): Command {
   return command
     .option('--wait [seconds]', 'wait until the operation finishes (default 300 s)')
     .addHelpText('after', WAIT_EXIT_CODES);
 }
 
-function clientTokenOption(command: Command): Command {
+export function clientTokenOption(command: Command): Command {
   return command.option(
     '--client-token <token>',
     'idempotency token: retrying with it never repeats the operation',
@@ -247,6 +247,25 @@ async function printEvent(
   return final.operationStatus === 'FAILED' ? EXIT.failed : EXIT.ok;
 }
 
+/**
+ * Start an operation with `body` (and --client-token, when given) and print its event as
+ * `printEvent` does; a bad --wait is refused before anything is sent.
+ */
+export async function startOperation(
+  options: Common & { wait?: unknown; clientToken?: string },
+  method: string,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<number> {
+  waitSeconds(options.wait);
+  const client = clientFor(options);
+  const { progressEvent } = await client.call<{ progressEvent: ProgressEvent }>(method, path, {
+    ...body,
+    ...(options.clientToken ? { clientToken: options.clientToken } : {}),
+  });
+  return printEvent(client, progressEvent, options);
+}
+
 function readDocument(path: string): unknown {
   const text = readLocal(path, FILES.document);
   try {
@@ -256,6 +275,13 @@ function readDocument(path: string): unknown {
       `${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(e as Error).message.split('\n')[0]}`,
     );
   }
+}
+
+/** A desired state given with exactly one of --properties <json> or --file <path>. */
+export function desiredStateOf(options: { properties?: string; file?: string }): unknown {
+  if ((options.properties === undefined) === (options.file === undefined))
+    throw new UsageError('give the desired state with exactly one of --properties <json> or --file <path>');
+  return options.file ? readDocument(options.file) : jsonFlag('--properties', options.properties!);
 }
 
 /** Type documents under `paths`: files as given, folders searched for .json, .yaml and .yml files. */
@@ -284,6 +310,22 @@ function maxResultsFlag(value: string | undefined): string | undefined {
   return value === undefined
     ? undefined
     : String(wholeNumberFlag('--max-results', value, 1, MAX_RESULTS_LIMIT));
+}
+
+/** The list route's own parameters, which a filter cannot name. */
+const LIST_PARAMETERS = new Set(['maxResults', 'nextToken', 'version']);
+
+/** `--filter Property=value` as the list route's `Property=value` query parameter. */
+function filterFlag(value: string): [string, string] {
+  const at = value.indexOf('=');
+  const name = at < 0 ? '' : value.slice(0, at);
+  if (name === '')
+    throw new UsageError(`--filter takes <Property>=<value>, e.g. --filter Size=L, not '${value}'`);
+  if (LIST_PARAMETERS.has(name))
+    throw new UsageError(
+      `--filter cannot name '${name}': it is a parameter of the list itself, not a property`,
+    );
+  return [name, value.slice(at + 1)];
 }
 
 /** A scalar as a table cell; anything else as compact JSON. */
@@ -591,21 +633,8 @@ export function registerApiCommands(program: Command): void {
         typeName: string,
         options: Common & { properties?: string; file?: string; wait?: unknown; clientToken?: string },
       ) => {
-        if ((options.properties === undefined) === (options.file === undefined))
-          throw new UsageError(
-            'give the desired state with exactly one of --properties <json> or --file <path>',
-          );
-        waitSeconds(options.wait);
-        const desiredState = options.file
-          ? readDocument(options.file)
-          : jsonFlag('--properties', options.properties!);
-        const client = clientFor(options);
-        const { progressEvent } = await client.call<{ progressEvent: ProgressEvent }>(
-          'POST',
-          `/v1/resources/${enc(typeName)}`,
-          { desiredState, ...(options.clientToken ? { clientToken: options.clientToken } : {}) },
-        );
-        return printEvent(client, progressEvent, options);
+        const desiredState = desiredStateOf(options);
+        return startOperation(options, 'POST', `/v1/resources/${enc(typeName)}`, { desiredState });
       },
     ),
   );
@@ -655,17 +684,12 @@ export function registerApiCommands(program: Command): void {
       ) => {
         if ((options.patch === undefined) === (options.patchFile === undefined))
           throw new UsageError('give the patch with exactly one of --patch <json> or --patch-file <path>');
-        waitSeconds(options.wait);
         const patchDocument = options.patchFile
           ? readDocument(options.patchFile)
           : jsonFlag('--patch', options.patch!);
-        const client = clientFor(options);
-        const { progressEvent } = await client.call<{ progressEvent: ProgressEvent }>(
-          'PATCH',
-          `/v1/resources/${enc(typeName)}/${enc(identifier)}`,
-          { patchDocument, ...(options.clientToken ? { clientToken: options.clientToken } : {}) },
-        );
-        return printEvent(client, progressEvent, options);
+        return startOperation(options, 'PATCH', `/v1/resources/${enc(typeName)}/${enc(identifier)}`, {
+          patchDocument,
+        });
       },
     ),
   );
@@ -730,20 +754,28 @@ export function registerApiCommands(program: Command): void {
         .description('list resources of a type: the identifier and a few scalar properties (-o wide: all)')
         .option('--max-results <n>', `page size (1 to ${MAX_RESULTS_LIMIT})`)
         .option('--next-token <token>', 'continue from a previous page')
-        .option('--all', 'follow nextToken to the end'),
+        .option('--all', 'follow nextToken to the end')
+        .option(
+          '--filter <Property=value>',
+          'only resources whose top-level property equals the value (repeat: all must match)',
+          (value: string, previous: string[]) => [...previous, value],
+          [] as string[],
+        ),
       ['table', 'wide', 'json', 'yaml'],
     ),
     [
       'typeplane resource list Typeplane.Data/postgresDatabases',
       'typeplane resource list Typeplane.Data/postgresDatabases -o wide --all',
+      'typeplane resource list Test::Shop::Widget --filter Size=L --filter Color=red',
     ],
   ).action(
     action(
       async (
         typeName: string,
-        options: Common & { maxResults?: string; nextToken?: string; all?: boolean },
+        options: Common & { maxResults?: string; nextToken?: string; all?: boolean; filter: string[] },
       ) => {
         const maxResults = maxResultsFlag(options.maxResults);
+        const filters = options.filter.map(filterFlag);
         const client = clientFor(options);
         const all: ListedResource[] = [];
         let nextToken = options.nextToken;
@@ -752,6 +784,7 @@ export function registerApiCommands(program: Command): void {
           const query = new URLSearchParams();
           if (maxResults) query.set('maxResults', maxResults);
           if (nextToken) query.set('nextToken', nextToken);
+          for (const [name, value] of filters) query.append(name, value);
           const page = await client.call<{
             resourceDescriptions: ListedResource[];
             nextToken: string | null;

@@ -9,7 +9,12 @@ import { Command, CommanderError } from 'commander';
 
 type Register = (program: Command) => void;
 
-const api = () => import('./api-commands.js').then((m) => [m.registerApiCommands]);
+// resource-commands.ts adds to the groups api-commands.ts registers, so it comes second.
+const api = () =>
+  Promise.all([import('./api-commands.js'), import('./resource-commands.js')]).then(([a, r]) => [
+    a.registerApiCommands,
+    r.registerResourceCommands,
+  ]);
 
 /** Top-level command names and the registrations that define them, in the order help lists them. */
 const COMMANDS: [names: string[], load: () => Promise<Register[]>][] = [

@@ -75,20 +75,26 @@ export function registerTokenCommands(program: Command): void {
       },
     ),
   );
-  examples(common(token.command('list').description('list tokens (ids, roles, scopes; never the tokens)')), [
-    'typeplane token list',
-  ]).action(
+  examples(
+    common(
+      token
+        .command('list')
+        .description('list tokens (ids, roles, scopes, access key ids; never the tokens or secret keys)'),
+    ),
+    ['typeplane token list'],
+  ).action(
     action(async (options: Common) => {
       const out = await clientFor(options).call<{ tokens: TokenRecord[] }>('GET', '/v1/tokens');
       if (options.output === 'table' && out.tokens.length === 0) return nothingFound('No tokens found');
       process.stdout.write(
         render(out, options.output, () =>
           columns(
-            ['ID', 'ROLE', 'TYPES', 'CREATED', 'DESCRIPTION'],
+            ['ID', 'ROLE', 'TYPES', 'AWS ACCESS KEY', 'CREATED', 'DESCRIPTION'],
             out.tokens.map((t) => [
               t.id,
               t.role,
               t.types?.join(',') ?? '*',
+              t.accessKeyId ?? '-',
               t.createdAt,
               t.description ?? '',
             ]),
