@@ -9,7 +9,7 @@ import type { ResourceType } from '../schema/index.js';
 import { action, clientFor, examples, type Common } from './api-commands.js';
 import { FILES, readLocal } from './local-files.js';
 import { ApiError, render } from './client.js';
-import { plural } from './output.js';
+import { plural, withQuery } from './output.js';
 
 interface DiffOptions extends Common {
   registered?: string;
@@ -48,10 +48,11 @@ export function registerDiff(program: Command): void {
         return result.problems.length > 0 || result.counts.breaking > 0 ? 1 : 0;
       }),
     );
+  withQuery(diff);
   examples(diff, [
-    'typeplane diff examples/shop/widget-v1.json examples/shop/widget-v2.json',
+    'typeplane diff examples/shop/widget-v1.json docs/walkthrough/widget-v2.json',
     'typeplane diff examples/queues.yaml   # a manifest alone: each API version against the one before it',
-    'typeplane diff --registered Test::Shop::Widget examples/shop/widget-v2.json -o json',
+    'typeplane diff --registered Test::Shop::Widget docs/walkthrough/widget-v2.json -o json',
   ]);
 }
 

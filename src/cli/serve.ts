@@ -146,7 +146,7 @@ Every API route but /healthz needs a token. The first start on empty data prints
 (once); env TYPEPLANE_ADMIN_TOKEN instead makes the given token an admin token and prints nothing.
 
 Examples:
-  $ typeplane serve --types examples
+  $ typeplane serve --types examples/postgresDatabases.yaml examples/queues.yaml
   $ typeplane serve --port 0 --data-dir /tmp/tp --provider ./greeting-provider.ts
   $ typeplane serve --config typeplane.config.yaml --log-level warn`,
     )

@@ -2,12 +2,10 @@
  * @module `typeplane validate <files or folders...>`
  */
 import { existsSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { findDocuments, loadTypes } from '../schema/index.js';
-import type { Diagnostic, ValidationResult } from '../schema/index.js';
-import { readBoundedFile } from '../schema/bounded-file.js';
+import { stringify as toYaml } from 'yaml';
+import { loadTypes } from '../schema/index.js';
+import type { Diagnostic } from '../schema/index.js';
 import { plural, progressLine } from './output.js';
 import { excludedBy } from './path-glob.js';
 
@@ -20,12 +18,6 @@ export interface ValidateCommandOptions {
   strict: boolean;
   quiet: boolean;
   exclude: string[];
-}
-
-/** A file found in a folder that is no type document, and what it is instead. */
-interface Skipped {
-  file: string;
-  reason: string;
 }
 
 export function registerValidate(program: Command): void {
@@ -80,18 +72,14 @@ Examples:
 
 /** Returns the exit code: 0 valid, 1 invalid. */
 export async function runValidate(paths: string[], options: ValidateCommandOptions): Promise<number> {
-  const cwd = process.cwd();
-  const shown = (file: string) => relative(cwd, file) || file;
-  const excluded = excludedBy(options.exclude);
-  const { files } = await findDocuments(paths);
   const progress = options.output === 'text' ? progressLine(process.stderr, 'validating') : undefined;
-  const loaded = await loadTypes(
-    files.filter((file) => !excluded(shown(file))),
-    { cwd, bicepWarnings: true, onProgress: (done, total) => progress?.update(done, total) },
-  );
+  const { results, skipped } = await loadTypes(paths, {
+    cwd: process.cwd(),
+    bicepWarnings: true,
+    exclude: excludedBy(options.exclude),
+    onProgress: (done, total) => progress?.update(done, total),
+  });
   progress?.clear();
-  const named = new Set(paths.map((path) => resolve(path)));
-  const { results, skipped } = skipOtherDocuments(loaded.results, (file) => named.has(resolve(cwd, file)));
 
   const failed = (d: Diagnostic) => d.severity === 'error' || options.strict;
   let errors = 0;
@@ -146,55 +134,4 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
   const summary = `${plural(results.length, 'file')} checked: ${plural(validFiles, 'valid file')}, ${plural(types, 'type')}, ${plural(errors, 'error')}, ${plural(warnings, 'warning')}${skipped.length > 0 ? `; ${skipped.length} skipped (no type documents)` : ''}`;
   process.stdout.write(`${ok ? '✔' : '✖'} ${summary}\n`);
   return ok ? 0 : 1;
-}
-
-/**
- * Documents that are neither a resource schema nor a manifest but recognisably something else
- * (a stack template, what `generate` writes): skipped when a folder held them, and when named on
- * their own, still an error, saying what they are.
- */
-function skipOtherDocuments(
-  all: ValidationResult[],
-  wasNamed: (file: string) => boolean,
-): { results: ValidationResult[]; skipped: Skipped[] } {
-  const results: ValidationResult[] = [];
-  const skipped: Skipped[] = [];
-  for (const result of all) {
-    const file = result.file ?? '';
-    const kind = result.diagnostics.some((d) => d.rule === 'TP1008') ? otherDocument(file) : undefined;
-    if (kind === undefined) results.push(result);
-    else if (!wasNamed(file)) skipped.push({ file, reason: kind });
-    else
-      results.push({
-        ...result,
-        diagnostics: result.diagnostics.map((d) => (d.rule === 'TP1008' ? { ...d, message: kind } : d)),
-      });
-  }
-  return { results, skipped };
-}
-
-/** What a document that is no type document is, when it is something Typeplane knows. */
-function otherDocument(file: string): string | undefined {
-  const content = readBoundedFile(file, 10 * 1024 * 1024);
-  if (!Buffer.isBuffer(content)) return undefined;
-  let value: unknown;
-  try {
-    // Tags such as !Ref are a template's own: read past them quietly.
-    value = parseYaml(content.toString('utf8'), { logLevel: 'silent' });
-  } catch {
-    return undefined;
-  }
-  if (Array.isArray(value))
-    return value.every((t) => typeof t === 'object' && t !== null && '$type' in t)
-      ? 'Bicep types (as `typeplane generate bicep` writes), not a type document'
-      : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  const doc = value as Record<string, unknown>;
-  if ('AWSTemplateFormatVersion' in doc || (typeof doc.Resources === 'object' && doc.Resources !== null))
-    return 'this is a stack template: use `typeplane stack validate`';
-  if ('resources' in doc && 'settings' in doc)
-    return 'a Bicep extension index (as `typeplane generate bicep` writes), not a type document';
-  if (typeof doc.$schema === 'string' && /json-schema\.org/.test(doc.$schema))
-    return 'a JSON Schema (as `typeplane generate json-schema` writes), not a type document';
-  return undefined;
 }

@@ -8,7 +8,13 @@ export {
   type ValidationResult,
   type Dialect,
 } from './validate.js';
-export { loadTypes, findDocuments, type LoadOptions, type LoadResult } from './load-types.js';
+export {
+  loadTypes,
+  findDocuments,
+  type LoadOptions,
+  type LoadResult,
+  type SkippedDocument,
+} from './load-types.js';
 export {
   parseSource,
   parseSourceYielding,

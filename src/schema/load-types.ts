@@ -8,6 +8,7 @@ import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
 import { inReadingOrder, placeFindings, type Finding } from './finding.js';
 import { LIMITS, parseSource } from './source.js';
 import type { ResourceType } from './model.js';
+import { otherDocument } from './other-documents.js';
 import { originOf } from './resource-schema/reference-origins.js';
 import { PointerResolver } from './resource-schema/semantic.js';
 import { validateDocument, type ValidationResult } from './validate.js';
@@ -21,6 +22,14 @@ export interface LoadOptions {
   bicepWarnings?: boolean;
   /** Keep each valid document's bytes in `LoadResult.contents` (to register them as read). */
   keepContents?: boolean;
+  /** Files and folders to leave out, by their path as shown (`--exclude <glob>`). */
+  exclude?: (path: string) => boolean;
+}
+
+/** A file a folder held that is no type document, and what it is instead. */
+export interface SkippedDocument {
+  file: string;
+  reason: string;
 }
 
 export interface LoadResult {
@@ -31,6 +40,11 @@ export interface LoadResult {
   valid: boolean;
   /** Each valid document's bytes as they were read and validated, with `keepContents`. */
   contents?: Map<ValidationResult, Buffer>;
+  /**
+   * Files found in folders that are no type document (stack templates, generated Bicep types and
+   * JSON Schemas, settings): left out of `results`. Named on their own, they are results in error.
+   */
+  skipped: SkippedDocument[];
 }
 
 const DOCUMENT_FILE = /\.(json|ya?ml)$/i;
@@ -38,9 +52,10 @@ const DOCUMENT_FILE = /\.(json|ya?ml)$/i;
 /** Expand files and folders (recursively) into the document files they hold, sorted. */
 export async function findDocuments(
   paths: readonly string[],
-): Promise<{ files: string[]; missing: string[] }> {
+): Promise<{ files: string[]; missing: string[]; named: Set<string> }> {
   const files: string[] = [];
   const missing: string[] = [];
+  const named = new Set<string>();
   const walk = async (path: string, explicit: boolean): Promise<void> => {
     let info;
     try {
@@ -59,10 +74,11 @@ export async function findDocuments(
       }
     } else if (explicit || DOCUMENT_FILE.test(path)) {
       files.push(path);
+      if (explicit) named.add(path);
     }
   };
   for (const path of paths) await walk(path, true);
-  return { files: [...new Set(files)].sort(), missing };
+  return { files: [...new Set(files)].sort(), missing, named };
 }
 
 /**
@@ -72,8 +88,11 @@ export async function findDocuments(
  * const { valid, types, results } = await loadTypes(['./types']);
  */
 export async function loadTypes(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
-  const { files, missing } = await findDocuments(paths);
+  const found = await findDocuments(paths);
+  const { missing, named } = found;
   const shown = (file: string) => (options.cwd ? relative(options.cwd, file) || file : file);
+  const files = options.exclude ? found.files.filter((f) => !options.exclude!(shown(f))) : found.files;
+  const skipped: SkippedDocument[] = [];
   const results: ValidationResult[] = missing.map((file) => ({
     file,
     valid: false,
@@ -102,10 +121,23 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
         types: [],
       });
     } else {
-      const result = validateDocument(content, {
+      let result = validateDocument(content, {
         file: shown(file),
         ...(options.bicepWarnings ? { bicepWarnings: true } : {}),
       });
+      const other = result.diagnostics.some((d) => d.rule === 'TP1008')
+        ? otherDocument(content.toString('utf8'))
+        : undefined;
+      if (other !== undefined && !named.has(file)) {
+        skipped.push({ file: shown(file), reason: other });
+        options.onProgress?.(i + 1, total);
+        continue;
+      }
+      if (other !== undefined)
+        result = {
+          ...result,
+          diagnostics: result.diagnostics.map((d) => (d.rule === 'TP1008' ? { ...d, message: other } : d)),
+        };
       // Kept to place the cross-document findings about references (few documents have any), or
       // for the caller.
       if (options.keepContents || result.types.some((t) => t.traits.references.length > 0))
@@ -119,10 +151,11 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
   flagDuplicateTypes(results);
   checkReferencesAcrossDocuments(results, contents);
   const types = results.filter((r) => r.valid).flatMap((r) => r.types);
-  if (!options.keepContents) return { results, types, valid: results.every((r) => r.valid) };
+  const valid = results.every((r) => r.valid);
+  if (!options.keepContents) return { results, types, valid, skipped };
   // Only valid documents' bytes are handed out (a type defined twice made both invalid).
   for (const result of results) if (!result.valid) contents.delete(result);
-  return { results, types, valid: results.every((r) => r.valid), contents };
+  return { results, types, valid, contents, skipped };
 }
 
 /** The same type name and version defined in two files: both are in error. */

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const SAMPLE = readFileSync(
-  new URL('../../examples/radius-design-postgresDatabases.yaml', import.meta.url),
+  new URL('../fixtures/radius/radius-design-postgresDatabases.yaml', import.meta.url),
   'utf8',
 );
 const BUILT_IN = readFileSync(

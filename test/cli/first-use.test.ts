@@ -47,7 +47,11 @@ before(async () => {
     delete: async () => progress.failed('NotFound', 'never made'),
     list: async () => progress.list([], null),
   });
-  svc = await startTestService({ providerDefinitions: [slow], types: [join(root, 'examples')] });
+  // The types `npm start` registers.
+  svc = await startTestService({
+    providerDefinitions: [slow],
+    types: [join(root, 'examples/postgresDatabases.yaml'), join(root, 'examples/queues.yaml')],
+  });
 });
 after(() => svc.close());
 

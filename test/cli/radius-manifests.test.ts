@@ -24,11 +24,11 @@ function typeplane(args: string[]) {
 test("the design's sample passes typeplane validate with no error and one warning", () => {
   const { code, stdout, stderr } = typeplane([
     'validate',
-    'examples/radius-design-postgresDatabases.yaml',
+    'test/fixtures/radius/radius-design-postgresDatabases.yaml',
     'test/fixtures/radius/built-in-providers',
   ]);
   assert.equal(code, 0, stdout + stderr);
-  assert.match(stdout, /examples\/radius-design-postgresDatabases\.yaml:10:5 +warning +TP3021/);
+  assert.match(stdout, /test\/fixtures\/radius\/radius-design-postgresDatabases\.yaml:10:5 +warning +TP3021/);
   assert.match(stdout, /7 files checked: 7 valid files, 24 types, 0 errors/);
 });
 
@@ -42,7 +42,7 @@ test('type register prints the warnings of the registration, located in the file
         ...CLI,
         'type',
         'register',
-        'examples/radius-design-postgresDatabases.yaml',
+        'test/fixtures/radius/radius-design-postgresDatabases.yaml',
         '--endpoint',
         service.url,
         '--token',
@@ -61,7 +61,7 @@ test('type register prints the warnings of the registration, located in the file
         .map((l) => l.replace(/ TP3021 .*/, ' TP3021')),
       [
         'registered MyCompany.Resources/postgresDatabases@2025-01-01-preview (version 1)',
-        'examples/radius-design-postgresDatabases.yaml:10:5 warning TP3021',
+        'test/fixtures/radius/radius-design-postgresDatabases.yaml:10:5 warning TP3021',
       ],
     );
   } finally {

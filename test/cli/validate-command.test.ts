@@ -123,9 +123,11 @@ test('in a folder, what is no type document is skipped with a note; named alone 
   ])
     assert.equal(typeplane(args, dir).code, 0);
   writeFileSync(join(dir, 'types', 'app.yaml'), readFileSync(join(root, 'examples/stacks/app.template')));
+  // A type's configuration, for `type configure --file`.
+  writeFileSync(join(dir, 'types', 'config.json'), '{"Token": "tok-1"}');
   const folder = typeplane(['validate', 'types'], dir);
   assert.equal(folder.code, 0, folder.stdout + folder.stderr);
-  assert.match(folder.stdout, /✔ 1 file checked: 1 valid file, 1 type, 0 errors, 0 warnings; 5 skipped/);
+  assert.match(folder.stdout, /✔ 1 file checked: 1 valid file, 1 type, 0 errors, 0 warnings; 6 skipped/);
   assert.match(
     folder.stderr,
     /^note: skipped types\/app\.yaml: this is a stack template: use `typeplane stack validate`$/m,
@@ -136,8 +138,12 @@ test('in a folder, what is no type document is skipped with a note; named alone 
     summary: { files: number; skipped: number };
     skipped: { file: string; reason: string }[];
   };
-  assert.deepEqual(json.summary.skipped, 5);
-  assert.equal(json.skipped.length, 5);
+  assert.deepEqual(json.summary.skipped, 6);
+  assert.equal(json.skipped.length, 6);
+  assert.match(
+    folder.stderr,
+    /^note: skipped types\/config\.json: no key of a resource schema or a manifest/m,
+  );
 
   const named = typeplane(['validate', 'types/app.yaml'], dir);
   assert.equal(named.code, 1);
@@ -177,7 +183,10 @@ test('the same type defined in two files is an error in the second', () => {
   );
 });
 
-test('the bundled examples are valid', () => {
-  const { code, stdout } = typeplane(['validate', 'examples']);
-  assert.equal(code, 0, stdout);
+test('the bundled examples pass --strict, and so does the next version of the widget the README registers', () => {
+  const all = typeplane(['validate', 'examples', '--strict']);
+  assert.equal(all.code, 0, all.stdout);
+  assert.match(all.stdout, /0 errors, 0 warnings/);
+  const next = typeplane(['validate', 'docs/walkthrough/widget-v2.json', '--strict']);
+  assert.equal(next.code, 0, next.stdout);
 });

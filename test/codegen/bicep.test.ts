@@ -256,7 +256,10 @@ test('typeplane validate warns at each property Bicep cannot express, saying wha
 });
 
 test("the Radius schema design's sample becomes the extension the design describes", () => {
-  const sample = readFileSync(join(root, 'examples/radius-design-postgresDatabases.yaml'), 'utf8');
+  const sample = readFileSync(
+    join(root, 'test/fixtures/radius/radius-design-postgresDatabases.yaml'),
+    'utf8',
+  );
   const { key, body, member, index, types: all } = only(sample);
   assert.equal(key, 'MyCompany.Resources/postgresDatabases@2025-01-01-preview');
   assert.equal(index.settings?.name, 'radiusmycompanyresources');

@@ -38,6 +38,8 @@ test('the manifest editor schema accepts every bundled and corpus manifest', () 
     ...filesIn(join(corpus, 'radius-manifests'), /\.ya?ml$/),
     // Radius's own: empty schemas, no descriptions, 'location'.
     ...filesIn(join(root, 'test/fixtures/radius/built-in-providers'), /\.ya?ml$/),
+    // The sample of the Radius schema design, as it stands there.
+    ...filesIn(join(root, 'test/fixtures/radius'), /\.ya?ml$/),
   ];
   assert.ok(files.length >= 10);
   assert.ok(files.some((f) => f.endsWith('radius-design-postgresDatabases.yaml')));

@@ -1,6 +1,6 @@
 /**
  * What the Radius-specific forms of a manifest mean in Typeplane's model: the design's sample
- * (examples/radius-design-postgresDatabases.yaml), the radapp.io recipe status, `schema` on a string,
+ * (test/fixtures/radius/radius-design-postgresDatabases.yaml), the radapp.io recipe status, `schema` on a string,
  * an empty schema, Radius's base properties, `platformOptions`, and keywords that do not apply.
  */
 import assert from 'node:assert/strict';
@@ -12,7 +12,9 @@ import type { ResourceType } from '../../src/schema/model.js';
 import { validateDocument } from '../../src/schema/validate.js';
 import { manifestWithSchema as manifest } from './helpers.js';
 
-const SAMPLE = readFileSync(new URL('../../examples/radius-design-postgresDatabases.yaml', import.meta.url));
+const SAMPLE = readFileSync(
+  new URL('../fixtures/radius/radius-design-postgresDatabases.yaml', import.meta.url),
+);
 
 const lines = (...text: string[]) => text.join('\n') + '\n';
 

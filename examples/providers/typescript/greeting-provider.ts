@@ -9,9 +9,10 @@ const WORDS: Record<string, string> = { en: 'Hello', fr: 'Bonjour', de: 'Hallo' 
 const greetings = new Map<string, Model>();
 let punctuation = '!';
 
-const render = (model: Model): Model => ({
+// The type's configuration (`typeplane type configure`), when an operator set it, wins.
+const render = (model: Model, configuration?: Record<string, unknown>): Model => ({
   ...model,
-  Text: `${WORDS[String(model.Language ?? 'en')]}, ${String(model.Name)}${punctuation}`,
+  Text: `${WORDS[String(model.Language ?? 'en')]}, ${String(model.Name)}${String(configuration?.Punctuation ?? punctuation)}`,
 });
 
 export default defineProvider({
@@ -24,7 +25,7 @@ export default defineProvider({
     if (typeof config.punctuation === 'string') punctuation = config.punctuation;
   },
 
-  async create({ desiredState, callbackContext, clientRequestToken }) {
+  async create({ desiredState, callbackContext, clientRequestToken, typeConfiguration }) {
     const name = String(desiredState.Name);
     const existing = greetings.get(name);
     // Answer a retried request (same token) with its own result instead of AlreadyExists.
@@ -37,7 +38,7 @@ export default defineProvider({
         { Name: name, Language: desiredState.Language },
         { callbackContext: { step: 'render' }, callbackDelaySeconds: 0 },
       );
-    const model = render(desiredState);
+    const model = render(desiredState, typeConfiguration);
     greetings.set(name, { ...model, __token: clientRequestToken });
     return progress.success(model);
   },
@@ -49,10 +50,10 @@ export default defineProvider({
     return progress.success(model);
   },
 
-  async update({ desiredState }) {
+  async update({ desiredState, typeConfiguration }) {
     const name = String(desiredState.Name);
     if (!greetings.has(name)) return progress.failed('NotFound', `${name} does not exist`);
-    const model = render(desiredState);
+    const model = render(desiredState, typeConfiguration);
     greetings.set(name, model);
     return progress.success(model);
   },

@@ -1,0 +1,181 @@
+/**
+ * The README's walkthroughs, run as written: each `sh` block of a section is taken from README.md
+ * and run by bash, line after line, against a server started as `npm start` starts it (its
+ * `scripts.start`) and the greeting provider's server started with the README's own command. Only
+ * the addresses change (`4780` and `4781` become the test servers' ports) and `npx typeplane` is
+ * this checkout's CLI. Every command must exit 0, or the code its comment names (`# exit 1: …`), so
+ * the README and what it describes cannot drift apart.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { CLI } from '../helpers/cli.js';
+import { awsCli, awsCliSkip } from '../helpers/requirements.js';
+import { api, spawnServer, tempDir } from '../helpers/service.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const README = readFileSync(join(root, 'README.md'), 'utf8');
+
+/** The `sh` blocks under the heading `title`, up to the next heading (of any level). */
+function shBlocks(title: string): string[] {
+  const lines = README.split('\n');
+  const start = lines.indexOf(title);
+  assert.ok(start >= 0, `README has no section '${title}'`);
+  const blocks: string[] = [];
+  let block: string[] | undefined;
+  let fenced = false;
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith('```')) {
+      fenced = !fenced;
+      if (fenced && line === '```sh') block = [];
+      else if (!fenced && block) {
+        blocks.push(block.join('\n'));
+        block = undefined;
+      }
+    } else if (block) block.push(line);
+    else if (!fenced && /^#{1,6} /.test(line)) break;
+  }
+  return blocks;
+}
+
+/** Commands of a block: continuation lines joined, blank lines dropped. */
+function commands(block: string): string[] {
+  return block
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+}
+
+interface Servers {
+  main: { url: string; token: string };
+  greetings: { url: string; token: string };
+}
+
+/**
+ * Run `block` in one bash, each command checked: it must exit with the code its comment names
+ * (`# exit N`), or 0. Returns what the block printed.
+ */
+function runBlock(
+  block: string,
+  servers: Servers,
+  { token = servers.main.token }: { token?: string } = {},
+): Promise<{ stdout: string; stderr: string }> {
+  const port = (url: string) => new URL(url).port;
+  const lines = commands(block).map((line, i) => {
+    const expected = /#\s*exit (\d+)/.exec(line)?.[1] ?? '0';
+    const command = line
+      .replace(/4780/g, port(servers.main.url))
+      .replace(/4781/g, port(servers.greetings.url))
+      .replace(/localhost:/g, '127.0.0.1:');
+    return `${command}\n__rc=$?; if [ "$__rc" != ${expected} ]; then echo "README command ${i + 1} exited $__rc, not ${expected}: ${JSON.stringify(line).slice(1, -1).replace(/[$`]/g, '\\$&')}" >&2; exit 99; fi`;
+  });
+  const cli = [process.execPath, ...CLI].map((a) => `'${a}'`).join(' ');
+  const script = [
+    `npx() { if [ "$1" = typeplane ]; then shift; ${cli} "$@"; else echo "npx $1: not in this test" >&2; return 127; fi; }`,
+    `aws() { '${awsCli()}' "$@"; }`,
+    ...lines,
+  ].join('\n');
+  const home = tempDir('typeplane-readme-home-');
+  const child = spawn('bash', ['-c', script], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      NO_COLOR: '1',
+      TYPEPLANE_TOKEN: token,
+      TYPEPLANE_ENDPOINT: servers.main.url,
+      // The AWS CLI reads no profile of this machine's and asks no metadata service.
+      AWS_CONFIG_FILE: join(home, 'none'),
+      AWS_SHARED_CREDENTIALS_FILE: join(home, 'none'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_MAX_ATTEMPTS: '1',
+      ...(process.env.TYPEPLANE_TEST_FROM ? { TYPEPLANE_TEST_FROM: process.env.TYPEPLANE_TEST_FROM } : {}),
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve({ stdout, stderr });
+      else reject(new Error(`the block exited ${code}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+    });
+  });
+}
+
+let servers: Servers;
+const children: { kill: (signal: NodeJS.Signals) => boolean }[] = [];
+
+before(async () => {
+  // `npm start`, on a port and data folder of the test's own.
+  const start = (
+    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start;
+  const startArgs = start.replace(/^node dist\/cli\/main\.js serve /, '').split(' ');
+  // The greeting server as `Write a provider` starts it, its port and data folder the test's own.
+  const serve = shBlocks('## Write a provider')
+    .flatMap(commands)
+    .find((line) => line.startsWith('npx typeplane serve --provider'));
+  assert.ok(serve, 'the README starts the greeting provider');
+  const serveArgs = serve
+    .replace(/^npx typeplane serve /, '')
+    .replace(/--port \d+|--data-dir \S+/g, '')
+    .split(' ')
+    .filter((a) => a !== '');
+  const [main, greetings] = await Promise.all([
+    spawnServer(tempDir('typeplane-readme-'), startArgs),
+    spawnServer(tempDir('typeplane-readme-greetings-'), serveArgs),
+  ]);
+  servers = { main, greetings };
+  children.push(main.child, greetings.child);
+});
+after(() => {
+  for (const child of children) child.kill('SIGTERM');
+});
+
+test('npm start registers the examples meant for the state provider, not the provider examples’ schemas', async () => {
+  const { body } = await api(servers.main.url, servers.main.token).call('GET', '/v1/types');
+  const names = (body.types as { typeName: string }[]).map((t) => t.typeName).sort();
+  assert.deepEqual(names, ['Typeplane.Data/postgresDatabases', 'Typeplane.Messaging/queues']);
+});
+
+test('A first resource, step by step: the CLI and the curl blocks run as written', async () => {
+  // The first block exports the admin token, which the test gives each block.
+  const [, register, cli, curl] = shBlocks('## A first resource, step by step');
+  await runBlock(register!, servers);
+  const run = await runBlock(cli!, servers);
+  assert.match(run.stdout, /^status\s+SUCCESS$/m);
+  const viaCurl = await runBlock(curl!, servers);
+  assert.match(viaCurl.stdout, /"operationStatus":"SUCCESS"/);
+});
+
+test('Validate resource types: the shipped examples pass, --strict too', async () => {
+  const [block] = shBlocks('## Validate resource types');
+  const run = await runBlock(block!, servers);
+  assert.match(run.stdout, /✔ \d+ files checked: (\d+) valid files, \1 types, 0 errors, 0 warnings/);
+});
+
+test("A type's life: diff, versions and type configuration run as written, with the shipped files", async () => {
+  const [diff, versions, configuration] = shBlocks(
+    "## A type's life: versions, breaking changes, configuration",
+  );
+  const diffed = await runBlock(diff!, servers);
+  assert.match(diffed.stdout, /widget-v2\.json:\d+:\d+ +breaking +TP6003 +Test::Shop::Widget/);
+  await runBlock(versions!, servers);
+  const configured = await runBlock(configuration!, servers, { token: servers.greetings.token });
+  assert.match(configured.stdout, /Hello, grace\?!/);
+});
+
+test('The AWS CLI and the AWS SDKs: the AWS CLI block runs as written', { skip: awsCliSkip() }, async () => {
+  const [block] = shBlocks('### The AWS CLI and the AWS SDKs');
+  const run = await runBlock(block!, servers);
+  assert.match(run.stdout, /"Identifier": "w1"/);
+});
