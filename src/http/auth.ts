@@ -5,7 +5,8 @@
  * 401 InvalidCredentials: no `Authorization: Bearer` header, a malformed one, or an unknown
  * (revoked) token. 403 AccessDenied: the token's role does not allow the route, or the route names
  * a type (`:typeName`) outside the token's type globs. Routes that list or follow several types
- * filter by the globs themselves, through `principalOf`.
+ * filter by the globs themselves, through `principalOf`. A route marked `authentication: 'optional'`
+ * (the format schemas editors fetch, which cannot send a token) also answers callers without one.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -23,8 +24,12 @@ declare module 'fastify' {
     principal?: Principal;
   }
   interface FastifyContextConfig {
-    /** A route that authenticates its callers itself (`sigv4`: the Cloud Control API), not with a bearer token. */
-    authentication?: 'sigv4';
+    /**
+     * `sigv4`: the route authenticates its callers itself (the Cloud Control API), not with a bearer
+     * token. `optional`: a caller without an Authorization header is answered too, as no principal
+     * (what the route then serves concerns no tenant); a header given is checked as anywhere else.
+     */
+    authentication?: 'sigv4' | 'optional';
   }
 }
 
@@ -67,6 +72,7 @@ export function registerAuth(app: FastifyInstance, tokens: Tokens): void {
     if (request.routeOptions.config.authentication === 'sigv4') return done();
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
+      if (request.routeOptions.config.authentication === 'optional') return done();
       unauthorized(
         reply,
         `this API needs a token: send 'Authorization: Bearer <token>'; ${HOW_TO_GET_ONE}`,

@@ -163,6 +163,16 @@ test('Validate resource types: the shipped examples pass, --strict too', async (
   assert.match(run.stdout, /✔ \d+ files checked: (\d+) valid files, \1 types, 0 errors, 0 warnings/);
 });
 
+test('Write a provider: the greeting server, started as the README starts it, makes a greeting', async () => {
+  // Its first command (the server) runs in before(); the rest here.
+  const [block] = shBlocks('## Write a provider').filter((b) => b.includes('npx typeplane serve --provider'));
+  const rest = commands(block!)
+    .filter((line) => !line.startsWith('npx typeplane serve'))
+    .join('\n');
+  const run = await runBlock(rest, servers, { token: servers.greetings.token });
+  assert.match(run.stdout, /Bonjour, ada!/);
+});
+
 test("A type's life: diff, versions and type configuration run as written, with the shipped files", async () => {
   const [diff, versions, configuration] = shBlocks(
     "## A type's life: versions, breaking changes, configuration",

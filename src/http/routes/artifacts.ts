@@ -77,6 +77,8 @@ export async function artifactRoutes(
   let thisTurn: { registered: Promise<TypeStamp[]>; views: Map<string, Promise<View>> } | undefined;
   /** The stamps of all registered types and of those the caller's token reaches (no model is read). */
   const stamps = (request: FastifyRequest): Promise<View> => {
+    // A caller without a token (a format schema's route only) reaches no type.
+    if (!request.principal) return Promise.resolve(NO_TYPES);
     if (!thisTurn) {
       thisTurn = { registered: registry.listStamps(), views: new Map() };
       setImmediate(() => (thisTurn = undefined));
@@ -128,7 +130,7 @@ export async function artifactRoutes(
           if (!picked) return { artifact: undefined, from };
           const texts = picked.map((s) => s.text);
           return {
-            artifact: await generator.run(artifact, texts, principalOf(request).tokenId, request.url),
+            artifact: await generator.run(artifact, texts, callerOf(request), request.url),
             from,
           };
         })().finally(() => inFlight.delete(etag));
@@ -199,20 +201,33 @@ export async function artifactRoutes(
     return { schemas: names.map((name) => ({ name, url: `/v1/artifacts/json-schema/${name}` })) };
   });
 
+  // The format schemas are public: they describe documents, not a tenant's types, and an editor
+  // following a `$schema` URL sends no token. Given a token, the stack template schema also checks
+  // the Properties of each type that token reaches; without one it checks the template's form only.
+  const formatRoute = { config: { authentication: 'optional' as const } };
+  for (const file of META_SCHEMA_FILES)
+    app.get(`/v1/artifacts/json-schema/${file}`, formatRoute, (request, reply) =>
+      // The meta-schemas depend on no type, but are served the same way (one ETag rule).
+      serve(request, reply, `json-schema\u0000${file}`, { kind: 'meta-schema', file }, 'none'),
+    );
+  app.get('/v1/artifacts/json-schema/stack-template.json', formatRoute, (request, reply) =>
+    serve(request, reply, 'json-schema\u0000stack-template', { kind: 'stack-template' }),
+  );
+
   app.get<{ Params: { name: string } }>('/v1/artifacts/json-schema/:name', (request, reply) => {
     const { name } = request.params;
     const key = `json-schema\u0000${name}`;
-    // The meta-schemas depend on no type, but are served the same way (one ETag rule).
-    if (isOneOf(META_SCHEMA_FILES, name))
-      return serve(request, reply, key, { kind: 'meta-schema', file: name }, 'none');
-    if (name === 'stack-template.json')
-      return serve(request, reply, 'json-schema\u0000stack-template', { kind: 'stack-template' });
     return serve(request, reply, key, { kind: 'properties-schema', file: name }, (types) => {
       const type = types.find((t) => t.schemaFile === name);
       return type && [type];
     });
   });
 }
+
+const NO_TYPES: View = { registered: [], visible: [], digest: digestOf([]) };
+
+/** Whose generator jobs a request's are (at most a few each): its token, or all callers without one. */
+const callerOf = (request: FastifyRequest) => request.principal?.tokenId ?? '(no token)';
 
 function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);
