@@ -33,7 +33,10 @@ interface PlannedChange {
   logicalId: string;
   type: string;
   action: string;
-  patch?: unknown[];
+  identifier?: string;
+  patch?: { op: string; path: string; value?: unknown }[];
+  /** The value each replaced or removed path holds now. */
+  before?: Record<string, unknown>;
   replacement?: { properties: string[]; deleteFirst: boolean };
   retain?: boolean;
 }
@@ -117,6 +120,20 @@ function parameterMap(value: unknown): Record<string, unknown> | undefined {
   return Object.values(value).every(plain) ? (value as Record<string, unknown>) : undefined;
 }
 
+/** A template diagnostic as the server answers it. */
+interface Located {
+  severity: string;
+  rule: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/** `file:line:col severity rule message`, as compilers print a diagnostic. */
+function locatedLine(d: Located & { file: string }): string {
+  return `${d.file}:${d.line ?? 1}:${d.column ?? 1} ${d.severity} ${d.rule} ${d.message}`;
+}
+
 /** The server knows the template as text; the user knows it by its file name. */
 function locate<T>(file: string, promise: Promise<T>): Promise<T> {
   return promise.catch((e: unknown) => {
@@ -173,18 +190,53 @@ function planTable(
   const detail = (c: PlannedChange) => {
     if (c.action === 'Replace' && c.replacement)
       return `${c.replacement.properties.join(', ')} cannot change in place${c.replacement.deleteFirst ? '; the old one is deleted first' : ''}`;
-    if (c.action === 'Modify') return truncate(JSON.stringify(c.patch ?? []), 100);
+    if (c.action === 'Modify')
+      return truncate((c.patch ?? []).map((op) => propertyPath(op.path)).join(', '), 100);
     if (c.action === 'Remove' && c.retain) return 'Retain: kept, leaves the stack';
     return '';
   };
+  const modified = plan.changes.filter((c) => c.action === 'Modify' && c.patch);
   return [
     columns(
       ['ACTION', 'LOGICAL ID', 'TYPE', 'DETAIL'],
       plan.changes.map((c) => [c.action, c.logicalId, c.type, detail(c)]),
     ),
+    ...modified.map((c) =>
+      [
+        '',
+        `${c.logicalId} (${c.type}${c.identifier ? ` ${c.identifier}` : ''}) changes in place:`,
+        ...columns(
+          ['PROPERTY', 'BEFORE → AFTER'],
+          c.patch!.map((op) => [propertyPath(op.path), beforeAfter(c.before?.[op.path], op)]),
+        )
+          .split('\n')
+          .slice(1)
+          .map((line) => `  ${line}`),
+      ].join('\n'),
+    ),
     '',
     `plan ${plan.planId}; apply it with: typeplane stack apply ${name} ${plan.planId}`,
   ].join('\n');
+}
+
+/** A JSON Pointer into a resource's properties as a person writes it: `/Endpoint/Host` is Endpoint.Host, `/Tags/0` Tags[0]. */
+function propertyPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce(
+      (path, token) =>
+        /^(0|[1-9]\d*)$/.test(token) ? `${path}[${token}]` : path ? `${path}.${token}` : token,
+      '',
+    );
+}
+
+/** One patch operation as `before → after`, each shortened around where they differ; `(none)` where there is no value. */
+function beforeAfter(before: unknown, op: { op: string; value?: unknown }): string {
+  const text = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
+  const [was, will] = aroundDifference(text(before), text(op.op === 'remove' ? undefined : op.value));
+  return `${was} → ${will}`;
 }
 
 /** A drifted value as `expected → actual`, each shortened around where they differ ('-' for none). */
@@ -296,9 +348,7 @@ export function registerStackCommands(program: Command): void {
       process.stdout.write(
         render(located, options.output, () =>
           [
-            ...located.diagnostics.map(
-              (d) => `${d.file}:${d.line ?? 1}:${d.column ?? 1} ${d.severity} ${d.rule} ${d.message}`,
-            ),
+            ...located.diagnostics.map(locatedLine),
             out.valid ? `${file}: valid (types: ${out.types.join(', ') || 'none'})` : `${file}: invalid`,
           ].join('\n'),
         ) + '\n',
@@ -318,14 +368,17 @@ export function registerStackCommands(program: Command): void {
   ).action(
     action(async (name: string, file: string, options: WithParameters, command: Command) => {
       const parameters = await parametersOf(options, command);
-      const plan = await locate(
+      const answer = await locate(
         file,
-        clientFor(options).call<{ planId: string; changes: PlannedChange[] }>(
+        clientFor(options).call<{ planId: string; changes: PlannedChange[]; diagnostics?: Located[] }>(
           'POST',
           `/v1/stacks/${enc(name)}/plans`,
           { template: readLocal(file, FILES.template), parameters },
         ),
       );
+      const plan = { ...answer, diagnostics: (answer.diagnostics ?? []).map((d) => ({ file, ...d })) };
+      // Warnings go to stderr, as a compiler's do: the plan stays the output.
+      for (const d of plan.diagnostics) process.stderr.write(`${locatedLine(d)}\n`);
       process.stdout.write(render(plan, options.output, () => planTable(plan, name)) + '\n');
     }),
   );

@@ -104,6 +104,11 @@ export const STACK_SCHEMAS: Schema = {
       stackName: STRING,
       createdAt: { type: 'string', format: 'date-time' },
       current: { type: 'boolean', description: 'False once the stack changed since the plan.' },
+      diagnostics: {
+        type: 'array',
+        items: { type: 'object' },
+        description: "The template's warnings when it was planned, as validate gives them.",
+      },
       changes: {
         type: 'array',
         items: {
@@ -116,6 +121,11 @@ export const STACK_SCHEMAS: Schema = {
             identifier: STRING,
             properties: { type: 'object' },
             patch: { type: 'array', items: { type: 'object' } },
+            before: {
+              type: 'object',
+              description:
+                "A Modify's replaced or removed paths (JSON Pointers) and the values they hold now.",
+            },
             replacement: {
               type: 'object',
               properties: { properties: { type: 'array', items: STRING }, deleteFirst: { type: 'boolean' } },

@@ -14,6 +14,7 @@
 import { TypeplaneError } from '../errors.js';
 import type { Provider } from '../handler/index.js';
 import type { Registry } from '../registry/registry.js';
+import type { ResourceType } from '../schema/index.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
 import { requiresConfiguration, type ConfigurationSource } from '../type-configuration/index.js';
@@ -201,6 +202,18 @@ export class Engine {
   /** Resolves when `version` of the type is registered; `NotFound` naming the versions it has otherwise. */
   async assertVersion(typeName: string, version: string): Promise<void> {
     await this.ctx.registry.get(typeName, version);
+  }
+
+  /**
+   * The read-only properties (pointers) of `type` that its provider never sets: none for a provider
+   * with handlers of its own (it may set any); for one whose record is the resource (the state
+   * provider), all but those it generates.
+   */
+  readOnlyNeverSet(type: ResourceType): string[] {
+    const kept = this.ctx.providerFor(type.typeName).recordBacked;
+    if (!kept) return [];
+    const generated = new Set(kept.generates(type));
+    return type.readOnlyProperties.filter((pointer) => !generated.has(pointer));
   }
 
   /** The resource as its provider reports it now. */

@@ -82,6 +82,8 @@ export interface Provider {
   readonly recordBacked?: {
     /** The model of a new resource: the desired state with generated identifiers; pure. */
     create(type: ResourceType, desired: Model, requestToken: string): Model;
+    /** The read-only properties (pointers) `create` generates: the only read-only values it ever sets. */
+    generates(type: ResourceType): string[];
   };
   create: Handler;
   read: Handler;

@@ -81,6 +81,7 @@ export function createStateProvider(
         generateIdentifiers(type, model, requestToken);
         return model;
       },
+      generates: generatedIdentifiers,
     },
 
     async create(request) {
@@ -164,20 +165,25 @@ export function createStateProvider(
  * primary identifier that is read-only gets a UUID derived from the request token and the pointer.
  */
 function generateIdentifiers(type: ResourceType, model: Model, requestToken: string): void {
+  for (const pointer of generatedIdentifiers(type)) {
+    const name = pointer.slice('/properties/'.length);
+    if (model[name] === undefined) model[name] = derivedUuid(requestToken, pointer);
+  }
+}
+
+/** The read-only top-level string parts of the primary identifier: the only read-only values this provider sets. */
+function generatedIdentifiers(type: ResourceType): string[] {
   const readOnly = new Set(type.readOnlyProperties);
   const properties = (type.schema.properties ?? {}) as Record<
     string,
     { type?: unknown; format?: unknown } | undefined
   >;
-  for (const pointer of type.primaryIdentifier) {
+  return type.primaryIdentifier.filter((pointer) => {
     const match = /^\/properties\/([^/]+)$/.exec(pointer);
-    if (!match || !readOnly.has(pointer)) continue;
-    const name = match[1]!;
-    if (model[name] !== undefined) continue;
-    const schema = properties[name];
-    if (schema?.type === 'string' || schema?.type === undefined)
-      model[name] = derivedUuid(requestToken, pointer);
-  }
+    if (!match || !readOnly.has(pointer)) return false;
+    const schema = properties[match[1]!];
+    return schema?.type === 'string' || schema?.type === undefined;
+  });
 }
 
 function derivedUuid(seed: string, salt: string): string {

@@ -4,7 +4,7 @@
  * resource's type, its dependencies, and an order that respects them.
  */
 import type { CompiledType } from '../registry/compile.js';
-import type { Diagnostic } from '../schema/index.js';
+import type { Diagnostic, ResourceType } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { PointerResolver } from '../schema/resource-schema/index.js';
 import { touchesWriteOnly } from '../model/index.js';
@@ -58,6 +58,8 @@ export interface Analysis {
   secretImports: Set<string>;
   /** The secret texts (NoEcho values, secret imported values), masked wherever a reason quotes them. */
   secretValues: string[];
+  /** The template's warnings (an analysis is made only when it has no errors). */
+  warnings: Diagnostic[];
 }
 
 export interface AnalyzeOptions {
@@ -74,6 +76,8 @@ export interface AnalyzeOptions {
   importValue?: (name: string) => string | undefined;
   /** The names among those whose exports are secret (built from a NoEcho value). */
   secretImports?: ReadonlySet<string>;
+  /** The read-only properties (pointers) a type's provider never sets, which `Fn::GetAtt` would find empty. */
+  readOnlyNeverSet?: (type: ResourceType) => readonly string[];
   file?: string;
 }
 
@@ -191,6 +195,14 @@ export async function analyzeTemplate(
             ref.pointer,
             `${ref.logicalId}.${ref.path.join('.')} is write-only: it is never read back, so nothing can refer to it; pass the value itself (a NoEcho parameter)`,
           );
+        } else {
+          const neverSet = options.readOnlyNeverSet?.(type) ?? [];
+          if (neverSet.some((p) => pointer === p || pointer.startsWith(`${p}/`)))
+            problem(
+              'TP4026',
+              ref.pointer,
+              `${ref.logicalId}.${ref.path.join('.')} is read-only, and ${type.typeName} is kept by Typeplane's state provider, which sets no read-only value but the identifiers it generates: it will have no value, and the deployment fails where it is used; refer to a property the template sets, or serve ${type.typeName} with a provider of its own that sets it`,
+            );
         }
       }
     }
@@ -373,6 +385,7 @@ export async function analyzeTemplate(
       secretParameters: new Set(secret.parameters),
       secretImports: new Set(secret.imports),
       secretValues,
+      warnings: located,
     },
   };
 }

@@ -48,7 +48,10 @@ import { loadTemplateYielding } from './template.js';
 import { importedValues, secretImports, type Imported } from './imports.js';
 
 /** The engine as stacks use it: its public operations. */
-export type StackEngine = Pick<Engine, 'create' | 'update' | 'delete' | 'read' | 'waitFor'>;
+export type StackEngine = Pick<
+  Engine,
+  'create' | 'update' | 'delete' | 'read' | 'waitFor' | 'readOnlyNeverSet'
+>;
 
 export interface DeploymentContext {
   engine: StackEngine;

@@ -29,6 +29,8 @@ export interface PlannedChange {
   identifier?: string;
   /** Modify: the property changes as JSON Patch. */
   patch?: PatchOperation[];
+  /** Modify: the value each replaced or removed path of the patch holds now (masked as the patch is). */
+  before?: Record<string, unknown>;
   /** Replace: the create-only properties forcing it, and whether the old resource is deleted first. */
   replacement?: { properties: string[]; deleteFirst: boolean };
   /** Add: the properties to create with. */
@@ -99,6 +101,7 @@ export function computePlan(
         break;
       case 'Modify':
         change.patch = decision.patch!.map((op) => maskOperation(op, type, secrets));
+        change.before = valuesBefore(rec!.properties, decision.patch!, type, secrets);
         applied.set(logicalId, { identifier: rec!.identifier!, model: { ...rec!.model, ...desired } });
         break;
       case 'Replace':
@@ -128,6 +131,25 @@ function maskOperation(op: PatchOperation, type: ResourceType, secrets: string[]
   if (op.value === undefined) return op;
   if (touchesWriteOnly(type, op.path)) return { ...op, value: MASK };
   return { ...op, value: mask(op.value, secrets, type, op.path) };
+}
+
+/** What each path a patch replaces or removes holds in `properties` now, masked as {@link maskOperation} masks. */
+function valuesBefore(
+  properties: Record<string, unknown>,
+  patch: PatchOperation[],
+  type: ResourceType,
+  secrets: string[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const op of patch) {
+    if (op.op !== 'replace' && op.op !== 'remove') continue;
+    let value: unknown = properties;
+    for (const token of op.path.split('/').slice(1))
+      value = (value as Record<string, unknown> | undefined)?.[token.replace(/~1/g, '/').replace(/~0/g, '~')];
+    if (value === undefined) continue;
+    out[op.path] = touchesWriteOnly(type, op.path) ? MASK : mask(value, secrets, type, op.path);
+  }
+  return out;
 }
 
 /** Whether a change still holds values known only after apply (shown as such). */

@@ -159,6 +159,8 @@ export interface PlanRecord {
   template: string;
   parameters: Record<string, StoredValue>;
   changes: unknown[];
+  /** The template's warnings when it was planned (diagnostics). */
+  warnings?: unknown[];
   createdAt: string;
 }
 

@@ -31,6 +31,7 @@ export const STACK_RULES = {
   TP4023: { severity: 'error', title: 'more diagnostics were left out' },
   TP4024: { severity: 'error', title: 'NoEcho values are too many or too long' },
   TP4025: { severity: 'warning', title: 'parameter has no value yet' },
+  TP4026: { severity: 'warning', title: "Fn::GetAtt of a read-only property the type's provider never sets" },
 } as const satisfies Record<string, RuleInfo>;
 
 export type StackRuleId = keyof typeof STACK_RULES;

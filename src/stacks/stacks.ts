@@ -11,7 +11,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
 import { invalidCursor } from '../store/cursor.js';
-import type { Diagnostic } from '../schema/index.js';
+import type { Diagnostic, ResourceType } from '../schema/index.js';
 import { hasErrors } from '../schema/index.js';
 import { jsonEqual, touchesWriteOnly } from '../model/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
@@ -160,6 +160,9 @@ export class Stacks {
 
   // ---- Validate and plan ----
 
+  /** What `Fn::GetAtt` would find empty: warned of at validation and plan, not failed at deploy. */
+  private readonly readOnlyNeverSet = (type: ResourceType) => this.ctx.engine.readOnlyNeverSet(type);
+
   /**
    * Check a template. Given `parameters` (even none), they are checked as plan and deploy will check
    * them, a missing one an error; without, each parameter that has no value is a warning (TP4025).
@@ -176,6 +179,7 @@ export class Stacks {
       parameters: parameters ?? {},
       requireValues: parameters !== undefined,
       pseudo: this.ctx.pseudo,
+      readOnlyNeverSet: this.readOnlyNeverSet,
     });
     const diagnostics = capDiagnostics([...loaded.diagnostics, ...result.diagnostics]);
     return {
@@ -214,6 +218,7 @@ export class Stacks {
       pseudo: this.ctx.pseudo,
       importValue: (n) => imports.get(n)?.value,
       secretImports: secretImports(imports),
+      readOnlyNeverSet: this.readOnlyNeverSet,
     });
     if (!result.analysis) throw invalidTemplate(result.diagnostics);
     return result.analysis;
@@ -248,6 +253,7 @@ export class Stacks {
       template: text,
       parameters: sealParameters(this.records, name, parameters, analysis.secretParameters),
       changes,
+      warnings: analysis.warnings,
       createdAt: new Date().toISOString(),
     };
     await this.records.putPlan(plan);
@@ -263,6 +269,8 @@ export class Stacks {
     stackName: string;
     createdAt: string;
     changes: PlannedChange[];
+    /** The template's warnings (an answer carries them as validate does). */
+    diagnostics: Diagnostic[];
     current: boolean;
   }> {
     const plan = await this.records.getPlan(name, planId);
@@ -277,6 +285,7 @@ export class Stacks {
       stackName: name,
       createdAt: plan.createdAt,
       changes: plan.changes as PlannedChange[],
+      diagnostics: (plan.warnings ?? []) as Diagnostic[],
       current: (stack?.record.version ?? 0) === plan.baseVersion,
     };
   }
