@@ -46,6 +46,8 @@ export interface ServiceOptions {
   providerDefinitions?: ProviderDefinition[];
   leaseMs?: number;
   pollIntervalMs?: number;
+  /** How long a deleted stack stays listed with its events (default 90 days). */
+  deletedStackRetentionMs?: number;
   /** Milliseconds per minute of handler timeouts (tests shorten it). */
   minuteMs?: number;
   /** The longest one handler invocation may take (default 60 s create/update/delete, 30 s read/list; tests shorten them). */
@@ -181,6 +183,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ...(options.stackPseudoParameters ? { pseudo: options.stackPseudoParameters } : {}),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+      ...(options.deletedStackRetentionMs !== undefined
+        ? { deletedRetentionMs: options.deletedStackRetentionMs }
+        : {}),
     });
     const tokens = new Tokens(store, new AccessKeys(store, sealer));
     const firstAdminToken = await tokens.bootstrap(options.adminToken);

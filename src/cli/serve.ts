@@ -18,6 +18,7 @@ interface ServeOptions {
   types?: string[];
   logLevel: string;
   lease: string;
+  deletedStackRetention: string;
   shutdownTimeout: string;
   requestTimeout: string;
   maxConnections?: string;
@@ -60,6 +61,20 @@ function wholeNumber(command: Command, flag: string, raw: string, min: number, m
 }
 
 /** An option holding a number of seconds, above 0 (`min` 0) or from `min`, and at most an hour. */
+const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A retention as a whole number of minutes, hours or days (`90d`, `12h`, `30m`), in ms; at most 10 years. */
+function retention(command: Command, flag: string, raw: string): number {
+  const match = /^(\d{1,6})([mhd])$/.exec(raw.trim());
+  const ms = match ? Number(match[1]) * DURATION_UNITS[match[2]!]! : NaN;
+  if (!(ms > 0 && ms <= 3650 * DURATION_UNITS.d!))
+    usage(
+      command,
+      `${flag} must be a whole number of minutes, hours or days above 0 and at most 3650d, like 90d, 12h or 30m; not '${raw.slice(0, 40)}'`,
+    );
+  return ms;
+}
+
 function seconds(command: Command, flag: string, raw: string, min: number): number {
   const n = raw.trim() === '' ? NaN : Number(raw);
   if (!(min === 0 ? n > 0 : n >= min) || !(n <= 3600))
@@ -121,6 +136,11 @@ export function registerServe(program: Command): void {
       '30',
     )
     .option(
+      '--deleted-stack-retention <duration>',
+      'how long a deleted stack stays listed (stack list --deleted) with its events: minutes, hours or days (30m, 12h, 90d)',
+      '90d',
+    )
+    .option(
       '--shutdown-timeout <seconds>',
       'on SIGTERM/SIGINT, exit after this long even when requests or handlers have not finished (their operations resume on the next start); a second signal exits at once',
       '30',
@@ -161,6 +181,11 @@ Examples:
         usage(command, `--log-level must be one of ${levels.join(', ')}`);
       }
       const lease = seconds(command, '--lease', options.lease, 0);
+      const deletedStackRetentionMs = retention(
+        command,
+        '--deleted-stack-retention',
+        options.deletedStackRetention,
+      );
       const pseudo: Record<string, string> = {};
       for (const [key, flag, pattern, form] of PSEUDO_OPTIONS) {
         const value = options[key];
@@ -244,6 +269,7 @@ Examples:
           providerDefinitions,
           logger,
           leaseMs: lease * 1000,
+          deletedStackRetentionMs,
           operationConcurrency,
           connectionLimits: {
             requestMs: Math.round(requestTimeout * 1000),

@@ -58,8 +58,12 @@ const EXAMPLES: Record<string, string[]> = {
   ],
   apply: ['typeplane stack apply orders 7c1e…   # the plan id that stack plan printed'],
   show: ['typeplane stack show orders', 'typeplane stack show orders -o yaml'],
-  list: ['typeplane stack list', 'typeplane stack list -o json'],
-  events: ['typeplane stack events orders', 'typeplane stack events orders --follow'],
+  list: ['typeplane stack list', 'typeplane stack list -o json', 'typeplane stack list --deleted'],
+  events: [
+    'typeplane stack events orders',
+    'typeplane stack events orders --follow',
+    'typeplane stack events orders --stack-id typeplane:stack/orders/0b7c…  # a deleted one',
+  ],
   outputs: ['typeplane stack outputs orders', 'typeplane stack outputs orders -o json'],
   drift: ['typeplane stack drift orders', 'typeplane stack drift orders -o json'],
   delete: ['typeplane stack delete orders', 'typeplane stack delete orders --no-wait'],
@@ -246,12 +250,20 @@ function change(d: { expected?: unknown; actual?: unknown }): string {
   return `${expected} → ${actual}`;
 }
 
-/** Every event of the stack after `after` (an event id or a time in ms), page by page. */
-async function eventsAfter(client: Client, name: string, after: string): Promise<StackEventView[]> {
+/**
+ * Every event of the stack after `after` (an event id or a time in ms), page by page: once it is
+ * deleted, the events it was kept with (`stackId`: a deleted stack of that name).
+ */
+async function eventsAfter(
+  client: Client,
+  name: string,
+  after: string,
+  stackId?: string,
+): Promise<StackEventView[]> {
   const out: StackEventView[] = [];
   let nextToken: string | null = null;
   do {
-    const query = new URLSearchParams({ maxResults: '1000', after });
+    const query = new URLSearchParams({ maxResults: '1000', after, ...(stackId ? { stackId } : {}) });
     if (nextToken) query.set('nextToken', nextToken);
     const page: { events: StackEventView[]; nextToken: string | null } = await client.call(
       'GET',
@@ -440,25 +452,48 @@ export function registerStackCommands(program: Command): void {
     }),
   );
 
-  common(stack.command('list').description('list stacks')).action(
-    action(async (options: Common) => {
+  common(
+    stack
+      .command('list')
+      .description('list stacks')
+      .option('--deleted', "the deleted stacks instead, kept with their events for the server's retention"),
+  ).action(
+    action(async (options: Common & { deleted?: boolean }) => {
       const client = clientFor(options);
-      const stacks: { stackName: string; status: string; updatedAt: string; description?: string }[] = [];
+      const stacks: {
+        stackName: string;
+        stackId?: string;
+        status: string;
+        updatedAt: string;
+        deletedAt?: string;
+        description?: string;
+      }[] = [];
       let nextToken: string | null = null;
       do {
         const page: { stacks: typeof stacks; nextToken: string | null } = await client.call(
           'GET',
-          `/v1/stacks?maxResults=1000${nextToken ? `&nextToken=${enc(nextToken)}` : ''}`,
+          `/v1/stacks?maxResults=1000${options.deleted ? '&deleted=true' : ''}${nextToken ? `&nextToken=${enc(nextToken)}` : ''}`,
         );
         stacks.push(...page.stacks);
         nextToken = page.nextToken;
       } while (nextToken);
       process.stdout.write(
         render({ stacks }, options.output, () =>
-          columns(
-            ['STACK', 'STATUS', 'UPDATED', 'DESCRIPTION'],
-            stacks.map((s) => [s.stackName, s.status, s.updatedAt, truncate(s.description ?? '', 60)]),
-          ),
+          options.deleted
+            ? columns(
+                ['STACK', 'STACK ID', 'STATUS', 'DELETED', 'DESCRIPTION'],
+                stacks.map((s) => [
+                  s.stackName,
+                  s.stackId ?? '',
+                  s.status,
+                  s.deletedAt ?? s.updatedAt,
+                  truncate(s.description ?? '', 60),
+                ]),
+              )
+            : columns(
+                ['STACK', 'STATUS', 'UPDATED', 'DESCRIPTION'],
+                stacks.map((s) => [s.stackName, s.status, s.updatedAt, truncate(s.description ?? '', 60)]),
+              ),
         ) + '\n',
       );
     }),
@@ -468,17 +503,28 @@ export function registerStackCommands(program: Command): void {
     stack
       .command('events')
       .argument('<name>')
-      .description("a stack's events: time, logical id, identifier, status, reason")
-      .option('--follow', 'keep printing new events until the running deployment ends'),
+      .description(
+        "a stack's events: time, logical id, identifier, status, reason (a deleted stack's too: the name's last, or --stack-id)",
+      )
+      .option('--follow', 'keep printing new events until the running deployment ends')
+      .option(
+        '--stack-id <id>',
+        'the events of this stack of the name (a deleted one: see stack list --deleted)',
+      ),
   ).action(
-    action(async (name: string, options: Common & { follow?: boolean }) => {
+    action(async (name: string, options: Common & { follow?: boolean; stackId?: string }) => {
       const client = clientFor(options);
-      const events = await eventsAfter(client, name, '0');
+      const events = await eventsAfter(client, name, '0', options.stackId);
       if (options.follow) {
-        const view = await client.call<StackView>('GET', `/v1/stacks/${enc(name)}`);
+        // A deleted stack has ended: its events are all there is to show.
+        const view = await client.call<StackView>('GET', `/v1/stacks/${enc(name)}`).catch((e: unknown) => {
+          if (e instanceof ApiError && e.status === 404) return undefined;
+          throw e;
+        });
         const progress = stackProgress(process.stdout);
         progress.add(events);
-        if (view.deploymentId === undefined) return 0;
+        if (view?.deploymentId === undefined || (options.stackId && view.stackId !== options.stackId))
+          return 0;
         const first = events.findLast((e) => e.type === 'Typeplane::Stack' && /_IN_PROGRESS$/.test(e.status));
         const ended = await follow(
           client,

@@ -351,6 +351,10 @@ function generalPaths(): Schema {
       },
     },
   });
+  const publicArtifact = (operationId: string, summary: string) => {
+    const { get } = artifact(operationId, summary);
+    return { get: { ...get, security: [{}, { bearer: [] }] } };
+  };
   const listing = (operationId: string, summary: string, key: string, properties: Schema) => ({
     get: {
       operationId,
@@ -624,8 +628,21 @@ function generalPaths(): Schema {
     ),
     '/v1/artifacts/json-schema/{name}': artifact(
       'jsonSchemaArtifact',
-      "JSON Schemas: 'resource-schema.json', 'manifest.json', 'stack-template.json', or a type's '<name>.json'",
+      "A type's JSON Schema, '<name>.json'",
       [pathParam('name', 'The schema file.')],
+    ),
+    // The format schemas answer without a token too: editors following `$schema` send none.
+    '/v1/artifacts/json-schema/resource-schema.json': publicArtifact(
+      'resourceSchemaMetaSchema',
+      'The JSON Schema of resource schema documents (no token needed)',
+    ),
+    '/v1/artifacts/json-schema/manifest.json': publicArtifact(
+      'manifestMetaSchema',
+      'The JSON Schema of manifests (no token needed)',
+    ),
+    '/v1/artifacts/json-schema/stack-template.json': publicArtifact(
+      'stackTemplateSchema',
+      "The JSON Schema of stack templates: with a token, each reachable type's Properties too",
     ),
   };
 }

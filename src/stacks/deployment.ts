@@ -754,10 +754,11 @@ export class Deployment {
     for (const name of this.stack.exports) await this.ctx.records.deleteExport(name, this.name);
     for (const name of this.stack.imports) await this.ctx.records.setImport(name, this.name, false);
     await this.stackEvent('DELETE_COMPLETE');
+    const types = [...new Set([...(this.stack.types ?? []), ...all.map((r) => r.type)])];
     await this.ctx.records.dropResources(this.name);
     await this.ctx.records.dropPlans(this.name);
-    await this.ctx.records.deleteStack(this.name);
-    await this.ctx.records.dropEvents(this.name);
+    // Kept, with its events, as deleted (listed, its events read) until the server's retention passes.
+    await this.ctx.records.keepDeleted(this.stack, types);
     await this.ctx.records.deleteDeployment(this.id);
   }
 

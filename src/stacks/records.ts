@@ -19,6 +19,11 @@ const resourcesOf = (stack: string) => `typeplane:stack/${stack}/resources`;
 const eventsOf = (stack: string) => `typeplane:stack/${stack}/events`;
 const plansOf = (stack: string) => `typeplane:stack/${stack}/plans`;
 const importersOf = (exportName: string) => `typeplane:stack-imports/${exportName}`;
+/** Deleted stacks, keyed by when each was deleted (oldest first: a purge reads from the start). */
+const DELETED = 'typeplane:deleted-stacks';
+/** A name's deleted stacks, keyed by stackId (a name may be used, and deleted, again). */
+const deletedOf = (stack: string) => `typeplane:deleted-stacks/${stack}`;
+const deletedEventsOf = (stackId: string) => `typeplane:deleted-stack/${stackId}/events`;
 
 export type StackStatus =
   | 'CREATE_IN_PROGRESS'
@@ -79,6 +84,20 @@ export interface StackRecord {
   types?: string[];
   /** The deployment running now. */
   deployment?: string;
+}
+
+/** What is kept of a deleted stack, until the server's retention has passed: who it was, and its events. */
+export interface DeletedStack {
+  /** Where it is kept (when it was deleted, then its stackId): the order of the listing. */
+  key: string;
+  name: string;
+  stackId: string;
+  status: 'DELETE_COMPLETE';
+  description?: string;
+  createdAt: string;
+  deletedAt: string;
+  /** Every type its deployments used: what a caller must reach to see it. */
+  types: string[];
 }
 
 /** The part of a resource record that is sealed as a whole. */
@@ -307,6 +326,85 @@ export class StackStore {
     this.changed(name, undefined, '');
   }
 
+  // ---- Deleted stacks ----
+
+  /**
+   * Keep the stack `record` as deleted, with its events, then drop it and its live events: the name is
+   * free for a new stack, and this one is still listed (`listDeleted`) and its events read. Run again
+   * (a deletion resumed), it keeps the stack once.
+   */
+  async keepDeleted(record: StackRecord, types: string[]): Promise<void> {
+    const held = await this.store.kvGet(deletedOf(record.name), record.stackId);
+    const key = (held?.value as DeletedStack | undefined)?.key ?? `${timeKey()} ${record.stackId}`;
+    const deleted: DeletedStack = {
+      key,
+      name: record.name,
+      stackId: record.stackId,
+      status: 'DELETE_COMPLETE',
+      ...(record.description !== undefined ? { description: record.description } : {}),
+      createdAt: record.createdAt,
+      deletedAt: now(),
+      types,
+    };
+    for await (const { key: eventKey, entry: e } of this.all(eventsOf(record.name)))
+      await this.store.kvInsert(deletedEventsOf(record.stackId), eventKey, e);
+    if (!held) {
+      await this.store.kvInsert(deletedOf(record.name), record.stackId, entry(deleted, 'stacks'));
+      await this.store.kvInsert(DELETED, key, entry(deleted, 'stacks'));
+    }
+    // The live events go before the record: a stack of this name made next starts with none.
+    await this.dropEvents(record.name);
+    await this.deleteStack(record.name);
+  }
+
+  /** The deleted stacks of `name`, oldest first. */
+  async deletedNamed(name: string): Promise<DeletedStack[]> {
+    const out: DeletedStack[] = [];
+    for await (const { entry: e } of this.all(deletedOf(name))) out.push(e.value as unknown as DeletedStack);
+    return out.sort((a, b) => (a.key < b.key ? -1 : 1));
+  }
+
+  async listDeleted(
+    limit: number,
+    nextToken?: string,
+  ): Promise<{ items: DeletedStack[]; nextToken?: string }> {
+    const page = await this.store.kvList(DELETED, { limit, ...(nextToken ? { nextToken } : {}) });
+    return {
+      items: page.items.map((i) => i.entry.value as unknown as DeletedStack),
+      ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+    };
+  }
+
+  async listDeletedEvents(
+    stackId: string,
+    limit: number,
+    nextToken?: string,
+    after?: string,
+  ): Promise<{ items: StackEvent[]; nextToken?: string }> {
+    return this.eventsIn(deletedEventsOf(stackId), limit, nextToken, after);
+  }
+
+  /**
+   * Forget the stacks deleted before `before` (an ISO time), with their events: reads the oldest
+   * first and stops at the first one to keep, so a purge with nothing to do costs one read.
+   */
+  async purgeDeleted(before: string): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const page = await this.store.kvList(DELETED, { limit: 100 });
+      const due = page.items
+        .map((i) => i.entry.value as unknown as DeletedStack)
+        .filter((d) => d.deletedAt < before);
+      for (const d of due) {
+        await this.dropNamespace(deletedEventsOf(d.stackId));
+        await this.store.kvDelete(deletedOf(d.name), d.stackId);
+        await this.store.kvDelete(DELETED, d.key);
+      }
+      purged += due.length;
+      if (due.length < page.items.length || !page.nextToken) return purged;
+    }
+  }
+
   async listStacks(limit: number, nextToken?: string): Promise<{ items: StackRecord[]; nextToken?: string }> {
     const page = await this.store.kvList(STACKS, { limit, ...(nextToken ? { nextToken } : {}) });
     return {
@@ -368,8 +466,17 @@ export class StackStore {
     nextToken?: string,
     after?: string,
   ): Promise<{ items: StackEvent[]; nextToken?: string }> {
+    return this.eventsIn(eventsOf(stack), limit, nextToken, after);
+  }
+
+  private async eventsIn(
+    namespace: string,
+    limit: number,
+    nextToken?: string,
+    after?: string,
+  ): Promise<{ items: StackEvent[]; nextToken?: string }> {
     const from = nextToken ?? (after !== undefined ? encodeCursor('kv', after) : undefined);
-    const page = await this.store.kvList(eventsOf(stack), { limit, ...(from ? { nextToken: from } : {}) });
+    const page = await this.store.kvList(namespace, { limit, ...(from ? { nextToken: from } : {}) });
     return {
       items: page.items.map((i) => i.entry.value as unknown as StackEvent),
       ...(page.nextToken ? { nextToken: page.nextToken } : {}),

@@ -29,6 +29,7 @@ import { computePlan, type PlannedChange } from './plan.js';
 import { capDiagnostics, invalidTemplate } from './rules.js';
 import {
   StackStore,
+  type DeletedStack,
   type DeploymentRecord,
   type PlanRecord,
   type ResourceRecord,
@@ -54,7 +55,12 @@ export interface StacksOptions {
   /** Most engine operations one deployment runs at once. */
   concurrency?: number;
   log?: DeploymentContext['log'];
+  /** How long a deleted stack stays listed with its events (default {@link DELETED_STACK_RETENTION_MS}). */
+  deletedRetentionMs?: number;
 }
+
+/** Deleted stacks are kept 90 days by default, as CloudFormation keeps them. */
+export const DELETED_STACK_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 
 /** Throws AccessDenied unless the caller may reach every one of `typeNames`. */
 type Authorize = (typeNames: string[]) => void;
@@ -119,6 +125,7 @@ export class Stacks {
   private readonly owner = `stacks-${randomUUID()}`;
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
+  private readonly deletedRetentionMs: number;
   private readonly running = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
@@ -127,6 +134,7 @@ export class Stacks {
     this.records = new StackStore(options.store, options.sealer);
     this.leaseMs = options.leaseMs ?? 30_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.deletedRetentionMs = options.deletedRetentionMs ?? DELETED_STACK_RETENTION_MS;
     this.ctx = {
       engine: options.engine,
       records: this.records,
@@ -550,6 +558,10 @@ export class Stacks {
     const current = await this.records.getStack(name);
     if (!current) throw stackNotFound(name);
     await unnamed(`stack ${name}`, async () => authorize(await this.recordedTypes(name)));
+    // Each deletion forgets the deleted stacks past the retention, as listing them does.
+    this.purgeDeleted().catch((e: unknown) =>
+      this.ctx.log.warn({ err: String(e) }, 'forgetting deleted stacks past their retention failed'),
+    );
     for (const exportName of current.record.exports) {
       const importers = (await this.records.importers(exportName)).filter((s) => s !== name);
       if (importers.length > 0)
@@ -637,11 +649,25 @@ export class Stacks {
    * `limit`). The `nextToken` is sealed: it names no stack, read or left out.
    */
   async list(
-    options: { limit?: number; nextToken?: string; visible?: (typeName: string) => boolean } = {},
+    options: {
+      limit?: number;
+      nextToken?: string;
+      visible?: (typeName: string) => boolean;
+      /** The deleted stacks instead, oldest deletion first. */
+      deleted?: boolean;
+    } = {},
   ): Promise<{
-    stacks: { stackName: string; status: StackStatus; updatedAt: string; description?: string }[];
+    stacks: {
+      stackName: string;
+      stackId?: string;
+      status: StackStatus | 'DELETE_COMPLETE';
+      updatedAt: string;
+      deletedAt?: string;
+      description?: string;
+    }[];
     nextToken: string | null;
   }> {
+    if (options.deleted) return this.listDeleted(options);
     const page = await this.records.listStacks(
       Math.min(Math.max(options.limit ?? 100, 1), 1000),
       options.nextToken === undefined ? undefined : this.openCursor(options.nextToken),
@@ -660,6 +686,45 @@ export class Stacks {
       stacks,
       nextToken: page.nextToken ? this.options.sealer.seal(page.nextToken, LIST_CURSOR) : null,
     };
+  }
+
+  private async listDeleted(options: {
+    limit?: number;
+    nextToken?: string;
+    visible?: (typeName: string) => boolean;
+  }): Promise<{ stacks: ReturnType<typeof deletedView>[]; nextToken: string | null }> {
+    await this.purgeDeleted();
+    const page = await this.records.listDeleted(
+      Math.min(Math.max(options.limit ?? 100, 1), 1000),
+      options.nextToken === undefined ? undefined : this.openCursor(options.nextToken),
+    );
+    const visible = options.visible;
+    return {
+      stacks: page.items.filter((d) => !visible || d.types.every(visible)).map(deletedView),
+      nextToken: page.nextToken ? this.options.sealer.seal(page.nextToken, LIST_CURSOR) : null,
+    };
+  }
+
+  /** Forget the deleted stacks older than the retention (cheap when there are none: one read). */
+  async purgeDeleted(): Promise<number> {
+    return this.records.purgeDeleted(new Date(Date.now() - this.deletedRetentionMs).toISOString());
+  }
+
+  /**
+   * The deleted stack `stackId` of `name`, or the last deleted of that name; undefined when none is
+   * kept, or the caller reaches none of its types (out of reach answers as missing).
+   */
+  private async deletedStack(
+    name: string,
+    stackId: string | undefined,
+    visible: (typeName: string) => boolean,
+  ): Promise<DeletedStack | undefined> {
+    const kept = new Date(Date.now() - this.deletedRetentionMs).toISOString();
+    const found = (await this.records.deletedNamed(name))
+      .filter((d) => d.deletedAt >= kept && (stackId === undefined || d.stackId === stackId))
+      .at(-1);
+    if (!found || (found.types.length > 0 && !found.types.some(visible))) return undefined;
+    return found;
   }
 
   private openCursor(token: string): string {
@@ -681,26 +746,33 @@ export class Stacks {
     throw planId === undefined ? stackNotFound(name) : planNotFound(name, planId);
   }
 
+  /**
+   * A stack's events: the stack of that name, or once it is deleted (or given `stackId`, a deleted
+   * one's) the events it was kept with, its final DELETE_COMPLETE included.
+   */
   async events(
     name: string,
-    options: { limit?: number; nextToken?: string; after?: string } = {},
+    options: { limit?: number; nextToken?: string; after?: string; stackId?: string } = {},
     visible: (typeName: string) => boolean = () => true,
   ): Promise<{ events: StackEvent[]; nextToken: string | null }> {
-    if (!(await this.records.getStack(name))) throw stackNotFound(name);
+    const live = await this.records.getStack(name);
+    const deleted =
+      live && (options.stackId === undefined || live.record.stackId === options.stackId)
+        ? undefined
+        : ((await this.deletedStack(name, options.stackId, visible)) ?? throwing(stackNotFound(name)));
     if (options.after !== undefined && !EVENT_KEY.test(options.after))
       throw new TypeplaneError(
         'InvalidRequest',
         `after must be an event id (digits, optionally '-' and 8 hex digits), not '${options.after.slice(0, 40)}'`,
       );
-    const page = await this.records.listEvents(
-      name,
-      Math.min(Math.max(options.limit ?? 100, 1), 1000),
-      options.nextToken,
-      // A bare time is padded as event ids are, so it sorts before every event of that millisecond.
-      options.after?.includes('-') === false ? options.after.padStart(15, '0') : options.after,
-    );
+    const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000);
+    // A bare time is padded as event ids are, so it sorts before every event of that millisecond.
+    const after = options.after?.includes('-') === false ? options.after.padStart(15, '0') : options.after;
+    const page = deleted
+      ? await this.records.listDeletedEvents(deleted.stackId, limit, options.nextToken, after)
+      : await this.records.listEvents(name, limit, options.nextToken, after);
     // A stack event's reason may quote a resource out of the caller's reach: shown only to who sees all.
-    const whole = (await this.touchedTypes(name)).every(visible);
+    const whole = (deleted ? deleted.types : await this.touchedTypes(name)).every(visible);
     return {
       events: page.items
         .filter((e) => e.type === 'Typeplane::Stack' || visible(e.type))
@@ -944,6 +1016,22 @@ function assertStackName(name: string): void {
       'InvalidRequest',
       `stack name '${String(name).slice(0, 140)}' must start with a letter and hold at most 128 letters, digits and hyphens`,
     );
+}
+
+function throwing(e: Error): never {
+  throw e;
+}
+
+/** A deleted stack as the listing shows it. */
+function deletedView(d: DeletedStack) {
+  return {
+    stackName: d.name,
+    stackId: d.stackId,
+    status: d.status,
+    updatedAt: d.deletedAt,
+    deletedAt: d.deletedAt,
+    ...(d.description !== undefined ? { description: d.description } : {}),
+  };
 }
 
 function stackNotFound(name: string): TypeplaneError {

@@ -16,7 +16,7 @@ const MAX_WAIT_SECONDS = 300;
 
 type Named = {
   Params: { stackName: string };
-  Querystring: { wait?: string; maxResults?: string; nextToken?: string; after?: string };
+  Querystring: { wait?: string; maxResults?: string; nextToken?: string; after?: string; stackId?: string };
 };
 type Planned = { Params: { stackName: string; planId: string }; Querystring: { wait?: string } };
 
@@ -52,6 +52,13 @@ function waitSeconds(value: string | undefined): number {
       `wait must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}`,
     );
   return n;
+}
+
+/** `?deleted=true` lists the deleted stacks instead of the live ones. */
+function deletedFlag(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new TypeplaneError('InvalidRequest', `deleted must be true or false, not '${value.slice(0, 40)}'`);
 }
 
 function limit(value: string | undefined): number | undefined {
@@ -118,13 +125,16 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     return stacks.validate(template(body), given, authorizer(request));
   });
 
-  app.get<{ Querystring: { maxResults?: string; nextToken?: string } }>('/v1/stacks', async (request) =>
-    stacks.list({
-      ...(limit(request.query.maxResults) !== undefined ? { limit: limit(request.query.maxResults)! } : {}),
-      ...(request.query.nextToken ? { nextToken: request.query.nextToken } : {}),
-      // A scoped token lists the stacks whose every used type it reaches (rolled back ones included).
-      ...(principalOf(request).types !== undefined ? { visible: visibleTo(request) } : {}),
-    }),
+  app.get<{ Querystring: { maxResults?: string; nextToken?: string; deleted?: string } }>(
+    '/v1/stacks',
+    async (request) =>
+      stacks.list({
+        ...(limit(request.query.maxResults) !== undefined ? { limit: limit(request.query.maxResults)! } : {}),
+        ...(deletedFlag(request.query.deleted) ? { deleted: true } : {}),
+        ...(request.query.nextToken ? { nextToken: request.query.nextToken } : {}),
+        // A scoped token lists the stacks whose every used type it reaches (rolled back ones included).
+        ...(principalOf(request).types !== undefined ? { visible: visibleTo(request) } : {}),
+      }),
   );
 
   app.put<Named>('/v1/stacks/:stackName', { bodyLimit: STACK_BODY_LIMIT }, async (request, reply) => {
@@ -169,6 +179,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
   });
 
   app.get<Named>('/v1/stacks/:stackName/events', async (request) => {
+    // Past the stack of this name, a deleted one's events are reached by its own types (stacks.events).
     await reached(request, request.params.stackName);
     const max = limit(request.query.maxResults);
     return stacks.events(
@@ -177,6 +188,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
         ...(max !== undefined ? { limit: max } : {}),
         ...(request.query.nextToken ? { nextToken: request.query.nextToken } : {}),
         ...(request.query.after ? { after: request.query.after } : {}),
+        ...(request.query.stackId ? { stackId: request.query.stackId } : {}),
       },
       visibleTo(request),
     );
