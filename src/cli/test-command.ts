@@ -31,6 +31,10 @@ import type { ResourceType } from '../schema/index.js';
 import { requiresConfiguration } from '../type-configuration/index.js';
 import { FILES, readLocal } from './local-files.js';
 
+/** Tests run at once unless --concurrency says otherwise: a provider that waits between callbacks is waited for once, not test after test. */
+const DEFAULT_CONCURRENCY = 4;
+const MAX_CONCURRENCY = 32;
+
 interface TestOptions {
   schema?: string;
   provider?: string;
@@ -43,6 +47,8 @@ interface TestOptions {
   seed?: string;
   runs: string;
   timeout?: string;
+  concurrency: string;
+  maxCallbackDelay?: string;
   only?: string[];
   allowAbsent?: string[];
   junit?: string;
@@ -83,6 +89,15 @@ export function registerTest(program: Command): void {
     .option('--seed <n>', 'seed of the generated inputs (a failing run prints it, to reproduce it)')
     .option('--runs <n>', 'generated inputs per test', String(DEFAULT_RUNS))
     .option('--timeout <seconds>', "cap on every handler's timeout (default: the schema's handler timeouts)")
+    .option(
+      '--concurrency <n>',
+      `tests run at once, 1 to ${MAX_CONCURRENCY} (tests that list everything, and tests on input files that set the identifiers, run alone)`,
+      String(DEFAULT_CONCURRENCY),
+    )
+    .option(
+      '--max-callback-delay <seconds>',
+      'wait at most this long between IN_PROGRESS callbacks, whatever callbackDelaySeconds asks (fractions allowed; 0: call again at once)',
+    )
     .option('--only <names...>', `run only these tests (${TEST_NAMES.slice(0, 3).join(', ')}, …; -> for →)`)
     .option(
       '--allow-absent <pointers...>',
@@ -121,6 +136,13 @@ Examples:
       const runs = wholeNumber(options.runs, '--runs', usage, 1);
       const timeout =
         options.timeout === undefined ? undefined : wholeNumber(options.timeout, '--timeout', usage, 1);
+      const concurrency = wholeNumber(options.concurrency, '--concurrency', usage, 1);
+      if (concurrency > MAX_CONCURRENCY)
+        usage(
+          `--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not '${options.concurrency}'`,
+        );
+      const maxCallbackDelay =
+        options.maxCallbackDelay === undefined ? undefined : seconds(options.maxCallbackDelay, usage);
       const only = options.only?.map((n) => n.replace(/->/g, '→'));
       const unknown = only?.filter((n) => !TEST_NAMES.includes(n)) ?? [];
       if (unknown.length > 0) usage(`unknown tests: ${unknown.join(', ')} (known: ${TEST_NAMES.join(', ')})`);
@@ -130,6 +152,8 @@ Examples:
         ...(seed === undefined ? {} : { seedNumber: seed }),
         runsNumber: runs,
         ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
+        concurrencyNumber: concurrency,
+        ...(maxCallbackDelay === undefined ? {} : { maxCallbackDelayMs: maxCallbackDelay * 1000 }),
       });
     });
 }
@@ -141,9 +165,23 @@ function wholeNumber(value: string, name: string, usage: (m: string) => never, m
   return n;
 }
 
+/** `--max-callback-delay`: seconds, fractions allowed, as callbackDelaySeconds is. */
+function seconds(value: string, usage: (m: string) => never): number {
+  const n = /^\d{1,4}(\.\d{1,3})?$/.test(value.trim()) ? Number(value) : NaN;
+  if (!(n <= 3600))
+    return usage(`--max-callback-delay must be seconds from 0 to 3600 (e.g. 0.5), not '${value}'`);
+  return n;
+}
+
 /** Run the suite as the command line asks; returns the exit code. */
 export async function runTestCommand(
-  options: TestOptions & { seedNumber?: number; runsNumber: number; timeoutMs?: number },
+  options: TestOptions & {
+    seedNumber?: number;
+    runsNumber: number;
+    timeoutMs?: number;
+    concurrencyNumber?: number;
+    maxCallbackDelayMs?: number;
+  },
 ): Promise<number> {
   let provider: ProviderDefinition | undefined;
   const controller = new AbortController();
@@ -199,6 +237,8 @@ export async function runTestCommand(
       seed,
       runs: options.runsNumber,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      concurrency: options.concurrencyNumber ?? DEFAULT_CONCURRENCY,
+      ...(options.maxCallbackDelayMs === undefined ? {} : { maxCallbackDelayMs: options.maxCallbackDelayMs }),
       ...(options.only ? { only: options.only } : {}),
       ...(options.allowAbsent ? { allowAbsent: options.allowAbsent } : {}),
       signal: controller.signal,

@@ -7,6 +7,12 @@
  *   context handed back, after `callbackDelaySeconds` — until SUCCESS or FAILED or the deadline.
  * - With generated inputs each sequence test is a fast-check property: `runs` inputs per test from
  *   `seed`, a failing one shrunk to a small one (at most `maxShrinks` further attempts).
+ * - Up to `concurrency` sequence tests run at once, each on resources of its own: an identifier one
+ *   test is using is set aside by the others, as one that exists outside the suite is. A test that
+ *   looks at every resource (`exclusive`) runs alone; so does every test when file inputs set the
+ *   identifiers, since all tests would then create the same resources. Results keep the suite's order.
+ * - `maxCallbackDelayMs` shortens the waits an IN_PROGRESS answer asks for (a provider that asks for
+ *   seconds between callbacks would otherwise be waited out in real time, test after test).
  * - Every resource a test creates is deleted when its run ends, whatever happened; at the end, every
  *   identifier the suite ever created is read again and deleted if still there. Aborting `signal`
  *   (Ctrl-C) stops the tests, not the cleanup.
@@ -15,7 +21,14 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { isErrorCode } from '../errors.js';
-import { cloneJson, identifierModel, identifierOf, stripNulls, valuesAt } from '../model/index.js';
+import {
+  additionalIdentifiersOf,
+  cloneJson,
+  identifierModel,
+  identifierOf,
+  stripNulls,
+  valuesAt,
+} from '../model/index.js';
 import type { Model } from '../model/index.js';
 import { compileType, type CompiledType } from '../registry/compile.js';
 import type {
@@ -72,7 +85,11 @@ export interface SuiteOptions {
   maxShrinks?: number;
   /** Most time spent shrinking one failure, in milliseconds (default 15,000). */
   maxShrinkMs?: number;
-  /** Called as each test ends. */
+  /** Sequence tests run at once at most (default 1: one after another). */
+  concurrency?: number;
+  /** The longest wait honoured between IN_PROGRESS callbacks, in milliseconds (default: as asked). */
+  maxCallbackDelayMs?: number;
+  /** Called as each test ends, in the suite's order. */
   onResult?(result: TestResult): void;
   /** The type's configuration, handed to every handler call (never shown in reports). */
   typeConfiguration?: Record<string, unknown>;
@@ -138,6 +155,8 @@ class SuiteRun {
   private readonly undeleted = new Map<string, string>();
   private deleted = 0;
   private generator: InputGenerator | undefined;
+  /** Identifiers the running tests are using (created or about to be): each belongs to one run. */
+  private readonly inUse = new Set<string>();
 
   constructor(private readonly options: SuiteOptions) {
     this.type = options.type;
@@ -162,14 +181,32 @@ class SuiteRun {
       warnings.push(...this.generator.warnings);
     }
     const selected = CONTRACT_TESTS.filter((t) => !this.options.only || this.options.only.includes(t.name));
+    let concurrency = Math.max(1, this.options.concurrency ?? 1);
+    if (
+      concurrency > 1 &&
+      this.options.inputs?.some((set) => identifiersOf(this.type, set.create).length > 0)
+    ) {
+      concurrency = 1;
+      warnings.push(
+        'tests ran one at a time: the input files set identifiers, so every test would create the same resources',
+      );
+    }
+    const sequences = this.schedule(
+      selected.filter((t): t is SequenceTest => t.kind === 'sequence'),
+      concurrency,
+    );
     try {
       for (const test of selected) {
+        // Observations judge every call the sequence tests made, so they wait for all of them.
         const result =
-          test.kind === 'sequence' ? await this.runSequence(test) : this.judge(test, performance.now());
+          test.kind === 'sequence'
+            ? await sequences.get(test)!
+            : (await Promise.allSettled(sequences.values()), this.judge(test, performance.now()));
         results.push(result);
         this.options.onResult?.(result);
       }
     } finally {
+      await Promise.allSettled(sequences.values());
       await this.cleanupAll();
     }
     const leftovers = [...this.undeleted].map(([identifier, problem]) => ({ identifier, problem }));
@@ -191,6 +228,33 @@ class SuiteRun {
   }
 
   // ---- Sequence tests ----------------------------------------------------------------------------
+
+  /**
+   * Start the tests, `concurrency` at most at once, in order: an exclusive test waits for every test
+   * before it and the tests after it wait for it.
+   */
+  private schedule(
+    tests: readonly SequenceTest[],
+    concurrency: number,
+  ): Map<SequenceTest, Promise<TestResult>> {
+    const started = new Map<SequenceTest, Promise<TestResult>>();
+    const slots = new Slots(concurrency);
+    let barrier: Promise<unknown> = Promise.resolve();
+    let since: Promise<unknown>[] = [];
+    for (const test of tests) {
+      let result: Promise<TestResult>;
+      if (test.exclusive) {
+        result = Promise.allSettled([barrier, ...since]).then(() => this.runSequence(test));
+        barrier = result.catch(() => undefined);
+        since = [];
+      } else {
+        result = barrier.then(() => slots.run(() => this.runSequence(test)));
+        since.push(result.catch(() => undefined));
+      }
+      started.set(test, result);
+    }
+    return started;
+  }
 
   private async runSequence(test: SequenceTest): Promise<TestResult> {
     const started = performance.now();
@@ -330,7 +394,8 @@ class SuiteRun {
   /** One input through one test; every resource it created is deleted before this returns. */
   private async runOnce(test: SequenceTest, input: unknown, notes: Set<string>): Promise<Failure[]> {
     const created = new Map<string, Model>();
-    const ctx = this.context(test.name, created, notes);
+    const claimed = new Set<string>();
+    const ctx = this.context(test.name, created, notes, claimed);
     try {
       return await test.run(ctx, cloneJson(input));
     } catch (e) {
@@ -339,10 +404,16 @@ class SuiteRun {
       return [{ message: `the test could not finish: ${(e as Error)?.stack ?? String(e)}` }];
     } finally {
       await this.cleanup(created);
+      for (const id of claimed) this.inUse.delete(id);
     }
   }
 
-  private context(test: string, created: Map<string, Model>, notes: Set<string>): TestContext {
+  private context(
+    test: string,
+    created: Map<string, Model>,
+    notes: Set<string>,
+    claimed: Set<string>,
+  ): TestContext {
     const type = this.type;
     const track = (call: Call) => this.track(call, created);
     return {
@@ -386,6 +457,7 @@ class SuiteRun {
         return id === undefined ? undefined : identifierModel(type, id);
       },
       assumeAbsent: async (desired) => {
+        this.claim(desired, claimed);
         const id = identifierOf(type, desired);
         const key = id === undefined ? undefined : identifierModel(type, id);
         if (!key) return;
@@ -399,6 +471,19 @@ class SuiteRun {
       },
       note: (text) => notes.add(text),
     };
+  }
+
+  /**
+   * Mark the identifiers `desired` sets (primary and additional) as this run's; an input whose
+   * identifier another running test is using is set aside, as one that exists outside the suite is.
+   */
+  private claim(desired: Model, claimed: Set<string>): void {
+    const keys = identifiersOf(this.type, desired);
+    if (keys.some((k) => this.inUse.has(k) && !claimed.has(k))) fc.pre(false);
+    for (const k of keys) {
+      this.inUse.add(k);
+      claimed.add(k);
+    }
   }
 
   private withDefaults(input: Model): Model {
@@ -542,7 +627,10 @@ class SuiteRun {
         break;
       }
       callbackContext = event.callbackContext;
-      const delayMs = Math.max(0, Number(event.callbackDelaySeconds ?? 0)) * 1000;
+      const delayMs = Math.min(
+        Math.max(0, Number(event.callbackDelaySeconds ?? 0)) * 1000,
+        this.options.maxCallbackDelayMs ?? Infinity,
+      );
       if (!(await sleep(delayMs, signal))) {
         call.problem = stopped();
         break;
@@ -617,6 +705,37 @@ class SuiteRun {
 }
 
 // ---- Helpers ---------------------------------------------------------------------------------------
+
+/** At most `size` tasks at once, started in the order they asked. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
+
+/** The identifiers, primary and additional, a model sets, each as one string. */
+function identifiersOf(type: ResourceType, model: Model): string[] {
+  const primary = identifierOf(type, model);
+  return [
+    ...(primary === undefined ? [] : [`\u0000${primary}`]),
+    ...additionalIdentifiersOf(type, model).map(({ name, value }) => `${name}\u0000${value}`),
+  ];
+}
 
 const isModel = (v: unknown): v is Model => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -96,6 +96,8 @@ export interface SequenceTest {
   input: InputKind;
   /** Why the test does not apply to this type, if it does not. */
   skip?(type: ResourceType): string | undefined;
+  /** The test looks at every resource the provider has (a whole list): no other test runs beside it. */
+  exclusive?: true;
   run(ctx: TestContext, input: unknown): Promise<Failure[]>;
 }
 
@@ -381,6 +383,8 @@ const createReplayed: SequenceTest = {
   clause:
     'a create repeated with the same clientRequestToken after it finished answers SUCCESS with the same resource, and makes no second one',
   input: 'one',
+  // It counts every resource listed before and after the retry.
+  exclusive: true,
   async run(ctx, input) {
     const created = await createResource(ctx, input as Model);
     if (isFailure(created)) return [created];
@@ -621,6 +625,8 @@ const listRead: SequenceTest = {
   clause: 'every resource list returns can be read: a listed identifier never answers NotFound',
   input: 'one',
   skip: needsList,
+  // It reads back every resource listed, which another test could delete in between.
+  exclusive: true,
   async run(ctx, input) {
     const both = await createThenList(ctx, input as Model);
     if (isFailure(both)) return [both];
@@ -831,6 +837,8 @@ const listPagination: SequenceTest = {
     'list pages: at most maxResults models, nextToken handed back gives the next page, null at the end, [] when there is nothing',
   input: 'several',
   skip: needsList,
+  // It expects an empty list before and after, and every page to hold what it created.
+  exclusive: true,
   async run(ctx, input) {
     const inputs = input as Model[];
     const before = await listAll(ctx, PAGE_SIZE);
