@@ -18,6 +18,7 @@ import {
 import { EXIT, UsageError, jsonFlag, wholeNumberFlag } from './usage.js';
 import { yaml } from './yaml.js';
 import { FILES, readLocal } from './local-files.js';
+import { withQuery } from './output.js';
 
 export interface Common {
   endpoint?: string;
@@ -79,10 +80,12 @@ function versionQuery(version: string | undefined): string {
 }
 
 export function common(command: Command, formats: OutputFormat[] = ['table', 'json', 'yaml']): Command {
-  return command
-    .option('--endpoint <url>', `Typeplane server (env TYPEPLANE_ENDPOINT; default ${DEFAULT_ENDPOINT})`)
-    .option('--token <token>', 'API token (env TYPEPLANE_TOKEN)')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(formats).default('table'));
+  return withQuery(
+    command
+      .option('--endpoint <url>', `Typeplane server (env TYPEPLANE_ENDPOINT; default ${DEFAULT_ENDPOINT})`)
+      .option('--token <token>', 'API token (env TYPEPLANE_TOKEN)')
+      .addOption(new Option('-o, --output <format>', 'output format').choices(formats).default('table')),
+  );
 }
 
 /** An Examples section at the end of a command's help. */

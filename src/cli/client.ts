@@ -5,6 +5,7 @@
  * implementation cost more CPU than the rest of a command's start together (~0.28 s of ~0.48 s).
  */
 import { exchange } from './exchange.js';
+import { queried } from './output.js';
 import { UsageError } from './usage.js';
 import { yaml } from './yaml.js';
 
@@ -118,7 +119,11 @@ function safeJson(text: string): unknown {
 /** `wide` is the table with more columns, where a command has more to show. */
 export type OutputFormat = 'json' | 'yaml' | 'table' | 'wide';
 
+/** `value` as `format` says, or what `--query` selects from it. */
 export function render(value: unknown, format: OutputFormat, table?: () => string): string {
+  const selected = queried(value);
+  if (selected && 'text' in selected) return selected.text;
+  if (selected) value = selected.value;
   if (format === 'yaml') return yaml().stringify(value).trimEnd();
   if ((format === 'table' || format === 'wide') && table) return table();
   return JSON.stringify(value, null, 2);

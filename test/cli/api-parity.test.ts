@@ -162,3 +162,87 @@ test('token list shows which tokens carry an AWS access key', async () => {
   );
   assert.match(list.stdout, /^\S+\s+reader\s+\*\s+-\s+\S+\s+plain$/m);
 });
+
+test('--query prints what a JMESPath expression selects: text by default, JSON or YAML with -o', async () => {
+  const size = await typeplane(['resource', 'get', WIDGET_TYPE, 'large-red', '--query', 'properties.Size']);
+  exits(size, 0);
+  assert.equal(size.stdout, 'L\n');
+  const names = await typeplane([
+    'resource',
+    'list',
+    WIDGET_TYPE,
+    '--filter',
+    'Color=red',
+    '--query',
+    'resourceDescriptions[].identifier',
+  ]);
+  exits(names, 0);
+  assert.deepEqual(names.stdout.trim().split('\n').sort(), ['large-red', 'small']);
+  const rows = await typeplane([
+    'resource',
+    'list',
+    WIDGET_TYPE,
+    '--filter',
+    'Color=red',
+    '--query',
+    'resourceDescriptions[].[identifier, properties.Size]',
+  ]);
+  exits(rows, 0);
+  assert.deepEqual(rows.stdout.trim().split('\n').sort(), ['large-red\tL', 'small\tS']);
+  const json = await typeplane([
+    'resource',
+    'get',
+    WIDGET_TYPE,
+    'small',
+    '--query',
+    'properties',
+    '-o',
+    'json',
+  ]);
+  exits(json, 0);
+  assert.deepEqual(JSON.parse(json.stdout), { Name: 'small', Size: 'S', Color: 'red' });
+  const yaml = await typeplane([
+    'resource',
+    'get',
+    WIDGET_TYPE,
+    'small',
+    '--query',
+    'properties.Color',
+    '-o',
+    'yaml',
+  ]);
+  exits(yaml, 0);
+  assert.equal(yaml.stdout, 'red\n');
+  const keyed = await typeplane(['token', 'list', '--query', 'length(tokens[?accessKeyId])']);
+  exits(keyed, 0);
+  assert.match(keyed.stdout, /^\d+\n$/);
+});
+
+test('--query with an expression that does not parse is a usage error before anything is sent', async () => {
+  const bad = await typeplane([
+    'resource',
+    'create',
+    WIDGET_TYPE,
+    '--properties',
+    '{"Name": "never"}',
+    '--query',
+    'progressEvent.[',
+  ]);
+  exits(bad, 2);
+  assert.match(bad.stderr, /--query 'progressEvent\.\[' is not a JMESPath expression/);
+  const got = await svc.call('GET', `/v1/resources/${encodeURIComponent(WIDGET_TYPE)}/never`);
+  assert.equal(got.status, 404, 'nothing was created');
+  const wrongType = await typeplane([
+    'resource',
+    'get',
+    WIDGET_TYPE,
+    'small',
+    '--query',
+    'length(properties.Count)',
+  ]);
+  exits(wrongType, 2);
+  assert.match(
+    wrongType.stderr,
+    /--query 'length\(properties\.Count\)': (TypeError: )?length\(\) expected argument 1/,
+  );
+});
