@@ -33,11 +33,12 @@ const COMMANDS: [names: string[], load: () => Promise<Register[]>][] = [
   [['token'], () => import('./token-commands.js').then((m) => [m.registerTokenCommands])],
   [['test'], () => import('./test-command.js').then((m) => [m.registerTest])],
   [['diff'], () => import('./diff.js').then((m) => [m.registerDiff])],
+  [['completion'], () => import('./completion.js').then((m) => [m.registerCompletion])],
 ];
 
 /**
  * The program with the commands `argv` names: only that one when it names one, none for
- * `--version`, all of them otherwise (help, an unknown command and its suggestions).
+ * `--version`, all of them otherwise (help, an unknown command and its suggestions, completion).
  */
 export async function buildProgram(argv: string[] = []): Promise<Command> {
   const program = new Command('typeplane')
@@ -50,7 +51,8 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
   const named = first === 'help' ? second : first;
   const only = COMMANDS.find(([names]) => named !== undefined && names.includes(named));
   const versionOnly = first === '-V' || first === '--version';
-  const loads = versionOnly ? [] : only ? [only] : COMMANDS;
+  // A completion script is generated from every command, so it loads them all.
+  const loads = versionOnly ? [] : only && named !== 'completion' ? [only] : COMMANDS;
   for (const [, load] of loads) for (const register of await load()) register(program);
   pointToHelp(program, 'typeplane');
   return program;
