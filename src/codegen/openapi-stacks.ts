@@ -176,8 +176,17 @@ export function stackPaths(): Schema {
     '/v1/stacks': {
       get: {
         operationId: 'listStacks',
-        summary: 'List stacks',
-        parameters: PAGE,
+        summary: 'List stacks (or, with deleted=true, the deleted stacks kept with their events)',
+        parameters: [
+          ...PAGE,
+          {
+            name: 'deleted',
+            in: 'query',
+            description:
+              "true: the deleted stacks instead, kept for the server's --deleted-stack-retention (default 90 days), oldest deletion first.",
+            schema: { type: 'boolean' },
+          },
+        ],
         responses: {
           '200': json(
             {
@@ -191,8 +200,10 @@ export function stackPaths(): Schema {
                     required: ['stackName', 'status', 'updatedAt'],
                     properties: {
                       stackName: STRING,
+                      stackId: { ...STRING, description: 'A deleted stack: its id.' },
                       status: STACK_STATUS,
                       updatedAt: { type: 'string', format: 'date-time' },
+                      deletedAt: { type: 'string', format: 'date-time' },
                       description: STRING,
                     },
                   },
@@ -238,6 +249,13 @@ export function stackPaths(): Schema {
             name: 'after',
             in: 'query',
             description: 'An eventId, or a time in milliseconds: start after it.',
+            schema: STRING,
+          },
+          {
+            name: 'stackId',
+            in: 'query',
+            description:
+              'A stack of this name by its id (a deleted one); without it, the live stack, or once deleted the last deleted one.',
             schema: STRING,
           },
         ],

@@ -102,6 +102,11 @@ test('a deleted stack keeps its events and stackId, is listed with --deleted, an
   assert.equal(((await widgetReader.call('GET', '/v1/stacks?deleted=true')).body as Listed).stacks.length, 2);
   assert.equal((await widgetReader.call('GET', '/v1/stacks/queue/events')).status, 200);
   assert.equal((await s.call('GET', '/v1/stacks?deleted=maybe')).status, 400);
+  // The OpenAPI document names both queries.
+  const paths = (await s.call('GET', '/v1/openapi.json')).body.paths;
+  const names = (op: { parameters: { name: string }[] }) => op.parameters.map((p) => p.name);
+  assert.ok(names(paths['/v1/stacks'].get).includes('deleted'));
+  assert.ok(names(paths['/v1/stacks/{stackName}/events'].get).includes('stackId'));
 });
 
 test('deleted stacks are forgotten once the retention passes; serve takes the retention as a duration', async (t) => {
