@@ -34,22 +34,22 @@ test('a deleted stack keeps its events and stackId, is listed with --deleted, an
   };
   const [firstId, otherId] = await Promise.all([deploy('orders', 'first'), deploy('queue', 'q')]);
 
-  // A waiting delete shows every event of the deletion as it happens, the stack's last one included.
-  const deleted = await cli('delete', 'orders');
+  // A waiting delete shows every event of the deletion as it happens, the stack's last one included;
+  // what --no-wait tells the user to run works once the stack is gone.
+  const [deleted, noWait] = await Promise.all([cli('delete', 'orders'), cli('delete', 'queue', '--no-wait')]);
   exits(deleted, 0);
   assert.match(deleted.stderr, /W \(.+\) {2}Test::Shop::Widget {2}DELETE_COMPLETE/);
   assert.match(deleted.stderr, /orders {2}Typeplane::Stack {2}DELETE_COMPLETE\n/);
   assert.match(deleted.stdout, /stack orders: DELETE_COMPLETE/);
 
-  // What --no-wait tells the user to run works once the stack is gone.
-  const noWait = await cli('delete', 'queue', '--no-wait');
   exits(noWait, 0);
   assert.match(noWait.stdout, /follow it with: typeplane stack events queue --follow/);
-  const followed = await cli('events', 'queue', '--follow');
+  const [followed, events] = await Promise.all([
+    cli('events', 'queue', '--follow'),
+    cli('events', 'orders', '-o', 'json'),
+  ]);
   exits(followed, 0);
   assert.match(followed.stdout, /queue {2}Typeplane::Stack {2}DELETE_COMPLETE/);
-
-  const events = await cli('events', 'orders', '-o', 'json');
   exits(events, 0);
   const kept = (JSON.parse(events.stdout) as Events).events.map((e) => `${e.logicalId} ${e.status}`);
   assert.deepEqual(kept.at(0), 'orders CREATE_IN_PROGRESS');
@@ -64,20 +64,22 @@ test('a deleted stack keeps its events and stackId, is listed with --deleted, an
     live.events.every((e) => e.status !== 'DELETE_COMPLETE'),
     JSON.stringify(live.events),
   );
-  const listed = await cli('list', '--deleted', '-o', 'json');
+  const [listed, table, live2, byId] = await Promise.all([
+    cli('list', '--deleted', '-o', 'json'),
+    cli('list', '--deleted'),
+    cli('list', '-o', 'json'),
+    cli('events', 'orders', '--stack-id', firstId, '-o', 'json'),
+  ]);
   exits(listed, 0);
   assert.deepEqual(
     (JSON.parse(listed.stdout) as Listed).stacks.map((d) => `${d.stackName} ${d.stackId} ${d.status}`).sort(),
     [`orders ${firstId} DELETE_COMPLETE`, `queue ${otherId} DELETE_COMPLETE`],
   );
-  const table = await cli('list', '--deleted');
   assert.match(table.stdout, new RegExp(`orders +${firstId.replace(/[/]/g, '\\/')} +DELETE_COMPLETE`));
-  const live2 = await cli('list', '-o', 'json');
   assert.deepEqual(
     (JSON.parse(live2.stdout) as Listed).stacks.map((x) => x.stackName),
     ['orders'],
   );
-  const byId = await cli('events', 'orders', '--stack-id', firstId, '-o', 'json');
   exits(byId, 0);
   assert.equal((JSON.parse(byId.stdout) as Events).events.at(-1)?.status, 'DELETE_COMPLETE');
   assert.equal((await s.call('GET', `/v1/stacks/orders/events?stackId=nope`)).status, 404);
