@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { api, startTestService, WIDGET } from '../helpers/service.js';
 import { runCli } from '../helpers/cli.js';
+import { eachStoreService } from '../helpers/each-store.js';
 import { exits, typeplaneCli } from './helpers.js';
 
 const TEMPLATE = (name: string) =>
@@ -111,22 +112,31 @@ test('a deleted stack keeps its events and stackId, is listed with --deleted, an
   assert.ok(names(paths['/v1/stacks/{stackName}/events'].get).includes('stackId'));
 });
 
-test('deleted stacks are forgotten once the retention passes; serve takes the retention as a duration', async (t) => {
-  const s = await startTestService({ deletedStackRetentionMs: 300 });
-  t.after(() => s.close());
-  assert.equal((await s.call('POST', '/v1/types', WIDGET)).status, 201);
-  const put = await s.call('PUT', '/v1/stacks/brief?wait=20', { template: TEMPLATE('brief') });
-  assert.equal(put.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(put.body));
-  const del = await s.call('DELETE', '/v1/stacks/brief?wait=20');
-  assert.equal(del.status < 300, true, JSON.stringify(del.body));
-  for (let i = 0; i < 100 && (await s.call('GET', '/v1/stacks/brief')).status !== 404; i++)
-    await new Promise((r) => setTimeout(r, 50));
-  assert.equal(((await s.call('GET', '/v1/stacks?deleted=true')).body as Listed).stacks.length, 1);
-  assert.equal((await s.call('GET', '/v1/stacks/brief/events')).status, 200);
-  await new Promise((r) => setTimeout(r, 400));
-  assert.equal((await s.call('GET', '/v1/stacks/brief/events')).status, 404);
-  assert.deepEqual(((await s.call('GET', '/v1/stacks?deleted=true')).body as Listed).stacks, []);
+eachStoreService(
+  'deleted stacks are kept with their events until the retention passes, then forgotten',
+  async (s) => {
+    assert.equal((await s.call('POST', '/v1/types', WIDGET)).status, 201);
+    const put = await s.call('PUT', '/v1/stacks/brief?wait=20', { template: TEMPLATE('brief') });
+    assert.equal(put.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(put.body));
+    const del = await s.call('DELETE', '/v1/stacks/brief?wait=20');
+    assert.equal(del.status < 300, true, JSON.stringify(del.body));
+    for (let i = 0; i < 100 && (await s.call('GET', '/v1/stacks/brief')).status !== 404; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const listed = (await s.call('GET', '/v1/stacks?deleted=true')).body as Listed;
+    assert.deepEqual(
+      listed.stacks.map((d) => `${d.stackName} ${d.stackId} ${d.status}`),
+      [`brief ${put.body.stack.stackId} DELETE_COMPLETE`],
+    );
+    const events = (await s.call('GET', '/v1/stacks/brief/events')).body as Events;
+    assert.equal(events.events.at(-1)?.status, 'DELETE_COMPLETE');
+    await new Promise((r) => setTimeout(r, 2_100));
+    assert.equal((await s.call('GET', '/v1/stacks/brief/events')).status, 404);
+    assert.deepEqual(((await s.call('GET', '/v1/stacks?deleted=true')).body as Listed).stacks, []);
+  },
+  () => ({ deletedStackRetentionMs: 2_000 }),
+);
 
+test('serve takes the deleted-stack retention as a duration, and refuses a bare number', async () => {
   const bad = await runCli(['serve', '--port', '0', '--deleted-stack-retention', '90'], {
     env: { PATH: process.env.PATH ?? '' },
   });
