@@ -69,26 +69,26 @@ export function compileType(type: ResourceType): CompiledType {
   let output: ValidateFunction | undefined;
   const compiledType: CompiledType = {
     type,
-    validateInput: (model) => runValidator(input, model),
+    validateInput: (model) => runValidator(input, model, type.schema),
     validateOutput: (model) => {
       output ??= compileValidator(type, outputSchema(type.schema), false);
-      return runValidator(output, model);
+      return runValidator(output, model, type.schema);
     },
   };
   if (type.typeConfiguration) {
     const configuration = compileValidator(type, type.typeConfiguration, true);
     compiledType.validateConfiguration = (value) =>
-      configuration(value) ? [] : toDetails(configuration.errors);
+      configuration(value) ? [] : toDetails(configuration.errors, type.typeConfiguration);
   }
   cache.set(type, compiledType);
   return compiledType;
 }
 
-/** The validator's problems with `model`, or the one value too long for the pattern budget. */
-function runValidator(validate: ValidateFunction, model: Model): ErrorDetail[] {
+/** The validator's problems with `model` (checked against `schema`), or the one value too long for the pattern budget. */
+function runValidator(validate: ValidateFunction, model: Model, schema: unknown): ErrorDetail[] {
   const outcome = withPatternBudget(() => validate(model));
   if (outcome instanceof PatternWorkExceeded) return [patternWorkProblem(model, outcome)];
-  return outcome ? [] : toDetails(validate.errors);
+  return outcome ? [] : toDetails(validate.errors, schema);
 }
 
 /**

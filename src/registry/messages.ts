@@ -4,17 +4,22 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { ErrorDetail } from '../errors.js';
+import { closestName } from '../schema/manifest/keywords.js';
 
 /** More details than this are summarised in one last detail. */
 export const MAX_DETAILS = 100;
 const MAX_LISTED_VALUES = 20;
 
-export function toDetails(errors: readonly ErrorObject[] | null | undefined): ErrorDetail[] {
+/** `schema`: the schema the errors are against, whose declared properties an unknown one is compared with. */
+export function toDetails(
+  errors: readonly ErrorObject[] | null | undefined,
+  schema?: unknown,
+): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   const seen = new Set<string>();
   let more = 0;
   for (const error of errors ?? []) {
-    const detail = toDetail(error);
+    const detail = toDetail(error, schema);
     const key = `${detail.pointer}\u0000${detail.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -25,7 +30,7 @@ export function toDetails(errors: readonly ErrorObject[] | null | undefined): Er
   return details;
 }
 
-function toDetail(error: ErrorObject): ErrorDetail {
+function toDetail(error: ErrorObject, schema: unknown): ErrorDetail {
   const at = error.instancePath;
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -35,9 +40,10 @@ function toDetail(error: ErrorObject): ErrorDetail {
     }
     case 'additionalProperties': {
       const name = String(params.additionalProperty);
+      const near = closestName(name, declaredBeside(schema, error.schemaPath));
       return {
         pointer: `${at}/${escape(name)}`,
-        message: `'${name}' is not a declared property; remove it or check its spelling`,
+        message: `'${name}' is not a declared property; ${near ? `did you mean '${near}'?` : 'remove it or check its spelling'}`,
       };
     }
     case 'enum':
@@ -68,6 +74,17 @@ function toDetail(error: ErrorObject): ErrorDetail {
       }
       return { pointer: at, message: error.message ?? `fails ${error.keyword}` };
   }
+}
+
+/** The properties declared by the schema node holding the `additionalProperties` at `schemaPath` (`#/…`). */
+function declaredBeside(schema: unknown, schemaPath: string): string[] {
+  let node = schema;
+  for (const token of schemaPath.split('/').slice(1, -1)) {
+    if (typeof node !== 'object' || node === null) return [];
+    node = (node as Record<string, unknown>)[token.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  const properties = (node as { properties?: unknown } | null)?.properties;
+  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
 }
 
 function listValues(values: unknown): string {

@@ -435,16 +435,12 @@ export function checkProperties(
   for (const detail of compiled.validateInput(model)) {
     const pointer = detail.pointer ?? '';
     if (unknownPaths.some((u) => pointer === u || pointer.startsWith(`${u}/`))) continue;
-    const name = pointer.split('/')[1];
-    const guess =
-      detail.message.includes('is not a declared property') && name
-        ? closest(name, Object.keys((type.schema.properties ?? {}) as object))
-        : undefined;
+    // The type's own detail already says "did you mean" for an undeclared property.
     out.push(
       stackDiagnostic(
         'TP4005',
         `${at}${pointer}`,
-        `${type.typeName}${pointer.replace(/\//g, '.') || ' properties'}: ${detail.message}${guess ? `; did you mean '${guess}'?` : ''}`,
+        `${type.typeName}${pointer.replace(/\//g, '.') || ' properties'}: ${detail.message}`,
       ),
     );
   }

@@ -144,13 +144,16 @@ export const UNSUPPORTED_KEYWORDS: Readonly<Record<string, string>> = {
   externalDocs: 'put the link in the description',
 };
 
-/** The known keyword closest to `key` (at most two edits away), to suggest for a typo. */
-export function closestKeyword(key: string, known: Iterable<string>): string | undefined {
-  if (key.length > 40) return undefined;
+/**
+ * The known keyword closest to `key` (at most `maxEdits` edits away, two by default), to suggest for a
+ * typo: the one "did you mean" of schema documents (keys, pointers, property names).
+ */
+export function closestKeyword(key: string, known: Iterable<string>, maxEdits = 2): string | undefined {
+  if (key.length > 40 + maxEdits) return undefined;
   let best: string | undefined;
-  let bestDistance = 3;
+  let bestDistance = maxEdits + 1;
   for (const candidate of known) {
-    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
+    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase(), maxEdits);
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
@@ -159,8 +162,13 @@ export function closestKeyword(key: string, known: Iterable<string>): string | u
   return best;
 }
 
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
+/** The known name closest to a mistyped one, a quarter of its characters (at least two) allowed to differ. */
+export function closestName(name: string, known: Iterable<string>): string | undefined {
+  return closestKeyword(name, known, Math.max(2, Math.floor(name.length / 4)));
+}
+
+function editDistance(a: string, b: string, maxEdits: number): number {
+  if (Math.abs(a.length - b.length) > maxEdits) return maxEdits + 1;
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

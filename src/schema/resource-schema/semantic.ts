@@ -11,6 +11,7 @@ import { checkPattern, compilePattern } from '../regex.js';
 import { COMMON_REF_PREFIX, commonSchema } from '../common.js';
 import { KNOWN_FORMATS } from '../formats.js';
 import { LIST_POINTER_PATTERN, POINTER_PATTERN } from './meta-schema.js';
+import { closestName } from '../manifest/keywords.js';
 
 type Schema = Record<string, unknown>;
 
@@ -50,6 +51,13 @@ export function checkSemantics(doc: Schema): SemanticResult {
   const resolver = new PointerResolver(doc);
   // Without a model (missing or empty `properties`, already reported) no pointer can resolve: say nothing more.
   const hasModel = isObject(doc.properties) && Object.keys(doc.properties).length > 0;
+  const declaredNames = hasModel ? Object.keys(doc.properties as object) : [];
+  /** "; did you mean '/properties/Name'?" for a pointer whose property name is mistyped, else nothing. */
+  const near = (pointer: string): string => {
+    const match = /^\/properties\/([^/]+)$/.exec(pointer);
+    const name = match ? closestName(match[1]!, declaredNames) : undefined;
+    return name ? `; did you mean '/properties/${escapePointerToken(name)}'?` : '';
+  };
 
   // Identifiers must resolve; other lists only warn.
   stringsOf(doc.primaryIdentifier).forEach((p, i) => {
@@ -58,7 +66,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
         diagnostic(
           'TP2010',
           `/primaryIdentifier/${i}`,
-          `primaryIdentifier '${p}' does not name a declared property; declare it under 'properties' or fix the pointer`,
+          `primaryIdentifier '${p}' does not name a declared property${near(p) || "; declare it under 'properties' or fix the pointer"}`,
         ),
       );
     }
@@ -71,7 +79,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
             diagnostic(
               'TP2010',
               `/additionalIdentifiers/${i}/${j}`,
-              `additionalIdentifiers pointer '${p}' does not name a declared property; declare it or fix the pointer`,
+              `additionalIdentifiers pointer '${p}' does not name a declared property${near(p) || '; declare it or fix the pointer'}`,
             ),
           );
         }
@@ -89,7 +97,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
           diagnostic(
             'TP2011',
             `/${list}/${i}`,
-            `${list} entry '${p}' does not name a declared property; it has no effect until it does`,
+            `${list} entry '${p}' does not name a declared property; it has no effect until it does${near(p)}`,
           ),
         );
       }
@@ -105,7 +113,7 @@ export function checkSemantics(doc: Schema): SemanticResult {
       diagnostic(
         'TP2044',
         '/tagging/tagProperty',
-        `tagging.tagProperty '${tagProperty}' does not name a declared property`,
+        `tagging.tagProperty '${tagProperty}' does not name a declared property${near(tagProperty)}`,
       ),
     );
   }

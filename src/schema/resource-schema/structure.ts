@@ -7,11 +7,21 @@ import { diagnostic, escapePointerToken, pointerTokens, type RuleId } from '../d
 import type { Finding } from '../finding.js';
 import {
   FORBIDDEN_PROPERTY_KEYWORDS,
+  PROPERTY_KEYWORDS,
   MAX_TIMEOUT_MINUTES,
   MIN_TIMEOUT_MINUTES,
   resourceSchemaMetaSchema,
 } from './meta-schema.js';
 import precompiled from './meta-schema.validator.js';
+import { closestName } from '../manifest/keywords.js';
+
+const TOP_LEVEL_KEYS = Object.keys(resourceSchemaMetaSchema.properties);
+
+/** The advice for an unknown key: the known one it is closest to, or to remove it. */
+function didYouMean(key: string, known: readonly string[]): string {
+  const near = closestName(key, known);
+  return near ? `did you mean '${near}'?` : 'remove it or check its spelling';
+}
 
 /**
  * The meta-schema validator: ajv's code for it, written ahead of time (meta-schema.validator.ts, kept
@@ -122,7 +132,7 @@ function toFinding(error: ErrorObject): Finding | undefined {
     const at = `${path}/${escapePointerToken(key)}`;
     if (error.schemaPath === '#/additionalProperties') {
       return {
-        ...diagnostic('TP2003', at, `unknown top-level key '${key}'; remove it or check its spelling`),
+        ...diagnostic('TP2003', at, `unknown top-level key '${key}'; ${didYouMean(key, TOP_LEVEL_KEYS)}`),
         target: 'key',
       };
     }
@@ -144,7 +154,7 @@ function toFinding(error: ErrorObject): Finding | undefined {
         ...diagnostic(
           'TP2027',
           at,
-          `unknown keyword '${key}' in a property schema; remove it or check its spelling`,
+          `unknown keyword '${key}' in a property schema; ${didYouMean(key, PROPERTY_KEYWORDS)}`,
         ),
         target: 'key',
       };
