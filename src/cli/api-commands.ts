@@ -23,6 +23,7 @@ import { withQuery } from './output.js';
 export interface Common {
   endpoint?: string;
   token?: string;
+  caFile?: string;
   output: OutputFormat;
 }
 
@@ -84,9 +85,14 @@ export function common(command: Command, formats: OutputFormat[] = ['table', 'js
     command
       .option('--endpoint <url>', `Typeplane server (env TYPEPLANE_ENDPOINT; default ${DEFAULT_ENDPOINT})`)
       .option('--token <token>', 'API token (env TYPEPLANE_TOKEN)')
+      .option('--ca-file <file>', CA_FILE_HELP)
       .addOption(new Option('-o, --output <format>', 'output format').choices(formats).default('table')),
   );
 }
+
+/** `--ca-file`, on every command that talks to a server. */
+export const CA_FILE_HELP =
+  "PEM certificate of the CA that signed an https:// server's certificate, trusted instead of the system's CAs (env TYPEPLANE_CA_FILE)";
 
 /** An Examples section at the end of a command's help. */
 export function examples(command: Command, lines: string[]): Command {
@@ -94,10 +100,11 @@ export function examples(command: Command, lines: string[]): Command {
 }
 
 export function clientFor(options: Common): Client {
-  // An empty TYPEPLANE_ENDPOINT (or TYPEPLANE_TOKEN) counts as unset.
+  // An empty TYPEPLANE_ENDPOINT (or TYPEPLANE_TOKEN, TYPEPLANE_CA_FILE) counts as unset.
   return new Client(
     options.endpoint ?? (process.env.TYPEPLANE_ENDPOINT || DEFAULT_ENDPOINT),
     options.token ?? (process.env.TYPEPLANE_TOKEN || undefined),
+    options.caFile ?? (process.env.TYPEPLANE_CA_FILE || undefined),
   );
 }
 

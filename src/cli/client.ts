@@ -5,6 +5,7 @@
  * implementation cost more CPU than the rest of a command's start together (~0.28 s of ~0.48 s).
  */
 import { exchange } from './exchange.js';
+import { readCaFile, speaksTls, tlsProblem, withProtocol } from './tls-problems.js';
 import { queried } from './output.js';
 import { UsageError } from './usage.js';
 import { yaml } from './yaml.js';
@@ -25,11 +26,16 @@ export class ApiError extends Error {
 export class Client {
   readonly endpoint: string;
   private readonly base: URL;
+  private readonly ca: Buffer | undefined;
 
-  /** `token` is sent as `Authorization: Bearer` on every call. */
+  /**
+   * `token` is sent as `Authorization: Bearer` on every call; `caFile` (PEM) holds the CA an https://
+   * endpoint's certificate must chain to, instead of the system's.
+   */
   constructor(
     endpoint: string,
     private readonly token?: string,
+    private readonly caFile?: string,
   ) {
     let base: URL | undefined;
     try {
@@ -44,6 +50,7 @@ export class Client {
     }
     this.endpoint = endpoint;
     this.base = base;
+    this.ca = caFile === undefined ? undefined : readCaFile(caFile);
   }
 
   /** `path` is appended to the endpoint's own path, so a server behind a path prefix works. */
@@ -63,11 +70,22 @@ export class Client {
       ...(payload === undefined ? {} : { 'content-type': contentType }),
     };
     try {
-      response = await exchange(method, this.url(path), headers, payload);
+      response = await exchange(method, this.url(path), headers, payload, this.ca);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
+      const tls =
+        this.base.protocol === 'https:' ? tlsProblem(e as Error, this.endpoint, this.caFile) : undefined;
+      if (tls) throw new ApiError(0, 'TlsFailure', `cannot talk to ${this.endpoint}: ${tls}`, []);
       // An answer that is not HTTP, or none before the connection closed.
-      if (code === 'ECONNRESET' || code?.startsWith('HPE_'))
+      const noHttp = code === 'ECONNRESET' || code?.startsWith('HPE_');
+      if (noHttp && this.base.protocol === 'http:' && (await speaksTls(this.base)))
+        throw new ApiError(
+          0,
+          'NetworkFailure',
+          `cannot talk to ${this.endpoint}: this endpoint speaks HTTPS, not plain HTTP: use ${withProtocol(this.endpoint, 'https:')}`,
+          [],
+        );
+      if (noHttp)
         throw new ApiError(
           0,
           'NetworkFailure',

@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import { diffAgainst, diffApiVersions, diffDocuments, type Change, type DiffResult } from '../diff/index.js';
 import type { ResourceType } from '../schema/index.js';
-import { action, clientFor, examples, type Common } from './api-commands.js';
+import { action, CA_FILE_HELP, clientFor, examples, type Common } from './api-commands.js';
 import { FILES, readLocal } from './local-files.js';
 import { ApiError, render } from './client.js';
 import { plural, withQuery } from './output.js';
@@ -34,6 +34,7 @@ export function registerDiff(program: Command): void {
     .option('--version <version>', 'with --registered: the registered version to compare with')
     .option('--endpoint <url>', 'Typeplane server for --registered (env TYPEPLANE_ENDPOINT)')
     .option('--token <token>', 'API token for --registered (env TYPEPLANE_TOKEN)')
+    .option('--ca-file <file>', CA_FILE_HELP)
     .addOption(
       new Option('-o, --output <format>', 'output format')
         .choices(['json', 'yaml', 'table'])

@@ -13,17 +13,21 @@ export interface Exchanged {
   text: string;
 }
 
-/** Sends `payload` (if any, with its Content-Length) and reads the whole answer; rejects on transport errors. */
+/**
+ * Sends `payload` (if any, with its Content-Length) and reads the whole answer; rejects on transport
+ * errors. `ca`: the certificates an https:// server's must chain to, instead of the system's CAs.
+ */
 export function exchange(
   method: string,
   url: URL,
   headers: OutgoingHttpHeaders,
   payload?: string,
+  ca?: Buffer,
 ): Promise<Exchanged> {
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const sent = payload === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(payload) };
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: sent }, (res) => {
+    const req = request(url, { method, headers: sent, ...(ca ? { ca } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
