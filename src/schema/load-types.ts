@@ -1,7 +1,7 @@
 /**
  * @module loadTypes: files and folders → validated, normalised resource types.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { readBoundedFile } from './bounded-file.js';
 import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
@@ -53,13 +53,20 @@ const DOCUMENT_FILE = /\.(json|ya?ml)$/i;
 export async function findDocuments(
   paths: readonly string[],
 ): Promise<{ files: string[]; missing: string[]; named: Set<string> }> {
-  const files: string[] = [];
+  // Each file once, by where it really is: a file named twice, once through a symbolic link (a
+  // configuration's `types` and a built-in provider's own schemas), is one document, not a type
+  // defined twice. It keeps the path it was first named by.
+  const files = new Map<string, string>();
   const missing: string[] = [];
   const named = new Set<string>();
-  const walk = async (path: string, explicit: boolean): Promise<void> => {
+  const add = (path: string, real: string) => {
+    if (!files.has(real)) files.set(real, path);
+  };
+  const walk = async (path: string, explicit: boolean, real: string): Promise<void> => {
     let info;
     try {
       info = await stat(path);
+      if (explicit) real = await realpath(path);
     } catch {
       if (explicit) missing.push(path);
       return;
@@ -69,16 +76,16 @@ export async function findDocuments(
       for (const entry of entries) {
         if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
         const child = join(path, entry.name);
-        if (entry.isDirectory()) await walk(child, false);
-        else if (DOCUMENT_FILE.test(entry.name)) files.push(child);
+        if (entry.isDirectory()) await walk(child, false, join(real, entry.name));
+        else if (DOCUMENT_FILE.test(entry.name)) add(child, join(real, entry.name));
       }
     } else if (explicit || DOCUMENT_FILE.test(path)) {
-      files.push(path);
+      add(path, real);
       if (explicit) named.add(path);
     }
   };
-  for (const path of paths) await walk(path, true);
-  return { files: [...new Set(files)].sort(), missing, named };
+  for (const path of paths) await walk(path, true, path);
+  return { files: [...new Set(files.values())].sort(), missing, named };
 }
 
 /**

@@ -3,16 +3,19 @@
  * and run by bash, line after line, against a server started as `npm start` starts it (its
  * `scripts.start`) and the greeting provider's server started with the README's own command. Only
  * the addresses change (`4780` and `4781` become the test servers' ports) and `npx typeplane` is
- * this checkout's CLI. Every command must exit 0, or the code its comment names (`# exit 1: …`), so
+ * this checkout's CLI; the stack walkthrough runs in a folder of its own against the tests'
+ * PostgreSQL server, with a database name of its own. Every command must exit 0, or the code its comment names (`# exit 1: …`), so
  * the README and what it describes cannot drift apart.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CLI } from '../helpers/cli.js';
+import { PG_URL, pgQuery, pgSkip } from '../helpers/postgres.js';
 import { awsCli, awsCliSkip } from '../helpers/requirements.js';
 import { api, spawnServer, tempDir } from '../helpers/service.js';
 
@@ -41,12 +44,22 @@ function shBlocks(title: string): string[] {
   return blocks;
 }
 
-/** Commands of a block: continuation lines joined, blank lines dropped. */
+/** Commands of a block: continuation lines joined, a here-document kept with its command, blank lines dropped. */
 function commands(block: string): string[] {
-  return block
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .filter((line) => line.trim() !== '');
+  const lines = block.replace(/\\\n/g, ' ').split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!;
+    const heredoc = /<<-?\s*'?(\w+)'?/.exec(line)?.[1];
+    if (heredoc) {
+      const end = lines.indexOf(heredoc, i + 1);
+      assert.ok(end > i, `README here-document '${heredoc}' has no end`);
+      line = lines.slice(i, end + 1).join('\n');
+      i = end;
+    }
+    if (line.trim() !== '') out.push(line);
+  }
+  return out;
 }
 
 interface Servers {
@@ -61,12 +74,17 @@ interface Servers {
 function runBlock(
   block: string,
   servers: Servers,
-  { token = servers.main.token }: { token?: string } = {},
+  {
+    token = servers.main.token,
+    cwd = root,
+    replace = [],
+  }: { token?: string; cwd?: string; replace?: [RegExp, string][] } = {},
 ): Promise<{ stdout: string; stderr: string }> {
   const port = (url: string) => new URL(url).port;
   const lines = commands(block).map((line, i) => {
     const expected = /#\s*exit (\d+)/.exec(line)?.[1] ?? '0';
-    const command = line
+    const command = replace
+      .reduce((text, [from, to]) => text.replace(from, to), line)
       .replace(/4780/g, port(servers.main.url))
       .replace(/4781/g, port(servers.greetings.url))
       .replace(/localhost:/g, '127.0.0.1:');
@@ -80,7 +98,7 @@ function runBlock(
   ].join('\n');
   const home = tempDir('typeplane-readme-home-');
   const child = spawn('bash', ['-c', script], {
-    cwd: root,
+    cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       PATH: process.env.PATH,
@@ -114,6 +132,51 @@ function runBlock(
 let servers: Servers;
 const children: { kill: (signal: NodeJS.Signals) => boolean }[] = [];
 
+/** The database the stack walkthrough makes: a name of this run's own, so runs at once do not clash. */
+const stackDatabase = `orders-${randomBytes(4).toString('hex')}`;
+/** The stack walkthrough, started once the servers are up, beside the other tests: it takes a while. */
+let stackRun: Promise<{ stdout: string; stderr: string }> | undefined;
+
+/**
+ * `A stack, step by step` as written: its configuration block (the server it starts on a port and
+ * data folder of the test's own), then its stack commands. Both run in a folder of the test's own
+ * holding a link to examples/, so the configuration file and the file provider's root land there;
+ * the PostgreSQL server is the tests' and the database name this run's.
+ */
+async function stackWalkthrough(): Promise<{ stdout: string; stderr: string }> {
+  const [setup, walkthrough] = shBlocks('## A stack, step by step');
+  const dir = tempDir('typeplane-readme-stack-');
+  symlinkSync(join(root, 'examples'), join(dir, 'examples'));
+  const setupCommands = commands(setup!);
+  const serve = setupCommands.find((line) => line.startsWith('npx typeplane serve '));
+  assert.ok(serve, 'the README starts the stack server');
+  await runBlock(setupCommands.filter((line) => line !== serve).join('\n'), servers, {
+    cwd: dir,
+    replace: [[/postgres:\/\/postgres@127\.0\.0\.1:5432/g, PG_URL.replace(/\/[^/]*$/, '')]],
+  });
+  const serveArgs = serve
+    .replace(/^npx typeplane serve /, '')
+    .split(' ')
+    .map((arg) => (arg.endsWith('.yaml') ? join(dir, arg) : arg));
+  const server = await spawnServer(tempDir('typeplane-readme-stack-data-'), serveArgs);
+  children.push(server.child);
+  try {
+    return await runBlock(
+      walkthrough!,
+      { ...servers, main: server },
+      {
+        cwd: dir,
+        replace: [
+          [/--parameters /g, `--parameters DatabaseName=${stackDatabase} `],
+          [/\borders\.env\b/g, `${stackDatabase}.env`],
+        ],
+      },
+    );
+  } finally {
+    server.child.kill('SIGTERM');
+  }
+}
+
 before(async () => {
   // `npm start`, on a port and data folder of the test's own.
   const start = (
@@ -136,9 +199,20 @@ before(async () => {
   ]);
   servers = { main, greetings };
   children.push(main.child, greetings.child);
+  if (!pgSkip) {
+    stackRun = stackWalkthrough();
+    stackRun.catch(() => undefined); // awaited by its test
+  }
 });
-after(() => {
+after(async () => {
+  await stackRun?.catch(() => undefined);
   for (const child of children) child.kill('SIGTERM');
+  // A walkthrough that failed half-way may have left its database and role behind.
+  if (stackRun) {
+    const name = `"${stackDatabase}"`;
+    await pgQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await pgQuery(`DROP ROLE IF EXISTS ${name}`);
+  }
 });
 
 test('npm start registers the examples meant for the state provider, not the provider examples’ schemas', async () => {
@@ -156,6 +230,19 @@ test('A first resource, step by step: the CLI and the curl blocks run as written
   const viaCurl = await runBlock(curl!, servers);
   assert.match(viaCurl.stdout, /"operationStatus":"SUCCESS"/);
 });
+
+test(
+  'A stack, step by step: the stack server from its configuration and every stack command run as written, against PostgreSQL',
+  { skip: pgSkip },
+  async () => {
+    const run = await stackRun!;
+    assert.match(run.stdout, new RegExp(`^PGDATABASE=${stackDatabase}$`, 'm'));
+    assert.match(run.stdout, /IN_SYNC/);
+    // The delete removed the database the deploy made.
+    const left = await pgQuery('SELECT 1 FROM pg_database WHERE datname = $1', [stackDatabase]);
+    assert.deepEqual(left, []);
+  },
+);
 
 test('Validate resource types: the shipped examples pass, --strict too', async () => {
   const [block] = shBlocks('## Validate resource types');
