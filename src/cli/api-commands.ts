@@ -1,8 +1,6 @@
 /**
  * @module `typeplane type …`, `typeplane resource …`, `typeplane request …`: the API from the shell.
  */
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { MAX_RESULTS_LIMIT } from '../engine/input.js';
 import {
@@ -294,24 +292,20 @@ export function desiredStateOf(options: { properties?: string; file?: string }):
   return options.file ? readDocument(options.file) : jsonFlag('--properties', options.properties!);
 }
 
-/** Type documents under `paths`: files as given, folders searched for .json, .yaml and .yml files. */
+/**
+ * Type documents under `paths`, found as `typeplane validate` finds them: files as given, folders
+ * searched, and what a folder holds that is no type document (a stack template, the Bicep types and
+ * JSON Schemas `typeplane generate` writes, settings) left out, with a note saying what it is.
+ */
 async function typeDocuments(paths: string[]): Promise<string[]> {
-  const files: string[] = [];
-  for (const path of paths) {
-    const info = await stat(path).catch(() => undefined);
-    if (!info) throw new UsageError(`no such file or folder: ${path}`);
-    if (!info.isDirectory()) {
-      files.push(path);
-      continue;
-    }
-    const found = (await readdir(path, { recursive: true }))
-      .map(String)
-      .filter((f) => /\.(json|ya?ml)$/i.test(f) && !f.split(/[\\/]/).some((part) => part === 'node_modules'))
-      .sort()
-      .map((f) => join(path, f));
-    if (found.length === 0) throw new UsageError(`no .json, .yaml or .yml files under ${path}`);
-    files.push(...found);
-  }
+  const { typeDocumentFiles } = await import('../schema/load-types.js');
+  const { files, missing, skipped } = await typeDocumentFiles(paths);
+  if (missing.length > 0) throw new UsageError(`no such file or folder: ${missing[0]}`);
+  for (const { file, reason } of skipped) process.stderr.write(`note: skipped ${file}: ${reason}\n`);
+  if (files.length === 0)
+    throw new UsageError(
+      `no resource schemas or manifests under ${paths.join(', ')} (.json, .yaml or .yml files)`,
+    );
   return files;
 }
 

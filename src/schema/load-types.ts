@@ -89,6 +89,27 @@ export async function findDocuments(
 }
 
 /**
+ * The files under `paths` to read as type documents, found as {@link loadTypes} finds them: a file a
+ * folder holds that is no type document is set aside with what it is instead; a file named on its
+ * own is always read. For callers that hand the documents on unread (`typeplane type register`).
+ */
+export async function typeDocumentFiles(
+  paths: readonly string[],
+): Promise<{ files: string[]; missing: string[]; skipped: SkippedDocument[] }> {
+  const { files, missing, named } = await findDocuments(paths);
+  const kept: string[] = [];
+  const skipped: SkippedDocument[] = [];
+  for (const file of files) {
+    // A file that cannot be read is kept: the reader reports why.
+    const content = named.has(file) ? undefined : readBoundedFile(file, LIMITS.maxBytes);
+    const other = content instanceof Buffer ? otherDocument(content.toString('utf8')) : undefined;
+    if (other === undefined) kept.push(file);
+    else skipped.push({ file, reason: other });
+  }
+  return { files: kept, missing, skipped };
+}
+
+/**
  * Validate every resource schema and manifest under `paths` and return the types they define.
  *
  * @example

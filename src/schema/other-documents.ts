@@ -37,6 +37,8 @@ export function otherDocument(text: string): string | undefined {
       : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   const doc = value as Record<string, unknown>;
+  // What names a dialect is a type document, however broken.
+  if ('typeName' in doc || 'types' in doc || 'namespace' in doc) return undefined;
   if ('AWSTemplateFormatVersion' in doc || (typeof doc.Resources === 'object' && doc.Resources !== null))
     return 'this is a stack template: use `typeplane stack validate`';
   if ('resources' in doc && 'settings' in doc)
