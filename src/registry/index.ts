@@ -10,7 +10,7 @@ export {
   type Registration,
 } from './registry.js';
 export { MAX_CHECKED_RESOURCES, type Violations } from './violations.js';
-export { similarNames } from './similar-names.js';
+export { similarNames } from '../schema/similar-names.js';
 export type { ContractStatus } from './contract-reports.js';
 export { compileType, MAX_VALIDATOR_SOURCE, ANNOTATION_KEYWORDS, type CompiledType } from './compile.js';
 export { outputSchema } from './output-schema.js';

@@ -4,7 +4,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { ErrorDetail } from '../errors.js';
-import { closestName } from '../schema/manifest/keywords.js';
+import { closestName } from '../schema/similar-names.js';
 
 /** More details than this are summarised in one last detail. */
 export const MAX_DETAILS = 100;

@@ -4,6 +4,7 @@
  */
 import { TypeplaneError } from '../errors.js';
 import type { Diagnostic, RuleInfo } from '../schema/diagnostics.js';
+import { closestName, editsAllowed } from '../schema/similar-names.js';
 
 export const STACK_RULES = {
   TP4001: { severity: 'error', title: 'template is malformed' },
@@ -151,36 +152,7 @@ export function capDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[]
 
 /** The closest of `candidates` to `name` (edit distance at most a third of its length), for "did you mean". */
 export function closest(name: string, candidates: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
-  const lower = name.toLowerCase();
-  for (const candidate of candidates) {
-    if (Math.abs(candidate.length - name.length) >= bestDistance) continue;
-    const d = distance(lower, candidate.toLowerCase(), bestDistance);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-/** Levenshtein distance, giving up (returning `cap`) once every path exceeds it. */
-function distance(a: string, b: string, cap: number): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const v = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      current.push(v);
-      if (v < rowMin) rowMin = v;
-    }
-    if (rowMin >= cap) return cap;
-    previous = current;
-  }
-  return previous[b.length]!;
+  return closestName(name, candidates, { maxEdits: editsAllowed(name, 3) });
 }
 
 /** Thrown when a template does not validate: carries the diagnostics. */

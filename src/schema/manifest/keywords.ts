@@ -1,6 +1,7 @@
 /**
  * @module The schema language of manifests: a restricted OpenAPI 3.0 subset.
  */
+import { closestName } from '../similar-names.js';
 
 export const SCHEMA_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array'] as const;
 export type SchemaType = (typeof SCHEMA_TYPES)[number];
@@ -146,37 +147,8 @@ export const UNSUPPORTED_KEYWORDS: Readonly<Record<string, string>> = {
 
 /**
  * The known keyword closest to `key` (at most `maxEdits` edits away, two by default), to suggest for a
- * typo: the one "did you mean" of schema documents (keys, pointers, property names).
+ * typo; {@link closestName} allows more edits for longer names (pointers, property names).
  */
 export function closestKeyword(key: string, known: Iterable<string>, maxEdits = 2): string | undefined {
-  if (key.length > 40 + maxEdits) return undefined;
-  let best: string | undefined;
-  let bestDistance = maxEdits + 1;
-  for (const candidate of known) {
-    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase(), maxEdits);
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-/** The known name closest to a mistyped one, a quarter of its characters (at least two) allowed to differ. */
-export function closestName(name: string, known: Iterable<string>): string | undefined {
-  return closestKeyword(name, known, Math.max(2, Math.floor(name.length / 4)));
-}
-
-function editDistance(a: string, b: string, maxEdits: number): number {
-  if (Math.abs(a.length - b.length) > maxEdits) return maxEdits + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
+  return closestName(key, known, { maxEdits });
 }

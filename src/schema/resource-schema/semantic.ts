@@ -11,7 +11,7 @@ import { checkPattern, compilePattern } from '../regex.js';
 import { COMMON_REF_PREFIX, commonSchema } from '../common.js';
 import { KNOWN_FORMATS } from '../formats.js';
 import { LIST_POINTER_PATTERN, POINTER_PATTERN } from './meta-schema.js';
-import { closestName } from '../manifest/keywords.js';
+import { closestName } from '../similar-names.js';
 
 type Schema = Record<string, unknown>;
 

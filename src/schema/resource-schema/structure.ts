@@ -13,7 +13,7 @@ import {
   resourceSchemaMetaSchema,
 } from './meta-schema.js';
 import precompiled from './meta-schema.validator.js';
-import { closestName } from '../manifest/keywords.js';
+import { closestName } from '../similar-names.js';
 
 const TOP_LEVEL_KEYS = Object.keys(resourceSchemaMetaSchema.properties);
 
