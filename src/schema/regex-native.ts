@@ -19,6 +19,8 @@ function repeatedAt(pattern: string, i: number): boolean {
 }
 
 const FLAGS = /\(\?(?:i|s|is|si)([):])/y;
+/** An escape that more characters may still complete: `\x4`, `\u12`, `\c`, `\1`. */
+const UNFINISHED_ESCAPE = /^\\(?:x[0-9a-fA-F]?|u[0-9a-fA-F]{0,3}|c|\d+)$/;
 const HEX_BRACED = /\\x\{([0-9a-fA-F]+)\}/y;
 /** Class escapes after which RE2 reads `-` as itself; ECMAScript refuses it as a range. */
 const CLASS_ESCAPE = /\\(?:[dDwWsS]|[pP]\{[^}]*\})/y;
@@ -38,6 +40,8 @@ const CLASS_ESCAPE = /\\(?:[dDwWsS]|[pP]\{[^}]*\})/y;
 export function nativeEquivalents(pattern: string): string {
   let out = '';
   let inClass = false;
+  /** Where in `out` the last escape passed as written begins. */
+  let escapeAt = -1;
   const assertion = (symbol: string, next: number): string =>
     repeatedAt(pattern, next) ? `(?:${symbol})` : symbol;
   for (let i = 0; i < pattern.length; i++) {
@@ -78,6 +82,7 @@ export function nativeEquivalents(pattern: string): string {
         i++;
         continue;
       }
+      escapeAt = out.length;
       out += c + (e ?? '');
       i++;
     } else if (inClass) {
@@ -94,6 +99,9 @@ export function nativeEquivalents(pattern: string): string {
       const flags = FLAGS.exec(pattern);
       if (flags) {
         if (flags[1] === ':') out += '(?:';
+        // Dropped, the flags would join an unfinished escape to what follows (`\x4(?s)a` read as
+        // `\x4a`, which RE2 refuses): an empty group keeps them apart.
+        else if (escapeAt >= 0 && UNFINISHED_ESCAPE.test(out.slice(escapeAt))) out += '(?:)';
         i += flags[0].length - 1;
       } else out += c;
     } else if (c === '^' || c === '$') {

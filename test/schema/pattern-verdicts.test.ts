@@ -182,6 +182,9 @@ describe('pattern verdicts', () => {
     '^(?:arn:aws[a-z-]*:)?[\\x20-\\x7E]{1,255}$',
     '^(\\d{1,3}\\.){3}\\d{1,3}$',
     'a{1001}',
+    // Flags between an escape and what follows do not join them (the screen once read `\x4a`).
+    '\\x4(?s)a',
+    '\\x4(?s)*a',
     '(a{2}){501}',
     '(a{10}){100}',
     `${'('.repeat(60)}a${')'.repeat(60)}`,
