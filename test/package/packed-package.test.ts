@@ -249,11 +249,22 @@ test('every command of the installed CLI answers --help, and --version', async (
     'token',
     'test',
     'diff',
+    'completion',
   ]);
   const groups: Record<string, string[]> = {
     generate: ['bicep', 'json-schema'],
-    type: ['register', 'list', 'show', 'versions', 'set-default', 'delete', 'configure', 'configuration'],
-    resource: ['create', 'get', 'update', 'delete', 'list'],
+    type: [
+      'register',
+      'list',
+      'show',
+      'versions',
+      'set-default',
+      'delete',
+      'configure',
+      'configuration',
+      'report',
+    ],
+    resource: ['create', 'get', 'update', 'delete', 'forget', 'list', 'put', 'references'],
     request: ['get', 'list', 'cancel'],
     token: ['create', 'list', 'revoke'],
   };
