@@ -29,25 +29,44 @@ function ranked(
   const wanted = name.toLowerCase();
   const found: { candidate: string; distance: number }[] = [];
   for (const candidate of candidates) {
-    if (candidate.length > MAX_COMPARED_LENGTH) continue;
-    const lower = candidate.toLowerCase();
-    let distance = editDistance(wanted, lower, maxEdits);
-    if (lastPart && distance > 0) {
-      const short = lower.slice(Math.max(lower.lastIndexOf('/'), lower.lastIndexOf(':')) + 1);
-      distance = Math.min(distance, editDistance(wanted, short, maxEdits));
-    }
+    const distance = distanceTo(wanted, candidate, maxEdits, lastPart);
     if (distance <= maxEdits) found.push({ candidate, distance });
   }
   return found.sort((a, b) => a.distance - b.distance);
 }
 
-/** The candidate closest to `name` (the first of equals), or undefined when none is close enough. */
+/** The edit distance of `wanted` (lower case) to `candidate`, or more than `budget` once it is over. */
+function distanceTo(wanted: string, candidate: string, budget: number, lastPart: boolean): number {
+  if (candidate.length > MAX_COMPARED_LENGTH) return budget + 1;
+  const lower = candidate.toLowerCase();
+  const distance = editDistance(wanted, lower, budget);
+  if (!lastPart || distance === 0) return distance;
+  const short = lower.slice(Math.max(lower.lastIndexOf('/'), lower.lastIndexOf(':')) + 1);
+  return Math.min(distance, editDistance(wanted, short, budget));
+}
+
+/**
+ * The candidate closest to `name` (the first of equals), or undefined when none is close enough.
+ * Each candidate found lowers the budget the next must beat, so most comparisons stop early: a
+ * template naming thousands of conditions is searched once per "did you mean", not sorted.
+ */
 export function closestName(
   name: string,
   candidates: Iterable<string>,
-  options: SimilarOptions = {},
+  { maxEdits = editsAllowed(name), lastPart = false }: SimilarOptions = {},
 ): string | undefined {
-  return ranked(name, candidates, options)[0]?.candidate;
+  if (name.length === 0 || name.length > MAX_COMPARED_LENGTH) return undefined;
+  const wanted = name.toLowerCase();
+  let best: string | undefined;
+  let budget = maxEdits;
+  for (const candidate of candidates) {
+    const distance = distanceTo(wanted, candidate, budget, lastPart);
+    if (distance > budget) continue;
+    best = candidate;
+    if (distance === 0) break;
+    budget = distance - 1;
+  }
+  return best;
 }
 
 /**
