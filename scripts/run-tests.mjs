@@ -42,6 +42,7 @@ const ALONE = new Set([
 const LONGEST = [
   'test/package/packed-package.test.ts',
   'test/codegen/typescript.test.ts',
+  'test/cli/readme-walkthroughs.test.ts',
   'test/cloudcontrol/aws-cli.test.ts',
   'test/contract/cli.test.ts',
   'test/schema/pattern-verdicts.test.ts',

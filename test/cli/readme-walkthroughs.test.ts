@@ -119,12 +119,23 @@ function runBlock(
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    // Generous: on a loaded machine (four test files at once) a block of many commands, each a
+    // Node.js process of its own, takes several times what it takes alone (about 20 s).
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, 300_000);
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
       if (code === 0) resolve({ stdout, stderr });
-      else reject(new Error(`the block exited ${code}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+      else
+        reject(
+          new Error(
+            `the block ${killed ? 'took over 300 s and was killed' : `exited ${code}`}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`,
+          ),
+        );
     });
   });
 }
