@@ -16,6 +16,7 @@ import { Registry } from './registry/registry.js';
 import { checkSecretKey, createSealer, loadSecretKey, SECRET_KEY_FILE_NAME } from './secrets/index.js';
 import { loadTypes } from './schema/index.js';
 import { Stacks, type PseudoParameters } from './stacks/index.js';
+import { Recipes } from './recipes/index.js';
 import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './service-defaults.js';
 
@@ -83,6 +84,7 @@ export interface Service {
   registry: Registry;
   store: Store;
   stacks: Stacks;
+  recipes: Recipes;
   /** The admin token created on this first start, to be shown once; undefined otherwise. */
   firstAdminToken?: string;
   /** `http://host:port` (or https) once listening. */
@@ -152,11 +154,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       }
     }
     const configurations = new TypeConfigurations(store, sealer, registry);
+    // Made once the stacks are (it runs instances as stacks); the engine asks it for providers only later.
+    let recipes: Recipes | undefined;
     const engine = new Engine({
       store,
       registry,
       configurations,
-      providerFor: (typeName) => providers.get(typeName) ?? state,
+      // A type no provider names is a recipe's once one is registered for it, else the state provider's.
+      providerFor: (typeName) =>
+        providers.get(typeName) ?? (recipes?.backs(typeName) ? recipes.provider : state),
       sealer,
       logger: engineLogger(logger),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
@@ -187,6 +193,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ? { deletedRetentionMs: options.deletedStackRetentionMs }
         : {}),
     });
+    recipes = new Recipes({
+      stacks,
+      registry,
+      store,
+      sealer,
+      engine,
+      servedBy: (typeName) => providers.get(typeName)?.name,
+      log: logger.child({ component: 'recipes' }),
+      ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    });
+    await recipes.start();
     const tokens = new Tokens(store, new AccessKeys(store, sealer));
     const firstAdminToken = await tokens.bootstrap(options.adminToken);
     if (firstAdminToken) logger.info('no API token was stored: created an admin token, shown once');
@@ -196,6 +213,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       logger,
       tokens,
       stacks,
+      recipes,
       configurations,
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.onRoute ? { onRoute: options.onRoute } : {}),
@@ -220,11 +238,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       registry,
       store,
       stacks,
+      recipes,
       ...(firstAdminToken ? { firstAdminToken } : {}),
       url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
       close(graceMs = 10_000) {
         closing ??= (async () => {
           await app.close();
+          recipes!.stop();
           await stacks.stop();
           await engine.stop(graceMs);
           for (const definition of options.providerDefinitions ?? []) await definition.close?.();

@@ -39,6 +39,8 @@ import { suggestTypeNames } from './type-suggestions.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { stackRoutes } from './routes/stacks.js';
+import { recipeRoutes } from './routes/recipes.js';
+import type { Recipes } from '../recipes/index.js';
 import type { Stacks } from '../stacks/index.js';
 import type { TypeConfigurations } from '../type-configuration/index.js';
 
@@ -53,6 +55,8 @@ export interface ServerOptions {
   tokens: Tokens;
   /** Stacks, served under /v1/stacks when given. */
   stacks?: Stacks;
+  /** Recipes, served under /v1/recipes and /v1/environments when given. */
+  recipes?: Recipes;
   /** Types' configurations, served under /v1/types/{typeName}/configuration when given. */
   configurations?: TypeConfigurations;
   /** Serve HTTPS with this certificate and key (PEM). */
@@ -136,6 +140,7 @@ export async function buildServer({
   logger,
   tokens,
   stacks,
+  recipes,
   configurations,
   tls,
   onRoute,
@@ -225,5 +230,6 @@ export async function buildServer({
   await app.register(tokenRoutes, { tokens });
   await app.register(artifactRoutes, { registry });
   if (stacks) await app.register(stackRoutes, { stacks });
+  if (recipes) await app.register(recipeRoutes, { recipes, engine });
   return app;
 }

@@ -12,6 +12,7 @@ export {
   stripWriteOnly,
   stripReadOnly,
   typesAt,
+  resolverOf,
   type ScalarType,
   IDENTIFIER_SEPARATOR,
 } from './properties.js';

@@ -15,3 +15,7 @@ export { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
 export { parseParameterPairs, MASK } from './parameters.js';
 export type { PlannedChange } from './plan.js';
 export type { StackEvent, StackStatus } from './records.js';
+// What recipes (src/recipes) build on: reading a template, finding its functions, locating diagnostics.
+export { loadTemplate, locate, type Template, type ParameterDeclaration } from './template.js';
+export { intrinsicOf, getAttTarget, subPieces } from './intrinsics.js';
+export { parseTypeReference } from './types.js';

@@ -795,6 +795,20 @@ export class Stacks {
     return this.shownOutputs(current.record);
   }
 
+  /**
+   * The stack's outputs as they are, secrets opened, each marked when it is one: for what consumes a
+   * stack on the server's side (recipes fill an instance's properties from them), never for an answer.
+   */
+  async outputValues(name: string): Promise<{ name: string; value: unknown; secret: boolean }[]> {
+    const current = await this.records.getStack(name);
+    if (!current) throw stackNotFound(name);
+    return current.record.outputs.map((o) => ({
+      name: o.name,
+      value: this.records.open(o.value, `stack-output:${name}/${o.name}`),
+      secret: 'sealed' in o.value,
+    }));
+  }
+
   /** Read every resource through its provider and compare with what the stack last applied. */
   async drift(
     name: string,

@@ -10,6 +10,16 @@ import { TypeplaneError } from '../../errors.js';
 import { assertTypeVisible, typeVisible } from '../../auth/index.js';
 import type { StackView, Stacks } from '../../stacks/index.js';
 import { principalOf } from '../auth.js';
+import { isRecipeStack } from '../../recipes/index.js';
+
+/** A recipe instance's stack is changed through its instance only (its resource, or its upgrade). */
+function notRecipeStack(name: string): void {
+  if (isRecipeStack(name))
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `stack ${name} is a recipe instance's: change or delete the instance instead (typeplane resource update|delete|upgrade)`,
+    );
+}
 
 const STACK_BODY_LIMIT = 2 * 1024 * 1024;
 const MAX_WAIT_SECONDS = 300;
@@ -138,6 +148,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
   );
 
   app.put<Named>('/v1/stacks/:stackName', { bodyLimit: STACK_BODY_LIMIT }, async (request, reply) => {
+    notRecipeStack(request.params.stackName);
     const wait = waitSeconds(request.query.wait);
     const body = bodyObject(request.body);
     if (body.clientToken !== undefined && typeof body.clientToken !== 'string')
@@ -162,6 +173,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
   });
 
   app.delete<Named>('/v1/stacks/:stackName', async (request, reply) => {
+    notRecipeStack(request.params.stackName);
     const wait = waitSeconds(request.query.wait);
     await reached(request, request.params.stackName);
     const started = await stacks.delete(request.params.stackName, authorizer(request), callerOf(request));
@@ -208,6 +220,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
   });
 
   app.post<Named>('/v1/stacks/:stackName/plans', { bodyLimit: STACK_BODY_LIMIT }, async (request, reply) => {
+    notRecipeStack(request.params.stackName);
     const body = bodyObject(request.body);
     const plan = await stacks.plan(
       request.params.stackName,
@@ -224,6 +237,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
   });
 
   app.post<Planned>('/v1/stacks/:stackName/plans/:planId/apply', async (request, reply) => {
+    notRecipeStack(request.params.stackName);
     const wait = waitSeconds(request.query.wait);
     const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);
     await reached(request, request.params.stackName, request.params.planId);

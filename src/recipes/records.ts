@@ -1,0 +1,253 @@
+/**
+ * @module What recipes keep in the store: environments, recipes (each a line of versions, never
+ * rewritten), and one record per instance (the recipe version it ran, its stack, its model). Values
+ * that may hold secrets — templates, parameters, instance models — are sealed at rest.
+ */
+import { createHash } from 'node:crypto';
+import type { Model } from '../model/index.js';
+import type { Sealer } from '../secrets/index.js';
+import type { KvEntry, Store } from '../store/types.js';
+
+const ENVIRONMENTS = 'typeplane:environments';
+const RECIPES = 'typeplane:recipes';
+const VERSIONS = 'typeplane:recipe-versions';
+const INSTANCES = 'typeplane:recipe-instances';
+/** Every type a recipe ever backed: its instances stay served by recipes after its recipes go. */
+const BACKED = 'typeplane:recipe-types';
+const SEP = '\n';
+
+export interface EnvironmentRecord {
+  name: string;
+  description?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A recipe's line in an environment: `latest` is what new instances run. */
+export interface RecipeHead {
+  environment: string;
+  typeName: string;
+  name: string;
+  latest: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RecipeVersion {
+  environment: string;
+  typeName: string;
+  name: string;
+  version: number;
+  /** Only `cloudformation` runs here; the field is open for others (see docs/recipes.md). */
+  templateKind: string;
+  /** Where the template came from (the file registered), shown in `status.recipe.templatePath`. */
+  templatePath: string;
+  template: string;
+  /** The environment's defaults for the template's parameters (NoEcho ones among them). */
+  parameters: Record<string, unknown>;
+  /** The types the recipe makes: what its stacks may use, as granted by the admin who registered it. */
+  grants: string[];
+  /** Of template, kind and parameters: registering the same again makes no new version. */
+  digest: string;
+  registeredAt: string;
+  registeredBy?: string;
+}
+
+/** One instance of a recipe-backed type, as its recipe made it. */
+export interface InstanceRecord {
+  typeName: string;
+  identifier: string;
+  environment: string;
+  recipe: string;
+  version: number;
+  /** A newer version to move to on the next update (`resource upgrade`). */
+  upgradeTo?: number;
+  stack: string;
+  /** NoEcho values the recipe generates once per instance (its `GeneratedSecrets`). */
+  generated: Record<string, string>;
+  /** The model the last successful operation reported (write-only values among them). */
+  model?: Model;
+  /** The client token of the create that made it. */
+  createdBy: string;
+  phase: 'creating' | 'ready' | 'deleting';
+}
+
+export function digestOf(parts: unknown): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+const versionKey = (env: string, type: string, name: string, version: number) =>
+  [env, type, name, String(version).padStart(8, '0')].join(SEP);
+
+export class RecipeStore {
+  constructor(
+    private readonly store: Store,
+    private readonly sealer: Sealer,
+  ) {}
+
+  // ---- Environments ----
+
+  async getEnvironment(name: string): Promise<EnvironmentRecord | undefined> {
+    return (await this.store.kvGet(ENVIRONMENTS, name))?.value as EnvironmentRecord | undefined;
+  }
+
+  async insertEnvironment(env: EnvironmentRecord): Promise<boolean> {
+    return this.store.kvInsert(ENVIRONMENTS, env.name, { value: env as never, writtenBy: 'recipes' });
+  }
+
+  async replaceEnvironment(env: EnvironmentRecord): Promise<boolean> {
+    return this.store.kvReplace(ENVIRONMENTS, env.name, { value: env as never, writtenBy: 'recipes' });
+  }
+
+  async deleteEnvironment(name: string): Promise<boolean> {
+    return this.store.kvDelete(ENVIRONMENTS, name);
+  }
+
+  async listEnvironments(): Promise<EnvironmentRecord[]> {
+    return (await this.all(ENVIRONMENTS)).map((e) => e.entry.value as unknown as EnvironmentRecord);
+  }
+
+  // ---- Recipes ----
+
+  async getHead(env: string, type: string, name: string): Promise<RecipeHead | undefined> {
+    return (await this.store.kvGet(RECIPES, [env, type, name].join(SEP)))?.value as RecipeHead | undefined;
+  }
+
+  async listHeads(): Promise<RecipeHead[]> {
+    return (await this.all(RECIPES)).map((e) => e.entry.value as unknown as RecipeHead);
+  }
+
+  /** Add `version` as the recipe's next one; false when another registration took that number first. */
+  async addVersion(version: RecipeVersion): Promise<boolean> {
+    const { template, parameters, ...rest } = version;
+    const key = versionKey(version.environment, version.typeName, version.name, version.version);
+    const sealed = this.sealer.seal(JSON.stringify({ template, parameters }), `recipe:${key}`);
+    if (
+      !(await this.store.kvInsert(VERSIONS, key, {
+        value: { ...rest, sealed } as never,
+        writtenBy: 'recipes',
+      }))
+    )
+      return false;
+    await this.store.kvInsert(BACKED, version.typeName, { value: {} as never, writtenBy: 'recipes' });
+    const headKey = [version.environment, version.typeName, version.name].join(SEP);
+    const head: RecipeHead = {
+      environment: version.environment,
+      typeName: version.typeName,
+      name: version.name,
+      latest: version.version,
+      createdAt: version.registeredAt,
+      updatedAt: version.registeredAt,
+    };
+    const current = await this.store.kvGet(RECIPES, headKey);
+    if (current) {
+      const was = current.value as unknown as RecipeHead;
+      head.createdAt = was.createdAt;
+      await this.store.kvReplace(RECIPES, headKey, { value: head as never, writtenBy: 'recipes' });
+    } else await this.store.kvInsert(RECIPES, headKey, { value: head as never, writtenBy: 'recipes' });
+    return true;
+  }
+
+  async getVersion(
+    env: string,
+    type: string,
+    name: string,
+    version: number,
+  ): Promise<RecipeVersion | undefined> {
+    const key = versionKey(env, type, name, version);
+    const entry = await this.store.kvGet(VERSIONS, key);
+    if (!entry) return undefined;
+    const { sealed, ...rest } = entry.value as unknown as Omit<RecipeVersion, 'template' | 'parameters'> & {
+      sealed: string;
+    };
+    const open = JSON.parse(this.sealer.open(sealed, `recipe:${key}`)) as Pick<
+      RecipeVersion,
+      'template' | 'parameters'
+    >;
+    return { ...rest, ...open };
+  }
+
+  /** Drop the recipe's head: new instances cannot choose it; instances made by it keep their version. */
+  async deleteHead(env: string, type: string, name: string): Promise<boolean> {
+    return this.store.kvDelete(RECIPES, [env, type, name].join(SEP));
+  }
+
+  /** The types recipes back (or backed). */
+  async backedTypes(): Promise<string[]> {
+    return (await this.all(BACKED)).map((e) => e.key);
+  }
+
+  // ---- Instances ----
+
+  private instanceNamespace(type: string): string {
+    return `${INSTANCES}:${type}`;
+  }
+
+  private seal(record: InstanceRecord): KvEntry['value'] {
+    return {
+      sealed: this.sealer.seal(
+        JSON.stringify(record),
+        `recipe-instance:${record.typeName}:${record.identifier}`,
+      ),
+    };
+  }
+
+  private open(type: string, identifier: string, value: KvEntry['value']): InstanceRecord {
+    return JSON.parse(
+      this.sealer.open((value as { sealed: string }).sealed, `recipe-instance:${type}:${identifier}`),
+    ) as InstanceRecord;
+  }
+
+  async getInstance(
+    type: string,
+    identifier: string,
+  ): Promise<{ record: InstanceRecord; writtenBy: string } | undefined> {
+    const entry = await this.store.kvGet(this.instanceNamespace(type), identifier);
+    return entry && { record: this.open(type, identifier, entry.value), writtenBy: entry.writtenBy };
+  }
+
+  /** Insert; false when the identifier is taken. */
+  async insertInstance(record: InstanceRecord, by: string): Promise<boolean> {
+    return this.store.kvInsert(this.instanceNamespace(record.typeName), record.identifier, {
+      value: this.seal(record),
+      writtenBy: by,
+    });
+  }
+
+  async replaceInstance(record: InstanceRecord, by: string): Promise<boolean> {
+    return this.store.kvReplace(this.instanceNamespace(record.typeName), record.identifier, {
+      value: this.seal(record),
+      writtenBy: by,
+    });
+  }
+
+  async deleteInstance(type: string, identifier: string): Promise<boolean> {
+    return this.store.kvDelete(this.instanceNamespace(type), identifier);
+  }
+
+  async listInstances(
+    type: string,
+    limit: number,
+    nextToken?: string,
+  ): Promise<{ records: InstanceRecord[]; nextToken?: string }> {
+    const page = await this.store.kvList(this.instanceNamespace(type), {
+      limit,
+      ...(nextToken !== undefined ? { nextToken } : {}),
+    });
+    return {
+      records: page.items.map((i) => this.open(type, i.key, i.entry.value)),
+      ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+    };
+  }
+
+  private async all(namespace: string): Promise<{ key: string; entry: KvEntry }[]> {
+    const out: { key: string; entry: KvEntry }[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await this.store.kvList(namespace, { limit: 500, ...(nextToken ? { nextToken } : {}) });
+      out.push(...page.items);
+      nextToken = page.nextToken ?? undefined;
+    } while (nextToken);
+    return out;
+  }
+}
