@@ -46,13 +46,22 @@ describe("the Radius schema design's sample manifest", () => {
     );
   });
 
-  test('becomes one type: the name: key as its namespace, status read-only, size required', () => {
+  test('becomes one type: the name: key as its namespace, status read-only, size required, and (SupportsRecipes) environment, application and recipe', () => {
     const [type, ...rest] = validateDocument(SAMPLE, { file: 'sample.yaml' }).types;
     assert.equal(rest.length, 0);
     assert.equal(type!.typeName, 'MyCompany.Resources/postgresDatabases');
     assert.equal(type!.apiVersion, '2025-01-01-preview');
     assert.equal(type!.description, '');
-    assert.deepEqual(Object.keys(schemaOf(type!).properties), ['name', 'size', 'status']);
+    // SupportsRecipes: what a Radius portable resource has besides, to choose its environment and recipe.
+    assert.deepEqual(Object.keys(schemaOf(type!).properties), [
+      'name',
+      'size',
+      'status',
+      'environment',
+      'application',
+      'recipe',
+    ]);
+    assert.deepEqual(Object.keys(schemaOf(type!).properties.recipe.properties), ['name', 'parameters']);
     assert.deepEqual(schemaOf(type!).required, ['name', 'size']);
     assert.deepEqual(type!.readOnlyProperties, ['/properties/status']);
     assert.deepEqual(schemaOf(type!).properties.size.enum, ['S', 'M', 'L', 'XL']);

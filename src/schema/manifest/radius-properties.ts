@@ -57,3 +57,34 @@ export const CONNECTIONS_PROPERTY = 'connections';
 
 /** Reserved by Radius for what it reports itself. */
 export const RECIPE_PROPERTY = 'recipe';
+
+/**
+ * What a type that declares the `SupportsRecipes` capability gets besides its own properties, as
+ * Radius gives its portable resources: the environment and application it belongs to (the
+ * environment chooses the recipe), and which recipe to run with what parameters (`recipe.name`, a
+ * recipe of the environment's; `recipe.parameters`, over the environment's defaults).
+ */
+export const RECIPE_BASE_PROPERTIES: Readonly<Record<string, Readonly<JsonSchema>>> = {
+  environment: BASE_PROPERTIES.environment!,
+  application: BASE_PROPERTIES.application!,
+  [RECIPE_PROPERTY]: {
+    type: 'object',
+    description:
+      "The recipe that provisions this resource: one of its environment's, and parameters over the environment's defaults.",
+    additionalProperties: false,
+    properties: {
+      name: {
+        type: 'string',
+        description: "The recipe's name in the environment (default: default).",
+        default: 'default',
+      },
+      parameters: {
+        type: 'object',
+        description: "Values for the recipe template's parameters, over the environment's defaults.",
+        additionalProperties: true,
+      },
+    },
+  },
+};
+
+export const SUPPORTS_RECIPES = 'SupportsRecipes';

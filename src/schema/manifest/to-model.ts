@@ -19,6 +19,8 @@
  * - `schema` on a string (the shape of the secret it names) becomes `x-typeplane-secretSchema`;
  * - an empty schema (`{}`, TP3022) accepts any properties besides `name`;
  * - a Radius base property that `required` lists without declaring is declared with Radius's shape;
+ * - a type with the `SupportsRecipes` capability gets `environment`, `application` and `recipe` (which
+ *   recipe, with what parameters) unless it declares them, as Radius's portable resources have them;
  * - a type's API versions come in document order, `defaultApiVersion` last (the registry serves a
  *   manifest type in the API version it finds last).
  */
@@ -28,7 +30,12 @@ import type { JsonSchema, Reference, ResourceType } from '../model.js';
 import { smithyMembers, withOrigin } from '../resource-schema/reference-origins.js';
 import { APPLIES_TO, SECRET_SCHEMA_KEYWORD, SENSITIVE_KEYWORDS, isSchemaType } from './keywords.js';
 import { RESOURCE_NAME_PATTERN } from './names.js';
-import { BASE_PROPERTIES, isBaseProperty } from './radius-properties.js';
+import {
+  BASE_PROPERTIES,
+  isBaseProperty,
+  RECIPE_BASE_PROPERTIES,
+  SUPPORTS_RECIPES,
+} from './radius-properties.js';
 import { isAnyType, isRecord } from './schema.js';
 
 /** Where the model keeps the shape of the secret a string property names (the manifest's `schema`). */
@@ -98,6 +105,7 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
         (entry as Node).schema as Node,
         lists,
         `${at}/apiVersions/${escapePointerToken(apiVersion)}/schema`,
+        Array.isArray(type.capabilities) && type.capabilities.includes(SUPPORTS_RECIPES),
       );
       const resourceType: ResourceType = {
         typeName: `${namespace}/${name}`,
@@ -135,7 +143,7 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
 }
 
 /** The model schema of one API version (written at `at`): `name` plus the manifest's properties. */
-function modelSchema(root: Node, lists: Lists, at: string): JsonSchema {
+function modelSchema(root: Node, lists: Lists, at: string, recipes = false): JsonSchema {
   const properties: JsonSchema = { name: { ...NAME_PROPERTY } };
   const none: Inherited = { readOnly: false, writeOnly: false, deprecated: false };
   if (isRecord(root.properties)) {
@@ -157,6 +165,9 @@ function modelSchema(root: Node, lists: Lists, at: string): JsonSchema {
   }
   // An empty schema describes nothing: resources may have any properties.
   const open = Object.keys(root).length === 0;
+  if (recipes && !open)
+    for (const [name, base] of Object.entries(RECIPE_BASE_PROPERTIES))
+      if (!Object.hasOwn(properties, name)) setOwn(properties, name, structuredClone(base));
   const schema: JsonSchema = { type: 'object', additionalProperties: open, properties, required };
   if (lists.common.size > 0) {
     // Copy the built-ins (and those they use) through a holder: refs were already made local above.
