@@ -87,11 +87,11 @@ export async function checkRecipe(options: CheckOptions): Promise<CheckResult> {
   const taken = new Set([...template.parameters.keys(), ...template.resources.keys()]);
   let n = 0;
   for (const use of uses) {
-    const info = pathInfo(type, use.path);
-    if (!info) {
-      mine.push(missingContext(type, use));
-      continue;
-    }
+    const found = pathInfo(type, use.path);
+    // A path that does not exist still stands for a value to the stacks' analysis, so that it
+    // reports only the template's own problems.
+    const info = found ?? { kinds: new Set<Kind>(['string']), secret: false };
+    if (!found) mine.push(missingContext(type, use));
     if (
       use.inSub &&
       !info.kinds.has('string') &&
@@ -113,7 +113,7 @@ export async function checkRecipe(options: CheckOptions): Promise<CheckResult> {
       while (taken.has(name));
       probes.set(key, { name, ...info });
     }
-    if (!use.inSub) {
+    if (found && !use.inSub) {
       const problem = await inputFit(options, template, use, info.kinds);
       if (problem) mine.push(problem);
     }
@@ -139,7 +139,8 @@ export async function checkRecipe(options: CheckOptions): Promise<CheckResult> {
   const probed = await options.validate(JSON.stringify(probe));
   const bound = boundParameters(type, template, options.parameters, spec);
   const fromStacks = probed.diagnostics
-    .filter((d) => !(d.rule === 'TP4025' && bound.has(parameterOf(d.pointer) ?? '')))
+    // A parameter without a value gets TP7006 here (or a value at deploy): "no value yet" says nothing.
+    .filter((d) => d.rule !== 'TP4025')
     .filter((d) => !(parameterOf(d.pointer) ?? '').startsWith(PROBE_PREFIX) || d.severity === 'error')
     .map((d) => relocated(d, probes, uses));
 
@@ -167,6 +168,14 @@ export async function checkRecipe(options: CheckOptions): Promise<CheckResult> {
     if (options.parameters[name] !== undefined || p.default !== undefined) continue;
     const nodes = resolverOf(type).walk(`/properties/${escapePointerToken(name)}`);
     if (!nodes) continue;
+    if (underWriteOnly(type, [name]) && !p.noEcho)
+      mine.push(
+        recipeDiagnostic(
+          'TP7004',
+          `/Parameters/${escapePointerToken(name)}`,
+          `parameter ${name} is bound to the write-only property ${name}: declare it NoEcho: true, so its value stays masked and sealed`,
+        ),
+      );
     const want = new Set<Kind>(
       p.type === 'Number' ? ['number'] : p.type === 'String' ? ['string'] : ['array'],
     );
@@ -261,22 +270,17 @@ function boundParameters(
 }
 
 function missingContext(type: ResourceType, use: ContextUse): Diagnostic {
-  // The first segment that leads nowhere, and what could be there instead.
+  // The longest prefix that exists, and what could follow it instead of the segment that does not.
   let known = 0;
-  while (known < use.path.length && pathInfo(type, use.path.slice(0, known + 1)) === undefined && known === 0)
-    break;
   for (let k = use.path.length - 1; k > 0; k--) {
-    if (
-      pathInfo(type, use.path.slice(0, k)) !== undefined ||
-      ['resource', 'environment', 'application', 'recipe'].includes(use.path.slice(0, k).join('.'))
-    ) {
+    const prefix = use.path.slice(0, k);
+    if (pathInfo(type, prefix) !== undefined || (k === 1 && CONTEXT_ROOTS.includes(prefix[0]!))) {
       known = k;
       break;
     }
   }
   const names = contextNames(type, use.path.slice(0, known));
-  const wrong = use.path[known] ?? '';
-  const close = closestName(wrong, names);
+  const close = closestName(use.path[known] ?? '', names);
   const where = known === 0 ? CONTEXT : `${CONTEXT}.${use.path.slice(0, known).join('.')}`;
   return recipeDiagnostic(
     'TP7001',
@@ -284,6 +288,8 @@ function missingContext(type: ResourceType, use: ContextUse): Diagnostic {
     `${CONTEXT}.${use.path.join('.')} does not exist: ${where} has ${names.length > 0 ? names.slice(0, 12).join(', ') : 'no fields'}${close ? ` (did you mean ${close}?)` : ''}`,
   );
 }
+
+const CONTEXT_ROOTS = ['resource', 'environment', 'application', 'recipe'];
 
 /** Whether a context value read straight into a resource property fits that property's schema. */
 async function inputFit(
