@@ -12,7 +12,7 @@ import { identifierOf, resolverOf, stripWriteOnly, type Model } from '../model/i
 import type { ResourceType } from '../schema/index.js';
 import type { StackView, Stacks } from '../stacks/index.js';
 import { applicationOf, environmentOf, underWriteOnly, type RecipeContext } from './context.js';
-import { bindRecipe } from './bind.js';
+import { bindRecipe, type Bound } from './bind.js';
 import type { InstanceRecord, RecipeStore, RecipeVersion } from './records.js';
 import { outputTargets, readSpec, RESULT } from './spec.js';
 import { loadTemplate } from '../stacks/index.js';
@@ -67,6 +67,46 @@ export function grantsOf(version: RecipeVersion): (typeNames: string[]) => void 
   };
 }
 
+/**
+ * The template and parameters an instance's stack gets from `version` of its recipe: what a deploy
+ * applies, and what an upgrade's plan shows (the same binding, so the plan is what will happen).
+ */
+export function bindInstance(
+  type: ResourceType,
+  record: InstanceRecord,
+  version: RecipeVersion,
+  desired: Model,
+): Bound {
+  const application = applicationOf(desired);
+  const recipe = desired.recipe;
+  const overrides =
+    typeof recipe === 'object' && recipe !== null && !Array.isArray(recipe)
+      ? (recipe as { parameters?: unknown }).parameters
+      : undefined;
+  const context: RecipeContext = {
+    resource: {
+      name: record.identifier,
+      id: `${type.typeName}/${record.identifier}`,
+      type: type.typeName,
+      properties: desired,
+    },
+    environment: { name: record.environment },
+    application: application !== undefined ? { name: application } : {},
+    recipe: { name: record.recipe, version: version.version },
+  };
+  return bindRecipe({
+    template: version.template,
+    type,
+    context,
+    defaults: version.parameters,
+    generated: record.generated,
+    overrides:
+      typeof overrides === 'object' && overrides !== null && !Array.isArray(overrides)
+        ? (overrides as Record<string, unknown>)
+        : {},
+  });
+}
+
 const FAILED_CREATE = new Set(['ROLLBACK_COMPLETE', 'CREATE_FAILED', 'ROLLBACK_FAILED']);
 const FAILED_UPDATE = new Set(['UPDATE_ROLLBACK_COMPLETE', 'UPDATE_ROLLBACK_FAILED', 'UPDATE_FAILED']);
 const DONE = new Set(['CREATE_COMPLETE', 'UPDATE_COMPLETE']);
@@ -79,21 +119,6 @@ const failed = (code: ErrorCode, message: string): HandlerEvent => ({
 
 export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   const { stacks, records } = runtime;
-
-  const contextOf = (type: ResourceType, record: InstanceRecord, desired: Model): RecipeContext => {
-    const application = applicationOf(desired);
-    return {
-      resource: {
-        name: record.identifier,
-        id: `${type.typeName}/${record.identifier}`,
-        type: type.typeName,
-        properties: desired,
-      },
-      environment: { name: record.environment },
-      application: application !== undefined ? { name: application } : {},
-      recipe: { name: record.recipe, version: record.version },
-    };
-  };
 
   const versionOf = async (record: InstanceRecord, version = record.version): Promise<RecipeVersion> => {
     const found = await records.getVersion(record.environment, record.typeName, record.recipe, version);
@@ -113,25 +138,23 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     desired: Model,
     token: string,
   ): Promise<Progress> => {
-    const recipe = desired.recipe;
-    const overrides =
-      typeof recipe === 'object' && recipe !== null && !Array.isArray(recipe)
-        ? ((recipe as { parameters?: unknown }).parameters as Record<string, unknown> | undefined)
-        : undefined;
-    const bound = bindRecipe({
-      template: version.template,
-      type,
-      context: contextOf(type, { ...record, version: version.version }, desired),
-      defaults: version.parameters,
-      generated: record.generated,
-      overrides: typeof overrides === 'object' && overrides !== null ? overrides : {},
-    });
+    const bound = bindInstance(type, record, version, desired);
     const started = await stacks.deploy(record.stack, bound.text, bound.parameters, {
       clientToken: `recipe-${token}`,
       authorize: grantsOf(version),
       caller: callerFor(version),
     });
     return { deploymentId: started.deploymentId, startedAt: started.startedAt };
+  };
+
+  const stackExists = async (name: string): Promise<boolean> => {
+    try {
+      await stacks.describe(name);
+      return true;
+    } catch (e) {
+      if (e instanceof TypeplaneError && e.code === 'NotFound') return false;
+      throw e;
+    }
   };
 
   /** The underlying failure: the first resource that failed in this deployment, its code and words. */
@@ -299,7 +322,16 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     }
     const record = held.record;
     const version = await versionOf(record);
-    const current = progress ?? (await deploy(type, record, version, desired, token));
+    let current = progress;
+    try {
+      current ??= await deploy(type, record, version, desired, token);
+    } catch (e) {
+      // Refused before its stack began (a value the recipe does not take): nothing was made, so the
+      // name stays free for a create that fits.
+      if (record.phase === 'creating' && !(await stackExists(record.stack)))
+        await records.deleteInstance(type.typeName, record.identifier);
+      throw e;
+    }
     const view = await stacks.waitFor(
       record.stack,
       current.deploymentId,
