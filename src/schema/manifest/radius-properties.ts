@@ -3,10 +3,10 @@
  * (`application`, `environment`, `connections`, `codeReference`) and the name it reserves (`recipe`;
  * it reserves `status` too, which the Radius schema design declares as a type's read-only output).
  *
- * Radius merges the base properties into every schema and requires `environment`. Typeplane has no
- * applications or environments, so it adds a base property only when a schema requires it without
- * declaring it (see docs/radius-differences.md); a schema that declares one must give it the shape
- * Radius gives it.
+ * Radius merges the base properties into every schema and requires `environment`. Typeplane adds a
+ * base property when a schema requires it without declaring it, and gives a type with the
+ * `SupportsRecipes` capability those a recipe reads (see docs/radius-differences.md); a schema that
+ * declares one must give it the shape Radius gives it.
  */
 import type { JsonSchema } from '../model.js';
 
