@@ -332,11 +332,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         await records.deleteInstance(type.typeName, record.identifier);
       throw e;
     }
-    const view = await stacks.waitFor(
-      record.stack,
-      current.deploymentId,
-      Math.min(runtime.waitMs, remaining(request)),
-    );
+    const view = await stacks.waitFor(record.stack, current.deploymentId, runtime.waitMs);
     if (view && DONE.has(view.status) && view.deploymentId === undefined)
       return succeed(type, record, version, desired, token);
     if (
@@ -403,11 +399,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const progress =
       (request.callbackContext as Progress | undefined) ??
       (await deploy(type, record, version, request.desiredState, token));
-    const view = await stacks.waitFor(
-      record.stack,
-      progress.deploymentId,
-      Math.min(runtime.waitMs, remaining(request)),
-    );
+    const view = await stacks.waitFor(record.stack, progress.deploymentId, runtime.waitMs);
     if (view && DONE.has(view.status) && view.deploymentId === undefined)
       return succeed(type, record, version, request.desiredState, token);
     if (view && FAILED_UPDATE.has(view.status) && view.deploymentId === undefined) {
@@ -441,11 +433,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         deploymentId = (await stacks.delete(record.stack, grantsOf(version), callerFor(version)))
           .deploymentId;
       }
-      const after = await stacks.waitFor(
-        record.stack,
-        deploymentId!,
-        Math.min(runtime.waitMs, remaining(request)),
-      );
+      const after = await stacks.waitFor(record.stack, deploymentId!, runtime.waitMs);
       if (after) {
         if (after.status === 'DELETE_FAILED' && after.deploymentId === undefined)
           return failed(
@@ -496,12 +484,6 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     read: handle(read),
     list: handle(list),
   };
-}
-
-/** How long this call may still wait: a little under what the engine gives it. */
-function remaining(request: HandlerRequest): number {
-  void request;
-  return 5_000;
 }
 
 function setPath(model: Model, path: string[], value: unknown): void {
