@@ -14,6 +14,7 @@ import { loadTemplate, MASK, type PlannedChange, type ResourceDrift, type Stacks
 import type { Store } from '../store/types.js';
 import { checkRecipe } from './check.js';
 import {
+  bindInstance,
   callerFor,
   createRecipeProvider,
   DEFAULT_ENVIRONMENT,
@@ -21,7 +22,6 @@ import {
   grantsOf,
   TEMPLATE_KIND,
 } from './provider.js';
-import { bindRecipe } from './bind.js';
 import {
   digestOf,
   RecipeStore,
@@ -309,20 +309,8 @@ export class Recipes {
     if (!record.model)
       throw new TypeplaneError('ResourceConflict', `${typeName} ${identifier} is not ready yet`);
     const type = (await this.options.registry.get(typeName)).type;
-    const desired = record.model;
-    const bound = bindRecipe({
-      template: latest.template,
-      type,
-      context: {
-        resource: { name: identifier, id: `${typeName}/${identifier}`, type: typeName, properties: desired },
-        environment: { name: record.environment },
-        application: {},
-        recipe: { name: record.recipe, version: latest.version },
-      },
-      defaults: latest.parameters,
-      generated: record.generated,
-      overrides: {},
-    });
+    // Bound as the upgrade will bind it: the instance's own parameters and application included.
+    const bound = bindInstance(type, record, latest, record.model);
     const plan = await this.options.stacks.plan(record.stack, bound.text, bound.parameters, grantsOf(latest));
     const shown = await this.options.stacks.getPlan(record.stack, plan.planId);
     return {

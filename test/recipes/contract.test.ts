@@ -1,0 +1,281 @@
+/**
+ * The handler contract for a recipe-backed type, over real HTTP on each store: create is idempotent
+ * by client token and answers AlreadyExists for a name taken; update changes the resources the recipe
+ * made (a create-only lower property replaces its resource, planned first); delete removes them all,
+ * in reverse order; read answers the instance with its outputs; list lists instances; and while the
+ * recipe runs, the operation is IN_PROGRESS and says which recipe.
+ */
+import assert from 'node:assert/strict';
+import { eachStoreService, type StoreService } from '../helpers/each-store.js';
+import { heldProvider } from '../helpers/providers.js';
+import { settle, type Api } from '../helpers/service.js';
+import { stackNameOf } from '../../src/recipes/provider.js';
+import { BOX, BOX_TYPE, LOGIN, LOGIN_TYPE, RECIPE, SAMPLE_MANIFEST, SAMPLE_TYPE } from './fixtures.js';
+
+const enc = encodeURIComponent;
+const SAMPLE = `/v1/resources/${enc(SAMPLE_TYPE)}`;
+
+/** The lower types, the sample type and its recipe (version 1), registered by the admin. */
+async function setUp(s: Api): Promise<void> {
+  for (const doc of [BOX, LOGIN, SAMPLE_MANIFEST]) {
+    const r = await s.call('POST', '/v1/types', doc, {
+      'content-type': doc.startsWith('{') ? 'application/json' : 'application/yaml',
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+  }
+  const reg = await s.call('POST', '/v1/recipes', {
+    typeName: SAMPLE_TYPE,
+    template: RECIPE,
+    file: 'recipe.yaml',
+  });
+  assert.equal(reg.status, 201, JSON.stringify(reg.body));
+}
+
+async function create(s: Api, desiredState: object, clientToken?: string): Promise<any> {
+  const r = await s.call('POST', SAMPLE, { desiredState, ...(clientToken ? { clientToken } : {}) });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  return r.body.progressEvent;
+}
+
+async function patch(s: Api, identifier: string, patchDocument: object[]): Promise<any> {
+  const r = await s.call('PATCH', `${SAMPLE}/${identifier}`, { patchDocument });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  return settle(s, r.body.progressEvent.requestToken, 20_000);
+}
+
+/** The identifiers and properties of a lower type's resources, as the admin sees them. */
+async function lower(s: Api, typeName: string): Promise<Map<string, Record<string, unknown>>> {
+  const r = await s.call('GET', `/v1/resources/${enc(typeName)}`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return new Map(
+    (r.body.resourceDescriptions as { identifier: string; properties: Record<string, unknown> }[]).map(
+      (d) => [d.identifier, d.properties],
+    ),
+  );
+}
+
+async function recipeStacks(s: Api): Promise<string[]> {
+  const r = await s.call('GET', '/v1/stacks');
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return (r.body.stacks as { stackName: string }[])
+    .map((st) => st.stackName)
+    .filter((n) => n.startsWith('tp-recipe-'));
+}
+
+eachStoreService(
+  'a create sent twice with one client token makes one instance and one set of lower resources; another create of the name fails AlreadyExists and makes nothing',
+  async (s) => {
+    await setUp(s);
+    const first = await create(s, { name: 'orders', size: 'S' }, 'orders-token-1');
+    const again = await create(s, { name: 'orders', size: 'S' }, 'orders-token-1');
+    assert.equal(again.requestToken, first.requestToken, 'the same client token is the same operation');
+    const done = await settle(s, first.requestToken, 20_000);
+    assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
+    const replay = await create(s, { name: 'orders', size: 'S' }, 'orders-token-1');
+    assert.equal(replay.requestToken, first.requestToken);
+    assert.equal(replay.operationStatus, 'SUCCESS');
+
+    const other = await create(s, { name: 'orders', size: 'M' }, 'orders-token-2');
+    const refused = await settle(s, other.requestToken, 20_000);
+    assert.equal(refused.operationStatus, 'FAILED', JSON.stringify(refused));
+    assert.equal(refused.errorCode, 'AlreadyExists', JSON.stringify(refused));
+
+    assert.deepEqual([...(await lower(s, BOX_TYPE)).keys()], ['orders_db']);
+    assert.equal(
+      (await lower(s, BOX_TYPE)).get('orders_db')!.Size,
+      'S',
+      'the refused create changed nothing',
+    );
+    assert.deepEqual([...(await lower(s, LOGIN_TYPE)).keys()], ['orders_user']);
+    assert.deepEqual(await recipeStacks(s), [stackNameOf(SAMPLE_TYPE, 'orders')]);
+
+    // Two creates of one new name at once, under different tokens: one makes it; the other is refused,
+    // at once (an operation on the name is in progress) or by the handler (it exists).
+    const race = await Promise.all(
+      [
+        ['race-a', 'S'],
+        ['race-b', 'L'],
+      ].map(([token, size]) =>
+        s.call('POST', SAMPLE, { desiredState: { name: 'race', size }, clientToken: token }),
+      ),
+    );
+    const ends = await Promise.all(
+      race.map(async (r) => {
+        if (r.status === 409) return { operationStatus: 'FAILED', errorCode: r.body.errorCode };
+        assert.equal(r.status, 202, JSON.stringify(r.body));
+        return settle(s, r.body.progressEvent.requestToken, 20_000);
+      }),
+    );
+    assert.deepEqual(ends.map((e) => e.operationStatus).sort(), ['FAILED', 'SUCCESS'], JSON.stringify(ends));
+    assert.match(
+      ends.find((e) => e.operationStatus === 'FAILED').errorCode,
+      /^(AlreadyExists|ResourceConflict)$/,
+    );
+    const won = ends.find((e) => e.operationStatus === 'SUCCESS');
+    const boxes = await lower(s, BOX_TYPE);
+    assert.deepEqual([...boxes.keys()].sort(), ['orders_db', 'race_db']);
+    assert.equal(boxes.get('race_db')!.Size, won.resourceModel.size, 'the winner made it');
+    assert.deepEqual([...(await lower(s, LOGIN_TYPE)).keys()].sort(), ['orders_user', 'race_user']);
+    assert.equal((await recipeStacks(s)).length, 2);
+  },
+);
+
+eachStoreService(
+  "an update changes the lower resource; a change that feeds a lower create-only property replaces it, and a new recipe version's replacement is planned before it is applied",
+  async (s) => {
+    await setUp(s);
+    const made = await settle(s, (await create(s, { name: 'orders', size: 'S' })).requestToken, 20_000);
+    assert.equal(made.operationStatus, 'SUCCESS', JSON.stringify(made));
+
+    const resized = await patch(s, 'orders', [{ op: 'replace', path: '/size', value: 'XL' }]);
+    assert.equal(resized.operationStatus, 'SUCCESS', JSON.stringify(resized));
+    assert.equal((await lower(s, BOX_TYPE)).get('orders_db')!.Size, 'XL');
+
+    // The database's Name (create-only) comes from the Suffix parameter, which an instance may set.
+    const renamed = await patch(s, 'orders', [
+      { op: 'add', path: '/recipe', value: { parameters: { Suffix: 'main' } } },
+    ]);
+    assert.equal(renamed.operationStatus, 'SUCCESS', JSON.stringify(renamed));
+    let boxes = await lower(s, BOX_TYPE);
+    assert.deepEqual([...boxes.keys()], ['orders_main'], 'the old database is gone, a new one made');
+    assert.equal(boxes.get('orders_main')!.Size, 'XL');
+    assert.equal((await lower(s, LOGIN_TYPE)).get('orders_user')!.Database, 'orders_main');
+    const read = await s.call('GET', `${SAMPLE}/orders`);
+    assert.equal(read.body.properties.status.binding.secret, 'orders_main/password');
+
+    // A new recipe version renames the database for instances that do not choose a suffix: planned first.
+    const v2 = await s.call('POST', '/v1/recipes', {
+      typeName: SAMPLE_TYPE,
+      template: RECIPE.replace('Default: db', 'Default: data'),
+      file: 'recipe.yaml',
+    });
+    assert.equal(v2.status, 201, JSON.stringify(v2.body));
+    const plain = await settle(s, (await create(s, { name: 'plain', size: 'M' })).requestToken, 20_000);
+    assert.equal(plain.operationStatus, 'SUCCESS', JSON.stringify(plain));
+    assert.ok((await lower(s, BOX_TYPE)).has('plain_data'), 'a new instance runs the latest version');
+
+    // orders still runs version 1, with its own suffix: the new default changes nothing of it.
+    const kept = await s.call('GET', `${SAMPLE}/orders/upgrade`);
+    assert.equal(kept.status, 200, JSON.stringify(kept.body));
+    assert.deepEqual([kept.body.from, kept.body.to], [1, 2]);
+    const keptDb = kept.body.changes.find((c: { logicalId: string }) => c.logicalId === 'Database');
+    assert.notEqual(keptDb?.action, 'Replace', JSON.stringify(kept.body.changes));
+
+    const dropped = await patch(s, 'orders', [{ op: 'remove', path: '/recipe' }]);
+    assert.equal(dropped.operationStatus, 'SUCCESS', JSON.stringify(dropped));
+    assert.deepEqual([...(await lower(s, BOX_TYPE)).keys()].sort(), ['orders_db', 'plain_data']);
+
+    const plan = await s.call('GET', `${SAMPLE}/orders/upgrade`);
+    assert.equal(plan.status, 200, JSON.stringify(plan.body));
+    const db = plan.body.changes.find((c: { logicalId: string }) => c.logicalId === 'Database');
+    assert.equal(db?.action, 'Replace', JSON.stringify(plan.body.changes));
+    assert.deepEqual(db.replacement.properties, ['/properties/Name']);
+    assert.deepEqual(
+      [...(await lower(s, BOX_TYPE)).keys()].sort(),
+      ['orders_db', 'plain_data'],
+      'a plan changes nothing',
+    );
+
+    const up = await s.call('POST', `${SAMPLE}/orders/upgrade`);
+    assert.equal(up.status, 202, JSON.stringify(up.body));
+    const upgraded = await settle(s, up.body.progressEvent.requestToken, 20_000);
+    assert.equal(upgraded.operationStatus, 'SUCCESS', JSON.stringify(upgraded));
+    boxes = await lower(s, BOX_TYPE);
+    assert.deepEqual([...boxes.keys()].sort(), ['orders_data', 'plain_data']);
+    const after = await s.call('GET', `${SAMPLE}/orders`);
+    assert.equal(after.body.properties.status.recipe.templateVersion, '2');
+    assert.equal(after.body.properties.status.binding.secret, 'orders_data/password');
+  },
+);
+
+eachStoreService(
+  'read answers the instance with its outputs, list lists the instances, and delete removes every lower resource, dependents first',
+  async (s) => {
+    await setUp(s);
+    for (const [name, size] of [
+      ['orders', 'S'],
+      ['billing', 'L'],
+    ])
+      assert.equal(
+        (await settle(s, (await create(s, { name, size })).requestToken, 20_000)).operationStatus,
+        'SUCCESS',
+      );
+
+    const read = await s.call('GET', `${SAMPLE}/billing`);
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.deepEqual(read.body.properties, {
+      name: 'billing',
+      size: 'L',
+      status: {
+        binding: { hostname: 'default.db.internal', username: 'billing_user', secret: 'billing_db/password' },
+        recipe: { templateKind: 'cloudformation', templatePath: 'recipe.yaml', templateVersion: '1' },
+      },
+    });
+    const listed = await s.call('GET', SAMPLE);
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.deepEqual(
+      listed.body.resourceDescriptions.map((d: { identifier: string }) => d.identifier).sort(),
+      ['billing', 'orders'],
+    );
+    assert.equal(
+      listed.body.resourceDescriptions.find((d: { identifier: string }) => d.identifier === 'orders')
+        .properties.status.binding.username,
+      'orders_user',
+    );
+
+    const stack = stackNameOf(SAMPLE_TYPE, 'billing');
+    const gone = await s.call('DELETE', `${SAMPLE}/billing`);
+    assert.equal(gone.status, 202, JSON.stringify(gone.body));
+    const deleted = await settle(s, gone.body.progressEvent.requestToken, 20_000);
+    assert.equal(deleted.operationStatus, 'SUCCESS', JSON.stringify(deleted));
+    assert.equal((await s.call('GET', `${SAMPLE}/billing`)).status, 404);
+    assert.deepEqual([...(await lower(s, BOX_TYPE)).keys()], ['orders_db']);
+    assert.deepEqual([...(await lower(s, LOGIN_TYPE)).keys()], ['orders_user']);
+    assert.deepEqual(await recipeStacks(s), [stackNameOf(SAMPLE_TYPE, 'orders')]);
+
+    // The login refers to the database: it went first (the events come oldest first).
+    const events = await s.call('GET', `/v1/stacks/${stack}/events?maxResults=200`);
+    assert.equal(events.status, 200, JSON.stringify(events.body));
+    const all = events.body.events as { logicalId: string; status: string; time: string }[];
+    const times = all.map((e) => Date.parse(e.time));
+    assert.deepEqual(
+      times,
+      [...times].sort((x, y) => x - y),
+      'events in order',
+    );
+    const order = all
+      .filter((e) => e.status === 'DELETE_COMPLETE' && e.logicalId !== stack)
+      .map((e) => e.logicalId);
+    assert.deepEqual(order, ['Login', 'Database'], JSON.stringify(all));
+  },
+);
+
+/** The database's provider in the next test: its creates wait until the test lets them go. */
+let held: ReturnType<typeof heldProvider>;
+
+eachStoreService(
+  'while the recipe runs, the operation is IN_PROGRESS with a status message naming the recipe',
+  async (s: StoreService) => {
+    await setUp(s);
+    const started = await create(s, { name: 'slow', size: 'M' });
+    const until = Date.now() + 15_000;
+    let seen: any;
+    for (;;) {
+      seen = (await s.call('GET', `/v1/requests/${started.requestToken}`)).body.progressEvent;
+      if (seen.statusMessage?.includes('recipe')) break;
+      assert.ok(Date.now() < until, `no progress message: ${JSON.stringify(seen)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(seen.operationStatus, 'IN_PROGRESS', JSON.stringify(seen));
+    assert.match(seen.statusMessage, /recipe default@1 \(environment default\)/);
+    assert.equal((await s.call('GET', `${SAMPLE}/slow`)).status, 404, 'not there until the recipe is done');
+    held.release();
+    const done = await settle(s, started.requestToken, 20_000);
+    assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
+    assert.equal(done.resourceModel.status.binding.username, 'slow_user');
+  },
+  () => {
+    held = heldProvider();
+    return { providers: new Map([[BOX_TYPE, held.provider]]) };
+  },
+);
