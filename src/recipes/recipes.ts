@@ -220,6 +220,15 @@ export class Recipes {
     const parameters = input.parameters ?? {};
     if (Object.keys(parameters).length > MAX_PARAMETERS)
       throw new TypeplaneError('InvalidRequest', `a recipe takes at most ${MAX_PARAMETERS} parameters`);
+    // Resources another provider made are not a recipe's: it would find no instance behind them.
+    if (!this.backed.has(input.typeName)) {
+      const existing = await this.options.store.countResources(input.typeName);
+      if (existing > 0)
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `${input.typeName} has ${existing} resource${existing === 1 ? '' : 's'} made without a recipe: a recipe would not know ${existing === 1 ? 'it' : 'them'}; delete ${existing === 1 ? 'it' : 'them'} first, or give the recipe a type of its own`,
+        );
+    }
     const checked = await this.check(input);
     if (!checked.valid)
       throw new TypeplaneError(

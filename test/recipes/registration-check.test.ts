@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { BOX, BOX_TYPE, LOGIN, RECIPE, SAMPLE_MANIFEST, SAMPLE_TYPE } from './fixtures.js';
+import { settle, startTestService, type TestService } from '../helpers/service.js';
+import { BOX, BOX_TYPE, LOGIN, LOGIN_TYPE, RECIPE, SAMPLE_MANIFEST, SAMPLE_TYPE } from './fixtures.js';
 
 let s: TestService;
 
@@ -217,4 +217,18 @@ test('a recipe that makes its own type, and a template kind this server cannot r
   });
   assert.equal(kind.status, 400);
   assert.match(kind.body.message, /templateKind terraform cannot run on this server.*docs\/recipes\.md/);
+});
+
+test('a first recipe for a type that already has resources (made by another provider) is refused: it would not know them', async () => {
+  const made = await s.call('POST', `/v1/resources/${encodeURIComponent(BOX_TYPE)}`, {
+    desiredState: { Name: 'before', Password: 'long-enough-secret' },
+  });
+  assert.equal(made.status, 202, JSON.stringify(made.body));
+  assert.equal((await settle(s, made.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
+  const r = await s.call('POST', '/v1/recipes', {
+    typeName: BOX_TYPE,
+    template: `Resources:\n  L:\n    Type: ${LOGIN_TYPE}\n    Properties:\n      User: !GetAtt context.resource.name\n`,
+  });
+  assert.equal(r.status, 409, JSON.stringify(r.body));
+  assert.match(r.body.message, /has 1 resource made without a recipe.*delete it first/);
 });
