@@ -8,27 +8,26 @@ import assert from 'node:assert/strict';
 import { eachStoreService } from '../helpers/each-store.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { settle, type Api } from '../helpers/service.js';
-import { BOX, BOX_TYPE, LOGIN, LOGIN_TYPE, SAMPLE_MANIFEST, SAMPLE_TYPE } from './fixtures.js';
+import {
+  BOX,
+  BOX_TYPE,
+  LOGIN,
+  LOGIN_TYPE,
+  RECIPE as SAMPLE_RECIPE,
+  SAMPLE_MANIFEST,
+  SAMPLE_TYPE,
+} from './fixtures.js';
 
 const enc = encodeURIComponent;
 const SAMPLE = `/v1/resources/${enc(SAMPLE_TYPE)}`;
 
 /**
- * The login is made first, so that a failing database has something to roll back; the database's
+ * The sample recipe's parameters and settings, with its resources in another order: the login is
+ * made first, so that a failing database has something to roll back; the database's
  * Name is known only once the login exists, so a bad one is refused by its type when it is made.
  */
 const RECIPE = `
-Metadata:
-  Typeplane::Recipe:
-    GeneratedSecrets: [Password]
-Parameters:
-  Password:
-    Type: String
-    NoEcho: true
-  Suffix:
-    Type: String
-    Default: db
-Resources:
+${SAMPLE_RECIPE.slice(SAMPLE_RECIPE.indexOf('Metadata:'), SAMPLE_RECIPE.indexOf('Resources:'))}Resources:
   Login:
     Type: ${LOGIN_TYPE}
     Properties:
