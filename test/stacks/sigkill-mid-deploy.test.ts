@@ -7,16 +7,19 @@
  * provider holds is exactly what the stack lists — nothing duplicated, nothing leaked.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { api, spawnServer, tempDir, type Api } from '../helpers/service.js';
-import { PG_URL, freshSchema, pgSkip } from '../helpers/postgres.js';
-import { sleep, stopServer } from '../faults/helpers.js';
+import { api, type Api } from '../helpers/service.js';
+import { pgSkip } from '../helpers/postgres.js';
+import {
+  assertCreatedOnce,
+  createdLines,
+  killServer,
+  killableServers,
+  until,
+} from '../helpers/slow-notes.js';
 
-const PROVIDER = fileURLToPath(new URL('../fixtures/slow-file-provider/provider.ts', import.meta.url));
 const NAMES = ['a', 'b', 'c', 'd', 'e'];
 /** A chain: each note's text names the one before, so they are created one after another. */
 const TEMPLATE = [
@@ -28,40 +31,12 @@ const TEMPLATE = [
   ]),
 ].join('\n');
 
-const createdLines = (root: string) =>
-  existsSync(join(root, '.creates')) ? readFileSync(join(root, '.creates'), 'utf8').trim().split('\n') : [];
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(100);
-  }
-}
-
 for (const kind of ['sqlite', 'postgresql'] as const)
   test(
     `a server SIGKILLed mid-deploy: the deployment resumes and completes, no resource created twice, nothing leaked [${kind}]`,
     { skip: kind === 'postgresql' ? pgSkip : false, timeout: 120_000 },
     async (t) => {
-      const dir = tempDir('typeplane-stack-kill-');
-      const root = join(dir, 'notes');
-      // Replicas share one secret key (the store's sealed values are theirs alike) and one admin token.
-      const env = {
-        SLOW_PROVIDER_ROOT: root,
-        TYPEPLANE_ADMIN_TOKEN: randomBytes(32).toString('base64url'),
-        TYPEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
-      };
-      const storeArgs =
-        kind === 'postgresql' ? ['--database-url', PG_URL, '--database-schema', freshSchema(t)] : [];
-      const args = ['--provider', PROVIDER, '--lease', '1', ...storeArgs];
-      const first = await spawnServer(join(dir, 'data-1'), args, env);
-      // PostgreSQL: a second replica on the same store, alive throughout.
-      const standby = kind === 'postgresql' ? await spawnServer(join(dir, 'data-2'), args, env) : undefined;
-      let second: Awaited<ReturnType<typeof spawnServer>> | undefined;
-      t.after(() => Promise.all([stopServer(first), stopServer(standby), stopServer(second)]));
+      const { root, first, survivor } = await killableServers(kind, t, 'typeplane-stack-kill-');
 
       const put = await api(first.url, first.token).call('PUT', '/v1/stacks/chain', { template: TEMPLATE });
       assert.equal(put.status, 202, JSON.stringify(put.body));
@@ -69,13 +44,11 @@ for (const kind of ['sqlite', 'postgresql'] as const)
       await until('two notes created', 30_000, async () =>
         createdLines(root).length >= 2 ? true : undefined,
       );
-      first.child.kill('SIGKILL');
-      await new Promise((r) => first.child.once('exit', r));
+      await killServer(first);
       const madeBeforeKill = createdLines(root).length;
       assert.ok(madeBeforeKill < NAMES.length, 'the deployment had not finished when the server died');
 
-      if (!standby) second = await spawnServer(join(dir, 'data-1'), args, env);
-      const server = (standby ?? second)!;
+      const server = await survivor();
       const client: Api = api(server.url, server.token);
       const done = await until('the deployment ended', 60_000, async () => {
         const r = await client.call('GET', '/v1/stacks/chain');
@@ -87,14 +60,7 @@ for (const kind of ['sqlite', 'postgresql'] as const)
       assert.deepEqual(done.resources.map((r: { identifier: string }) => r.identifier).sort(), NAMES);
 
       // One create operation per note: a retried handler step repeats the same request's token.
-      const tokensByName = new Map<string, Set<string>>();
-      for (const line of createdLines(root)) {
-        const [name, token] = line.split(' ');
-        tokensByName.set(name!, (tokensByName.get(name!) ?? new Set()).add(token!));
-      }
-      assert.deepEqual([...tokensByName.keys()].sort(), NAMES);
-      for (const [name, tokens] of tokensByName)
-        assert.equal(tokens.size, 1, `${name} was created by ${tokens.size} operations`);
+      assertCreatedOnce(root, NAMES);
       const notes = readdirSync(root)
         .filter((f) => f.endsWith('.txt'))
         .sort();
