@@ -8,19 +8,14 @@ import { after, before, test } from 'node:test';
 import { exchange } from '../../src/cli/exchange.js';
 import { BICEP_FILES } from '../../src/codegen/artifact.js';
 import { settle, startTestService, type TestService } from '../helpers/service.js';
-import { BOX, LOGIN, RECIPE, SAMPLE_MANIFEST, SAMPLE_TYPE } from './fixtures.js';
+import { RECIPE, registerSampleTypes, SAMPLE_MANIFEST, SAMPLE_TYPE } from './fixtures.js';
 
 let s: TestService;
 const NAMESPACE = 'MyCompany.Resources';
 
 before(async () => {
   s = await startTestService();
-  for (const doc of [BOX, LOGIN, SAMPLE_MANIFEST]) {
-    const r = await s.call('POST', '/v1/types', doc, {
-      'content-type': doc.startsWith('{') ? 'application/json' : 'application/yaml',
-    });
-    assert.equal(r.status, 201, JSON.stringify(r.body));
-  }
+  await registerSampleTypes(s);
 });
 after(() => s.close());
 

@@ -10,19 +10,14 @@ import { eachStoreService, type StoreService } from '../helpers/each-store.js';
 import { heldProvider } from '../helpers/providers.js';
 import { settle, type Api } from '../helpers/service.js';
 import { stackNameOf } from '../../src/recipes/provider.js';
-import { BOX, BOX_TYPE, LOGIN, LOGIN_TYPE, RECIPE, SAMPLE_MANIFEST, SAMPLE_TYPE } from './fixtures.js';
+import { BOX_TYPE, LOGIN_TYPE, RECIPE, registerSampleTypes, SAMPLE_TYPE } from './fixtures.js';
 
 const enc = encodeURIComponent;
 const SAMPLE = `/v1/resources/${enc(SAMPLE_TYPE)}`;
 
 /** The lower types, the sample type and its recipe (version 1), registered by the admin. */
 async function setUp(s: Api): Promise<void> {
-  for (const doc of [BOX, LOGIN, SAMPLE_MANIFEST]) {
-    const r = await s.call('POST', '/v1/types', doc, {
-      'content-type': doc.startsWith('{') ? 'application/json' : 'application/yaml',
-    });
-    assert.equal(r.status, 201, JSON.stringify(r.body));
-  }
+  await registerSampleTypes(s);
   const reg = await s.call('POST', '/v1/recipes', {
     typeName: SAMPLE_TYPE,
     template: RECIPE,
@@ -63,7 +58,7 @@ async function recipeStacks(s: Api): Promise<string[]> {
 }
 
 eachStoreService(
-  'a create sent twice with one client token makes one instance and one set of lower resources; another create of the name fails AlreadyExists and makes nothing',
+  'one client token makes one instance and one set of lower resources, a taken name fails AlreadyExists making nothing, read and list answer instances with their outputs, and delete removes every lower resource, dependents first',
   async (s) => {
     await setUp(s);
     const first = await create(s, { name: 'orders', size: 'S' }, 'orders-token-1');
@@ -117,6 +112,53 @@ eachStoreService(
     assert.equal(boxes.get('race_db')!.Size, won.resourceModel.size, 'the winner made it');
     assert.deepEqual([...(await lower(s, LOGIN_TYPE)).keys()].sort(), ['orders_user', 'race_user']);
     assert.equal((await recipeStacks(s)).length, 2);
+
+    const read = await s.call('GET', `${SAMPLE}/race`);
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.deepEqual(read.body.properties, {
+      name: 'race',
+      size: won.resourceModel.size,
+      status: {
+        binding: { hostname: 'default.db.internal', username: 'race_user', secret: 'race_db/password' },
+        recipe: { templateKind: 'cloudformation', templatePath: 'recipe.yaml', templateVersion: '1' },
+      },
+    });
+    const listed = await s.call('GET', SAMPLE);
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.deepEqual(
+      listed.body.resourceDescriptions.map((d: { identifier: string }) => d.identifier).sort(),
+      ['orders', 'race'],
+    );
+    assert.equal(
+      listed.body.resourceDescriptions.find((d: { identifier: string }) => d.identifier === 'orders')
+        .properties.status.binding.username,
+      'orders_user',
+    );
+
+    const stack = stackNameOf(SAMPLE_TYPE, 'race');
+    const gone = await s.call('DELETE', `${SAMPLE}/race`);
+    assert.equal(gone.status, 202, JSON.stringify(gone.body));
+    const deleted = await settle(s, gone.body.progressEvent.requestToken, 20_000);
+    assert.equal(deleted.operationStatus, 'SUCCESS', JSON.stringify(deleted));
+    assert.equal((await s.call('GET', `${SAMPLE}/race`)).status, 404);
+    assert.deepEqual([...(await lower(s, BOX_TYPE)).keys()], ['orders_db']);
+    assert.deepEqual([...(await lower(s, LOGIN_TYPE)).keys()], ['orders_user']);
+    assert.deepEqual(await recipeStacks(s), [stackNameOf(SAMPLE_TYPE, 'orders')]);
+
+    // The login refers to the database: it went first (the events come oldest first).
+    const events = await s.call('GET', `/v1/stacks/${stack}/events?maxResults=200`);
+    assert.equal(events.status, 200, JSON.stringify(events.body));
+    const all = events.body.events as { logicalId: string; status: string; time: string }[];
+    const times = all.map((e) => Date.parse(e.time));
+    assert.deepEqual(
+      times,
+      [...times].sort((x, y) => x - y),
+      'events in order',
+    );
+    const order = all
+      .filter((e) => e.status === 'DELETE_COMPLETE' && e.logicalId !== stack)
+      .map((e) => e.logicalId);
+    assert.deepEqual(order, ['Login', 'Database'], JSON.stringify(all));
   },
 );
 
@@ -185,68 +227,6 @@ eachStoreService(
     const after = await s.call('GET', `${SAMPLE}/orders`);
     assert.equal(after.body.properties.status.recipe.templateVersion, '2');
     assert.equal(after.body.properties.status.binding.secret, 'orders_data/password');
-  },
-);
-
-eachStoreService(
-  'read answers the instance with its outputs, list lists the instances, and delete removes every lower resource, dependents first',
-  async (s) => {
-    await setUp(s);
-    for (const [name, size] of [
-      ['orders', 'S'],
-      ['billing', 'L'],
-    ])
-      assert.equal(
-        (await settle(s, (await create(s, { name, size })).requestToken, 20_000)).operationStatus,
-        'SUCCESS',
-      );
-
-    const read = await s.call('GET', `${SAMPLE}/billing`);
-    assert.equal(read.status, 200, JSON.stringify(read.body));
-    assert.deepEqual(read.body.properties, {
-      name: 'billing',
-      size: 'L',
-      status: {
-        binding: { hostname: 'default.db.internal', username: 'billing_user', secret: 'billing_db/password' },
-        recipe: { templateKind: 'cloudformation', templatePath: 'recipe.yaml', templateVersion: '1' },
-      },
-    });
-    const listed = await s.call('GET', SAMPLE);
-    assert.equal(listed.status, 200, JSON.stringify(listed.body));
-    assert.deepEqual(
-      listed.body.resourceDescriptions.map((d: { identifier: string }) => d.identifier).sort(),
-      ['billing', 'orders'],
-    );
-    assert.equal(
-      listed.body.resourceDescriptions.find((d: { identifier: string }) => d.identifier === 'orders')
-        .properties.status.binding.username,
-      'orders_user',
-    );
-
-    const stack = stackNameOf(SAMPLE_TYPE, 'billing');
-    const gone = await s.call('DELETE', `${SAMPLE}/billing`);
-    assert.equal(gone.status, 202, JSON.stringify(gone.body));
-    const deleted = await settle(s, gone.body.progressEvent.requestToken, 20_000);
-    assert.equal(deleted.operationStatus, 'SUCCESS', JSON.stringify(deleted));
-    assert.equal((await s.call('GET', `${SAMPLE}/billing`)).status, 404);
-    assert.deepEqual([...(await lower(s, BOX_TYPE)).keys()], ['orders_db']);
-    assert.deepEqual([...(await lower(s, LOGIN_TYPE)).keys()], ['orders_user']);
-    assert.deepEqual(await recipeStacks(s), [stackNameOf(SAMPLE_TYPE, 'orders')]);
-
-    // The login refers to the database: it went first (the events come oldest first).
-    const events = await s.call('GET', `/v1/stacks/${stack}/events?maxResults=200`);
-    assert.equal(events.status, 200, JSON.stringify(events.body));
-    const all = events.body.events as { logicalId: string; status: string; time: string }[];
-    const times = all.map((e) => Date.parse(e.time));
-    assert.deepEqual(
-      times,
-      [...times].sort((x, y) => x - y),
-      'events in order',
-    );
-    const order = all
-      .filter((e) => e.status === 'DELETE_COMPLETE' && e.logicalId !== stack)
-      .map((e) => e.logicalId);
-    assert.deepEqual(order, ['Login', 'Database'], JSON.stringify(all));
   },
 );
 

@@ -9,12 +9,10 @@ import { eachStoreService } from '../helpers/each-store.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { settle, type Api } from '../helpers/service.js';
 import {
-  BOX,
   BOX_TYPE,
-  LOGIN,
   LOGIN_TYPE,
   RECIPE as SAMPLE_RECIPE,
-  SAMPLE_MANIFEST,
+  registerSampleTypes,
   SAMPLE_TYPE,
 } from './fixtures.js';
 
@@ -48,12 +46,7 @@ Outputs:
 `;
 
 async function setUp(s: Api): Promise<void> {
-  for (const doc of [BOX, LOGIN, SAMPLE_MANIFEST]) {
-    const r = await s.call('POST', '/v1/types', doc, {
-      'content-type': doc.startsWith('{') ? 'application/json' : 'application/yaml',
-    });
-    assert.equal(r.status, 201, JSON.stringify(r.body));
-  }
+  await registerSampleTypes(s);
   const reg = await s.call('POST', '/v1/recipes', { typeName: SAMPLE_TYPE, template: RECIPE });
   assert.equal(reg.status, 201, JSON.stringify(reg.body));
 }

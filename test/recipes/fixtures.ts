@@ -78,3 +78,21 @@ Outputs:
         status.binding.username: !Ref Login
         status.binding.secret: !Sub '\${Database}/password'
 `;
+
+/** Register the lower-level types and the sample type (as the admin `api` is), as each recipe test starts. */
+export async function registerSampleTypes(api: {
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: unknown }>;
+}): Promise<void> {
+  for (const doc of [BOX, LOGIN, SAMPLE_MANIFEST]) {
+    const r = await api.call('POST', '/v1/types', doc, {
+      'content-type': doc.startsWith('{') ? 'application/json' : 'application/yaml',
+    });
+    if (r.status !== 201)
+      throw new Error(`registering a type answered ${r.status}: ${JSON.stringify(r.body)}`);
+  }
+}
