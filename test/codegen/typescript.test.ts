@@ -541,7 +541,7 @@ test('the CLI writes a file, refuses invalid input without writing, and reports 
     const ok = cli('examples', '--out', out);
     assert.equal(ok.status, 0, ok.stderr);
     assert.equal(ok.stdout, '');
-    assert.match(ok.stderr, /wrote 7 types to /);
+    assert.match(ok.stderr, /wrote 8 types to /);
     const written = readFileSync(out, 'utf8');
     assert.match(written, /export interface TypeplaneDataPostgresDatabases \{/);
     assert.match(written, /export interface TypeplanePostgreSQLDatabase \{/);
