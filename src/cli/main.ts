@@ -30,6 +30,7 @@ const COMMANDS: [names: string[], load: () => Promise<Register[]>][] = [
   ],
   [['type', 'resource', 'request'], api],
   [['stack'], () => import('./stack-commands.js').then((m) => [m.registerStackCommands])],
+  [['recipe', 'environment'], () => import('./recipe-commands.js').then((m) => [m.registerRecipeCommands])],
   [['token'], () => import('./token-commands.js').then((m) => [m.registerTokenCommands])],
   [['test'], () => import('./test-command.js').then((m) => [m.registerTest])],
   [['diff'], () => import('./diff.js').then((m) => [m.registerDiff])],

@@ -17,7 +17,7 @@ import {
 } from './api-commands.js';
 import { columns, render } from './client.js';
 import { readLocal, type FileKind } from './local-files.js';
-import { UsageError } from './usage.js';
+import { EXIT, UsageError } from './usage.js';
 
 const enc = encodeURIComponent;
 
@@ -103,6 +103,50 @@ export function registerResourceCommands(program: Command): void {
         ) + '\n',
       );
     }),
+  );
+
+  examples(
+    common(
+      resource
+        .command('drift')
+        .argument('<typeName>')
+        .argument('<identifier>')
+        .description(
+          'the drift of the resources a recipe made for this resource (read through their providers)',
+        )
+        .addHelpText(
+          'after',
+          `\nExit codes: ${EXIT.ok} in sync; ${EXIT.drifted} drifted (a resource was modified or deleted); ${EXIT.failed} the check failed or the server refused it; ${EXIT.usage} usage error.`,
+        ),
+    ),
+    ['typeplane resource drift MyCompany.Resources/postgresDatabases orders'],
+  ).action(
+    action(async (typeName: string, identifier: string, options: Common) =>
+      (await import('./recipe-commands.js')).instanceDrift(typeName, identifier, options),
+    ),
+  );
+  examples(
+    waitOption(
+      common(
+        resource
+          .command('upgrade')
+          .argument('<typeName>')
+          .argument('<identifier>')
+          .description(
+            "move a recipe-made resource to its recipe's latest version: the plan first, applied with --yes",
+          )
+          .option('--yes', 'apply the plan (without it, only the plan is shown)'),
+      ),
+    ).option('--no-wait', 'return once the upgrade is accepted (the default)'),
+    [
+      'typeplane resource upgrade MyCompany.Resources/postgresDatabases orders',
+      'typeplane resource upgrade MyCompany.Resources/postgresDatabases orders --yes --wait',
+    ],
+  ).action(
+    action(
+      async (typeName: string, identifier: string, options: Common & { yes?: boolean; wait?: unknown }) =>
+        (await import('./recipe-commands.js')).instanceUpgrade(typeName, identifier, options),
+    ),
   );
 
   const report = group(program, 'type')

@@ -29,9 +29,10 @@ interface Started {
   stack: StackView;
 }
 
-interface PlannedChange {
+export interface PlannedChange {
   logicalId: string;
-  type: string;
+  /** Absent where the caller may not see the resource's type. */
+  type?: string;
   action: string;
   identifier?: string;
   patch?: { op: string; path: string; value?: unknown }[];
@@ -74,7 +75,7 @@ const POLL_MS = 300;
 const SUCCEEDED = new Set(['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'DELETE_COMPLETE']);
 const ENDED = /(_COMPLETE|_FAILED)$/;
 
-type WithParameters = Common & { parameters?: string[]; parametersFile?: string };
+export type WithParameters = Common & { parameters?: string[]; parametersFile?: string };
 type Waiting = Common & { wait: boolean; rollback?: boolean; clientToken?: string };
 
 /**
@@ -82,7 +83,10 @@ type Waiting = Common & { wait: boolean; rollback?: boolean; clientToken?: strin
  * ParameterValue, JSON or YAML: secrets stay out of the shell's history and the process list), then
  * `--parameters K=V …` over it. A malformed one is a usage error naming the flag.
  */
-async function parametersOf(options: WithParameters, command: Command): Promise<Record<string, unknown>> {
+export async function parametersOf(
+  options: WithParameters,
+  command: Command,
+): Promise<Record<string, unknown>> {
   const usage = (flag: string, message: string): never =>
     command.error(`error: ${flag}: ${message}`, { exitCode: 2, code: 'typeplane.usage' });
   let fromFile: Record<string, unknown> = {};
@@ -125,7 +129,7 @@ function parameterMap(value: unknown): Record<string, unknown> | undefined {
 }
 
 /** A template diagnostic as the server answers it. */
-interface Located {
+export interface Located {
   severity: string;
   rule: string;
   message: string;
@@ -134,7 +138,7 @@ interface Located {
 }
 
 /** `file:line:col severity rule message`, as compilers print a diagnostic. */
-function locatedLine(d: Located & { file: string }): string {
+export function locatedLine(d: Located & { file: string }): string {
   return `${d.file}:${d.line ?? 1}:${d.column ?? 1} ${d.severity} ${d.rule} ${d.message}`;
 }
 
@@ -147,7 +151,7 @@ function locate<T>(file: string, promise: Promise<T>): Promise<T> {
   });
 }
 
-function parametersOption(command: Command): Command {
+export function parametersOption(command: Command): Command {
   return command
     .option('--parameters <pairs...>', 'parameter values, Name=Value (NoEcho values are never shown)')
     .option(
@@ -191,6 +195,15 @@ function planTable(
   plan: { planId: string; current?: boolean; changes: PlannedChange[] },
   name: string,
 ): string {
+  return [
+    changesTable(plan.changes),
+    '',
+    `plan ${plan.planId}; apply it with: typeplane stack apply ${name} ${plan.planId}`,
+  ].join('\n');
+}
+
+/** Planned changes: one row each, then what each in-place change does to which property. */
+export function changesTable(changes: PlannedChange[]): string {
   const detail = (c: PlannedChange) => {
     if (c.action === 'Replace' && c.replacement)
       return `${c.replacement.properties.join(', ')} cannot change in place${c.replacement.deleteFirst ? '; the old one is deleted first' : ''}`;
@@ -199,11 +212,11 @@ function planTable(
     if (c.action === 'Remove' && c.retain) return 'Retain: kept, leaves the stack';
     return '';
   };
-  const modified = plan.changes.filter((c) => c.action === 'Modify' && c.patch);
+  const modified = changes.filter((c) => c.action === 'Modify' && c.patch);
   return [
     columns(
       ['ACTION', 'LOGICAL ID', 'TYPE', 'DETAIL'],
-      plan.changes.map((c) => [c.action, c.logicalId, c.type, detail(c)]),
+      changes.map((c) => [c.action, c.logicalId, c.type ?? '-', detail(c)]),
     ),
     ...modified.map((c) =>
       [
@@ -218,8 +231,6 @@ function planTable(
           .map((line) => `  ${line}`),
       ].join('\n'),
     ),
-    '',
-    `plan ${plan.planId}; apply it with: typeplane stack apply ${name} ${plan.planId}`,
   ].join('\n');
 }
 
@@ -241,6 +252,26 @@ function beforeAfter(before: unknown, op: { op: string; value?: unknown }): stri
   const text = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
   const [was, will] = aroundDifference(text(before), text(op.op === 'remove' ? undefined : op.value));
   return `${was} → ${will}`;
+}
+
+/** A drift answer's resources, a row per difference (one for a resource in sync). */
+export interface DriftedResource {
+  logicalId: string;
+  /** Absent where the caller may not see the resource's type. */
+  type?: string;
+  status: string;
+  differences: { path: string; expected?: unknown; actual?: unknown; kind: string }[];
+}
+
+export function driftTable(resources: DriftedResource[]): string {
+  return columns(
+    ['LOGICAL ID', 'TYPE', 'DRIFT', 'PATH', 'EXPECTED → ACTUAL'],
+    resources.flatMap((r) =>
+      r.differences.length === 0
+        ? [[r.logicalId, r.type ?? '-', r.status, '', '']]
+        : r.differences.map((d) => [r.logicalId, r.type ?? '-', r.status, d.path, change(d)]),
+    ),
+  );
 }
 
 /** A drifted value as `expected → actual`, each shortened around where they differ ('-' for none). */
@@ -570,28 +601,13 @@ export function registerStackCommands(program: Command): void {
       ),
   ).action(
     action(async (name: string, options: Common) => {
-      const out = await clientFor(options).call<{
-        status: string;
-        resources: {
-          logicalId: string;
-          type: string;
-          status: string;
-          differences: { path: string; expected?: unknown; actual?: unknown; kind: string }[];
-        }[];
-      }>('GET', `/v1/stacks/${enc(name)}/drift`);
+      const out = await clientFor(options).call<{ status: string; resources: DriftedResource[] }>(
+        'GET',
+        `/v1/stacks/${enc(name)}/drift`,
+      );
       process.stdout.write(
         render(out, options.output, () =>
-          [
-            `stack ${name}: ${out.status}`,
-            columns(
-              ['LOGICAL ID', 'TYPE', 'DRIFT', 'PATH', 'EXPECTED → ACTUAL'],
-              out.resources.flatMap((r) =>
-                r.differences.length === 0
-                  ? [[r.logicalId, r.type, r.status, '', '']]
-                  : r.differences.map((d) => [r.logicalId, r.type, r.status, d.path, change(d)]),
-              ),
-            ),
-          ].join('\n'),
+          [`stack ${name}: ${out.status}`, driftTable(out.resources)].join('\n'),
         ) + '\n',
       );
       return out.status === 'IN_SYNC' ? EXIT.ok : EXIT.drifted;
