@@ -31,7 +31,7 @@
  * work on a shared machine moves one round, not the verdict.
  */
 import { createHmac, hash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -39,6 +39,7 @@ import { join } from 'node:path';
 import {
   WIDGET_SCHEMA,
   WIDGET_TYPE,
+  cpuSecondsOf,
   fmt,
   pinApart,
   quantile,
@@ -59,18 +60,6 @@ const TARGET = 0.8;
 const CREATE_POOL = Number(process.env.CREATE_POOL ?? 60_000);
 const READ_SAMPLE = 20_000;
 const TYPE_PATH = `/v1/resources/${encodeURIComponent(WIDGET_TYPE)}`;
-
-/** CPU seconds a process has used so far, from /proc; NaN where there is none. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, in clock ticks of 1/100 s.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 // ---- The HTTP client and the SigV4 signer -------------------------------------------------------------
 
@@ -162,7 +151,7 @@ interface Phase {
 type Op = (client: number, seq: number) => Promise<string | undefined>;
 
 async function phase(seconds: number, op: Op): Promise<Phase> {
-  const cpu0 = cpuSeconds(server.child.pid);
+  const cpu0 = cpuSecondsOf(server.child.pid);
   const client0 = process.cpuUsage();
   const { ok, failed, firstFailure, latencies, seconds: wall } = await closedLoop(CLIENTS, seconds, op);
   const client = process.cpuUsage(client0);
@@ -172,7 +161,7 @@ async function phase(seconds: number, op: Op): Promise<Phase> {
     failed,
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
-    serverCpu: (cpuSeconds(server.child.pid) - cpu0) / wall,
+    serverCpu: (cpuSecondsOf(server.child.pid) - cpu0) / wall,
     clientCpu: (client.user + client.system) / 1e6 / wall,
     ...(firstFailure === undefined ? {} : { firstFailure }),
     latencies,

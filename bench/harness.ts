@@ -239,6 +239,18 @@ export function memoryOf(pid: number | undefined): { rssMb: number; peakMb: numb
   }
 }
 
+/** CPU seconds (user and system) a process has used so far, from /proc; NaN where there is none. */
+export function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, in clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 export function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
