@@ -7,7 +7,7 @@
 import { HandlerError } from '../handler/types.js';
 import type { ResourceType } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
-import { loadTemplate } from '../stacks/index.js';
+import { loadRecipeTemplate } from './parsed.js';
 import { CONTEXT, pathInfo, valueAt, type RecipeContext } from './context.js';
 import { activePart, rewriteContext } from './rewrite.js';
 import type { RecipeSpec } from './spec.js';
@@ -34,7 +34,7 @@ export function bindRecipe(options: {
   overrides: Record<string, unknown>;
 }): Bound {
   const { type, context } = options;
-  const loaded = loadTemplate(options.template);
+  const loaded = loadRecipeTemplate(options.template);
   if (!loaded.template)
     throw new HandlerError('InternalFailure', 'the recipe template no longer reads as a template');
   const template = loaded.template;

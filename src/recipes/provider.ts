@@ -15,7 +15,7 @@ import { applicationOf, environmentOf, underWriteOnly, type RecipeContext } from
 import { bindRecipe, type Bound } from './bind.js';
 import type { InstanceRecord, RecipeStore, RecipeVersion } from './records.js';
 import { outputTargets, readSpec, RESULT } from './spec.js';
-import { loadTemplate } from '../stacks/index.js';
+import { loadRecipeTemplate } from './parsed.js';
 
 export const RECIPE_PROVIDER_NAME = 'recipes';
 export const DEFAULT_ENVIRONMENT = 'default';
@@ -204,7 +204,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   ): Promise<Model> => {
     const model = structuredClone(desired);
     const outputs = await stacks.outputValues(record.stack);
-    const loaded = loadTemplate(version.template);
+    const loaded = loadRecipeTemplate(version.template);
     const doc = (loaded.template?.document.value ?? {}) as Record<string, unknown>;
     const { targets } = outputTargets(type, doc, readSpec(doc).spec);
     for (const target of targets) {
@@ -299,7 +299,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       if (!version)
         return failed('InternalFailure', `recipe ${recipeName}@${head.latest} is missing from the store`);
       const generated: Record<string, string> = {};
-      const loaded = loadTemplate(version.template);
+      const loaded = loadRecipeTemplate(version.template);
       const doc = (loaded.template?.document.value ?? {}) as Record<string, unknown>;
       for (const name of readSpec(doc).spec.generated)
         generated[name] = randomBytes(24).toString('base64url');
