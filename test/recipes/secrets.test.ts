@@ -81,7 +81,8 @@ const dir = tempDir('typeplane-recipe-secrets-');
 const dataDir = join(dir, 'data');
 const root = join(dir, 'boxes');
 const secretKey = randomBytes(32).toString('base64');
-const adminKeys = [`ak-${randomBytes(12).toString('hex')}`, `ak-${randomBytes(12).toString('hex')}`];
+/** The instance's key, its changed key, and the key of an instance whose provider fails quoting it. */
+const adminKeys = [0, 1, 2].map(() => `ak-${randomBytes(12).toString('hex')}`);
 let server: Awaited<ReturnType<typeof spawnServer>>;
 let admin: Api;
 /** Every answer the server gave, as text. */
@@ -126,6 +127,9 @@ function assertNowhere(secret: string, what: string): void {
 }
 
 let password: string;
+/** The password generated for the instance whose create failed. */
+let leakedPassword: string;
+let failure: { operationStatus: string; errorCode: string; statusMessage: string };
 
 before(async () => {
   server = await spawnServer(dataDir, ['--provider', PROVIDER, '--log-level', 'debug'], {
@@ -156,6 +160,15 @@ before(async () => {
   assert.equal(handed().AdminKey, adminKeys[1]);
   assert.equal(handed().Password, password);
 
+  // A provider that quotes the secrets in its failure: the recipe rolls back and fails, masked.
+  const leaky = await call('POST', `/v1/resources/${T}`, {
+    desiredState: { name: 'leaky', adminKey: adminKeys[2] },
+  });
+  failure = await follow(leaky.progressEvent.requestToken);
+  leakedPassword = (JSON.parse(readFileSync(join(root, '.failed-leaky.txt'), 'utf8')) as { Password: string })
+    .Password;
+  const leakyStack = stackNameOf(VAULT_TYPE, 'leaky');
+
   for (const path of [
     `/v1/resources/${T}/orders`,
     `/v1/resources/${T}`,
@@ -172,6 +185,8 @@ before(async () => {
     '/v1/environments/default',
     `/v1/resources/${enc(BOX_TYPE)}/orders`,
     `/v1/resources/${enc(BOX_TYPE)}`,
+    '/v1/stacks?deleted=true',
+    `/v1/stacks/${leakyStack}/events?maxResults=1000`,
   ])
     await call('GET', path);
 });
@@ -190,6 +205,17 @@ test('the instance reads back its outputs, without the write-only password or ad
   assert.notEqual(secret.value, password);
 });
 
+test("a provider's failure quoting the secrets fails the instance with its code and words, the secrets masked", () => {
+  assert.equal(failure.operationStatus, 'FAILED', JSON.stringify(failure));
+  assert.equal(failure.errorCode, 'InvalidRequest', JSON.stringify(failure));
+  assert.match(failure.statusMessage, /Box: password \S+ is refused for admin key \S+/);
+  assert.ok(leakedPassword.length >= 24, leakedPassword);
+  assert.ok(!failure.statusMessage.includes(leakedPassword), failure.statusMessage);
+  assert.ok(!failure.statusMessage.includes(adminKeys[2]!), failure.statusMessage);
+  assertNowhere(leakedPassword, "the failed instance's password");
+  assertNowhere(adminKeys[2]!, "the failed instance's adminKey");
+});
+
 test('the generated password and the write-only inputs appear in no answer, log line or store file', () => {
   // The search finds what is there: the output, and the type in the store's files.
   assert.ok(answers.some((a) => a.includes('orders.vault.internal')));
@@ -205,6 +231,8 @@ test("the password stays in the instance's sealed record, and the store files st
   await stopServer(server);
   assertNowhere(password, 'the generated password');
   assertNowhere(adminKeys[1]!, 'the adminKey');
+  assertNowhere(leakedPassword, "the failed instance's password");
+  assertNowhere(adminKeys[2]!, "the failed instance's adminKey");
   const store = await openSqliteStore(join(dataDir, 'typeplane.db'));
   try {
     const records = new RecipeStore(store, createSealer(Buffer.from(secretKey, 'base64')));
@@ -213,6 +241,7 @@ test("the password stays in the instance's sealed record, and the store files st
     assert.equal(held.record.model?.password, password, 'the secret output filled the write-only property');
     assert.equal(held.record.model?.adminKey, adminKeys[1]);
     assert.deepEqual(held.record.generated, { Password: password });
+    assert.equal(await records.getInstance(VAULT_TYPE, 'leaky'), undefined, 'the failed one left nothing');
   } finally {
     await store.close();
   }
