@@ -2,14 +2,9 @@
  * @module Stacks: deploy many resources from one template (CloudFormation format) — validate, plan,
  * apply in dependency order, roll back, delete, detect drift. See docs/stacks.md.
  */
-export {
-  Stacks,
-  type StacksOptions,
-  type StackView,
-  type Started,
-  type ResourceDrift,
-  type DriftDifference,
-} from './stacks.js';
+export { Stacks, type StacksOptions } from './stacks.js';
+export type { StackView, Started } from './views.js';
+export type { ResourceDrift, DriftDifference } from './drift.js';
 export { STACK_RULES, invalidTemplate, type StackRuleId } from './rules.js';
 export { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
 export { parseParameterPairs, MASK } from './parameters.js';

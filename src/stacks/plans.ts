@@ -1,0 +1,84 @@
+/**
+ * @module The plan stage: a stack's plan made (its changes computed against the stack's resources)
+ * and stored as data, to be shown and applied later by id; and a stored plan read back, with whether
+ * the stack is still as the plan assumed.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Diagnostic } from '../schema/index.js';
+import type { StacksCore } from './core.js';
+import { importedValues } from './imports.js';
+import { computePlan, type PlannedChange } from './plan.js';
+import { planNotFound, recordedTypes, typesOf, unnamed, type Authorize } from './reach.js';
+import type { PlanRecord } from './records.js';
+import { NEVER_CREATED } from './status.js';
+import { sealParameters } from './stored-parameters.js';
+import { analyzeForStack } from './validate.js';
+
+/** A stored plan as an answer shows it. */
+export interface PlanView {
+  planId: string;
+  stackName: string;
+  createdAt: string;
+  changes: PlannedChange[];
+  /** The template's warnings (an answer carries them as validate does). */
+  diagnostics: Diagnostic[];
+  current: boolean;
+}
+
+export async function makePlan(
+  core: StacksCore,
+  name: string,
+  text: string,
+  parameters: Record<string, unknown>,
+  authorize: Authorize,
+): Promise<PlanRecord> {
+  const analysis = await analyzeForStack(core, name, text, parameters, authorize);
+  const current = await core.records.getStack(name);
+  authorize(typesOf(analysis));
+  if (current) await unnamed(`stack ${name}`, async () => authorize(await recordedTypes(core.records, name)));
+  const records =
+    current && !NEVER_CREATED.has(current.record.status) ? await core.records.getResources(name) : new Map();
+  const stackId = current?.record.stackId ?? 'known after apply';
+  const imports = await importedValues(core.records, analysis.template);
+  const changes = computePlan(analysis, records, {
+    stackName: name,
+    stackId,
+    pseudo: core.ctx.pseudo,
+    importValue: (n) => imports.get(n)?.value,
+  });
+  const plan: PlanRecord = {
+    planId: randomUUID(),
+    stack: name,
+    baseVersion: current?.record.version ?? 0,
+    template: text,
+    parameters: sealParameters(core.records, name, parameters, analysis.secretParameters),
+    changes,
+    warnings: analysis.warnings,
+    createdAt: new Date().toISOString(),
+  };
+  await core.records.putPlan(plan);
+  return plan;
+}
+
+export async function getPlan(
+  core: StacksCore,
+  name: string,
+  planId: string,
+  authorize: Authorize,
+): Promise<PlanView> {
+  const plan = await core.records.getPlan(name, planId);
+  if (!plan || plan.stack !== name) throw planNotFound(name, planId);
+  // The caller named the plan only: a refusal names none of its types.
+  await unnamed(`plan ${planId}`, () =>
+    authorize([...new Set((plan.changes as PlannedChange[]).map((c) => c.type))]),
+  );
+  const stack = await core.records.getStack(name);
+  return {
+    planId,
+    stackName: name,
+    createdAt: plan.createdAt,
+    changes: plan.changes as PlannedChange[],
+    diagnostics: (plan.warnings ?? []) as Diagnostic[],
+    current: (stack?.record.version ?? 0) === plan.baseVersion,
+  };
+}

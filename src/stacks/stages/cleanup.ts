@@ -1,0 +1,49 @@
+/**
+ * @module The cleanup stage of a successful deployment: the resources it replaced, then those the
+ * template no longer has (or whose condition is now false), deleted last, in reverse order.
+ */
+import { deleteInReverse } from './delete.js';
+import { stepToken, type DeploymentState } from './state.js';
+
+export async function cleanup(d: DeploymentState): Promise<void> {
+  const analysis = d.analysis!;
+  const scope = d.scope(analysis);
+  for (const rec of [...d.resources.values()]) {
+    if (!rec.replaced || rec.deployment !== d.id) continue;
+    const old = rec.replaced;
+    if (rec.updateReplacePolicy === 'Retain') {
+      await d.resourceEvent(
+        rec.logicalId,
+        old.type,
+        old.identifier,
+        'DELETE_SKIPPED',
+        'UpdateReplacePolicy: Retain',
+      );
+    } else {
+      await d.resourceEvent(rec.logicalId, old.type, old.identifier, 'DELETE_IN_PROGRESS', 'replaced');
+      const event = await d.operate(rec.logicalId, () =>
+        d.ctx.engine.delete(
+          old.type,
+          old.identifier,
+          stepToken(d.id, 'cleanup-replaced', rec.logicalId),
+          d.caller,
+        ),
+      );
+      const ok = event.operationStatus === 'SUCCESS' || event.errorCode === 'NotFound';
+      await d.resourceEvent(
+        rec.logicalId,
+        old.type,
+        old.identifier,
+        ok ? 'DELETE_COMPLETE' : 'DELETE_FAILED',
+        ok ? undefined : d.reason(event),
+      );
+      if (!ok) continue;
+    }
+    const { replaced: _done, ...rest } = rec;
+    await d.save(rest);
+  }
+  const removed = [...d.resources.values()].filter(
+    (r) => !analysis.resources.has(r.logicalId) || scope.included(r.logicalId) === false,
+  );
+  await deleteInReverse(d, removed, 'remove');
+}

@@ -1,0 +1,197 @@
+/**
+ * @module The forward stage: the template's resources created or updated (or replaced) in
+ * dependency order, independent ones in parallel, then its outputs evaluated. Each step keeps in its
+ * record what a rollback needs: the resource as it was before this deployment.
+ */
+import type { ResourceType } from '../../schema/index.js';
+import { asEvaluationError } from '../analyze.js';
+import { conformProperties } from '../conform.js';
+import { walkGraph } from '../graph.js';
+import { EvaluationError, containsUnknown, evaluate, type Scope } from '../intrinsics.js';
+import { decideNamed, physicalName } from '../physical-names.js';
+import type { ResourceRecord } from '../records.js';
+import { evaluateOutputs } from './outputs.js';
+import { stepToken, type DeploymentState } from './state.js';
+
+/** Whether every resource is in place and the outputs evaluate. */
+export async function forward(d: DeploymentState): Promise<boolean> {
+  const analysis = d.analysis!;
+  const scope = d.scope(analysis);
+  const result = await walkGraph(
+    analysis.order,
+    (id) => analysis.resources.get(id)!.dependsOn,
+    d.ctx.concurrency,
+    (id) => forwardStep(d, id, scope),
+  );
+  if (result.failed.length > 0) return false;
+  // Outputs are part of the deployment: one that cannot be evaluated fails it.
+  try {
+    d.outputs = evaluateOutputs(d, scope);
+  } catch (e) {
+    await d.fail(`output: ${asEvaluationError(e, '/Outputs').message}`);
+    return false;
+  }
+  return true;
+}
+
+async function forwardStep(d: DeploymentState, logicalId: string, scope: Scope): Promise<boolean> {
+  if (d.lost()) return false;
+  const analyzed = d.analysis!.resources.get(logicalId)!;
+  const type = analyzed.compiled.type;
+  const rec = d.resources.get(logicalId);
+  if (rec?.deployment === d.id && (rec.status === 'CREATE_COMPLETE' || rec.status === 'UPDATE_COMPLETE'))
+    return true; // done before a restart
+  let desired: Record<string, unknown>;
+  try {
+    const included = scope.included(logicalId);
+    if (included === false) return true; // removed in cleanup, if it exists
+    const value = evaluate(analyzed.declaration.properties, scope, `/Resources/${logicalId}/Properties`);
+    if (containsUnknown(value))
+      throw new EvaluationError(
+        'TP4014',
+        `/Resources/${logicalId}/Properties`,
+        'a value is still unknown after the resources it depends on ran',
+      );
+    desired = conformProperties(type, value as Record<string, unknown>);
+  } catch (e) {
+    // Evaluating again gives the same answer: the step fails (and the deployment rolls back), it is
+    // never left to be resumed and thrown again after every lease.
+    const error = asEvaluationError(e, `/Resources/${logicalId}/Properties`);
+    await d.resourceEvent(
+      logicalId,
+      type.typeName,
+      rec?.identifier,
+      rec ? 'UPDATE_FAILED' : 'CREATE_FAILED',
+      error.message,
+    );
+    await d.fail(`${logicalId}: ${error.message}`);
+    return false;
+  }
+  const named = decideNamed(type, rec, desired, () => physicalName(type, d.name, logicalId, d.id));
+  const decision = named.decision;
+  desired = named.desired;
+  const base = baseRecord(d, logicalId, type, rec);
+  if (named.physicalName !== undefined) base.physicalName = named.physicalName;
+  else delete base.physicalName;
+  switch (decision.action) {
+    case 'NoChange':
+      return true;
+    case 'Add':
+      return create(d, logicalId, type, desired, base, 'create');
+    case 'Modify': {
+      await d.resourceEvent(logicalId, type.typeName, rec!.identifier, 'UPDATE_IN_PROGRESS');
+      const event = await d.operate(logicalId, () =>
+        d.ctx.engine.update(
+          type.typeName,
+          rec!.identifier!,
+          decision.patch,
+          stepToken(d.id, 'update', logicalId),
+          d.caller,
+        ),
+      );
+      if (event.operationStatus !== 'SUCCESS') {
+        const reason = d.reason(event);
+        await d.resourceEvent(logicalId, type.typeName, rec!.identifier, 'UPDATE_FAILED', reason);
+        await d.fail(`${logicalId}: ${reason}`);
+        return false;
+      }
+      await d.save({
+        ...base,
+        properties: desired,
+        model: await d.modelOf(type, event, rec!.identifier!),
+        status: 'UPDATE_COMPLETE',
+      });
+      await d.resourceEvent(logicalId, type.typeName, rec!.identifier, 'UPDATE_COMPLETE');
+      return true;
+    }
+    case 'Replace': {
+      const reason = `replacing: ${decision.createOnly!.join(', ')} cannot change in place`;
+      if (decision.deleteFirst) {
+        await d.resourceEvent(logicalId, type.typeName, rec!.identifier, 'DELETE_IN_PROGRESS', reason);
+        const event = await d.operate(logicalId, () =>
+          d.ctx.engine.delete(
+            rec!.type,
+            rec!.identifier!,
+            stepToken(d.id, 'replace-delete', logicalId),
+            d.caller,
+          ),
+        );
+        if (event.operationStatus !== 'SUCCESS') {
+          const why = d.reason(event);
+          await d.resourceEvent(logicalId, type.typeName, rec!.identifier, 'UPDATE_FAILED', why);
+          await d.fail(`${logicalId}: ${why}`);
+          return false;
+        }
+        const { identifier: _gone, ...rest } = base;
+        await d.save({ ...rest, status: 'DELETE_COMPLETE' });
+        await d.resourceEvent(logicalId, type.typeName, rec!.identifier, 'DELETE_COMPLETE', reason);
+        return create(d, logicalId, type, desired, { ...rest, status: 'DELETE_COMPLETE' }, 'create');
+      }
+      const replaced = { type: rec!.type, identifier: rec!.identifier! };
+      return create(d, logicalId, type, desired, { ...base, replaced }, 'create', reason);
+    }
+  }
+}
+
+/** The record a step writes, keeping what a rollback needs: the state before this deployment. */
+function baseRecord(
+  d: DeploymentState,
+  logicalId: string,
+  type: ResourceType,
+  rec: ResourceRecord | undefined,
+): ResourceRecord {
+  const declaration = d.analysis!.resources.get(logicalId)!;
+  const previous =
+    rec && rec.deployment !== d.id
+      ? rec.identifier !== undefined
+        ? { type: rec.type, identifier: rec.identifier, properties: rec.properties, model: rec.model }
+        : undefined
+      : rec?.previous;
+  return {
+    logicalId,
+    type: type.typeName,
+    ...(rec?.identifier !== undefined ? { identifier: rec.identifier } : {}),
+    status: rec?.status ?? 'CREATE_IN_PROGRESS',
+    deployment: d.id,
+    deletionPolicy: declaration.declaration.deletionPolicy,
+    updateReplacePolicy: declaration.declaration.updateReplacePolicy,
+    dependsOn: [...declaration.dependsOn],
+    properties: rec?.properties ?? {},
+    model: rec?.model ?? {},
+    ...(previous ? { previous } : {}),
+    ...(rec?.deployment === d.id && rec.replaced ? { replaced: rec.replaced } : {}),
+    ...(rec?.physicalName !== undefined ? { physicalName: rec.physicalName } : {}),
+    updatedAt: new Date().toISOString(),
+  };
+}
+
+async function create(
+  d: DeploymentState,
+  logicalId: string,
+  type: ResourceType,
+  desired: Record<string, unknown>,
+  base: ResourceRecord,
+  action: string,
+  reason?: string,
+): Promise<boolean> {
+  await d.resourceEvent(logicalId, type.typeName, undefined, 'CREATE_IN_PROGRESS', reason);
+  const event = await d.operate(logicalId, () =>
+    d.ctx.engine.create(type.typeName, desired, stepToken(d.id, action, logicalId), d.caller),
+  );
+  if (event.operationStatus !== 'SUCCESS' || event.identifier === undefined) {
+    const why = d.reason(event);
+    await d.resourceEvent(logicalId, type.typeName, undefined, 'CREATE_FAILED', why);
+    await d.fail(`${logicalId}: ${why}`);
+    return false;
+  }
+  const { identifier: _old, ...rest } = base;
+  await d.save({
+    ...rest,
+    identifier: event.identifier,
+    properties: desired,
+    model: await d.modelOf(type, event, event.identifier),
+    status: 'CREATE_COMPLETE',
+  });
+  await d.resourceEvent(logicalId, type.typeName, event.identifier, 'CREATE_COMPLETE');
+  return true;
+}

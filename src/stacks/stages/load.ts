@@ -1,0 +1,37 @@
+/**
+ * @module The first stage of a deployment: its stored template and parameters read and analysed
+ * again (a resumed deployment has nothing else), the values it imports read, its secrets known.
+ */
+import { analyzeTemplate } from '../analyze.js';
+import { importedValues, secretImports } from '../imports.js';
+import { openParameters } from '../stored-parameters.js';
+import { loadTemplateYielding } from '../template.js';
+import type { DeploymentState } from './state.js';
+
+/** Leaves `d.analysis` unset (and the deployment failed) when the template no longer analyses. */
+export async function load(d: DeploymentState): Promise<void> {
+  const loaded = await loadTemplateYielding(d.record.template ?? '');
+  const parameters = openParameters(d.ctx.records, d.name, d.record.parameters);
+  if (!loaded.template) return d.fail('the template can no longer be read');
+  d.imports = await importedValues(d.ctx.records, loaded.template);
+  const result = await analyzeTemplate(loaded.template, {
+    types: d.ctx.types,
+    parameters,
+    requireValues: true,
+    stackName: d.name,
+    pseudo: d.ctx.pseudo,
+    importValue: (name) => d.imports.get(name)?.value,
+    secretImports: secretImports(d.imports),
+  });
+  // A template stored before a rule refused it (a condition naming a resource) fails here, once.
+  if (!result.analysis)
+    return d.fail(
+      `the template is no longer valid: ${result.diagnostics
+        .filter((diagnostic) => diagnostic.severity === 'error')
+        .slice(0, 3)
+        .map((diagnostic) => `${diagnostic.rule} ${diagnostic.message}`)
+        .join('; ')}`,
+    );
+  d.analysis = result.analysis;
+  d.secrets = result.analysis.secretValues;
+}

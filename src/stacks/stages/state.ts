@@ -1,0 +1,222 @@
+/**
+ * @module One deployment's state, and the steps every stage of it takes: an engine operation run to
+ * its end, a resource record saved or forgotten, an event written, a failure noted, the deployment
+ * ended. The phase machine (../deployment.ts) and each stage (load, forward, cleanup, rollback,
+ * outputs, delete) share it, so a stage is a function of this state and nothing else.
+ */
+import { createHash } from 'node:crypto';
+import { TypeplaneError } from '../../errors.js';
+import { callerOf } from '../../auth/index.js';
+import type { Caller, Engine, ProgressEvent } from '../../engine/index.js';
+import { stripWriteOnly } from '../../model/index.js';
+import type { ResourceType } from '../../schema/index.js';
+import { createScope, type Analysis, type TypeSource } from '../analyze.js';
+import type { ParameterValue, PseudoParameters, Scope } from '../intrinsics.js';
+import type {
+  DeploymentRecord,
+  ResourceRecord,
+  ResourceStatus,
+  StackOutput,
+  StackRecord,
+  StackStatus,
+  StackStore,
+  StoredValue,
+} from '../records.js';
+import { maskReason, type SecretSources } from '../secrets.js';
+import type { Imported } from '../imports.js';
+
+/** The engine as stacks use it: its public operations. */
+export type StackEngine = Pick<
+  Engine,
+  'create' | 'update' | 'delete' | 'read' | 'waitFor' | 'readOnlyNeverSet'
+>;
+
+export interface DeploymentContext {
+  engine: StackEngine;
+  records: StackStore;
+  types: TypeSource;
+  pseudo: PseudoParameters;
+  /** Most engine operations one deployment runs at once. */
+  concurrency: number;
+  log: { info(o: object, m: string): void; warn(o: object, m: string): void };
+}
+
+/** A deployment's outputs once evaluated, and the exports among them. */
+export interface EvaluatedOutputs {
+  outputs: StackOutput[];
+  exports: Map<string, StoredValue>;
+}
+
+const WAIT_SLICE_MS = 60_000;
+export const STACK_TYPE = 'Typeplane::Stack';
+
+/** The client token of one step: the same deployment, resource and action always give the same token. */
+export function stepToken(deployment: string, action: string, logicalId: string): string {
+  const id = createHash('sha256').update(logicalId).digest('hex').slice(0, 24);
+  return `stack.${deployment}.${action}.${id}`;
+}
+
+export class DeploymentState {
+  resources = new Map<string, ResourceRecord>();
+  stack!: StackRecord;
+  analysis?: Analysis;
+  secrets: string[] = [];
+  imports = new Map<string, Imported>();
+  outputs: EvaluatedOutputs | undefined;
+
+  constructor(
+    readonly ctx: DeploymentContext,
+    public record: DeploymentRecord,
+    /** Persist the deployment's new phase (under its lease); false when the lease was lost. */
+    readonly persist: (record: DeploymentRecord) => Promise<boolean>,
+    readonly lost: () => boolean,
+  ) {}
+
+  get id(): string {
+    return this.record.id;
+  }
+
+  get name(): string {
+    return this.record.stack;
+  }
+
+  /** The engine's operations run as who asked: their client tokens, references only to types they see. */
+  get caller(): Caller | undefined {
+    const asked = this.record.caller;
+    return asked && callerOf({ tokenId: asked.id, types: asked.types });
+  }
+
+  /** Where this deployment's secrets come from: an evaluation error never quotes a value built from one. */
+  secretSources(analysis: Analysis): SecretSources {
+    return { parameters: analysis.secretParameters, imports: analysis.secretImports };
+  }
+
+  /** `text` with the deployment's secrets masked: for every reason, event and log line it writes. */
+  masked(text: string): string {
+    return maskReason(text, this.secrets);
+  }
+
+  scope(analysis: Analysis): Scope {
+    return createScope({
+      template: analysis.template,
+      parameters: new Map<string, ParameterValue>(analysis.parameters),
+      stackName: this.name,
+      stackId: this.stack.stackId,
+      pseudo: this.ctx.pseudo,
+      applied: (logicalId) => {
+        const r = this.resources.get(logicalId);
+        return r && r.identifier !== undefined ? { identifier: r.identifier, model: r.model } : undefined;
+      },
+      importValue: (name) => this.imports.get(name)?.value,
+      secret: this.secretSources(analysis),
+    });
+  }
+
+  async fail(reason: string): Promise<void> {
+    if (this.record.failure === undefined) {
+      this.record.failure = this.masked(reason);
+      await this.persist(this.record);
+    }
+  }
+
+  // ---- Engine operations and resource records ----
+
+  /** Run one engine operation to its end; an operation refused before it began is a failed event. */
+  async operate(logicalId: string, start: () => Promise<ProgressEvent>): Promise<ProgressEvent> {
+    let event: ProgressEvent;
+    try {
+      event = await start();
+    } catch (e) {
+      if (!(e instanceof TypeplaneError)) throw e;
+      return {
+        typeName: '',
+        requestToken: '',
+        operation: 'CREATE',
+        operationStatus: 'FAILED',
+        eventTime: new Date().toISOString(),
+        errorCode: e.code,
+        statusMessage: `${e.message}${e.details.length > 0 ? `: ${e.details.map((d) => `${d.pointer ?? ''} ${d.message}`).join('; ')}` : ''}`,
+      };
+    }
+    while (
+      event.operationStatus !== 'SUCCESS' &&
+      event.operationStatus !== 'FAILED' &&
+      event.operationStatus !== 'CANCEL_COMPLETE'
+    ) {
+      if (this.lost()) return event;
+      event = await this.ctx.engine.waitFor(event.requestToken, WAIT_SLICE_MS);
+    }
+    void logicalId;
+    return event;
+  }
+
+  reason(event: ProgressEvent): string {
+    return this.masked(`${event.errorCode ?? event.operationStatus}: ${event.statusMessage ?? 'no message'}`);
+  }
+
+  /** The model to read attributes from: the operation's, or a read when it carried none. */
+  async modelOf(
+    type: ResourceType,
+    event: ProgressEvent,
+    identifier: string,
+  ): Promise<Record<string, unknown>> {
+    if (event.resourceModel) return stripWriteOnly(type, event.resourceModel);
+    return (await this.ctx.engine.read(type.typeName, identifier)).properties;
+  }
+
+  async save(record: ResourceRecord): Promise<void> {
+    this.resources.set(record.logicalId, record);
+    await this.ctx.records.putResource(this.name, record);
+  }
+
+  async forget(logicalId: string): Promise<void> {
+    this.resources.delete(logicalId);
+    await this.ctx.records.deleteResource(this.name, logicalId);
+  }
+
+  // ---- Phases and events ----
+
+  async setPhase(phase: DeploymentRecord['phase']): Promise<void> {
+    this.record = { ...this.record, phase };
+    await this.persist(this.record);
+  }
+
+  async finish(status: StackStatus, reason?: string): Promise<void> {
+    await this.ctx.records.updateStack(this.name, (s) => {
+      const next: StackRecord = { ...s, status, version: s.version + 1 };
+      if (reason !== undefined) next.statusReason = this.masked(reason);
+      delete next.deployment;
+      return next;
+    });
+    await this.stackEvent(status, reason);
+    await this.ctx.records.deleteDeployment(this.id);
+  }
+
+  async stackEvent(status: StackStatus | 'DELETE_COMPLETE', reason?: string): Promise<void> {
+    await this.ctx.records.addEvent(this.name, {
+      logicalId: this.name,
+      type: STACK_TYPE,
+      identifier: this.stack.stackId,
+      status,
+      ...(reason !== undefined ? { reason: this.masked(reason) } : {}),
+    });
+    if (status !== 'DELETE_COMPLETE')
+      await this.ctx.records.updateStack(this.name, (s) => (s.deployment === this.id ? { ...s, status } : s));
+  }
+
+  async resourceEvent(
+    logicalId: string,
+    type: string,
+    identifier: string | undefined,
+    status: ResourceStatus,
+    reason?: string,
+  ): Promise<void> {
+    await this.ctx.records.addEvent(this.name, {
+      logicalId,
+      type,
+      ...(identifier !== undefined ? { identifier } : {}),
+      status,
+      ...(reason !== undefined ? { reason: this.masked(reason) } : {}),
+    });
+  }
+}

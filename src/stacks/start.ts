@@ -1,0 +1,252 @@
+/**
+ * @module The start stage: a deployment begun — from a template (deploy, which a client token may
+ * replay) or a stored plan (applyPlan) — once its analysis is done and its exports are free: its
+ * record written under this server's lease, the stack marked in progress, then handed to the runner.
+ * Returns at once; the deployment itself runs in deployment.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { TypeplaneError } from '../errors.js';
+import { scopedClientToken } from '../engine/index.js';
+import type { Analysis } from './analyze.js';
+import { rememberToken, replayed } from './client-tokens.js';
+import type { StacksCore } from './core.js';
+import { planNotFound, recordedTypes, stacksNamed, typesOf, unnamed, type Authorize } from './reach.js';
+import type { DeploymentRecord, StackCaller, StackRecord, StackStatus, StackStore } from './records.js';
+import type { Launch } from './resume.js';
+import { NEVER_CREATED, TERMINAL } from './status.js';
+import { openParameters, sealParameters } from './stored-parameters.js';
+import { analyzeForStack } from './validate.js';
+import { describe, type Started } from './views.js';
+
+export async function deploy(
+  core: StacksCore,
+  launch: Launch,
+  name: string,
+  text: string,
+  parameters: Record<string, unknown>,
+  options: { noRollback?: boolean; clientToken?: string; authorize?: Authorize; caller?: StackCaller },
+): Promise<Started> {
+  const authorize = options.authorize ?? (() => {});
+  // Access first: a client token replays only to a caller who may make the request now.
+  const analysis = await analyzeForStack(core, name, text, parameters, authorize);
+  authorize(typesOf(analysis));
+  await unnamed(`stack ${name}`, async () => authorize(await recordedTypes(core.records, name)));
+  // Client tokens are each caller's own: another's token neither replays nor collides.
+  const clientToken = scopedClientToken(options.clientToken, options.caller);
+  const replay = await replayed(core.store, core.sealer, name, clientToken, {
+    text,
+    parameters,
+    noRollback: options.noRollback === true,
+  });
+  if (replay) {
+    // The token's stack was deleted since (or deleted and made anew): its deployment is gone, and
+    // replaying the request would make the stack again long after the client saw it deleted.
+    const current = await core.records.getStack(name);
+    if (!current || (replay.stackId !== undefined && current.record.stackId !== replay.stackId))
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `this clientToken deployed stack ${name}, which has since been deleted; send a new clientToken to deploy it again`,
+      );
+    return {
+      stack: await describe(core, name),
+      deploymentId: replay.deploymentId,
+      startedAt: replay.startedAt,
+    };
+  }
+  return begin(core, launch, name, analysis, text, parameters, {
+    ...options,
+    ...(clientToken !== undefined ? { clientToken } : {}),
+  });
+}
+
+export async function applyPlan(
+  core: StacksCore,
+  launch: Launch,
+  name: string,
+  planId: string,
+  options: { noRollback?: boolean; authorize?: Authorize; caller?: StackCaller },
+): Promise<Started> {
+  const plan = await core.records.getPlan(name, planId);
+  if (!plan || plan.stack !== name) throw planNotFound(name, planId);
+  const current = await core.records.getStack(name);
+  if ((current?.record.version ?? 0) !== plan.baseVersion)
+    throw new TypeplaneError(
+      'ResourceConflict',
+      `stack ${name} changed since plan ${planId} was made (version ${plan.baseVersion}, now ${current?.record.version ?? 'deleted'}); make a new plan`,
+    );
+  const parameters = openParameters(core.records, name, plan.parameters);
+  const authorize = options.authorize ?? (() => {});
+  // The caller named the plan only: a refusal names none of the types it or the stack holds.
+  const analysis = await unnamed(`stack ${name}`, async () => {
+    const analyzed = await analyzeForStack(core, name, plan.template, parameters, authorize);
+    authorize([...typesOf(analyzed), ...(await recordedTypes(core.records, name))]);
+    return analyzed;
+  });
+  return begin(core, launch, name, analysis, plan.template, parameters, {
+    ...options,
+    baseVersion: plan.baseVersion,
+    planId,
+  });
+}
+
+async function begin(
+  core: StacksCore,
+  launch: Launch,
+  name: string,
+  analysis: Analysis,
+  text: string,
+  parameters: Record<string, unknown>,
+  options: {
+    noRollback?: boolean;
+    clientToken?: string;
+    baseVersion?: number;
+    planId?: string;
+    caller?: StackCaller;
+    authorize?: Authorize;
+  },
+): Promise<Started> {
+  const { records } = core;
+  await checkExports(core, name, analysis, options.authorize ?? (() => {}));
+  const id = randomUUID();
+  const existing = await records.getStack(name);
+  const update = existing !== undefined && !NEVER_CREATED.has(existing.record.status);
+  const deployment: DeploymentRecord = {
+    id,
+    stack: name,
+    kind: 'deploy',
+    phase: 'forward',
+    noRollback: options.noRollback === true,
+    template: text,
+    parameters: sealParameters(records, name, parameters, analysis.secretParameters),
+    update,
+    ...(options.planId ? { planId: options.planId } : {}),
+    ...(options.caller ? { caller: options.caller } : {}),
+    owner: core.owner,
+    leaseUntil: new Date(Date.now() + core.leaseMs).toISOString(),
+    startedAt: new Date().toISOString(),
+  };
+  const stamp = await records.insertDeployment(deployment);
+  try {
+    await markStarted(
+      records,
+      name,
+      id,
+      update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
+      [...typesOf(analysis), ...(await recordedTypes(records, name))],
+      options.baseVersion,
+    );
+  } catch (e) {
+    await records.deleteDeployment(id);
+    throw e;
+  }
+  if (options.clientToken)
+    await rememberToken(
+      core.store,
+      core.sealer,
+      name,
+      options.clientToken,
+      {
+        deploymentId: id,
+        startedAt: deployment.startedAt,
+        stackId: (await records.getStack(name))?.record.stackId,
+      },
+      {
+        text,
+        parameters,
+        noRollback: options.noRollback === true,
+      },
+    );
+  await records.addEvent(name, {
+    logicalId: name,
+    type: 'Typeplane::Stack',
+    identifier: (await records.getStack(name))!.record.stackId,
+    status: update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
+  });
+  launch(deployment, stamp);
+  return { stack: await describe(core, name), deploymentId: id, startedAt: deployment.startedAt };
+}
+
+async function markStarted(
+  records: StackStore,
+  name: string,
+  id: string,
+  status: StackStatus,
+  types: string[],
+  baseVersion?: number,
+): Promise<void> {
+  const now = new Date().toISOString();
+  const inserted = await records.insertStack({
+    name,
+    stackId: `typeplane:stack/${name}/${randomUUID()}`,
+    status,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+    outputs: [],
+    exports: [],
+    imports: [],
+    types: [...new Set(types)],
+    deployment: id,
+  });
+  if (inserted) {
+    if (baseVersion !== undefined && baseVersion !== 0) {
+      await records.deleteStack(name);
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `stack ${name} was deleted since the plan was made; make a new plan`,
+      );
+    }
+    return;
+  }
+  await records.updateStack(name, (s) => {
+    if (s.deployment !== undefined || !TERMINAL.test(s.status))
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `stack ${name} is ${s.status}${s.deployment ? ` (deployment ${s.deployment})` : ''}; wait for it to finish`,
+      );
+    if (baseVersion !== undefined && s.version !== baseVersion)
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `stack ${name} changed since the plan was made; make a new plan`,
+      );
+    const next: StackRecord = {
+      ...s,
+      status,
+      deployment: id,
+      version: s.version + 1,
+      types: [...new Set([...(s.types ?? []), ...types])],
+    };
+    delete next.statusReason;
+    return next;
+  });
+}
+
+/** Export names must be free (or ours); an export another stack imports cannot go away. */
+async function checkExports(
+  core: StacksCore,
+  name: string,
+  analysis: Analysis,
+  authorize: Authorize,
+): Promise<void> {
+  const names = new Set<string>();
+  for (const output of analysis.template.outputs.values())
+    if (typeof output.exportName === 'string') names.add(output.exportName);
+  for (const exportName of names) {
+    const holder = await core.records.getExport(exportName);
+    if (holder && holder.stack !== name)
+      throw new TypeplaneError(
+        'AlreadyExists',
+        `export ${exportName} is already exported by ${await stacksNamed(core.records, [holder.stack], authorize)}; export names are unique`,
+      );
+  }
+  const current = await core.records.getStack(name);
+  for (const exportName of current?.record.exports ?? []) {
+    if (names.has(exportName)) continue;
+    const importers = await core.records.importers(exportName);
+    if (importers.length > 0)
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `export ${exportName} of stack ${name} is imported by ${await stacksNamed(core.records, importers, authorize)}; remove the import there first`,
+      );
+  }
+}

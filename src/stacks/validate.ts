@@ -1,0 +1,80 @@
+/**
+ * @module The validate stage: a template read and analysed against the types the caller reaches,
+ * every problem at once — on its own (validate), or for a stack about to be planned or deployed,
+ * with the values it imports from other stacks.
+ */
+import { TypeplaneError } from '../errors.js';
+import type { Diagnostic, ResourceType } from '../schema/index.js';
+import { hasErrors } from '../schema/index.js';
+import { analyzeTemplate, type Analysis } from './analyze.js';
+import type { StacksCore } from './core.js';
+import { importedNames, importedValues, secretImports } from './imports.js';
+import { recordedTypes, typesOf, unnamed, type Authorize } from './reach.js';
+import { capDiagnostics, invalidTemplate } from './rules.js';
+import { assertStackName } from './status.js';
+import { loadTemplateYielding } from './template.js';
+import { scopedTypes } from './types.js';
+
+/** What `Fn::GetAtt` would find empty: warned of at validation and plan, not failed at deploy. */
+function readOnlyNeverSet(core: StacksCore): (type: ResourceType) => readonly string[] {
+  return (type) => core.ctx.engine.readOnlyNeverSet(type);
+}
+
+export async function validate(
+  core: StacksCore,
+  text: string,
+  parameters: Record<string, unknown> | undefined,
+  authorize: Authorize,
+): Promise<{ valid: boolean; diagnostics: Diagnostic[]; types: string[] }> {
+  const loaded = await loadTemplateYielding(text);
+  if (!loaded.template) return { valid: false, diagnostics: capDiagnostics(loaded.diagnostics), types: [] };
+  const result = await analyzeTemplate(loaded.template, {
+    types: scopedTypes(core.ctx.types, authorize),
+    parameters: parameters ?? {},
+    requireValues: parameters !== undefined,
+    pseudo: core.ctx.pseudo,
+    readOnlyNeverSet: readOnlyNeverSet(core),
+  });
+  const diagnostics = capDiagnostics([...loaded.diagnostics, ...result.diagnostics]);
+  return {
+    valid: !hasErrors(diagnostics),
+    diagnostics,
+    types: result.analysis ? typesOf(result.analysis) : [],
+  };
+}
+
+/** Analyse a template for a stack: every problem at once, or the analysis. */
+export async function analyzeForStack(
+  core: StacksCore,
+  name: string,
+  text: string,
+  parameters: Record<string, unknown>,
+  authorize: Authorize,
+): Promise<Analysis> {
+  assertStackName(name);
+  if (typeof text !== 'string' || text.trim() === '')
+    throw new TypeplaneError('InvalidRequest', 'template must be the template text (JSON or YAML)');
+  const loaded = await loadTemplateYielding(text);
+  if (!loaded.template || hasErrors(loaded.diagnostics)) throw invalidTemplate(loaded.diagnostics);
+  // An imported value is another stack's: the caller must reach that stack's every type to read it.
+  for (const exportName of importedNames(loaded.template)) {
+    const holder = await core.records.getExport(exportName);
+    if (holder)
+      await unnamed(`the stack exporting ${exportName}`, async () =>
+        authorize(await recordedTypes(core.records, holder.stack)),
+      );
+  }
+  const imports = await importedValues(core.records, loaded.template);
+  const result = await analyzeTemplate(loaded.template, {
+    types: scopedTypes(core.ctx.types, authorize),
+    parameters,
+    requireValues: true,
+    stackName: name,
+    pseudo: core.ctx.pseudo,
+    importValue: (n) => imports.get(n)?.value,
+    secretImports: secretImports(imports),
+    readOnlyNeverSet: readOnlyNeverSet(core),
+  });
+  if (!result.analysis) throw invalidTemplate(result.diagnostics);
+  return result.analysis;
+}
