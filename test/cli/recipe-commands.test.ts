@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { startTestService, tempDir, type TestService } from '../helpers/service.js';
+import { settle, startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { exits, runCli } from '../helpers/cli.js';
 import { BOX_TYPE, LOGIN_TYPE, RECIPE, SAMPLE_TYPE, registerSampleTypes } from '../recipes/fixtures.js';
 
@@ -171,7 +171,7 @@ test('environments: create, list, show with its recipes, refused delete while it
   assert.equal((await s.call('GET', '/v1/environments/dev')).status, 404);
 });
 
-test('a resource made through its recipe from the CLI is in sync, and moves to a new recipe version by resource upgrade --yes', async () => {
+test('a resource made through its recipe from the CLI is in sync, moves to a new recipe version by resource upgrade --yes, and drift exits 4 naming what changed outside it', async () => {
   const created = await typeplane(
     'resource',
     'create',
@@ -215,4 +215,19 @@ test('a resource made through its recipe from the CLI is in sync, and moves to a
   const upgraded = await s.call('GET', `/v1/resources/${enc(SAMPLE_TYPE)}/orders`);
   assert.equal(upgraded.body.properties.status.recipe.templateVersion, '2');
   assert.equal(upgraded.body.properties.status.binding.hostname, 'default.db.example');
+
+  // The database changed outside the recipe: drift says where, and exits as stack drift does.
+  const patched = await s.call('PATCH', `/v1/resources/${enc(BOX_TYPE)}/orders_db`, {
+    patchDocument: [{ op: 'replace', path: '/Host', value: 'elsewhere' }],
+  });
+  assert.equal(patched.status, 202, JSON.stringify(patched.body));
+  assert.equal((await settle(s, patched.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
+  const drifted = await typeplane('resource', 'drift', SAMPLE_TYPE, 'orders');
+  exits(drifted, 4);
+  assert.match(drifted.stdout, / orders: DRIFTED$/m);
+  assert.match(
+    drifted.stdout,
+    /^Database\s+Test::Recipe::Database\s+MODIFIED\s+\/Host\s+"default\.db\.example" → "elsewhere"$/m,
+  );
+  assert.match(drifted.stdout, /^Login\s+Test::Recipe::Login\s+IN_SYNC/m);
 });
