@@ -221,6 +221,7 @@ test("drift as the writer shows the recipe's resources without their type or ide
 test('the writer cannot register, check or delete recipes, nor create or delete environments', async () => {
   const body = { typeName: SAMPLE_TYPE, template: RECIPE };
   denied(await tenant.call('POST', '/v1/recipes', body), 'register');
+  denied(await tenant.call('POST', '/v1/recipes/check', body), 'check');
   denied(
     await tenant.call('POST', '/v1/recipes', { ...body, environment: 'default', name: 'mine' }),
     'register',
@@ -297,4 +298,27 @@ test('instance properties holding template functions (Ref, Fn::ImportValue) are 
     2,
     `only the two instances' stacks: ${JSON.stringify(stacks.body.stacks.map((x: { stackName: string }) => x.stackName))}`,
   );
+});
+
+test("the writer's upgrade plan shows each lower resource's logical id and action only", async () => {
+  const v2 = await s.call('POST', '/v1/recipes', {
+    typeName: SAMPLE_TYPE,
+    template: RECIPE,
+    parameters: { Suffix: 'v2' },
+  });
+  assert.equal(v2.status, 201, JSON.stringify(v2.body));
+  const path = `/v1/resources/${enc(SAMPLE_TYPE)}/orders/upgrade`;
+  const admin = await s.call('GET', path);
+  assert.equal(admin.status, 200, JSON.stringify(admin.body));
+  assert.ok(
+    admin.body.changes.some((c: { type?: string }) => c.type === BOX_TYPE),
+    JSON.stringify(admin.body),
+  );
+  const plan = await tenant.call('GET', path);
+  assert.equal(plan.status, 200, JSON.stringify(plan.body));
+  assert.equal(plan.body.to, 2);
+  assert.ok(plan.body.changes.length > 0);
+  for (const change of plan.body.changes)
+    assert.deepEqual(Object.keys(change).sort(), ['action', 'logicalId'], JSON.stringify(change));
+  namesNoLowerType(plan.body, 'the upgrade plan');
 });
