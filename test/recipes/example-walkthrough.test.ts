@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PG_URL, pgQuery, pgSkip } from '../helpers/postgres.js';
 import { commands, root, runBlock, shBlocks, type ReadmeServers } from '../helpers/readme.js';
+import { corpusSkip, RADIUS_CORPUS } from '../helpers/requirements.js';
 import { api, spawnServer, tempDir } from '../helpers/service.js';
 
 const SECTION = '## Recipes, step by step';
@@ -24,6 +25,8 @@ const suffix = randomBytes(4).toString('hex');
 /** The databases the walkthrough makes (PostgreSQL names: lower-case letters and digits). */
 const orders = `orders${suffix}`;
 const shop = `shop${suffix}`;
+/** The database of docs/recipes.md's translated Radius recipe. */
+const translated = `radius${suffix}`;
 const replace: [RegExp, string][] = [
   [/\borders\b/g, orders],
   [/\bshop\b/g, shop],
@@ -33,7 +36,7 @@ const replace: [RegExp, string][] = [
 async function databases(): Promise<Record<string, number>> {
   const rows = await pgQuery<{ datname: string; datconnlimit: number }>(
     'SELECT datname, datconnlimit FROM pg_database WHERE datname = ANY($1)',
-    [[orders, shop]],
+    [[orders, shop, translated]],
   );
   return Object.fromEntries(rows.map((r) => [r.datname, r.datconnlimit]));
 }
@@ -81,7 +84,7 @@ describe('README: Recipes, step by step', { skip: pgSkip }, () => {
   after(async () => {
     server?.child.kill('SIGTERM');
     // A walkthrough that failed half-way may have left its databases and roles behind.
-    for (const name of [orders, shop]) {
+    for (const name of [orders, shop, translated]) {
       await pgQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await pgQuery(`DROP ROLE IF EXISTS "${name}"`);
     }
@@ -146,4 +149,52 @@ describe('README: Recipes, step by step', { skip: pgSkip }, () => {
     );
     assert.equal((await call('GET', '/v1/environments/dev')).status, 404);
   });
+
+  test(
+    "docs/recipes.md's translation of Radius's Kubernetes PostgreSQL recipe fits Radius.Data/postgreSqlDatabases and makes its database",
+    { skip: corpusSkip() },
+    async () => {
+      const docs = readFileSync(join(root, 'docs/recipes.md'), 'utf8');
+      const section = docs.slice(docs.indexOf('## Translating a Radius recipe'));
+      const template = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+      assert.ok(template, 'the section shows the translated recipe');
+      const manifest = readFileSync(join(RADIUS_CORPUS, 'postgreSqlDatabases.yaml'), 'utf8');
+      const client = api(servers.main.url, servers.main.token);
+      const type = await client.call('POST', '/v1/types', manifest, { 'content-type': 'application/yaml' });
+      assert.equal(type.status, 201, JSON.stringify(type.body));
+      const typeName = 'Radius.Data/postgreSqlDatabases';
+      const reg = await client.call('POST', '/v1/recipes', {
+        typeName,
+        template,
+        file: 'postgresql.recipe.yaml',
+      });
+      assert.equal(reg.status, 201, JSON.stringify(reg.body));
+      assert.deepEqual(reg.body.diagnostics, []);
+      const path = `/v1/resources/${encodeURIComponent(typeName)}`;
+      const desiredState = {
+        name: `radius-${suffix}`,
+        environment: 'default',
+        application: '/planes/radius/local/resourceGroups/demo/providers/Radius.Core/applications/shop',
+        size: 'M',
+        database: translated,
+        username: 'admin',
+        password: `pw-${randomBytes(12).toString('hex')}`,
+      };
+      const created = await client.call('POST', `${path}?wait=20`, { desiredState });
+      assert.equal(created.body.progressEvent?.operationStatus, 'SUCCESS', JSON.stringify(created.body));
+      const read = await client.call('GET', `${path}/radius-${suffix}`);
+      assert.equal(read.body.properties.host, '127.0.0.1');
+      assert.match(read.body.properties.port, /^\d+$/);
+      assert.equal(read.body.properties.password, undefined, 'the password is write-only');
+      assert.deepEqual(await databases(), { [translated]: 50 });
+      const [tags] = await pgQuery<{ comment: string }>(
+        "SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1",
+        [translated],
+      );
+      assert.match(tags!.comment, /"Key":"radapp.io\/application","Value":"shop"/);
+      const deleted = await client.call('DELETE', `${path}/radius-${suffix}?wait=20`);
+      assert.equal(deleted.body.progressEvent?.operationStatus, 'SUCCESS', JSON.stringify(deleted.body));
+      assert.deepEqual(await databases(), {});
+    },
+  );
 });
