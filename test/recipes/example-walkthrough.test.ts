@@ -130,6 +130,8 @@ describe('README: Recipes, step by step', { skip: pgSkip }, () => {
   test('a new recipe version reaches a resource only through upgrade, shown as a plan first', async () => {
     const out = await run(blocks[4]!);
     assert.match(out.stdout, /1 → 2/);
+    assert.match(out.stdout, /Modify\s+DatabaseFile\s+Typeplane::Local::File/);
+    assert.match(out.stdout, /^status\s+SUCCESS$/m);
     const file = readFileSync(join(files, `${orders}-dev.devdb`), 'utf8');
     assert.match(file, /recipe default@2/);
     assert.match(file, /^owner=data-team$/m);
