@@ -34,6 +34,8 @@ export interface RecipeRuntime {
 interface Progress {
   deploymentId: string;
   startedAt: string;
+  /** The recipe version being applied (a version registered meanwhile is the next update's). */
+  version?: number;
   /** A failed create being cleaned up: the failure to report once the stack is gone. */
   failure?: { code: ErrorCode; message: string };
 }
@@ -144,7 +146,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       authorize: grantsOf(version),
       caller: callerFor(version),
     });
-    return { deploymentId: started.deploymentId, startedAt: started.startedAt };
+    return { deploymentId: started.deploymentId, startedAt: started.startedAt, version: version.version };
   };
 
   const stackExists = async (name: string): Promise<boolean> => {
@@ -395,10 +397,15 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     if (!held || held.record.phase === 'creating')
       return failed('NotFound', `${type.typeName} ${identifier} does not exist`);
     const record = held.record;
-    const version = await versionOf(record, record.upgradeTo ?? record.version);
-    const progress =
-      (request.callbackContext as Progress | undefined) ??
-      (await deploy(type, record, version, request.desiredState, token));
+    // An update is when an instance moves to its recipe's latest version (a new version never changes
+    // an instance by itself); a deleted recipe leaves it on the version it has.
+    const resumed = request.callbackContext as Progress | undefined;
+    const head = await records.getHead(record.environment, record.typeName, record.recipe);
+    const version = await versionOf(
+      record,
+      resumed?.version ?? record.upgradeTo ?? head?.latest ?? record.version,
+    );
+    const progress = resumed ?? (await deploy(type, record, version, request.desiredState, token));
     const view = await stacks.waitFor(record.stack, progress.deploymentId, runtime.waitMs);
     if (view && DONE.has(view.status) && view.deploymentId === undefined)
       return succeed(type, record, version, request.desiredState, token);

@@ -163,7 +163,7 @@ eachStoreService(
 );
 
 eachStoreService(
-  "an update changes the lower resource; a change that feeds a lower create-only property replaces it, and a new recipe version's replacement is planned before it is applied",
+  'an update changes the lower resource; a change that feeds a lower create-only property replaces it; a new recipe version changes no instance until its next update, or its upgrade, planned first',
   async (s) => {
     await setUp(s);
     const made = await settle(s, (await create(s, { name: 'orders', size: 'S' })).requestToken, 20_000);
@@ -185,48 +185,53 @@ eachStoreService(
     const read = await s.call('GET', `${SAMPLE}/orders`);
     assert.equal(read.body.properties.status.binding.secret, 'orders_main/password');
 
-    // A new recipe version renames the database for instances that do not choose a suffix: planned first.
+    const plain = await settle(s, (await create(s, { name: 'plain', size: 'M' })).requestToken, 20_000);
+    assert.equal(plain.operationStatus, 'SUCCESS', JSON.stringify(plain));
+    assert.ok((await lower(s, BOX_TYPE)).has('plain_db'));
+
+    // A new recipe version renames the database for instances that do not choose a suffix. It changes
+    // no instance by itself: each moves on its next update, or by an upgrade planned first.
     const v2 = await s.call('POST', '/v1/recipes', {
       typeName: SAMPLE_TYPE,
       template: RECIPE.replace('Default: db', 'Default: data'),
       file: 'recipe.yaml',
     });
     assert.equal(v2.status, 201, JSON.stringify(v2.body));
-    const plain = await settle(s, (await create(s, { name: 'plain', size: 'M' })).requestToken, 20_000);
-    assert.equal(plain.operationStatus, 'SUCCESS', JSON.stringify(plain));
-    assert.ok((await lower(s, BOX_TYPE)).has('plain_data'), 'a new instance runs the latest version');
+    assert.deepEqual([...(await lower(s, BOX_TYPE)).keys()].sort(), ['orders_main', 'plain_db']);
 
-    // orders still runs version 1, with its own suffix: the new default changes nothing of it.
+    // orders chooses its own suffix: the new default would change nothing of it.
     const kept = await s.call('GET', `${SAMPLE}/orders/upgrade`);
     assert.equal(kept.status, 200, JSON.stringify(kept.body));
     assert.deepEqual([kept.body.from, kept.body.to], [1, 2]);
     const keptDb = kept.body.changes.find((c: { logicalId: string }) => c.logicalId === 'Database');
     assert.notEqual(keptDb?.action, 'Replace', JSON.stringify(kept.body.changes));
 
-    const dropped = await patch(s, 'orders', [{ op: 'remove', path: '/recipe' }]);
-    assert.equal(dropped.operationStatus, 'SUCCESS', JSON.stringify(dropped));
-    assert.deepEqual([...(await lower(s, BOX_TYPE)).keys()].sort(), ['orders_db', 'plain_data']);
-
-    const plan = await s.call('GET', `${SAMPLE}/orders/upgrade`);
+    // plain takes the default: its upgrade replaces the database, shown before anything changes.
+    const plan = await s.call('GET', `${SAMPLE}/plain/upgrade`);
     assert.equal(plan.status, 200, JSON.stringify(plan.body));
     const db = plan.body.changes.find((c: { logicalId: string }) => c.logicalId === 'Database');
     assert.equal(db?.action, 'Replace', JSON.stringify(plan.body.changes));
     assert.deepEqual(db.replacement.properties, ['/properties/Name']);
     assert.deepEqual(
       [...(await lower(s, BOX_TYPE)).keys()].sort(),
-      ['orders_db', 'plain_data'],
+      ['orders_main', 'plain_db'],
       'a plan changes nothing',
     );
-
-    const up = await s.call('POST', `${SAMPLE}/orders/upgrade`);
+    const up = await s.call('POST', `${SAMPLE}/plain/upgrade`);
     assert.equal(up.status, 202, JSON.stringify(up.body));
     const upgraded = await settle(s, up.body.progressEvent.requestToken, 20_000);
     assert.equal(upgraded.operationStatus, 'SUCCESS', JSON.stringify(upgraded));
-    boxes = await lower(s, BOX_TYPE);
-    assert.deepEqual([...boxes.keys()].sort(), ['orders_data', 'plain_data']);
-    const after = await s.call('GET', `${SAMPLE}/orders`);
+    assert.deepEqual([...(await lower(s, BOX_TYPE)).keys()].sort(), ['orders_main', 'plain_data']);
+    const after = await s.call('GET', `${SAMPLE}/plain`);
     assert.equal(after.body.properties.status.recipe.templateVersion, '2');
-    assert.equal(after.body.properties.status.binding.secret, 'orders_data/password');
+    assert.equal(after.body.properties.status.binding.secret, 'plain_data/password');
+
+    // orders' next update (dropping its own suffix) runs the latest version with it.
+    const dropped = await patch(s, 'orders', [{ op: 'remove', path: '/recipe' }]);
+    assert.equal(dropped.operationStatus, 'SUCCESS', JSON.stringify(dropped));
+    assert.deepEqual([...(await lower(s, BOX_TYPE)).keys()].sort(), ['orders_data', 'plain_data']);
+    const moved = await s.call('GET', `${SAMPLE}/orders`);
+    assert.equal(moved.body.properties.status.recipe.templateVersion, '2');
   },
 );
 
