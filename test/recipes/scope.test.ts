@@ -308,6 +308,27 @@ function scopeOn(kind: 'sqlite' | 'postgresql'): void {
       team: 'orders',
       Ref: 'not-alone',
     });
+    // An update is refused alike, and leaves the instance and what its recipe made as they were.
+    const patched = await tenant.call('PATCH', `/v1/resources/${enc(LABELLED_TYPE)}/byref`, {
+      patchDocument: [
+        { op: 'replace', path: '/labels', value: { 'Fn::ImportValue': 'someone-elses-export' } },
+      ],
+    });
+    assert.equal(patched.status, 202, JSON.stringify(patched.body));
+    const refused = await settle(tenant, patched.body.progressEvent.requestToken, 20_000);
+    assert.equal(refused.operationStatus, 'FAILED', JSON.stringify(refused));
+    assert.equal(refused.errorCode, 'InvalidRequest', JSON.stringify(refused));
+    assert.match(refused.statusMessage, /would run as a function/);
+    const still = await tenant.call('GET', `/v1/resources/${enc(LABELLED_TYPE)}/byref`);
+    assert.deepEqual((still.body.resourceDescription?.properties ?? still.body.properties).labels, {
+      team: 'orders',
+      Ref: 'not-alone',
+    });
+    const unchanged = await s.call('GET', `/v1/resources/${enc(TAGGED_TYPE)}/byref_thing`);
+    assert.deepEqual((unchanged.body.resourceDescription?.properties ?? unchanged.body.properties).Tags, {
+      team: 'orders',
+      Ref: 'not-alone',
+    });
     const stacks = await s.call('GET', '/v1/stacks');
     assert.equal(
       stacks.body.stacks.filter((x: { stackName: string }) => x.stackName.startsWith('tp-recipe-')).length,
