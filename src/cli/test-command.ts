@@ -1,6 +1,7 @@
 /**
  * @module `typeplane test --schema <file> (--provider <module> | --endpoint <url>)`: the contract test
- * suite, run against a provider directly (no engine, no Docker).
+ * suite, run against a provider directly (no engine, no Docker); or `typeplane test --api <url>
+ * --type <typeName>`: against a type as a running Typeplane server serves it, through its API.
  *
  * Exit codes: 0 the provider keeps the contract; 1 a test failed (or something was left behind);
  * 2 usage or setup error; 130 interrupted (after the cleanup).
@@ -10,7 +11,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import {
+  apiType,
   ContractSetupError,
+  createApiProvider,
   DEFAULT_RUNS,
   TEST_NAMES,
   jsonReport,
@@ -29,6 +32,8 @@ import type { ProviderDefinition } from '../providers/sdk.js';
 import { compileType } from '../registry/index.js';
 import type { ResourceType } from '../schema/index.js';
 import { requiresConfiguration } from '../type-configuration/index.js';
+import { CA_FILE_HELP } from './api-commands.js';
+import { Client } from './client.js';
 import { FILES, readLocal } from './local-files.js';
 
 /** Tests run at once unless --concurrency says otherwise: a provider that waits between callbacks is waited for once, not test after test. */
@@ -39,6 +44,8 @@ interface TestOptions {
   schema?: string;
   provider?: string;
   endpoint?: string;
+  api?: string;
+  caFile?: string;
   token?: string;
   type?: string;
   config?: string;
@@ -73,10 +80,18 @@ export function registerTest(program: Command): void {
     )
     .option('--endpoint <url>', 'an out-of-process provider serving the provider protocol at this URL')
     .option(
-      '--token <token>',
-      "sent to --endpoint as 'Authorization: Bearer' (env TYPEPLANE_PROVIDER_TOKEN; TYPEPLANE_TOKEN, the Typeplane API's token, is never sent to a provider)",
+      '--api <url>',
+      "a running Typeplane server: test the type --type names as it serves it (by a recipe, a remote provider or any other), through its API; the schema is the server's",
     )
-    .option('--type <typeName>', 'the type to test, when the schema document defines several')
+    .option(
+      '--token <token>',
+      "sent to --endpoint as 'Authorization: Bearer' (env TYPEPLANE_PROVIDER_TOKEN; TYPEPLANE_TOKEN, the Typeplane API's token, is never sent to a provider); with --api, the API token (env TYPEPLANE_TOKEN)",
+    )
+    .option('--ca-file <file>', `with --api: ${CA_FILE_HELP}`)
+    .option(
+      '--type <typeName>',
+      'the type to test, when the schema document defines several (with --api, the type to test)',
+    )
     .option('--config <file>', "a JSON file handed to the provider's configure() (its configuration section)")
     .option(
       '--type-configuration <file>',
@@ -115,6 +130,7 @@ Exit codes: 0 the provider keeps the contract; 1 a test failed (or something was
 Examples:
   $ typeplane test --provider ./greeting-provider.ts
   $ typeplane test --schema note.json --endpoint http://127.0.0.1:8080/ --junit report.xml
+  $ TYPEPLANE_TOKEN=… typeplane test --api http://127.0.0.1:4780 --type MyCompany.Resources/postgresDatabases
   $ typeplane test --provider ./p.ts --only 'create→read' --seed 42 --allow-absent /properties/DeletedAt`,
     )
     .action(async (options: TestOptions, command: Command) => {
@@ -125,8 +141,21 @@ Examples:
           usage(`-o/--output must be 'text' or 'json', not '${options.format}'`);
         options.output = options.format;
       }
-      if ((options.provider === undefined) === (options.endpoint === undefined))
-        usage('give exactly one of --provider <module> and --endpoint <url>');
+      const targets = [options.provider, options.endpoint, options.api].filter((t) => t !== undefined);
+      if (targets.length !== 1)
+        usage('give exactly one of --provider <module>, --endpoint <url> and --api <url>');
+      if (options.api !== undefined) {
+        if (options.type === undefined)
+          usage('--type <typeName> is needed with --api: the type of the server to test');
+        // What the server has is what is tested: its schema, its provider's configuration.
+        for (const [given, flag] of [
+          [options.schema, '--schema'],
+          [options.config, '--config'],
+          [options.typeConfiguration, '--type-configuration'],
+        ] as const)
+          if (given !== undefined)
+            usage(`${flag} does not go with --api: the server's type is tested as the server has it`);
+      } else if (options.caFile !== undefined) usage('--ca-file goes with --api <url>');
       if (options.endpoint !== undefined && options.schema === undefined)
         usage(
           '--schema <file> is needed with --endpoint (a --provider module may declare its schemas instead)',
@@ -200,15 +229,17 @@ export async function runTestCommand(
   };
   try {
     const module = options.provider !== undefined ? await loadProvider(options) : undefined;
-    const type = await schemaType(options, module);
+    const api = options.api !== undefined ? await apiTarget(options.api, options) : undefined;
+    const type = api?.type ?? (await schemaType(options, module));
     const notReadOnly = (options.allowAbsent ?? []).filter((p) => !type.readOnlyProperties.includes(p));
     if (notReadOnly.length > 0)
       throw new ContractSetupError(
         `--allow-absent ${notReadOnly.join(' ')}: not read-only properties of ${type.typeName} (its read-only properties: ${type.readOnlyProperties.join(', ') || 'none'})`,
       );
     const inputs = options.inputs ? await readInputs(resolve(options.inputs), type) : undefined;
-    const typeConfiguration = await readTypeConfiguration(options.typeConfiguration, type);
-    provider = module ?? (await loadProvider(options, type.typeName));
+    // With --api, the server hands its handlers the type's configuration it holds.
+    const typeConfiguration = api ? undefined : await readTypeConfiguration(options.typeConfiguration, type);
+    provider = api?.provider ?? module ?? (await loadProvider(options, type.typeName));
     if (!provider.types.includes(type.typeName))
       throw new ContractSetupError(
         `the provider ${provider.name} serves ${provider.types.join(', ')}, not ${type.typeName}`,
@@ -220,6 +251,7 @@ export async function runTestCommand(
     // Chosen here rather than by the runner so that the header can show it.
     const seed = options.seedNumber ?? Math.floor(Math.random() * 2 ** 31);
     const color = text && process.stdout.isTTY === true && !process.env.NO_COLOR;
+    for (const note of api?.notes ?? []) process.stderr.write(`note: ${note}\n`);
     if (text)
       process.stdout.write(
         textHeader({
@@ -361,6 +393,32 @@ async function loadProvider(options: TestOptions, typeName?: string): Promise<Pr
   const provider = await loadModule(resolve(spec));
   if (config && provider.configure) await provider.configure(config);
   return provider;
+}
+
+/**
+ * `--api`: the type as the server has it registered, and a provider whose handlers are calls to its
+ * /v1/resources routes. A server that cannot be reached, or has no such type, is a setup error.
+ */
+async function apiTarget(url: string, options: TestOptions) {
+  let client: Client;
+  try {
+    // An empty TYPEPLANE_TOKEN (or TYPEPLANE_CA_FILE) counts as unset.
+    client = new Client(
+      url,
+      options.token ?? (process.env.TYPEPLANE_TOKEN || undefined),
+      options.caFile ?? (process.env.TYPEPLANE_CA_FILE || undefined),
+    );
+  } catch (e) {
+    throw new ContractSetupError(`--api: ${(e as Error).message}`);
+  }
+  const call = (method: string, path: string, body?: unknown) => client.call(method, path, body);
+  const typeName = options.type!;
+  try {
+    const { type, notes } = await apiType(call, typeName, url);
+    return { type, notes, provider: createApiProvider({ endpoint: url, type, call }) };
+  } catch (e) {
+    throw new ContractSetupError(`cannot read the type ${typeName} from ${url}: ${(e as Error).message}`);
+  }
 }
 
 /** One list call before the suite: an endpoint that cannot be reached is a setup error, not 21 failures. */

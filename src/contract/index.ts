@@ -27,6 +27,8 @@ export {
 export { CONTRACT_TESTS, TEST_NAMES, type Call, type Failure, type ContractTest } from './suite.js';
 export { inputGenerator, sampleInputs, type InputGenerator, type InputPair } from './generate.js';
 export { textReport, textHeader, textResult, textSummary, jsonReport, junitReport } from './report.js';
+export { createApiProvider, type ApiCall, type ApiProviderOptions } from './api-provider.js';
+export { apiType } from './api-type.js';
 
 export class ContractSetupError extends Error {
   override readonly name = 'ContractSetupError';

@@ -224,7 +224,7 @@ test('usage and setup errors exit 2 with a message', () => {
     'http://127.0.0.1:9/',
   ]);
   assert.equal(both.code, 2);
-  assert.match(both.stderr, /exactly one of --provider <module> and --endpoint <url>/);
+  assert.match(both.stderr, /exactly one of --provider <module>, --endpoint <url> and --api <url>/);
   const noSchema = typeplane([
     'test',
     '--schema',
