@@ -137,12 +137,15 @@ export function outputTargets(
         continue;
       }
       for (const [section, entries] of Object.entries(expression)) {
+        // Radius recipes list the resources they made, for Radius to delete them; here the
+        // instance's stack knows them already, so the list is accepted as written and not needed.
+        if (section === 'resources') continue;
         if ((section !== 'values' && section !== 'secrets') || !isObject(entries)) {
           malformed.push(
             recipeDiagnostic(
               'TP7007',
               `${pointer}/${escapePointerToken(section)}`,
-              `${RESULT} takes 'values' and 'secrets', each a mapping of property names to values`,
+              `${RESULT} takes 'values' and 'secrets', each a mapping of property names to values (and Radius's 'resources', not needed here)`,
             ),
           );
           continue;

@@ -232,3 +232,14 @@ test('a first recipe for a type that already has resources (made by another prov
   assert.equal(r.status, 409, JSON.stringify(r.body));
   assert.match(r.body.message, /has 1 resource made without a recipe.*delete it first/);
 });
+
+test("a Radius recipe's result.resources is accepted as written (the instance's stack knows what it made); other result keys are not", async () => {
+  const withResources = RECIPE.replace(
+    '      values:\n',
+    "      resources:\n        - !Sub '/planes/typeplane/${Database}'\n      values2: {}\n      values:\n",
+  );
+  const r = await check(SAMPLE_TYPE, withResources);
+  const rules = r.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.rule} ${d.message}`);
+  assert.equal(rules.length, 1, JSON.stringify(rules));
+  assert.match(rules[0]!, /^TP7007 result takes 'values' and 'secrets'/);
+});
