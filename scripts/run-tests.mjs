@@ -50,6 +50,8 @@ const LONGEST = [
   'test/cli/first-use.test.ts',
   'test/contract/broken-providers.test.ts',
   'test/stacks/sigkill-mid-deploy.test.ts',
+  'test/recipes/sigkill-mid-recipe.test.ts',
+  'test/recipes/secrets.test.ts',
   'test/store/store-operations.test.ts',
   'test/cli/api-commands.test.ts',
   'test/auth/cli-token-commands.test.ts',
