@@ -21,6 +21,7 @@ interface RecipeEntry {
 }
 
 const DEFAULT = 'default';
+const ENVIRONMENT = '/properties/environment';
 
 /** The registered type (its default version), with its inputs narrowed to what the server serves. */
 export async function apiType(
@@ -80,7 +81,7 @@ function narrowForRecipes(
     if (!environments.includes(DEFAULT))
       schema.required = [...new Set([...(schema.required ?? []), 'environment'])];
     notes.push(
-      `${type.typeName} is implemented by recipes: inputs name only environments whose default recipe serves it (${environments.join(', ')})`,
+      `${type.typeName} is implemented by recipes: inputs name only environments whose default recipe serves it (${environments.join(', ')}), and an update keeps the environment (an instance stays where it was made)`,
     );
   }
   const recipePointer = '/properties/recipe';
@@ -98,7 +99,10 @@ function narrowForRecipes(
       schema: schema as ResourceType['schema'],
       readOnlyProperties: kept(type.readOnlyProperties),
       writeOnlyProperties: kept(type.writeOnlyProperties),
-      createOnlyProperties: kept(type.createOnlyProperties),
+      // An instance keeps its environment: update inputs must too.
+      createOnlyProperties: [
+        ...new Set([...kept(type.createOnlyProperties), ...(properties.environment ? [ENVIRONMENT] : [])]),
+      ],
       conditionalCreateOnlyProperties: kept(type.conditionalCreateOnlyProperties),
       deprecatedProperties: kept(type.deprecatedProperties),
     },

@@ -69,6 +69,16 @@ export function grantsOf(version: RecipeVersion): (typeNames: string[]) => void 
   };
 }
 
+/** The recipe a model names (`recipe.name`), else the environment's default one. */
+function recipeNameOf(model: Model): string {
+  const recipe = model.recipe;
+  return typeof recipe === 'object' &&
+    recipe !== null &&
+    typeof (recipe as { name?: unknown }).name === 'string'
+    ? (recipe as { name: string }).name
+    : DEFAULT_RECIPE;
+}
+
 /**
  * The template and parameters an instance's stack gets from `version` of its recipe: what a deploy
  * applies, and what an upgrade's plan shows (the same binding, so the plan is what will happen).
@@ -280,13 +290,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     if (progress?.failure) return cleanUp(type, held?.record, progress, token);
     if (!held) {
       const environment = environmentOf(desired, DEFAULT_ENVIRONMENT);
-      const recipe = desired.recipe;
-      const recipeName =
-        typeof recipe === 'object' &&
-        recipe !== null &&
-        typeof (recipe as { name?: unknown }).name === 'string'
-          ? (recipe as { name: string }).name
-          : DEFAULT_RECIPE;
+      const recipeName = recipeNameOf(desired);
       const head = await records.getHead(environment, type.typeName, recipeName);
       if (!head) {
         const env = await records.getEnvironment(environment);
@@ -397,6 +401,15 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     if (!held || held.record.phase === 'creating')
       return failed('NotFound', `${type.typeName} ${identifier} does not exist`);
     const record = held.record;
+    // The stack runs the recipe the instance was made with: a model naming another environment or
+    // recipe would say what it does not run.
+    const environment = environmentOf(request.desiredState, DEFAULT_ENVIRONMENT);
+    const recipeName = recipeNameOf(request.desiredState);
+    if (environment !== record.environment || recipeName !== record.recipe)
+      return failed(
+        'NotUpdatable',
+        `${type.typeName} ${identifier} runs recipe ${record.recipe} of environment ${record.environment}, and an instance keeps the environment and recipe it was made with: to move it to ${recipeName === record.recipe ? '' : `recipe ${recipeName} of `}environment ${environment}, delete it and create it there`,
+      );
     // An update is when an instance moves to its recipe's latest version (a new version never changes
     // an instance by itself); a deleted recipe leaves it on the version it has.
     const resumed = request.callbackContext as Progress | undefined;

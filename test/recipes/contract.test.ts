@@ -163,7 +163,7 @@ eachStoreService(
 );
 
 eachStoreService(
-  'an update changes the lower resource; a change that feeds a lower create-only property replaces it; a new recipe version changes no instance until its next update, or its upgrade, planned first',
+  'an update changes the lower resource; a change that feeds a lower create-only property replaces it; a new recipe version changes no instance until its next update, or its upgrade, planned first; an update naming another environment or recipe is refused',
   async (s) => {
     await setUp(s);
     const made = await settle(s, (await create(s, { name: 'orders', size: 'S' })).requestToken, 20_000);
@@ -178,7 +178,7 @@ eachStoreService(
       { op: 'add', path: '/recipe', value: { parameters: { Suffix: 'main' } } },
     ]);
     assert.equal(renamed.operationStatus, 'SUCCESS', JSON.stringify(renamed));
-    let boxes = await lower(s, BOX_TYPE);
+    const boxes = await lower(s, BOX_TYPE);
     assert.deepEqual([...boxes.keys()], ['orders_main'], 'the old database is gone, a new one made');
     assert.equal(boxes.get('orders_main')!.Size, 'XL');
     assert.equal((await lower(s, LOGIN_TYPE)).get('orders_user')!.Database, 'orders_main');
@@ -232,6 +232,32 @@ eachStoreService(
     assert.deepEqual([...(await lower(s, BOX_TYPE)).keys()].sort(), ['orders_data', 'plain_data']);
     const moved = await s.call('GET', `${SAMPLE}/orders`);
     assert.equal(moved.body.properties.status.recipe.templateVersion, '2');
+
+    // An instance keeps the environment and recipe it was made with: an update naming others is
+    // refused, and the instance still says what it runs.
+    assert.equal((await s.call('POST', '/v1/environments', { name: 'dev' })).status, 201);
+    const devRecipe = await s.call('POST', '/v1/recipes', {
+      typeName: SAMPLE_TYPE,
+      template: RECIPE,
+      environment: 'dev',
+    });
+    assert.equal(devRecipe.status, 201, JSON.stringify(devRecipe.body));
+    for (const change of [
+      { op: 'add', path: '/environment', value: 'dev' },
+      { op: 'add', path: '/recipe', value: { name: 'other' } },
+    ]) {
+      const refused = await patch(s, 'orders', [change]);
+      assert.equal(refused.operationStatus, 'FAILED', JSON.stringify(refused));
+      assert.equal(refused.errorCode, 'NotUpdatable', JSON.stringify(refused));
+      assert.match(
+        refused.statusMessage,
+        /runs recipe default of environment default.*delete it and create it there/,
+      );
+    }
+    const still = await s.call('GET', `${SAMPLE}/orders`);
+    assert.equal(still.body.properties.environment, undefined);
+    assert.equal(still.body.properties.recipe, undefined);
+    assert.equal(still.body.properties.status.binding.hostname, 'default.db.internal');
   },
 );
 

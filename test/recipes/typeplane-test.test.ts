@@ -40,12 +40,17 @@ before(async () => {
     });
     assert.equal(r.status, 201, JSON.stringify(r.body));
   }
-  const reg = await s.call('POST', '/v1/recipes', {
-    typeName: SAMPLE_TYPE,
-    template: RECIPE.replaceAll(BOX_TYPE, DATABASE).replaceAll(LOGIN_TYPE, USER),
-    file: 'recipe.yaml',
-  });
-  assert.equal(reg.status, 201, JSON.stringify(reg.body));
+  // Two environments with the recipe: inputs may name either, and an update keeps the one it has.
+  assert.equal((await s.call('POST', '/v1/environments', { name: 'dev' })).status, 201);
+  for (const environment of ['default', 'dev']) {
+    const reg = await s.call('POST', '/v1/recipes', {
+      typeName: SAMPLE_TYPE,
+      template: RECIPE.replaceAll(BOX_TYPE, DATABASE).replaceAll(LOGIN_TYPE, USER),
+      file: 'recipe.yaml',
+      environment,
+    });
+    assert.equal(reg.status, 201, JSON.stringify(reg.body));
+  }
 });
 after(() => s.close());
 
@@ -62,7 +67,7 @@ test('typeplane test --api passes against the recipe-backed sample type, leaving
   assert.match(run.stdout, /\b0 failed\b/);
   assert.match(
     run.stderr,
-    /implemented by recipes: inputs name only environments whose default recipe serves it \(default\)/,
+    /implemented by recipes: inputs name only environments whose default recipe serves it \(default, dev\), and an update keeps the environment/,
   );
   const instances = await s.call('GET', `/v1/resources/${encodeURIComponent(SAMPLE_TYPE)}`);
   assert.deepEqual(instances.body.resourceDescriptions, [], 'the suite deleted its instances');
