@@ -141,8 +141,10 @@ eachStoreService(
     });
     assert.equal(failed.operationStatus, 'FAILED', JSON.stringify(failed));
     assert.equal(failed.errorCode, 'InvalidRequest', JSON.stringify(failed));
-    assert.match(failed.statusMessage, /^Database: /);
-    assert.match(failed.statusMessage, /Name/);
+    assert.equal(
+      failed.statusMessage,
+      'Database: the desired state does not match the schema of Test::Recipe::Database: /Name must match pattern "^[a-z][a-z0-9_-]{0,40}$"',
+    );
     assert.deepEqual(
       logins.calls.map((c) => c.action).filter((a) => a !== 'read'),
       ['create', 'delete'],

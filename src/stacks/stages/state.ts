@@ -128,6 +128,10 @@ export class DeploymentState {
       event = await start();
     } catch (e) {
       if (!(e instanceof TypeplaneError)) throw e;
+      // The details the message does not already state (the engine's schema refusal names them all).
+      const details = e.details
+        .map((d) => `${d.pointer ?? ''} ${d.message}`)
+        .filter((d) => !e.message.includes(d));
       return {
         typeName: '',
         requestToken: '',
@@ -135,7 +139,7 @@ export class DeploymentState {
         operationStatus: 'FAILED',
         eventTime: new Date().toISOString(),
         errorCode: e.code,
-        statusMessage: `${e.message}${e.details.length > 0 ? `: ${e.details.map((d) => `${d.pointer ?? ''} ${d.message}`).join('; ')}` : ''}`,
+        statusMessage: `${e.message}${details.length > 0 ? `: ${details.join('; ')}` : ''}`,
       };
     }
     while (
