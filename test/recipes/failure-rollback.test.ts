@@ -77,7 +77,7 @@ async function nothingLeft(s: Api, identifier: string): Promise<void> {
 let refusing: ReturnType<typeof memoryProvider> & { refuse: boolean };
 
 eachStoreService(
-  "a lower-level resource that fails rolls the recipe back, leaves nothing, and fails the operation with the provider's code and message, its secret masked",
+  "a lower-level resource that fails rolls the recipe back, leaves nothing, and fails the operation with the provider's code and message, its secret masked; a failed update leaves the instance as it was",
   async (s) => {
     await setUp(s);
     const failed = await createAndSettle(s, { name: 'orders', size: 'M' });
@@ -105,6 +105,26 @@ eachStoreService(
     assert.equal(made.operationStatus, 'SUCCESS', JSON.stringify(made));
     assert.equal(made.resourceModel.status.binding.username, 'orders_user');
     assert.equal(made.resourceModel.status.binding.secret, 'orders_user_db/password');
+
+    // An update the database refuses fails with its code and message; the instance stays as it was,
+    // and a later update that fits goes through.
+    const path = `${SAMPLE}/orders`;
+    const grow = await s.call('PATCH', path, {
+      patchDocument: [{ op: 'replace', path: '/size', value: 'XL' }],
+    });
+    assert.equal(grow.status, 202, JSON.stringify(grow.body));
+    const refused = await settle(s, grow.body.progressEvent.requestToken, 20_000);
+    assert.equal(refused.operationStatus, 'FAILED', JSON.stringify(refused));
+    assert.equal(refused.errorCode, 'NotUpdatable', JSON.stringify(refused));
+    assert.equal(refused.statusMessage, 'Database: a M database cannot grow to XL here');
+    assert.equal((await s.call('GET', path)).body.properties.size, 'M');
+    assert.equal(refusing.store.get('orders_user_db')!.Size, 'M');
+    const shrink = await s.call('PATCH', path, {
+      patchDocument: [{ op: 'replace', path: '/size', value: 'S' }],
+    });
+    const shrunk = await settle(s, shrink.body.progressEvent.requestToken, 20_000);
+    assert.equal(shrunk.operationStatus, 'SUCCESS', JSON.stringify(shrunk));
+    assert.equal(refusing.store.get('orders_user_db')!.Size, 'S');
   },
   () => {
     refusing = Object.assign(
@@ -117,6 +137,20 @@ eachStoreService(
               message: `the password ${String(req.desiredState.Password)} is too weak for a ${String(req.desiredState.Size)} database`,
             };
           store.set(String(req.desiredState.Name), req.desiredState);
+          return { status: 'SUCCESS', resourceModel: req.desiredState };
+        },
+        update: (req, store) => {
+          const { Name, Size } = req.desiredState;
+          const now = store.get(String(Name));
+          if (!now)
+            return { status: 'FAILED', errorCode: 'NotFound', message: `no database ${String(Name)}` };
+          if (Size === 'XL')
+            return {
+              status: 'FAILED',
+              errorCode: 'NotUpdatable',
+              message: `a ${String(now.Size)} database cannot grow to XL here`,
+            };
+          store.set(String(Name), req.desiredState);
           return { status: 'SUCCESS', resourceModel: req.desiredState };
         },
       }),
