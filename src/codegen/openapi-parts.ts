@@ -7,6 +7,21 @@ export const json = (schema: unknown, description: string) => ({
   description,
   content: { 'application/json': { schema } },
 });
+/** A JSON request body. */
+export const body = (schema: unknown, required = true) => ({
+  required,
+  content: { 'application/json': { schema } },
+});
+/** A template check's answer (a stack's validate, a recipe's check): the template's problems as diagnostics. */
+export const verdict = (diagnostic: unknown) => ({
+  type: 'object',
+  required: ['valid', 'diagnostics', 'types'],
+  properties: {
+    valid: { type: 'boolean' },
+    diagnostics: { type: 'array', items: diagnostic },
+    types: { type: 'array', items: { type: 'string' } },
+  },
+});
 export const ERROR_RESPONSES = {
   '400': { $ref: '#/components/responses/Error' },
   '401': { $ref: '#/components/responses/Error' },

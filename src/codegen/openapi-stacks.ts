@@ -2,7 +2,7 @@
  * @module The /v1/stacks part of the OpenAPI document: validate, deploy, describe, list, events,
  * outputs, drift, plans and their application, delete (shapes as docs/api.md describes them).
  */
-import { ERROR_RESPONSES, json, PAGE, pathParam, ref, WAIT } from './openapi-parts.js';
+import { body, ERROR_RESPONSES, json, PAGE, pathParam, ref, verdict, WAIT } from './openapi-parts.js';
 
 type Schema = Record<string, unknown>;
 
@@ -34,6 +34,53 @@ const TEMPLATE_PROPERTIES = {
 const NO_ROLLBACK = {
   type: 'boolean',
   description: 'Leave what a failed deployment made in place instead of rolling back.',
+};
+
+/** One change of a plan: a stack's, or a recipe instance's upgrade. */
+export const PLANNED_CHANGE = {
+  type: 'object',
+  required: ['logicalId', 'type', 'action'],
+  properties: {
+    logicalId: STRING,
+    type: STRING,
+    action: STRING,
+    identifier: STRING,
+    properties: { type: 'object' },
+    patch: { type: 'array', items: { type: 'object' } },
+    before: {
+      type: 'object',
+      description: "A Modify's replaced or removed paths (JSON Pointers) and the values they hold now.",
+    },
+    replacement: {
+      type: 'object',
+      properties: { properties: { type: 'array', items: STRING }, deleteFirst: { type: 'boolean' } },
+    },
+    retain: { type: 'boolean' },
+  },
+};
+/** How one resource differs from what was deployed: a stack's, or a recipe instance's. */
+export const RESOURCE_DRIFT = {
+  type: 'object',
+  required: ['logicalId', 'type', 'status', 'differences'],
+  properties: {
+    logicalId: STRING,
+    type: STRING,
+    identifier: STRING,
+    status: { enum: ['IN_SYNC', 'MODIFIED', 'DELETED'] },
+    differences: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'kind'],
+        properties: {
+          path: STRING,
+          expected: {},
+          actual: {},
+          kind: { enum: ['ADD', 'REMOVE', 'NOT_EQUAL'] },
+        },
+      },
+    },
+  },
 };
 
 export const STACK_SCHEMAS: Schema = {
@@ -111,37 +158,11 @@ export const STACK_SCHEMAS: Schema = {
       },
       changes: {
         type: 'array',
-        items: {
-          type: 'object',
-          required: ['logicalId', 'type', 'action'],
-          properties: {
-            logicalId: STRING,
-            type: STRING,
-            action: STRING,
-            identifier: STRING,
-            properties: { type: 'object' },
-            patch: { type: 'array', items: { type: 'object' } },
-            before: {
-              type: 'object',
-              description:
-                "A Modify's replaced or removed paths (JSON Pointers) and the values they hold now.",
-            },
-            replacement: {
-              type: 'object',
-              properties: { properties: { type: 'array', items: STRING }, deleteFirst: { type: 'boolean' } },
-            },
-            retain: { type: 'boolean' },
-          },
-        },
+        items: PLANNED_CHANGE,
       },
     },
   },
 };
-
-const body = (schema: unknown, required = true) => ({
-  required,
-  content: { 'application/json': { schema } },
-});
 
 export function stackPaths(): Schema {
   const stackName = pathParam('stackName', 'The stack name.');
@@ -157,18 +178,7 @@ export function stackPaths(): Schema {
         summary: 'Validate a template (its own problems are diagnostics, never a 400)',
         requestBody: body(ref('StackTemplate')),
         responses: {
-          '200': json(
-            {
-              type: 'object',
-              required: ['valid', 'diagnostics', 'types'],
-              properties: {
-                valid: { type: 'boolean' },
-                diagnostics: { type: 'array', items: { type: 'object' } },
-                types: { type: 'array', items: STRING },
-              },
-            },
-            'The verdict.',
-          ),
+          '200': json(verdict({ type: 'object' }), 'The verdict.'),
           ...ERROR_RESPONSES,
         },
       },
@@ -323,29 +333,7 @@ export function stackPaths(): Schema {
                 status: { enum: ['IN_SYNC', 'DRIFTED'] },
                 resources: {
                   type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['logicalId', 'type', 'status', 'differences'],
-                    properties: {
-                      logicalId: STRING,
-                      type: STRING,
-                      identifier: STRING,
-                      status: { enum: ['IN_SYNC', 'MODIFIED', 'DELETED'] },
-                      differences: {
-                        type: 'array',
-                        items: {
-                          type: 'object',
-                          required: ['path', 'kind'],
-                          properties: {
-                            path: STRING,
-                            expected: {},
-                            actual: {},
-                            kind: { enum: ['ADD', 'REMOVE', 'NOT_EQUAL'] },
-                          },
-                        },
-                      },
-                    },
-                  },
+                  items: RESOURCE_DRIFT,
                 },
               },
             },
