@@ -43,6 +43,8 @@ const LONGEST = [
   'test/package/packed-package.test.ts',
   'test/codegen/typescript.test.ts',
   'test/cli/readme-walkthroughs.test.ts',
+  'test/recipes/example-walkthrough.test.ts',
+  'test/cli/recipe-commands.test.ts',
   'test/cloudcontrol/aws-cli.test.ts',
   'test/contract/cli.test.ts',
   'test/schema/pattern-verdicts.test.ts',
