@@ -163,7 +163,7 @@ eachStoreService(
 );
 
 eachStoreService(
-  'an update changes the lower resource; a change that feeds a lower create-only property replaces it; a new recipe version changes no instance until its next update, or its upgrade, planned first; an update naming another environment or recipe is refused',
+  'an update changes the lower resource; a change that feeds a lower create-only property replaces it; a new recipe version changes no instance until its next update, or its upgrade, planned first; an update naming another environment or recipe is refused as a create-only change',
   async (s) => {
     await setUp(s);
     const made = await settle(s, (await create(s, { name: 'orders', size: 'S' })).requestToken, 20_000);
@@ -233,8 +233,8 @@ eachStoreService(
     const moved = await s.call('GET', `${SAMPLE}/orders`);
     assert.equal(moved.body.properties.status.recipe.templateVersion, '2');
 
-    // An instance keeps the environment and recipe it was made with: an update naming others is
-    // refused, and the instance still says what it runs.
+    // An instance keeps the environment and recipe it was made with: the type says so (they are
+    // create-only), so an update naming others is refused before anything runs.
     assert.equal((await s.call('POST', '/v1/environments', { name: 'dev' })).status, 201);
     const devRecipe = await s.call('POST', '/v1/recipes', {
       typeName: SAMPLE_TYPE,
@@ -242,17 +242,14 @@ eachStoreService(
       environment: 'dev',
     });
     assert.equal(devRecipe.status, 201, JSON.stringify(devRecipe.body));
-    for (const change of [
-      { op: 'add', path: '/environment', value: 'dev' },
-      { op: 'add', path: '/recipe', value: { name: 'other' } },
-    ]) {
-      const refused = await patch(s, 'orders', [change]);
-      assert.equal(refused.operationStatus, 'FAILED', JSON.stringify(refused));
-      assert.equal(refused.errorCode, 'NotUpdatable', JSON.stringify(refused));
-      assert.match(
-        refused.statusMessage,
-        /runs recipe default of environment default.*delete it and create it there/,
-      );
+    for (const [change, pointer] of [
+      [{ op: 'add', path: '/environment', value: 'dev' }, '/properties/environment'],
+      [{ op: 'add', path: '/recipe', value: { name: 'other' } }, '/properties/recipe/name'],
+    ] as const) {
+      const refused = await s.call('PATCH', `${SAMPLE}/orders`, { patchDocument: [change] });
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.equal(refused.body.errorCode, 'NotUpdatable', JSON.stringify(refused.body));
+      assert.match(refused.body.message, new RegExp(`create-only properties cannot change.*${pointer}`));
     }
     const still = await s.call('GET', `${SAMPLE}/orders`);
     assert.equal(still.body.properties.environment, undefined);

@@ -75,8 +75,9 @@ export const RECIPE_BASE_PROPERTIES: Readonly<Record<string, Readonly<JsonSchema
     properties: {
       name: {
         type: 'string',
-        description: "The recipe's name in the environment (default: default).",
-        default: 'default',
+        // No `default`: a default would be set on the first update that adds `recipe`, a change of
+        // this create-only value; left out, the environment's `default` recipe runs.
+        description: "The recipe's name in the environment; left out, its recipe called default.",
       },
       parameters: {
         type: 'object',

@@ -78,6 +78,8 @@ interface Lists {
   common: Set<string>;
   /** Members marked `x-typeplane-references: <type>`, with where the mark is written. */
   references: { typeName: string; member: string; origin: string }[];
+  /** Create-only pointers besides `name`. */
+  createOnly: string[];
 }
 
 /** What an ancestor already marks, so descendants are not listed twice. */
@@ -100,7 +102,14 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
     const chosen = entries.findIndex(([apiVersion]) => apiVersion === type.defaultApiVersion);
     if (chosen >= 0) entries.push(...entries.splice(chosen, 1));
     for (const [apiVersion, entry] of entries) {
-      const lists: Lists = { readOnly: [], writeOnly: [], deprecated: [], common: new Set(), references: [] };
+      const lists: Lists = {
+        readOnly: [],
+        writeOnly: [],
+        deprecated: [],
+        common: new Set(),
+        references: [],
+        createOnly: [],
+      };
       const schema = modelSchema(
         (entry as Node).schema as Node,
         lists,
@@ -117,7 +126,7 @@ export function manifestToModel(document: Node, source?: string): ResourceType[]
         additionalIdentifiers: [],
         readOnlyProperties: lists.readOnly,
         writeOnlyProperties: lists.writeOnly,
-        createOnlyProperties: ['/properties/name'],
+        createOnlyProperties: ['/properties/name', ...lists.createOnly],
         conditionalCreateOnlyProperties: [],
         deprecatedProperties: lists.deprecated,
         handlers: {},
@@ -166,8 +175,13 @@ function modelSchema(root: Node, lists: Lists, at: string, recipes = false): Jso
   // An empty schema describes nothing: resources may have any properties.
   const open = Object.keys(root).length === 0;
   if (recipes && !open)
-    for (const [name, base] of Object.entries(RECIPE_BASE_PROPERTIES))
-      if (!Object.hasOwn(properties, name)) setOwn(properties, name, structuredClone(base));
+    for (const [name, base] of Object.entries(RECIPE_BASE_PROPERTIES)) {
+      if (Object.hasOwn(properties, name)) continue;
+      setOwn(properties, name, structuredClone(base));
+      // A resource keeps the environment and recipe it was made with (its recipe's parameters may change).
+      if (name === 'environment') lists.createOnly.push('/properties/environment');
+      if (name === 'recipe') lists.createOnly.push('/properties/recipe/name');
+    }
   const schema: JsonSchema = { type: 'object', additionalProperties: open, properties, required };
   if (lists.common.size > 0) {
     // Copy the built-ins (and those they use) through a holder: refs were already made local above.
@@ -243,6 +257,7 @@ function convert(node: Node, pointer: string, inherited: Inherited, lists: Lists
       deprecated: [],
       common: lists.common,
       references: [],
+      createOnly: [],
     };
     out[SECRET_SCHEMA_ANNOTATION] = convert(
       node[SECRET_SCHEMA_KEYWORD],
