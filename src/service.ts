@@ -155,14 +155,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     }
     const configurations = new TypeConfigurations(store, sealer, registry);
     // Made once the stacks are (it runs instances as stacks); the engine asks it for providers only later.
-    let recipes: Recipes | undefined;
+    const late: { recipes?: Recipes } = {};
     const engine = new Engine({
       store,
       registry,
       configurations,
       // A type no provider names is a recipe's once one is registered for it, else the state provider's.
       providerFor: (typeName) =>
-        providers.get(typeName) ?? (recipes?.backs(typeName) ? recipes.provider : state),
+        providers.get(typeName) ?? (late.recipes?.backs(typeName) ? late.recipes.provider : state),
       sealer,
       logger: engineLogger(logger),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
@@ -193,7 +193,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ? { deletedRetentionMs: options.deletedStackRetentionMs }
         : {}),
     });
-    recipes = new Recipes({
+    const recipes = new Recipes({
       stacks,
       registry,
       store,
@@ -203,6 +203,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       log: logger.child({ component: 'recipes' }),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
+    late.recipes = recipes;
     await recipes.start();
     const tokens = new Tokens(store, new AccessKeys(store, sealer));
     const firstAdminToken = await tokens.bootstrap(options.adminToken);
@@ -244,7 +245,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       close(graceMs = 10_000) {
         closing ??= (async () => {
           await app.close();
-          recipes!.stop();
+          recipes.stop();
           await stacks.stop();
           await engine.stop(graceMs);
           for (const definition of options.providerDefinitions ?? []) await definition.close?.();
