@@ -191,6 +191,15 @@ export interface StackMark {
 
 const now = () => new Date().toISOString();
 
+/** A stack record as this process last read or wrote it. */
+interface KeptStack {
+  record: StackRecord;
+  writtenBy: string;
+}
+
+/** How many opened stack records a process keeps (each a template and a little). */
+const KEPT_STACKS = 2_000;
+
 let lastMs = 0;
 let sequence = 0;
 
@@ -211,6 +220,10 @@ export function timeKey(): string {
 export class StackStore {
   /** Told of every write of a stack record made through this process (by stack name). */
   private readonly changes = new EventEmitter().setMaxListeners(0);
+  /** Stack records opened (or written) here, by name, each with its write stamp: see getStack. */
+  private readonly kept = new Map<string, KeptStack>();
+  /** By stack name: its template last sealed or opened here, and that ciphertext (see sealed). */
+  private readonly lastSealed = new Map<string, { template: string; sealed: string }>();
 
   constructor(
     readonly store: Store,
@@ -234,35 +247,86 @@ export class StackStore {
   private sealed<T extends { template?: string }>(record: T, stack: string): object {
     if (record.template === undefined) return record;
     const { template, ...rest } = record;
-    return { ...rest, sealedTemplate: this.sealer.seal(template, `stack-template:${stack}`) };
+    // A deployment's template is written with it, again as it moves on, then with the stack: sealed once.
+    const last = this.lastSealed.get(stack);
+    if (last?.template === template) return { ...rest, sealedTemplate: last.sealed };
+    const sealedTemplate = this.sealer.seal(template, `stack-template:${stack}`);
+    this.rememberSealed(stack, template, sealedTemplate);
+    return { ...rest, sealedTemplate };
   }
 
   private opened<T extends { template?: string; stack?: string; name?: string }>(stored: T): T {
     const { sealedTemplate, ...rest } = stored as T & { sealedTemplate?: string };
     if (sealedTemplate === undefined) return stored;
     const stack = stored.stack ?? stored.name ?? '';
-    return { ...rest, template: this.sealer.open(sealedTemplate, `stack-template:${stack}`) } as T;
+    const last = this.lastSealed.get(stack);
+    if (last?.sealed === sealedTemplate) return { ...rest, template: last.template } as T;
+    const template = this.sealer.open(sealedTemplate, `stack-template:${stack}`);
+    this.rememberSealed(stack, template, sealedTemplate);
+    return { ...rest, template } as T;
+  }
+
+  /** A stack's template and its ciphertext, the last sealed or opened (the oldest goes past the bound). */
+  private rememberSealed(stack: string, template: string, sealed: string): void {
+    this.lastSealed.delete(stack);
+    this.lastSealed.set(stack, { template, sealed });
+    if (this.lastSealed.size > KEPT_STACKS) this.lastSealed.delete(this.lastSealed.keys().next().value!);
   }
 
   // ---- Stacks ----
 
+  /**
+   * The stack and its write stamp. A record opened before is kept with the stamp it was read or
+   * written with, and served again while the store's stamp still matches (a cheap read): another
+   * replica's write changes the stamp, so a kept record is never served stale.
+   */
   async getStack(name: string): Promise<{ record: StackRecord; writtenBy: string } | undefined> {
+    const kept = this.kept.get(name);
+    if (kept) {
+      const stamp = await this.store.kvStamp(STACKS, name);
+      if (stamp === kept.writtenBy) return { record: structuredClone(kept.record), writtenBy: stamp };
+      this.kept.delete(name);
+      if (stamp === undefined) return undefined;
+    }
+    return this.readStack(name);
+  }
+
+  private async readStack(name: string): Promise<{ record: StackRecord; writtenBy: string } | undefined> {
     const entry = await this.store.kvGet(STACKS, name);
-    return (
-      entry && { record: this.opened(entry.value as unknown as StackRecord), writtenBy: entry.writtenBy }
-    );
+    if (!entry) return undefined;
+    const record = this.opened(entry.value as unknown as StackRecord);
+    this.keep(name, record, entry.writtenBy);
+    return { record: structuredClone(record), writtenBy: entry.writtenBy };
+  }
+
+  /** Remember a stack record as of `writtenBy` (the oldest kept goes first past {@link KEPT_STACKS}). */
+  private keep(name: string, record: StackRecord, writtenBy: string): void {
+    this.kept.delete(name);
+    this.kept.set(name, { record, writtenBy });
+    if (this.kept.size > KEPT_STACKS) this.kept.delete(this.kept.keys().next().value!);
   }
 
   async insertStack(record: StackRecord): Promise<string | undefined> {
     const writtenBy = randomUUID();
     const e = entry(this.sealed(record, record.name), writtenBy);
     if (!(await this.store.kvInsert(STACKS, record.name, e))) return undefined;
+    this.keep(record.name, structuredClone(record), writtenBy);
     this.changed(record.name, record, writtenBy);
     return writtenBy;
   }
 
   /** The stack's running deployment and write stamp; its template is not opened. */
   async stackMark(name: string): Promise<StackMark | undefined> {
+    const kept = this.kept.get(name);
+    if (kept) {
+      const stamp = await this.store.kvStamp(STACKS, name);
+      if (stamp === undefined) return undefined;
+      if (stamp === kept.writtenBy)
+        return {
+          ...(kept.record.deployment !== undefined ? { deployment: kept.record.deployment } : {}),
+          stamp,
+        };
+    }
     const e = await this.store.kvGet(STACKS, name);
     if (!e) return undefined;
     const { deployment } = e.value as { deployment?: string };
@@ -307,22 +371,49 @@ export class StackStore {
    * record, or throws to refuse.
    */
   async updateStack(name: string, change: (record: StackRecord) => StackRecord): Promise<StackRecord> {
+    // First against the record this process kept, unread: the swap itself checks it is still current
+    // (a record another replica wrote since fails it, and is read). A refusal made from the kept
+    // record alone is asked again of the stored one.
+    let guess = this.kept.get(name);
     for (let attempt = 0; attempt < 20; attempt++) {
-      const current = await this.getStack(name);
+      let current: { record: StackRecord; writtenBy: string } | undefined;
+      let unread = false;
+      if (guess) {
+        current = { record: guess.record, writtenBy: guess.writtenBy };
+        unread = true;
+        guess = undefined;
+      } else current = await this.readStack(name);
       if (!current) throw new TypeplaneError('NotFound', `stack ${name} does not exist`);
-      const next = { ...change(structuredClone(current.record)), updatedAt: now() };
+      const draft = structuredClone(current.record);
+      let changed: StackRecord;
+      try {
+        changed = change(draft);
+      } catch (e) {
+        if (unread) continue;
+        throw e;
+      }
+      // Nothing to change: no write (and the record's stamp stays, so no waiter wakes for nothing).
+      if (changed === draft) {
+        if (!unread) return draft;
+        if ((await this.store.kvStamp(STACKS, name)) === current.writtenBy) return draft;
+        continue;
+      }
+      const next = { ...changed, updatedAt: now() };
       const stamp = randomUUID();
       const e = entry(this.sealed(next, name), stamp);
       if (await this.store.kvSwap(STACKS, name, e, current.writtenBy)) {
+        this.keep(name, structuredClone(next), stamp);
         this.changed(name, next, stamp);
         return next;
       }
+      this.kept.delete(name);
     }
     throw new TypeplaneError('ResourceConflict', `stack ${name} kept changing; try again`);
   }
 
   async deleteStack(name: string): Promise<void> {
     await this.store.kvDelete(STACKS, name);
+    this.kept.delete(name);
     this.changed(name, undefined, '');
   }
 
@@ -429,7 +520,8 @@ export class StackStore {
     return out;
   }
 
-  async putResource(stack: string, record: ResourceRecord): Promise<void> {
+  /** Write a resource record; `stored` says whether one is likely there already (tried first: one write). */
+  async putResource(stack: string, record: ResourceRecord, stored = true): Promise<void> {
     const { properties, model, previous, replaced, ...plain } = record;
     const state: ResourceState = {
       properties,
@@ -443,8 +535,12 @@ export class StackStore {
       sealed: this.sealer.seal(JSON.stringify(state), this.aad(stack, record.logicalId)),
     };
     const e = entry(value, 'stacks');
-    if (!(await this.store.kvReplace(resourcesOf(stack), record.logicalId, e)))
-      await this.store.kvInsert(resourcesOf(stack), record.logicalId, e);
+    const namespace = resourcesOf(stack);
+    if (stored) {
+      if (!(await this.store.kvReplace(namespace, record.logicalId, e)))
+        await this.store.kvInsert(namespace, record.logicalId, e);
+    } else if (!(await this.store.kvInsert(namespace, record.logicalId, e)))
+      await this.store.kvReplace(namespace, record.logicalId, e);
   }
 
   async deleteResource(stack: string, logicalId: string): Promise<void> {
