@@ -10,7 +10,7 @@ import { isErrorCode, TypeplaneError, type ErrorCode } from '../errors.js';
 import type { HandlerEvent, HandlerRequest, Provider } from '../handler/types.js';
 import { identifierOf, resolverOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
-import type { StackView, Stacks } from '../stacks/index.js';
+import type { StackState, StackView, Stacks } from '../stacks/index.js';
 import { applicationOf, environmentOf, underWriteOnly, type RecipeContext } from './context.js';
 import { bindRecipe, type Bound } from './bind.js';
 import type { InstanceRecord, RecipeStore, RecipeVersion } from './records.js';
@@ -170,7 +170,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   };
 
   /** The underlying failure: the first resource that failed in this deployment, its code and words. */
-  const failureOf = async (name: string, progress: Progress, view: StackView | undefined) => {
+  const failureOf = async (name: string, progress: Progress, view: StackState | undefined) => {
     try {
       const { events } = await stacks.events(name, {
         after: String(Date.parse(progress.startedAt) - 1),
@@ -196,9 +196,16 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     };
   };
 
-  const running = (view: StackView | undefined, progress: Progress, record: InstanceRecord): HandlerEvent => {
-    const total = view?.resources.length ?? 0;
-    const done = view?.resources.filter((r) => r.status.endsWith('_COMPLETE')).length ?? 0;
+  /** Still running after the handler's wait: how far it got (the only answer that lists the resources). */
+  const running = async (progress: Progress, record: InstanceRecord): Promise<HandlerEvent> => {
+    let resources: { status: string }[] = [];
+    try {
+      resources = (await stacks.describe(record.stack)).resources;
+    } catch (e) {
+      if (!(e instanceof TypeplaneError && e.code === 'NotFound')) throw e;
+    }
+    const total = resources.length;
+    const done = resources.filter((r) => r.status.endsWith('_COMPLETE')).length;
     return {
       status: 'IN_PROGRESS',
       callbackContext: progress as unknown as Record<string, unknown>,
@@ -285,6 +292,8 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const desired = request.desiredState;
     const progress = request.callbackContext as Progress | undefined;
     let held = await records.getInstance(type.typeName, identifier);
+    /** The recipe version read for a new instance: not read again below. */
+    let fresh: RecipeVersion | undefined;
     if (held && held.record.createdBy !== token)
       return failed('AlreadyExists', `${type.typeName} ${identifier} already exists`);
     if (progress?.failure) return cleanUp(type, held?.record, progress, token);
@@ -324,10 +333,13 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         held = await records.getInstance(type.typeName, identifier);
         if (!held || held.record.createdBy !== token)
           return failed('AlreadyExists', `${type.typeName} ${identifier} already exists`);
-      } else held = { record, writtenBy: token };
+      } else {
+        held = { record, writtenBy: token };
+        fresh = version;
+      }
     }
     const record = held.record;
-    const version = await versionOf(record);
+    const version = fresh ?? (await versionOf(record));
     let current = progress;
     try {
       current ??= await deploy(type, record, version, desired, token);
@@ -338,7 +350,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         await records.deleteInstance(type.typeName, record.identifier);
       throw e;
     }
-    const view = await stacks.waitFor(record.stack, current.deploymentId, runtime.waitMs);
+    const view = await stacks.waitForState(record.stack, current.deploymentId, runtime.waitMs);
     if (view && DONE.has(view.status) && view.deploymentId === undefined)
       return succeed(type, record, version, desired, token);
     if (
@@ -349,7 +361,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       const failure = await failureOf(record.stack, current, view);
       return cleanUp(type, record, { ...current, failure }, token);
     }
-    return running(view, current, record);
+    return running(current, record);
   };
 
   /** A create failed: the stack (rolled back) goes too, then the record; the failure is reported. */
@@ -374,7 +386,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         deploymentId = (await stacks.delete(record.stack, grantsOf(version), callerFor(version)))
           .deploymentId;
       }
-      const after = await stacks.waitFor(record.stack, deploymentId, runtime.waitMs);
+      const after = await stacks.waitForState(record.stack, deploymentId, runtime.waitMs);
       if (after) {
         if (after.status === 'DELETE_FAILED' && after.deploymentId === undefined)
           return failed(
@@ -419,14 +431,14 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       resumed?.version ?? record.upgradeTo ?? head?.latest ?? record.version,
     );
     const progress = resumed ?? (await deploy(type, record, version, request.desiredState, token));
-    const view = await stacks.waitFor(record.stack, progress.deploymentId, runtime.waitMs);
+    const view = await stacks.waitForState(record.stack, progress.deploymentId, runtime.waitMs);
     if (view && DONE.has(view.status) && view.deploymentId === undefined)
       return succeed(type, record, version, request.desiredState, token);
     if (view && FAILED_UPDATE.has(view.status) && view.deploymentId === undefined) {
       const failure = await failureOf(record.stack, progress, view);
       return failed(failure.code, failure.message);
     }
-    return running(view, progress, { ...record, version: version.version });
+    return running(progress, { ...record, version: version.version });
   };
 
   const remove = async (request: HandlerRequest): Promise<HandlerEvent> => {
@@ -453,7 +465,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         deploymentId = (await stacks.delete(record.stack, grantsOf(version), callerFor(version)))
           .deploymentId;
       }
-      const after = await stacks.waitFor(record.stack, deploymentId!, runtime.waitMs);
+      const after = await stacks.waitForState(record.stack, deploymentId!, runtime.waitMs);
       if (after) {
         if (after.status === 'DELETE_FAILED' && after.deploymentId === undefined)
           return failed(

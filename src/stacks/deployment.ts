@@ -10,6 +10,7 @@
  * Phases: forward → cleanup (replaced and removed resources deleted last, in reverse order), or
  * forward → rollback (what this deployment changed put back, in reverse order).
  */
+import type { Analysis } from './analyze.js';
 import type { DeploymentRecord } from './records.js';
 import { cleanup } from './stages/cleanup.js';
 import { deleteStack } from './stages/delete.js';
@@ -28,8 +29,11 @@ export class Deployment {
     /** Persist the deployment's new phase (under its lease); false when the lease was lost. */
     persist: (record: DeploymentRecord) => Promise<boolean>,
     lost: () => boolean,
+    /** The analysis the deployment was begun with in this process (a resumed one has none). */
+    analysis?: Analysis,
   ) {
     this.d = new DeploymentState(ctx, record, persist, lost);
+    this.d.begun = analysis;
   }
 
   async run(): Promise<void> {

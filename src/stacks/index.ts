@@ -3,7 +3,7 @@
  * apply in dependency order, roll back, delete, detect drift. See docs/stacks.md.
  */
 export { Stacks, type StacksOptions } from './stacks.js';
-export type { StackView, Started } from './views.js';
+export type { StackState, StackView, Started } from './views.js';
 export type { ResourceDrift, DriftDifference } from './drift.js';
 export { STACK_RULES, invalidTemplate, type StackRuleId } from './rules.js';
 export { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';

@@ -41,7 +41,12 @@ export function typesOf(analysis: Analysis): string[] {
 
 /** The types a stack's resources have now (a token must reach them to change or delete the stack). */
 export async function recordedTypes(records: StackStore, name: string): Promise<string[]> {
-  return [...new Set([...(await records.getResources(name)).values()].map((r: ResourceRecord) => r.type))];
+  return typesIn(await records.getResources(name));
+}
+
+/** The types of a stack's resource records, each once. */
+export function typesIn(resources: Map<string, ResourceRecord>): string[] {
+  return [...new Set([...resources.values()].map((r) => r.type))];
 }
 
 /**

@@ -5,10 +5,14 @@
  */
 import { Deployment } from './deployment.js';
 import type { StacksCore } from './core.js';
+import type { Analysis } from './analyze.js';
 import type { DeploymentRecord } from './records.js';
 
-/** Run a deployment just written with lease stamp `stamp` (begun, or claimed). */
-export type Launch = (record: DeploymentRecord, stamp: string) => void;
+/**
+ * Run a deployment just written with lease stamp `stamp` (begun, or claimed); one begun here passes
+ * the analysis its template was begun with, which the deployment then need not make again.
+ */
+export type Launch = (record: DeploymentRecord, stamp: string, analysis?: Analysis) => void;
 
 export class DeploymentRunner {
   private readonly running = new Map<string, Promise<void>>();
@@ -41,7 +45,7 @@ export class DeploymentRunner {
     await Promise.allSettled([...this.running.values()]);
   }
 
-  readonly run: Launch = (record, stamp) => {
+  readonly run: Launch = (record, stamp, analysis) => {
     if (this.running.has(record.id)) return;
     const { records, ctx, owner, leaseMs } = this.core;
     let current = stamp;
@@ -69,7 +73,7 @@ export class DeploymentRunner {
     };
     const renew = setInterval(() => void write(latest).catch(() => undefined), Math.max(50, leaseMs / 3));
     renew.unref();
-    const deployment = new Deployment(ctx, record, persist, () => lost || this.stopped);
+    const deployment = new Deployment(ctx, record, persist, () => lost || this.stopped, analysis);
     const done = deployment
       .run()
       .catch((e: unknown) =>

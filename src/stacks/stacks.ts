@@ -28,7 +28,16 @@ import type { DeploymentContext, StackEngine } from './stages/state.js';
 import { applyPlan, deploy } from './start.js';
 import { registryTypes } from './types.js';
 import { validate } from './validate.js';
-import { describe, outputValues, outputs, waitFor, type StackView, type Started } from './views.js';
+import {
+  describe,
+  outputValues,
+  outputs,
+  waitFor,
+  waitForState,
+  type StackState,
+  type StackView,
+  type Started,
+} from './views.js';
 
 export interface StacksOptions {
   engine: StackEngine;
@@ -224,5 +233,10 @@ export class Stacks {
    */
   async waitFor(name: string, id: string, timeoutMs: number): Promise<StackView | undefined> {
     return waitFor(this.core, name, id, timeoutMs);
+  }
+
+  /** As {@link waitFor}, answering the stack's status alone (no resource listed): for a recipe's handler. */
+  async waitForState(name: string, id: string, timeoutMs: number): Promise<StackState | undefined> {
+    return waitForState(this.core, name, id, timeoutMs);
   }
 }

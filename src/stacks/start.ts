@@ -10,13 +10,20 @@ import { scopedClientToken } from '../engine/index.js';
 import type { Analysis } from './analyze.js';
 import { rememberToken, replayed } from './client-tokens.js';
 import type { StacksCore } from './core.js';
-import { planNotFound, recordedTypes, stacksNamed, typesOf, unnamed, type Authorize } from './reach.js';
-import type { DeploymentRecord, StackCaller, StackRecord, StackStatus, StackStore } from './records.js';
+import { planNotFound, stacksNamed, typesIn, typesOf, unnamed, type Authorize } from './reach.js';
+import type {
+  DeploymentRecord,
+  ResourceRecord,
+  StackCaller,
+  StackRecord,
+  StackStatus,
+  StackStore,
+} from './records.js';
 import type { Launch } from './resume.js';
 import { NEVER_CREATED, TERMINAL } from './status.js';
 import { openParameters, sealParameters } from './stored-parameters.js';
 import { analyzeForStack } from './validate.js';
-import { describe, type Started } from './views.js';
+import { describe, viewOf, type Started } from './views.js';
 
 export async function deploy(
   core: StacksCore,
@@ -30,7 +37,9 @@ export async function deploy(
   // Access first: a client token replays only to a caller who may make the request now.
   const analysis = await analyzeForStack(core, name, text, parameters, authorize);
   authorize(typesOf(analysis));
-  await unnamed(`stack ${name}`, async () => authorize(await recordedTypes(core.records, name)));
+  // Listed once: what the caller must reach, the types the stack is marked with, and its view.
+  const held = await core.records.getResources(name);
+  await unnamed(`stack ${name}`, async () => authorize(typesIn(held)));
   // Client tokens are each caller's own: another's token neither replays nor collides.
   const clientToken = scopedClientToken(options.clientToken, options.caller);
   const replay = await replayed(core.store, core.sealer, name, clientToken, {
@@ -53,7 +62,7 @@ export async function deploy(
       startedAt: replay.startedAt,
     };
   }
-  return begin(core, launch, name, analysis, text, parameters, {
+  return begin(core, launch, name, analysis, text, parameters, held, {
     ...options,
     ...(clientToken !== undefined ? { clientToken } : {}),
   });
@@ -77,12 +86,13 @@ export async function applyPlan(
   const parameters = openParameters(core.records, name, plan.parameters);
   const authorize = options.authorize ?? (() => {});
   // The caller named the plan only: a refusal names none of the types it or the stack holds.
+  const held = await core.records.getResources(name);
   const analysis = await unnamed(`stack ${name}`, async () => {
     const analyzed = await analyzeForStack(core, name, plan.template, parameters, authorize);
-    authorize([...typesOf(analyzed), ...(await recordedTypes(core.records, name))]);
+    authorize([...typesOf(analyzed), ...typesIn(held)]);
     return analyzed;
   });
-  return begin(core, launch, name, analysis, plan.template, parameters, {
+  return begin(core, launch, name, analysis, plan.template, parameters, held, {
     ...options,
     baseVersion: plan.baseVersion,
     planId,
@@ -96,6 +106,8 @@ async function begin(
   analysis: Analysis,
   text: string,
   parameters: Record<string, unknown>,
+  /** The stack's resource records, listed when the request was authorized. */
+  held: Map<string, ResourceRecord>,
   options: {
     noRollback?: boolean;
     clientToken?: string;
@@ -106,9 +118,9 @@ async function begin(
   },
 ): Promise<Started> {
   const { records } = core;
-  await checkExports(core, name, analysis, options.authorize ?? (() => {}));
-  const id = randomUUID();
   const existing = await records.getStack(name);
+  await checkExports(core, name, existing?.record, analysis, options.authorize ?? (() => {}));
+  const id = randomUUID();
   const update = existing !== undefined && !NEVER_CREATED.has(existing.record.status);
   const deployment: DeploymentRecord = {
     id,
@@ -126,13 +138,14 @@ async function begin(
     startedAt: new Date().toISOString(),
   };
   const stamp = await records.insertDeployment(deployment);
+  let started: StackRecord;
   try {
-    await markStarted(
+    started = await markStarted(
       records,
       name,
       id,
       update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
-      [...typesOf(analysis), ...(await recordedTypes(records, name))],
+      [...typesOf(analysis), ...typesIn(held)],
       options.baseVersion,
     );
   } catch (e) {
@@ -148,7 +161,7 @@ async function begin(
       {
         deploymentId: id,
         startedAt: deployment.startedAt,
-        stackId: (await records.getStack(name))?.record.stackId,
+        stackId: started.stackId,
       },
       {
         text,
@@ -159,11 +172,12 @@ async function begin(
   await records.addEvent(name, {
     logicalId: name,
     type: 'Typeplane::Stack',
-    identifier: (await records.getStack(name))!.record.stackId,
+    identifier: started.stackId,
     status: update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
   });
-  launch(deployment, stamp);
-  return { stack: await describe(core, name), deploymentId: id, startedAt: deployment.startedAt };
+  launch(deployment, stamp, analysis);
+  // The stack as its deployment began: the record just written, and the resources it held.
+  return { stack: viewOf(started, held), deploymentId: id, startedAt: deployment.startedAt };
 }
 
 async function markStarted(
@@ -173,9 +187,9 @@ async function markStarted(
   status: StackStatus,
   types: string[],
   baseVersion?: number,
-): Promise<void> {
+): Promise<StackRecord> {
   const now = new Date().toISOString();
-  const inserted = await records.insertStack({
+  const fresh: StackRecord = {
     name,
     stackId: `typeplane:stack/${name}/${randomUUID()}`,
     status,
@@ -187,7 +201,8 @@ async function markStarted(
     imports: [],
     types: [...new Set(types)],
     deployment: id,
-  });
+  };
+  const inserted = await records.insertStack(fresh);
   if (inserted) {
     if (baseVersion !== undefined && baseVersion !== 0) {
       await records.deleteStack(name);
@@ -196,9 +211,9 @@ async function markStarted(
         `stack ${name} was deleted since the plan was made; make a new plan`,
       );
     }
-    return;
+    return fresh;
   }
-  await records.updateStack(name, (s) => {
+  return records.updateStack(name, (s) => {
     if (s.deployment !== undefined || !TERMINAL.test(s.status))
       throw new TypeplaneError(
         'ResourceConflict',
@@ -225,6 +240,7 @@ async function markStarted(
 async function checkExports(
   core: StacksCore,
   name: string,
+  current: StackRecord | undefined,
   analysis: Analysis,
   authorize: Authorize,
 ): Promise<void> {
@@ -239,8 +255,7 @@ async function checkExports(
         `export ${exportName} is already exported by ${await stacksNamed(core.records, [holder.stack], authorize)}; export names are unique`,
       );
   }
-  const current = await core.records.getStack(name);
-  for (const exportName of current?.record.exports ?? []) {
+  for (const exportName of current?.exports ?? []) {
     if (names.has(exportName)) continue;
     const importers = await core.records.importers(exportName);
     if (importers.length > 0)

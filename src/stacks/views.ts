@@ -5,7 +5,7 @@
 import type { StacksCore } from './core.js';
 import { MASK } from './parameters.js';
 import { stackNotFound, touchedTypes, unnamed, type Authorize } from './reach.js';
-import type { StackRecord, StackStatus } from './records.js';
+import type { ResourceRecord, StackRecord, StackStatus } from './records.js';
 
 /** How often a wait reads a stack's stamp, for the writes of another replica (its own wake it at once). */
 const WAIT_FALLBACK_MS = 500;
@@ -36,8 +36,11 @@ export interface Started {
 export async function describe(core: StacksCore, name: string): Promise<StackView> {
   const current = await core.records.getStack(name);
   if (!current) throw stackNotFound(name);
-  const s = current.record;
-  const resources = await core.records.getResources(name);
+  return viewOf(current.record, await core.records.getResources(name));
+}
+
+/** The view of stack record `s` holding `resources`. */
+export function viewOf(s: StackRecord, resources: Map<string, ResourceRecord>): StackView {
   return {
     stackName: s.name,
     stackId: s.stackId,
@@ -111,12 +114,42 @@ export async function waitFor(
   id: string,
   timeoutMs: number,
 ): Promise<StackView | undefined> {
+  return (await waitForEnd(core, name, id, timeoutMs)) ? describe(core, name) : undefined;
+}
+
+/** What a stack's deployment ended with (or, past the wait, where it is): no resource is listed. */
+export interface StackState {
+  status: StackStatus;
+  statusReason?: string;
+  deploymentId?: string;
+}
+
+/** As {@link waitFor}, for a caller that needs the stack's status alone (a recipe's handler). */
+export async function waitForState(
+  core: StacksCore,
+  name: string,
+  id: string,
+  timeoutMs: number,
+): Promise<StackState | undefined> {
+  if (!(await waitForEnd(core, name, id, timeoutMs))) return undefined;
+  const s = (await core.records.getStack(name))?.record;
+  return (
+    s && {
+      status: s.status,
+      ...(s.statusReason !== undefined ? { statusReason: s.statusReason } : {}),
+      ...(s.deployment !== undefined ? { deploymentId: s.deployment } : {}),
+    }
+  );
+}
+
+/** Whether the stack still exists once deployment `id` ended or `timeoutMs` passed. */
+async function waitForEnd(core: StacksCore, name: string, id: string, timeoutMs: number): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   let mark = await core.records.stackMark(name);
   for (;;) {
-    if (!mark) return undefined;
+    if (!mark) return false;
     const left = until - Date.now();
-    if (mark.deployment !== id || left <= 0) return describe(core, name);
+    if (mark.deployment !== id || left <= 0) return true;
     mark = await core.records.nextStackMark(name, mark, Math.min(left, WAIT_FALLBACK_MS));
   }
 }

@@ -10,6 +10,13 @@ import type { DeploymentState } from './state.js';
 
 /** Leaves `d.analysis` unset (and the deployment failed) when the template no longer analyses. */
 export async function load(d: DeploymentState): Promise<void> {
+  // Begun here moments ago, from the same template and parameters: analysed already.
+  if (d.begun && d.record.kind === 'deploy') {
+    d.imports = await importedValues(d.ctx.records, d.begun.template);
+    d.analysis = d.begun;
+    d.secrets = d.begun.secretValues;
+    return;
+  }
   const loaded = await loadTemplateYielding(d.record.template ?? '');
   const parameters = openParameters(d.ctx.records, d.name, d.record.parameters);
   if (!loaded.template) return d.fail('the template can no longer be read');

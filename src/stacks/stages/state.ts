@@ -60,6 +60,8 @@ export class DeploymentState {
   resources = new Map<string, ResourceRecord>();
   stack!: StackRecord;
   analysis?: Analysis;
+  /** The analysis the deployment was begun with in this process, if it was: load takes it as it is. */
+  begun: Analysis | undefined;
   secrets: string[] = [];
   imports = new Map<string, Imported>();
   outputs: EvaluatedOutputs | undefined;
@@ -169,8 +171,10 @@ export class DeploymentState {
   }
 
   async save(record: ResourceRecord): Promise<void> {
+    // The records were read when the deployment began (under its lease): one absent then is new.
+    const stored = this.resources.has(record.logicalId);
     this.resources.set(record.logicalId, record);
-    await this.ctx.records.putResource(this.name, record);
+    await this.ctx.records.putResource(this.name, record, stored);
   }
 
   async forget(logicalId: string): Promise<void> {
