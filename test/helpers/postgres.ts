@@ -14,15 +14,22 @@ export const PG_URL = process.env.TYPEPLANE_TEST_POSTGRES_URL ?? 'postgres://pos
 /** Why PostgreSQL tests skip, or false when the server answers (under CI, importing this throws). */
 export const pgSkip: string | false = requirement(
   await (async () => {
-    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-    try {
-      await client.connect();
-      return false;
-    } catch (error) {
-      return `PostgreSQL not reachable at ${new URL(PG_URL).host}: ${(error as Error).message}; start one, or point TYPEPLANE_TEST_POSTGRES_URL at one`;
-    } finally {
-      await client.end().catch(() => undefined);
+    // A loaded machine (several test files and servers at once on two cores) can take seconds to
+    // connect: a refusal is final at once, a timeout is tried again before the server counts as absent.
+    let last: Error | undefined;
+    for (const timeout of [3_000, 10_000]) {
+      const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: timeout });
+      try {
+        await client.connect();
+        return false;
+      } catch (error) {
+        last = error as Error;
+        if (!/timeout/i.test(last.message)) break;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
     }
+    return `PostgreSQL not reachable at ${new URL(PG_URL).host}: ${last?.message}; start one, or point TYPEPLANE_TEST_POSTGRES_URL at one`;
   })(),
 );
 
