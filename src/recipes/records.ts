@@ -79,7 +79,16 @@ export function digestOf(parts: unknown): string {
 const versionKey = (env: string, type: string, name: string, version: number) =>
   [env, type, name, String(version).padStart(8, '0')].join(SEP);
 
+/** How many opened recipe versions a process keeps (each a template and its parameters). */
+const KEPT_VERSIONS = 500;
+
 export class RecipeStore {
+  /**
+   * Versions opened here, by key. A version is written once (an insert, never replaced nor deleted:
+   * deleting a recipe drops its head alone), so a kept one is what the store holds.
+   */
+  private readonly versions = new Map<string, RecipeVersion>();
+
   constructor(
     private readonly store: Store,
     private readonly sealer: Sealer,
@@ -155,6 +164,8 @@ export class RecipeStore {
     version: number,
   ): Promise<RecipeVersion | undefined> {
     const key = versionKey(env, type, name, version);
+    const kept = this.versions.get(key);
+    if (kept) return structuredClone(kept);
     const entry = await this.store.kvGet(VERSIONS, key);
     if (!entry) return undefined;
     const { sealed, ...rest } = entry.value as unknown as Omit<RecipeVersion, 'template' | 'parameters'> & {
@@ -164,7 +175,10 @@ export class RecipeStore {
       RecipeVersion,
       'template' | 'parameters'
     >;
-    return { ...rest, ...open };
+    const opened = { ...rest, ...open };
+    this.versions.set(key, structuredClone(opened));
+    if (this.versions.size > KEPT_VERSIONS) this.versions.delete(this.versions.keys().next().value!);
+    return opened;
   }
 
   /** Drop the recipe's head: new instances cannot choose it; instances made by it keep their version. */
