@@ -10,8 +10,8 @@
  * Phases: forward → cleanup (replaced and removed resources deleted last, in reverse order), or
  * forward → rollback (what this deployment changed put back, in reverse order).
  */
-import type { Analysis } from './analyze.js';
 import type { DeploymentRecord } from './records.js';
+import type { Begun } from './resume.js';
 import { cleanup } from './stages/cleanup.js';
 import { deleteStack } from './stages/delete.js';
 import { forward } from './stages/forward.js';
@@ -29,11 +29,11 @@ export class Deployment {
     /** Persist the deployment's new phase (under its lease); false when the lease was lost. */
     persist: (record: DeploymentRecord) => Promise<boolean>,
     lost: () => boolean,
-    /** The analysis the deployment was begun with in this process (a resumed one has none). */
-    analysis?: Analysis,
+    /** What the deployment was begun with in this process (a resumed one has nothing). */
+    private readonly begun?: Begun,
   ) {
     this.d = new DeploymentState(ctx, record, persist, lost);
-    this.d.begun = analysis;
+    this.d.begun = begun?.analysis;
   }
 
   async run(): Promise<void> {
@@ -41,7 +41,7 @@ export class Deployment {
     const current = await d.ctx.records.getStack(d.name);
     if (!current || current.record.deployment !== d.id) return; // superseded or never started
     d.stack = current.record;
-    d.resources = await d.ctx.records.getResources(d.name);
+    d.resources = this.begun?.resources ?? (await d.ctx.records.getResources(d.name));
     if (d.record.kind === 'delete') return deleteStack(d);
     await load(d);
     // Resumed in cleanup with a template that no longer analyses: nothing is left to put back; it ends.

@@ -6,13 +6,18 @@
 import { Deployment } from './deployment.js';
 import type { StacksCore } from './core.js';
 import type { Analysis } from './analyze.js';
-import type { DeploymentRecord } from './records.js';
+import type { DeploymentRecord, ResourceRecord } from './records.js';
 
-/**
- * Run a deployment just written with lease stamp `stamp` (begun, or claimed); one begun here passes
- * the analysis its template was begun with, which the deployment then need not make again.
- */
-export type Launch = (record: DeploymentRecord, stamp: string, analysis?: Analysis) => void;
+/** What a deployment begun in this process already knows, so that it need not read or make it again. */
+export interface Begun {
+  /** The analysis its template and parameters were begun with. */
+  analysis: Analysis;
+  /** The stack's resource records, when they are known to be these (a stack its deployment made: none). */
+  resources?: Map<string, ResourceRecord>;
+}
+
+/** Run a deployment just written with lease stamp `stamp` (begun, or claimed). */
+export type Launch = (record: DeploymentRecord, stamp: string, begun?: Begun) => void;
 
 export class DeploymentRunner {
   private readonly running = new Map<string, Promise<void>>();
@@ -45,7 +50,7 @@ export class DeploymentRunner {
     await Promise.allSettled([...this.running.values()]);
   }
 
-  readonly run: Launch = (record, stamp, analysis) => {
+  readonly run: Launch = (record, stamp, begun) => {
     if (this.running.has(record.id)) return;
     const { records, ctx, owner, leaseMs } = this.core;
     let current = stamp;
@@ -73,7 +78,7 @@ export class DeploymentRunner {
     };
     const renew = setInterval(() => void write(latest).catch(() => undefined), Math.max(50, leaseMs / 3));
     renew.unref();
-    const deployment = new Deployment(ctx, record, persist, () => lost || this.stopped, analysis);
+    const deployment = new Deployment(ctx, record, persist, () => lost || this.stopped, begun);
     const done = deployment
       .run()
       .catch((e: unknown) =>

@@ -138,7 +138,7 @@ async function begin(
     startedAt: new Date().toISOString(),
   };
   const stamp = await records.insertDeployment(deployment);
-  let started: StackRecord;
+  let started: { record: StackRecord; inserted: boolean };
   try {
     started = await markStarted(
       records,
@@ -161,7 +161,7 @@ async function begin(
       {
         deploymentId: id,
         startedAt: deployment.startedAt,
-        stackId: started.stackId,
+        stackId: started.record.stackId,
       },
       {
         text,
@@ -172,12 +172,14 @@ async function begin(
   await records.addEvent(name, {
     logicalId: name,
     type: 'Typeplane::Stack',
-    identifier: started.stackId,
+    identifier: started.record.stackId,
     status: update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
   });
-  launch(deployment, stamp, analysis);
+  // A stack this deployment made has the records listed before it (none, unless left by a deletion
+  // that dropped them before its record was gone): its deployment need not list them again.
+  launch(deployment, stamp, { analysis, ...(started.inserted ? { resources: new Map(held) } : {}) });
   // The stack as its deployment began: the record just written, and the resources it held.
-  return { stack: viewOf(started, held), deploymentId: id, startedAt: deployment.startedAt };
+  return { stack: viewOf(started.record, held), deploymentId: id, startedAt: deployment.startedAt };
 }
 
 async function markStarted(
@@ -187,7 +189,7 @@ async function markStarted(
   status: StackStatus,
   types: string[],
   baseVersion?: number,
-): Promise<StackRecord> {
+): Promise<{ record: StackRecord; inserted: boolean }> {
   const now = new Date().toISOString();
   const fresh: StackRecord = {
     name,
@@ -211,9 +213,9 @@ async function markStarted(
         `stack ${name} was deleted since the plan was made; make a new plan`,
       );
     }
-    return fresh;
+    return { record: fresh, inserted: true };
   }
-  return records.updateStack(name, (s) => {
+  const record = await records.updateStack(name, (s) => {
     if (s.deployment !== undefined || !TERMINAL.test(s.status))
       throw new TypeplaneError(
         'ResourceConflict',
@@ -234,6 +236,7 @@ async function markStarted(
     delete next.statusReason;
     return next;
   });
+  return { record, inserted: false };
 }
 
 /** Export names must be free (or ours); an export another stack imports cannot go away. */

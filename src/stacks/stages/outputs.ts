@@ -67,6 +67,7 @@ export async function finishSuccess(d: DeploymentState): Promise<void> {
     delete next.deployment;
     return next;
   });
-  await d.stackEvent(status);
+  // The record says the status already: the event alone.
+  await d.event(status);
   await d.ctx.records.deleteDeployment(d.id);
 }

@@ -196,11 +196,19 @@ export class DeploymentState {
       delete next.deployment;
       return next;
     });
-    await this.stackEvent(status, reason);
+    // The record says the status already: the event alone.
+    await this.event(status, reason);
     await this.ctx.records.deleteDeployment(this.id);
   }
 
   async stackEvent(status: StackStatus | 'DELETE_COMPLETE', reason?: string): Promise<void> {
+    await this.event(status, reason);
+    if (status !== 'DELETE_COMPLETE')
+      await this.ctx.records.updateStack(this.name, (s) => (s.deployment === this.id ? { ...s, status } : s));
+  }
+
+  /** The stack's event of `status`, its record left as it is. */
+  async event(status: StackStatus | 'DELETE_COMPLETE', reason?: string): Promise<void> {
     await this.ctx.records.addEvent(this.name, {
       logicalId: this.name,
       type: STACK_TYPE,
@@ -208,8 +216,6 @@ export class DeploymentState {
       status,
       ...(reason !== undefined ? { reason: this.masked(reason) } : {}),
     });
-    if (status !== 'DELETE_COMPLETE')
-      await this.ctx.records.updateStack(this.name, (s) => (s.deployment === this.id ? { ...s, status } : s));
   }
 
   async resourceEvent(
