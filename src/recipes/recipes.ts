@@ -244,12 +244,11 @@ export class Recipes {
         return { recipe: view(latest, head.latest), created: false, diagnostics: checked.diagnostics };
     }
     for (let attempt = 0; attempt < 5; attempt++) {
-      const current = await this.records.getHead(environment, input.typeName, name);
       const version: RecipeVersion = {
         environment,
         typeName: input.typeName,
         name,
-        version: (current?.latest ?? 0) + 1,
+        version: (await this.records.lastNumber(environment, input.typeName, name)) + 1,
         templateKind: kind,
         templatePath: input.file ?? `${name}.template`,
         template: input.template,

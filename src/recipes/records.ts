@@ -31,6 +31,8 @@ export interface RecipeHead {
   latest: number;
   createdAt: string;
   updatedAt: string;
+  /** Deleted: no instance may choose it, and its number goes on where it was if it is registered again. */
+  deleted?: true;
 }
 
 export interface RecipeVersion {
@@ -119,11 +121,23 @@ export class RecipeStore {
   // ---- Recipes ----
 
   async getHead(env: string, type: string, name: string): Promise<RecipeHead | undefined> {
+    const head = await this.rawHead(env, type, name);
+    return head?.deleted ? undefined : head;
+  }
+
+  /** The highest version number the recipe has had, deleted or not (0 when never registered). */
+  async lastNumber(env: string, type: string, name: string): Promise<number> {
+    return (await this.rawHead(env, type, name))?.latest ?? 0;
+  }
+
+  private async rawHead(env: string, type: string, name: string): Promise<RecipeHead | undefined> {
     return (await this.store.kvGet(RECIPES, [env, type, name].join(SEP)))?.value as RecipeHead | undefined;
   }
 
   async listHeads(): Promise<RecipeHead[]> {
-    return (await this.all(RECIPES)).map((e) => e.entry.value as unknown as RecipeHead);
+    return (await this.all(RECIPES))
+      .map((e) => e.entry.value as unknown as RecipeHead)
+      .filter((h) => !h.deleted);
   }
 
   /** Add `version` as the recipe's next one; false when another registration took that number first. */
@@ -151,7 +165,7 @@ export class RecipeStore {
     const current = await this.store.kvGet(RECIPES, headKey);
     if (current) {
       const was = current.value as unknown as RecipeHead;
-      head.createdAt = was.createdAt;
+      if (!was.deleted) head.createdAt = was.createdAt;
       await this.store.kvReplace(RECIPES, headKey, { value: head as never, writtenBy: 'recipes' });
     } else await this.store.kvInsert(RECIPES, headKey, { value: head as never, writtenBy: 'recipes' });
     return true;
@@ -183,7 +197,15 @@ export class RecipeStore {
 
   /** Drop the recipe's head: new instances cannot choose it; instances made by it keep their version. */
   async deleteHead(env: string, type: string, name: string): Promise<boolean> {
-    return this.store.kvDelete(RECIPES, [env, type, name].join(SEP));
+    // Kept, marked: versions are never written twice (a version once read is kept in memory), so a
+    // recipe registered again numbers on from where it was.
+    const head = await this.rawHead(env, type, name);
+    if (!head || head.deleted) return false;
+    const deleted: RecipeHead = { ...head, deleted: true, updatedAt: new Date().toISOString() };
+    return this.store.kvReplace(RECIPES, [env, type, name].join(SEP), {
+      value: deleted as never,
+      writtenBy: 'recipes',
+    });
   }
 
   /** The types recipes back (or backed). */

@@ -54,3 +54,38 @@ test('registering a recipe for the sample type, then creating an instance, makes
   const db = await s.call('GET', `/v1/resources/${enc(BOX_TYPE)}/orders_db`);
   assert.equal(db.status, 200, JSON.stringify(db.body));
 });
+
+test('a deleted recipe makes no new instance, leaves the instances it made working, and registered again numbers on', async () => {
+  const path = `/v1/recipes/default/${enc(SAMPLE_TYPE)}/default`;
+  assert.equal((await s.call('DELETE', path)).status, 204);
+  assert.equal((await s.call('DELETE', path)).status, 404, 'deleted once');
+  assert.equal((await s.call('GET', path)).status, 404);
+
+  const refused = await s.call('POST', `/v1/resources/${enc(SAMPLE_TYPE)}`, {
+    desiredState: { name: 'later', size: 'S' },
+  });
+  const failed = await settle(s, refused.body.progressEvent.requestToken, 20_000);
+  assert.equal(failed.operationStatus, 'FAILED');
+  assert.equal(failed.errorCode, 'InvalidRequest');
+  assert.match(
+    failed.statusMessage,
+    /environment default has no recipe default for MyCompany\.Resources\/postgresDatabases/,
+  );
+
+  // The instance version 1 made keeps working: an update runs the version it has.
+  const patched = await s.call('PATCH', `/v1/resources/${enc(SAMPLE_TYPE)}/orders`, {
+    patchDocument: [{ op: 'replace', path: '/size', value: 'XL' }],
+  });
+  assert.equal(patched.status, 202, JSON.stringify(patched.body));
+  assert.equal((await settle(s, patched.body.progressEvent.requestToken, 20_000)).operationStatus, 'SUCCESS');
+
+  const again = await s.call('POST', '/v1/recipes', {
+    typeName: SAMPLE_TYPE,
+    template: RECIPE,
+    file: 'recipe.yaml',
+  });
+  assert.equal(again.status, 201, JSON.stringify(again.body));
+  assert.equal(again.body.recipe.version, 2, 'numbered on from where it was, never over version 1');
+  const v1 = await s.call('GET', `${path}?version=1`);
+  assert.equal(v1.status, 200, 'version 1 is still there');
+});
