@@ -42,6 +42,7 @@ export class Deployment {
     if (!current || current.record.deployment !== d.id) return; // superseded or never started
     d.stack = current.record;
     d.resources = this.begun?.resources ?? (await d.ctx.records.getResources(d.name));
+    if (!this.begun) await d.replayEvents();
     if (d.record.kind === 'delete') return deleteStack(d);
     await load(d);
     // Resumed in cleanup with a template that no longer analyses: nothing is left to put back; it ends.

@@ -131,7 +131,17 @@ export interface ResourceRecord extends ResourceState {
   dependsOn: string[];
   /** The name the stack gave it, when the template left its identifier out (physical-names.ts). */
   physicalName?: string;
+  /**
+   * The event saying this record's status, written after the record: a deployment resumed after a
+   * crash between the two writes it again (once, by its id), so no step's completion goes unseen.
+   */
+  event?: StackEvent;
   updatedAt: string;
+}
+
+/** An event with its id and time, not yet written. */
+export function newEvent(event: Omit<StackEvent, 'eventId' | 'time'>): StackEvent {
+  return { eventId: timeKey(), time: now(), ...event };
 }
 
 export interface StackEvent {
@@ -550,9 +560,14 @@ export class StackStore {
   // ---- Events ----
 
   async addEvent(stack: string, event: Omit<StackEvent, 'eventId' | 'time'>): Promise<StackEvent> {
-    const full: StackEvent = { eventId: timeKey(), time: now(), ...event };
-    await this.store.kvInsert(eventsOf(stack), full.eventId, entry(full, 'stacks'));
+    const full = newEvent(event);
+    await this.insertEvent(stack, full);
     return full;
+  }
+
+  /** Write an event made beforehand; one already written (the same id) stays as it is. */
+  async insertEvent(stack: string, event: StackEvent): Promise<void> {
+    await this.store.kvInsert(eventsOf(stack), event.eventId, entry(event, 'stacks'));
   }
 
   /** Events in time order; `after` (an event id, or any key in its form) starts after it. */

@@ -95,13 +95,10 @@ async function forwardStep(d: DeploymentState, logicalId: string, scope: Scope):
         await d.fail(`${logicalId}: ${reason}`);
         return false;
       }
-      await d.save({
-        ...base,
-        properties: desired,
-        model: await d.modelOf(type, event, rec!.identifier!),
-        status: 'UPDATE_COMPLETE',
-      });
-      await d.resourceEvent(logicalId, type.typeName, rec!.identifier, 'UPDATE_COMPLETE');
+      await d.saveDone(
+        { ...base, properties: desired, model: await d.modelOf(type, event, rec!.identifier!) },
+        'UPDATE_COMPLETE',
+      );
       return true;
     }
     case 'Replace': {
@@ -185,13 +182,14 @@ async function create(
     return false;
   }
   const { identifier: _old, ...rest } = base;
-  await d.save({
-    ...rest,
-    identifier: event.identifier,
-    properties: desired,
-    model: await d.modelOf(type, event, event.identifier),
-    status: 'CREATE_COMPLETE',
-  });
-  await d.resourceEvent(logicalId, type.typeName, event.identifier, 'CREATE_COMPLETE');
+  await d.saveDone(
+    {
+      ...rest,
+      identifier: event.identifier,
+      properties: desired,
+      model: await d.modelOf(type, event, event.identifier),
+    },
+    'CREATE_COMPLETE',
+  );
   return true;
 }

@@ -22,6 +22,7 @@ import type {
   StackStore,
   StoredValue,
 } from '../records.js';
+import { newEvent } from '../records.js';
 import { maskReason, type SecretSources } from '../secrets.js';
 import type { Imported } from '../imports.js';
 
@@ -216,6 +217,28 @@ export class DeploymentState {
       status,
       ...(reason !== undefined ? { reason: this.masked(reason) } : {}),
     });
+  }
+
+  /**
+   * Save a record that a step finished, then the event saying so. The event rides in the record
+   * (made first, with its id): a crash between the two writes leaves it there for {@link replayEvents}.
+   */
+  async saveDone(record: ResourceRecord, status: ResourceStatus): Promise<void> {
+    const event = newEvent({
+      logicalId: record.logicalId,
+      type: record.type,
+      ...(record.identifier !== undefined ? { identifier: record.identifier } : {}),
+      status,
+    });
+    await this.save({ ...record, status, event });
+    await this.ctx.records.insertEvent(this.name, event);
+  }
+
+  /** Resumed: write again the events of steps this deployment saved as done (written once, by id). */
+  async replayEvents(): Promise<void> {
+    for (const record of this.resources.values())
+      if (record.deployment === this.id && record.event)
+        await this.ctx.records.insertEvent(this.name, record.event);
   }
 
   async resourceEvent(
