@@ -9,7 +9,7 @@ import { TypeplaneError } from '../../errors.js';
 import { assertTypeVisible, callerOf, typeVisible } from '../../auth/index.js';
 import { TERMINAL_STATUSES } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
-import { DEFAULT_ENVIRONMENT, DEFAULT_RECIPE, type RecipeView, type Recipes } from '../../recipes/index.js';
+import type { RecipeView, Recipes } from '../../recipes/index.js';
 import { principalOf } from '../auth.js';
 import { waitParam } from '../query.js';
 
@@ -195,7 +195,4 @@ export async function recipeRoutes(
         : event;
     return reply.status(202).send({ progressEvent: latest });
   });
-
-  void DEFAULT_ENVIRONMENT;
-  void DEFAULT_RECIPE;
 }
