@@ -11,6 +11,7 @@ import { TERMINAL_STATUSES } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import type { RecipeView, Recipes } from '../../recipes/index.js';
 import { principalOf } from '../auth.js';
+import { bodyObject, parametersOf } from './body-fields.js';
 import { waitParam } from '../query.js';
 
 const RECIPE_BODY_LIMIT = 2 * 1024 * 1024;
@@ -21,12 +22,6 @@ type RecipeParams = {
   Querystring: { version?: string };
 };
 type InstanceParams = { Params: { typeName: string; identifier: string }; Querystring: { wait?: string } };
-
-function bodyObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new TypeplaneError('InvalidRequest', 'request body must be a JSON object');
-  return body as Record<string, unknown>;
-}
 
 function optionalString(body: Record<string, unknown>, key: string): string | undefined {
   const v = body[key];
@@ -45,15 +40,6 @@ function requiredString(body: Record<string, unknown>, key: string, what: string
       { pointer: `/${key}`, message: 'a string is required' },
     ]);
   return v;
-}
-
-function parametersOf(body: Record<string, unknown>): Record<string, unknown> {
-  const p = body.parameters ?? {};
-  if (typeof p !== 'object' || p === null || Array.isArray(p))
-    throw new TypeplaneError('InvalidRequest', 'parameters must map parameter names to values', [
-      { pointer: '/parameters', message: 'an object is required' },
-    ]);
-  return p as Record<string, unknown>;
 }
 
 function registerInput(request: FastifyRequest) {

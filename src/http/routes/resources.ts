@@ -6,11 +6,11 @@
  * errors (400 InvalidRequest / NotUpdatable, 404 NotFound for an unknown type, 409 ResourceConflict).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { TypeplaneError } from '../../errors.js';
 import type { Caller, Engine } from '../../engine/index.js';
 import { TERMINAL_STATUSES, type ProgressEvent } from '../../engine/index.js';
 import { callerOf, typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
+import { bodyObject } from './body-fields.js';
 import { maxResultsParam, versionParam, waitParam } from '../query.js';
 
 export const RESOURCE_BODY_LIMIT = 1024 * 1024;
@@ -27,12 +27,6 @@ type ResourceParams = {
 
 function waitSeconds(value: string | undefined): number {
   return waitParam(value, MAX_WAIT_SECONDS);
-}
-
-function bodyObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new TypeplaneError('InvalidRequest', 'request body must be a JSON object');
-  return body as Record<string, unknown>;
 }
 
 /** The caller of a mutation: its token's client tokens and the types it may see. */

@@ -10,6 +10,7 @@ import { TypeplaneError } from '../../errors.js';
 import { assertTypeVisible, typeVisible } from '../../auth/index.js';
 import type { StackView, Stacks } from '../../stacks/index.js';
 import { principalOf } from '../auth.js';
+import { bodyObject, parametersOf } from './body-fields.js';
 import { isRecipeStack } from '../../recipes/index.js';
 
 /** A recipe instance's stack is changed through its instance only (its resource, or its upgrade). */
@@ -30,27 +31,12 @@ type Named = {
 };
 type Planned = { Params: { stackName: string; planId: string }; Querystring: { wait?: string } };
 
-function bodyObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new TypeplaneError('InvalidRequest', 'request body must be a JSON object');
-  return body as Record<string, unknown>;
-}
-
 function template(body: Record<string, unknown>): string {
   if (typeof body.template !== 'string' || body.template.trim() === '')
     throw new TypeplaneError('InvalidRequest', 'template must be the text of the template (JSON or YAML)', [
       { pointer: '/template', message: 'a string is required' },
     ]);
   return body.template;
-}
-
-function parameters(body: Record<string, unknown>): Record<string, unknown> {
-  const p = body.parameters ?? {};
-  if (typeof p !== 'object' || p === null || Array.isArray(p))
-    throw new TypeplaneError('InvalidRequest', 'parameters must map parameter names to values', [
-      { pointer: '/parameters', message: 'an object is required' },
-    ]);
-  return p as Record<string, unknown>;
 }
 
 function waitSeconds(value: string | undefined): number {
@@ -131,7 +117,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
   app.post('/v1/stacks/validate', { bodyLimit: STACK_BODY_LIMIT }, async (request) => {
     const body = bodyObject(request.body);
     // Parameters given (even none) are checked as plan and deploy check them; without, missing ones warn.
-    const given = body.parameters === undefined ? undefined : parameters(body);
+    const given = body.parameters === undefined ? undefined : parametersOf(body);
     return stacks.validate(template(body), given, authorizer(request));
   });
 
@@ -153,7 +139,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     const body = bodyObject(request.body);
     if (body.clientToken !== undefined && typeof body.clientToken !== 'string')
       throw new TypeplaneError('InvalidRequest', 'clientToken must be a string');
-    const started = await stacks.deploy(request.params.stackName, template(body), parameters(body), {
+    const started = await stacks.deploy(request.params.stackName, template(body), parametersOf(body), {
       noRollback: body.noRollback === true,
       ...(typeof body.clientToken === 'string' ? { clientToken: body.clientToken } : {}),
       authorize: authorizer(request),
@@ -225,7 +211,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     const plan = await stacks.plan(
       request.params.stackName,
       template(body),
-      parameters(body),
+      parametersOf(body),
       authorizer(request),
     );
     return reply.status(201).send(await stacks.getPlan(request.params.stackName, plan.planId));
