@@ -11,6 +11,7 @@ import { hasErrors } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { closestName } from '../schema/similar-names.js';
 import {
+  getAttTarget,
   intrinsicOf,
   loadTemplate,
   locate,
@@ -343,22 +344,14 @@ async function expressionKinds(
       return undefined;
     }
     case 'Fn::GetAtt': {
-      const target = Array.isArray(call.argument)
-        ? call.argument
-        : typeof call.argument === 'string'
-          ? [
-              call.argument.slice(0, call.argument.indexOf('.')),
-              call.argument.slice(call.argument.indexOf('.') + 1),
-            ]
-          : [];
-      const [logicalId, attribute] = target as [unknown, unknown];
-      if (logicalId === CONTEXT && typeof attribute === 'string') return probes.get(attribute)?.kinds;
-      const declaration = typeof logicalId === 'string' ? template.resources.get(logicalId) : undefined;
-      if (!declaration || typeof attribute !== 'string') return undefined;
+      const target = getAttTarget(call.argument as never);
+      if (!target) return undefined;
+      if (target.logicalId === CONTEXT) return probes.get(target.path.join('.'))?.kinds;
+      const declaration = template.resources.get(target.logicalId);
+      if (!declaration) return undefined;
       const lower = await options.lowerType(parseTypeReference(declaration.type).typeName);
       const nodes =
-        lower &&
-        resolverOf(lower).walk(`/properties/${attribute.split('.').map(escapePointerToken).join('/')}`);
+        lower && resolverOf(lower).walk(`/properties/${target.path.map(escapePointerToken).join('/')}`);
       return nodes ? kindsOf(nodes) : undefined;
     }
     default:
@@ -382,14 +375,9 @@ function secretSources(
       found.push(`the NoEcho parameter ${call.argument}`);
     if (call?.name === 'Fn::ImportValue') found.push('an imported value (which may be a secret)');
     if (call?.name === 'Fn::GetAtt') {
-      const arg = call.argument;
-      const path =
-        Array.isArray(arg) && arg[0] === CONTEXT
-          ? arg[1]
-          : typeof arg === 'string' && arg.startsWith(`${CONTEXT}.`)
-            ? arg.slice(CONTEXT.length + 1)
-            : undefined;
-      const probe = typeof path === 'string' ? probes.get(path) : undefined;
+      const target = getAttTarget(call.argument as never);
+      const path = target?.logicalId === CONTEXT ? target.path.join('.') : undefined;
+      const probe = path !== undefined ? probes.get(path) : undefined;
       if (probe && secretProbes.has(probe.name)) found.push(`the write-only ${CONTEXT}.${path}`);
     }
     if (call?.name === 'Fn::Sub') {

@@ -4,7 +4,7 @@
  * as `!GetAtt context.resource.properties.size` or `${context.resource.name}`. Pure: what a path
  * means against a type's schema (registration) and what it holds for one instance (deploy).
  */
-import { resolverOf, stripWriteOnly, type Model } from '../model/index.js';
+import { propertyTokens, resolverOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 
@@ -71,9 +71,9 @@ export function modelPointer(tokens: string[]): string {
 /** Whether `tokens` (a path into the properties) is at or under one of the type's write-only properties. */
 export function underWriteOnly(type: ResourceType, tokens: string[]): boolean {
   return type.writeOnlyProperties.some((pointer) => {
-    const w = pointer.split('/').slice(2);
-    if (w.length > tokens.length) return false;
-    return w.every((t, i) => t === '*' || t.replace(/~1/g, '/').replace(/~0/g, '~') === tokens[i]);
+    const w = propertyTokens(pointer);
+    if (!w || w.length > tokens.length) return false;
+    return w.every((t, i) => t === '*' || t === tokens[i]);
   });
 }
 

@@ -296,7 +296,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     let fresh: RecipeVersion | undefined;
     if (held && held.record.createdBy !== token)
       return failed('AlreadyExists', `${type.typeName} ${identifier} already exists`);
-    if (progress?.failure) return cleanUp(type, held?.record, progress, token);
+    if (progress?.failure) return cleanUp(type, held?.record, progress);
     if (!held) {
       const environment = environmentOf(desired, DEFAULT_ENVIRONMENT);
       const recipeName = recipeNameOf(desired);
@@ -359,7 +359,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       view.deploymentId === undefined
     ) {
       const failure = await failureOf(record.stack, current, view);
-      return cleanUp(type, record, { ...current, failure }, token);
+      return cleanUp(type, record, { ...current, failure });
     }
     return running(current, record);
   };
@@ -369,7 +369,6 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     type: ResourceType,
     record: InstanceRecord | undefined,
     progress: Progress,
-    token: string,
   ): Promise<HandlerEvent> => {
     const failure = progress.failure!;
     if (!record) return failed(failure.code, failure.message);
@@ -402,7 +401,6 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       }
     }
     await records.deleteInstance(type.typeName, record.identifier);
-    void token;
     return failed(failure.code, failure.message);
   };
 

@@ -10,9 +10,10 @@ import type { Provider } from '../handler/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { Diagnostic, ResourceType } from '../schema/index.js';
 import type { Sealer } from '../secrets/index.js';
-import { loadTemplate, MASK, type PlannedChange, type ResourceDrift, type Stacks } from '../stacks/index.js';
+import { MASK, type PlannedChange, type ResourceDrift, type Stacks } from '../stacks/index.js';
 import type { Store } from '../store/types.js';
 import { checkRecipe } from './check.js';
+import { loadRecipeTemplate } from './parsed.js';
 import {
   bindInstance,
   callerFor,
@@ -448,7 +449,7 @@ export interface UpgradePlan {
 }
 
 function view(v: RecipeVersion, latest: number): RecipeView {
-  const template = loadTemplate(v.template).template;
+  const template = loadRecipeTemplate(v.template).template;
   const noEcho = new Set(
     [...(template?.parameters.values() ?? [])].filter((p) => p.noEcho).map((p) => p.name),
   );
