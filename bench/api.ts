@@ -11,136 +11,50 @@
  * server runs in a child process so that it has a core of its own on a 2-core machine. The CPU that
  * each side used is printed, so a saturated load generator shows.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { openSqliteStore } from '../src/store/index.js';
 import { encodeCursor } from '../src/store/cursor.js';
-import { closedLoop } from './closed-loop.js';
+import {
+  CLIENTS,
+  Connection,
+  DURATION_S,
+  ROUNDS,
+  WARMUP_S,
+  TYPE_NAME,
+  TYPE_PATH,
+  TYPE_SCHEMA,
+  both,
+  cleanup,
+  connections,
+  createOp,
+  describe,
+  fmt,
+  interleaved,
+  median,
+  pct,
+  phase,
+  pooled,
+  quantile,
+  readOp,
+  roundsOf,
+  row,
+  startServer,
+  succeeded,
+  tempDir,
+  verdict,
+  warmUp,
+  type PhaseResult,
+  type Server,
+} from './api-harness.js';
 
-const DURATION_S = Number(process.env.DURATION_S ?? 5);
-/** Rounds of interleaved phases: a ratio is the median of the rounds' ratios, so a burst of other work on a shared machine moves one round, not the verdict. */
-const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 3));
-const WARMUP_S = Number(process.env.WARMUP_S ?? 2);
-const CLIENTS = Number(process.env.CLIENTS ?? 16);
 const LIST_SAMPLES = Number(process.env.LIST_SAMPLES ?? 1000);
 const LIST_BIG = Number(process.env.LIST_BIG ?? 200_000);
 const LIST_SMALL = 1_000;
 const PROFILE = process.env.PROFILE === '1';
 const profileDir = join(tmpdir(), `typeplane-bench-api-profiles-${process.pid}`);
-
-const root = fileURLToPath(new URL('../', import.meta.url));
-/** The Typeplane server's admin token (TYPEPLANE_ADMIN_TOKEN), sent by every client. */
-const ADMIN_TOKEN = `tp_bench_${randomBytes(24).toString('base64url')}`;
-const tsx = import.meta.resolve('tsx');
-const TYPE_NAME = 'Bench::Api::Widget';
-const TYPE_PATH = `/v1/resources/${encodeURIComponent(TYPE_NAME)}`;
-const TYPE_SCHEMA = {
-  typeName: TYPE_NAME,
-  description: 'A simple resource for the API benchmark.',
-  properties: {
-    Name: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,30}$' },
-    Size: { type: 'string', enum: ['S', 'M', 'L'], default: 'S' },
-    Color: { type: 'string' },
-    Count: { type: 'integer', minimum: 0 },
-  },
-  additionalProperties: false,
-  required: ['Name'],
-  primaryIdentifier: ['/properties/Name'],
-  createOnlyProperties: ['/properties/Name'],
-};
-
-// ---- Child processes and temp folders: always cleaned up ----------------------------------------
-
-const children = new Set<ChildProcess>();
-const tempDirs: string[] = [];
-
-function cleanup(): void {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  children.clear();
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
-process.on('exit', cleanup);
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.once(signal, () => {
-    cleanup();
-    process.exit(130);
-  });
-}
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  tempDirs.push(dir);
-  return dir;
-}
-
-interface Server {
-  name: string;
-  child: ChildProcess;
-  host: string;
-  port: number;
-  stop(): Promise<void>;
-}
-
-/** Spawn a server script under tsx and wait for its `listening on http://…` line. */
-async function startServer(
-  name: string,
-  script: string,
-  args: string[],
-  nodeArgs: string[] = [],
-): Promise<Server> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', tsx, join(root, script), ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TYPEPLANE_ADMIN_TOKEN: ADMIN_TOKEN },
-  });
-  children.add(child);
-  let logs = '';
-  child.stderr!.on('data', (d: Buffer) => {
-    logs += d.toString();
-    if (logs.length > 20_000) logs = logs.slice(-10_000);
-  });
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${name} did not start in 30 s\n${logs}`)), 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(new URL(m[1]!));
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited (${code ?? signal}) before listening\n${logs}`));
-    });
-  });
-  child.once('exit', (code, signal) => {
-    if (children.has(child)) console.error(`!! ${name} exited unexpectedly (${code ?? signal})\n${logs}`);
-  });
-  return {
-    name,
-    child,
-    host: url.hostname,
-    port: Number(url.port),
-    async stop() {
-      children.delete(child);
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
 
 function startTypeplane(dataDir: string, typeFile: string, profileName?: string): Promise<Server> {
   const nodeArgs: string[] = [];
@@ -156,270 +70,6 @@ function startTypeplane(dataDir: string, typeFile: string, profileName?: string)
     ['serve', '--port', '0', '--data-dir', dataDir, '--types', typeFile, '--log-level', 'warn'],
     nodeArgs,
   );
-}
-
-/** CPU seconds (user, system) a process has used so far, from /proc; NaN where there is no /proc. */
-function cpuSeconds(pid: number | undefined): { user: number; system: number } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of stat (11 and 12 after the command name); clock ticks of 1/100 s.
-    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
-  } catch {
-    return { user: Number.NaN, system: Number.NaN };
-  }
-}
-
-/** Bytes a process has caused to be written to storage so far (`write_bytes` of /proc/<pid>/io); NaN where unknown. */
-function diskWriteBytes(pid: number | undefined): number {
-  try {
-    const m = /^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
-    return m ? Number(m[1]) : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/**
- * User-mode CPU seconds of the whole machine so far (all cores), from /proc/stat; NaN where there is
- * none. Kernel time is left out: the benchmark's own loopback traffic and disk write-back land there.
- */
-function machineUserSeconds(): number {
-  try {
-    const [user = 0, nice = 0] = readFileSync('/proc/stat', 'utf8')
-      .split('\n')[0]!
-      .trim()
-      .split(/\s+/)
-      .slice(1, 3)
-      .map(Number);
-    return (user + nice) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-// ---- HTTP load generator --------------------------------------------------------------------------
-
-interface Reply {
-  status: number;
-  text: string;
-}
-
-/**
- * One keep-alive HTTP/1.1 connection, one request at a time. Deliberately minimal (answers must carry
- * Content-Length, as fastify's do) so that the load generator spends little CPU: node:http costs
- * several times more per request and saturated its core before the bare server did.
- */
-class Connection {
-  private socket: net.Socket | undefined;
-  private buffer: Buffer = Buffer.alloc(0);
-  private pending: { resolve: (reply: Reply) => void; reject: (error: Error) => void } | undefined;
-
-  constructor(private readonly server: Server) {}
-
-  request(method: string, path: string, body?: string): Promise<Reply> {
-    if (this.pending) return Promise.reject(new Error('connection busy'));
-    const socket = this.open();
-    // Both servers get the token (the bare one ignores it), so both parse the same bytes.
-    const head = `${method} ${path} HTTP/1.1\r\nHost: ${this.server.host}:${this.server.port}\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n`;
-    const promise = new Promise<Reply>((resolve, reject) => (this.pending = { resolve, reject }));
-    socket.write(
-      body === undefined
-        ? `${head}\r\n`
-        : `${head}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-    return promise;
-  }
-
-  close(): void {
-    this.socket?.destroy();
-    this.socket = undefined;
-  }
-
-  private open(): net.Socket {
-    if (this.socket && !this.socket.destroyed) return this.socket;
-    const socket = net.connect({ host: this.server.host, port: this.server.port, noDelay: true });
-    this.buffer = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    const fail = (error: Error) => {
-      if (this.socket === socket) this.socket = undefined;
-      const pending = this.pending;
-      this.pending = undefined;
-      pending?.reject(error);
-    };
-    socket.on('error', fail);
-    socket.on('close', () => fail(new Error('connection closed by the server')));
-    this.socket = socket;
-    return socket;
-  }
-
-  private onData(chunk: Buffer): void {
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
-    const headerEnd = this.buffer.indexOf('\r\n\r\n');
-    if (headerEnd < 0) return;
-    const head = this.buffer.toString('latin1', 0, headerEnd);
-    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-    const pending = this.pending;
-    if (!length) {
-      this.close();
-      this.pending = undefined;
-      pending?.reject(new Error(`answer without Content-Length: ${head}`));
-      return;
-    }
-    const bodyEnd = headerEnd + 4 + Number(length[1]);
-    if (this.buffer.length < bodyEnd) return;
-    const reply = {
-      status: Number(head.slice(9, 12)),
-      text: this.buffer.toString('utf8', headerEnd + 4, bodyEnd),
-    };
-    this.buffer = this.buffer.subarray(bodyEnd);
-    this.pending = undefined;
-    if (/\r\nconnection: *close/i.test(head)) this.close();
-    pending?.resolve(reply);
-  }
-}
-
-interface PhaseResult {
-  ok: number;
-  failed: number;
-  seconds: number;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  serverCpu: number;
-  clientCpu: number;
-  /** Bytes the server caused to be written to storage, per successful request. */
-  diskBytesPerOk: number;
-  /** Cores' worth of user-mode CPU used by other processes meanwhile. */
-  otherCpu: number;
-  firstFailure?: string;
-  /** Every request's latency (ms), sorted. */
-  latencies: number[];
-}
-
-/** Several phases of the same kind as one: their requests pooled. */
-function pooled(results: PhaseResult[]): PhaseResult {
-  const sum = (f: (r: PhaseResult) => number) => results.reduce((n, r) => n + f(r), 0);
-  const seconds = sum((r) => r.seconds);
-  const ok = sum((r) => r.ok);
-  const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  const firstFailure = results.find((r) => r.firstFailure !== undefined)?.firstFailure;
-  return {
-    ok,
-    failed: sum((r) => r.failed),
-    seconds,
-    perSecond: ok / seconds,
-    p50: quantile(latencies, 0.5),
-    p99: quantile(latencies, 0.99),
-    serverCpu: sum((r) => r.serverCpu * r.seconds) / seconds,
-    clientCpu: sum((r) => r.clientCpu * r.seconds) / seconds,
-    otherCpu: Math.max(...results.map((r) => r.otherCpu)),
-    diskBytesPerOk: sum((r) => r.diskBytesPerOk * r.ok) / ok,
-    latencies,
-    ...(firstFailure === undefined ? {} : { firstFailure }),
-  };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-/**
- * `clients` loops, each issuing one request at a time for `seconds`; `op` answers undefined on
- * success or a description of the failure. Rate = successes / wall time until the last reply.
- */
-async function phase(
-  server: Server,
-  seconds: number,
-  op: (client: number, seq: number) => Promise<string | undefined>,
-): Promise<PhaseResult> {
-  const cpu0 = cpuSeconds(server.child.pid);
-  const disk0 = diskWriteBytes(server.child.pid);
-  const machine0 = machineUserSeconds();
-  const client0 = process.cpuUsage();
-  const { ok, failed, firstFailure, latencies, seconds: wall } = await closedLoop(CLIENTS, seconds, op);
-  const client = process.cpuUsage(client0);
-  const cpu1 = cpuSeconds(server.child.pid);
-  const serverCpu = (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / wall;
-  const clientCpu = (client.user + client.system) / 1e6 / wall;
-  const ownUser = (cpu1.user - cpu0.user + client.user / 1e6) / wall;
-  return {
-    ok,
-    failed,
-    seconds: wall,
-    perSecond: ok / wall,
-    p50: quantile(latencies, 0.5),
-    p99: quantile(latencies, 0.99),
-    serverCpu,
-    clientCpu,
-    otherCpu: Math.max(0, (machineUserSeconds() - machine0) / wall - ownUser),
-    diskBytesPerOk: (diskWriteBytes(server.child.pid) - disk0) / ok,
-    latencies,
-    ...(firstFailure === undefined ? {} : { firstFailure }),
-  };
-}
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-function desired(name: string, seq: number): string {
-  return JSON.stringify({
-    desiredState: { Name: name, Size: 'M', Color: 'blue', Count: seq },
-    clientToken: `tok-${name}`,
-  });
-}
-
-/** A create that counts only when the answer is a SUCCESS ProgressEvent (with ?wait, or the bare server's synchronous insert). */
-function createOp(
-  conns: Connection[],
-  prefix: string,
-  query: string,
-  created: string[] | undefined,
-  accept: (status: string) => boolean,
-) {
-  return async (client: number, seq: number): Promise<string | undefined> => {
-    const name = `${prefix}${client}-${seq}`;
-    const reply = await conns[client]!.request('POST', `${TYPE_PATH}${query}`, desired(name, seq));
-    if (reply.status !== 202) return `HTTP ${reply.status}: ${reply.text.slice(0, 300)}`;
-    const status =
-      (JSON.parse(reply.text) as { progressEvent?: { operationStatus?: string } }).progressEvent
-        ?.operationStatus ?? '(none)';
-    if (!accept(status)) return `operationStatus ${status}: ${reply.text.slice(0, 300)}`;
-    created?.push(name);
-    return undefined;
-  };
-}
-
-function readOp(conns: Connection[], names: string[]) {
-  let x = 12345;
-  return async (client: number): Promise<string | undefined> => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    const name = names[x % names.length]!;
-    const reply = await conns[client]!.request('GET', `${TYPE_PATH}/${name}`);
-    if (reply.status !== 200) return `HTTP ${reply.status}: ${reply.text.slice(0, 300)}`;
-    return undefined;
-  };
-}
-
-function connections(server: Server): Connection[] {
-  return Array.from({ length: CLIENTS }, () => new Connection(server));
-}
-
-const fmt = (n: number, digits = 0) =>
-  Number.isFinite(n)
-    ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-    : 'n/a';
-const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : 'n/a');
-
-function describe(label: string, r: PhaseResult): void {
-  console.log(
-    `  ${label.padEnd(34)} ${fmt(r.perSecond).padStart(7)}/s  ok ${fmt(r.ok)} failed ${fmt(r.failed)}  p50 ${fmt(r.p50, 1)} ms p99 ${fmt(r.p99, 1)} ms  cpu server ${pct(r.serverCpu)} client ${pct(r.clientCpu)} other ${pct(r.otherCpu)}`,
-  );
-  if (r.firstFailure) console.log(`    first failure: ${r.firstFailure}`);
 }
 
 // ---- Throughput ------------------------------------------------------------------------------------
@@ -458,10 +108,7 @@ async function drain(conn: Connection): Promise<{ seconds: number; failed: boole
   return { seconds, failed };
 }
 
-/**
- * Both servers run side by side (the idle one costs nothing) and the phases alternate between them,
- * so that whatever else the machine does at the time weighs on both sides alike.
- */
+/** Creates and reads on both servers, phases alternating; then creates answered 202 on Typeplane's. */
 async function throughput(typeFile: string): Promise<Throughput> {
   const tpServer = await startTypeplane(tempDir('typeplane-bench-api-'), typeFile, 'throughput');
   const bareDir = tempDir('typeplane-bench-bare-');
@@ -471,51 +118,22 @@ async function throughput(typeFile: string): Promise<Throughput> {
     '--port',
     '0',
   ]);
+  const servers = { tp: tpServer, bare: bareServer };
   const tpConns = connections(tpServer);
   const bareConns = connections(bareServer);
   try {
     console.log(
       `typeplane on http://${tpServer.host}:${tpServer.port} (pid ${tpServer.child.pid}), bare on http://${bareServer.host}:${bareServer.port} (pid ${bareServer.child.pid})`,
     );
-    const success = (s: string) => s === 'SUCCESS';
-    for (const [server, conns] of [
-      [tpServer, tpConns],
-      [bareServer, bareConns],
-    ] as const) {
-      const warm: string[] = [];
-      await phase(server, WARMUP_S, createOp(conns, 'w', '?wait=10', warm, success));
-      await phase(server, WARMUP_S, readOp(conns, warm));
-    }
+    await warmUp(tpServer, tpConns);
+    await warmUp(bareServer, bareConns);
 
-    type Op = (client: number, seq: number) => Promise<string | undefined>;
-    /** ROUNDS rounds of one phase on each server; who goes first alternates, so a drift in the machine's speed favours neither. */
-    const interleaved = async (
-      tpOp: (round: number) => Op,
-      bareOp: (round: number) => Op,
-      tpLabel: string,
-      bareLabel: string,
-    ) => {
-      const rounds: { tp: PhaseResult; bare: PhaseResult }[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const runs = { tp: undefined as PhaseResult | undefined, bare: undefined as PhaseResult | undefined };
-        for (const side of round % 2 === 0 ? (['tp', 'bare'] as const) : (['bare', 'tp'] as const)) {
-          const r = await phase(
-            side === 'tp' ? tpServer : bareServer,
-            DURATION_S,
-            side === 'tp' ? tpOp(round) : bareOp(round),
-          );
-          describe(`${side === 'tp' ? `typeplane ${tpLabel}` : `bare ${bareLabel}`} #${round + 1}`, r);
-          runs[side] = r;
-        }
-        rounds.push({ tp: runs.tp!, bare: runs.bare! });
-      }
-      return rounds;
-    };
     const tpCreated: string[] = [];
     const bareCreated: string[] = [];
     const creates = await interleaved(
-      (round) => createOp(tpConns, `c${round}-`, '?wait=10', tpCreated, success),
-      (round) => createOp(bareConns, `c${round}-`, '?wait=10', bareCreated, success),
+      servers,
+      (round) => createOp(tpConns, `c${round}-`, '?wait=10', tpCreated, succeeded),
+      (round) => createOp(bareConns, `c${round}-`, '?wait=10', bareCreated, succeeded),
       'creates, ?wait=10, SUCCESS',
       'creates (one INSERT)',
     );
@@ -530,6 +148,7 @@ async function throughput(typeFile: string): Promise<Throughput> {
       `    all accepted operations terminal ${fmt(drained.seconds, 2)} s after the load stopped${drained.failed ? ' (some FAILED!)' : ', none FAILED'}`,
     );
     const reads = await interleaved(
+      servers,
       () => readOp(tpConns, tpCreated),
       () => readOp(bareConns, bareCreated),
       'reads',
@@ -672,13 +291,8 @@ async function main(): Promise<void> {
 
   const createRatio = median(createRatios);
   const readRatio = median(readRatios);
-  const rounds = (ratios: number[]) => `(rounds ${ratios.map((r) => fmt(r, 2)).join(', ')})`;
   const p50Ratio = big.deep.p50 / small.deep.p50;
   const p99Ratio = big.deep.p99 / small.deep.p99;
-  const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
-  const row = (label: string, a: string, b: string, c: string, d: string) =>
-    console.log(`${label.padEnd(38)}${a.padStart(12)}${b.padStart(12)}${c.padStart(10)}  ${d}`);
-  const both = (a: number, b: number, f: (n: number) => string) => `${f(a)} / ${f(b)}`;
   const ms = (n: number) => fmt(n, 1);
 
   console.log(
@@ -690,14 +304,14 @@ async function main(): Promise<void> {
     fmt(tp.createWait.perSecond),
     fmt(bare.create.perSecond),
     fmt(createRatio, 2),
-    `>= 0.5 ${verdict(createRatio >= 0.5)} ${rounds(createRatios)}`,
+    `>= 0.5 ${verdict(createRatio >= 0.5)} ${roundsOf(createRatios)}`,
   );
   row(
     'reads/s',
     fmt(tp.read.perSecond),
     fmt(bare.read.perSecond),
     fmt(readRatio, 2),
-    `>= 0.5 ${verdict(readRatio >= 0.5)} ${rounds(readRatios)}`,
+    `>= 0.5 ${verdict(readRatio >= 0.5)} ${roundsOf(readRatios)}`,
   );
   row(
     'creates accepted/s (202, no wait)',
