@@ -54,6 +54,7 @@ test('the file is in WAL mode with the schema at the latest version', async (t) 
   assert.deepEqual(tables, [
     'kv',
     'operations',
+    'resource_counts',
     'resource_identifiers',
     'resource_refs',
     'resources',

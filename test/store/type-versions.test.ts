@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { TypeplaneError } from '../../src/errors.js';
 import { DefaultVersionMoved, TypeChangedMeanwhile, type Store } from '../../src/store/types.js';
-import { at, eachStore, freshStoreOf, operation, resource, storedType } from './fixtures.js';
+import { at, eachStore, freshStoreOf, openSpec, operation, resource, storedType } from './fixtures.js';
 
 const NAME = 'Acme::Test::Thing';
 
@@ -245,3 +245,53 @@ eachStore('an operation checked against a default version that moved on does not
     'the check is not part of the operation',
   );
 });
+
+eachStore(
+  'a default version moved by another connection to the store stops the next begin',
+  async (t, kind) => {
+    const { store, spec } = await freshStoreOf(t, kind);
+    const other = await openSpec(spec);
+    t.after(() => other.close());
+    await addVersion(store);
+    // The first store has checked a begin against version 1 (and may remember it).
+    const first = operation({ typeName: NAME, identifier: 'a', checkedAgainstDefault: '1' });
+    assert.equal((await store.beginOperation(first)).kind, 'started');
+    assert.equal(await addVersion(other), '2');
+    const stale = operation({ typeName: NAME, identifier: 'b', checkedAgainstDefault: '1' });
+    await assert.rejects(store.beginOperation(stale), DefaultVersionMoved);
+    // And the same store moving it back (version 1 the default again) is seen at once too.
+    assert.equal(await store.setDefaultTypeVersion(NAME, '1'), true);
+    assert.equal((await store.beginOperation(stale)).kind, 'started');
+    const late = operation({ typeName: NAME, identifier: 'c', checkedAgainstDefault: '2' });
+    await assert.rejects(store.beginOperation(late), DefaultVersionMoved);
+  },
+);
+
+eachStore(
+  'resources are counted per version through creates, version changes and deletes',
+  async (t, kind) => {
+    const { store } = await freshStoreOf(t, kind);
+    await addVersion(store);
+    await writeResource(store, 'a', '1');
+    await writeResource(store, 'b', '1');
+    await addVersion(store);
+    await writeResource(store, 'c', '2');
+    assert.deepEqual(await store.countResourcesByVersion(NAME), { '1': 2, '2': 1 });
+    // Rewritten with the other version: counted under it, no longer under the first.
+    await writeResource(store, 'a', '2', true);
+    // Rewritten with the same version: counted once still.
+    await writeResource(store, 'c', '2', true);
+    assert.deepEqual(await store.countResourcesByVersion(NAME), { '1': 1, '2': 2 });
+    assert.equal(await store.countResources(NAME), 3);
+    const op = operation({ typeName: NAME, identifier: 'b', operation: 'DELETE' });
+    assert.equal((await store.beginOperation(op)).kind, 'started');
+    await store.finishOperation(
+      { ...op, status: 'SUCCESS' },
+      { kind: 'delete', typeName: NAME, identifier: 'b' },
+    );
+    assert.deepEqual(await store.countResourcesByVersion(NAME), { '2': 2 });
+    assert.deepEqual(await store.typeUsage(NAME), { resources: 2, activeOperations: 0 });
+    // Version 1 holds no resource now: it can go.
+    assert.equal(await store.deleteTypeVersion(NAME, '1'), true);
+  },
+);

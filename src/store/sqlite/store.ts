@@ -40,7 +40,6 @@ import {
   typeBusy,
   versionInUse,
   ACTIVE_OPERATION_OF_TYPE,
-  TYPE_USAGE,
   unmetExpectation,
   type GuardedParams,
   type KvRow,
@@ -114,6 +113,9 @@ export class SqliteStore implements Store {
   private commitsBeforeCheckpointer: number | undefined;
   private checkpointer: Checkpointer | undefined;
   /** listOperations statements, one per combination of filters present. */
+  /** Default versions read inside group transactions (see defaultVersion). */
+  private readonly defaults = new Map<string, string | undefined>();
+  private dataVersion = -1;
   private readonly listOperationsSql = new Map<
     string,
     Database.Statement<[Record<string, unknown>], OperationRow>
@@ -161,12 +163,14 @@ export class SqliteStore implements Store {
   // ---- Types ----
 
   async putType(type: StoredType): Promise<void> {
-    this.sql.putType.run(
-      type.typeName,
-      type.version,
-      JSON.stringify(type.model),
-      type.source,
-      isoTime(type.registeredAt, 'registeredAt'),
+    this.typesWrite(() =>
+      this.sql.putType.run(
+        type.typeName,
+        type.version,
+        JSON.stringify(type.model),
+        type.source,
+        isoTime(type.registeredAt, 'registeredAt'),
+      ),
     );
   }
 
@@ -199,18 +203,18 @@ export class SqliteStore implements Store {
   }
 
   async deleteType(typeName: string): Promise<boolean> {
-    return this.tx.deleteType.immediate(typeName);
+    return this.typesWrite(() => this.tx.deleteType.immediate(typeName));
   }
 
   async addTypeVersion(
     type: Omit<StoredType, 'version'>,
     expected?: TypeVersionExpectation,
   ): Promise<StoredType> {
-    return this.tx.addTypeVersion.immediate(type, expected);
+    return this.typesWrite(() => this.tx.addTypeVersion.immediate(type, expected));
   }
 
   async addTypeVersions(entries: readonly TypeVersionEntry[]): Promise<StoredType[]> {
-    return this.tx.addTypeVersions.immediate(entries);
+    return this.typesWrite(() => this.tx.addTypeVersions.immediate(entries));
   }
 
   async setDefaultTypeVersion(
@@ -218,17 +222,16 @@ export class SqliteStore implements Store {
     version: string,
     expected?: TypeVersionExpectation,
   ): Promise<boolean> {
-    return this.tx.setDefaultTypeVersion.immediate(typeName, version, expected);
+    return this.typesWrite(() => this.tx.setDefaultTypeVersion.immediate(typeName, version, expected));
   }
 
   async deleteTypeVersion(typeName: string, version: string): Promise<boolean> {
-    return this.tx.deleteTypeVersion.immediate(typeName, version);
+    return this.typesWrite(() => this.tx.deleteTypeVersion.immediate(typeName, version));
   }
 
   async countResourcesByVersion(typeName: string): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
-    for (const row of this.sql.countResourcesByVersion.all(typeName))
-      if (row.type_version !== null) counts[row.type_version] = row.count;
+    for (const row of this.sql.countResourcesByVersion.all(typeName)) counts[row.type_version] = row.count;
     return counts;
   }
 
@@ -303,8 +306,38 @@ export class SqliteStore implements Store {
   private checkDefault(operation: OperationRecord): void {
     const checked = operation.checkedAgainstDefault;
     if (checked === undefined) return;
-    const current = this.sql.getTypeStamp.get(operation.typeName)?.version;
+    const current = this.defaultVersion(operation.typeName);
     if (current !== checked) throw new DefaultVersionMoved(operation.typeName, checked, current);
+  }
+
+  /**
+   * A type's default version, inside a group transaction: from memory while no other connection has
+   * committed since it was read (data_version, checked once per group) and this one has written no
+   * type (every type write clears it). Most begins are checked against the default: one read less each.
+   */
+  private defaultVersion(typeName: string): string | undefined {
+    if (this.defaults.has(typeName)) return this.defaults.get(typeName);
+    const version = this.sql.getTypeStamp.get(typeName)?.version;
+    this.defaults.set(typeName, version);
+    return version;
+  }
+
+  /** Forgets the default versions read when another connection committed since; at a group's start. */
+  private syncDefaults(): void {
+    const version = this.sql.dataVersion.get() as number;
+    if (version !== this.dataVersion) {
+      this.dataVersion = version;
+      this.defaults.clear();
+    }
+  }
+
+  /** Runs a write to the types table; the default versions in memory are forgotten either way. */
+  private typesWrite<T>(write: () => T): T {
+    try {
+      return write();
+    } finally {
+      this.defaults.clear();
+    }
   }
 
   async listReferences(typeName: string, identifier: string): Promise<ResourceKey[]> {
@@ -672,7 +705,10 @@ export class SqliteStore implements Store {
 
   private transactions() {
     return {
-      group: this.db.transaction((run: () => Outcome[]): Outcome[] => run()),
+      group: this.db.transaction((run: () => Outcome[]): Outcome[] => {
+        this.syncDefaults();
+        return run();
+      }),
       // Nested in `group`: a savepoint.
       piece: this.db.transaction((work: () => unknown) => work()),
       deleteType: this.db.transaction((typeName: string): boolean => {
@@ -682,6 +718,7 @@ export class SqliteStore implements Store {
         }
         const active = this.sql.activeOperationOfType.get(typeName);
         if (active) throw typeBusy(typeName, active.request_token);
+        this.sql.deleteResourceCounts.run(typeName);
         return this.sql.deleteType.run(typeName).changes > 0;
       }),
       addTypeVersion: this.db.transaction(
@@ -833,6 +870,7 @@ function prepareStatements(db: Database.Database) {
     getTypeVersion: db.prepare<[string, string], TypeRow>(
       `SELECT type_name, version, model_json, source, registered_at FROM types WHERE type_name = ? AND version = ?`,
     ),
+    dataVersion: db.prepare('PRAGMA data_version').pluck(),
     getTypeStamp: db.prepare<[string], { version: string; registered_at: string }>(
       `SELECT version, registered_at FROM types WHERE type_name = ? ORDER BY seq DESC LIMIT 1`,
     ),
@@ -863,12 +901,14 @@ function prepareStatements(db: Database.Database) {
     countTypeVersions: db.prepare<[string], { count: number }>(
       `SELECT COUNT(*) AS count FROM types WHERE type_name = ?`,
     ),
-    countResourcesByVersion: db.prepare<[string], { type_version: string | null; count: number }>(
-      `SELECT type_version, COUNT(*) AS count FROM resources WHERE type_name = ? GROUP BY type_version`,
+    // Counted by triggers (migration 10); '' holds the resources written with no version.
+    countResourcesByVersion: db.prepare<[string], { type_version: string; count: number }>(
+      `SELECT type_version, count FROM resource_counts WHERE type_name = ? AND type_version <> '' AND count > 0`,
     ),
     countResourcesOfVersion: db.prepare<[string, string], { count: number }>(
-      `SELECT COUNT(*) AS count FROM resources WHERE type_name = ? AND type_version = ?`,
+      `SELECT count FROM resource_counts WHERE type_name = ? AND type_version = ?`,
     ),
+    deleteResourceCounts: db.prepare<[string]>(`DELETE FROM resource_counts WHERE type_name = ?`),
 
     getResource: db.prepare<[string, string], ResourceRow>(
       `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version,
@@ -887,10 +927,11 @@ function prepareStatements(db: Database.Database) {
     ),
     activeOperationOfType: db.prepare<[string], { request_token: string }>(ACTIVE_OPERATION_OF_TYPE('?')),
     countResources: db.prepare<[string], { count: number }>(
-      `SELECT COUNT(*) AS count FROM resources WHERE type_name = ?`,
+      `SELECT COALESCE(SUM(count), 0) AS count FROM resource_counts WHERE type_name = ?`,
     ),
     typeUsage: db.prepare<{ typeName: string }, { resources: number; active: number }>(
-      TYPE_USAGE('@typeName'),
+      `SELECT (SELECT COALESCE(SUM(count), 0) FROM resource_counts WHERE type_name = @typeName) AS resources,
+         (SELECT COUNT(*) FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name = @typeName) AS active`,
     ),
     putResource: db.prepare<[string, string, string, string | null, string, string, string | null]>(
       `INSERT INTO resources (type_name, identifier, properties_json, sealed, created_at, updated_at, type_version) VALUES (?, ?, ?, ?, ?, ?, ?)
