@@ -4,10 +4,10 @@
  *
  * Statements are counted by patching better-sqlite3's Statement.prototype in this process (run, get,
  * all, iterate; its transactions run BEGIN and COMMIT through them too), so the store must run in
- * this process. WAL frames are read from the wal-index header (mxFrame, https://www.sqlite.org/walformat.html)
- * while a second connection holds a read transaction open: the WAL can then not be restarted (a
- * checkpoint copies no further than that reader's snapshot), so every frame committed since stays
- * in it and can be counted and read back.
+ * this process. WAL frames are read from the wal-index header (mxFrame, see
+ * https://www.sqlite.org/walformat.html) while a second connection holds a read transaction open: the
+ * WAL can then not be restarted (a checkpoint copies no further than that reader's snapshot), so every
+ * frame committed since stays in it and can be counted and read back.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
