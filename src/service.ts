@@ -17,6 +17,7 @@ import { checkSecretKey, createSealer, loadSecretKey, SECRET_KEY_FILE_NAME } fro
 import { loadTypes } from './schema/index.js';
 import { Stacks, type PseudoParameters } from './stacks/index.js';
 import { Recipes } from './recipes/index.js';
+import { Readiness } from './health/index.js';
 import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './service-defaults.js';
 
@@ -76,6 +77,11 @@ export interface ServiceOptions {
   onRoute?: ServerOptions['onRoute'];
   /** How long a request's headers, and the whole request, may take to arrive (`--request-timeout`). */
   connectionLimits?: ServerOptions['connectionLimits'];
+  /**
+   * On close, how long /readyz says "shutting down" while everything is still served, so that load
+   * balancers stop sending traffic before the listener closes (`--shutdown-delay`; default 0).
+   */
+  shutdownDelayMs?: number;
 }
 
 export interface Service {
@@ -208,7 +214,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const tokens = new Tokens(store, new AccessKeys(store, sealer));
     const firstAdminToken = await tokens.bootstrap(options.adminToken);
     if (firstAdminToken) logger.info('no API token was stored: created an admin token, shown once');
+    const readinessLog = logger.child({ component: 'readiness' });
+    const readiness = new Readiness({
+      store,
+      onChange: (report, cause) => {
+        const failed = report.checks.filter((c) => !c.ok);
+        if (report.ready) readinessLog.info('ready: the store answers again');
+        else readinessLog.warn({ checks: failed, err: cause }, 'not ready');
+      },
+    });
     const app = await buildServer({
+      readiness,
       engine,
       registry,
       logger,
@@ -244,6 +260,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
       close(graceMs = 10_000) {
         closing ??= (async () => {
+          readiness.markShuttingDown();
+          if (options.shutdownDelayMs)
+            await new Promise((resolve) => setTimeout(resolve, options.shutdownDelayMs));
           await app.close();
           recipes.stop();
           await stacks.stop();

@@ -20,6 +20,7 @@ interface ServeOptions {
   lease: string;
   deletedStackRetention: string;
   shutdownTimeout: string;
+  shutdownDelay: string;
   requestTimeout: string;
   maxConnections?: string;
   handlers?: string;
@@ -146,6 +147,11 @@ export function registerServe(program: Command): void {
       '30',
     )
     .option(
+      '--shutdown-delay <seconds>',
+      'on SIGTERM/SIGINT, first answer /readyz with 503 for this long while still serving everything, so that load balancers stop sending requests before the listener closes',
+      '0',
+    )
+    .option(
       '--request-timeout <seconds>',
       'a request, body included, must arrive within this long (its headers within 20 s, or this if shorter); slower ones are answered 408 and their connection closed',
       '60',
@@ -194,6 +200,10 @@ Examples:
         pseudo[key] = value;
       }
       const shutdownTimeout = seconds(command, '--shutdown-timeout', options.shutdownTimeout, 0);
+      const shutdownDelay =
+        options.shutdownDelay.trim() === '0'
+          ? 0
+          : seconds(command, '--shutdown-delay', options.shutdownDelay, 0);
       const requestTimeout = seconds(command, '--request-timeout', options.requestTimeout, 1);
       const maxConnections =
         options.maxConnections === undefined
@@ -269,6 +279,7 @@ Examples:
           providerDefinitions,
           logger,
           leaseMs: lease * 1000,
+          shutdownDelayMs: Math.round(shutdownDelay * 1000),
           deletedStackRetentionMs,
           operationConcurrency,
           connectionLimits: {
@@ -303,10 +314,10 @@ Examples:
         logger.info({ signal }, 'shutting down: finishing in-flight operations');
         // Whatever requests, handlers or the store do, the process ends in time: an operation cut
         // short is still in the store and resumes on the next start.
-        const deadlineMs = shutdownTimeout * 1000;
+        const deadlineMs = (shutdownDelay + shutdownTimeout) * 1000;
         setTimeout(() => {
           logger.error(
-            { shutdownTimeoutSeconds: shutdownTimeout },
+            { shutdownDelaySeconds: shutdownDelay, shutdownTimeoutSeconds: shutdownTimeout },
             'shutdown did not finish in time: exiting; unfinished operations resume on the next start',
           );
           process.exit(1);

@@ -14,6 +14,23 @@ import { ERROR_RESPONSES, json, PAGE, pathParam, ref, WAIT } from './openapi-par
 import { RECIPE_SCHEMAS, recipePaths } from './openapi-recipes.js';
 import { STACK_SCHEMAS, stackPaths } from './openapi-stacks.js';
 
+/** What /readyz answers. */
+const READINESS = {
+  type: 'object',
+  required: ['status', 'checks'],
+  properties: {
+    status: { enum: ['ok', 'unavailable'] },
+    checks: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'ok'],
+        properties: { name: { type: 'string' }, ok: { type: 'boolean' }, reason: { type: 'string' } },
+      },
+    },
+  },
+};
+
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -383,8 +400,28 @@ function generalPaths(): Schema {
       get: {
         operationId: 'health',
         security: [],
-        summary: 'Whether the server is up',
+        summary: 'Whether the server is up (the older name of /livez)',
         responses: { '200': json({ type: 'object', properties: { status: { const: 'ok' } } }, 'Up.') },
+      },
+    },
+    '/livez': {
+      get: {
+        operationId: 'live',
+        security: [],
+        summary: 'Whether the process serves requests (liveness)',
+        responses: { '200': json({ type: 'object', properties: { status: { const: 'ok' } } }, 'Up.') },
+      },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'ready',
+        security: [],
+        summary:
+          'Whether this server should be sent traffic: its store answers at the schema it knows, and it is not shutting down',
+        responses: {
+          '200': json(READINESS, 'Ready.'),
+          '503': json(READINESS, 'Not ready: each failed check says why.'),
+        },
       },
     },
     '/v1/openapi.json': artifact('openApi', 'This document, for the types the caller may see'),

@@ -18,6 +18,7 @@ import {
   type Tokens,
 } from '../auth/index.js';
 import { errorBody } from './errors.js';
+import { HEALTH_ROUTES } from './routes/health.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,7 +34,7 @@ declare module 'fastify' {
   }
 }
 
-const OPEN_ROUTES = new Set(['/healthz']);
+const OPEN_ROUTES = new Set(HEALTH_ROUTES);
 
 const HOW_TO_GET_ONE =
   "'typeplane serve' prints an admin token on first start (or takes TYPEPLANE_ADMIN_TOKEN); 'typeplane token create' makes more";

@@ -40,6 +40,8 @@ import { tokenRoutes } from './routes/tokens.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { stackRoutes } from './routes/stacks.js';
 import { recipeRoutes } from './routes/recipes.js';
+import { healthRoutes } from './routes/health.js';
+import type { Readiness } from '../health/index.js';
 import type { Recipes } from '../recipes/index.js';
 import type { Stacks } from '../stacks/index.js';
 import type { TypeConfigurations } from '../type-configuration/index.js';
@@ -67,6 +69,8 @@ export interface ServerOptions {
   frontDoor?: FrontDoor;
   /** How long a request may take to arrive (default: a minute, its headers 20 s), and how many connections are open at once. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** What /readyz reports; without it /readyz answers ready whenever the process serves. */
+  readiness?: Readiness;
 }
 
 /**
@@ -146,6 +150,7 @@ export async function buildServer({
   onRoute,
   frontDoor,
   connectionLimits: limits,
+  readiness,
 }: ServerOptions): Promise<FastifyInstance> {
   let closing = false;
   const app = Fastify({
@@ -223,7 +228,7 @@ export async function buildServer({
         );
     done();
   });
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  await app.register(healthRoutes, readiness ? { readiness } : {});
   await app.register(typeRoutes, { registry, ...(configurations ? { configurations } : {}) });
   await app.register(resourceRoutes, { engine });
   await app.register(requestRoutes, { engine });

@@ -385,6 +385,13 @@ export interface Store {
     options: { limit: number; nextToken?: string },
   ): Promise<Page<{ key: string; entry: KvEntry }>>;
 
+  /**
+   * Resolves when the store can serve: reachable, and its schema the one this Typeplane knows
+   * (another replica may have migrated it further). Rejects with a reason fit to show anyone: no
+   * address, user or other detail of the connection.
+   */
+  ready(): Promise<void>;
+
   close(): Promise<void>;
 }
 

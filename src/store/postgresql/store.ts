@@ -79,7 +79,7 @@ import {
   type StoredResource,
   type StoredType,
 } from '../types.js';
-import { SCHEMA_NAME, migrate } from './migrations.js';
+import { MIGRATIONS, SCHEMA_NAME, migrate } from './migrations.js';
 
 export interface PostgresStoreOptions {
   /** The schema the store's tables live in (created if absent; default `typeplane`). */
@@ -753,6 +753,22 @@ export class PostgresStore implements Store {
           );
     const items = rows.map((row) => ({ key: row.key, entry: toKvEntry(row) }));
     return page(items, options.limit, (last) => encodeCursor('kv', last.key));
+  }
+
+  async ready(): Promise<void> {
+    if (this.closed) throw new Error('the store is closed');
+    let version: number | undefined;
+    try {
+      const { rows } = await this.pool.query<{ version: number }>('SELECT version FROM schema_version');
+      version = rows[0]?.version;
+    } catch (error) {
+      // The driver's message names the host and port: the reason stays general (its cause is logged).
+      throw new Error('the PostgreSQL database does not answer', { cause: error });
+    }
+    if (version !== MIGRATIONS.length)
+      throw new Error(
+        `the store's schema is version ${version ?? 'unknown'}; this Typeplane knows ${MIGRATIONS.length}`,
+      );
   }
 
   async close(): Promise<void> {
