@@ -72,7 +72,7 @@ import {
   type StoredResource,
   type StoredType,
 } from '../types.js';
-import { migrate } from './migrations.js';
+import { MIGRATIONS, migrate } from './migrations.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 
 export interface SqliteStoreOptions {
@@ -116,6 +116,8 @@ export class SqliteStore implements Store {
   /** Default versions read inside group transactions (see defaultVersion). */
   private readonly defaults = new Map<string, string | undefined>();
   private dataVersion = -1;
+  /** Whether data_version was read in the current group (only groups that check a default read it). */
+  private defaultsSynced = false;
   private readonly listOperationsSql = new Map<
     string,
     Database.Statement<[Record<string, unknown>], OperationRow>
@@ -316,14 +318,16 @@ export class SqliteStore implements Store {
    * type (every type write clears it). Most begins are checked against the default: one read less each.
    */
   private defaultVersion(typeName: string): string | undefined {
+    if (!this.defaultsSynced) this.syncDefaults();
     if (this.defaults.has(typeName)) return this.defaults.get(typeName);
     const version = this.sql.getTypeStamp.get(typeName)?.version;
     this.defaults.set(typeName, version);
     return version;
   }
 
-  /** Forgets the default versions read when another connection committed since; at a group's start. */
+  /** Forgets the default versions read when another connection committed since; once per group. */
   private syncDefaults(): void {
+    this.defaultsSynced = true;
     const version = this.sql.dataVersion.get() as number;
     if (version !== this.dataVersion) {
       this.dataVersion = version;
@@ -554,6 +558,13 @@ export class SqliteStore implements Store {
     return page(items, options.limit, (last) => encodeCursor('kv', last.key));
   }
 
+  async ready(): Promise<void> {
+    if (!this.db.open) throw new Error('the store is closed');
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version !== MIGRATIONS.length)
+      throw new Error(`the store's schema is version ${version}; this Typeplane knows ${MIGRATIONS.length}`);
+  }
+
   async close(): Promise<void> {
     this.commitsBeforeCheckpointer = undefined;
     const checkpointer = this.checkpointer;
@@ -706,7 +717,7 @@ export class SqliteStore implements Store {
   private transactions() {
     return {
       group: this.db.transaction((run: () => Outcome[]): Outcome[] => {
-        this.syncDefaults();
+        this.defaultsSynced = false;
         return run();
       }),
       // Nested in `group`: a savepoint.
