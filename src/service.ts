@@ -18,6 +18,7 @@ import { loadTypes } from './schema/index.js';
 import { Stacks, type PseudoParameters } from './stacks/index.js';
 import { Recipes } from './recipes/index.js';
 import { Readiness } from './health/index.js';
+import { openAuditor, type AuditSettings } from './audit/index.js';
 import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './service-defaults.js';
 
@@ -82,6 +83,8 @@ export interface ServiceOptions {
    * balancers stop sending traffic before the listener closes (`--shutdown-delay`; default 0).
    */
   shutdownDelayMs?: number;
+  /** The audit trail (`serve --audit-log`); off without it. */
+  audit?: AuditSettings;
 }
 
 export interface Service {
@@ -213,6 +216,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     await recipes.start();
     const tokens = new Tokens(store, new AccessKeys(store, sealer));
     const firstAdminToken = await tokens.bootstrap(options.adminToken);
+    const auditLog = logger.child({ component: 'audit' });
+    const auditor =
+      options.audit &&
+      openAuditor(options.audit, {
+        secretKey: key.key,
+        masking: {
+          typeOf: async (name, version) => (await registry.get(name, version).catch(() => undefined))?.type,
+        },
+        listTokens: () => tokens.list(),
+        onError: (err) => auditLog.error({ err }, 'an audit record could not be written'),
+      });
     if (firstAdminToken) logger.info('no API token was stored: created an admin token, shown once');
     const readinessLog = logger.child({ component: 'readiness' });
     const readiness = new Readiness({
@@ -229,6 +243,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       registry,
       logger,
       tokens,
+      ...(auditor ? { audit: auditor } : {}),
       stacks,
       recipes,
       configurations,
@@ -264,6 +279,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           if (options.shutdownDelayMs)
             await new Promise((resolve) => setTimeout(resolve, options.shutdownDelayMs));
           await app.close();
+          auditor?.close();
           recipes.stop();
           await stacks.stop();
           await engine.stop(graceMs);

@@ -4,6 +4,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ProviderEntry } from '../providers/load.js';
+import { AUDIT_LEVELS, type AuditLevel } from '../audit/event.js';
+import type { AuditSettings } from '../audit/open.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../service-defaults.js';
 import { BLOCKED_PORTS } from './blocked-ports.js';
 import { UsageError, wholeNumberFlag } from './usage.js';
@@ -32,10 +34,16 @@ interface ServeOptions {
   tlsKey?: string;
   allowPlainHttp?: boolean;
   requireContractReport?: boolean;
+  /** Commander's negation of --no-metrics: false when given. */
+  metrics: boolean;
   region?: string;
   accountId?: string;
   partition?: string;
   urlSuffix?: string;
+  auditLog?: string;
+  auditLevel: string;
+  auditLogMaxSize: string;
+  auditLogMaxFiles: string;
 }
 
 /** What stack templates see as AWS::Region, AWS::AccountId, AWS::Partition, AWS::URLSuffix. */
@@ -119,6 +127,10 @@ export function registerServe(program: Command): void {
       "operate only on types whose provider passed 'typeplane test' (its -o json report attached: POST /v1/types/{typeName}/contract-report)",
     )
     .option(
+      '--no-metrics',
+      'collect no metrics and serve no GET /metrics (it is served by default to admin and monitor tokens)',
+    )
+    .option(
       '--allow-plain-http',
       'allow plain HTTP on a non-loopback --host (tokens cross the network in clear text; for a TLS-terminating proxy in front)',
     )
@@ -131,6 +143,17 @@ export function registerServe(program: Command): void {
     .option('--partition <name>', 'AWS::Partition in stack templates (default aws)')
     .option('--url-suffix <suffix>', 'AWS::URLSuffix in stack templates (default amazonaws.com)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'info')
+    .option(
+      '--audit-log <path>',
+      "record every change and refusal as chained JSON lines in this file ('-' for stdout); no audit trail without it (see 'typeplane audit verify')",
+    )
+    .option(
+      '--audit-level <level>',
+      'Metadata (who, what, when, where, outcome) or Request (and the request body, secrets removed)',
+      'Metadata',
+    )
+    .option('--audit-log-max-size <MiB>', 'rotate the audit log before it grows past this many MiB', '100')
+    .option('--audit-log-max-files <n>', 'rotated audit logs kept (<path>.1 newest)', '5')
     .option(
       '--lease <seconds>',
       "how long a worker holds an operation without renewing; a crashed server's operations resume after this",
@@ -199,6 +222,7 @@ Examples:
         if (!pattern.test(value)) usage(command, `${flag} must be ${form}, not '${value.slice(0, 80)}'`);
         pseudo[key] = value;
       }
+      const audit = auditSettings(command, options);
       const shutdownTimeout = seconds(command, '--shutdown-timeout', options.shutdownTimeout, 0);
       const shutdownDelay =
         options.shutdownDelay.trim() === '0'
@@ -293,7 +317,9 @@ Examples:
           ...(adminToken ? { adminToken } : {}),
           ...(tls ? { tls } : {}),
           ...(options.allowPlainHttp ? { allowPlainHttp: true } : {}),
+          ...(options.metrics ? {} : { metrics: false }),
           ...(options.requireContractReport ? { requirePassingContract: true } : {}),
+          ...(audit ? { audit } : {}),
         }),
       );
       // Shown once, on stdout only (never in the logs): only its hash is stored.
@@ -334,6 +360,24 @@ Examples:
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
     });
+}
+
+/** The audit trail's settings, or undefined without --audit-log. */
+function auditSettings(command: Command, options: ServeOptions): AuditSettings | undefined {
+  if (!AUDIT_LEVELS.includes(options.auditLevel as AuditLevel))
+    usage(
+      command,
+      `--audit-level must be one of ${AUDIT_LEVELS.join(', ')}, not '${options.auditLevel.slice(0, 40)}'`,
+    );
+  const maxMiB = wholeNumber(command, '--audit-log-max-size', options.auditLogMaxSize, 1, 1_000_000);
+  const maxFiles = wholeNumber(command, '--audit-log-max-files', options.auditLogMaxFiles, 0, 10_000);
+  if (options.auditLog === undefined || options.auditLog === '') return undefined;
+  return {
+    log: options.auditLog === '-' ? '-' : resolve(options.auditLog),
+    level: options.auditLevel as AuditLevel,
+    maxBytes: maxMiB * 1024 * 1024,
+    maxFiles,
+  };
 }
 
 /** Start the service; a port in use is said so, with what to do about it. */

@@ -16,6 +16,8 @@ import type { Registry } from '../registry/registry.js';
 import type { Tokens } from '../auth/index.js';
 import { TypeplaneError } from '../errors.js';
 import { registerAuth } from './auth.js';
+import { registerAuditHook } from './audit-hook.js';
+import type { Auditor } from '../audit/index.js';
 import { parseJsonBody } from './body.js';
 import {
   answeringBeforeBody,
@@ -55,6 +57,8 @@ export interface ServerOptions {
   logger: Logger;
   /** API tokens: every route but /healthz needs one. */
   tokens: Tokens;
+  /** The audit trail: every change and refusal is recorded when given. */
+  audit?: Auditor;
   /** Stacks, served under /v1/stacks when given. */
   stacks?: Stacks;
   /** Recipes, served under /v1/recipes and /v1/environments when given. */
@@ -143,6 +147,7 @@ export async function buildServer({
   registry,
   logger,
   tokens,
+  audit,
   stacks,
   recipes,
   configurations,
@@ -228,6 +233,7 @@ export async function buildServer({
         );
     done();
   });
+  if (audit) registerAuditHook(app, audit);
   await app.register(healthRoutes, readiness ? { readiness } : {});
   await app.register(typeRoutes, { registry, ...(configurations ? { configurations } : {}) });
   await app.register(resourceRoutes, { engine });

@@ -1,0 +1,79 @@
+/**
+ * @module `typeplane audit verify <files...>`: check an audit log's keyed hash chain, locally, with
+ * the server's secret key (the chain's key is derived from it, so the files alone cannot forge one).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { chainKey } from '../audit/chain.js';
+import { verifyTrail, type TrailReport } from '../audit/verify.js';
+import { loadSecretKey, SECRET_KEY_ENV, SECRET_KEY_FILE_NAME } from '../secrets/key.js';
+
+interface VerifyOptions {
+  secretKeyFile?: string;
+  dataDir: string;
+  output: string;
+}
+
+/** The server's key: env TYPEPLANE_SECRET_KEY, else the key file, which must exist (never created here). */
+function secretKey(options: VerifyOptions): Buffer {
+  const env = process.env[SECRET_KEY_ENV] || undefined;
+  const file = resolve(options.secretKeyFile ?? join(options.dataDir, SECRET_KEY_FILE_NAME));
+  if (env === undefined && !existsSync(file))
+    throw new Error(
+      `no secret key: set ${SECRET_KEY_ENV} or pass --secret-key-file (the key the server ran with; ${file} does not exist)`,
+    );
+  return loadSecretKey({ key: env, file }).key;
+}
+
+function describe(report: TrailReport): string {
+  const lines = report.problems.map(
+    (p) =>
+      `${p.file}:${p.line}: ${p.kind}${p.auditID !== undefined ? ` (auditID ${p.auditID})` : ''}: ${p.message}`,
+  );
+  const head = report.head ? `, head sequence ${report.head.sequence} hash ${report.head.hash}` : '';
+  lines.push(
+    report.ok
+      ? `ok: ${report.records} record${report.records === 1 ? '' : 's'} chained intact${head}`
+      : `not intact: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} in ${report.records} records`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export function registerAuditCommands(program: Command): void {
+  const audit = program.command('audit').description('the audit trail (serve --audit-log)');
+  audit
+    .command('verify')
+    .description(
+      'check that no record of an audit log was changed, removed or inserted (give rotated files oldest first: log.2 log.1 log)',
+    )
+    .argument('<files...>', 'audit log files, oldest first')
+    .option(
+      '--secret-key-file <file>',
+      `the server's secret key file (ignored when env ${SECRET_KEY_ENV} is set; default <data-dir>/secret.key)`,
+    )
+    .option('--data-dir <dir>', "the server's data folder, for its key file", '.typeplane')
+    .option('-o, --output <format>', 'text or json', 'text')
+    .addHelpText(
+      'after',
+      `
+Exits 0 when the chain is intact, 1 when a record was changed, removed or inserted (each named by
+file, line and auditID). Records after the last one present cannot be told missing by the chain:
+compare the printed head with GET /v1/audit or a copy kept elsewhere.
+
+Examples:
+  $ typeplane audit verify /var/log/typeplane/audit.log --secret-key-file /etc/typeplane/secret.key
+  $ TYPEPLANE_SECRET_KEY=... typeplane audit verify audit.log.2 audit.log.1 audit.log -o json`,
+    )
+    .action((files: string[], options: VerifyOptions) => {
+      const key = chainKey(secretKey(options));
+      const report = verifyTrail(
+        files.map((name) => ({ name, text: readFileSync(name, 'utf8') })),
+        key,
+      );
+      process.stdout.write(
+        options.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : describe(report),
+      );
+      if (!report.ok) process.exitCode = 1;
+    });
+}

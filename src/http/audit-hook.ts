@@ -1,0 +1,82 @@
+/**
+ * @module The audit trail's view of the API: every change and every refusal, once answered, handed
+ * to the auditor with who (the token's id), from where, the route's verb and object, and the outcome
+ * (status, and the error's code and message, or the operation's request token from a 202).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isAudited, objectRefOf, verbOf, type Auditor } from '../audit/index.js';
+
+interface Outcome {
+  errorCode?: string;
+  message?: string;
+  requestToken?: string;
+  identifier?: string;
+}
+
+const REQUEST_TOKEN = /"requestToken":"([^"\\]{1,512})"/;
+const IDENTIFIER = /"identifier":"([^"\\]{1,4096})"/;
+
+/** What the answer's body says of the outcome: read only for recorded requests, and only small errors parsed. */
+function outcomeOf(status: number, payload: unknown): Outcome {
+  if (typeof payload !== 'string') return {};
+  if (status >= 400) {
+    if (payload.length > 65536) return {};
+    try {
+      const body = JSON.parse(payload) as { errorCode?: unknown; message?: unknown };
+      return {
+        ...(typeof body.errorCode === 'string' ? { errorCode: body.errorCode } : {}),
+        ...(typeof body.message === 'string' ? { message: body.message } : {}),
+      };
+    } catch {
+      return {};
+    }
+  }
+  const token = REQUEST_TOKEN.exec(payload)?.[1];
+  const identifier = IDENTIFIER.exec(payload)?.[1];
+  return {
+    ...(token !== undefined ? { requestToken: token } : {}),
+    ...(identifier !== undefined ? { identifier } : {}),
+  };
+}
+
+export function registerAuditHook(app: FastifyInstance, auditor: Auditor): void {
+  const outcomes = new WeakMap<FastifyRequest, Outcome>();
+  const audited = (request: FastifyRequest, status: number) =>
+    isAudited(request.method, request.routeOptions.url, status);
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (audited(request, reply.statusCode)) outcomes.set(request, outcomeOf(reply.statusCode, payload));
+    done(null, payload);
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const status = reply.statusCode;
+    if (!audited(request, status)) return done();
+    const route = request.routeOptions.url;
+    const outcome = outcomes.get(request) ?? {};
+    const objectRef = objectRefOf(route, request.url, request.params);
+    if (outcome.requestToken !== undefined && objectRef.resource === 'resources')
+      objectRef.requestToken = outcome.requestToken;
+    if (outcome.identifier !== undefined && objectRef.resource === 'resources')
+      objectRef.identifier ??= outcome.identifier;
+    const principal = request.principal;
+    const userAgent = request.headers['user-agent'];
+    void auditor.record({
+      requestID: request.id,
+      method: request.method,
+      url: request.url,
+      ...(route !== undefined ? { route } : {}),
+      params: request.params,
+      query: request.query,
+      body: request.body,
+      verb: verbOf(request.method, route),
+      objectRef,
+      user: principal ? { tokenId: principal.tokenId, role: principal.role, authentication: 'bearer' } : {},
+      ...(request.ip !== undefined ? { sourceIP: request.ip } : {}),
+      ...(typeof userAgent === 'string' ? { userAgent } : {}),
+      status,
+      ...(outcome.errorCode !== undefined ? { errorCode: outcome.errorCode } : {}),
+      ...(outcome.message !== undefined ? { message: outcome.message } : {}),
+      receivedAt: Date.now() - reply.elapsedTime,
+    });
+    done();
+  });
+}
