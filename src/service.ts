@@ -19,6 +19,7 @@ import { Stacks, type PseudoParameters } from './stacks/index.js';
 import { Recipes } from './recipes/index.js';
 import { Readiness } from './health/index.js';
 import { openAuditor, type AuditSettings } from './audit/index.js';
+import { createTelemetry } from './telemetry/index.js';
 import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './service-defaults.js';
 
@@ -85,6 +86,8 @@ export interface ServiceOptions {
   shutdownDelayMs?: number;
   /** The audit trail (`serve --audit-log`); off without it. */
   audit?: AuditSettings;
+  /** Collect metrics and serve them on GET /metrics (default true; `serve --no-metrics` turns both off). */
+  metrics?: boolean;
 }
 
 export interface Service {
@@ -237,6 +240,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         else readinessLog.warn({ checks: failed, err: cause }, 'not ready');
       },
     });
+    const telemetry = options.metrics === false ? undefined : createTelemetry();
     const app = await buildServer({
       readiness,
       engine,
@@ -250,8 +254,19 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.onRoute ? { onRoute: options.onRoute } : {}),
       ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),
+      ...(telemetry ? { telemetry } : {}),
       // The AWS Cloud Control API beside /v1, on POST /: requests signed with SigV4, not bearer tokens.
-      frontDoor: cloudControlFrontDoor({ engine, tokens, logger }),
+      frontDoor: cloudControlFrontDoor({
+        engine,
+        tokens,
+        logger,
+        ...(telemetry
+          ? {
+              observe: (action, status, seconds) =>
+                telemetry.recordRequest('POST', '/', status, seconds, action),
+            }
+          : {}),
+      }),
     });
     await app.listen({
       host: options.host ?? DEFAULT_HOST,

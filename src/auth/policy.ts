@@ -2,7 +2,8 @@
  * @module What a token may do: its role's actions and the types its globs reach. Pure functions.
  *
  * Roles are ordered: `admin` (everything, including types and tokens) > `writer` (resources and
- * requests, read and write; types read-only) > `reader` (reads only).
+ * requests, read and write; types read-only) > `reader` (reads only). `monitor` stands apart: it
+ * reads the metrics (`GET /metrics`) and nothing else, so a scraper's token reaches no tenant's data.
  *
  * Type globs are matched against the whole type name, case-sensitively. `*` matches any run of
  * characters, separators included, so `AWS::S3::*` reaches every S3 type, `AWS::*` every AWS type
@@ -11,7 +12,7 @@
  */
 import { TypeplaneError } from '../errors.js';
 
-export const ROLES = ['admin', 'writer', 'reader'] as const;
+export const ROLES = ['admin', 'writer', 'reader', 'monitor'] as const;
 export type Role = (typeof ROLES)[number];
 
 export function isRole(value: unknown): value is Role {
@@ -30,13 +31,15 @@ export interface Principal {
 export type Action =
   | 'read' // GET anything a token may see
   | 'write' // create/update/delete resources, cancel requests
+  | 'read-metrics' // GET /metrics
   | 'manage-types' // register and deregister types
   | 'manage-tokens'; // create, list and revoke tokens
 
 const ALLOWED: Record<Role, ReadonlySet<Action>> = {
-  admin: new Set<Action>(['read', 'write', 'manage-types', 'manage-tokens']),
+  admin: new Set<Action>(['read-metrics', 'read', 'write', 'manage-types', 'manage-tokens']),
   writer: new Set<Action>(['read', 'write']),
   reader: new Set<Action>(['read']),
+  monitor: new Set<Action>(['read-metrics']),
 };
 
 export function roleAllows(role: Role, action: Action): boolean {

@@ -247,12 +247,14 @@ export class Tokens {
 
   private async save(token: string, input: NewToken, accessKeyId?: string): Promise<TokenRecord> {
     if (!isRole(input.role))
-      throw new TypeplaneError('InvalidRequest', 'role must be admin, writer or reader');
+      throw new TypeplaneError('InvalidRequest', 'role must be admin, writer, reader or monitor');
     const types = input.types === undefined ? undefined : parseTypeGlobs(input.types);
-    if (types && input.role === 'admin')
+    if (types && (input.role === 'admin' || input.role === 'monitor'))
       throw new TypeplaneError(
         'InvalidRequest',
-        'an admin token reaches every type; scope writer and reader tokens with types',
+        input.role === 'admin'
+          ? 'an admin token reaches every type; scope writer and reader tokens with types'
+          : 'a monitor token reaches no type (it reads the metrics only); scope writer and reader tokens with types',
       );
     if (
       input.description !== undefined &&

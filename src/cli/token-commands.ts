@@ -27,7 +27,7 @@ export function registerTokenCommands(program: Command): void {
         .description('create a token; it is printed once and only its hash is kept')
         .requiredOption(
           '--role <role>',
-          'admin (everything), writer (resources and requests) or reader (reads only)',
+          'admin (everything), writer (resources and requests), reader (reads only) or monitor (GET /metrics only)',
         )
         .option(
           '--types <globs...>',

@@ -20,6 +20,7 @@ import {
   type FrontDoor,
 } from '../http/index.js';
 import { CloudControlError } from './errors.js';
+import { OPERATION_SPECS } from './operations.js';
 import {
   authenticate,
   CONTENT_TYPE,
@@ -37,6 +38,8 @@ export interface FrontDoorOptions {
   logger: Logger;
   /** The largest body taken, in bytes (the `/v1` API's resource body limit by default). */
   bodyLimit?: number;
+  /** Told of every answer: its action (one of the operations, '' for another), status and duration. */
+  observe?: (action: string, status: number, seconds: number) => void;
 }
 
 function isOwn(request: IncomingMessage): boolean {
@@ -108,6 +111,7 @@ export function cloudControlFrontDoor({
   tokens,
   logger,
   bodyLimit = RESOURCE_BODY_LIMIT,
+  observe,
 }: FrontDoorOptions): FrontDoor {
   function answer(
     response: ServerResponse,
@@ -118,6 +122,7 @@ export function cloudControlFrontDoor({
     close: boolean,
     log: Logger | undefined,
     started: number,
+    operation = '',
   ): void {
     const text = JSON.stringify(body);
     const headers: Record<string, string | number> = {
@@ -128,10 +133,11 @@ export function cloudControlFrontDoor({
     };
     if (close) headers.connection = 'close';
     response.writeHead(status, headers).end(text);
-    log?.info(
-      { res: { statusCode: status }, responseTime: performance.now() - started },
-      'request completed',
-    );
+    if (!log && !observe) return;
+    const elapsed = performance.now() - started;
+    log?.info({ res: { statusCode: status }, responseTime: elapsed }, 'request completed');
+    // A label value from the fixed list of operations only: the header is the caller's to choose.
+    observe?.(Object.hasOwn(OPERATION_SPECS, operation) ? operation : '', status, elapsed / 1000);
   }
 
   return (request, response, closing) => {
@@ -140,7 +146,7 @@ export function cloudControlFrontDoor({
     const id = clientRequestId(headers['x-request-id']) ?? randomUUID();
     // A child logger and a clock read a request cost: made only when request lines are written.
     const log = logger.isLevelEnabled('info') ? logger.child({ reqId: id }) : undefined;
-    const started = log ? performance.now() : 0;
+    const started = log || observe ? performance.now() : 0;
     log?.info(
       {
         req: {
@@ -162,7 +168,7 @@ export function cloudControlFrontDoor({
       // A body not read is read and dropped by Node when of a bounded length: the client, maybe still
       // sending, reads the refusal and keeps its connection (see src/http/connections.ts), and is not
       // answered again should the rest come too late.
-      answer(response, id, status, body, !bodyRead && answeringBeforeBody(request), log, started);
+      answer(response, id, status, body, !bodyRead && answeringBeforeBody(request), log, started, operation);
     };
     if (closing) {
       const unavailable = refusal(
@@ -189,7 +195,7 @@ export function cloudControlFrontDoor({
         } catch (e) {
           return fail(e);
         }
-        answered.then((out) => answer(response, id, 200, out, false, log, started), fail);
+        answered.then((out) => answer(response, id, 200, out, false, log, started, operation), fail);
       });
     });
     return true;

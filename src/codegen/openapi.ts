@@ -163,7 +163,7 @@ const COMMON_SCHEMAS: Schema = {
     required: ['id', 'role', 'createdAt'],
     properties: {
       id: { type: 'string' },
-      role: { enum: ['admin', 'writer', 'reader'] },
+      role: { enum: ['admin', 'writer', 'reader', 'monitor'] },
       types: { type: 'array', items: { type: 'string' } },
       description: { type: 'string' },
       createdAt: { type: 'string', format: 'date-time' },
@@ -614,7 +614,7 @@ function generalPaths(): Schema {
             type: 'object',
             required: ['role'],
             properties: {
-              role: { enum: ['admin', 'writer', 'reader'] },
+              role: { enum: ['admin', 'writer', 'reader', 'monitor'] },
               types: { type: 'array', items: { type: 'string' } },
               description: { type: 'string' },
             },

@@ -19,6 +19,7 @@ import {
 } from '../auth/index.js';
 import { errorBody } from './errors.js';
 import { HEALTH_ROUTES } from './routes/health.js';
+import { METRICS_ROUTE } from './routes/metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,6 +47,7 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 function actionOf(method: string, route: string): Action {
+  if (route === METRICS_ROUTE) return 'read-metrics';
   if (route === '/v1/tokens' || route.startsWith('/v1/tokens/')) return 'manage-tokens';
   // A type's configuration holds secrets: admins only, reading included.
   if (route === '/v1/types/:typeName/configuration') return 'manage-types';
@@ -128,6 +130,8 @@ function describe(action: Action): string {
       return 'read';
     case 'write':
       return 'create, change or delete resources, or cancel requests';
+    case 'read-metrics':
+      return 'read the metrics';
     case 'manage-types':
       return 'register or deregister types';
     case 'manage-tokens':

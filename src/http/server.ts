@@ -43,6 +43,8 @@ import { artifactRoutes } from './routes/artifacts.js';
 import { stackRoutes } from './routes/stacks.js';
 import { recipeRoutes } from './routes/recipes.js';
 import { healthRoutes } from './routes/health.js';
+import { metricsRoutes } from './routes/metrics.js';
+import type { Telemetry } from '../telemetry/index.js';
 import type { Readiness } from '../health/index.js';
 import type { Recipes } from '../recipes/index.js';
 import type { Stacks } from '../stacks/index.js';
@@ -75,6 +77,8 @@ export interface ServerOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** What /readyz reports; without it /readyz answers ready whenever the process serves. */
   readiness?: Readiness;
+  /** Metrics: each request is recorded, and served on GET /metrics; without it neither. */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -156,6 +160,7 @@ export async function buildServer({
   frontDoor,
   connectionLimits: limits,
   readiness,
+  telemetry,
 }: ServerOptions): Promise<FastifyInstance> {
   let closing = false;
   const app = Fastify({
@@ -218,6 +223,14 @@ export async function buildServer({
       .status(404)
       .send(errorBody('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
+  if (telemetry) {
+    const record = telemetry.recordRequest;
+    // By route template (never the URL: its identifiers would make a series each); a callback hook.
+    app.addHook('onResponse', (request, reply, done) => {
+      record(request.method, request.routeOptions.url ?? '', reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
   registerAuth(app, tokens);
   // No type name, identifier, request token or token id holds U+0000 (nor can PostgreSQL text):
   // refused for every store alike, after authentication.
@@ -242,5 +255,6 @@ export async function buildServer({
   await app.register(artifactRoutes, { registry });
   if (stacks) await app.register(stackRoutes, { stacks });
   if (recipes) await app.register(recipeRoutes, { recipes, engine });
+  if (telemetry) await app.register(metricsRoutes, { telemetry });
   return app;
 }

@@ -92,7 +92,7 @@ test('without a token, or with a role that may not, the CLI says what went wrong
   exits(denied, 1);
   assert.match(denied.stderr, /^error: AccessDenied: a reader token cannot create, list or revoke tokens\n$/);
   exits(badRole, 1);
-  assert.match(badRole.stderr, /^error: InvalidRequest: role must be admin, writer or reader/);
+  assert.match(badRole.stderr, /^error: InvalidRequest: role must be admin, writer, reader or monitor/);
 });
 
 test('typeplane test --endpoint sends --token (or TYPEPLANE_PROVIDER_TOKEN) to the provider, never TYPEPLANE_TOKEN', async () => {

@@ -12,7 +12,7 @@ export async function tokenRoutes(app: FastifyInstance, { tokens }: { tokens: To
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw new TypeplaneError(
         'InvalidRequest',
-        'send a JSON object: { "role": "admin" | "writer" | "reader", "types"?: [...], "description"?: "...", "awsKeys"?: true }',
+        'send a JSON object: { "role": "admin" | "writer" | "reader" | "monitor", "types"?: [...], "description"?: "...", "awsKeys"?: true }',
       );
     const { role, types, description, awsKeys, ...rest } = body as Record<string, unknown>;
     const unknown = Object.keys(rest);
@@ -25,8 +25,8 @@ export async function tokenRoutes(app: FastifyInstance, { tokens }: { tokens: To
       throw new TypeplaneError(
         'InvalidRequest',
         role === undefined
-          ? 'role is required: admin, writer or reader'
-          : `role must be admin, writer or reader, not ${JSON.stringify(role).slice(0, 40)}`,
+          ? 'role is required: admin, writer, reader or monitor'
+          : `role must be admin, writer, reader or monitor, not ${JSON.stringify(role).slice(0, 40)}`,
       );
     if (description !== undefined && typeof description !== 'string')
       throw new TypeplaneError('InvalidRequest', 'description must be a string');

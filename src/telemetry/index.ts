@@ -1,0 +1,31 @@
+/**
+ * @module Telemetry: the service's metrics in the Prometheus text format (`GET /metrics`).
+ *
+ * @example
+ * const telemetry = createTelemetry();
+ * telemetry.recordRequest('GET', '/v1/resources/:typeName', 200, 0.0012);
+ * const text = await telemetry.exposition(); // "# HELP http_server_request_duration_seconds …"
+ */
+import { defineMetrics, Registry } from './metrics.js';
+import { requestRecorder, type RequestRecorder } from './http.js';
+
+export interface Telemetry {
+  /** The Content-Type of {@link exposition}'s text. */
+  readonly contentType: string;
+  /** One answered HTTP request (see `http.ts`). */
+  readonly recordRequest: RequestRecorder;
+  /** Every metric, as Prometheus scrapes them. */
+  exposition(): Promise<string>;
+}
+
+export function createTelemetry(): Telemetry {
+  const registry = new Registry();
+  const metrics = defineMetrics(registry);
+  return {
+    contentType: registry.contentType,
+    recordRequest: requestRecorder(metrics.httpDuration),
+    exposition: () => registry.metrics(),
+  };
+}
+
+export type { RequestRecorder };
