@@ -168,6 +168,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const configurations = new TypeConfigurations(store, sealer, registry);
     // Made once the stacks are (it runs instances as stacks); the engine asks it for providers only later.
     const late: { recipes?: Recipes } = {};
+    const telemetry = options.metrics === false ? undefined : createTelemetry();
     const engine = new Engine({
       store,
       registry,
@@ -177,6 +178,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         providers.get(typeName) ?? (late.recipes?.backs(typeName) ? late.recipes.provider : state),
       sealer,
       logger: engineLogger(logger),
+      ...(telemetry ? { observer: telemetry.engineObserver } : {}),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
       ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
@@ -188,6 +190,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ...(options.operationConcurrency?.perType !== undefined
         ? { concurrencyPerType: options.operationConcurrency.perType }
         : {}),
+    });
+    telemetry?.watchEngine({
+      running: () => engine.running(),
+      typeNames: async () => (await store.listTypeStamps()).map((t) => t.typeName),
+      countResources: (typeName) => store.countResources(typeName),
     });
     const schemaFiles = (options.providerDefinitions ?? []).flatMap((d) => d.schemas ?? []);
     const typeFiles = [...schemaFiles, ...(options.types ?? [])];
@@ -240,7 +247,6 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         else readinessLog.warn({ checks: failed, err: cause }, 'not ready');
       },
     });
-    const telemetry = options.metrics === false ? undefined : createTelemetry();
     const app = await buildServer({
       readiness,
       engine,

@@ -88,6 +88,8 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
     case 'started':
       if (decide) {
         // Already terminal.
+        const ended = result.operation;
+        ctx.observer?.operationEnded(ended.typeName, ended.operation, ended.status, ended.errorCode);
       } else if (runHere) {
         ctx.worker.launch(result.operation, true);
       } else {
@@ -148,6 +150,8 @@ export async function failImmediately(
   if (result.kind === 'token-mismatch') {
     throw new ClientTokenReused();
   }
+  if (result.kind === 'started')
+    ctx.observer?.operationEnded(record.typeName, operation, 'FAILED', errorCode);
   if (result.kind === 'conflict')
     throw new TypeplaneError(
       'ResourceConflict',

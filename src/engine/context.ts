@@ -9,6 +9,7 @@ import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
 import type { ConfigurationSource } from '../type-configuration/index.js';
 import type { EngineLogger } from './logger.js';
+import type { EngineObserver } from './observer.js';
 import type { Operation } from './types.js';
 import type { Worker } from './worker.js';
 
@@ -30,6 +31,8 @@ export interface EngineContext {
   readonly worker: Worker;
   /** Types' configurations, handed to their handlers. */
   readonly configurations?: ConfigurationSource;
+  /** Told of ended operations and handler calls (metrics). */
+  readonly observer?: EngineObserver;
 }
 
 /**

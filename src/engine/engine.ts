@@ -26,6 +26,7 @@ import { create } from './create.js';
 import { deleteResource } from './delete.js';
 import { forget } from './forget.js';
 import type { EngineLogger } from './logger.js';
+import type { EngineObserver } from './observer.js';
 import { put } from './put.js';
 import { list, read } from './read.js';
 import { references } from './references.js';
@@ -65,6 +66,8 @@ export interface EngineOptions {
   requirePassingContract?: boolean;
   /** Types' configurations: handed to every handler invocation, and required where a type requires them. */
   configurations?: ConfigurationSource;
+  /** Told of ended operations and handler calls (metrics). */
+  observer?: EngineObserver;
 }
 
 export class Engine {
@@ -97,6 +100,7 @@ export class Engine {
       requirePassingContract: options.requirePassingContract ?? false,
       worker,
       ...(options.configurations ? { configurations: options.configurations } : {}),
+      ...(options.observer ? { observer: options.observer } : {}),
     };
     this.ctx = ctx;
     this.tokenRetentionMs = Math.max(options.tokenRetentionMs ?? SEVEN_DAYS_MS, SEVEN_DAYS_MS);
@@ -256,6 +260,11 @@ export class Engine {
       'InvalidTypeConfiguration',
       `${type.typeName} needs its type configuration before it can be used: an admin sets it with 'typeplane type configure ${type.typeName} --file <config.json>' (PUT /v1/types/{typeName}/configuration)`,
     );
+  }
+
+  /** Handler invocations running in this process now, by type name. */
+  running(): ReadonlyMap<string, number> {
+    return this.ctx.worker.runningByTypeName;
   }
 
   // ---- Requests --------------------------------------------------------------------------------

@@ -108,9 +108,17 @@ export async function step(
     ...(await configurationOf(ctx, type)),
   };
   // Operations begun before a record-backed provider completed them inline are finished the same way.
+  const started = provider.recordBacked ? 0 : performance.now();
   const event = provider.recordBacked
     ? recordEvent(provider, type, op, request.desiredState)
     : await invoke(ctx.log, provider, action, type, request);
+  if (!provider.recordBacked)
+    ctx.observer?.handlerInvoked(
+      type.typeName,
+      action,
+      (performance.now() - started) / 1000,
+      event.status === 'FAILED' ? (event.errorCode ?? 'GeneralServiceException') : undefined,
+    );
 
   // Someone may have asked to cancel while the handler ran (a SUCCESS stands regardless).
   const latest = event.status === 'SUCCESS' ? undefined : await ctx.store.getOperation(op.requestToken);

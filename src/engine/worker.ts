@@ -90,6 +90,11 @@ export class Worker {
     await this.claiming;
   }
 
+  /** Steps running here now, by type name (handler slots in use). */
+  get runningByTypeName(): ReadonlyMap<string, number> {
+    return this.runningByType;
+  }
+
   /** Whether an operation of `typeName` begun now can run here at once. */
   hasRoom(typeName: string): boolean {
     return (

@@ -8,12 +8,18 @@
  */
 import { defineMetrics, Registry } from './metrics.js';
 import { requestRecorder, type RequestRecorder } from './http.js';
+import { engineObserver, watchEngine, type EngineSources } from './engine.js';
+import type { EngineObserver } from '../engine/index.js';
 
 export interface Telemetry {
   /** The Content-Type of {@link exposition}'s text. */
   readonly contentType: string;
   /** One answered HTTP request (see `http.ts`). */
   readonly recordRequest: RequestRecorder;
+  /** Told of the engine's ended operations and handler calls. */
+  readonly engineObserver: EngineObserver;
+  /** Read the engine's gauges (slots in use, resources per type) from `sources` at each scrape. */
+  watchEngine(sources: EngineSources): void;
   /** Every metric, as Prometheus scrapes them. */
   exposition(): Promise<string>;
 }
@@ -24,8 +30,10 @@ export function createTelemetry(): Telemetry {
   return {
     contentType: registry.contentType,
     recordRequest: requestRecorder(metrics.httpDuration),
+    engineObserver: engineObserver(metrics),
+    watchEngine: (sources) => watchEngine(metrics, sources),
     exposition: () => registry.metrics(),
   };
 }
 
-export type { RequestRecorder };
+export type { RequestRecorder, EngineSources };

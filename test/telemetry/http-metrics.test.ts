@@ -66,6 +66,9 @@ eachStoreService('requests are counted by route template, method and status', as
   });
   assert.ok(Number(sum!.value) > 0);
 
+  // The state provider's create ends as it begins (no handler call): counted all the same.
+  const ended = { type_name: WIDGET_TYPE, operation: 'CREATE', status: 'SUCCESS' };
+  assert.equal(total(after, 'typeplane_operations_total', ended), 1);
   const values = labelValues(after);
   for (const chosen of [
     'w-secret-id-1',
