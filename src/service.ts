@@ -88,6 +88,8 @@ export interface ServiceOptions {
   audit?: AuditSettings;
   /** Collect metrics and serve them on GET /metrics (default true; `serve --no-metrics` turns both off). */
   metrics?: boolean;
+  /** The process exports traces (`startTracing` started the SDK): each request is served in a span. */
+  tracing?: boolean;
 }
 
 export interface Service {
@@ -261,6 +263,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ...(options.onRoute ? { onRoute: options.onRoute } : {}),
       ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),
       ...(telemetry ? { telemetry } : {}),
+      ...(options.tracing ? { tracing: true } : {}),
       // The AWS Cloud Control API beside /v1, on POST /: requests signed with SigV4, not bearer tokens.
       frontDoor: cloudControlFrontDoor({
         engine,

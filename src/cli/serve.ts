@@ -256,10 +256,16 @@ Examples:
       // An empty TYPEPLANE_ADMIN_TOKEN counts as unset.
       const adminToken = process.env.TYPEPLANE_ADMIN_TOKEN || undefined;
       // The server loads only when it is to run: `typeplane --help` does not pay for it.
-      const [{ loadProviders, readConfig }, { pino }, { LOG_REDACTIONS, startService }] = await Promise.all([
+      const [
+        { loadProviders, readConfig },
+        { pino },
+        { LOG_REDACTIONS, startService },
+        { logTraceIds, startTracing, tracingChoice },
+      ] = await Promise.all([
         import('../providers/load.js'),
         import('pino'),
         import('../service.js'),
+        import('../telemetry/index.js'),
       ]);
       const entries: ProviderEntry[] = [];
       const types = [...(options.types ?? [])];
@@ -278,7 +284,16 @@ Examples:
         )),
       ];
       // Logs go to stderr so stdout carries only what a script reads (the listening line).
-      const logger = pino({ level: options.logLevel, redact: LOG_REDACTIONS }, pino.destination(2));
+      // Inside a trace, a log line carries its trace and span ids.
+      const logger = pino(
+        {
+          level: options.logLevel,
+          redact: LOG_REDACTIONS,
+          ...(tracingChoice(process.env).on ? { mixin: logTraceIds } : {}),
+        },
+        pino.destination(2),
+      );
+      const tracing = await startTracing(process.env, { warn: (message) => logger.warn(message) });
       // Empty environment variables count as unset.
       const databaseUrl = options.databaseUrl ?? (process.env.TYPEPLANE_DATABASE_URL || undefined);
       const databaseSchema = options.databaseSchema ?? (process.env.TYPEPLANE_DATABASE_SCHEMA || undefined);
@@ -320,6 +335,7 @@ Examples:
           ...(options.metrics ? {} : { metrics: false }),
           ...(options.requireContractReport ? { requirePassingContract: true } : {}),
           ...(audit ? { audit } : {}),
+          ...(tracing ? { tracing: true } : {}),
         }),
       );
       // Shown once, on stdout only (never in the logs): only its hash is stored.
@@ -349,13 +365,17 @@ Examples:
           process.exit(1);
         }, deadlineMs).unref();
         // Handlers get half the time to finish before they are aborted.
-        service.close(Math.min(10_000, deadlineMs / 2)).then(
-          () => process.exit(0),
-          (e: unknown) => {
-            logger.error({ err: e }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
+        // The spans still buffered are exported once the last request and operation are done.
+        service
+          .close(Math.min(10_000, deadlineMs / 2))
+          .then(() => tracing?.shutdown())
+          .then(
+            () => process.exit(0),
+            (e: unknown) => {
+              logger.error({ err: e }, 'shutdown failed');
+              process.exit(1);
+            },
+          );
       };
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));

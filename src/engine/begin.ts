@@ -15,6 +15,7 @@ import { sealedDecision } from './record-backed.js';
 import { newRequestToken } from './request-token.js';
 import { opened, sealRequest } from './sealing.js';
 import type { ProgressEvent } from './types.js';
+import { currentTraceparent, inSpan, traced } from '../telemetry/spans.js';
 
 export interface BeginArgs {
   compiled: CompiledType;
@@ -39,7 +40,21 @@ export interface BeginArgs {
   asDefault?: boolean;
 }
 
-export async function begin(ctx: EngineContext, args: BeginArgs): Promise<ProgressEvent> {
+/** Begins an operation (see the module's description); traced, in a span of its own. */
+export function begin(ctx: EngineContext, args: BeginArgs): Promise<ProgressEvent> {
+  if (!traced()) return beginHere(ctx, args);
+  return inSpan(
+    `begin ${args.operation}`,
+    {
+      'typeplane.type_name': args.compiled.type.typeName,
+      'typeplane.operation': args.operation,
+      ...(args.identifier !== undefined ? { 'typeplane.identifier': args.identifier } : {}),
+    },
+    () => beginHere(ctx, args),
+  );
+}
+
+async function beginHere(ctx: EngineContext, args: BeginArgs): Promise<ProgressEvent> {
   const { compiled, operation, identifier, request, clientToken, decide } = args;
   const type = compiled.type;
   const token = validateClientToken(clientToken);
@@ -70,6 +85,9 @@ export async function begin(ctx: EngineContext, args: BeginArgs): Promise<Progre
   if (token !== undefined) record.clientToken = token;
   if (args.statusMessage !== undefined) record.statusMessage = args.statusMessage;
   if (args.asDefault && compiled.version !== undefined) record.checkedAgainstDefault = compiled.version;
+  // The worker that runs it, here or elsewhere, later, continues this trace (see step.ts).
+  const traceparent = decide ? undefined : currentTraceparent();
+  if (traceparent !== undefined) record.request.traceparent = traceparent;
   // The hash only serves to compare requests made with the same client token.
   const hash =
     token === undefined

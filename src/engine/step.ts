@@ -21,6 +21,7 @@ import { invoke } from './invoke.js';
 import { noteNotFound } from './observed.js';
 import { modelToKeep, outcomeProblem } from './outcome.js';
 import { lazyChild, maskedLogger } from './logger.js';
+import { continues, continuing } from '../telemetry/spans.js';
 import { recordEvent, versionOf } from './record-backed.js';
 import { resolvedReferences } from './references.js';
 import {
@@ -34,8 +35,33 @@ import {
 
 const MAX_CALLBACK_DELAY_SECONDS = 3600;
 
-/** One handler invocation for an operation this worker holds the lease on. */
-export async function step(
+/**
+ * One handler invocation for an operation this worker holds the lease on; traced, in a span that
+ * continues the trace of the request that began the operation (its traceparent, kept in the request).
+ */
+export function step(
+  ctx: EngineContext,
+  op: OperationRecord,
+  signal: AbortSignal,
+  fresh: boolean,
+): Promise<void> {
+  const { traceparent } = op.request;
+  if (!continues(traceparent)) return stepHere(ctx, op, signal, fresh);
+  return continuing(
+    traceparent,
+    `step ${op.operation}`,
+    {
+      'typeplane.type_name': op.typeName,
+      'typeplane.operation': op.operation,
+      'typeplane.request_token': op.requestToken,
+      'typeplane.attempt': op.attempts + 1,
+      ...(op.identifier !== undefined ? { 'typeplane.identifier': op.identifier } : {}),
+    },
+    () => stepHere(ctx, op, signal, fresh),
+  );
+}
+
+async function stepHere(
   ctx: EngineContext,
   op: OperationRecord,
   signal: AbortSignal,

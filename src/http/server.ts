@@ -44,7 +44,7 @@ import { stackRoutes } from './routes/stacks.js';
 import { recipeRoutes } from './routes/recipes.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
-import type { Telemetry } from '../telemetry/index.js';
+import { nameRoute, serveInSpan, type Telemetry } from '../telemetry/index.js';
 import type { Readiness } from '../health/index.js';
 import type { Recipes } from '../recipes/index.js';
 import type { Stacks } from '../stacks/index.js';
@@ -79,6 +79,8 @@ export interface ServerOptions {
   readiness?: Readiness;
   /** Metrics: each request is recorded, and served on GET /metrics; without it neither. */
   telemetry?: Telemetry;
+  /** Traces are on: each request, the front door's included, is served in a span of its own. */
+  tracing?: boolean;
 }
 
 /**
@@ -100,13 +102,18 @@ function serverWith(
   tls: ServerOptions['tls'],
   limits: ConnectionLimits,
   logger: Logger,
+  tracing: boolean,
 ): NonNullable<FastifyHttpOptions<Server>['serverFactory']> {
   return (handler, options) => {
-    const dispatch = frontDoor
+    const untraced = frontDoor
       ? (request: IncomingMessage, response: ServerResponse) => {
           if (!frontDoor(request, response, closing())) handler(request, response);
         }
       : handler;
+    const dispatch = tracing
+      ? (request: IncomingMessage, response: ServerResponse) =>
+          serveInSpan(request, response, () => untraced(request, response))
+      : untraced;
     const settings = {
       IncomingMessage: RequestMessage,
       headersTimeout: limits.headersMs,
@@ -161,11 +168,12 @@ export async function buildServer({
   connectionLimits: limits,
   readiness,
   telemetry,
+  tracing = false,
 }: ServerOptions): Promise<FastifyInstance> {
   let closing = false;
   const app = Fastify({
     ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
-    serverFactory: serverWith(frontDoor, () => closing, tls, connectionLimits(limits), logger),
+    serverFactory: serverWith(frontDoor, () => closing, tls, connectionLimits(limits), logger, tracing),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: RESOURCE_BODY_LIMIT,
     // A client's x-request-id is kept only when it is a plain bounded token; it is logged and echoed.
@@ -213,6 +221,12 @@ export async function buildServer({
     void reply.header('x-request-id', request.id);
     done();
   });
+  // The request's span is named by its route template, known once routed.
+  if (tracing)
+    app.addHook('onRequest', (request, _reply, done) => {
+      nameRoute(request.method, request.routeOptions.url);
+      done();
+    });
   app.setErrorHandler(async (error, request, reply) => {
     await suggestTypeNames(error, request, registry);
     handleError(error as Error, request, reply);

@@ -19,6 +19,7 @@ import { load } from './stages/load.js';
 import { finishSuccess } from './stages/outputs.js';
 import { rollback } from './stages/rollback.js';
 import { DeploymentState, type DeploymentContext } from './stages/state.js';
+import { inSpan, traced } from '../telemetry/spans.js';
 
 export class Deployment {
   private readonly d: DeploymentState;
@@ -36,7 +37,25 @@ export class Deployment {
     this.d.begun = begun?.analysis;
   }
 
-  async run(): Promise<void> {
+  /**
+   * Runs the deployment to its end (or until its lease is lost); traced, as one span (a child of the
+   * request that began it) with a span per resource step.
+   */
+  run(): Promise<void> {
+    if (!traced()) return this.runHere();
+    const { record } = this.d;
+    return inSpan(
+      `stack ${record.kind}`,
+      {
+        'typeplane.stack': record.stack,
+        'typeplane.deployment': record.id,
+        'typeplane.deployment.phase': record.phase,
+      },
+      () => this.runHere(),
+    );
+  }
+
+  private async runHere(): Promise<void> {
     const d = this.d;
     const current = await d.ctx.records.getStack(d.name);
     if (!current || current.record.deployment !== d.id) return; // superseded or never started

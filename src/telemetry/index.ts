@@ -37,3 +37,6 @@ export function createTelemetry(): Telemetry {
 }
 
 export type { RequestRecorder, EngineSources };
+export { startTracing, tracingChoice, type Tracing, type TracingChoice } from './tracing.js';
+export { logTraceIds } from './spans.js';
+export { nameRoute, serveInSpan } from './server-spans.js';

@@ -26,6 +26,7 @@ import { defineProvider, type ProviderDefinition } from '../sdk.js';
 import type { HandlerAction, HandlerEvent, HandlerRequest } from '../../handler/index.js';
 import { PROTOCOL_VERSION, WIRE_ACTION, loadEventSchema, parseEvent, requestMessage } from './protocol.js';
 import { keepAliveAgent, post, type Outcome } from './transport.js';
+import { inClientSpan, traced } from '../../telemetry/spans.js';
 
 export { PROTOCOL_VERSION, type HandlerRequestMessage, type WireAction } from './protocol.js';
 
@@ -154,14 +155,19 @@ export function createRemoteProvider(options: RemoteProviderOptions): ProviderDe
         return { status: 'FAILED', errorCode: 'InternalFailure', message: `provider ${name} is closed` };
       const body = Buffer.from(JSON.stringify(requestMessage(action, request)), 'utf8');
       for (let attempt = 0; ; attempt++) {
-        const outcome = await post(url, {
-          agent: current,
-          headers,
-          body,
-          timeoutMs,
-          maxResponseBytes,
-          signal: request.signal,
-        });
+        const send = (sent: Record<string, string>) =>
+          post(url, {
+            agent: current,
+            headers: sent,
+            body,
+            timeoutMs,
+            maxResponseBytes,
+            signal: request.signal,
+          });
+        // Traced, each attempt is a client span, and the provider gets its traceparent.
+        const outcome = await (traced()
+          ? inClientSpan('POST', url, headers, send, (o) => (o.kind === 'response' ? o.status : o.kind))
+          : send(headers));
         const verdict = judge(action, outcome);
         if (!verdict.retry) return verdict.event;
         if (attempt >= retries) return withAttempts(verdict.event, attempt + 1);
