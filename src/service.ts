@@ -233,6 +233,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       options.audit &&
       openAuditor(options.audit, {
         secretKey: key.key,
+        store,
         masking: {
           typeOf: async (name, version) => (await registry.get(name, version).catch(() => undefined))?.type,
         },
@@ -303,7 +304,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           if (options.shutdownDelayMs)
             await new Promise((resolve) => setTimeout(resolve, options.shutdownDelayMs));
           await app.close();
-          auditor?.close();
+          // Before the store closes: the records still buffered are written.
+          await auditor?.close();
           recipes.stop();
           await stacks.stop();
           await engine.stop(graceMs);

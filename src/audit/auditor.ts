@@ -3,6 +3,7 @@
  * level and hands it to the sinks (the log file or stdout, and the store's trail).
  */
 import { randomUUID } from 'node:crypto';
+import type { AuditFilter, Page } from '../store/types.js';
 import type { AuditEvent, AuditLevel, AuditObjectRef, AuditUser } from './event.js';
 import type { FileSink } from './file-sink.js';
 import { requestObjectOf, type Masking } from './request-object.js';
@@ -29,9 +30,14 @@ export interface AnsweredRequest {
   annotations?: Record<string, string>;
 }
 
-/** Where events go besides the file: the store's trail (see trail.ts). */
+/** Where events go besides the file: the store's trail (see store-trail.ts). */
 export interface EventSink {
   append(event: AuditEvent): void;
+  /** Undefined when a record can be taken now; else when one can (see store-trail.ts). */
+  admit(): Promise<void> | undefined;
+  /** The stored trail's records, newest first. */
+  list(filter: AuditFilter, options: { limit: number; nextToken?: string }): Promise<Page<string>>;
+  close(): Promise<void>;
 }
 
 export interface AuditorOptions {
@@ -52,16 +58,39 @@ export class Auditor {
     return this.options.level;
   }
 
-  /** Record `request`; never throws (an audit failure is reported through onError). */
-  async record(request: AnsweredRequest): Promise<void> {
-    try {
-      this.emit(await this.eventOf(request));
-    } catch (error) {
-      this.options.onError?.(error);
-    }
+  /** The store's trail, when records are kept there (`GET /v1/audit` serves it). */
+  get trail(): EventSink | undefined {
+    return this.options.trail;
   }
 
-  close(): void {
+  /**
+   * Before a request that will be recorded runs: undefined when its record can be taken, else a
+   * promise that resolves when it can, or rejects (Throttling) when it cannot in time.
+   */
+  admit(): Promise<void> | undefined {
+    return this.options.trail?.admit();
+  }
+
+  /** The last record handed on: records are handed on in the order they were asked for. */
+  private previous: Promise<void> = Promise.resolve();
+
+  /**
+   * Record `request`; never throws (an audit failure is reported through onError). Records are made
+   * at once and handed on in the order of these calls, though making one may wait (for a token's
+   * description) longer than making the next.
+   */
+  record(request: AnsweredRequest): Promise<void> {
+    const event = this.eventOf(request);
+    this.previous = this.previous
+      .then(() => event)
+      .then((made) => this.emit(made))
+      .catch((error: unknown) => this.options.onError?.(error));
+    return this.previous;
+  }
+
+  /** Store what the trail still holds, and close the file. */
+  async close(): Promise<void> {
+    await this.options.trail?.close();
     this.options.file?.close();
   }
 

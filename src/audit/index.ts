@@ -1,7 +1,7 @@
 /**
  * @module The audit trail: every change and every refusal as a chained, keyed-hash JSON line (shaped
  * after Kubernetes' audit.k8s.io/v1 Event), written to a file or stdout and, where configured, to the
- * store's trail that `GET /v1/audit` serves. Off unless `serve --audit-log` is given.
+ * store's trail that `GET /v1/audit` serves. Off unless `serve --audit-log` or `--audit-store` is given.
  * See docs/operations.md (Audit trail).
  *
  * @example
@@ -17,4 +17,5 @@ export { isAudited, objectRefOf, verbOf } from './request-facts.js';
 export { Auditor, type AnsweredRequest, type AuditorOptions, type EventSink } from './auditor.js';
 export { REMOVED, type Masking } from './request-object.js';
 export { tokenDescriptions } from './token-descriptions.js';
-export { openAuditor, type AuditSettings, type AuditDependencies } from './open.js';
+export { openAuditor, DEFAULT_RETENTION_MS, type AuditSettings, type AuditDependencies } from './open.js';
+export { StoreTrail, type StoreTrailOptions } from './store-trail.js';

@@ -1,13 +1,17 @@
 /**
  * @module `typeplane audit verify <files...>`: check an audit log's keyed hash chain, locally, with
  * the server's secret key (the chain's key is derived from it, so the files alone cannot forge one).
+ * `typeplane audit export`: the store's trail (`GET /v1/audit`, every replica's records in one chain)
+ * as the same JSON lines, oldest first, for verify or for keeping elsewhere.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { chainKey } from '../audit/chain.js';
 import { verifyTrail, type TrailReport } from '../audit/verify.js';
 import { loadSecretKey, SECRET_KEY_ENV, SECRET_KEY_FILE_NAME } from '../secrets/key.js';
+import { action, CA_FILE_HELP, clientFor, examples } from './api-commands.js';
+import { DEFAULT_ENDPOINT } from './client.js';
 
 interface VerifyOptions {
   secretKeyFile?: string;
@@ -40,8 +44,62 @@ function describe(report: TrailReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+interface ExportOptions {
+  endpoint?: string;
+  token?: string;
+  caFile?: string;
+  since?: string;
+  until?: string;
+  out?: string;
+}
+
+/**
+ * Every record of the store's trail (within since/until), oldest first, one JSON line each. The API
+ * pages newest first: the pages are gathered, then written in chain order.
+ */
+async function exportTrail(options: ExportOptions): Promise<void> {
+  const client = clientFor({ ...options, output: 'json' });
+  const filter = new URLSearchParams({ maxResults: '1000' });
+  if (options.since !== undefined) filter.set('since', options.since);
+  if (options.until !== undefined) filter.set('until', options.until);
+  const pages: unknown[][] = [];
+  for (let nextToken: string | undefined; ;) {
+    const query = new URLSearchParams(filter);
+    if (nextToken !== undefined) query.set('nextToken', nextToken);
+    const page = await client.call<{ records: unknown[]; nextToken?: string }>('GET', `/v1/audit?${query}`);
+    pages.push(page.records);
+    if (page.nextToken === undefined) break;
+    nextToken = page.nextToken;
+  }
+  // A record's text is JSON.stringify's, which parsing and serialising again gives back exactly.
+  const lines = pages
+    .flat()
+    .reverse()
+    .map((record) => `${JSON.stringify(record)}\n`)
+    .join('');
+  if (options.out !== undefined) writeFileSync(options.out, lines, { mode: 0o600 });
+  else process.stdout.write(lines);
+}
+
 export function registerAuditCommands(program: Command): void {
-  const audit = program.command('audit').description('the audit trail (serve --audit-log)');
+  const audit = program.command('audit').description('the audit trail (serve --audit-log, --audit-store)');
+  examples(
+    audit
+      .command('export')
+      .description(
+        "write the store's audit trail (GET /v1/audit, needs an admin token) as JSON lines, oldest first, for 'typeplane audit verify'",
+      )
+      .option('--since <time>', 'records made at or after this ISO 8601 time')
+      .option('--until <time>', 'records made before this ISO 8601 time')
+      .option('--out <file>', 'write to this file (mode 0600) instead of stdout')
+      .option('--endpoint <url>', `Typeplane server (env TYPEPLANE_ENDPOINT; default ${DEFAULT_ENDPOINT})`)
+      .option('--token <token>', 'API token (env TYPEPLANE_TOKEN)')
+      .option('--ca-file <file>', CA_FILE_HELP),
+    [
+      'typeplane audit export --out trail.jsonl && typeplane audit verify trail.jsonl --secret-key-file secret.key',
+      'typeplane audit export --since 2025-01-01T00:00:00Z > january.jsonl',
+    ],
+  ).action(action(exportTrail));
   audit
     .command('verify')
     .description(

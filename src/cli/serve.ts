@@ -41,6 +41,8 @@ interface ServeOptions {
   partition?: string;
   urlSuffix?: string;
   auditLog?: string;
+  auditStore?: boolean;
+  auditRetention: string;
   auditLevel: string;
   auditLogMaxSize: string;
   auditLogMaxFiles: string;
@@ -145,7 +147,16 @@ export function registerServe(program: Command): void {
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'info')
     .option(
       '--audit-log <path>',
-      "record every change and refusal as chained JSON lines in this file ('-' for stdout); no audit trail without it (see 'typeplane audit verify')",
+      "record every change and refusal as chained JSON lines in this file ('-' for stdout); no audit trail without it or --audit-store (see 'typeplane audit verify')",
+    )
+    .option(
+      '--audit-store',
+      'also keep every record in the store (every replica in one chain), served to admins on GET /v1/audit',
+    )
+    .option(
+      '--audit-retention <duration>',
+      'how long the store keeps audit records (with --audit-store): minutes, hours or days (30m, 12h, 90d)',
+      '30d',
     )
     .option(
       '--audit-level <level>',
@@ -382,7 +393,7 @@ Examples:
     });
 }
 
-/** The audit trail's settings, or undefined without --audit-log. */
+/** The audit trail's settings, or undefined without --audit-log and --audit-store. */
 function auditSettings(command: Command, options: ServeOptions): AuditSettings | undefined {
   if (!AUDIT_LEVELS.includes(options.auditLevel as AuditLevel))
     usage(
@@ -391,9 +402,12 @@ function auditSettings(command: Command, options: ServeOptions): AuditSettings |
     );
   const maxMiB = wholeNumber(command, '--audit-log-max-size', options.auditLogMaxSize, 1, 1_000_000);
   const maxFiles = wholeNumber(command, '--audit-log-max-files', options.auditLogMaxFiles, 0, 10_000);
-  if (options.auditLog === undefined || options.auditLog === '') return undefined;
+  const retentionMs = retention(command, '--audit-retention', options.auditRetention);
+  const log = options.auditLog === undefined || options.auditLog === '' ? undefined : options.auditLog;
+  if (log === undefined && !options.auditStore) return undefined;
   return {
-    log: options.auditLog === '-' ? '-' : resolve(options.auditLog),
+    ...(log !== undefined ? { log: log === '-' ? '-' : resolve(log) } : {}),
+    ...(options.auditStore ? { store: true, retentionMs } : {}),
     level: options.auditLevel as AuditLevel,
     maxBytes: maxMiB * 1024 * 1024,
     maxFiles,

@@ -1,10 +1,13 @@
 /**
  * @module The audit trail's view of the API: every change and every refusal, once answered, handed
  * to the auditor with who (the token's id), from where, the route's verb and object, and the outcome
- * (status, and the error's code and message, or the operation's request token from a 202).
+ * (status, and the error's code and message, or the operation's request token from a 202). A change
+ * runs only once its record can be taken (see audit/store-trail.ts); the store's trail is served on
+ * `GET /v1/audit` (routes/audit.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isAudited, objectRefOf, verbOf, type Auditor } from '../audit/index.js';
+import { auditRoutes } from './routes/audit.js';
 
 interface Outcome {
   errorCode?: string;
@@ -43,6 +46,17 @@ export function registerAuditHook(app: FastifyInstance, auditor: Auditor): void 
   const outcomes = new WeakMap<FastifyRequest, Outcome>();
   const audited = (request: FastifyRequest, status: number) =>
     isAudited(request.method, request.routeOptions.url, status);
+  const trail = auditor.trail;
+  if (trail) {
+    // After authentication (a stranger's refusal waits for nothing), before the body is read: a
+    // change waits for room in the trail's buffer, or is refused before it changes anything.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const waiting = audited(request, 200) ? auditor.admit() : undefined;
+      if (!waiting) return done();
+      waiting.then(() => done(), done);
+    });
+    void app.register(auditRoutes, { trail });
+  }
   app.addHook('onSend', (request, reply, payload, done) => {
     if (audited(request, reply.statusCode)) outcomes.set(request, outcomeOf(reply.statusCode, payload));
     done(null, payload);

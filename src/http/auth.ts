@@ -47,6 +47,8 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 function actionOf(method: string, route: string): Action {
+  // The audit trail says what every token did: admins only, as the tokens themselves are.
+  if (route === '/v1/audit') return 'manage-tokens';
   if (route === METRICS_ROUTE) return 'read-metrics';
   if (route === '/v1/tokens' || route.startsWith('/v1/tokens/')) return 'manage-tokens';
   // A type's configuration holds secrets: admins only, reading included.

@@ -5,7 +5,7 @@
 import { TypeplaneError } from '../errors.js';
 
 /** What a cursor pages over; a token of one kind is refused by a listing of another. */
-export type CursorKind = 'resources' | 'operations' | 'kv';
+export type CursorKind = 'resources' | 'operations' | 'kv' | 'audit';
 
 /** Encode the last key of a page as an opaque token. */
 export function encodeCursor(kind: CursorKind, key: string | number): string {
@@ -25,7 +25,7 @@ export function invalidCursor(): TypeplaneError {
  * Decode a token made by {@link encodeCursor} for `kind`; `undefined` when no token was given.
  * Throws InvalidRequest for anything else.
  */
-export function decodeCursor(kind: 'operations', token: string | undefined): number | undefined;
+export function decodeCursor(kind: 'operations' | 'audit', token: string | undefined): number | undefined;
 export function decodeCursor(kind: 'resources' | 'kv', token: string | undefined): string | undefined;
 export function decodeCursor(kind: CursorKind, token: string | undefined): string | number | undefined {
   if (token === undefined) return undefined;
@@ -52,7 +52,7 @@ export function decodeCursor(kind: CursorKind, token: string | undefined): strin
   const [entry] = entries;
   if (entries.length !== 1 || entry === undefined || entry[0] !== kind) throw invalid();
   const value = entry[1];
-  if (kind === 'operations') {
+  if (kind === 'operations' || kind === 'audit') {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw invalid();
     return value;
   }

@@ -222,6 +222,50 @@ export interface ClaimAllowance {
   running: ReadonlyMap<string, number>;
 }
 
+/**
+ * One audit record to append to the store's trail (see {@link Store.appendAuditRecords}): the facts
+ * it is found by, beside the record itself, which the store keeps as text and never reads.
+ */
+export interface AuditEntry {
+  /** ISO time the record was made (its `stageTimestamp`). */
+  time: string;
+  verb: string;
+  typeName?: string;
+  tokenId?: string;
+  /** The answer's HTTP status. */
+  code: number;
+  errorCode?: string;
+}
+
+/** The last record of a chained trail: its place and its hash. */
+export interface AuditChainHead {
+  sequence: number;
+  hash: string;
+}
+
+/**
+ * Chains one entry after `head` (undefined for an empty trail): the record's text, which names
+ * `head`, and the new head. Called under the trail's write lock, in the transaction that appends.
+ */
+export type AuditLink = (
+  entry: AuditEntry,
+  index: number,
+  head: AuditChainHead | undefined,
+) => { record: string; head: AuditChainHead };
+
+export interface AuditFilter {
+  /** ISO times: records made at or after `since`, before `until`. */
+  since?: string;
+  until?: string;
+  verb?: string;
+  typeName?: string;
+  tokenId?: string;
+  /** A class of statuses (`2` for 2xx … `5`), or one status. */
+  statusClass?: number;
+  code?: number;
+  errorCode?: string;
+}
+
 export interface Store {
   // Types
   putType(type: StoredType): Promise<void>;
@@ -384,6 +428,21 @@ export interface Store {
     namespace: string,
     options: { limit: number; nextToken?: string },
   ): Promise<Page<{ key: string; entry: KvEntry }>>;
+
+  // Audit trail
+  /**
+   * Append records to the trail, chained by `link` in the order given after the trail's last record,
+   * in one transaction under a lock every appender (every replica) takes: the stored trail is one
+   * gap-free chain. All or none.
+   */
+  appendAuditRecords(entries: readonly AuditEntry[], link: AuditLink): Promise<AuditChainHead>;
+  /** Records (their text), newest first; `nextToken` continues with older ones. */
+  listAuditRecords(
+    filter: AuditFilter,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<string>>;
+  /** Remove records made before `before`, never the last one (the chain goes on from it); how many went. */
+  expireAuditRecords(before: Date): Promise<number>;
 
   /**
    * Resolves when the store can serve: reachable, and its schema the one this Typeplane knows

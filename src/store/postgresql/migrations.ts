@@ -123,6 +123,23 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE resources ADD COLUMN observed_status text;
   ALTER TABLE resources ADD COLUMN observed_since text COLLATE "C";
   `,
+  // The audit trail (serve --audit-store): one chained record a row, found by time, type and token.
+  `
+  CREATE TABLE audit_records (
+    sequence   bigint PRIMARY KEY,
+    hash       text NOT NULL,
+    time       text COLLATE "C" NOT NULL,
+    verb       text NOT NULL,
+    type_name  text COLLATE "C",
+    token_id   text COLLATE "C",
+    code       integer NOT NULL,
+    error_code text,
+    record     text NOT NULL
+  );
+  CREATE INDEX audit_records_time ON audit_records (time);
+  CREATE INDEX audit_records_type ON audit_records (type_name, sequence) WHERE type_name IS NOT NULL;
+  CREATE INDEX audit_records_token ON audit_records (token_id, sequence) WHERE token_id IS NOT NULL;
+  `,
 ];
 
 /** Schema names Typeplane accepts: plain lower-case identifiers, so they never need quoting. */

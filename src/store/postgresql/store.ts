@@ -60,6 +60,10 @@ import {
   DefaultVersionMoved,
   OperationMovedOn,
   TypeChangedMeanwhile,
+  type AuditChainHead,
+  type AuditEntry,
+  type AuditFilter,
+  type AuditLink,
   type TypeUsage,
   type TypeVersionExpectation,
   type TypeVersionEntry,
@@ -80,6 +84,7 @@ import {
   type StoredType,
 } from '../types.js';
 import { MIGRATIONS, SCHEMA_NAME, migrate } from './migrations.js';
+import { PostgresAuditTrail } from './audit.js';
 
 export interface PostgresStoreOptions {
   /** The schema the store's tables live in (created if absent; default `typeplane`). */
@@ -753,6 +758,31 @@ export class PostgresStore implements Store {
           );
     const items = rows.map((row) => ({ key: row.key, entry: toKvEntry(row) }));
     return page(items, options.limit, (last) => encodeCursor('kv', last.key));
+  }
+
+  // ---- Audit trail (see audit.ts) ----
+
+  private auditTrail: PostgresAuditTrail | undefined;
+
+  private get audit(): PostgresAuditTrail {
+    return (this.auditTrail ??= new PostgresAuditTrail(this.pool, (work) =>
+      this.transaction((client) => work(client), `audit:${this.schema}`),
+    ));
+  }
+
+  async appendAuditRecords(entries: readonly AuditEntry[], link: AuditLink): Promise<AuditChainHead> {
+    return this.audit.append(entries, link);
+  }
+
+  async listAuditRecords(
+    filter: AuditFilter,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<string>> {
+    return this.audit.list(filter, options);
+  }
+
+  async expireAuditRecords(before: Date): Promise<number> {
+    return this.audit.expireBefore(before);
   }
 
   async ready(): Promise<void> {

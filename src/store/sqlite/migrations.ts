@@ -208,6 +208,23 @@ export const MIGRATIONS: readonly string[] = [
   END;
   DROP INDEX resources_by_version;
   `,
+  // The audit trail (serve --audit-store): one chained record a row, found by time, type and token.
+  `
+  CREATE TABLE audit_records (
+    sequence   INTEGER PRIMARY KEY,
+    hash       TEXT NOT NULL,
+    time       TEXT NOT NULL,
+    verb       TEXT NOT NULL,
+    type_name  TEXT,
+    token_id   TEXT,
+    code       INTEGER NOT NULL,
+    error_code TEXT,
+    record     TEXT NOT NULL
+  );
+  CREATE INDEX audit_records_time ON audit_records (time);
+  CREATE INDEX audit_records_type ON audit_records (type_name, sequence) WHERE type_name IS NOT NULL;
+  CREATE INDEX audit_records_token ON audit_records (token_id, sequence) WHERE token_id IS NOT NULL;
+  `,
 ];
 
 /** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */

@@ -73,6 +73,8 @@ import {
   type StoredType,
 } from '../types.js';
 import { MIGRATIONS, migrate } from './migrations.js';
+import type { AuditChainHead, AuditEntry, AuditFilter, AuditLink } from '../types.js';
+import { SqliteAuditTrail } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 
 export interface SqliteStoreOptions {
@@ -556,6 +558,29 @@ export class SqliteStore implements Store {
         : this.sql.kvListAfter.all(namespace, after, options.limit + 1);
     const items = rows.map((row) => ({ key: row.key, entry: toKvEntry(row) }));
     return page(items, options.limit, (last) => encodeCursor('kv', last.key));
+  }
+
+  // ---- Audit trail (see audit.ts) ----
+
+  private auditTrail: SqliteAuditTrail | undefined;
+
+  private get audit(): SqliteAuditTrail {
+    return (this.auditTrail ??= new SqliteAuditTrail(this.db));
+  }
+
+  async appendAuditRecords(entries: readonly AuditEntry[], link: AuditLink): Promise<AuditChainHead> {
+    return this.audit.append(entries, link);
+  }
+
+  async listAuditRecords(
+    filter: AuditFilter,
+    options: { limit: number; nextToken?: string },
+  ): Promise<Page<string>> {
+    return this.audit.list(filter, options);
+  }
+
+  async expireAuditRecords(before: Date): Promise<number> {
+    return this.audit.expireBefore(before);
   }
 
   async ready(): Promise<void> {

@@ -1,0 +1,104 @@
+/**
+ * The store's trail is written in batches, never a commit per request: with the trail on, a create
+ * costs the SQLite store the same statements and one transaction as with it off, and the records of
+ * many creates are appended later in one transaction. Its buffer is bounded and drops nothing: once
+ * full, a change waits for room and, none coming, is refused (429 Throttling) before it changes
+ * anything.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { ServiceOptions } from '../../src/service.js';
+import { openSqliteStore } from '../../src/store/index.js';
+import { startTestService, tempDir, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
+import { meterStatements, type StatementTally } from '../helpers/sqlite-meter.js';
+
+const N = 8;
+
+/** Per create, the statements and transactions it ran, on a server with `audit` settings. */
+async function creates(
+  audit: ServiceOptions['audit'],
+): Promise<{ each: StatementTally[]; after: StatementTally }> {
+  const dataDir = tempDir('typeplane-trail-batches-');
+  const meter = meterStatements(join(dataDir, 'typeplane.db'), new Set());
+  const svc = await startTestService({ dataDir, pollIntervalMs: 3_600_000, ...(audit ? { audit } : {}) });
+  try {
+    assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
+    // The first create fills caches (the type's stamp): not what each costs.
+    const create = async (name: string) => {
+      const answer = await svc.call('POST', `/v1/resources/${WIDGET_TYPE}?wait=10`, {
+        desiredState: { Name: name, Color: 'red' },
+      });
+      assert.equal(answer.body?.progressEvent?.operationStatus, 'SUCCESS', JSON.stringify(answer.body));
+    };
+    await create('warm');
+    meter.take();
+    const each: StatementTally[] = [];
+    for (let i = 0; i < N; i++) {
+      await create(`w${i}`);
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+      each.push(meter.take());
+    }
+    await svc.close();
+    return { each, after: meter.take() };
+  } finally {
+    await svc.close();
+    meter.stop();
+  }
+}
+
+const auditWrites = (t: StatementTally) =>
+  t.log.filter((sql) => /audit_records/.test(sql) && /^INSERT/.test(sql));
+
+test('a create gets no audit commit of its own: the records are appended in one batch', async () => {
+  const off = await creates(undefined);
+  // A batch is written at most every minute here: every record waits for the close.
+  const on = await creates({ store: true, batch: { maxWaitMs: 60_000 } });
+  for (let i = 0; i < N; i++) {
+    assert.equal(
+      auditWrites(on.each[i]!).length,
+      0,
+      `create ${i} wrote to the trail: ${on.each[i]!.log.join(' | ')}`,
+    );
+    assert.equal(
+      on.each[i]!.statements,
+      off.each[i]!.statements,
+      `create ${i}: ${on.each[i]!.log.join(' | ')}`,
+    );
+    assert.equal(on.each[i]!.transactions, off.each[i]!.transactions);
+  }
+  // The type's registration, the warm-up create and the N measured ones: one transaction for all.
+  assert.equal(auditWrites(on.after).length, N + 2, on.after.log.join(' | '));
+  assert.equal(on.after.transactions, 1, on.after.log.join(' | '));
+});
+
+test('a full buffer holds changes back and refuses them before they run, dropping no record', async () => {
+  const svc = await startTestService({
+    audit: { store: true, batch: { maxWaitMs: 60_000, bufferSize: 2, admitTimeoutMs: 300 } },
+  });
+  try {
+    assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
+    const first = await svc.call('POST', `/v1/resources/${WIDGET_TYPE}?wait=10`, {
+      desiredState: { Name: 'a' },
+    });
+    assert.equal(first.status, 202);
+    // Two records wait in the buffer: the next change is held, then refused, and is not made.
+    const refused = await svc.call('POST', `/v1/resources/${WIDGET_TYPE}?wait=10`, {
+      desiredState: { Name: 'b' },
+    });
+    assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    assert.equal(refused.body.errorCode, 'Throttling');
+    assert.equal((await svc.call('GET', `/v1/resources/${WIDGET_TYPE}/b`)).status, 404);
+    // Reads are not held.
+    assert.equal((await svc.call('GET', `/v1/resources/${WIDGET_TYPE}/a`)).status, 200);
+  } finally {
+    await svc.close();
+  }
+  // Every record, the refusal's included, was stored on close.
+  const store = await openSqliteStore(join(svc.dataDir, 'typeplane.db'));
+  const stored = await store.listAuditRecords({}, { limit: 10 }).finally(() => store.close());
+  assert.deepEqual(
+    stored.items.map((r) => JSON.parse(r).responseStatus.code),
+    [429, 202, 201],
+  );
+});
