@@ -125,11 +125,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const keyFile = options.secretKeyFile ?? join(options.dataDir, SECRET_KEY_FILE_NAME);
   const key = loadSecretKey({ key: options.secretKey, file: keyFile });
   const sealer = createSealer(key.key);
+  const telemetry = options.metrics === false ? undefined : createTelemetry();
+  const observer = telemetry ? { observer: telemetry.storeObserver } : {};
   const store = options.database
     ? await openPostgresStore(options.database.url, {
         ...(options.database.schema !== undefined ? { schema: options.database.schema } : {}),
+        ...observer,
       })
-    : await openSqliteStore(join(options.dataDir, 'typeplane.db'));
+    : await openSqliteStore(join(options.dataDir, 'typeplane.db'), observer);
   logger.info(
     options.database
       ? {
@@ -170,7 +173,6 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const configurations = new TypeConfigurations(store, sealer, registry);
     // Made once the stacks are (it runs instances as stacks); the engine asks it for providers only later.
     const late: { recipes?: Recipes } = {};
-    const telemetry = options.metrics === false ? undefined : createTelemetry();
     const engine = new Engine({
       store,
       registry,
@@ -197,7 +199,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       running: () => engine.running(),
       typeNames: async () => (await store.listTypeStamps()).map((t) => t.typeName),
       countResources: (typeName) => store.countResources(typeName),
+      countActiveOperations: () => store.countActiveOperations(new Date()),
     });
+    telemetry?.watchStore(() => store.stats());
     const schemaFiles = (options.providerDefinitions ?? []).flatMap((d) => d.schemas ?? []);
     const typeFiles = [...schemaFiles, ...(options.types ?? [])];
     if (typeFiles.length > 0) await registerFromDisk(registry, typeFiles, logger);
@@ -207,6 +211,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       store,
       sealer,
       log: logger.child({ component: 'stacks' }),
+      ...(telemetry ? { observer: telemetry.stacksObserver } : {}),
       ...(options.stackPseudoParameters ? { pseudo: options.stackPseudoParameters } : {}),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),

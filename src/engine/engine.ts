@@ -88,6 +88,7 @@ export class Engine {
         options.concurrencyPerType ?? Math.max(1, concurrency - Math.ceil(concurrency / 4)),
       ),
       step: (op, signal, fresh) => step(ctx, op, signal, fresh),
+      ...(options.observer ? { observer: options.observer } : {}),
     });
     const ctx: EngineContext = {
       store: options.store,

@@ -16,4 +16,6 @@ export interface EngineObserver {
   ): void;
   /** A handler answered (or failed, or timed out) after `seconds`; `errorCode` when it failed. */
   handlerInvoked(typeName: string, action: HandlerAction, seconds: number, errorCode?: ErrorCode): void;
+  /** This worker claimed an operation whose lease had run out under another owner (a stopped or stalled worker). */
+  leaseTakenOver(typeName: string): void;
 }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { OperationMovedOn, type OperationRecord, type Store } from '../store/types.js';
 import type { EngineLogger } from './logger.js';
+import type { EngineObserver } from './observer.js';
 
 /** One step of an operation this worker holds; `fresh` when it was just begun here (never invoked). */
 export type StepRunner = (op: OperationRecord, signal: AbortSignal, fresh: boolean) => Promise<void>;
@@ -23,6 +24,8 @@ export interface WorkerOptions {
    */
   concurrencyPerType: number;
   step: StepRunner;
+  /** Told of operations taken over from another owner. */
+  observer?: Pick<EngineObserver, 'leaseTakenOver'>;
 }
 
 export class Worker {
@@ -45,6 +48,7 @@ export class Worker {
   private backlog = false;
   private isStopped = true;
   private readonly step: StepRunner;
+  private readonly observer: WorkerOptions['observer'];
 
   constructor(options: WorkerOptions) {
     this.store = options.store;
@@ -54,6 +58,7 @@ export class Worker {
     this.concurrency = options.concurrency;
     this.perType = options.concurrencyPerType;
     this.step = options.step;
+    this.observer = options.observer;
     this.events.setMaxListeners(0);
   }
 
@@ -157,7 +162,10 @@ export class Worker {
             perType: this.perType,
             running: this.runningByType,
           });
-          for (const op of ops) this.launch(op);
+          for (const op of ops) {
+            if (op.takenOver) this.observer?.leaseTakenOver(op.typeName);
+            this.launch(op);
+          }
           this.backlog = ops.length === room;
           if (this.backlog) this.claimAgain = true;
         } while (this.claimAgain && !this.isStopped);

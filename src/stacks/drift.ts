@@ -63,11 +63,12 @@ export async function drift(
     // Properties the stack never set (read-only ones, defaults) are not drift; only those it set are compared.
     resources.push({ ...base, status: differences.length > 0 ? 'MODIFIED' : 'IN_SYNC', differences });
   }
-  return {
-    stackName: name,
-    status: resources.every((r) => r.status === 'IN_SYNC') ? 'IN_SYNC' : 'DRIFTED',
-    resources,
-  };
+  const status = resources.every((r) => r.status === 'IN_SYNC') ? 'IN_SYNC' : 'DRIFTED';
+  core.ctx.observer?.driftChecked(
+    status,
+    resources.map((r) => r.status),
+  );
+  return { stackName: name, status, resources };
 }
 
 /** A stack's secret texts: its NoEcho values and the values of the secret exports it imports. */

@@ -25,6 +25,7 @@ import { assertReached, touchedTypes, type Authorize } from './reach.js';
 import { StackStore, type PlanRecord, type StackCaller, type StackEvent } from './records.js';
 import { DeploymentRunner } from './resume.js';
 import type { DeploymentContext, StackEngine } from './stages/state.js';
+import type { StacksObserver } from './observer.js';
 import { applyPlan, deploy } from './start.js';
 import { registryTypes } from './types.js';
 import { validate } from './validate.js';
@@ -51,6 +52,8 @@ export interface StacksOptions {
   /** Most engine operations one deployment runs at once. */
   concurrency?: number;
   log?: DeploymentContext['log'];
+  /** Told of ended deployments and drift checks (metrics). */
+  observer?: StacksObserver;
   /** How long a deleted stack stays listed with its events (default {@link DELETED_STACK_RETENTION_MS}). */
   deletedRetentionMs?: number;
 }
@@ -74,6 +77,7 @@ export class Stacks {
         pseudo: { ...DEFAULT_PSEUDO, ...options.pseudo },
         concurrency: options.concurrency ?? 32,
         log: options.log ?? { info() {}, warn() {} },
+        ...(options.observer ? { observer: options.observer } : {}),
       },
       store: options.store,
       sealer: options.sealer,

@@ -14,6 +14,8 @@ export type {
   TypeVersionExpectation,
   TypeVersionEntry,
   TypeUsage,
+  StoreObserver,
+  StoreStats,
 } from './types.js';
 export { OperationMovedOn, DefaultVersionMoved, TypeChangedMeanwhile } from './types.js';
 export { resourceCursor } from './cursor.js';

@@ -7,8 +7,10 @@ import { TypeplaneError, type ErrorCode } from '../errors.js';
 import type { Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import type {
+  ActiveOperationCount,
   BeginResult,
   ClaimAllowance,
+  ClaimedOperation,
   KvEntry,
   Operation,
   OperationRecord,
@@ -284,6 +286,42 @@ export function toOperationRecord(row: OperationRow): OperationRecord {
   }
   if (row.client_token !== null) record.clientToken = row.client_token;
   return record;
+}
+
+/** A row a claim read: an operation and who held its lease before (null: nobody, or released). */
+export interface ClaimableRow extends OperationRow {
+  lease_owner: string | null;
+}
+
+/**
+ * A claimed operation; taken over when another owner still held its lease, which ran out (a worker
+ * that ends or waits for a callback releases its lease, so only a stopped or stalled one leaves one).
+ */
+export function toClaimedOperation(row: ClaimableRow, owner: string): ClaimedOperation {
+  const claimed: ClaimedOperation = toOperationRecord(row);
+  if (row.lease_owner !== null && row.lease_owner !== owner) claimed.takenOver = true;
+  return claimed;
+}
+
+/**
+ * Each type's operations not ended, and how many of them are due at `at` (the store's placeholder,
+ * used twice), read on the index of active operations by type.
+ */
+export function activeCountsSql(at: string): string {
+  return `SELECT type_name, COUNT(*) AS active, SUM(CASE WHEN ${dueSql(at)} THEN 1 ELSE 0 END) AS due
+    FROM operations WHERE status IN ${ACTIVE_SQL} GROUP BY type_name ORDER BY type_name`;
+}
+
+export interface ActiveCountRow {
+  type_name: string;
+  /** Text on PostgreSQL (a bigint). */
+  active: number | string;
+  due: number | string;
+}
+
+export function toActiveOperationCount(row: ActiveCountRow): ActiveOperationCount {
+  const due = Number(row.due);
+  return { typeName: row.type_name, due, inProgress: Number(row.active) - due };
 }
 
 export function toStoredType(row: TypeRow): StoredType {

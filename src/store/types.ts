@@ -214,6 +214,33 @@ export class TypeChangedMeanwhile extends Error {
   }
 }
 
+/** An operation a claim took; `takenOver` when its lease had run out under another owner. */
+export interface ClaimedOperation extends OperationRecord {
+  takenOver?: true;
+}
+
+/** What a store tells an observer (metrics): how long each write transaction took. */
+export interface StoreObserver {
+  transactionEnded(seconds: number): void;
+}
+
+/** What a store reports of itself when asked (metrics, at scrape time); each store its own. */
+export interface StoreStats {
+  /** SQLite: the size of the write-ahead log (the `-wal` file) in bytes. */
+  walBytes?: number;
+  /** SQLite: the background checkpointer's passes that copied frames into the database file. */
+  checkpoints?: number;
+  /** PostgreSQL: the pool's connections, those of them idle, and the requests waiting for one. */
+  pool?: { total: number; idle: number; waiting: number };
+}
+
+/** One type's operations not ended (see `Store.countActiveOperations`). */
+export interface ActiveOperationCount {
+  typeName: string;
+  due: number;
+  inProgress: number;
+}
+
 /** How many of one type's operations a claimer takes (see `Store.claimOperations`). */
 export interface ClaimAllowance {
   /** The most operations of one type the claimer runs at once. */
@@ -407,7 +434,15 @@ export interface Store {
     leaseMs: number,
     limit: number,
     allowance?: ClaimAllowance,
-  ): Promise<OperationRecord[]>;
+  ): Promise<ClaimedOperation[]>;
+  /**
+   * The operations not ended, by type, at `now`: those due (a worker may claim them) and the others
+   * (a worker holds them, or they wait for their `retryAfter`). Read from the index of active
+   * operations, for the queue depth metrics.
+   */
+  countActiveOperations(now: Date): Promise<ActiveOperationCount[]>;
+  /** The store's own figures, read without a query (see {@link StoreStats}). */
+  stats(): StoreStats;
   /** Extend or drop a lease (drop with `leaseMs = 0`). */
   renewLease(requestToken: string, owner: string, now: Date, leaseMs: number): Promise<boolean>;
   /** Remove terminal operations (and with them their client tokens) older than `before`; how many went. */

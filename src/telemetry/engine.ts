@@ -1,10 +1,18 @@
 /**
  * @module The engine's metrics: an {@link EngineObserver} counting ended operations, timing handler
- * calls and counting provider errors; at scrape time, the handler slots in use (the worker's own
- * count) and the resources per registered type (the store's count, cached).
+ * calls and counting provider errors and lease takeovers; at scrape time, the handler slots in use
+ * (the worker's own count), the resources per registered type (the store's count, cached) and the
+ * operations due and in progress (the store's count of active operations, cached).
  */
 import type { EngineObserver } from '../engine/index.js';
 import type { Metrics } from './metrics.js';
+
+/** One type's operations not ended: due (claimable now), and held or waiting for a callback delay. */
+export interface ActiveOperations {
+  typeName: string;
+  due: number;
+  inProgress: number;
+}
 
 /** What the scrape-time gauges read. */
 export interface EngineSources {
@@ -14,6 +22,8 @@ export interface EngineSources {
   typeNames(): Promise<string[]>;
   /** How many resources a type has. */
   countResources(typeName: string): Promise<number>;
+  /** The operations not ended, by type (every replica's). */
+  countActiveOperations(): Promise<ActiveOperations[]>;
 }
 
 /**
@@ -21,6 +31,13 @@ export interface EngineSources {
  * entries (on SQLite a row the store keeps), so a scrape every few seconds must not run one per type.
  */
 export const RESOURCE_COUNT_TTL_MS = 30_000;
+
+/**
+ * How long the count of active operations is served again: it reads the index of active operations
+ * (and each one's row), as many entries as there are operations not ended; queue depth is watched
+ * over minutes, so a few seconds' delay costs nothing and a backlog is not read at every scrape.
+ */
+export const ACTIVE_COUNT_TTL_MS = 5_000;
 
 export function engineObserver(metrics: Metrics): EngineObserver {
   return {
@@ -31,6 +48,25 @@ export function engineObserver(metrics: Metrics): EngineObserver {
       metrics.handlerDuration.observe({ type_name: typeName, operation: action }, seconds);
       if (errorCode !== undefined) metrics.providerErrors.inc({ type_name: typeName, error_code: errorCode });
     },
+    leaseTakenOver(typeName) {
+      metrics.leaseTakeovers.inc({ type_name: typeName });
+    },
+  };
+}
+
+/** `read`'s answer, read again once it is `ttlMs` old; scrapes at once share one read. */
+function cached<T>(ttlMs: number, read: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at >= ttlMs) {
+      const value = read();
+      last = { at: Date.now(), value };
+      // A failed read is not served again.
+      value.catch(() => {
+        if (last?.value === value) last = undefined;
+      });
+    }
+    return last.value;
   };
 }
 
@@ -40,16 +76,28 @@ export function watchEngine(metrics: Metrics, sources: EngineSources): void {
     gauge.reset();
     for (const [typeName, n] of sources.running()) gauge.set({ type_name: typeName }, n);
   };
-  let counted: { at: number; counts: Map<string, number> } | undefined;
+  const resources = cached(RESOURCE_COUNT_TTL_MS, async () => {
+    const counts = new Map<string, number>();
+    for (const typeName of await sources.typeNames())
+      counts.set(typeName, await sources.countResources(typeName));
+    return counts;
+  });
   metrics.readers.resources = async (gauge) => {
-    if (!counted || Date.now() - counted.at >= RESOURCE_COUNT_TTL_MS) {
-      const counts = new Map<string, number>();
-      for (const typeName of await sources.typeNames())
-        counts.set(typeName, await sources.countResources(typeName));
-      counted = { at: Date.now(), counts };
-    }
+    const counts = await resources();
     // Types deregistered since leave the gauge.
     gauge.reset();
-    for (const [typeName, n] of counted.counts) gauge.set({ type_name: typeName }, n);
+    for (const [typeName, n] of counts) gauge.set({ type_name: typeName }, n);
+  };
+  const active = cached(ACTIVE_COUNT_TTL_MS, () => sources.countActiveOperations());
+  metrics.readers.operationsDue = async (gauge) => {
+    const counts = await active();
+    // A type with none left leaves the gauge (its operations may be deregistered with it).
+    gauge.reset();
+    for (const { typeName, due } of counts) gauge.set({ type_name: typeName }, due);
+  };
+  metrics.readers.operationsInProgress = async (gauge) => {
+    const counts = await active();
+    gauge.reset();
+    for (const { typeName, inProgress } of counts) gauge.set({ type_name: typeName }, inProgress);
   };
 }

@@ -9,17 +9,27 @@
 import { defineMetrics, Registry } from './metrics.js';
 import { requestRecorder, type RequestRecorder } from './http.js';
 import { engineObserver, watchEngine, type EngineSources } from './engine.js';
+import { stacksObserver } from './stacks.js';
+import { storeObserver, watchStore } from './store.js';
 import type { EngineObserver } from '../engine/index.js';
+import type { StacksObserver } from '../stacks/index.js';
+import type { StoreObserver, StoreStats } from '../store/index.js';
 
 export interface Telemetry {
   /** The Content-Type of {@link exposition}'s text. */
   readonly contentType: string;
   /** One answered HTTP request (see `http.ts`). */
   readonly recordRequest: RequestRecorder;
-  /** Told of the engine's ended operations and handler calls. */
+  /** Told of the engine's ended operations, handler calls and lease takeovers. */
   readonly engineObserver: EngineObserver;
-  /** Read the engine's gauges (slots in use, resources per type) from `sources` at each scrape. */
+  /** Told of ended stack deployments and drift checks. */
+  readonly stacksObserver: StacksObserver;
+  /** Told of the store's transactions. */
+  readonly storeObserver: StoreObserver;
+  /** Read the engine's gauges (slots in use, resources per type, queue depth) from `sources` at each scrape. */
   watchEngine(sources: EngineSources): void;
+  /** Read the store's own figures (WAL size and checkpoints, or the pool) from `stats` at each scrape. */
+  watchStore(stats: () => StoreStats): void;
   /** Every metric, as Prometheus scrapes them. */
   exposition(): Promise<string>;
 }
@@ -31,7 +41,10 @@ export function createTelemetry(): Telemetry {
     contentType: registry.contentType,
     recordRequest: requestRecorder(metrics.httpDuration),
     engineObserver: engineObserver(metrics),
+    stacksObserver: stacksObserver(metrics),
+    storeObserver: storeObserver(metrics),
     watchEngine: (sources) => watchEngine(metrics, sources),
+    watchStore: (stats) => watchStore(metrics, registry, stats),
     exposition: () => registry.metrics(),
   };
 }

@@ -20,11 +20,29 @@ const HTTP_BUCKETS = [
   0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 
-/** Fill a gauge as it is scraped; set once what it reads is wired (see `engine.ts`). */
-type GaugeReader = (gauge: Gauge<'type_name'>) => void | Promise<void>;
+/** Stack deployments: a few seconds for records, an hour for a cloud's slow resources. */
+const DEPLOYMENT_BUCKETS = [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
+
+/** Store transactions: a group commit on SQLite takes a fraction of a millisecond. */
+const TRANSACTION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1];
+
+/**
+ * Fill a metric as it is scraped; set once what it reads is wired (see `engine.ts`, `store.ts`). The
+ * store's own metrics are registered by `store.ts` for the store in use only (`registers: []` here).
+ */
+type Reader<M> = (metric: M) => void | Promise<void>;
 
 export function defineMetrics(registry: Registry) {
-  const readers: { slotsInUse?: GaugeReader; resources?: GaugeReader } = {};
+  const readers: {
+    slotsInUse?: Reader<Gauge<'type_name'>>;
+    resources?: Reader<Gauge<'type_name'>>;
+    operationsDue?: Reader<Gauge<'type_name'>>;
+    operationsInProgress?: Reader<Gauge<'type_name'>>;
+    walBytes?: Reader<Gauge>;
+    checkpoints?: Reader<Counter>;
+    poolConnections?: Reader<Gauge<'state'>>;
+    poolWaiting?: Reader<Gauge>;
+  } = {};
   // Event-loop lag, heap, GC, file descriptors, CPU: the library's own, on this registry.
   collectDefaultMetrics({ register: registry });
   return {
@@ -71,6 +89,94 @@ export function defineMetrics(registry: Registry) {
       registers: [registry],
       collect() {
         return readers.resources?.(this);
+      },
+    }),
+    operationsDue: new Gauge({
+      name: 'typeplane_operations_due',
+      help: 'Operations not ended that a worker may claim now (queue depth), by type (counted at most every 5 s).',
+      labelNames: ['type_name'] as const,
+      registers: [registry],
+      collect() {
+        return readers.operationsDue?.(this);
+      },
+    }),
+    operationsInProgress: new Gauge({
+      name: 'typeplane_operations_in_progress',
+      help: "Operations not ended that a worker holds or that wait for their handler's callback delay, by type (counted at most every 5 s).",
+      labelNames: ['type_name'] as const,
+      registers: [registry],
+      collect() {
+        return readers.operationsInProgress?.(this);
+      },
+    }),
+    leaseTakeovers: new Counter({
+      name: 'typeplane_lease_takeovers_total',
+      help: "Operations this process claimed whose lease had run out under another worker (a stopped or stalled one's), by type.",
+      labelNames: ['type_name'] as const,
+      registers: [registry],
+    }),
+    deployments: new Counter({
+      name: 'typeplane_stack_deployments_total',
+      help: "Stack deployments and deletions that ended, by the stack's final status (recipes' instances included).",
+      labelNames: ['status'] as const,
+      registers: [registry],
+    }),
+    deploymentDuration: new Histogram({
+      name: 'typeplane_stack_deployment_duration_seconds',
+      help: 'Duration of stack deployments and deletions, from their start to their end, by final status.',
+      labelNames: ['status'] as const,
+      buckets: DEPLOYMENT_BUCKETS,
+      registers: [registry],
+    }),
+    driftChecks: new Counter({
+      name: 'typeplane_stack_drift_checks_total',
+      help: 'Stack drift checks, by result (IN_SYNC, DRIFTED).',
+      labelNames: ['status'] as const,
+      registers: [registry],
+    }),
+    driftResources: new Counter({
+      name: 'typeplane_stack_drift_resources_total',
+      help: "Resources compared by stack drift checks, by each one's result (IN_SYNC, MODIFIED, DELETED).",
+      labelNames: ['status'] as const,
+      registers: [registry],
+    }),
+    transactionDuration: new Histogram({
+      name: 'typeplane_store_transaction_duration_seconds',
+      help: "Duration of the store's write transactions (SQLite: group commits; PostgreSQL: transactions of more than one statement).",
+      buckets: TRANSACTION_BUCKETS,
+      registers: [registry],
+    }),
+    walBytes: new Gauge({
+      name: 'typeplane_sqlite_wal_bytes',
+      help: "Size of the SQLite store's write-ahead log (the -wal file), in bytes.",
+      registers: [],
+      collect() {
+        return readers.walBytes?.(this);
+      },
+    }),
+    checkpoints: new Counter({
+      name: 'typeplane_sqlite_checkpoints_total',
+      help: "Passes of the SQLite store's background checkpointer that copied pages from the write-ahead log into the database file.",
+      registers: [],
+      collect() {
+        return readers.checkpoints?.(this);
+      },
+    }),
+    poolConnections: new Gauge({
+      name: 'typeplane_postgresql_pool_connections',
+      help: "Connections of the PostgreSQL store's pool, by state (idle, used).",
+      labelNames: ['state'] as const,
+      registers: [],
+      collect() {
+        return readers.poolConnections?.(this);
+      },
+    }),
+    poolWaiting: new Gauge({
+      name: 'typeplane_postgresql_pool_pending_requests',
+      help: "Requests waiting for a connection of the PostgreSQL store's pool.",
+      registers: [],
+      collect() {
+        return readers.poolWaiting?.(this);
       },
     }),
   };

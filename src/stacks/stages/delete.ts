@@ -66,4 +66,5 @@ export async function deleteStack(d: DeploymentState): Promise<void> {
   // Kept, with its events, as deleted (listed, its events read) until the server's retention passes.
   await d.ctx.records.keepDeleted(d.stack, types);
   await d.ctx.records.deleteDeployment(d.id);
+  d.ended('DELETE_COMPLETE');
 }

@@ -70,4 +70,5 @@ export async function finishSuccess(d: DeploymentState): Promise<void> {
   // The record says the status already: the event alone.
   await d.event(status);
   await d.ctx.records.deleteDeployment(d.id);
+  d.ended(status);
 }

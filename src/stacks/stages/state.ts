@@ -25,6 +25,7 @@ import type {
 import { newEvent } from '../records.js';
 import { maskReason, type SecretSources } from '../secrets.js';
 import type { Imported } from '../imports.js';
+import type { StacksObserver } from '../observer.js';
 
 /** The engine as stacks use it: its public operations. */
 export type StackEngine = Pick<
@@ -40,6 +41,8 @@ export interface DeploymentContext {
   /** Most engine operations one deployment runs at once. */
   concurrency: number;
   log: { info(o: object, m: string): void; warn(o: object, m: string): void };
+  /** Told of ended deployments and drift checks (metrics). */
+  observer?: StacksObserver;
 }
 
 /** A deployment's outputs once evaluated, and the exports among them. */
@@ -200,6 +203,12 @@ export class DeploymentState {
     // The record says the status already: the event alone.
     await this.event(status, reason);
     await this.ctx.records.deleteDeployment(this.id);
+    this.ended(status);
+  }
+
+  /** Tell the observer that the deployment ended with `status`. */
+  ended(status: StackStatus | 'DELETE_COMPLETE'): void {
+    this.ctx.observer?.deploymentEnded(status, (Date.now() - Date.parse(this.record.startedAt)) / 1000);
   }
 
   async stackEvent(status: StackStatus | 'DELETE_COMPLETE', reason?: string): Promise<void> {

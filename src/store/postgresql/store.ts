@@ -27,6 +27,11 @@ import {
   alreadyExists,
   ACTIVE_TYPES_SQL,
   dueSql,
+  activeCountsSql,
+  toActiveOperationCount,
+  toClaimedOperation,
+  type ActiveCountRow,
+  type ClaimableRow,
   oldestOf,
   roomFor,
   withinAllowance,
@@ -74,6 +79,10 @@ import {
   type Observation,
   type OperationFilter,
   type OperationRecord,
+  type ActiveOperationCount,
+  type ClaimedOperation,
+  type StoreObserver,
+  type StoreStats,
   type Page,
   type ResourcePage,
   type ResourceChange,
@@ -93,6 +102,8 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** How long to wait for a connection before failing (default 10,000 ms). */
   connectTimeoutMs?: number;
+  /** Told how long each transaction took. */
+  observer?: StoreObserver;
 }
 
 const TYPE_COLUMNS = 'type_name, version, model_json, source, registered_at';
@@ -220,10 +231,14 @@ export class PostgresStore implements Store {
         cause: error,
       });
     }
-    return new PostgresStore(pool, schema);
+    return new PostgresStore(pool, schema, options.observer);
   }
 
-  private constructor(pool: pg.Pool, schema: string) {
+  private constructor(
+    pool: pg.Pool,
+    schema: string,
+    private readonly observer: StoreObserver | undefined,
+  ) {
     this.pool = pool;
     this.schema = schema;
   }
@@ -609,21 +624,34 @@ export class PostgresStore implements Store {
     leaseMs: number,
     limit: number,
     allowance?: ClaimAllowance,
-  ): Promise<OperationRecord[]> {
+  ): Promise<ClaimedOperation[]> {
     if (limit < 1) return [];
     const at = now.toISOString();
     const until = new Date(now.getTime() + leaseMs).toISOString();
     if (allowance) return this.claimWithin(owner, at, until, Math.trunc(limit), allowance);
-    // Rows another replica is claiming right now are skipped, not waited for.
-    const { rows } = await this.pool.query<OperationRow>(
+    // Rows another replica is claiming right now are skipped, not waited for. Each comes back with
+    // the owner whose lease it had (see toClaimedOperation).
+    const { rows } = await this.pool.query<ClaimableRow>(
       `UPDATE operations SET lease_owner = $1, lease_until = $2
-       WHERE seq IN (
-         SELECT seq FROM operations WHERE ${dueSql('$3')}
-         ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED)
-       RETURNING ${OPERATION_COLUMNS}`,
+       FROM (
+         SELECT seq AS due_seq, lease_owner AS held_by FROM operations WHERE ${dueSql('$3')}
+         ORDER BY seq LIMIT $4 FOR UPDATE SKIP LOCKED) due
+       WHERE seq = due.due_seq
+       RETURNING ${OPERATION_COLUMNS}, due.held_by AS lease_owner`,
       [owner, until, at, Math.trunc(limit)],
     );
-    return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toOperationRecord);
+    return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map((row) => toClaimedOperation(row, owner));
+  }
+
+  async countActiveOperations(now: Date): Promise<ActiveOperationCount[]> {
+    const at = now.toISOString();
+    const { rows } = await this.pool.query<ActiveCountRow>(activeCountsSql('$1'), [at]);
+    return rows.map(toActiveOperationCount);
+  }
+
+  stats(): StoreStats {
+    const { totalCount, idleCount, waitingCount } = this.pool;
+    return { pool: { total: totalCount, idle: idleCount, waiting: waitingCount } };
   }
 
   /**
@@ -638,10 +666,10 @@ export class PostgresStore implements Store {
     until: string,
     limit: number,
     allowance: ClaimAllowance,
-  ): Promise<OperationRecord[]> {
+  ): Promise<ClaimedOperation[]> {
     return this.transaction(async (client) => {
-      type Due = { seq: string; type_name: string };
-      const due = `SELECT seq, type_name FROM operations WHERE ${dueSql('$1')}`;
+      type Due = { seq: string; type_name: string; lease_owner: string | null };
+      const due = `SELECT seq, type_name, lease_owner FROM operations WHERE ${dueSql('$1')}`;
       let rows = (await client.query<Due>(`${due} ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [at, limit]))
         .rows;
       if (!withinAllowance(rows, allowance)) {
@@ -666,7 +694,12 @@ export class PostgresStore implements Store {
          RETURNING ${OPERATION_COLUMNS}`,
         [owner, until, rows.map((r) => r.seq)],
       );
-      return leased.rows.sort((x, y) => Number(x.seq) - Number(y.seq)).map(toOperationRecord);
+      const heldBy = new Map(rows.map((r) => [String(r.seq), r.lease_owner]));
+      return leased.rows
+        .sort((x, y) => Number(x.seq) - Number(y.seq))
+        .map((row) =>
+          toClaimedOperation({ ...row, lease_owner: heldBy.get(String(row.seq)) ?? null }, owner),
+        );
     });
   }
 
@@ -822,6 +855,7 @@ export class PostgresStore implements Store {
     shareLockOn?: string,
   ): Promise<T> {
     const client = await this.pool.connect();
+    const started = this.observer ? performance.now() : 0;
     let broken = false;
     try {
       try {
@@ -848,6 +882,7 @@ export class PostgresStore implements Store {
     } finally {
       // A connection whose rollback failed is in an unknown state: drop it rather than reuse it.
       client.release(broken);
+      this.observer?.transactionEnded((performance.now() - started) / 1000);
     }
   }
 

@@ -11,6 +11,8 @@ import { Worker } from 'node:worker_threads';
 export interface Checkpointer {
   /** Stops the thread after its current pass and closes its connection. */
   stop(): Promise<void>;
+  /** Passes that copied frames into the database file so far (read from memory shared with the thread). */
+  passes(): number;
 }
 
 /**
@@ -19,20 +21,26 @@ export interface Checkpointer {
  *
  * A pass right after one that left at least 64 frames behind, else after 20 ms; an idle store is
  * looked at less and less often, down to every 500 ms. PASSIVE never waits for the writer; `busy` is
- * 1 when another process's checkpoint runs (that one does the work).
+ * 1 when another process's checkpoint runs (that one does the work). A pass copied frames when more
+ * are checkpointed than after the last pass, or any after the WAL started again from its beginning.
  */
 const SOURCE = `
 const { workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const flag = new Int32Array(workerData.stop);
+const passes = new BigInt64Array(workerData.passes);
 const db = new Database(workerData.path);
 try {
   db.pragma('busy_timeout = 1000');
   db.pragma('synchronous = NORMAL');
   let pause = 20;
   let lastLog = -1;
+  let lastCheckpointed = 0;
   while (Atomics.load(flag, 0) === 0) {
     const result = db.pragma('wal_checkpoint(PASSIVE)')[0] || { log: 0, checkpointed: 0 };
+    const before = result.log < lastLog ? 0 : lastCheckpointed;
+    if (result.checkpointed > before) Atomics.add(passes, 0, 1n);
+    lastCheckpointed = Math.max(0, result.checkpointed);
     if (result.log - result.checkpointed >= 64) pause = 1;
     else if (result.log === lastLog) pause = Math.min(500, pause * 2);
     else pause = 20;
@@ -49,7 +57,11 @@ const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
 /** Start checkpointing the database file at `path` in the background. */
 export function startCheckpointer(path: string): Checkpointer {
   const stop = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(SOURCE, { eval: true, workerData: { path, driver: DRIVER, stop: stop.buffer } });
+  const passes = new BigInt64Array(new SharedArrayBuffer(8));
+  const worker = new Worker(SOURCE, {
+    eval: true,
+    workerData: { path, driver: DRIVER, stop: stop.buffer, passes: passes.buffer },
+  });
   // Never what keeps a process alive.
   worker.unref();
   const exited = new Promise<void>((resolve) => {
@@ -58,6 +70,7 @@ export function startCheckpointer(path: string): Checkpointer {
     worker.once('error', () => undefined);
   });
   return {
+    passes: () => Number(Atomics.load(passes, 0)),
     async stop() {
       // Held open until the thread is gone, so that its exit is waited for.
       worker.ref();

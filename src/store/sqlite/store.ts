@@ -9,7 +9,7 @@
  * Times are stored as `toISOString()` text, so they compare as strings. better-sqlite3 is
  * synchronous; the methods are `async` only to meet the interface (errors become rejections).
  */
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
@@ -49,11 +49,20 @@ import {
   type TokenRow,
   type TypeRow,
   startedAs,
+  activeCountsSql,
+  toActiveOperationCount,
+  toClaimedOperation,
+  type ActiveCountRow,
+  type ClaimableRow,
 } from '../rows.js';
 import {
   DefaultVersionMoved,
   OperationMovedOn,
   TypeChangedMeanwhile,
+  type ActiveOperationCount,
+  type ClaimedOperation,
+  type StoreObserver,
+  type StoreStats,
   type TypeUsage,
   type TypeVersionExpectation,
   type TypeVersionEntry,
@@ -85,6 +94,8 @@ export interface SqliteStoreOptions {
    * hardly written never starts a thread for it).
    */
   checkpointerAfter?: number;
+  /** Told how long each group commit took. */
+  observer?: StoreObserver;
 }
 
 /** Open (creating if needed) the SQLite store at `path`. */
@@ -114,6 +125,7 @@ export class SqliteStore implements Store {
   /** Group commits still to go before the checkpointer starts; undefined for a store in memory. */
   private commitsBeforeCheckpointer: number | undefined;
   private checkpointer: Checkpointer | undefined;
+  private readonly observer: StoreObserver | undefined;
   /** listOperations statements, one per combination of filters present. */
   /** Default versions read inside group transactions (see defaultVersion). */
   private readonly defaults = new Map<string, string | undefined>();
@@ -162,6 +174,7 @@ export class SqliteStore implements Store {
     this.sql = prepareStatements(db);
     this.tx = this.transactions();
     this.commitsBeforeCheckpointer = inMemory ? undefined : Math.max(0, options.checkpointerAfter ?? 100);
+    this.observer = options.observer;
   }
 
   // ---- Types ----
@@ -481,11 +494,24 @@ export class SqliteStore implements Store {
     leaseMs: number,
     limit: number,
     allowance?: ClaimAllowance,
-  ): Promise<OperationRecord[]> {
+  ): Promise<ClaimedOperation[]> {
     if (limit < 1) return [];
     const at = now.toISOString();
     const until = new Date(now.getTime() + leaseMs).toISOString();
     return this.tx.claim.immediate(owner, at, until, Math.trunc(limit), allowance);
+  }
+
+  async countActiveOperations(now: Date): Promise<ActiveOperationCount[]> {
+    const at = now.toISOString();
+    return this.sql.activeCounts.all(at, at).map(toActiveOperationCount);
+  }
+
+  stats(): StoreStats {
+    if (this.path === ':memory:' || this.path === '') return {};
+    return {
+      walBytes: statSync(`${this.path}-wal`, { throwIfNoEntry: false })?.size ?? 0,
+      checkpoints: this.checkpointer?.passes() ?? 0,
+    };
   }
 
   /**
@@ -635,12 +661,15 @@ export class SqliteStore implements Store {
     const batch = this.pending;
     this.pending = [];
     let outcomes: Outcome[];
+    const started = this.observer ? performance.now() : 0;
     try {
       outcomes = this.runGroup(batch);
     } catch (error) {
       // The group itself failed (the file is locked past busy_timeout, the disk is full): nothing committed.
       for (const item of batch) item.reject(error);
       return;
+    } finally {
+      this.observer?.transactionEnded((performance.now() - started) / 1000);
     }
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
@@ -870,11 +899,11 @@ export class SqliteStore implements Store {
           until: string,
           limit: number,
           allowance: ClaimAllowance | undefined,
-        ): OperationRecord[] => {
+        ): ClaimedOperation[] => {
           let rows = this.sql.claimable.all(now, now, limit);
           if (allowance && !withinAllowance(rows, allowance)) {
             // A type's share is reached: each type's oldest due within its room, oldest of all first.
-            const lists: OperationRow[][] = [];
+            const lists: ClaimableRow[][] = [];
             for (const { name } of this.sql.activeTypes.all()) {
               const room = roomFor(name, allowance, limit);
               if (room > 0) lists.push(this.sql.claimableOfType.all(name, now, now, room));
@@ -882,7 +911,7 @@ export class SqliteStore implements Store {
             rows = oldestOf(lists, limit);
           }
           for (const row of rows) this.sql.lease.run(owner, until, row.seq);
-          return rows.map(toOperationRecord);
+          return rows.map((row) => toClaimedOperation(row, owner));
         },
       ),
 
@@ -1036,15 +1065,16 @@ function prepareStatements(db: Database.Database) {
        WHERE request_token = @request_token AND status IN ${ACTIVE_SQL}
          AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
-    claimable: db.prepare<[string, string, number], OperationRow>(
-      `SELECT ${OPERATION_COLUMNS} FROM operations WHERE ${dueSql('?')} ORDER BY seq LIMIT ?`,
+    claimable: db.prepare<[string, string, number], ClaimableRow>(
+      `SELECT ${OPERATION_COLUMNS}, lease_owner FROM operations WHERE ${dueSql('?')} ORDER BY seq LIMIT ?`,
     ),
     // The same for one type (on operations_active_by_type), and the types that have any (ACTIVE_TYPES_SQL).
-    claimableOfType: db.prepare<[string, string, string, number], OperationRow>(
-      `SELECT ${OPERATION_COLUMNS} FROM operations WHERE type_name = ? AND ${dueSql('?')}
+    claimableOfType: db.prepare<[string, string, string, number], ClaimableRow>(
+      `SELECT ${OPERATION_COLUMNS}, lease_owner FROM operations WHERE type_name = ? AND ${dueSql('?')}
        ORDER BY seq LIMIT ?`,
     ),
     activeTypes: db.prepare<[], { name: string }>(ACTIVE_TYPES_SQL),
+    activeCounts: db.prepare<[string, string], ActiveCountRow>(activeCountsSql('?')),
     lease: db.prepare<[string, string, number]>(
       `UPDATE operations SET lease_owner = ?, lease_until = ? WHERE seq = ?`,
     ),
