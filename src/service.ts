@@ -275,6 +275,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         engine,
         tokens,
         logger,
+        ...(auditor ? { audit: auditor } : {}),
         ...(telemetry
           ? {
               observe: (action, status, seconds) =>

@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Tokens } from '../auth/index.js';
+import type { Auditor } from '../audit/index.js';
+import type { Principal, Tokens } from '../auth/index.js';
 import type { Engine } from '../engine/index.js';
 import {
   answeringBeforeBody,
@@ -19,6 +20,7 @@ import {
   RESOURCE_BODY_LIMIT,
   type FrontDoor,
 } from '../http/index.js';
+import { isChange, recordOf } from './audit.js';
 import { CloudControlError } from './errors.js';
 import { OPERATION_SPECS } from './operations.js';
 import {
@@ -40,6 +42,8 @@ export interface FrontDoorOptions {
   bodyLimit?: number;
   /** Told of every answer: its action (one of the operations, '' for another), status and duration. */
   observe?: (action: string, status: number, seconds: number) => void;
+  /** The audit trail: changes and refusals are recorded (see audit.ts), a change run once it can be. */
+  audit?: Auditor;
 }
 
 function isOwn(request: IncomingMessage): boolean {
@@ -112,6 +116,7 @@ export function cloudControlFrontDoor({
   logger,
   bodyLimit = RESOURCE_BODY_LIMIT,
   observe,
+  audit,
 }: FrontDoorOptions): FrontDoor {
   function answer(
     response: ServerResponse,
@@ -161,10 +166,29 @@ export function cloudControlFrontDoor({
     );
     const operation = operationOf(headers);
     let bodyRead = false;
+    let principal: Principal | undefined;
+    let bytes: Buffer | undefined;
+    const receivedAt = audit ? Date.now() : 0;
+    const recorded = (status: number, body: unknown) => {
+      const record = recordOf({
+        id,
+        url: request.url!,
+        action: operation,
+        ...(principal ? { principal } : {}),
+        ...(request.socket.remoteAddress !== undefined ? { sourceIP: request.socket.remoteAddress } : {}),
+        ...(typeof headers['user-agent'] === 'string' ? { userAgent: headers['user-agent'] } : {}),
+        ...(bytes ? { bytes } : {}),
+        status,
+        answer: body,
+        receivedAt,
+      });
+      if (record) void audit!.record(record);
+    };
     const fail = (error: unknown) => {
       const refused = errorAnswer(error, operation);
       if (!refused) logger.error({ reqId: id, err: error }, 'unexpected error');
       const { status, body } = refused ?? INTERNAL_FAILURE;
+      if (audit) recorded(status, body);
       // A body not read is read and dropped by Node when of a bounded length: the client, maybe still
       // sending, reads the refusal and keeps its connection (see src/http/connections.ts), and is not
       // answered again should the rest come too late.
@@ -180,22 +204,33 @@ export function cloudControlFrontDoor({
     }
     authenticate(tokens, headers, (error, caller) => {
       if (error || !caller) return fail(error);
-      readBody(request, bodyLimit, (tooLarge, bytes) => {
+      principal = caller.principal;
+      readBody(request, bodyLimit, (tooLarge, body) => {
         if (tooLarge) return fail(tooLarge);
         bodyRead = true;
+        bytes = body;
         const arrived = {
           method: 'POST',
           url: request.url!,
           rawHeaders: request.rawHeaders,
           headers,
         };
-        let answered: Promise<unknown>;
-        try {
-          answered = run(engine, caller, arrived, operation, bytes!);
-        } catch (e) {
-          return fail(e);
-        }
-        answered.then((out) => answer(response, id, 200, out, false, log, started, operation), fail);
+        const go = () => {
+          let answered: Promise<unknown>;
+          try {
+            answered = run(engine, caller, arrived, operation, body!);
+          } catch (e) {
+            return fail(e);
+          }
+          answered.then((out) => {
+            answer(response, id, 200, out, false, log, started, operation);
+            if (audit) recorded(200, out);
+          }, fail);
+        };
+        // A change runs once its record can be taken, or is refused before it changes anything.
+        const waiting = audit && isChange(operation) ? audit.admit() : undefined;
+        if (waiting) waiting.then(go, fail);
+        else go();
       });
     });
     return true;
