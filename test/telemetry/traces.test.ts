@@ -209,6 +209,16 @@ test('one trace per request, from the caller through the engine to the HTTP prov
   assert.ok(step, `under begin: ${JSON.stringify(childrenOf(begin).map((s) => s.name))}`);
   assert.equal(attribute(step, 'typeplane.operation'), 'CREATE');
   assert.equal(attribute(step, 'typeplane.type_name'), TYPE);
+  // The store's transactions: the begin's and the step's (the answer recorded), each in a group commit.
+  for (const parent of [begin, step]) {
+    const group = childrenOf(parent).find((s) => s.name === 'sqlite group commit');
+    assert.ok(
+      group,
+      `no group commit under ${parent.name}: ${JSON.stringify(childrenOf(parent).map((s) => s.name))}`,
+    );
+    assert.equal(attribute(group, 'db.system.name'), 'sqlite');
+    assert.ok(Number(attribute(group, 'db.operation.batch.size')) >= 1);
+  }
   const call = childrenOf(step).find((s) => s.name === 'POST');
   assert.ok(call, `under the step: ${JSON.stringify(childrenOf(step).map((s) => s.name))}`);
   assert.equal(call.kind, 3, 'CLIENT');

@@ -85,6 +85,8 @@ import { MIGRATIONS, migrate } from './migrations.js';
 import type { AuditChainHead, AuditEntry, AuditFilter, AuditLink } from '../types.js';
 import { SqliteAuditTrail } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import type { SpanContext } from '@opentelemetry/api';
+import { activeSpanContext, inGroupSpan } from '../../telemetry/spans.js';
 
 export interface SqliteStoreOptions {
   /** How long a statement waits for another connection's write lock before failing (default 5000 ms). */
@@ -631,6 +633,8 @@ export class SqliteStore implements Store {
     atomic: boolean;
     resolve: (v: unknown) => void;
     reject: (e: unknown) => void;
+    /** The span the piece was issued in, when traced: the group's span links it. */
+    span: SpanContext | undefined;
   }[] = [];
   private flushScheduled = false;
 
@@ -641,7 +645,13 @@ export class SqliteStore implements Store {
    */
   private grouped<T>(atomic: boolean, work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ work, atomic, resolve: resolve as (v: unknown) => void, reject });
+      this.pending.push({
+        work,
+        atomic,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        span: activeSpanContext(),
+      });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -678,13 +688,25 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** Runs a group (see runPieces); traced, as a span of its own. */
+  private runGroup(batch: typeof this.pending): Outcome[] {
+    if (!batch.some(isTraced)) return this.runPieces(batch);
+    // One transaction serves several requests: a child of the first one's span, linking the others'.
+    return inGroupSpan(
+      batch.map(spanOf),
+      'sqlite group commit',
+      { 'db.system.name': 'sqlite', 'db.operation.batch.size': batch.length },
+      () => this.runPieces(batch),
+    );
+  }
+
   /**
    * First without savepoints (two statements each, a tenth of a create's cost): almost every piece
    * succeeds. When one fails, the whole group is rolled back and run again with each atomic piece in
    * a savepoint of its own, so that only the failed piece's writes are undone. The pieces are
    * functions of the store's state, so running one again decides the same.
    */
-  private runGroup(batch: typeof this.pending): Outcome[] {
+  private runPieces(batch: typeof this.pending): Outcome[] {
     try {
       return this.tx.group.immediate(() =>
         batch.map((item): Outcome => {
@@ -1160,6 +1182,9 @@ function isActiveConflict(error: unknown): boolean {
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+const isTraced = (piece: { span: SpanContext | undefined }) => piece.span !== undefined;
+const spanOf = (piece: { span: SpanContext | undefined }) => piece.span;
 
 /** A piece of a group failed on the first, savepoint-less run: the group is rolled back and run again. */
 class PieceFailed extends Error {
