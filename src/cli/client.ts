@@ -4,7 +4,8 @@
  * On node:http rather than fetch: a command makes one or a few calls, and loading fetch's
  * implementation cost more CPU than the rest of a command's start together (~0.28 s of ~0.48 s).
  */
-import { exchange } from './exchange.js';
+import type { IncomingMessage } from 'node:http';
+import { exchange, openExchange, readText } from './exchange.js';
 import { readCaFile, speaksTls, tlsProblem, withProtocol } from './tls-problems.js';
 import { queried } from './output.js';
 import { UsageError } from './usage.js';
@@ -62,58 +63,26 @@ export class Client {
     return url;
   }
 
+  private headers(contentType?: string): Record<string, string> {
+    return {
+      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      ...(contentType === undefined ? {} : { 'content-type': contentType }),
+    };
+  }
+
   async call<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
     let response: { status: number; statusText: string; text: string };
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-    const headers = {
-      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
-      ...(payload === undefined ? {} : { 'content-type': contentType }),
-    };
+    const headers = this.headers(payload === undefined ? undefined : contentType);
     try {
       response = await exchange(method, this.url(path), headers, payload, this.ca);
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      const tls =
-        this.base.protocol === 'https:' ? tlsProblem(e as Error, this.endpoint, this.caFile) : undefined;
-      if (tls) throw new ApiError(0, 'TlsFailure', `cannot talk to ${this.endpoint}: ${tls}`, []);
-      // An answer that is not HTTP, or none before the connection closed.
-      const noHttp = code === 'ECONNRESET' || code?.startsWith('HPE_');
-      if (noHttp && this.base.protocol === 'http:' && (await speaksTls(this.base)))
-        throw new ApiError(
-          0,
-          'NetworkFailure',
-          `cannot talk to ${this.endpoint}: this endpoint speaks HTTPS, not plain HTTP: use ${withProtocol(this.endpoint, 'https:')}`,
-          [],
-        );
-      if (noHttp)
-        throw new ApiError(
-          0,
-          'NetworkFailure',
-          `${this.endpoint} closed the connection without an HTTP answer; is it a Typeplane server, and is the scheme (http/https) right? (--endpoint or TYPEPLANE_ENDPOINT)`,
-          [],
-        );
-      throw new ApiError(
-        0,
-        'NetworkFailure',
-        `cannot reach Typeplane at ${this.endpoint} (${code ?? (e as Error).message}); is 'typeplane serve' running? (--endpoint or TYPEPLANE_ENDPOINT)`,
-        [],
-      );
+      throw await this.unreachable(e);
     }
     const text = response.text;
     const parsed: unknown = text === '' ? undefined : safeJson(text);
-    if (response.status < 200 || response.status > 299) {
-      const err = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as {
-        errorCode?: string;
-        message?: string;
-        details?: unknown[];
-      };
-      throw new ApiError(
-        response.status,
-        err.errorCode ?? `HTTP${response.status}`,
-        err.message ?? (truncate(text.trim(), 200) || response.statusText),
-        Array.isArray(err.details) ? err.details : [],
-      );
-    }
+    if (response.status < 200 || response.status > 299)
+      throw refusal(response.status, response.statusText, text, parsed);
     if (typeof parsed === 'string') {
       throw new ApiError(
         response.status,
@@ -124,6 +93,68 @@ export class Client {
     }
     return parsed as T;
   }
+
+  /**
+   * GET `path` as bytes to be read as they arrive (a backup): the answer once it starts with a 2xx
+   * status. Refused or unreachable, it rejects as {@link call} does.
+   */
+  async download(path: string): Promise<IncomingMessage> {
+    let response: IncomingMessage;
+    try {
+      response = await openExchange('GET', this.url(path), this.headers(), undefined, this.ca);
+    } catch (e) {
+      throw await this.unreachable(e);
+    }
+    const status = response.statusCode ?? 0;
+    if (status >= 200 && status <= 299) return response;
+    const text = await readText(response).catch(() => '');
+    throw refusal(status, response.statusMessage ?? '', text, text === '' ? undefined : safeJson(text));
+  }
+
+  /** What to say when no HTTP answer came: TLS, a server that is no Typeplane, or none at all. */
+  private async unreachable(e: unknown): Promise<ApiError> {
+    const code = (e as NodeJS.ErrnoException).code;
+    const tls =
+      this.base.protocol === 'https:' ? tlsProblem(e as Error, this.endpoint, this.caFile) : undefined;
+    if (tls) return new ApiError(0, 'TlsFailure', `cannot talk to ${this.endpoint}: ${tls}`, []);
+    // An answer that is not HTTP, or none before the connection closed.
+    const noHttp = code === 'ECONNRESET' || code?.startsWith('HPE_');
+    if (noHttp && this.base.protocol === 'http:' && (await speaksTls(this.base)))
+      return new ApiError(
+        0,
+        'NetworkFailure',
+        `cannot talk to ${this.endpoint}: this endpoint speaks HTTPS, not plain HTTP: use ${withProtocol(this.endpoint, 'https:')}`,
+        [],
+      );
+    if (noHttp)
+      return new ApiError(
+        0,
+        'NetworkFailure',
+        `${this.endpoint} closed the connection without an HTTP answer; is it a Typeplane server, and is the scheme (http/https) right? (--endpoint or TYPEPLANE_ENDPOINT)`,
+        [],
+      );
+    return new ApiError(
+      0,
+      'NetworkFailure',
+      `cannot reach Typeplane at ${this.endpoint} (${code ?? (e as Error).message}); is 'typeplane serve' running? (--endpoint or TYPEPLANE_ENDPOINT)`,
+      [],
+    );
+  }
+}
+
+/** An answer with a status outside 2xx, as the error it carries. */
+function refusal(status: number, statusText: string, text: string, parsed: unknown): ApiError {
+  const err = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as {
+    errorCode?: string;
+    message?: string;
+    details?: unknown[];
+  };
+  return new ApiError(
+    status,
+    err.errorCode ?? `HTTP${status}`,
+    err.message ?? (truncate(text.trim(), 200) || statusText),
+    Array.isArray(err.details) ? err.details : [],
+  );
 }
 
 function safeJson(text: string): unknown {
