@@ -10,6 +10,7 @@ import { AccessKeys, checkAdminToken, plainListenProblem, Tokens } from './auth/
 import { cloudControlFrontDoor } from './cloudcontrol/index.js';
 import { Engine, engineLogger, type EngineOptions } from './engine/index.js';
 import { buildServer, type ServerOptions } from './http/index.js';
+import { listenForMetrics } from './http/metrics-listener.js';
 import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
 import { TypeConfigurations } from './type-configuration/index.js';
 import { Registry } from './registry/registry.js';
@@ -88,6 +89,11 @@ export interface ServiceOptions {
   audit?: AuditSettings;
   /** Collect metrics and serve them on GET /metrics (default true; `serve --no-metrics` turns both off). */
   metrics?: boolean;
+  /**
+   * Also serve GET /metrics, without a token, on a listener of its own at this address
+   * (`serve --metrics-address`); port 0 picks a free one.
+   */
+  metricsAddress?: { host: string; port: number };
   /** The process exports traces (`startTracing` started the SDK): each request is served in a span. */
   tracing?: boolean;
 }
@@ -103,6 +109,8 @@ export interface Service {
   firstAdminToken?: string;
   /** `http://host:port` (or https) once listening. */
   url: string;
+  /** `http://host:port` of the separate metrics listener, when there is one. */
+  metricsUrl?: string;
   /** Stop accepting requests, let in-flight operations finish (or persist them as resumable), close the store. */
   close(graceMs?: number): Promise<void>;
 }
@@ -119,6 +127,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     allowPlainHttp: options.allowPlainHttp === true,
   });
   if (refusal) throw new Error(`cannot start: ${refusal}`);
+  if (options.metricsAddress && options.metrics === false)
+    throw new Error('cannot start: a metrics address needs the metrics (it was given with metrics off)');
   // Refused before anything is written: a start that fails leaves no key file or database behind.
   if (options.adminToken !== undefined) checkAdminToken(options.adminToken);
   mkdirSync(options.dataDir, { recursive: true });
@@ -292,6 +302,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);
     const host = options.host ?? DEFAULT_HOST;
+    const metricsListener =
+      telemetry && options.metricsAddress
+        ? await listenForMetrics(telemetry, options.metricsAddress).catch(async (e: unknown) => {
+            await app.close();
+            throw e;
+          })
+        : undefined;
+    if (metricsListener) logger.info({ url: metricsListener.url }, 'serving GET /metrics without a token');
     engine.start();
     stacks.start();
     let closing: Promise<void> | undefined;
@@ -304,12 +322,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       recipes,
       ...(firstAdminToken ? { firstAdminToken } : {}),
       url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
       close(graceMs = 10_000) {
         closing ??= (async () => {
           readiness.markShuttingDown();
           if (options.shutdownDelayMs)
             await new Promise((resolve) => setTimeout(resolve, options.shutdownDelayMs));
           await app.close();
+          await metricsListener?.close();
           // Before the store closes: the records still buffered are written.
           await auditor?.close();
           recipes.stop();

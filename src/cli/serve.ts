@@ -10,6 +10,7 @@ import { DEFAULT_HOST, DEFAULT_PORT } from '../service-defaults.js';
 import { BLOCKED_PORTS } from './blocked-ports.js';
 import { UsageError, wholeNumberFlag } from './usage.js';
 import { FILES, readLocalBytes } from './local-files.js';
+import { parseMetricsAddress } from './metrics-address.js';
 
 interface ServeOptions {
   host: string;
@@ -36,6 +37,7 @@ interface ServeOptions {
   requireContractReport?: boolean;
   /** Commander's negation of --no-metrics: false when given. */
   metrics: boolean;
+  metricsAddress?: string;
   region?: string;
   accountId?: string;
   partition?: string;
@@ -131,6 +133,10 @@ export function registerServe(program: Command): void {
     .option(
       '--no-metrics',
       'collect no metrics and serve no GET /metrics (it is served by default to admin and monitor tokens)',
+    )
+    .option(
+      '--metrics-address <[host:]port>',
+      'also serve GET /metrics without a token on a listener of its own; a bare port binds 127.0.0.1, and another host (0.0.0.0, a LAN address) exposes the metrics to whoever reaches it, so name one only on a network you trust',
     )
     .option(
       '--allow-plain-http',
@@ -234,6 +240,11 @@ Examples:
         pseudo[key] = value;
       }
       const audit = auditSettings(command, options);
+      const metricsAddress =
+        options.metricsAddress === undefined ? undefined : parseMetricsAddress(options.metricsAddress);
+      if (typeof metricsAddress === 'string') usage(command, metricsAddress);
+      if (metricsAddress && !options.metrics)
+        usage(command, '--metrics-address needs the metrics: drop --no-metrics');
       const shutdownTimeout = seconds(command, '--shutdown-timeout', options.shutdownTimeout, 0);
       const shutdownDelay =
         options.shutdownDelay.trim() === '0'
@@ -344,6 +355,7 @@ Examples:
           ...(tls ? { tls } : {}),
           ...(options.allowPlainHttp ? { allowPlainHttp: true } : {}),
           ...(options.metrics ? {} : { metrics: false }),
+          ...(metricsAddress ? { metricsAddress } : {}),
           ...(options.requireContractReport ? { requirePassingContract: true } : {}),
           ...(audit ? { audit } : {}),
           ...(tracing ? { tracing: true } : {}),
