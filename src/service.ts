@@ -21,6 +21,7 @@ import { Recipes } from './recipes/index.js';
 import { Readiness } from './health/index.js';
 import { openAuditor, type AuditSettings } from './audit/index.js';
 import { createTelemetry } from './telemetry/index.js';
+import { Backups } from './backup/index.js';
 import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './service-defaults.js';
 
@@ -265,6 +266,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         else readinessLog.warn({ checks: failed, err: cause }, 'not ready');
       },
     });
+    const backups = new Backups(
+      options.database && 'schema' in store
+        ? { store: 'postgresql', url: options.database.url, schema: store.schema }
+        : { store: 'sqlite', path: join(options.dataDir, 'typeplane.db') },
+      sealer.keyId,
+    );
     const app = await buildServer({
       readiness,
       engine,
@@ -275,6 +282,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       stacks,
       recipes,
       configurations,
+      backups,
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.onRoute ? { onRoute: options.onRoute } : {}),
       ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),

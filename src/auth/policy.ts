@@ -33,10 +33,11 @@ export type Action =
   | 'write' // create/update/delete resources, cancel requests
   | 'read-metrics' // GET /metrics
   | 'manage-types' // register and deregister types
-  | 'manage-tokens'; // create, list and revoke tokens
+  | 'manage-tokens' // create, list and revoke tokens
+  | 'back-up'; // take a backup of the whole store
 
 const ALLOWED: Record<Role, ReadonlySet<Action>> = {
-  admin: new Set<Action>(['read-metrics', 'read', 'write', 'manage-types', 'manage-tokens']),
+  admin: new Set<Action>(['read-metrics', 'read', 'write', 'manage-types', 'manage-tokens', 'back-up']),
   writer: new Set<Action>(['read', 'write']),
   reader: new Set<Action>(['read']),
   monitor: new Set<Action>(['read-metrics']),

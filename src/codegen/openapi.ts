@@ -638,6 +638,21 @@ function generalPaths(): Schema {
         responses: { '204': { description: 'Revoked.' }, ...ERROR_RESPONSES },
       },
     },
+    '/v1/backup': {
+      get: {
+        operationId: 'takeBackup',
+        summary: 'A consistent backup of the whole store, streamed (admin)',
+        description:
+          "A header line (format and Typeplane versions, store kind, schema version, the secret key's id, the time), the store's data, and a trailer with its length and SHA-256. 'typeplane backup' saves it, 'typeplane restore' writes it into an empty store; see docs/operations.md. One backup at a time per server (429 otherwise).",
+        responses: {
+          '200': {
+            description: 'The backup file.',
+            content: { 'application/vnd.typeplane.backup': { schema: { type: 'string', format: 'binary' } } },
+          },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
     '/v1/artifacts/bicep': listing(
       'bicepArtifacts',
       'The Bicep extensions: one per namespace of the types the caller may see',

@@ -51,6 +51,8 @@ function actionOf(method: string, route: string): Action {
   if (route === '/v1/audit') return 'manage-tokens';
   if (route === METRICS_ROUTE) return 'read-metrics';
   if (route === '/v1/tokens' || route.startsWith('/v1/tokens/')) return 'manage-tokens';
+  // A backup holds every record of the store: admins only.
+  if (route === '/v1/backup') return 'back-up';
   // A type's configuration holds secrets: admins only, reading included.
   if (route === '/v1/types/:typeName/configuration') return 'manage-types';
   if (method === 'GET' || method === 'HEAD') return 'read';
@@ -138,5 +140,7 @@ function describe(action: Action): string {
       return 'register or deregister types';
     case 'manage-tokens':
       return 'create, list or revoke tokens';
+    case 'back-up':
+      return 'take a backup of the store';
   }
 }

@@ -42,6 +42,8 @@ import { tokenRoutes } from './routes/tokens.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { stackRoutes } from './routes/stacks.js';
 import { recipeRoutes } from './routes/recipes.js';
+import { backupRoutes } from './routes/backup.js';
+import type { Backups } from '../backup/index.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { nameRoute, serveInSpan, type Telemetry } from '../telemetry/index.js';
@@ -67,6 +69,8 @@ export interface ServerOptions {
   recipes?: Recipes;
   /** Types' configurations, served under /v1/types/{typeName}/configuration when given. */
   configurations?: TypeConfigurations;
+  /** Backups of the store, served as GET /v1/backup when given. */
+  backups?: Backups;
   /** Serve HTTPS with this certificate and key (PEM). */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Told of every route as it is added, those registered after the build too (the API's own listing). */
@@ -162,6 +166,7 @@ export async function buildServer({
   stacks,
   recipes,
   configurations,
+  backups,
   tls,
   onRoute,
   frontDoor,
@@ -270,5 +275,6 @@ export async function buildServer({
   if (stacks) await app.register(stackRoutes, { stacks });
   if (recipes) await app.register(recipeRoutes, { recipes, engine });
   if (telemetry) await app.register(metricsRoutes, { telemetry });
+  if (backups) await app.register(backupRoutes, { backups });
   return app;
 }

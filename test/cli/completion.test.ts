@@ -38,7 +38,7 @@ function complete(...words: string[]): string[] {
 }
 
 test('bash completes commands and subcommands: typeplane res → resource, typeplane resource l → list', () => {
-  assert.deepEqual(complete('res'), ['resource']);
+  assert.deepEqual(complete('res'), ['resource', 'restore']);
   assert.deepEqual(complete('resource', 'l'), ['list']);
   assert.deepEqual(complete('resource', 'p'), ['put']);
   assert.deepEqual(complete('type', 'report', ''), ['upload']);

@@ -288,6 +288,8 @@ test('every command has an Examples section in its help', async () => {
     ['token', 'create'],
     ['token', 'list'],
     ['token', 'revoke'],
+    ['backup'],
+    ['restore'],
     ['test'],
     ['diff'],
   ];

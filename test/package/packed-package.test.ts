@@ -249,6 +249,8 @@ test('every command of the installed CLI answers --help, and --version', async (
     'recipe',
     'environment',
     'token',
+    'backup',
+    'restore',
     'test',
     'diff',
     'completion',

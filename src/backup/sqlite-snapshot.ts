@@ -1,0 +1,88 @@
+/**
+ * @module A SQLite store's snapshot, through SQLite's online backup API, into a private file beside
+ * the database, then read out as the backup's payload.
+ *
+ * The copy runs on a worker thread with a connection of its own, in one step: the server's event
+ * loop never waits for it, and the step reads one consistent state of the database (a WAL reader:
+ * writers go on meanwhile). Copied in small steps instead, a copy whose source another connection
+ * writes between two steps starts over, so on a busy store it might never finish.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, createReadStream, openSync, readSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { SQLITE_HEADER_BYTES, sqliteUserVersion } from './sqlite-header.js';
+import type { Snapshot } from './snapshot.js';
+
+/**
+ * The thread's code, plain CommonJS (it runs as it is from the TypeScript sources and built), and a
+ * constant: nothing in it comes from outside but the two paths. The first step (0 pages) starts the
+ * backup; the second copies every page.
+ */
+const SOURCE = `
+const { workerData, parentPort } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.source, { fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+db.backup(workerData.destination, { progress: () => 0x7fffffff })
+  .then((progress) => parentPort.postMessage(progress.totalPages))
+  .finally(() => db.close());
+`;
+
+const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
+
+/** Chunks read from the snapshot file at a time. */
+const READ_BYTES = 256 * 1024;
+
+/** A snapshot of the SQLite database at `path`, held in a file beside it until released. */
+export async function snapshotSqlite(path: string): Promise<Snapshot> {
+  const file = join(dirname(path), `.typeplane-backup-${randomBytes(6).toString('hex')}.db`);
+  const remove = () => {
+    for (const suffix of ['', '-journal']) rmSync(file + suffix, { force: true });
+  };
+  try {
+    // Made private before a byte is copied into it: it holds the whole store.
+    closeSync(openSync(file, 'wx', 0o600));
+    await copy(path, file);
+    const schemaVersion = sqliteUserVersion(firstBytes(file));
+    if (schemaVersion === undefined) throw new Error('the snapshot is not a SQLite database');
+    const payload = createReadStream(file, { highWaterMark: READ_BYTES });
+    return {
+      schemaVersion,
+      payload,
+      release: async () => {
+        payload.destroy();
+        remove();
+      },
+    };
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
+
+function copy(source: string, destination: string): Promise<void> {
+  const worker = new Worker(SOURCE, { eval: true, workerData: { driver: DRIVER, source, destination } });
+  return new Promise((resolve, reject) => {
+    let copied = false;
+    worker.once('message', () => (copied = true));
+    worker.once('error', reject);
+    worker.once('exit', (code) =>
+      copied
+        ? resolve()
+        : reject(new Error(`the backup thread stopped (exit code ${code}) before the copy was made`)),
+    );
+  });
+}
+
+function firstBytes(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const start = Buffer.alloc(SQLITE_HEADER_BYTES);
+    readSync(fd, start, 0, SQLITE_HEADER_BYTES, 0);
+    return start;
+  } finally {
+    closeSync(fd);
+  }
+}
