@@ -424,6 +424,20 @@ function generalPaths(): Schema {
         },
       },
     },
+    '/metrics': {
+      get: {
+        operationId: 'metrics',
+        summary:
+          "The server's metrics in the Prometheus text format (admin or monitor tokens; docs/operations.md lists them)",
+        responses: {
+          '200': {
+            description: 'Every metric, as Prometheus scrapes them.',
+            content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },
+          },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
     '/v1/openapi.json': artifact('openApi', 'This document, for the types the caller may see'),
     '/v1/types': {
       get: {
