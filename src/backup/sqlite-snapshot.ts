@@ -8,7 +8,8 @@
  * writes between two steps starts over, so on a busy store it might never finish.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -38,9 +39,8 @@ const READ_BYTES = 256 * 1024;
 /** A snapshot of the SQLite database at `path`, held in a file beside it until released. */
 export async function snapshotSqlite(path: string): Promise<Snapshot> {
   const file = join(dirname(path), `.typeplane-backup-${randomBytes(6).toString('hex')}.db`);
-  const remove = () => {
-    for (const suffix of ['', '-journal']) rmSync(file + suffix, { force: true });
-  };
+  // Off the event loop: unlinking a file of hundreds of MB took the server's loop up to ~90 ms.
+  const remove = () => Promise.all(['', '-journal'].map((suffix) => rm(file + suffix, { force: true })));
   try {
     // Made private before a byte is copied into it: it holds the whole store.
     closeSync(openSync(file, 'wx', 0o600));
@@ -53,11 +53,11 @@ export async function snapshotSqlite(path: string): Promise<Snapshot> {
       payload,
       release: async () => {
         payload.destroy();
-        remove();
+        await remove();
       },
     };
   } catch (error) {
-    remove();
+    await remove();
     throw error;
   }
 }
