@@ -251,6 +251,7 @@ test('every command of the installed CLI answers --help, and --version', async (
     'token',
     'backup',
     'restore',
+    'audit',
     'test',
     'diff',
     'completion',
@@ -284,6 +285,7 @@ test('every command of the installed CLI answers --help, and --version', async (
     recipe: ['register', 'check', 'list', 'show', 'delete'],
     environment: ['create', 'list', 'show', 'delete'],
     token: ['create', 'list', 'revoke'],
+    audit: ['verify', 'export'],
   };
   const invocations = commands.flatMap((c) => [[c], ...(groups[c] ?? []).map((s) => [c, s])]);
   const runs = await Promise.all(invocations.map((args) => typeplaneAsync([...args, '--help'])));
