@@ -451,13 +451,15 @@ export async function interleaved(
   bareOp: (round: number) => Op,
   tpLabel: string,
   bareLabel: string,
+  /** What the two sides are called in the lines printed. */
+  names = { tp: 'typeplane', bare: 'bare' },
 ): Promise<{ tp: PhaseResult; bare: PhaseResult }[]> {
   const rounds: { tp: PhaseResult; bare: PhaseResult }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const runs = { tp: undefined as PhaseResult | undefined, bare: undefined as PhaseResult | undefined };
     for (const side of round % 2 === 0 ? (['tp', 'bare'] as const) : (['bare', 'tp'] as const)) {
       const r = await phase(servers[side], DURATION_S, side === 'tp' ? tpOp(round) : bareOp(round));
-      describe(`${side === 'tp' ? `typeplane ${tpLabel}` : `bare ${bareLabel}`} #${round + 1}`, r);
+      describe(`${side === 'tp' ? `${names.tp} ${tpLabel}` : `${names.bare} ${bareLabel}`} #${round + 1}`, r);
       runs[side] = r;
     }
     rounds.push({ tp: runs.tp!, bare: runs.bare! });
