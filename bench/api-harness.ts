@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closedLoop } from './closed-loop.js';
@@ -59,6 +59,19 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     cleanup();
     process.exit(130);
   });
+}
+
+/** Runs a benchmark's `main`, then `after` (a failure of either sets a failing exit code); the children and folders go at the end. */
+export async function runMain(main: () => Promise<void>, after?: () => Promise<void>): Promise<void> {
+  try {
+    await main();
+  } catch (e) {
+    console.error(e);
+    process.exitCode = 1;
+  } finally {
+    cleanup();
+    await after?.().catch((e: unknown) => console.error(e));
+  }
 }
 
 export function tempDir(prefix: string): string {
@@ -467,6 +480,48 @@ export async function interleaved(
   return rounds;
 }
 
+/** Both servers' keep-alive connections, one per client. */
+export interface Sides<T> {
+  tp: T;
+  bare: T;
+}
+
+/** ROUNDS rounds of creates (?wait=10, each a SUCCESS) on each server; what each created goes into `created`. */
+export function createRounds(
+  servers: Sides<Server>,
+  conns: Sides<Connection[]>,
+  created: Sides<string[]>,
+): Promise<Sides<PhaseResult>[]> {
+  return interleaved(
+    servers,
+    (round) => createOp(conns.tp, `c${round}-`, '?wait=10', created.tp, succeeded),
+    (round) => createOp(conns.bare, `c${round}-`, '?wait=10', created.bare, succeeded),
+    'creates, ?wait=10, SUCCESS',
+    'creates (one INSERT)',
+  );
+}
+
+/** ROUNDS rounds of reads, on each server, of what it `created`. */
+export function readRounds(
+  servers: Sides<Server>,
+  conns: Sides<Connection[]>,
+  created: Sides<string[]>,
+): Promise<Sides<PhaseResult>[]> {
+  return interleaved(
+    servers,
+    () => readOp(conns.tp, created.tp),
+    () => readOp(conns.bare, created.bare),
+    'reads',
+    'reads (one SELECT)',
+  );
+}
+
+/** The machine's load averages (1, 5 and 15 minutes), as printed. */
+export const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
 export const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 export const roundsOf = (ratios: number[]) => `(rounds ${ratios.map((r) => fmt(r, 2)).join(', ')})`;
 
@@ -479,3 +534,64 @@ export const both = (a: number, b: number, f: (n: number) => string) => `${f(a)}
 
 /** CPU per request in µs: steadier than rates on a shared VM (CPU time stolen by the host is not charged to the process). */
 export const usPer = (cpu: number, r: PhaseResult) => (cpu / r.perSecond) * 1e6;
+
+/** One server's creates and reads. */
+export interface Pair {
+  create: PhaseResult;
+  read: PhaseResult;
+}
+
+/** A figure of both servers, the median of the rounds' ratios, and the verdict on its target. */
+export function targetRow(
+  label: string,
+  typeplane: string,
+  bare: string,
+  ratios: number[],
+  target: { text: string; met: (ratio: number) => boolean; moonshot?: string },
+): void {
+  const ratio = median(ratios);
+  const moonshot = target.moonshot === undefined ? '' : ` (moonshot ${target.moonshot})`;
+  row(
+    label,
+    typeplane,
+    bare,
+    fmt(ratio, 2),
+    `${target.text} ${verdict(target.met(ratio))}${moonshot} ${roundsOf(ratios)}`,
+  );
+}
+
+/** Latency p50 / p99 of the creates and of the reads on both servers. */
+export function latencyRows(tp: Pair, bare: Pair): void {
+  const ms = (n: number) => fmt(n, 1);
+  for (const kind of ['create', 'read'] as const)
+    row(
+      `${kind} latency p50 / p99 (ms)`,
+      both(tp[kind].p50, tp[kind].p99, ms),
+      both(bare[kind].p50, bare[kind].p99, ms),
+      '',
+      '',
+    );
+}
+
+/** A share of CPU (100% = one core) during the creates / the reads on both servers; `of` says whose. */
+export function shareRow(
+  label: string,
+  tp: Pair,
+  bare: Pair,
+  of: (r: PhaseResult) => number,
+  note = '',
+): void {
+  row(label, both(of(tp.create), of(tp.read), pct), both(of(bare.create), of(bare.read), pct), '', note);
+}
+
+/** The most CPU other processes used in any of `phases`, and whether that makes the figures noisy. */
+export function otherCpuRow(phases: PhaseResult[]): void {
+  const other = Math.max(...phases.map((r) => r.otherCpu));
+  row(
+    "other processes' CPU, worst phase",
+    pct(other),
+    '',
+    '',
+    other > 0.2 ? 'BUSY machine: other processes competed, figures are noisy' : '(quiet machine)',
+  );
+}

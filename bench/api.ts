@@ -12,37 +12,37 @@
  * each side used is printed, so a saturated load generator shows.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqliteStore } from '../src/store/index.js';
 import { encodeCursor } from '../src/store/cursor.js';
 import {
   CLIENTS,
-  Connection,
   DURATION_S,
   ROUNDS,
   WARMUP_S,
   TYPE_NAME,
   TYPE_PATH,
   TYPE_SCHEMA,
-  both,
-  cleanup,
+  Connection,
   connections,
   createOp,
+  createRounds,
   describe,
   fmt,
-  interleaved,
-  median,
-  pct,
+  latencyRows,
+  loadAverage,
+  otherCpuRow,
   phase,
   pooled,
   quantile,
-  readOp,
-  roundsOf,
+  readRounds,
   row,
+  runMain,
+  shareRow,
   startServer,
-  succeeded,
+  targetRow,
   tempDir,
   verdict,
   warmUp,
@@ -131,15 +131,9 @@ async function throughput(typeFile: string): Promise<Throughput> {
     await warmUp(tpServer, tpConns);
     await warmUp(bareServer, bareConns);
 
-    const tpCreated: string[] = [];
-    const bareCreated: string[] = [];
-    const creates = await interleaved(
-      servers,
-      (round) => createOp(tpConns, `c${round}-`, '?wait=10', tpCreated, succeeded),
-      (round) => createOp(bareConns, `c${round}-`, '?wait=10', bareCreated, succeeded),
-      'creates, ?wait=10, SUCCESS',
-      'creates (one INSERT)',
-    );
+    const conns = { tp: tpConns, bare: bareConns };
+    const created = { tp: [] as string[], bare: [] as string[] };
+    const creates = await createRounds(servers, conns, created);
     const accepted = await phase(
       tpServer,
       DURATION_S,
@@ -150,13 +144,7 @@ async function throughput(typeFile: string): Promise<Throughput> {
     console.log(
       `    all accepted operations terminal ${fmt(drained.seconds, 2)} s after the load stopped${drained.failed ? ' (some FAILED!)' : ', none FAILED'}`,
     );
-    const reads = await interleaved(
-      servers,
-      () => readOp(tpConns, tpCreated),
-      () => readOp(bareConns, bareCreated),
-      'reads',
-      'reads (one SELECT)',
-    );
+    const reads = await readRounds(servers, conns, created);
     const createWait = pooled(creates.map((r) => r.tp));
     const read = pooled(reads.map((r) => r.tp));
     const bareCreate = pooled(creates.map((r) => r.bare));
@@ -274,10 +262,7 @@ function cpuPerOk(r: PhaseResult): number {
 
 async function main(): Promise<void> {
   const cores = availableParallelism();
-  const load = () =>
-    loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ');
+  const load = loadAverage;
   const loadBefore = load();
   console.log(
     `API benchmark: ${cores} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, load average ${loadBefore}`,
@@ -299,30 +284,29 @@ async function main(): Promise<void> {
   const small = await listLatency(typeFile, LIST_SMALL);
   const big = await listLatency(typeFile, LIST_BIG);
 
-  const createRatio = median(createRatios);
-  const readRatio = median(readRatios);
   const p50Ratio = big.deep.p50 / small.deep.p50;
   const p99Ratio = big.deep.p99 / small.deep.p99;
-  const ms = (n: number) => fmt(n, 1);
 
   console.log(
     `\n==== summary: ${cores} cores, Node ${process.version}, ${CLIENTS} clients, ${ROUNDS} rounds of ${DURATION_S} s phases, load average before ${loadBefore}, after ${load()} ====`,
   );
   row('throughput (rounds pooled)', 'typeplane', 'bare', 'ratio', "target: median of the rounds' ratios");
-  row(
+  targetRow(
     'creates/s (SUCCESS, ?wait=10)',
     fmt(tp.createWait.perSecond),
     fmt(bare.create.perSecond),
-    fmt(createRatio, 2),
-    `>= 0.8 ${verdict(createRatio >= 0.8)} (moonshot >= 1.0) ${roundsOf(createRatios)}`,
+    createRatios,
+    {
+      text: '>= 0.8',
+      met: (r) => r >= 0.8,
+      moonshot: '>= 1.0',
+    },
   );
-  row(
-    'reads/s',
-    fmt(tp.read.perSecond),
-    fmt(bare.read.perSecond),
-    fmt(readRatio, 2),
-    `>= 0.9 ${verdict(readRatio >= 0.9)} (moonshot >= 1.0) ${roundsOf(readRatios)}`,
-  );
+  targetRow('reads/s', fmt(tp.read.perSecond), fmt(bare.read.perSecond), readRatios, {
+    text: '>= 0.9',
+    met: (r) => r >= 0.9,
+    moonshot: '>= 1.0',
+  });
   row(
     'creates accepted/s (202, no wait)',
     fmt(tp.accepted.perSecond),
@@ -338,61 +322,28 @@ async function main(): Promise<void> {
     '',
     `=> ${fmt(effective)} completed/s overall`,
   );
-  row(
-    'create latency p50 / p99 (ms)',
-    both(tp.createWait.p50, tp.createWait.p99, ms),
-    both(bare.create.p50, bare.create.p99, ms),
-    '',
-    '',
-  );
-  row(
-    'read latency p50 / p99 (ms)',
-    both(tp.read.p50, tp.read.p99, ms),
-    both(bare.read.p50, bare.read.p99, ms),
-    '',
-    '',
-  );
-  row(
-    'server CPU, creates / reads',
-    both(tp.createWait.serverCpu, tp.read.serverCpu, pct),
-    both(bare.create.serverCpu, bare.read.serverCpu, pct),
-    '',
-    '(100% = one core)',
-  );
+  const tpPair = { create: tp.createWait, read: tp.read };
+  latencyRows(tpPair, bare);
+  shareRow('server CPU, creates / reads', tpPair, bare, (r) => r.serverCpu, '(100% = one core)');
   // Steadier than rates on a shared VM: CPU time stolen by the host is not charged to the process.
   const us = (r: PhaseResult) => fmt(cpuPerOk(r) * 1e6);
-  row(
+  targetRow(
     'server CPU per create / read (us)',
     `${us(tp.createWait)} / ${us(tp.read)}`,
     `${us(bare.create)} / ${us(bare.read)}`,
-    fmt(median(cpuRatios), 2),
-    `creates: <= 1.3 ${verdict(median(cpuRatios) <= 1.3)} (moonshot <= 1.0) ${roundsOf(cpuRatios)}`,
+    cpuRatios,
+    { text: 'creates: <= 1.3', met: (r) => r <= 1.3, moonshot: '<= 1.0' },
   );
-  row(
-    'load-generator CPU, creates / reads',
-    both(tp.createWait.clientCpu, tp.read.clientCpu, pct),
-    both(bare.create.clientCpu, bare.read.clientCpu, pct),
-    '',
-    '',
-  );
+  shareRow('load-generator CPU, creates / reads', tpPair, bare, (r) => r.clientCpu);
   const kb = (n: number) => `${fmt(n / 1024, 1)} KiB`;
-  row(
+  targetRow(
     'disk writes per create (server)',
     kb(tp.createWait.diskBytesPerOk),
     kb(bare.create.diskBytesPerOk),
-    fmt(median(diskRatios), 2),
-    `<= 1.5 ${verdict(median(diskRatios) <= 1.5)} (moonshot <= 1.2; WAL + checkpoints) ${roundsOf(diskRatios)}`,
+    diskRatios,
+    { text: '<= 1.5', met: (r) => r <= 1.5, moonshot: '<= 1.2; WAL + checkpoints' },
   );
-  const other = Math.max(
-    ...[tp.createWait, tp.accepted, tp.read, bare.create, bare.read].map((r) => r.otherCpu),
-  );
-  row(
-    "other processes' CPU, worst phase",
-    pct(other),
-    '',
-    '',
-    other > 0.2 ? 'BUSY machine: other processes competed, figures are noisy' : '(quiet machine)',
-  );
+  otherCpuRow([tp.createWait, tp.accepted, tp.read, bare.create, bare.read]);
   console.log('');
   row('list page, maxResults=100 (ms)', `${fmt(LIST_SMALL)}`, `${fmt(LIST_BIG)}`, 'ratio', 'target');
   row(
@@ -443,11 +394,4 @@ async function main(): Promise<void> {
   if (PROFILE) console.log(`\nCPU profiles of the Typeplane servers (kept): ${profileDir}`);
 }
 
-try {
-  await main();
-} catch (e) {
-  console.error(e);
-  process.exitCode = 1;
-} finally {
-  cleanup();
-}
+await runMain(main);

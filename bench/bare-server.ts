@@ -9,20 +9,9 @@
  *
  * Prints `listening on http://host:port` on stdout once ready; SIGTERM/SIGINT close it.
  */
-import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import Fastify from 'fastify';
 import { startCheckpointer, type Checkpointer } from '../src/store/sqlite/checkpointer.js';
-
-function arg(name: string, fallback?: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? process.argv[i + 1] : fallback;
-  if (value === undefined) {
-    process.stderr.write(`bare-server: --${name} is required\n`);
-    process.exit(2);
-  }
-  return value;
-}
+import { arg, serveBare } from './bare-api.js';
 
 const path = arg('db');
 const db = new Database(path);
@@ -53,65 +42,20 @@ const select = db.prepare<[string, string], { properties_json: string }>(
   'SELECT properties_json FROM resources WHERE type_name = ? AND identifier = ?',
 );
 
-const app = Fastify();
-
-app.post<{
-  Params: { typeName: string };
-  Body: { desiredState?: Record<string, unknown>; clientToken?: string };
-}>('/v1/resources/:typeName', async (request, reply) => {
-  const { typeName } = request.params;
-  const desiredState = request.body?.desiredState;
-  const identifier = desiredState?.Name;
-  if (typeof identifier !== 'string')
-    return reply.status(400).send({ code: 'InvalidRequest', message: 'desiredState.Name is required' });
-  const now = new Date().toISOString();
-  try {
-    insert.run(typeName, identifier, JSON.stringify(desiredState), request.body.clientToken ?? null, now);
+await serveBare({
+  insert(typeName, identifier, propertiesJson, clientToken, createdAt) {
+    try {
+      insert.run(typeName, identifier, propertiesJson, clientToken, createdAt);
+    } catch (e) {
+      if ((e as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) return false;
+      throw e;
+    }
     committed();
-  } catch (e) {
-    if ((e as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT'))
-      return reply.status(409).send({ code: 'AlreadyExists', message: `${identifier} exists` });
-    throw e;
-  }
-  return reply.status(202).send({
-    progressEvent: {
-      typeName,
-      requestToken: randomUUID(),
-      operation: 'CREATE',
-      operationStatus: 'SUCCESS',
-      eventTime: now,
-      identifier,
-      resourceModel: desiredState,
-    },
-  });
-});
-
-app.get<{ Params: { typeName: string; identifier: string } }>(
-  '/v1/resources/:typeName/:identifier',
-  async (request, reply) => {
-    const { typeName, identifier } = request.params;
-    const row = select.get(typeName, identifier);
-    if (!row) return reply.status(404).send({ code: 'NotFound', message: `${identifier} does not exist` });
-    return { typeName, identifier, properties: JSON.parse(row.properties_json) as unknown };
+    return true;
   },
-);
-
-await app.listen({ host: arg('host', '127.0.0.1'), port: Number(arg('port', '0')) });
-const address = app.server.address();
-if (typeof address !== 'object' || address === null) throw new Error('no address');
-process.stdout.write(`listening on http://${address.address}:${address.port}\n`);
-
-let stopping = false;
-const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  void app
-    .close()
-    .then(() => checkpointer?.stop())
-    .finally(() => {
-      db.close();
-      process.exit(0);
-    });
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+  select: (typeName, identifier) => select.get(typeName, identifier)?.properties_json,
+  async close() {
+    await checkpointer?.stop();
+    db.close();
+  },
+});
