@@ -52,6 +52,7 @@ test('the file is in WAL mode with the schema at the latest version', async (t) 
     .all()
     .map((r) => r.name);
   assert.deepEqual(tables, [
+    'audit_records',
     'kv',
     'operations',
     'resource_counts',
