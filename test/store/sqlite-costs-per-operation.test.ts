@@ -16,6 +16,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
+import { mostCommon } from '../helpers/most-common.js';
 import { meterStatements, meterWal, type StatementTally, type WalMeter } from '../helpers/sqlite-meter.js';
 
 /** Resources of each type created, read, updated and deleted, each measured. */
@@ -245,13 +246,6 @@ function summarise(samples: Record<string, Record<Kind, Sample[]>>, wal: WalMete
     }
   }
   return measured;
-}
-
-/** The value that occurs most often (the first of those that tie). */
-function mostCommon(values: string[]): string {
-  const tally = new Map<string, number>();
-  for (const value of values) tally.set(value, (tally.get(value) ?? 0) + 1);
-  return [...tally].reduce((best, entry) => (entry[1] > best[1] ? entry : best))[0];
 }
 
 const LABELS: Record<keyof Figures, string> = {

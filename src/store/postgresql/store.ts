@@ -215,6 +215,8 @@ export class PostgresStore implements Store {
       // Every connection works in the store's schema.
       options: `-c search_path=${schema}`,
       Client: PreparingClient,
+      // A query is sent without waiting for the answer to the one before: see sendTogether.
+      pipeline: true,
     });
     // An idle connection the server drops must not take the process down; the next query reconnects.
     pool.on('error', () => undefined);
@@ -495,29 +497,29 @@ export class PostgresStore implements Store {
     const params = operationParams(operation);
     return this.withTokenRetry(operation, async () =>
       this.transaction(
-        async (c): Promise<BeginResult> => {
+        async (_, tx): Promise<BeginResult> => {
           const identifier = operation.identifier;
-          const seen = await inspect(c, operation, requestHash ?? null, {
-            resource: precondition !== undefined,
-            referrers: false,
-          });
+          const seen = seenIn(tx.first!, requestHash ?? null);
           if (seen.earlier) return seen.earlier;
           checkDefault(operation, seen);
           if (seen.active !== undefined && ACTIVE.has(operation.status))
             return { kind: 'conflict', activeRequestToken: seen.active };
           if (precondition && identifier !== undefined) precondition(seen.resource);
-          await c.query(
-            INSERT_OPERATION,
-            insertValues(
-              params,
-              requestHash ?? null,
-              lease?.owner ?? null,
-              lease?.until.toISOString() ?? null,
-            ),
-          );
+          await tx.commit([
+            {
+              text: INSERT_OPERATION,
+              values: insertValues(
+                params,
+                requestHash ?? null,
+                lease?.owner ?? null,
+                lease?.until.toISOString() ?? null,
+              ),
+            },
+          ]);
           return startedAs(operation, params);
         },
         ...operationLocks(operation),
+        inspection(operation, { resource: precondition !== undefined, referrers: false }),
       ),
     );
   }
@@ -529,11 +531,8 @@ export class PostgresStore implements Store {
   ): Promise<BeginResult> {
     return this.withTokenRetry(operation, async () =>
       this.transaction(
-        async (c): Promise<BeginResult> => {
-          const seen = await inspect(c, operation, requestHash ?? null, {
-            resource: true,
-            referrers: operation.operation === 'DELETE',
-          });
+        async (c, tx): Promise<BeginResult> => {
+          const seen = seenIn(tx.first!, requestHash ?? null);
           if (seen.earlier) return seen.earlier;
           checkDefault(operation, seen);
           if (seen.active !== undefined) return { kind: 'conflict', activeRequestToken: seen.active };
@@ -545,16 +544,19 @@ export class PostgresStore implements Store {
           } else if (outcome.resourceModel) {
             record.resourceModel = outcome.resourceModel;
           }
-          await c.query(
-            INSERT_OPERATION,
-            insertValues(operationParams(record), requestHash ?? null, null, null),
-          );
-          // The resource's absence was checked above, under the resource's lock.
-          if (outcome.status === 'SUCCESS') await applyChange(c, record, outcome.change, false);
+          await tx.commit([
+            {
+              text: INSERT_OPERATION,
+              values: insertValues(operationParams(record), requestHash ?? null, null, null),
+            },
+            // The resource's absence was checked above, under the resource's lock.
+            ...(outcome.status === 'SUCCESS' ? await changeStatements(c, record, outcome.change, false) : []),
+          ]);
           Object.assign(operation, record);
           return { kind: 'started', operation };
         },
         ...operationLocks(operation),
+        inspection(operation, { resource: true, referrers: operation.operation === 'DELETE' }),
       ),
     );
   }
@@ -574,10 +576,10 @@ export class PostgresStore implements Store {
   async finishOperation(operation: OperationRecord, change?: ResourceChange, owner?: string): Promise<void> {
     try {
       await this.transaction(
-        async (c) => {
+        async (c, tx) => {
           const result = await c.query(FINISH_OPERATION, updateValues(operationParams(operation), owner));
           if ((result.rowCount ?? 0) === 0) throw await this.notWritten(operation.requestToken, c);
-          await applyChange(c, operation, change, true);
+          await tx.commit(await changeStatements(c, operation, change, true));
         },
         changeKey(change) ?? operationKey(operation),
       );
@@ -844,34 +846,45 @@ export class PostgresStore implements Store {
 
   /**
    * Run `work` in a transaction. With `lockOn`, the transaction first takes that key's lock, in the
-   * same round trip as BEGIN (a simple query: the lock's number is computed here, never user text);
-   * with `shareLockOn`, that key's lock shared.
+   * same query as BEGIN (a simple query: the lock's number is computed here, never user text); with
+   * `shareLockOn`, that key's lock shared. With `first`, a read, that read leaves with BEGIN (one
+   * round trip for both; it runs after the locks are held) and work finds its result in `tx.first`;
+   * work may end with `tx.commit`, which sends its last statements together with COMMIT.
    */
   private async transaction<T>(
-    work: (client: pg.PoolClient) => Promise<T>,
+    work: (client: pg.PoolClient, tx: Tx) => Promise<T>,
     /** Keys locked exclusively, always in one order (so that two transactions never wait on each other). */
     lockOn?: string | readonly string[],
     /** A key whose lock is taken shared, after `lockOn`'s. */
     shareLockOn?: string,
+    first?: Statement,
   ): Promise<T> {
     const client = await this.pool.connect();
     const started = this.observer ? performance.now() : 0;
     let broken = false;
+    let committed = false;
     try {
       try {
-        await client.query(
-          [
-            'BEGIN',
-            ...[...new Set((typeof lockOn === 'string' ? [lockOn] : (lockOn ?? [])).map(lockNumber))]
-              .sort()
-              .map((n) => `SELECT pg_advisory_xact_lock(${n})`),
-            ...(shareLockOn === undefined
-              ? []
-              : [`SELECT pg_advisory_xact_lock_shared(${lockNumber(shareLockOn)})`]),
-          ].join('; '),
-        );
-        const result = await work(client);
-        await client.query('COMMIT');
+        const begin = [
+          'BEGIN',
+          ...[...new Set((typeof lockOn === 'string' ? [lockOn] : (lockOn ?? [])).map(lockNumber))]
+            .sort()
+            .map((n) => `SELECT pg_advisory_xact_lock(${n})`),
+          ...(shareLockOn === undefined
+            ? []
+            : [`SELECT pg_advisory_xact_lock_shared(${lockNumber(shareLockOn)})`]),
+        ].join('; ');
+        // BEGIN's failure is the one thrown (the first in order), before work sends anything more.
+        const [, firstResult] = await sendTogether(client, [{ text: begin }, ...(first ? [first] : [])]);
+        const result = await work(client, {
+          first: firstResult,
+          async commit(statements) {
+            const results = await sendTogether(client, [...statements, { text: 'COMMIT' }]);
+            committed = true;
+            return results.slice(0, -1);
+          },
+        });
+        if (!committed) await client.query('COMMIT');
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {
@@ -917,6 +930,54 @@ export class PostgresStore implements Store {
 }
 
 // ---- Statements shared by several methods ----
+
+/** A query to send with others (see sendTogether), and what the database refusing it means. */
+interface Statement {
+  text: string;
+  values?: unknown[];
+  /** The error to throw for the database's refusal; undefined (or no function) throws the database's. */
+  refused?: (error: unknown) => Error | undefined;
+}
+
+/** What a transaction's work has besides its connection (see PostgresStore.transaction). */
+interface Tx {
+  /** The result of the read sent with BEGIN, if one was. */
+  first: pg.QueryResult | undefined;
+  /**
+   * Sends `statements` and COMMIT in one round trip; their results, or the first one's refusal (the
+   * transaction is then rolled back: a COMMIT after a refusal ends it so).
+   */
+  commit(statements: readonly Statement[]): Promise<pg.QueryResult[]>;
+}
+
+/**
+ * Sends `statements` on `client` in one write and waits once: the pool's connections pipeline (none
+ * waits for the answer to the one before) and the server runs them in order. Each round trip to the
+ * database costs both processes a wake-up and a system call or two, more than a short statement
+ * itself. Their results in order, or the error of the first one refused (in a transaction, those after
+ * it were refused too: the transaction is aborted).
+ */
+async function sendTogether(
+  client: pg.PoolClient,
+  statements: readonly Statement[],
+): Promise<pg.QueryResult[]> {
+  const socket = client.connection.stream;
+  // Corked, each query's messages wait in the socket's buffer, and uncorking writes them all at once.
+  socket.cork();
+  let sent: Promise<pg.QueryResult>[];
+  try {
+    sent = statements.map((s) => client.query(s.text, s.values));
+  } finally {
+    socket.uncork();
+  }
+  const settled = await Promise.allSettled(sent);
+  const refused = settled.findIndex((r) => r.status === 'rejected');
+  if (refused >= 0) {
+    const error = (settled[refused] as PromiseRejectedResult).reason as unknown;
+    throw statements[refused]!.refused?.(error) ?? error;
+  }
+  return settled.map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value);
+}
 
 async function getResourceRow(
   c: Queryable,
@@ -981,20 +1042,10 @@ interface Seen {
   defaultVersion?: string;
 }
 
-async function inspect(
-  c: pg.PoolClient,
-  operation: OperationRecord,
-  requestHash: string | null,
-  want: { resource: boolean; referrers: boolean },
-): Promise<Seen> {
-  const { rows } = await c.query<{
-    earlier: TokenRow | null;
-    active: string | null;
-    resource: ResourceRow | null;
-    referrers: { from_type: string; from_id: string }[] | null;
-    default_version: string | null;
-  }>(
-    `SELECT
+/** The read begin and complete check, sent with BEGIN after the resource's lock (see `seenIn`). */
+function inspection(operation: OperationRecord, want: { resource: boolean; referrers: boolean }): Statement {
+  return {
+    text: `SELECT
        (SELECT row_to_json(o) FROM (SELECT ${OPERATION_COLUMNS}, request_hash FROM operations
           WHERE client_token = $1) o) AS earlier,
        (SELECT request_token FROM operations
@@ -1005,7 +1056,7 @@ async function inspect(
           WHERE to_type = $2 AND to_id = $3 ORDER BY from_type, from_id LIMIT 20) x) END AS referrers,
        CASE WHEN $6 THEN (SELECT version FROM types WHERE type_name = $2 ORDER BY seq DESC LIMIT 1)
           END AS default_version`,
-    [
+    values: [
       operation.clientToken ?? null,
       operation.typeName,
       operation.identifier ?? null,
@@ -1013,8 +1064,17 @@ async function inspect(
       want.referrers && operation.identifier !== undefined,
       operation.checkedAgainstDefault !== undefined,
     ],
-  );
-  const row = rows[0]!;
+  };
+}
+
+function seenIn(result: pg.QueryResult, requestHash: string | null): Seen {
+  const row = result.rows[0] as {
+    earlier: TokenRow | null;
+    active: string | null;
+    resource: ResourceRow | null;
+    referrers: { from_type: string; from_id: string }[] | null;
+    default_version: string | null;
+  };
   const seen: Seen = {
     referrers: (row.referrers ?? []).map((r) => ({ typeName: r.from_type, identifier: r.from_id })),
   };
@@ -1029,30 +1089,43 @@ async function inspect(
   return seen;
 }
 
-/** Applies an operation's resource change, inside the operation's transaction. */
-async function applyChange(
+/**
+ * The statements that apply an operation's resource change, to send with its COMMIT; what must be
+ * checked first (a new resource's absence with `checkNew`, additional identifiers another resource
+ * holds) is read here, in the operation's transaction.
+ */
+async function changeStatements(
   c: pg.PoolClient,
   operation: OperationRecord,
   change: ResourceChange | undefined,
   checkNew: boolean,
-): Promise<void> {
-  if (change?.kind === 'put') {
-    const { resource } = change;
-    if (
-      checkNew &&
-      operation.operation === 'CREATE' &&
-      (await getResourceRow(c, resource.typeName, resource.identifier))
-    ) {
-      throw alreadyExists(resource);
-    }
-    await c.query(
+): Promise<Statement[]> {
+  if (change?.kind === 'delete') {
+    const key = [change.typeName, change.identifier];
+    return [
+      { text: `DELETE FROM resources WHERE type_name = $1 AND identifier = $2`, values: key },
+      { text: `DELETE FROM resource_refs WHERE from_type = $1 AND from_id = $2`, values: key },
+      { text: `DELETE FROM resource_identifiers WHERE type_name = $1 AND identifier = $2`, values: key },
+    ];
+  }
+  if (change?.kind !== 'put') return [];
+  const { resource } = change;
+  if (
+    checkNew &&
+    operation.operation === 'CREATE' &&
+    (await getResourceRow(c, resource.typeName, resource.identifier))
+  ) {
+    throw alreadyExists(resource);
+  }
+  const statements: Statement[] = [
+    {
       // The type's lock, shared: taken before the row is made, so a deregistration waits for this commit.
-      `INSERT INTO resources (${RESOURCE_WRITTEN})
+      text: `INSERT INTO resources (${RESOURCE_WRITTEN})
        SELECT $1, $2, $3, $4, $5, $6, $8 FROM (SELECT pg_advisory_xact_lock_shared($7::bigint)) l
        ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json,
          sealed = excluded.sealed, updated_at = excluded.updated_at, type_version = excluded.type_version,
          observed_status = NULL, observed_since = NULL`,
-      [
+      values: [
         resource.typeName,
         resource.identifier,
         JSON.stringify(resource.properties),
@@ -1062,73 +1135,58 @@ async function applyChange(
         lockNumber(typeKey(resource.typeName)),
         resource.typeVersion ?? null,
       ],
-    );
-    if (change.identifiers) await putIdentifiers(c, resource, change.identifiers);
-    if (change.references) {
-      await c.query(`DELETE FROM resource_refs WHERE from_type = $1 AND from_id = $2`, [
-        resource.typeName,
-        resource.identifier,
-      ]);
-      if (change.references.length > 0) {
-        await c.query(
-          `INSERT INTO resource_refs (from_type, from_id, to_type, to_id)
+    },
+  ];
+  if (change.identifiers) statements.push(...(await identifierStatements(c, resource, change.identifiers)));
+  if (change.references) {
+    statements.push({
+      text: `DELETE FROM resource_refs WHERE from_type = $1 AND from_id = $2`,
+      values: [resource.typeName, resource.identifier],
+    });
+    if (change.references.length > 0)
+      statements.push({
+        text: `INSERT INTO resource_refs (from_type, from_id, to_type, to_id)
            SELECT $1, $2, t, i FROM unnest($3::text[], $4::text[]) AS r(t, i) ON CONFLICT DO NOTHING`,
-          [
-            resource.typeName,
-            resource.identifier,
-            change.references.map((r) => r.typeName),
-            change.references.map((r) => r.identifier),
-          ],
-        );
-      }
-    }
-  } else if (change?.kind === 'delete') {
-    await c.query(`DELETE FROM resources WHERE type_name = $1 AND identifier = $2`, [
-      change.typeName,
-      change.identifier,
-    ]);
-    await c.query(`DELETE FROM resource_refs WHERE from_type = $1 AND from_id = $2`, [
-      change.typeName,
-      change.identifier,
-    ]);
-    await c.query(`DELETE FROM resource_identifiers WHERE type_name = $1 AND identifier = $2`, [
-      change.typeName,
-      change.identifier,
-    ]);
+        values: [
+          resource.typeName,
+          resource.identifier,
+          change.references.map((r) => r.typeName),
+          change.references.map((r) => r.identifier),
+        ],
+      });
   }
+  return statements;
 }
 
 /**
- * Replaces a resource's additional identifiers. A value another resource holds is refused: found
- * here, or (two transactions racing for one value) by the primary key, whose violation is the same
- * refusal.
+ * The statements that replace a resource's additional identifiers. A value another resource holds is
+ * refused: found here, or (two transactions racing for one value) by the primary key, whose violation
+ * is the same refusal.
  */
-async function putIdentifiers(
+async function identifierStatements(
   c: pg.PoolClient,
   resource: StoredResource,
   keys: readonly AdditionalIdentifier[],
-): Promise<void> {
+): Promise<Statement[]> {
   for (const key of keys) {
     const holder = await findIdentifier(c, resource.typeName, key.name, key.value);
     if (holder !== undefined && holder !== resource.identifier)
       throw identifierTaken(resource.typeName, resource.identifier, key, holder);
   }
-  await c.query(`DELETE FROM resource_identifiers WHERE type_name = $1 AND identifier = $2`, [
-    resource.typeName,
-    resource.identifier,
-  ]);
-  for (const key of keys) {
-    try {
-      await c.query(
-        `INSERT INTO resource_identifiers (type_name, name, value, identifier) VALUES ($1, $2, $3, $4)`,
-        [resource.typeName, key.name, key.value, resource.identifier],
-      );
-    } catch (error) {
-      if ((error as { code?: string }).code === '23505')
-        throw identifierTaken(resource.typeName, resource.identifier, key, '(another resource)');
-      throw error;
-    }
-  }
+  return [
+    {
+      text: `DELETE FROM resource_identifiers WHERE type_name = $1 AND identifier = $2`,
+      values: [resource.typeName, resource.identifier],
+    },
+    ...keys.map((key): Statement => ({
+      text: `INSERT INTO resource_identifiers (type_name, name, value, identifier) VALUES ($1, $2, $3, $4)`,
+      values: [resource.typeName, key.name, key.value, resource.identifier],
+      refused: (error) =>
+        (error as { code?: string }).code === '23505'
+          ? identifierTaken(resource.typeName, resource.identifier, key, '(another resource)')
+          : undefined,
+    })),
+  ];
 }
 
 async function findIdentifier(

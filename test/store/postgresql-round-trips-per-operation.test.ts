@@ -1,0 +1,213 @@
+/**
+ * What each create, read, update and delete costs the PostgreSQL store, in figures that do not depend
+ * on the machine: round trips to the database (each a write of requests that the store then waits on)
+ * and the queries they carried. Each is held under a ceiling, so a change that adds a round trip or a
+ * query to every create fails here, saying which figure grew and listing the queries. The figures are
+ * printed (diagnostics) to make lowering a ceiling easy. Skips without a PostgreSQL server (fails
+ * under CI), as the other PostgreSQL tests do.
+ *
+ * A real server in this process over real HTTP on loopback, its store in a fresh schema, one request
+ * at a time, a type served by the state provider (as bench/api.ts's). The meter wraps the store's
+ * connections as they connect: the queries each is asked (`query`), and its socket's writes (`_write`,
+ * `_writev`: one per flush of what was sent together).
+ */
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { dropSchema, PG_URL, pgSkip } from '../helpers/postgres.js';
+import { mostCommon } from '../helpers/most-common.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+/** Resources created, read, updated and deleted, each measured. */
+const N = 8;
+const KINDS = ['create', 'read', 'update', 'delete'] as const;
+type Kind = (typeof KINDS)[number];
+
+interface Figures {
+  /** Writes to the database's sockets, each followed by a wait for the answers: what most of the N took. */
+  roundTrips: number;
+  /** Queries sent (a text of several statements, as BEGIN with its locks, counts each statement), as most sent. */
+  statements: number;
+}
+
+const TYPE = {
+  typeName: 'Test::RoundTrips::Widget',
+  description: 'A Name and a few properties.',
+  properties: {
+    Name: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,30}$' },
+    Size: { type: 'string', enum: ['S', 'M', 'L'], default: 'S' },
+    Color: { type: 'string' },
+    Count: { type: 'integer', minimum: 0 },
+  },
+  additionalProperties: false,
+  required: ['Name'],
+  primaryIdentifier: ['/properties/Name'],
+  createOnlyProperties: ['/properties/Name'],
+};
+
+/*
+ * The ceilings: the figures measured as this file was written (before it, a create took 5 round
+ * trips, an update 6, a delete 9). A record-backed mutation is one transaction in two round trips:
+ * - create: BEGIN with the resource's lock and the type's (shared: a new default version waits), and
+ *   with them the one read of what the checks need (client token, active operation, resource, default
+ *   version); then the operation (already SUCCESS) and the resource inserted, with COMMIT = 2 round
+ *   trips, 7 statements.
+ * - update: the engine reads the resource first (outside the transaction, to patch it); then as a
+ *   create, the resource replaced instead of inserted = 3 round trips, 8 statements.
+ * - delete: the engine reads the resource and its referrers first (outside, one round trip each); then
+ *   as a create (the type's lock not taken: a delete checks no default version), the resource, its
+ *   references and its additional identifiers deleted = 4 round trips, 10 statements.
+ * - read: the resource = 1 round trip, 1 statement.
+ */
+const CEILINGS: Record<Kind, Figures> = {
+  create: { roundTrips: 2, statements: 7 },
+  read: { roundTrips: 1, statements: 1 },
+  update: { roundTrips: 3, statements: 8 },
+  delete: { roundTrips: 4, statements: 10 },
+};
+
+/** What the store's connections were asked and wrote since the last take. */
+interface Tally {
+  roundTrips: number;
+  statements: number;
+  log: string[];
+}
+
+/** Meters every pg client that connects from now on; `stop` puts pg back as it was. */
+function meterConnections(): { take(): Tally; stop(): void } {
+  let tally: Tally = { roundTrips: 0, statements: 0, log: [] };
+  const connect = pg.Client.prototype.connect;
+  // A connection's writes are counted once it is ready: its start-up exchange is not a request's.
+  pg.Client.prototype.connect = function (this: pg.Client, ...args: unknown[]) {
+    this.once('connect', () => {
+      const socket = this.connection.stream as unknown as Record<
+        '_write' | '_writev',
+        (...a: unknown[]) => unknown
+      >;
+      for (const method of ['_write', '_writev'] as const) {
+        const write = socket[method];
+        socket[method] = function (this: unknown, ...a: unknown[]) {
+          tally.roundTrips++;
+          return write.apply(this, a);
+        };
+      }
+      const query = this.query;
+      this.query = function (this: pg.Client, ...a: unknown[]) {
+        const config = a[0] as string | { text?: string };
+        const text = typeof config === 'string' ? config : (config.text ?? '');
+        tally.statements += text.split(';').filter((s) => s.trim() !== '').length;
+        tally.log.push(text.replace(/\s+/g, ' ').slice(0, 100));
+        return (query as (...b: unknown[]) => unknown).apply(this, a);
+      } as typeof this.query;
+    });
+    return (connect as (...b: unknown[]) => unknown).apply(this, args);
+  } as typeof connect;
+  return {
+    take() {
+      const taken = tally;
+      tally = { roundTrips: 0, statements: 0, log: [] };
+      return taken;
+    },
+    stop() {
+      pg.Client.prototype.connect = connect;
+    },
+  };
+}
+
+const name = (i: number) => `r${String(i).padStart(2, '0')}`;
+
+/** One operation of `kind` on resource `i`, which must succeed. */
+async function operate(svc: TestService, kind: Kind, i: number): Promise<void> {
+  const path = `/v1/resources/${encodeURIComponent(TYPE.typeName)}`;
+  const id = name(i);
+  const clientToken = `${kind}-${id}`;
+  const answer =
+    kind === 'create'
+      ? await svc.call('POST', `${path}?wait=10`, {
+          desiredState: { Name: id, Size: 'M', Color: 'blue', Count: i },
+          clientToken,
+        })
+      : kind === 'read'
+        ? await svc.call('GET', `${path}/${id}`)
+        : kind === 'update'
+          ? await svc.call('PATCH', `${path}/${id}?wait=10`, {
+              patchDocument: [{ op: 'replace', path: '/Color', value: 'red' }],
+              clientToken,
+            })
+          : await svc.call('DELETE', `${path}/${id}?wait=10`, { clientToken });
+  const ok =
+    kind === 'read' ? answer.status === 200 : answer.body?.progressEvent?.operationStatus === 'SUCCESS';
+  assert.ok(ok, `${kind} of ${id}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
+}
+
+type Measured = Record<Kind, { figures: Figures; log: string[] }>;
+
+/** A fresh server and schema; N operations of each kind, each measured alone. */
+async function measure(): Promise<Measured> {
+  const schema = `tp_round_trips_${randomBytes(6).toString('hex')}`;
+  const meter = meterConnections();
+  let svc: TestService | undefined;
+  try {
+    // No polling pass meanwhile: the engine's, the stacks' and the recipes' send queries of their own.
+    svc = await startTestService({ database: { url: PG_URL, schema }, pollIntervalMs: 3_600_000 });
+    assert.equal((await svc.call('POST', '/v1/types', TYPE)).status, 201);
+    // The first operations fill caches (the type's registration stamp, the token's lookup).
+    for (const kind of KINDS) await operate(svc, kind, 99);
+    const measured = {} as Measured;
+    for (const kind of KINDS) {
+      const samples: Tally[] = [];
+      for (let i = 0; i < N; i++) {
+        meter.take();
+        await operate(svc, kind, i);
+        // Whatever the operation left to the next turns of the event loop is its cost too.
+        for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+        samples.push(meter.take());
+      }
+      const key = (s: Tally) => JSON.stringify({ roundTrips: s.roundTrips, statements: s.statements });
+      const usual = mostCommon(samples.map(key));
+      measured[kind] = {
+        figures: JSON.parse(usual) as Figures,
+        log: samples.find((s) => key(s) === usual)!.log,
+      };
+    }
+    return measured;
+  } finally {
+    await svc?.close();
+    meter.stop();
+    await dropSchema(schema);
+  }
+}
+
+let measured: Measured;
+before(async () => {
+  if (pgSkip === false) measured = await measure();
+});
+
+test('the meter sees the store', { skip: pgSkip }, () => {
+  // A meter that sees no connection would count nothing, and every ceiling would hold.
+  assert.ok(
+    measured.read.figures.roundTrips > 0 && measured.read.figures.statements > 0,
+    'no round trip or query seen for a read: the meter does not see the store',
+  );
+});
+
+for (const kind of KINDS)
+  test(`a ${kind} takes no more round trips and queries than its ceilings`, { skip: pgSkip }, (t) => {
+    const { figures, log } = measured[kind];
+    const ceilings = CEILINGS[kind];
+    t.diagnostic(`${figures.roundTrips} round trips, ${figures.statements} statements: ${log.join(' | ')}`);
+    const keys = Object.keys(ceilings) as (keyof Figures)[];
+    for (const k of keys)
+      if (figures[k] < ceilings[k])
+        t.diagnostic(`below its ceiling: lower CEILINGS.${kind}.${k} to ${figures[k]}`);
+    const grown = keys.filter((k) => figures[k] > ceilings[k]);
+    assert.equal(
+      grown.length,
+      0,
+      `a ${kind} costs more than its ceilings allow: ` +
+        `${grown.map((k) => `${k} grew from ${ceilings[k]} to ${figures[k]}`).join('; ')}.\n` +
+        `Queries: ${log.join(' | ')}.\n` +
+        'Cut the added round trip (send it with another: the store pipelines), or raise the ceiling in this file with the reason in the commit message.',
+    );
+  });
