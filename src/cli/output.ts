@@ -32,7 +32,15 @@ export function progressLine(
 }
 
 export function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+  return `${grouped(n)} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * `1489` → `1,489`, as `toLocaleString('en-US')` writes a whole number, without loading the locale
+ * data, which cost `typeplane validate` 15 ms to print its summary.
+ */
+function grouped(n: number): string {
+  return Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+$)/g, ',') : n.toLocaleString('en-US');
 }
 
 /**

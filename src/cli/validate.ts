@@ -3,11 +3,11 @@
  */
 import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { stringify as toYaml } from 'yaml';
 import { loadTypes } from '../schema/index.js';
 import type { Diagnostic } from '../schema/index.js';
 import { plural, progressLine } from './output.js';
 import { excludedBy } from './path-glob.js';
+import { yaml } from './yaml.js';
 
 const FORMATS = ['text', 'json', 'yaml'] as const;
 
@@ -110,7 +110,9 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
         diagnostics: r.diagnostics.map((d) => ({ ...d, severity: failed(d) ? 'error' : d.severity })),
       })),
     };
-    process.stdout.write(options.output === 'yaml' ? toYaml(report) : JSON.stringify(report, null, 2) + '\n');
+    process.stdout.write(
+      options.output === 'yaml' ? yaml().stringify(report) : JSON.stringify(report, null, 2) + '\n',
+    );
     return ok ? 0 : 1;
   }
 

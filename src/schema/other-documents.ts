@@ -4,7 +4,7 @@
  * generate`, a type's configuration. A folder walk skips them; named on their own, they are still
  * errors (TP1008), saying what they are.
  */
-import { parse as parseYaml } from 'yaml';
+import { yaml } from './packages.js';
 
 /** Keys only type documents have (not `name`, `description` or `required`, which many files do). */
 const TYPE_DOCUMENT_KEYS = new Set([
@@ -27,7 +27,7 @@ export function otherDocument(text: string): string | undefined {
   let value: unknown;
   try {
     // Tags such as !Ref are a template's own: read past them quietly.
-    value = parseYaml(text, { logLevel: 'silent' });
+    value = yaml().parse(text, { logLevel: 'silent' });
   } catch {
     return undefined;
   }

@@ -3,27 +3,14 @@
  *
  * JSON is parsed with the native `JSON.parse` (fast path); its source positions are computed only
  * when a diagnostic needs one, by reading just the containers on its path (json-locate.ts). YAML is parsed once with `yaml`, which keeps them.
+ * Valid JSON loads neither `yaml` nor `jsonc-parser` (see packages.ts).
  */
 import { isUtf8 } from 'node:buffer';
-import { parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
-import {
-  Composer,
-  CST,
-  Lexer,
-  Parser,
-  isAlias,
-  isMap,
-  isSeq,
-  isPair,
-  isScalar,
-  visit,
-  type Document as YamlDocument,
-  type Node as YamlNode,
-  type Tags,
-} from 'yaml';
+import type { CST, Document as YamlDocument, Node as YamlNode, Tags } from 'yaml';
 import { formatBytes } from './bounded-file.js';
 import { diagnostic, pointerTokens, type Diagnostic } from './diagnostics.js';
 import { jsonLocator, type JsonOffsets } from './json-locate.js';
+import { jsonc, yaml } from './packages.js';
 import { finish, finishYielding, type Steps } from './steps.js';
 
 export type SourceFormat = 'json' | 'yaml';
@@ -215,6 +202,7 @@ function* parseJson(text: string, file: string | undefined, lines: LineIndex): S
     // jsonc-parser recurses once per level: deep input is refused before it gets there.
     const deep = jsonDepthOffset(text, LIMITS.maxDepth);
     if (deep >= 0) return depthError(file, lines, deep);
+    const { parse: parseJsonc, printParseErrorCode } = jsonc();
     const errors: { error: number; offset: number; length: number }[] = [];
     try {
       parseJsonc(text, errors, {
@@ -299,6 +287,7 @@ function* parseYaml(
       lines.position(guard.offset),
     );
   }
+  const { Composer, Parser } = yaml();
   // The parser takes the guard's lexemes: the text is not lexed twice.
   const parser = new Parser();
   const tokens: CST.Token[] = [];
@@ -427,6 +416,7 @@ function yamlValuesProblem(
   maxValues: number,
   maxAnchors: number,
 ): { offset: number; why: 'values' | 'anchors' } | undefined {
+  const { isAlias, isMap, isPair, isSeq, visit } = yaml();
   // Anchors as they appear: an alias names the last anchor of its name before it.
   const targets = new Map<unknown, unknown>();
   const anchors = new Map<string, unknown>();
@@ -478,6 +468,7 @@ function yamlValuesProblem(
 
 /** Keys repeated within one mapping (scalar keys, compared by value as YAML does). */
 function duplicateKeys(doc: YamlDocument.Parsed): { message: string; pos: [number, number] }[] {
+  const { isScalar, visit } = yaml();
   const found: { message: string; pos: [number, number] }[] = [];
   visit(doc, {
     Map(_, map) {
@@ -500,6 +491,7 @@ function duplicateKeys(doc: YamlDocument.Parsed): { message: string; pos: [numbe
 }
 
 function yamlChild(node: unknown, token: string): { value: unknown; key?: YamlNode } | undefined {
+  const { isMap, isPair, isScalar, isSeq } = yaml();
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = pair.key;
@@ -529,6 +521,7 @@ const blockColumnsCap = (max: number): number => 4 * max + 4;
 function* yamlTextGuard(
   text: string,
 ): Steps<{ offset: number; why: 'depth' | 'tokens' | 'lines' } | { lexemes: string[] }> {
+  const { CST, Lexer } = yaml();
   const max = LIMITS.maxDepth;
   const lexemes: string[] = [];
   let counted = 0;

@@ -2,9 +2,9 @@
  * @module Duplicate keys in a JSON manifest. `JSON.parse` keeps the last one silently; Radius reads
  * manifests strictly and refuses them, as Typeplane does for YAML (see source.ts).
  */
-import { visit } from 'jsonc-parser';
 import { diagnostic, pointerOf } from '../diagnostics.js';
 import type { Finding } from '../finding.js';
+import { jsonc } from '../packages.js';
 import { LIMITS } from '../source.js';
 
 /**
@@ -17,7 +17,7 @@ export function duplicateKeyFindings(text: string): Finding[] {
   const findings: Finding[] = [];
   // The keys seen so far in each object being read, innermost last.
   const objects: Set<string>[] = [];
-  visit(
+  jsonc().visit(
     text,
     {
       onObjectBegin: () => {
