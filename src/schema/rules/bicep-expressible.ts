@@ -33,9 +33,7 @@ export function bicepExpressibleFindings(types: readonly ResourceType[]): Findin
     const report = (rule: 'TP5001' | 'TP5002' | 'TP5003', at: string, message: string) =>
       findings.push(diagnostic(rule, prefix + at, message));
     visit(type.schema, '', report);
-    if (type.dialect === 'resource-schema' && isObject(type.schema.definitions))
-      for (const [name, def] of Object.entries(type.schema.definitions))
-        visit(def, `/definitions/${escapePointerToken(name)}`, report);
+    if (type.dialect === 'resource-schema') visitMembers(type.schema.definitions, '', 'definitions', report);
   }
   return findings;
 }
@@ -51,16 +49,20 @@ function visit(node: unknown, at: string, report: Report): void {
       at,
       `${label(at)} is a number, and Bicep has no floating-point type: its Bicep type is int (a fraction can still be passed as json('1.5')); use type: integer if only whole numbers are meant`,
     );
-  const values = Object.hasOwn(node, 'const') ? [node.const] : Array.isArray(node.enum) ? node.enum : [];
+  const values = Object.hasOwn(node, 'const')
+    ? [node.const]
+    : Array.isArray(node.enum)
+      ? node.enum
+      : undefined;
   const odd =
-    values.length === 0
-      ? []
+    values === undefined
+      ? undefined
       : [
           ...new Set(
             values.filter((v) => typeof v === 'number' || typeof v === 'boolean').map((v) => typeof v),
           ),
         ];
-  if (odd.length > 0)
+  if (odd !== undefined && odd.length > 0)
     report(
       'TP5002',
       Object.hasOwn(node, 'const') ? `${at}/const` : `${at}/enum`,
@@ -73,18 +75,32 @@ function visit(node: unknown, at: string, report: Report): void {
       `${label(at)} constrains member names with patternProperties, which Bicep cannot express: its Bicep type is an object whose members may have any name and any of the patterns' value types`,
     );
 
-  if (isObject(node.properties))
-    for (const [name, child] of Object.entries(node.properties))
-      visit(child, `${at}/properties/${escapePointerToken(name)}`, report);
-  if (isObject(node.patternProperties))
-    for (const [pattern, child] of Object.entries(node.patternProperties))
-      visit(child, `${at}/patternProperties/${escapePointerToken(pattern)}`, report);
-  visit(node.additionalProperties, `${at}/additionalProperties`, report);
-  if (Array.isArray(node.items)) node.items.forEach((item, i) => visit(item, `${at}/items/${i}`, report));
-  else visit(node.items, `${at}/items`, report);
-  for (const keyword of ['oneOf', 'anyOf', 'allOf'])
-    if (Array.isArray(node[keyword]))
-      (node[keyword] as unknown[]).forEach((branch, i) => visit(branch, `${at}/${keyword}/${i}`, report));
+  // A child's pointer is built only for a child that is a schema: most nodes have few.
+  visitMembers(node.properties, at, 'properties', report);
+  visitMembers(node.patternProperties, at, 'patternProperties', report);
+  if (isObject(node.additionalProperties))
+    visit(node.additionalProperties, `${at}/additionalProperties`, report);
+  const items = node.items;
+  if (Array.isArray(items)) visitList(items, `${at}/items/`, report);
+  else if (isObject(items)) visit(items, `${at}/items`, report);
+  for (let k = 0; k < BRANCHES.length; k++) {
+    const branches = node[BRANCHES[k]!];
+    if (Array.isArray(branches)) visitList(branches, `${at}/${BRANCHES[k]}/`, report);
+  }
+}
+
+const BRANCHES = ['oneOf', 'anyOf', 'allOf'] as const;
+
+function visitMembers(members: unknown, at: string, keyword: string, report: Report): void {
+  if (!isObject(members)) return;
+  const prefix = `${at}/${keyword}/`;
+  for (const name in members)
+    if (Object.hasOwn(members, name) && isObject(members[name]))
+      visit(members[name], prefix + escapePointerToken(name), report);
+}
+
+function visitList(list: unknown[], prefix: string, report: Report): void {
+  for (let i = 0; i < list.length; i++) if (isObject(list[i])) visit(list[i], prefix + i, report);
 }
 
 /** `/properties/config/properties/size` → `property 'config.size'`; the root → `the resource`. */
