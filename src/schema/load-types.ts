@@ -118,7 +118,14 @@ export async function typeDocumentFiles(
 export async function loadTypes(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
   const found = await findDocuments(paths);
   const { missing, named } = found;
-  const shown = (file: string) => (options.cwd ? relative(options.cwd, file) || file : file);
+  // Each file's path as shown, worked out once (path.relative resolves both paths every time).
+  const shownAs = new Map<string, string>();
+  const shown = (file: string) => {
+    let path = shownAs.get(file);
+    if (path === undefined)
+      shownAs.set(file, (path = options.cwd ? relative(options.cwd, file) || file : file));
+    return path;
+  };
   const files = options.exclude ? found.files.filter((f) => !options.exclude!(shown(f))) : found.files;
   const skipped: SkippedDocument[] = [];
   const results: ValidationResult[] = missing.map((file) => ({

@@ -16,8 +16,11 @@ import { closestName } from '../similar-names.js';
 type Schema = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
-const stringsOf = (v: unknown): string[] =>
-  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+const NONE: readonly string[] = [];
+const isString = (x: unknown): x is string => typeof x === 'string';
+/** The strings of a list (the structural check reports the rest); the list itself when all are, as a valid one's are. */
+const stringsOf = (v: unknown): readonly string[] =>
+  !Array.isArray(v) ? NONE : v.every(isString) ? v : v.filter(isString);
 
 // Malformed pointers are the structural check's to report (TP2005); here they are skipped.
 const POINTER = new RegExp(POINTER_PATTERN);
@@ -384,6 +387,9 @@ export class PointerResolver {
   private readonly targets = new Map<string, unknown>();
   constructor(private readonly doc: Schema) {}
 
+  /** Where every pointer starts: the model's properties and top-level branches. */
+  private root: Schema | undefined;
+
   resolves(pointer: string): boolean {
     let verdict = this.cache.get(pointer);
     if (verdict === undefined) {
@@ -397,14 +403,13 @@ export class PointerResolver {
   walk(pointer: string): Schema[] | undefined {
     const tokens = pointerTokens(pointer);
     if (tokens[0] !== 'properties' || tokens.length < 2) return undefined;
-    let nodes: Schema[] = [
-      {
-        properties: this.doc.properties,
-        allOf: this.doc.allOf,
-        anyOf: this.doc.anyOf,
-        oneOf: this.doc.oneOf,
-      },
-    ];
+    this.root ??= {
+      properties: this.doc.properties,
+      allOf: this.doc.allOf,
+      anyOf: this.doc.anyOf,
+      oneOf: this.doc.oneOf,
+    };
+    let nodes: Schema[] = [this.root];
     for (let t = 1; t < tokens.length; t++) {
       const token = tokens[t]!;
       const next: Schema[] = [];

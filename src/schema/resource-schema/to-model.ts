@@ -106,6 +106,8 @@ function declaredReferences(doc: Schema): Reference[] {
   });
 }
 
+const BRANCHES = ['allOf', 'anyOf', 'oneOf'] as const;
+
 /** Every `relationshipRef`, with the property pointer it sits at (through `$ref`s and arrays). */
 function collectReferences(doc: Schema): Reference[] {
   const references: Reference[] = [];
@@ -143,8 +145,9 @@ function collectReferences(doc: Schema): Reference[] {
         visit(child, `${pointer}/${token}`, `${at}/properties/${token}`, refChain);
       }
     }
-    visit(node.items, `${pointer}/*`, `${at}/items`, refChain);
-    for (const key of ['allOf', 'anyOf', 'oneOf']) {
+    // Pointers are built only for the members a node has.
+    if (isObject(node.items)) visit(node.items, `${pointer}/*`, `${at}/items`, refChain);
+    for (const key of BRANCHES) {
       const branches = node[key];
       if (Array.isArray(branches))
         branches.forEach((b, i) => visit(b, pointer, `${at}/${key}/${i}`, refChain));
