@@ -847,7 +847,7 @@ export class PostgresStore implements Store {
   /**
    * Run `work` in a transaction. With `lockOn`, the transaction first takes that key's lock, in the
    * same query as BEGIN (a simple query: the lock's number is computed here, never user text); with
-   * `shareLockOn`, that key's lock shared. With `first`, a read, that read leaves with BEGIN (one
+   * `shareLockOfType`, that type's lock shared. With `first`, a read, that read leaves with BEGIN (one
    * round trip for both; it runs after the locks are held) and work finds its result in `tx.first`;
    * work may end with `tx.commit`, which sends its last statements together with COMMIT.
    */
@@ -855,8 +855,8 @@ export class PostgresStore implements Store {
     work: (client: pg.PoolClient, tx: Tx) => Promise<T>,
     /** Keys locked exclusively, always in one order (so that two transactions never wait on each other). */
     lockOn?: string | readonly string[],
-    /** A key whose lock is taken shared, after `lockOn`'s. */
-    shareLockOn?: string,
+    /** A type whose lock is taken shared, after `lockOn`'s. */
+    shareLockOfType?: string,
     first?: Statement,
   ): Promise<T> {
     const client = await this.pool.connect();
@@ -870,9 +870,9 @@ export class PostgresStore implements Store {
           ...[...new Set((typeof lockOn === 'string' ? [lockOn] : (lockOn ?? [])).map(lockNumber))]
             .sort()
             .map((n) => `SELECT pg_advisory_xact_lock(${n})`),
-          ...(shareLockOn === undefined
+          ...(shareLockOfType === undefined
             ? []
-            : [`SELECT pg_advisory_xact_lock_shared(${lockNumber(shareLockOn)})`]),
+            : [`SELECT pg_advisory_xact_lock_shared(${typeLockNumber(shareLockOfType)})`]),
         ].join('; ');
         // BEGIN's failure is the one thrown (the first in order), before work sends anything more.
         const [, firstResult] = await sendTogether(client, [{ text: begin }, ...(first ? [first] : [])]);
@@ -1043,19 +1043,21 @@ interface Seen {
 }
 
 /** The read begin and complete check, sent with BEGIN after the resource's lock (see `seenIn`). */
+const INSPECTION = `SELECT
+   (SELECT row_to_json(o) FROM (SELECT ${OPERATION_COLUMNS}, request_hash FROM operations
+      WHERE client_token = $1) o) AS earlier,
+   (SELECT request_token FROM operations
+      WHERE type_name = $2 AND identifier = $3 AND status IN ${ACTIVE_SQL}) AS active,
+   CASE WHEN $4 THEN (SELECT row_to_json(r) FROM (SELECT ${RESOURCE_COLUMNS} FROM resources
+      WHERE type_name = $2 AND identifier = $3) r) END AS resource,
+   CASE WHEN $5 THEN (SELECT json_agg(x) FROM (SELECT from_type, from_id FROM resource_refs
+      WHERE to_type = $2 AND to_id = $3 ORDER BY from_type, from_id LIMIT 20) x) END AS referrers,
+   CASE WHEN $6 THEN (SELECT version FROM types WHERE type_name = $2 ORDER BY seq DESC LIMIT 1)
+      END AS default_version`;
+
 function inspection(operation: OperationRecord, want: { resource: boolean; referrers: boolean }): Statement {
   return {
-    text: `SELECT
-       (SELECT row_to_json(o) FROM (SELECT ${OPERATION_COLUMNS}, request_hash FROM operations
-          WHERE client_token = $1) o) AS earlier,
-       (SELECT request_token FROM operations
-          WHERE type_name = $2 AND identifier = $3 AND status IN ${ACTIVE_SQL}) AS active,
-       CASE WHEN $4 THEN (SELECT row_to_json(r) FROM (SELECT ${RESOURCE_COLUMNS} FROM resources
-          WHERE type_name = $2 AND identifier = $3) r) END AS resource,
-       CASE WHEN $5 THEN (SELECT json_agg(x) FROM (SELECT from_type, from_id FROM resource_refs
-          WHERE to_type = $2 AND to_id = $3 ORDER BY from_type, from_id LIMIT 20) x) END AS referrers,
-       CASE WHEN $6 THEN (SELECT version FROM types WHERE type_name = $2 ORDER BY seq DESC LIMIT 1)
-          END AS default_version`,
+    text: INSPECTION,
     values: [
       operation.clientToken ?? null,
       operation.typeName,
@@ -1089,6 +1091,13 @@ function seenIn(result: pg.QueryResult, requestHash: string | null): Seen {
   return seen;
 }
 
+/** The type's lock, shared: taken before the row is made, so a deregistration waits for this commit. */
+const PUT_RESOURCE = `INSERT INTO resources (${RESOURCE_WRITTEN})
+  SELECT $1, $2, $3, $4, $5, $6, $8 FROM (SELECT pg_advisory_xact_lock_shared($7::bigint)) l
+  ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json,
+    sealed = excluded.sealed, updated_at = excluded.updated_at, type_version = excluded.type_version,
+    observed_status = NULL, observed_since = NULL`;
+
 /**
  * The statements that apply an operation's resource change, to send with its COMMIT; what must be
  * checked first (a new resource's absence with `checkNew`, additional identifiers another resource
@@ -1119,12 +1128,7 @@ async function changeStatements(
   }
   const statements: Statement[] = [
     {
-      // The type's lock, shared: taken before the row is made, so a deregistration waits for this commit.
-      text: `INSERT INTO resources (${RESOURCE_WRITTEN})
-       SELECT $1, $2, $3, $4, $5, $6, $8 FROM (SELECT pg_advisory_xact_lock_shared($7::bigint)) l
-       ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json,
-         sealed = excluded.sealed, updated_at = excluded.updated_at, type_version = excluded.type_version,
-         observed_status = NULL, observed_since = NULL`,
+      text: PUT_RESOURCE,
       values: [
         resource.typeName,
         resource.identifier,
@@ -1132,7 +1136,7 @@ async function changeStatements(
         resource.sealed ?? null,
         isoTime(resource.createdAt, 'createdAt'),
         isoTime(resource.updatedAt, 'updatedAt'),
-        lockNumber(typeKey(resource.typeName)),
+        typeLockNumber(resource.typeName),
         resource.typeVersion ?? null,
       ],
     },
@@ -1227,7 +1231,7 @@ function changeKey(change: ResourceChange | undefined): string | undefined {
 function operationLocks(operation: OperationRecord): [string | undefined, string | undefined] {
   return [
     operationKey(operation),
-    operation.checkedAgainstDefault === undefined ? undefined : typeKey(operation.typeName),
+    operation.checkedAgainstDefault === undefined ? undefined : operation.typeName,
   ];
 }
 
@@ -1270,6 +1274,15 @@ function operationKey(operation: OperationRecord): string | undefined {
  */
 function lockNumber(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest().readBigInt64BE(0).toString();
+}
+
+const typeLockNumbers = new Map<string, string>();
+
+/** The lock number of a type's key, computed once: every create takes that lock (shared), twice. */
+function typeLockNumber(typeName: string): string {
+  let n = typeLockNumbers.get(typeName);
+  if (n === undefined) typeLockNumbers.set(typeName, (n = lockNumber(typeKey(typeName))));
+  return n;
 }
 
 // ---- Parameters ----
