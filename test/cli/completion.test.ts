@@ -101,7 +101,8 @@ test(
         .split('\n')
         .filter((l) => l !== '')
         .map((l) => l.split('\t')[0]);
-    assert.deepEqual(offered('typeplane res'), ['resource']);
+    assert.deepEqual(offered('typeplane res').sort(), ['resource', 'restore']);
+    assert.deepEqual(offered('typeplane reso'), ['resource']);
     assert.deepEqual(offered('typeplane resource l'), ['list']);
     assert.deepEqual(offered('typeplane resource list T -o ').sort(), ['json', 'table', 'wide', 'yaml']);
   },
