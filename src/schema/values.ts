@@ -44,9 +44,35 @@ const TELLING_ESCAPE = /\\u(?:[dD][89a-fA-F]|00(?:5[fF]|6[fF]|7[024]))/;
 
 /**
  * What a number JSON.parse makes Infinity needs: a three-digit exponent (after a digit, as in every
- * JSON number), or 209 digits (208 digits and a two-digit exponent stay under 10^307).
+ * JSON number), or 209 digits in a row (208 digits and a two-digit exponent stay under 10^307; see
+ * {@link hasDigitRun}).
  */
-const HUGE_NUMBER = /\d[eE][+-]?\d{3}|\d{209}/;
+const HUGE_EXPONENT = /\d[eE][+-]?\d{3}/;
+const HUGE_NUMBER_DIGITS = 209;
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/**
+ * Whether `text` has `length` digits in a row. Probed `length` characters apart, as Boyer-Moore
+ * searches: a run of that many covers a probe, and a probe that is no digit rules out every run
+ * through it, so most of the text is never read. `/\d{209}/` read every character, and cost as much
+ * as all the other checks of a document together.
+ */
+function hasDigitRun(text: string, length: number): boolean {
+  for (let end = length - 1; end < text.length;) {
+    if (!isDigit(text.charCodeAt(end))) {
+      end += length;
+      continue;
+    }
+    // The run through `end`, back to where it starts (or far enough).
+    let start = end;
+    while (start > end - length + 1 && isDigit(text.charCodeAt(start - 1))) start--;
+    if (start === end - length + 1) return true;
+    // A run long enough would start at `start` or later, so end at least `length - 1` after it.
+    end = start + length - 1;
+  }
+  return false;
+}
 
 /**
  * Whether JSON text may hold a value {@link valueProblems} reports, from its characters alone (native
@@ -57,9 +83,12 @@ const HUGE_NUMBER = /\d[eE][+-]?\d{3}|\d{209}/;
  */
 export function jsonTextMayHoldUnkeepable(text: string): boolean {
   return (
-    TELLING_ESCAPE.test(text) ||
+    // A search for the escape's backslash and `u` first: most texts have none (the regular
+    // expression alone read each character a few times over).
+    (text.includes('\\u') && TELLING_ESCAPE.test(text)) ||
     text.includes('__proto__') ||
-    HUGE_NUMBER.test(text) ||
+    HUGE_EXPONENT.test(text) ||
+    hasDigitRun(text, HUGE_NUMBER_DIGITS) ||
     hasLoneSurrogate(text)
   );
 }
