@@ -171,7 +171,15 @@ type Queryable = pg.Pool | pg.PoolClient;
  * the server parses and plans it once per connection instead of on every call. Every statement here
  * is a constant text (values are always parameters), so the names are a small fixed set.
  */
-class PreparingClient extends pg.Client {}
+class PreparingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection that ends while the pool has lent the client out emits 'error' with nobody
+    // listening (the pool listens only while it is idle): the process would die of it. Its queries
+    // are failed with the same error, which is how the store learns of it.
+    this.on('error', () => undefined);
+  }
+}
 const plainQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 const statementNames = new Map<string, string>();
 (PreparingClient.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (
