@@ -26,6 +26,7 @@ import {
   type ConnectionLimits,
 } from './connections.js';
 import { RequestMessage } from './request-message.js';
+import { requestLogger } from './request-logger.js';
 import { clientRequestId } from './request-id.js';
 import {
   errorBody,
@@ -180,6 +181,8 @@ export async function buildServer({
     ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
     serverFactory: serverWith(frontDoor, () => closing, tls, connectionLimits(limits), logger, tracing),
     loggerInstance: logger as FastifyBaseLogger,
+    // Each request's logger is made when the request first logs (see request-logger.ts).
+    childLoggerFactory: (parent, bindings, options) => requestLogger(parent as Logger, bindings, options),
     bodyLimit: RESOURCE_BODY_LIMIT,
     // A client's x-request-id is kept only when it is a plain bounded token; it is logged and echoed.
     requestIdHeader: false,
