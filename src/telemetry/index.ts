@@ -7,7 +7,7 @@
  * const text = await telemetry.exposition(); // "# HELP http_server_request_duration_seconds …"
  */
 import { defineMetrics, Registry } from './metrics.js';
-import { requestRecorder, type RequestRecorder } from './http.js';
+import type { RequestRecorder } from './http.js';
 import { engineObserver, watchEngine, type EngineSources } from './engine.js';
 import { stacksObserver } from './stacks.js';
 import { storeObserver, watchStore } from './store.js';
@@ -39,7 +39,7 @@ export function createTelemetry(): Telemetry {
   const metrics = defineMetrics(registry);
   return {
     contentType: registry.contentType,
-    recordRequest: requestRecorder(metrics.httpDuration),
+    recordRequest: metrics.httpDuration.record,
     engineObserver: engineObserver(metrics),
     stacksObserver: stacksObserver(metrics),
     storeObserver: storeObserver(metrics),

@@ -8,6 +8,7 @@
  * from the catalogue in src/errors.ts.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestDurations } from './http.js';
 
 /**
  * OpenTelemetry's advice for HTTP durations, with two finer buckets below: most of this API's
@@ -47,13 +48,12 @@ export function defineMetrics(registry: Registry) {
   collectDefaultMetrics({ register: registry });
   return {
     readers,
-    httpDuration: new Histogram({
-      name: 'http_server_request_duration_seconds',
-      help: 'Duration of HTTP server requests, by method, route template, status code and (for the Cloud Control API on POST /) its action.',
-      labelNames: ['http_request_method', 'http_route', 'http_response_status_code', 'rpc_method'] as const,
-      buckets: HTTP_BUCKETS,
-      registers: [registry],
-    }),
+    httpDuration: new RequestDurations(
+      'http_server_request_duration_seconds',
+      'Duration of HTTP server requests, by method, route template, status code and (for the Cloud Control API on POST /) its action.',
+      HTTP_BUCKETS,
+      registry,
+    ),
     operations: new Counter({
       name: 'typeplane_operations_total',
       help: 'Operations (create, update, delete) that ended, by type, operation and terminal status.',
