@@ -18,6 +18,7 @@ import pg from 'pg';
 import { dropSchema, PG_URL, pgSkip } from '../helpers/postgres.js';
 import { mostCommon } from '../helpers/most-common.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { widgetSchema } from '../helpers/widget-schema.js';
 
 /** Resources created, read, updated and deleted, each measured. */
 const N = 8;
@@ -31,20 +32,7 @@ interface Figures {
   statements: number;
 }
 
-const TYPE = {
-  typeName: 'Test::RoundTrips::Widget',
-  description: 'A Name and a few properties.',
-  properties: {
-    Name: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,30}$' },
-    Size: { type: 'string', enum: ['S', 'M', 'L'], default: 'S' },
-    Color: { type: 'string' },
-    Count: { type: 'integer', minimum: 0 },
-  },
-  additionalProperties: false,
-  required: ['Name'],
-  primaryIdentifier: ['/properties/Name'],
-  createOnlyProperties: ['/properties/Name'],
-};
+const TYPE = widgetSchema('Test::RoundTrips::Widget');
 
 /*
  * The ceilings: the figures measured as this file was written (before it, a create took 5 round

@@ -18,6 +18,7 @@ import type Database from 'better-sqlite3';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { mostCommon } from '../helpers/most-common.js';
 import { meterStatements, meterWal, type StatementTally, type WalMeter } from '../helpers/sqlite-meter.js';
+import { widgetSchema } from '../helpers/widget-schema.js';
 
 /** Resources of each type created, read, updated and deleted, each measured. */
 const N = 8;
@@ -70,20 +71,7 @@ const name = (i: number) => `r${String(i).padStart(2, '0')}`;
 const CASES: Record<string, Case> = {
   // As bench/api.ts's Bench::Api::Widget.
   plain: {
-    schema: {
-      typeName: 'Test::Costs::Widget',
-      description: 'A Name and a few properties.',
-      properties: {
-        Name: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,30}$' },
-        Size: { type: 'string', enum: ['S', 'M', 'L'], default: 'S' },
-        Color: { type: 'string' },
-        Count: { type: 'integer', minimum: 0 },
-      },
-      additionalProperties: false,
-      required: ['Name'],
-      primaryIdentifier: ['/properties/Name'],
-      createOnlyProperties: ['/properties/Name'],
-    },
+    schema: widgetSchema('Test::Costs::Widget'),
     desired: (i) => ({ Name: name(i), Size: 'M', Color: 'blue', Count: i }),
     patch: () => [{ op: 'replace', path: '/Color', value: 'red' }],
     ceilings: {
