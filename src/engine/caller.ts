@@ -12,6 +12,12 @@ export interface Caller {
   id: string;
   /** Whether the caller may see resources of `typeName`. */
   canSee(typeName: string): boolean;
+  /** What admission policies and hooks are told of who asks (`request` in a policy's CEL). */
+  role?: string;
+  /** The token's description, as its creator wrote it. */
+  description?: string;
+  /** The stack whose deployment makes the change, when one does. */
+  stack?: string;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Store } from '../store/types.js';
 import type { ConfigurationSource } from '../type-configuration/index.js';
 import type { EngineLogger } from './logger.js';
 import type { EngineObserver } from './observer.js';
+import type { Reviewer } from './review.js';
 import type { Operation } from './types.js';
 import type { Worker } from './worker.js';
 
@@ -33,6 +34,8 @@ export interface EngineContext {
   readonly configurations?: ConfigurationSource;
   /** Told of ended operations and handler calls (metrics). */
   readonly observer?: EngineObserver;
+  /** Reviews every change before it begins (admission policies and hooks). */
+  readonly reviewer?: Reviewer;
 }
 
 /**

@@ -13,6 +13,7 @@ import { checkIdentifierValues } from './identifiers.js';
 import { assertValid, refuseReadOnly, requireModel } from './input.js';
 import { createInRecord } from './record-backed.js';
 import { assertReferencesExist } from './references.js';
+import { reviewChange, withWarnings } from './review.js';
 import type { ProgressEvent } from './types.js';
 
 export async function create(
@@ -34,11 +35,21 @@ export async function create(
   const provider = ctx.providerFor(type.typeName);
   checkIdentifierValues(type, desired, provider.recordBacked !== undefined);
   await assertReferencesExist(ctx, type, desired, caller);
-  if (provider.recordBacked) {
-    return createInRecord(ctx, compiled, provider, desired, clientToken, hashed, version === undefined);
-  }
   const identifier = identifierOf(type, desired);
-  return begin(ctx, {
+  const verdicts = await reviewChange(ctx, {
+    operation: 'CREATE',
+    compiled,
+    ...(identifier !== undefined ? { identifier } : {}),
+    object: desired,
+    ...(caller ? { caller } : {}),
+  });
+  if (provider.recordBacked) {
+    return withWarnings(
+      await createInRecord(ctx, compiled, provider, desired, clientToken, hashed, version === undefined),
+      verdicts,
+    );
+  }
+  const event = await begin(ctx, {
     compiled,
     operation: 'CREATE',
     identifier,
@@ -48,6 +59,7 @@ export async function create(
     ...(hashed.as ? { hashAs: hashed.as } : {}),
     asDefault: version === undefined,
   });
+  return withWarnings(event, verdicts);
 }
 
 /** What a client token is compared on: a version named is part of the request. */

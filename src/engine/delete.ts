@@ -7,6 +7,7 @@ import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { deleteInRecord } from './record-backed.js';
 import { stillReferenced } from './references.js';
+import { reviewChange, withWarnings } from './review.js';
 import { resourceWithSecrets } from './sealing.js';
 import type { ProgressEvent } from './types.js';
 
@@ -36,8 +37,15 @@ export async function deleteResource(
   const primary = current.identifier;
   const dependants = await ctx.store.listReferrers(type.typeName, primary, 20);
   if (dependants.length > 0) throw stillReferenced(type.typeName, primary, dependants, caller);
+  const verdicts = await reviewChange(ctx, {
+    operation: 'DELETE',
+    compiled,
+    identifier: primary,
+    oldObject: current.properties,
+    ...(caller ? { caller } : {}),
+  });
   const provider = ctx.providerFor(type.typeName);
-  return begin(ctx, {
+  const event = await begin(ctx, {
     compiled,
     operation: 'DELETE',
     identifier: primary,
@@ -46,4 +54,5 @@ export async function deleteResource(
     hashOf: { identifier },
     ...(provider.recordBacked ? { decide: deleteInRecord(type, primary, caller) } : {}),
   });
+  return withWarnings(event, verdicts);
 }

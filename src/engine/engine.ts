@@ -27,6 +27,7 @@ import { deleteResource } from './delete.js';
 import { forget } from './forget.js';
 import type { EngineLogger } from './logger.js';
 import type { EngineObserver } from './observer.js';
+import type { Reviewer } from './review.js';
 import { put } from './put.js';
 import { list, read } from './read.js';
 import { references } from './references.js';
@@ -68,6 +69,8 @@ export interface EngineOptions {
   configurations?: ConfigurationSource;
   /** Told of ended operations and handler calls (metrics). */
   observer?: EngineObserver;
+  /** Reviews every change before it begins: admission policies and hooks (src/policy). */
+  reviewer?: Reviewer;
 }
 
 export class Engine {
@@ -102,6 +105,7 @@ export class Engine {
       worker,
       ...(options.configurations ? { configurations: options.configurations } : {}),
       ...(options.observer ? { observer: options.observer } : {}),
+      ...(options.reviewer ? { reviewer: options.reviewer } : {}),
     };
     this.ctx = ctx;
     this.tokenRetentionMs = Math.max(options.tokenRetentionMs ?? SEVEN_DAYS_MS, SEVEN_DAYS_MS);

@@ -11,6 +11,7 @@ import type { EngineContext } from './context.js';
 import { create } from './create.js';
 import { refuseReadOnly, requireModel } from './input.js';
 import { replaceInRecord } from './record-backed.js';
+import { withWarnings } from './review.js';
 import { opened } from './sealing.js';
 import type { ProgressEvent } from './types.js';
 import { assertUpdatable } from './update.js';
@@ -74,9 +75,9 @@ export async function put(
   for (const [key, value] of Object.entries(identifierModel(type, identifier) ?? {})) {
     if (desired[key] === undefined) desired[key] = value;
   }
-  await assertUpdatable(ctx, compiled, current.properties, desired, caller);
+  const verdicts = await assertUpdatable(ctx, compiled, current.properties, desired, caller, identifier);
   const provider = ctx.providerFor(type.typeName);
-  return begin(ctx, {
+  const event = await begin(ctx, {
     compiled,
     operation: 'UPDATE',
     identifier,
@@ -89,4 +90,5 @@ export async function put(
       ? { decide: await replaceInRecord(ctx, type, identifier, current, desired, compiled.version) }
       : { basedOn: current }),
   });
+  return withWarnings(event, verdicts);
 }

@@ -2,6 +2,7 @@
  * @module Values the engine speaks in: operations, their progress events, resource descriptions.
  */
 import type { ErrorCode } from '../errors.js';
+import type { Verdict } from '../verdict.js';
 import type { Model } from '../model/index.js';
 import type { Observation, Operation, OperationStatus } from '../store/types.js';
 
@@ -22,6 +23,8 @@ export interface ProgressEvent {
   errorCode?: ErrorCode;
   /** ISO-8601 time after which the engine will invoke the handler again. */
   retryAfter?: string;
+  /** What admission policies and hooks said of the change and let it proceed with (`Warn`). */
+  warnings?: Verdict[];
 }
 
 export interface ResourceDescription {

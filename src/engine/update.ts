@@ -15,6 +15,8 @@ import { assertValid } from './input.js';
 import { ratchet } from './ratchet.js';
 import { replaceInRecord } from './record-backed.js';
 import { assertReferencesExist } from './references.js';
+import { reviewChange, withWarnings } from './review.js';
+import type { Verdict } from '../verdict.js';
 import { resourceWithSecrets } from './sealing.js';
 import type { ProgressEvent } from './types.js';
 
@@ -78,11 +80,11 @@ async function updateOnce(
       readsWriteOnly,
     );
   const desired = applyPatch(type, current.properties, patchDocument);
-  await assertUpdatable(ctx, compiled, current.properties, desired, caller);
-  const provider = ctx.providerFor(type.typeName);
   // The primary identifier, whichever identifier the caller named it by.
   const primary = current.identifier;
-  return begin(ctx, {
+  const verdicts = await assertUpdatable(ctx, compiled, current.properties, desired, caller, primary);
+  const provider = ctx.providerFor(type.typeName);
+  const event = await begin(ctx, {
     compiled,
     operation: 'UPDATE',
     identifier: primary,
@@ -94,16 +96,21 @@ async function updateOnce(
       ? { decide: await replaceInRecord(ctx, type, primary, current, desired, compiled.version) }
       : { basedOn: current }),
   });
+  return withWarnings(event, verdicts);
 }
 
-/** The contract checks of an update, before any handler runs. */
+/**
+ * The contract checks of an update, before any handler runs, then its review: the verdicts it may
+ * proceed with.
+ */
 export async function assertUpdatable(
   ctx: EngineContext,
   compiled: CompiledType,
   current: Model,
   desired: Model,
-  caller?: Caller,
-): Promise<void> {
+  caller: Caller | undefined,
+  identifier: string,
+): Promise<readonly Verdict[]> {
   const type = compiled.type;
   // The identifier is the resource's key: a change to it would be another resource, whatever the
   // provider and whether or not the type lists it as create-only.
@@ -139,6 +146,14 @@ export async function assertUpdatable(
   // an earlier one, or carried over by an update since): only changed and new values must satisfy it.
   assertValid(compiled, desired, (problems) => ratchet(problems, current, desired));
   await assertReferencesExist(ctx, type, desired, caller);
+  return reviewChange(ctx, {
+    operation: 'UPDATE',
+    compiled,
+    identifier,
+    object: desired,
+    oldObject: current,
+    ...(caller ? { caller } : {}),
+  });
 }
 
 function sameValues(a: { value: unknown }[], b: { value: unknown }[]): boolean {

@@ -1,0 +1,53 @@
+/**
+ * @module Review: before an operation begins, the change is put to the server's reviewer (admission
+ * policies and hooks, in src/policy), the same way on every path that reaches the engine — `/v1`,
+ * Cloud Control, stacks and recipes. A `Deny` verdict refuses the change before anything is written;
+ * the others come back to be told (`Warn`) or recorded (`Audit`). The engine imports nothing of who
+ * reviews.
+ */
+import type { Model } from '../model/index.js';
+import type { CompiledType } from '../registry/compile.js';
+import { DeniedByVerdicts, warningsOf, type Verdict } from '../verdict.js';
+import type { Caller } from './caller.js';
+import type { EngineContext } from './context.js';
+import type { ProgressEvent } from './types.js';
+
+export interface ReviewRequest {
+  operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  /** The type and the version the change was checked against. */
+  compiled: CompiledType;
+  /** The primary identifier, when known before the handler runs. */
+  identifier?: string;
+  /**
+   * The desired state (CREATE, UPDATE), write-only values included: the reviewer decides what a
+   * policy or hook may see of them.
+   */
+  object?: Model;
+  /** The state before (UPDATE, DELETE), write-only values included. */
+  oldObject?: Model;
+  caller?: Caller;
+}
+
+export interface Reviewer {
+  /** Every verdict on the change, `Deny` ones included (the engine refuses on those). */
+  review(request: ReviewRequest): Promise<readonly Verdict[]>;
+}
+
+/**
+ * The verdicts a change may proceed with; throws DeniedByVerdicts when one denies it. Without a
+ * reviewer, none.
+ */
+export async function reviewChange(ctx: EngineContext, request: ReviewRequest): Promise<readonly Verdict[]> {
+  if (!ctx.reviewer) return NONE;
+  const verdicts = await ctx.reviewer.review(request);
+  if (verdicts.some((v) => v.action === 'Deny')) throw new DeniedByVerdicts(verdicts);
+  return verdicts;
+}
+
+const NONE: readonly Verdict[] = Object.freeze([]);
+
+/** The event with the warnings among `verdicts` (the same event when there are none). */
+export function withWarnings(event: ProgressEvent, verdicts: readonly Verdict[]): ProgressEvent {
+  const warnings = warningsOf(verdicts);
+  return warnings.length === 0 ? event : { ...event, warnings };
+}
