@@ -149,6 +149,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   DROP INDEX resources_by_version;
   `,
+  // What admission policies and hooks warned of when an operation began (its events carry them).
+  `
+  ALTER TABLE operations ADD COLUMN warnings_json text;
+  `,
 ];
 
 /** Schema names Typeplane accepts: plain lower-case identifiers, so they never need quoting. */

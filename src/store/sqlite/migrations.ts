@@ -225,6 +225,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX audit_records_type ON audit_records (type_name, sequence) WHERE type_name IS NOT NULL;
   CREATE INDEX audit_records_token ON audit_records (token_id, sequence) WHERE token_id IS NOT NULL;
   `,
+  // What admission policies and hooks warned of when an operation began (its events carry them).
+  `
+  ALTER TABLE operations ADD COLUMN warnings_json TEXT;
+  `,
 ];
 
 /** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */
