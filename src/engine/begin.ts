@@ -15,6 +15,7 @@ import { sealedDecision } from './record-backed.js';
 import { newRequestToken } from './request-token.js';
 import { opened, sealRequest } from './sealing.js';
 import type { ProgressEvent } from './types.js';
+import type { Verdict } from '../verdict.js';
 import { currentTraceparent, inSpan, traced } from '../telemetry/spans.js';
 
 export interface BeginArgs {
@@ -38,6 +39,8 @@ export interface BeginArgs {
    * is still the default (the store refuses it with DefaultVersionMoved otherwise).
    */
   asDefault?: boolean;
+  /** What the review warned of (kept with the operation, shown on its events). */
+  warnings?: Verdict[];
 }
 
 /** Begins an operation (see the module's description); traced, in a span of its own. */
@@ -84,6 +87,7 @@ async function beginHere(ctx: EngineContext, args: BeginArgs): Promise<ProgressE
   if (identifier !== undefined) record.identifier = identifier;
   if (token !== undefined) record.clientToken = token;
   if (args.statusMessage !== undefined) record.statusMessage = args.statusMessage;
+  if (args.warnings !== undefined) record.warnings = args.warnings;
   if (args.asDefault && compiled.version !== undefined) record.checkedAgainstDefault = compiled.version;
   // The worker that runs it, here or elsewhere, later, continues this trace (see step.ts).
   const traceparent = decide ? undefined : currentTraceparent();

@@ -13,7 +13,7 @@ import { checkIdentifierValues } from './identifiers.js';
 import { assertValid, refuseReadOnly, requireModel } from './input.js';
 import { createInRecord } from './record-backed.js';
 import { assertReferencesExist } from './references.js';
-import { reviewChange, withWarnings } from './review.js';
+import { reviewChange, warned } from './review.js';
 import type { ProgressEvent } from './types.js';
 
 export async function create(
@@ -44,12 +44,12 @@ export async function create(
     ...(caller ? { caller } : {}),
   });
   if (provider.recordBacked) {
-    return withWarnings(
-      await createInRecord(ctx, compiled, provider, desired, clientToken, hashed, version === undefined),
-      verdicts,
-    );
+    return createInRecord(ctx, compiled, provider, desired, clientToken, hashed, {
+      asDefault: version === undefined,
+      ...warned(verdicts),
+    });
   }
-  const event = await begin(ctx, {
+  return begin(ctx, {
     compiled,
     operation: 'CREATE',
     identifier,
@@ -58,8 +58,8 @@ export async function create(
     hashOf: hashed.of,
     ...(hashed.as ? { hashAs: hashed.as } : {}),
     asDefault: version === undefined,
+    ...warned(verdicts),
   });
-  return withWarnings(event, verdicts);
 }
 
 /** What a client token is compared on: a version named is part of the request. */

@@ -7,7 +7,7 @@ import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { deleteInRecord } from './record-backed.js';
 import { stillReferenced } from './references.js';
-import { reviewChange, withWarnings } from './review.js';
+import { reviewChange, warned } from './review.js';
 import { resourceWithSecrets } from './sealing.js';
 import type { ProgressEvent } from './types.js';
 
@@ -45,7 +45,7 @@ export async function deleteResource(
     ...(caller ? { caller } : {}),
   });
   const provider = ctx.providerFor(type.typeName);
-  const event = await begin(ctx, {
+  return begin(ctx, {
     compiled,
     operation: 'DELETE',
     identifier: primary,
@@ -53,6 +53,6 @@ export async function deleteResource(
     clientToken,
     hashOf: { identifier },
     ...(provider.recordBacked ? { decide: deleteInRecord(type, primary, caller) } : {}),
+    ...warned(verdicts),
   });
-  return withWarnings(event, verdicts);
 }

@@ -39,5 +39,6 @@ export async function toEvent(
   if (op.statusMessage !== undefined) event.statusMessage = op.statusMessage;
   if (op.errorCode !== undefined) event.errorCode = op.errorCode;
   if (op.retryAfter !== undefined && !TERMINAL_STATUSES.has(op.status)) event.retryAfter = op.retryAfter;
+  if (op.warnings !== undefined) event.warnings = op.warnings;
   return event;
 }

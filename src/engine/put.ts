@@ -11,7 +11,7 @@ import type { EngineContext } from './context.js';
 import { create } from './create.js';
 import { refuseReadOnly, requireModel } from './input.js';
 import { replaceInRecord } from './record-backed.js';
-import { withWarnings } from './review.js';
+import { warned } from './review.js';
 import { opened } from './sealing.js';
 import type { ProgressEvent } from './types.js';
 import { assertUpdatable } from './update.js';
@@ -77,7 +77,7 @@ export async function put(
   }
   const verdicts = await assertUpdatable(ctx, compiled, current.properties, desired, caller, identifier);
   const provider = ctx.providerFor(type.typeName);
-  const event = await begin(ctx, {
+  return begin(ctx, {
     compiled,
     operation: 'UPDATE',
     identifier,
@@ -89,6 +89,6 @@ export async function put(
     ...(provider.recordBacked
       ? { decide: await replaceInRecord(ctx, type, identifier, current, desired, compiled.version) }
       : { basedOn: current }),
+    ...warned(verdicts),
   });
-  return withWarnings(event, verdicts);
 }

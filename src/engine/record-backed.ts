@@ -20,7 +20,7 @@ import type {
   ResourceKey,
   StoredResource,
 } from '../store/types.js';
-import { begin } from './begin.js';
+import { begin, type BeginArgs } from './begin.js';
 import { ChangedMeanwhile } from './changed-meanwhile.js';
 import type { Caller } from './caller.js';
 import { checkModel } from './check-answer.js';
@@ -46,8 +46,8 @@ export async function createInRecord(
   desired: Model,
   clientToken: string | undefined,
   hashed: { as?: RequestKind; of: unknown },
-  /** Checked against the default version (the request named none): see BeginArgs.asDefault. */
-  asDefault: boolean,
+  /** asDefault: checked against the default version (the request named none); and the review's warnings. */
+  as: Pick<BeginArgs, 'asDefault' | 'warnings'>,
 ): Promise<ProgressEvent> {
   const type = compiled.type;
   const requestToken = newRequestToken();
@@ -78,7 +78,7 @@ export async function createInRecord(
     hashOf: hashed.of,
     ...(hashed.as ? { hashAs: hashed.as } : {}),
     requestToken,
-    asDefault,
+    ...as,
     decide: (current): Completion => {
       if (!model || problem !== undefined)
         return {

@@ -10,7 +10,6 @@ import type { CompiledType } from '../registry/compile.js';
 import { DeniedByVerdicts, warningsOf, type Verdict } from '../verdict.js';
 import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
-import type { ProgressEvent } from './types.js';
 
 export interface ReviewRequest {
   operation: 'CREATE' | 'UPDATE' | 'DELETE';
@@ -46,8 +45,11 @@ export async function reviewChange(ctx: EngineContext, request: ReviewRequest): 
 
 const NONE: readonly Verdict[] = Object.freeze([]);
 
-/** The event with the warnings among `verdicts` (the same event when there are none). */
-export function withWarnings(event: ProgressEvent, verdicts: readonly Verdict[]): ProgressEvent {
+/**
+ * The warnings among `verdicts`, as the operation is begun with them: kept with its record, so its
+ * events carry them wherever they are read (another replica, a replay of its client token).
+ */
+export function warned(verdicts: readonly Verdict[]): { warnings?: Verdict[] } {
   const warnings = warningsOf(verdicts);
-  return warnings.length === 0 ? event : { ...event, warnings };
+  return warnings.length === 0 ? {} : { warnings };
 }

@@ -15,7 +15,7 @@ import { assertValid } from './input.js';
 import { ratchet } from './ratchet.js';
 import { replaceInRecord } from './record-backed.js';
 import { assertReferencesExist } from './references.js';
-import { reviewChange, withWarnings } from './review.js';
+import { reviewChange, warned } from './review.js';
 import type { Verdict } from '../verdict.js';
 import { resourceWithSecrets } from './sealing.js';
 import type { ProgressEvent } from './types.js';
@@ -84,7 +84,7 @@ async function updateOnce(
   const primary = current.identifier;
   const verdicts = await assertUpdatable(ctx, compiled, current.properties, desired, caller, primary);
   const provider = ctx.providerFor(type.typeName);
-  const event = await begin(ctx, {
+  return begin(ctx, {
     compiled,
     operation: 'UPDATE',
     identifier: primary,
@@ -95,8 +95,8 @@ async function updateOnce(
     ...(provider.recordBacked
       ? { decide: await replaceInRecord(ctx, type, primary, current, desired, compiled.version) }
       : { basedOn: current }),
+    ...warned(verdicts),
   });
-  return withWarnings(event, verdicts);
 }
 
 /**

@@ -6,6 +6,7 @@
 import { TypeplaneError, type ErrorCode } from '../errors.js';
 import type { Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
+import type { Verdict } from '../verdict.js';
 import type {
   ActiveOperationCount,
   BeginResult,
@@ -65,6 +66,7 @@ export interface OperationParams {
   deadline_at: string;
   attempts: number;
   client_token: string | null;
+  warnings_json: string | null;
 }
 
 /** A stored operation: its parameters plus the keyset column. */
@@ -86,7 +88,7 @@ export interface KvRow {
 /** The columns an operation is read with. */
 export const OPERATION_COLUMNS = `seq, request_token, type_name, identifier, operation, status, event_time,
   resource_model_json, status_message, error_code, retry_after, request_json, callback_context_json,
-  started_at, deadline_at, attempts, client_token`;
+  started_at, deadline_at, attempts, client_token, warnings_json`;
 
 /** The statuses of an operation still running. */
 export const ACTIVE: ReadonlySet<string> = new Set(['PENDING', 'IN_PROGRESS', 'CANCEL_IN_PROGRESS']);
@@ -261,6 +263,7 @@ export function operationParams(operation: OperationRecord): OperationParams {
     deadline_at: isoTime(operation.deadlineAt, 'deadlineAt'),
     attempts: operation.attempts,
     client_token: operation.clientToken ?? null,
+    warnings_json: operation.warnings?.length ? JSON.stringify(operation.warnings) : null,
   };
 }
 
@@ -285,6 +288,7 @@ export function toOperationRecord(row: OperationRow): OperationRecord {
     record.callbackContext = JSON.parse(row.callback_context_json) as Record<string, unknown>;
   }
   if (row.client_token !== null) record.clientToken = row.client_token;
+  if (row.warnings_json) record.warnings = JSON.parse(row.warnings_json) as Verdict[];
   return record;
 }
 

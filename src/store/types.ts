@@ -7,6 +7,7 @@
 import { TypeplaneError, type ErrorCode } from '../errors.js';
 import type { Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
+import type { Verdict } from '../verdict.js';
 
 export type Operation = 'CREATE' | 'READ' | 'UPDATE' | 'DELETE' | 'LIST';
 
@@ -81,6 +82,8 @@ export interface OperationRecord {
   deadlineAt: string;
   attempts: number;
   clientToken?: string;
+  /** What admission policies and hooks warned of when the operation began (written once, with it). */
+  warnings?: Verdict[];
   /**
    * Not stored: the type's default version the request was checked against, when it named no
    * version. The operation begins only while that is still the default ({@link DefaultVersionMoved}

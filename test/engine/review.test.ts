@@ -87,6 +87,9 @@ test('rules alone refuse with 400; warnings come back on the event of every kind
   await engine.create(WIDGET_TYPE, { Name: 'other' });
   const deleted = await engine.delete(WIDGET_TYPE, 'other');
   assert.deepEqual(deleted.warnings, [warn('w-DELETE')]);
+  // Kept with the operation: read back from the store, its events still carry them.
+  assert.deepEqual((await engine.getRequest(patched.requestToken)).warnings, [warn('w-UPDATE')]);
+  assert.deepEqual((await store.getOperation(deleted.requestToken))?.warnings, [warn('w-DELETE')]);
 });
 
 test('the reviewer is told who asks', async (t) => {

@@ -94,6 +94,7 @@ import {
 } from '../types.js';
 import { MIGRATIONS, SCHEMA_NAME, migrate } from './migrations.js';
 import { PostgresAuditTrail } from './audit.js';
+import { inSpan, traced } from '../../telemetry/spans.js';
 
 export interface PostgresStoreOptions {
   /** The schema the store's tables live in (created if absent; default `typeplane`). */
@@ -133,6 +134,7 @@ const INSERT_COLUMNS = [
   'request_hash',
   'lease_owner',
   'lease_until',
+  'warnings_json',
 ] as const;
 
 /** The columns saveOperation and finishOperation set, in order ($2…), after request_token ($1). */
@@ -859,11 +861,24 @@ export class PostgresStore implements Store {
    * round trip for both; it runs after the locks are held) and work finds its result in `tx.first`;
    * work may end with `tx.commit`, which sends its last statements together with COMMIT.
    */
-  private async transaction<T>(
+  private transaction<T>(
     work: (client: pg.PoolClient, tx: Tx) => Promise<T>,
     /** Keys locked exclusively, always in one order (so that two transactions never wait on each other). */
     lockOn?: string | readonly string[],
     /** A type whose lock is taken shared, after `lockOn`'s. */
+    shareLockOfType?: string,
+    first?: Statement,
+  ): Promise<T> {
+    // Traced, a span of its own (its wait for a connection included); untraced, no closure is made.
+    if (!traced()) return this.transactionHere(work, lockOn, shareLockOfType, first);
+    return inSpan('postgresql transaction', TRANSACTION_SPAN_ATTRIBUTES, () =>
+      this.transactionHere(work, lockOn, shareLockOfType, first),
+    );
+  }
+
+  private async transactionHere<T>(
+    work: (client: pg.PoolClient, tx: Tx) => Promise<T>,
+    lockOn?: string | readonly string[],
     shareLockOfType?: string,
     first?: Statement,
   ): Promise<T> {
@@ -936,6 +951,9 @@ export class PostgresStore implements Store {
       : missingOperation(requestToken);
   }
 }
+
+/** A transaction's span's attributes, as the SQLite store's group commit's (the SDK copies them). */
+const TRANSACTION_SPAN_ATTRIBUTES = { 'db.system.name': 'postgresql' } as const;
 
 // ---- Statements shared by several methods ----
 

@@ -1076,8 +1076,8 @@ function prepareStatements(db: Database.Database) {
     insertOperation: db.prepare<InsertValues>(
       `INSERT INTO operations (request_token, type_name, identifier, operation, status, event_time, resource_model_json,
          status_message, error_code, retry_after, request_json, callback_context_json, started_at, deadline_at, attempts,
-         client_token, request_hash, lease_owner, lease_until)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         client_token, request_hash, lease_owner, lease_until, warnings_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     // Both guarded: only an active operation, and with @owner only while that worker holds the lease.
     saveOperation: db.prepare<GuardedParams>(
@@ -1203,6 +1203,7 @@ function insertValues(
     requestHash,
     leaseOwner,
     leaseUntil,
+    p.warnings_json,
   ];
 }
 
