@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
 import type { StacksCore } from './core.js';
+import { tracedFrom } from './deployment.js';
 import { purgeDeleted } from './listing.js';
 import { recordedTypes, stackNotFound, stacksNamed, unnamed, type Authorize } from './reach.js';
 import type { DeploymentRecord, StackCaller } from './records.js';
@@ -46,6 +47,7 @@ export async function startDelete(
     noRollback: true,
     update: true,
     ...(caller ? { caller } : {}),
+    ...tracedFrom(),
     owner: core.owner,
     leaseUntil: new Date(Date.now() + core.leaseMs).toISOString(),
     startedAt: new Date().toISOString(),

@@ -19,7 +19,13 @@ import { load } from './stages/load.js';
 import { finishSuccess } from './stages/outputs.js';
 import { rollback } from './stages/rollback.js';
 import { DeploymentState, type DeploymentContext } from './stages/state.js';
-import { inSpan, traced } from '../telemetry/spans.js';
+import { continues, continuing, currentTraceparent } from '../telemetry/spans.js';
+
+/** For a deployment record begun in a traced request: that trace, which the deployment continues. */
+export function tracedFrom(): { traceparent?: string } {
+  const traceparent = currentTraceparent();
+  return traceparent === undefined ? {} : { traceparent };
+}
 
 export class Deployment {
   private readonly d: DeploymentState;
@@ -38,18 +44,21 @@ export class Deployment {
   }
 
   /**
-   * Runs the deployment to its end (or until its lease is lost); traced, as one span (a child of the
-   * request that began it) with a span per resource step.
+   * Runs the deployment to its end (or until its lease is lost); traced, as one span continuing the
+   * trace of the request that began it (its traceparent, kept in the record), with a span per
+   * resource step. A deployment resumed after a restart, here or on another replica, continues it too.
    */
   run(): Promise<void> {
-    if (!traced()) return this.runHere();
     const { record } = this.d;
-    return inSpan(
+    if (!continues(record.traceparent)) return this.runHere();
+    return continuing(
+      record.traceparent,
       `stack ${record.kind}`,
       {
         'typeplane.stack': record.stack,
         'typeplane.deployment': record.id,
         'typeplane.deployment.phase': record.phase,
+        ...(this.begun ? {} : { 'typeplane.deployment.resumed': true }),
       },
       () => this.runHere(),
     );

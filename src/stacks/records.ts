@@ -169,6 +169,8 @@ export interface DeploymentRecord {
   planId?: string;
   /** Who asked for it (an API token's id and type globs): the engine's operations run as them, resumed or not. */
   caller?: StackCaller;
+  /** The W3C traceparent of the request that began it: the deployment continues that trace, resumed or not. */
+  traceparent?: string;
   owner: string;
   leaseUntil: string;
   startedAt: string;

@@ -23,6 +23,7 @@ import type { Launch } from './resume.js';
 import { NEVER_CREATED, TERMINAL } from './status.js';
 import { openParameters, sealParameters } from './stored-parameters.js';
 import { analyzeForStack } from './validate.js';
+import { tracedFrom } from './deployment.js';
 import { describe, viewOf, type Started } from './views.js';
 
 export async function deploy(
@@ -133,6 +134,7 @@ async function begin(
     update,
     ...(options.planId ? { planId: options.planId } : {}),
     ...(options.caller ? { caller: options.caller } : {}),
+    ...tracedFrom(),
     owner: core.owner,
     leaseUntil: new Date(Date.now() + core.leaseMs).toISOString(),
     startedAt: new Date().toISOString(),

@@ -22,33 +22,39 @@ export async function deleteInReverse(
     records.map((r) => r.logicalId),
     (id) => dependants.get(id) ?? [],
     d.ctx.concurrency,
-    async (id) => {
+    (id) => {
       const rec = d.resources.get(id)!;
-      if (rec.identifier === undefined) {
-        await d.forget(id);
-        return true;
-      }
-      if (rec.deletionPolicy === 'Retain') {
-        await d.resourceEvent(id, rec.type, rec.identifier, 'DELETE_SKIPPED', 'DeletionPolicy: Retain');
-        await d.forget(id);
-        return true;
-      }
-      await d.resourceEvent(id, rec.type, rec.identifier, 'DELETE_IN_PROGRESS');
-      const event = await d.operate(id, () =>
-        d.ctx.engine.delete(rec.type, rec.identifier!, stepToken(d.id, action, id), d.caller),
-      );
-      if (event.operationStatus !== 'SUCCESS' && event.errorCode !== 'NotFound') {
-        const why = d.reason(event);
-        await d.resourceEvent(id, rec.type, rec.identifier, 'DELETE_FAILED', why);
-        await d.fail(`${id}: ${why}`);
-        return false;
-      }
-      await d.resourceEvent(id, rec.type, rec.identifier, 'DELETE_COMPLETE');
-      await d.forget(id);
-      return true;
+      return d.resourceStep(id, rec.type, () => deleteStep(d, rec, action));
     },
   );
   return result.failed.length === 0 && result.skipped.length === 0;
+}
+
+/** One resource deleted (or left, by its DeletionPolicy); whether it is gone from the stack. */
+async function deleteStep(d: DeploymentState, rec: ResourceRecord, action: string): Promise<boolean> {
+  const id = rec.logicalId;
+  if (rec.identifier === undefined) {
+    await d.forget(id);
+    return true;
+  }
+  if (rec.deletionPolicy === 'Retain') {
+    await d.resourceEvent(id, rec.type, rec.identifier, 'DELETE_SKIPPED', 'DeletionPolicy: Retain');
+    await d.forget(id);
+    return true;
+  }
+  await d.resourceEvent(id, rec.type, rec.identifier, 'DELETE_IN_PROGRESS');
+  const event = await d.operate(id, () =>
+    d.ctx.engine.delete(rec.type, rec.identifier!, stepToken(d.id, action, id), d.caller),
+  );
+  if (event.operationStatus !== 'SUCCESS' && event.errorCode !== 'NotFound') {
+    const why = d.reason(event);
+    await d.resourceEvent(id, rec.type, rec.identifier, 'DELETE_FAILED', why);
+    await d.fail(`${id}: ${why}`);
+    return false;
+  }
+  await d.resourceEvent(id, rec.type, rec.identifier, 'DELETE_COMPLETE');
+  await d.forget(id);
+  return true;
 }
 
 /** A stack's deletion, to its end: DELETE_COMPLETE, or DELETE_FAILED with what could not go. */

@@ -12,7 +12,6 @@ import { decideNamed, physicalName } from '../physical-names.js';
 import type { ResourceRecord } from '../records.js';
 import { evaluateOutputs } from './outputs.js';
 import { stepToken, type DeploymentState } from './state.js';
-import { inSpan, traced } from '../../telemetry/spans.js';
 
 /** Whether every resource is in place and the outputs evaluate. */
 export async function forward(d: DeploymentState): Promise<boolean> {
@@ -22,7 +21,8 @@ export async function forward(d: DeploymentState): Promise<boolean> {
     analysis.order,
     (id) => analysis.resources.get(id)!.dependsOn,
     d.ctx.concurrency,
-    (id) => (traced() ? inResourceSpan(d, id, () => forwardStep(d, id, scope)) : forwardStep(d, id, scope)),
+    (id) =>
+      d.resourceStep(id, analysis.resources.get(id)?.compiled.type.typeName, () => forwardStep(d, id, scope)),
   );
   if (result.failed.length > 0) return false;
   // Outputs are part of the deployment: one that cannot be evaluated fails it.
@@ -33,20 +33,6 @@ export async function forward(d: DeploymentState): Promise<boolean> {
     return false;
   }
   return true;
-}
-
-/** A resource's step in a span of its own, within the deployment's. */
-export function inResourceSpan<T>(d: DeploymentState, logicalId: string, step: () => Promise<T>): Promise<T> {
-  const analyzed = d.analysis?.resources.get(logicalId);
-  return inSpan(
-    `stack resource ${d.record.phase}`,
-    {
-      'typeplane.stack': d.name,
-      'typeplane.logical_id': logicalId,
-      ...(analyzed ? { 'typeplane.type_name': analyzed.compiled.type.typeName } : {}),
-    },
-    step,
-  );
 }
 
 async function forwardStep(d: DeploymentState, logicalId: string, scope: Scope): Promise<boolean> {

@@ -22,8 +22,9 @@ export async function rollback(d: DeploymentState): Promise<boolean> {
     (id) => dependants.get(id) ?? [],
     d.ctx.concurrency,
     async (id) => {
+      const rec = d.resources.get(id)!;
       // A resource that cannot be put back is reported; the others are still put back.
-      if (!(await rollbackStep(d, d.resources.get(id)!))) ok = false;
+      if (!(await d.resourceStep(id, rec.type, () => rollbackStep(d, rec)))) ok = false;
       return true;
     },
   );

@@ -26,6 +26,7 @@ import { newEvent } from '../records.js';
 import { maskReason, type SecretSources } from '../secrets.js';
 import type { Imported } from '../imports.js';
 import type { StacksObserver } from '../observer.js';
+import { inSpan, traced } from '../../telemetry/spans.js';
 
 /** The engine as stacks use it: its public operations. */
 export type StackEngine = Pick<
@@ -126,6 +127,23 @@ export class DeploymentState {
   }
 
   // ---- Engine operations and resource records ----
+
+  /**
+   * One resource's step (of any phase: forward, rollback, cleanup, delete); traced, in a span of its
+   * own within the deployment's, `stack resource <phase>`, so each engine operation it runs is under it.
+   */
+  resourceStep<T>(logicalId: string, typeName: string | undefined, step: () => Promise<T>): Promise<T> {
+    if (!traced()) return step();
+    return inSpan(
+      `stack resource ${this.record.phase}`,
+      {
+        'typeplane.stack': this.name,
+        'typeplane.logical_id': logicalId,
+        ...(typeName !== undefined ? { 'typeplane.type_name': typeName } : {}),
+      },
+      step,
+    );
+  }
 
   /** Run one engine operation to its end; an operation refused before it began is a failed event. */
   async operate(logicalId: string, start: () => Promise<ProgressEvent>): Promise<ProgressEvent> {
