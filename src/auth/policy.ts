@@ -34,10 +34,19 @@ export type Action =
   | 'read-metrics' // GET /metrics
   | 'manage-types' // register and deregister types
   | 'manage-tokens' // create, list and revoke tokens
+  | 'read-audit' // read the audit trail (GET /v1/audit)
   | 'back-up'; // take a backup of the whole store
 
 const ALLOWED: Record<Role, ReadonlySet<Action>> = {
-  admin: new Set<Action>(['read-metrics', 'read', 'write', 'manage-types', 'manage-tokens', 'back-up']),
+  admin: new Set<Action>([
+    'read-metrics',
+    'read',
+    'write',
+    'manage-types',
+    'manage-tokens',
+    'read-audit',
+    'back-up',
+  ]),
   writer: new Set<Action>(['read', 'write']),
   reader: new Set<Action>(['read']),
   monitor: new Set<Action>(['read-metrics']),
