@@ -1,0 +1,183 @@
+/**
+ * @module Compile a CEL expression once — parse, type-check against declared variables, estimate its
+ * worst-case cost, plan its evaluation — and evaluate it many times under a per-request cost budget.
+ * Pure: CEL here has no function that reads a clock, a file or the network.
+ */
+import { celEnv, isCelError, parse, plan, type CelInput, type CelValue } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { Analyzer, type Expr } from './analyze.js';
+import { sizedType } from './values.js';
+import { DEFAULT_SIZE_LIMIT, typeName, type ValueType } from './types.js';
+
+export type CelVariables = Readonly<Record<string, ValueType>>;
+
+/** A problem in an expression, located in its text (line and column count from 1). */
+export interface CompileProblem {
+  message: string;
+  offset: number;
+  line: number;
+  column: number;
+}
+
+export type CompileResult =
+  { ok: true; expression: CompiledExpression } | { ok: false; problems: CompileProblem[] };
+
+/** A request's cost budget, shared by every expression evaluated for it (each takes its share). */
+export interface CostBudget {
+  remaining: number;
+}
+
+export type EvaluationResult =
+  | { ok: true; value: CelValue }
+  /** `cost`: refused before evaluating, the values are too large for the budget left; `error`: CEL's own. */
+  | { ok: false; kind: 'cost' | 'error'; message: string };
+
+export interface CompiledExpression {
+  readonly source: string;
+  readonly variables: CelVariables;
+  /** The type of its value. */
+  readonly type: ValueType;
+  /** The most evaluating it can cost, over the largest values its variables' types allow. */
+  readonly cost: number;
+  /**
+   * Its value with these bindings (CEL values, see `toCel`), the cost taken from `budget`: the
+   * static estimate when that fits, else the estimate over the bindings' actual sizes; refused
+   * without evaluating when even that does not fit.
+   */
+  evaluate(bindings: Readonly<Record<string, CelInput>>, budget: CostBudget): EvaluationResult;
+}
+
+export interface CompileOptions {
+  /** The kind of value it must have (`dyn` passes and is checked when evaluated). */
+  expect?: 'bool' | 'string';
+  /** The size of what the variables' types leave unbounded (the largest request body). */
+  sizeLimit?: number;
+}
+
+/** Longer expressions are refused before parsing (Kubernetes' rules are a line or a few). */
+export const MAX_EXPRESSION_LENGTH = 8192;
+
+/**
+ * Kubernetes' limits, in its units: a rule's static estimate (StaticEstimatedCostLimit) and what all
+ * the evaluations for one request may cost (RuntimeCELCostBudget).
+ */
+export const EXPRESSION_COST_LIMIT = 10_000_000;
+export const REQUEST_COST_BUDGET = 10_000_000;
+
+const env = celEnv({ funcs: strings });
+
+export function compileExpression(
+  source: string,
+  variables: CelVariables,
+  options: CompileOptions = {},
+): CompileResult {
+  if (source.length > MAX_EXPRESSION_LENGTH) {
+    return fail(
+      source,
+      0,
+      `the expression is ${source.length} characters long, more than ${MAX_EXPRESSION_LENGTH}; split it into several`,
+    );
+  }
+  if (source.trim() === '') return fail(source, 0, 'the expression is empty');
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch (e) {
+    const at = (e as { location?: { start?: { offset?: number } } }).location?.start?.offset;
+    const raw = (e as { rawMessage?: string }).rawMessage;
+    if (e instanceof RangeError) return fail(source, 0, 'the expression is nested too deeply to parse');
+    return fail(source, at ?? 0, `syntax error: ${raw ?? (e as Error).message}`);
+  }
+  const positions = parsed.sourceInfo?.positions ?? {};
+  const where = (id: bigint): number => positions[String(id)] ?? 0;
+  const analyzer = new Analyzer(options.sizeLimit ?? DEFAULT_SIZE_LIMIT);
+  let analysis: ReturnType<Analyzer['run']>;
+  try {
+    analysis = analyzer.run(parsed.expr, new Map(Object.entries(variables)));
+  } catch (e) {
+    if (e instanceof RangeError) return fail(source, 0, 'the expression is nested too deeply to check');
+    throw e;
+  }
+  const problems = analyzer.problems.map((p) => locate(source, where(p.exprId), p.message));
+  const want = options.expect;
+  if (want && analysis.type.kind !== want && analysis.type.kind !== 'dyn' && problems.length === 0) {
+    problems.push(
+      locate(
+        source,
+        where(parsed.expr.id),
+        `the expression's value must be a ${want}, not ${typeName(analysis.type)}`,
+      ),
+    );
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  const names = Object.keys(variables);
+  const run = plan(env, parsed.expr);
+  const cost = analysis.cost;
+  const expression: CompiledExpression = {
+    source,
+    variables,
+    type: analysis.type,
+    cost,
+    evaluate(bindings, budget) {
+      let bound = cost;
+      if (bound > budget.remaining)
+        bound = runtimeCost(parsed.expr, variables, names, bindings, options.sizeLimit);
+      if (bound > budget.remaining) {
+        return {
+          ok: false,
+          kind: 'cost',
+          message: `evaluating it on these values could cost ${bound} units, more than the ${budget.remaining} left of the request's budget of ${REQUEST_COST_BUDGET}; make the values smaller`,
+        };
+      }
+      budget.remaining -= bound;
+      let value: CelValue | Error;
+      try {
+        value = run(bindings as Record<string, CelInput>);
+      } catch (e) {
+        return {
+          ok: false,
+          kind: 'error',
+          message:
+            e instanceof RangeError ? 'the values are nested too deeply' : String((e as Error).message),
+        };
+      }
+      if (isCelError(value)) return { ok: false, kind: 'error', message: value.message };
+      if (want && typeof value !== (want === 'bool' ? 'boolean' : 'string')) {
+        return { ok: false, kind: 'error', message: `its value must be a ${want}` };
+      }
+      return { ok: true, value: value as CelValue };
+    },
+  };
+  return { ok: true, expression };
+}
+
+function runtimeCost(
+  expr: Expr,
+  variables: CelVariables,
+  names: readonly string[],
+  bindings: Readonly<Record<string, CelInput>>,
+  sizeLimit: number | undefined,
+): number {
+  const sized = new Map<string, ValueType>();
+  for (const name of names) {
+    const declared = variables[name] as ValueType;
+    sized.set(name, Object.hasOwn(bindings, name) ? sizedType(declared, bindings[name] ?? null) : declared);
+  }
+  return new Analyzer(sizeLimit ?? DEFAULT_SIZE_LIMIT).run(expr, sized).cost;
+}
+
+function fail(source: string, offset: number, message: string): CompileResult {
+  return { ok: false, problems: [locate(source, offset, message)] };
+}
+
+function locate(source: string, offset: number, message: string): CompileProblem {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < source.length; i++) {
+    if (source.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { message, offset, line, column: offset - lineStart + 1 };
+}

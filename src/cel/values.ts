@@ -1,0 +1,108 @@
+/**
+ * @module JSON model values ↔ CEL values. An integer where the schema says `integer` becomes a CEL
+ * `int` (a bigint), a number where it says `number` a `double`; where the type is `dyn`, a JSON
+ * number without a fraction is an `int` (as Kubernetes reads unstructured JSON). Objects become Maps
+ * (a plain object's prototype must never be reachable from an expression), arrays lists.
+ */
+import { isCelList, isCelMap, isCelUint, type CelInput, type CelValue } from '@bufbuild/cel';
+import { join } from './analyze.js';
+import { DYN, type ValueType } from './types.js';
+
+/** The CEL value of a JSON value read as `type`. */
+export function toCel(value: unknown, type: ValueType = DYN): CelInput {
+  if (value === null || value === undefined) return null;
+  switch (typeof value) {
+    case 'number':
+      if (type.kind === 'double') return value;
+      return Number.isInteger(value) && type.kind !== 'string' ? BigInt(value) : value;
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'object':
+      break;
+    default:
+      return null;
+  }
+  if (Array.isArray(value)) {
+    const elem = type.kind === 'list' ? type.elem : DYN;
+    return value.map((v) => toCel(v, elem));
+  }
+  const map = new Map<string, CelInput>();
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const t =
+      type.kind === 'object' ? (type.properties.get(k) ?? DYN) : type.kind === 'map' ? type.value : DYN;
+    map.set(k, toCel(v, t));
+  }
+  return map;
+}
+
+/** The JSON value of a CEL value (an int that JSON cannot hold exactly becomes a string). */
+export function fromCel(value: CelValue): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number')
+    return value;
+  if (typeof value === 'bigint')
+    return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (isCelUint(value)) return fromCel(value.value);
+  if (isCelList(value)) return [...value].map(fromCel);
+  if (isCelMap(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of value.entries()) {
+      const key = typeof k === 'string' ? k : String(fromCel(k));
+      if (key !== '__proto__') out[key] = fromCel(v);
+    }
+    return out;
+  }
+  return String(value as unknown);
+}
+
+/**
+ * The type of a value as it is: `declared`'s structure with the sizes the value has (a list's item
+ * types merged, so the largest item sizes them all). The cost of an expression estimated over these
+ * types bounds what evaluating it on this value costs.
+ */
+export function sizedType(declared: ValueType, value: CelInput, depth = 0): ValueType {
+  if (depth > 100) return declared;
+  if (typeof value === 'string')
+    return { kind: declared.kind === 'dyn' ? 'string' : declared.kind, maxSize: value.length } as ValueType;
+  if (value instanceof Uint8Array) return { kind: 'bytes', maxSize: value.length };
+  if (Array.isArray(value)) {
+    const elemDeclared = declared.kind === 'list' ? declared.elem : DYN;
+    let elem: ValueType | undefined;
+    for (const v of value as CelInput[]) {
+      const t = sizedType(elemDeclared, v, depth + 1);
+      elem = elem ? join(elem, t) : t;
+    }
+    return { kind: 'list', elem: elem ?? elemDeclared, maxSize: value.length };
+  }
+  if (value instanceof Map) {
+    const entries = value as Map<string, CelInput>;
+    if (declared.kind === 'object') {
+      const properties = new Map<string, ValueType>();
+      for (const [k, t] of declared.properties) {
+        properties.set(
+          k,
+          entries.has(k) ? sizedType(t, entries.get(k) ?? null, depth + 1) : { ...t, maxSize: 0 },
+        );
+      }
+      return { kind: 'object', properties, maxSize: entries.size };
+    }
+    const valueDeclared = declared.kind === 'map' ? declared.value : DYN;
+    let merged: ValueType | undefined;
+    for (const v of entries.values()) {
+      const t = sizedType(valueDeclared, v, depth + 1);
+      merged = merged ? join(merged, t) : t;
+    }
+    return { kind: 'map', value: merged ?? valueDeclared, maxSize: entries.size };
+  }
+  if (declared.kind !== 'dyn') return declared;
+  switch (typeof value) {
+    case 'bigint':
+      return { kind: 'int' };
+    case 'number':
+      return { kind: 'double' };
+    case 'boolean':
+      return { kind: 'bool' };
+    default:
+      return value === null ? { kind: 'null_type' } : DYN;
+  }
+}
