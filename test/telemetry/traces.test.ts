@@ -7,147 +7,10 @@
  * traced too; log lines carry the trace id. Without the variables, nothing is sent.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { exchange } from '../../src/cli/exchange.js';
 import { issueKeys, signedHeaders } from '../helpers/cloudcontrol.js';
-import { api, spawnServer, tempDir } from '../helpers/service.js';
-
-const TYPE = 'Test::Trace::Thing';
-const THING = JSON.stringify({
-  typeName: TYPE,
-  description: 'A thing its HTTP provider keeps nowhere.',
-  properties: { Name: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,30}$' }, Size: { type: 'string' } },
-  additionalProperties: false,
-  required: ['Name'],
-  primaryIdentifier: ['/properties/Name'],
-  createOnlyProperties: ['/properties/Name'],
-  handlers: { create: { permissions: [] }, read: { permissions: [] }, delete: { permissions: [] } },
-});
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: { key: string; value: Record<string, unknown> }[];
-  links?: { traceId: string; spanId: string }[];
-}
-
-/** A real OTLP/HTTP receiver: every span of every POST /v1/traces, as the exporter sent it (JSON). */
-async function receiver(): Promise<{ url: string; spans: OtlpSpan[]; posts: () => number; server: Server }> {
-  const spans: OtlpSpan[] = [];
-  let posts = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      posts++;
-      assert.equal(req.method, 'POST');
-      assert.equal(req.url, '/v1/traces');
-      assert.match(String(req.headers['content-type']), /^application\/json/);
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        resourceSpans: {
-          resource: { attributes: OtlpSpan['attributes'] };
-          scopeSpans: { spans: OtlpSpan[] }[];
-        }[];
-      };
-      for (const rs of body.resourceSpans) {
-        assert.equal(
-          attribute({ attributes: rs.resource.attributes } as OtlpSpan, 'service.name'),
-          'typeplane',
-        );
-        for (const ss of rs.scopeSpans) spans.push(...ss.spans);
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans, posts: () => posts, server };
-}
-
-/** An HTTP provider (the remote protocol) that makes whatever it is asked to, and notes the traceparent of each call. */
-async function provider(): Promise<{
-  url: string;
-  calls: { action: string; headers: IncomingHttpHeaders }[];
-  server: Server;
-}> {
-  const calls: { action: string; headers: IncomingHttpHeaders }[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const m = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        action: string;
-        requestData: { resourceProperties: Record<string, unknown> };
-      };
-      calls.push({ action: m.action, headers: req.headers });
-      const event =
-        m.action === 'CREATE' || m.action === 'READ'
-          ? { status: 'SUCCESS', resourceModel: m.requestData.resourceProperties }
-          : { status: 'SUCCESS' };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(event));
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/`, calls, server };
-}
-
-function attribute(span: OtlpSpan, key: string): unknown {
-  const value = span.attributes?.find((a) => a.key === key)?.value;
-  if (value === undefined) return undefined;
-  return value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue;
-}
-
-function hex(bytes: number): string {
-  return randomBytes(bytes).toString('hex');
-}
-
-/** A server whose things are made by `providerUrl`, with `env` added. */
-async function serve(providerUrl: string, env: Record<string, string>) {
-  const dir = tempDir();
-  const typeFile = join(dir, 'thing.json');
-  writeFileSync(typeFile, THING);
-  const config = join(dir, 'typeplane.config.yaml');
-  writeFileSync(
-    config,
-    `types: [${JSON.stringify(typeFile)}]\nproviders:\n  - url: ${JSON.stringify(providerUrl)}\n    types: [${JSON.stringify(TYPE)}]\n`,
-  );
-  return spawnServer(join(dir, 'data'), ['--config', config, '--log-level', 'info'], env);
-}
-
-/** A receiver, an HTTP provider and a server exporting to the one and calling the other, with `env` added. */
-async function setUp(t: import('node:test').TestContext, env: Record<string, string>) {
-  const otlp = await receiver();
-  const remote = await provider();
-  t.after(() => {
-    otlp.server.close();
-    remote.server.close();
-  });
-  const server = await serve(remote.url, {
-    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-    OTEL_BSP_SCHEDULE_DELAY: '50',
-    ...env,
-  });
-  return { otlp, remote, server, client: api(server.url, server.token) };
-}
-
-/** Stops the server the way an operator does, so that it exports what it still holds. */
-async function stop(child: import('node:child_process').ChildProcess): Promise<void> {
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}
+import { TYPE, attribute, hex, setUp, stop, tree } from './traced-server.js';
 
 test('one trace per request, from the caller through the engine to the HTTP provider, and one per stack deployment', async (t) => {
   const { otlp, remote, server, client } = await setUp(t, {});
@@ -190,9 +53,7 @@ test('one trace per request, from the caller through the engine to the HTTP prov
 
   await stop(server.child);
   const spans = otlp.spans;
-  const byId = new Map(spans.map((s) => [s.spanId, s]));
-  const parentOf = (s: OtlpSpan) => (s.parentSpanId ? byId.get(s.parentSpanId) : undefined);
-  const childrenOf = (s: OtlpSpan) => spans.filter((c) => c.parentSpanId === s.spanId);
+  const { parentOf, childrenOf } = tree(spans);
 
   // The create: caller → HTTP server span → begin → step → HTTP provider call.
   const inCreate = spans.filter((s) => s.traceId === callerTrace);

@@ -1,0 +1,156 @@
+/**
+ * A span per resource for every kind of stack step, not only the forward ones: a deployment whose
+ * second resource fails rolls the first back in a `stack resource rollback` span, a stack's deletion
+ * deletes each resource in a `stack resource delete` span, each holding its engine operation (begin,
+ * step, the provider's call); and a deployment resumed by a restarted server continues the trace of
+ * the request that began it. Over real HTTP, with a real OTLP/HTTP receiver.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { until } from '../helpers/slow-notes.js';
+import { api } from '../helpers/service.js';
+import { TYPE, attribute, callerTrace, names, setUp, stop, tree, type OtlpSpan } from './traced-server.js';
+
+const PAIR = `Resources:
+  Left:
+    Type: ${TYPE}
+    Properties: { Name: left }
+  Right:
+    Type: ${TYPE}
+    Properties: { Name: NAME, Size: !Ref Left }
+`;
+
+/** The spans of `logicalId`'s steps under `parent`, named `stack resource <phase>`. */
+function resourceSpans(children: OtlpSpan[], phase: string, logicalId: string): OtlpSpan[] {
+  return children.filter(
+    (s) => s.name === `stack resource ${phase}` && attribute(s, 'typeplane.logical_id') === logicalId,
+  );
+}
+
+test('a rollback and a stack delete: a span per resource step, each holding its engine operation', async (t) => {
+  // The provider refuses to make anything named "broken".
+  const { otlp, remote, server, client } = await setUp(
+    t,
+    {},
+    {
+      answer: (action, name) =>
+        action === 'CREATE' && name === 'broken'
+          ? { status: 'FAILED', errorCode: 'InvalidRequest', message: 'broken on purpose' }
+          : undefined,
+    },
+  );
+
+  const failing = callerTrace();
+  const rolled = await client.call(
+    'PUT',
+    '/v1/stacks/failing?wait=20',
+    { template: PAIR.replace('NAME', 'broken') },
+    { traceparent: failing.traceparent },
+  );
+  assert.equal(rolled.status, 202, JSON.stringify(rolled.body));
+  assert.equal(rolled.body.stack.status, 'ROLLBACK_COMPLETE', JSON.stringify(rolled.body.stack));
+
+  const deleting = callerTrace();
+  const deployed = await client.call('PUT', '/v1/stacks/pair?wait=20', {
+    template: PAIR.replace('NAME', 'right'),
+  });
+  assert.equal(deployed.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(deployed.body.stack));
+  const deleted = await client.call('DELETE', '/v1/stacks/pair?wait=20', undefined, {
+    traceparent: deleting.traceparent,
+  });
+  assert.equal(deleted.status, 202, JSON.stringify(deleted.body));
+  assert.equal(deleted.body.stack.status, 'DELETE_COMPLETE', JSON.stringify(deleted.body.stack));
+  await stop(server.child);
+  const { parentOf, childrenOf } = tree(otlp.spans);
+
+  // The rollback: Left made, Right refused, Left deleted again — each step in the deployment's span.
+  const inRollback = otlp.spans.filter((s) => s.traceId === failing.traceId);
+  const deploy = inRollback.find((s) => s.name === 'stack deploy');
+  assert.ok(deploy, `no deployment span: ${names(inRollback)}`);
+  assert.equal(parentOf(deploy)?.name, 'PUT /v1/stacks/:stackName');
+  const steps = childrenOf(deploy);
+  assert.equal(resourceSpans(steps, 'forward', 'Left').length, 1, names(steps));
+  assert.equal(resourceSpans(steps, 'forward', 'Right').length, 1, names(steps));
+  const [putBack] = resourceSpans(steps, 'rollback', 'Left');
+  assert.ok(putBack, `no rollback span for Left: ${names(steps)}`);
+  assert.equal(attribute(putBack, 'typeplane.type_name'), TYPE);
+  assert.equal(attribute(putBack, 'typeplane.stack'), 'failing');
+  // Right was never made: its rollback step deletes nothing, and calls no provider.
+  const begun = childrenOf(putBack).find((s) => s.name === 'begin DELETE');
+  assert.ok(begun, `under Left's rollback: ${names(childrenOf(putBack))}`);
+  const stepped = childrenOf(begun).find((s) => s.name === 'step DELETE');
+  assert.ok(stepped, `under its begin: ${names(childrenOf(begun))}`);
+  const call = childrenOf(stepped).find((s) => s.name === 'POST');
+  assert.ok(call, `under its step: ${names(childrenOf(stepped))}`);
+  const deleteCall = remote.calls.find(
+    (c) => c.action === 'DELETE' && String(c.headers.traceparent).includes(failing.traceId),
+  );
+  assert.equal(deleteCall?.headers.traceparent, `00-${failing.traceId}-${call.spanId}-01`);
+
+  // The deletion: one span per resource under the stack's, each with its delete operation.
+  const inDelete = otlp.spans.filter((s) => s.traceId === deleting.traceId);
+  const removal = inDelete.find((s) => s.name === 'stack delete');
+  assert.ok(removal, `no deletion span: ${names(inDelete)}`);
+  assert.equal(parentOf(removal)?.name, 'DELETE /v1/stacks/:stackName');
+  assert.equal(attribute(removal, 'typeplane.stack'), 'pair');
+  for (const logicalId of ['Left', 'Right']) {
+    const [gone] = resourceSpans(childrenOf(removal), 'delete', logicalId);
+    assert.ok(gone, `no delete span for ${logicalId}: ${names(childrenOf(removal))}`);
+    assert.equal(attribute(gone, 'typeplane.type_name'), TYPE);
+    const begin = childrenOf(gone).find((s) => s.name === 'begin DELETE');
+    assert.ok(begin, `under ${logicalId}'s delete: ${names(childrenOf(gone))}`);
+    const step = childrenOf(begin).find((s) => s.name === 'step DELETE');
+    assert.ok(step && childrenOf(step).some((s) => s.name === 'POST'), names(childrenOf(begin)));
+  }
+});
+
+test('a deployment resumed by a restarted server continues the trace of the request that began it', async (t) => {
+  // "slow" takes two calls: the server is stopped between them, with its deployment still running.
+  let asked = 0;
+  const { otlp, server, start } = await setUp(
+    t,
+    {},
+    {
+      args: ['--lease', '1'],
+      answer: (action, name) =>
+        action === 'CREATE' && name === 'slow' && asked++ === 0
+          ? { status: 'IN_PROGRESS', callbackDelaySeconds: 2 }
+          : undefined,
+    },
+  );
+  const caller = callerTrace();
+  const put = await api(server.url, server.token).call(
+    'PUT',
+    '/v1/stacks/later',
+    { template: `Resources:\n  Slow:\n    Type: ${TYPE}\n    Properties: { Name: slow }\n` },
+    { traceparent: caller.traceparent },
+  );
+  assert.equal(put.status, 202, JSON.stringify(put.body));
+  await until('the first call made', 10_000, async () => (asked > 0 ? true : undefined));
+  await stop(server.child);
+
+  const again = await start();
+  t.after(() => stop(again.child));
+  const client = api(again.url, again.token);
+  const done = await until('the deployment ended', 30_000, async () => {
+    const r = await client.call('GET', '/v1/stacks/later');
+    return r.body.deploymentId === undefined && /_COMPLETE$|_FAILED$/.test(r.body.status)
+      ? r.body
+      : undefined;
+  });
+  assert.equal(done.status, 'CREATE_COMPLETE', JSON.stringify(done));
+  await stop(again.child);
+
+  const spans = otlp.spans.filter((s) => s.traceId === caller.traceId);
+  const { parentOf, childrenOf } = tree(spans);
+  const deploys = spans.filter((s) => s.name === 'stack deploy');
+  assert.equal(deploys.length, 2, `begun, then resumed, in the caller's trace: ${names(spans)}`);
+  const resumed = deploys.find((s) => attribute(s, 'typeplane.deployment.resumed') === true);
+  assert.ok(resumed, 'the second is marked resumed');
+  assert.equal(attribute(resumed, 'typeplane.stack'), 'later');
+  const begun = deploys.find((s) => s !== resumed)!;
+  assert.equal(parentOf(begun)?.name, 'PUT /v1/stacks/:stackName');
+  assert.equal(resumed.parentSpanId, begun.parentSpanId, 'both under the request that began it');
+  const [step] = resourceSpans(childrenOf(resumed), 'forward', 'Slow');
+  assert.ok(step, `the resumed deployment's step: ${names(childrenOf(resumed))}`);
+});
