@@ -21,7 +21,7 @@ import { Recipes } from './recipes/index.js';
 import { Readiness } from './health/index.js';
 import { openAuditor, type AuditSettings } from './audit/index.js';
 import { createTelemetry } from './telemetry/index.js';
-import { Backups } from './backup/index.js';
+import { Backups, removeLeftSnapshots } from './backup/index.js';
 import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './service-defaults.js';
 
@@ -154,6 +154,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       : { store: 'sqlite', file: join(options.dataDir, 'typeplane.db') },
     'store opened',
   );
+  if (!options.database) {
+    const left = await removeLeftSnapshots(options.dataDir);
+    if (left.length > 0)
+      logger.warn(
+        { files: left },
+        'removed the snapshot files of a backup its server stopped in the middle of',
+      );
+  }
   try {
     try {
       await checkSecretKey(store, sealer);
