@@ -2,13 +2,15 @@
  * A span per resource for every kind of stack step, not only the forward ones: a deployment whose
  * second resource fails rolls the first back in a `stack resource rollback` span, a stack's deletion
  * deletes each resource in a `stack resource delete` span, each holding its engine operation (begin,
- * step, the provider's call); and a deployment resumed by a restarted server continues the trace of
- * the request that began it. Over real HTTP, with a real OTLP/HTTP receiver.
+ * step, the provider's call); a deployment resumed by a restarted server continues the trace of the
+ * request that began it; and a recipe's instance stack is deployed and deleted under the instance's
+ * handler steps. Over real HTTP, with a real OTLP/HTTP receiver.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { until } from '../helpers/slow-notes.js';
-import { api } from '../helpers/service.js';
+import { api, settle } from '../helpers/service.js';
+import { SAMPLE_MANIFEST, SAMPLE_TYPE } from '../recipes/fixtures.js';
 import { TYPE, attribute, callerTrace, names, setUp, stop, tree, type OtlpSpan } from './traced-server.js';
 
 const PAIR = `Resources:
@@ -153,4 +155,61 @@ test('a deployment resumed by a restarted server continues the trace of the requ
   assert.equal(resumed.parentSpanId, begun.parentSpanId, 'both under the request that began it');
   const [step] = resourceSpans(childrenOf(resumed), 'forward', 'Slow');
   assert.ok(step, `the resumed deployment's step: ${names(childrenOf(resumed))}`);
+});
+
+test("a recipe's instance: its stack's deployment and deletion are under the instance's handler steps", async (t) => {
+  const { otlp, server, client } = await setUp(t, {});
+  const manifest = await client.call('POST', '/v1/types', SAMPLE_MANIFEST, {
+    'content-type': 'application/yaml',
+  });
+  assert.equal(manifest.status, 201, JSON.stringify(manifest.body));
+  const recipe = await client.call('POST', '/v1/recipes', {
+    typeName: SAMPLE_TYPE,
+    file: 'recipe.yaml',
+    template: `Resources:\n  Box:\n    Type: ${TYPE}\n    Properties: { Name: !Sub '\${context.resource.name}-box' }\n`,
+  });
+  assert.equal(recipe.status, 201, JSON.stringify(recipe.body));
+
+  const making = callerTrace();
+  const created = await client.call(
+    'POST',
+    `/v1/resources/${encodeURIComponent(SAMPLE_TYPE)}`,
+    { desiredState: { name: 'orders', size: 'S' } },
+    { traceparent: making.traceparent },
+  );
+  assert.equal(created.status, 202, JSON.stringify(created.body));
+  const made = await settle(client, created.body.progressEvent.requestToken, 20_000);
+  assert.equal(made.operationStatus, 'SUCCESS', JSON.stringify(made));
+  const removing = callerTrace();
+  const deleted = await client.call(
+    'DELETE',
+    `/v1/resources/${encodeURIComponent(SAMPLE_TYPE)}/orders`,
+    undefined,
+    { traceparent: removing.traceparent },
+  );
+  assert.equal(deleted.status, 202, JSON.stringify(deleted.body));
+  const gone = await settle(client, deleted.body.progressEvent.requestToken, 20_000);
+  assert.equal(gone.operationStatus, 'SUCCESS', JSON.stringify(gone));
+  await stop(server.child);
+
+  const { childrenOf } = tree(otlp.spans);
+  for (const [caller, operation, kind, phase] of [
+    [making, 'CREATE', 'deploy', 'forward'],
+    [removing, 'DELETE', 'delete', 'delete'],
+  ] as const) {
+    const spans = otlp.spans.filter((s) => s.traceId === caller.traceId);
+    // The instance's handler step began its stack's deployment: the deployment is its child.
+    const steps = spans.filter(
+      (s) => s.name === `step ${operation}` && attribute(s, 'typeplane.type_name') === SAMPLE_TYPE,
+    );
+    const deployment = steps.flatMap(childrenOf).find((s) => s.name === `stack ${kind}`);
+    assert.ok(deployment, `no stack ${kind} under the instance's step: ${names(spans)}`);
+    const [box] = resourceSpans(childrenOf(deployment), phase, 'Box');
+    assert.ok(box, `no span for the recipe's resource: ${names(childrenOf(deployment))}`);
+    assert.equal(attribute(box, 'typeplane.type_name'), TYPE);
+    assert.ok(
+      childrenOf(box).some((s) => s.name === `begin ${operation}`),
+      `the resource's ${operation} under its step: ${names(childrenOf(box))}`,
+    );
+  }
 });
