@@ -5,3 +5,4 @@
 export * from './types.js';
 export { raceAbort } from './abort.js';
 export { CALL_LIMITS, callLimitOf, tooSlow, type CallLimits } from './limits.js';
+export * from './hook.js';

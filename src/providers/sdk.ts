@@ -20,7 +20,16 @@
  */
 import type { ErrorCode } from '../errors.js';
 import type { Model } from '../model/index.js';
-import { HandlerError, type HandlerEvent, type HandlerRequest, type Provider } from '../handler/index.js';
+import {
+  HOOK_ACTIONS,
+  HandlerError,
+  type HandlerEvent,
+  type HandlerRequest,
+  type HookEvent,
+  type HookHandler,
+  type HookServer,
+  type Provider,
+} from '../handler/index.js';
 
 export interface ProviderDefinition extends Provider {
   /** The type names this provider serves. */
@@ -123,8 +132,84 @@ function asModel(model: object): Model {
   return model as Model;
 }
 
+/** What `defineHook` takes: a hook's type name and at least one of its handlers. */
+export interface HookSpec {
+  /** The hook's type name, as its schema's `typeName` (e.g. `Acme::Policy::RequireTags`). */
+  typeName: string;
+  /** The hook's schema file, registered when the server starts (relative to the module, or absolute). */
+  schema?: string;
+  preCreate?: HookHandler;
+  preUpdate?: HookHandler;
+  preDelete?: HookHandler;
+  close?(): void | Promise<void>;
+}
+
+const HOOK_TYPE_NAME = /^[A-Za-z0-9]{2,64}::[A-Za-z0-9]{2,64}::[A-Za-z0-9]{2,64}$/;
+
+/**
+ * Declare a hook served in this process (CloudFormation Hooks' model): handlers that judge a change
+ * before it begins, answering `hookProgress.success()` or `hookProgress.failed(message)`.
+ *
+ * @example
+ * export default defineHook({
+ *   typeName: 'Acme::Policy::RequireTags',
+ *   schema: './require-tags.json',
+ *   async preCreate({ target, hookConfiguration }) {
+ *     const tag = String(hookConfiguration?.Tag ?? 'costCenter');
+ *     return hasTag(target.properties, tag) ? hookProgress.success() : hookProgress.failed(`tag ${tag} is missing`);
+ *   },
+ * });
+ */
+export function defineHook(spec: HookSpec): HookServer {
+  if (typeof spec !== 'object' || spec === null) throw new TypeError('defineHook takes an object');
+  if (typeof spec.typeName !== 'string' || !HOOK_TYPE_NAME.test(spec.typeName))
+    throw new TypeError(
+      "a hook needs a typeName of three parts, each 2 to 64 letters or digits, like 'Acme::Policy::RequireTags'",
+    );
+  const handlers = HOOK_ACTIONS.filter((action) => spec[action] !== undefined);
+  if (handlers.length === 0)
+    throw new TypeError(`hook ${spec.typeName}: give at least one of preCreate, preUpdate, preDelete`);
+  for (const action of handlers)
+    if (typeof spec[action] !== 'function')
+      throw new TypeError(`hook ${spec.typeName}: ${action} must be a function`);
+  return Object.freeze({ ...spec, name: spec.typeName, hooks: [spec.typeName] });
+}
+
+/** Builders for what hook handlers answer. */
+export const hookProgress = {
+  /** The change may proceed. */
+  success(message?: string): HookEvent {
+    return message === undefined ? { status: 'SUCCESS' } : { status: 'SUCCESS', message };
+  },
+  /** The hook objects: refused in FAIL mode, a warning in WARN mode. Never put secrets in the message. */
+  failed(message: string, errorCode = 'NonCompliant'): HookEvent {
+    return { status: 'FAILED', errorCode, message };
+  },
+  /** Nothing to say about this target: the hook is skipped. */
+  unsupportedTarget(message?: string): HookEvent {
+    return {
+      status: 'FAILED',
+      errorCode: 'UnsupportedTarget',
+      ...(message === undefined ? {} : { message }),
+    };
+  },
+  /** Ask to be invoked again after `callbackDelaySeconds`, within the hook's timeout. */
+  inProgress(callbackContext: Record<string, unknown> = {}, callbackDelaySeconds = 0): HookEvent {
+    return { status: 'IN_PROGRESS', callbackContext, callbackDelaySeconds };
+  },
+};
+
 export { HandlerError };
 export { createRemoteProvider, type RemoteProviderOptions } from './remote/index.js';
+export { createRemoteHook, type RemoteHookOptions } from './remote/hook.js';
 export type { Handler, HandlerEvent, HandlerRequest, HandlerLogger, Provider } from '../handler/index.js';
+export type {
+  HookAction,
+  HookCaller,
+  HookEvent,
+  HookHandler,
+  HookRequest,
+  HookServer,
+} from '../handler/index.js';
 export type { Model } from '../model/index.js';
 export type { ErrorCode } from '../errors.js';

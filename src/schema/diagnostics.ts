@@ -30,7 +30,8 @@ export interface RuleInfo {
 /**
  * The catalogue of rules: one entry per rule id, declared once.
  * TP1xxx: the document itself (reading, parsing, dialect); TP2xxx: resource schemas; TP3xxx: manifests;
- * TP5xxx: what generated Bicep types cannot express, for both dialects.
+ * TP4xxx: hook schemas; TP5xxx: what generated Bicep types cannot express, for both dialects; TP6xxx: validation
+ * rules (CEL) in schemas of both dialects.
  */
 export const RULES = {
   // Documents
@@ -125,6 +126,21 @@ export const RULES = {
   TP3027: { severity: 'error', title: 'Radius base property has the wrong shape' },
   TP3028: { severity: 'error', title: 'x-radius-sensitive on a type other than string or object' },
   TP3029: { severity: 'error', title: 'x-typeplane-configuration is invalid' },
+
+  // Hook schemas (src/policy/hooks): CloudFormation's hook definition
+  TP4001: { severity: 'error', title: 'required hook schema key is missing' },
+  TP4002: { severity: 'error', title: 'unknown key in a hook schema' },
+  TP4003: { severity: 'error', title: 'hook handler definition is invalid' },
+  TP4004: { severity: 'error', title: 'hook targetNames glob is malformed' },
+  TP4005: { severity: 'error', title: 'hook schema defines no handler' },
+
+  // Validation rules (CEL) in schemas of both dialects (rules/validation-rules.ts)
+  TP6001: { severity: 'error', title: 'validation rule entry is malformed' },
+  TP6002: { severity: 'error', title: 'validation rule does not compile' },
+  TP6003: { severity: 'error', title: 'validation rule could cost more than the budget' },
+  TP6004: { severity: 'error', title: 'validation rule fieldPath does not resolve' },
+  TP6005: { severity: 'error', title: 'validation rule messageExpression does not compile to a string' },
+  TP6006: { severity: 'error', title: 'transition rule where there is no old value' },
 
   // What generated Bicep types cannot express (rules/bicep-expressible.ts); `typeplane validate` reports them
   TP5001: { severity: 'warning', title: 'Bicep has no floating-point type: number becomes int' },

@@ -73,21 +73,24 @@ let validateEvent: ValidateFunction | undefined;
 
 /** The compiled answer schema (compiled on first use, then shared). */
 function eventValidator(): ValidateFunction {
-  if (!validateEvent) {
-    // docs/ is at the package root, three levels above this file both in src/ and in dist/.
-    const file = new URL('../../../docs/provider-protocol/progress-event.schema.json', import.meta.url);
-    let schema: Record<string, unknown>;
-    try {
-      schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    } catch (e) {
-      throw new Error(
-        `cannot read the provider protocol's answer schema ${fileURLToPath(file)}: ${e instanceof Error ? e.message : String(e)}`,
-        { cause: e },
-      );
-    }
-    validateEvent = new Ajv({ allErrors: true }).compile(schema);
-  }
+  validateEvent ??= protocolSchemaValidator('progress-event.schema.json');
   return validateEvent;
+}
+
+/** One of docs/provider-protocol/'s schemas, read and compiled: the document is the definition. */
+export function protocolSchemaValidator(fileName: string): ValidateFunction {
+  // docs/ is at the package root, three levels above this file both in src/ and in dist/.
+  const file = new URL(`../../../docs/provider-protocol/${fileName}`, import.meta.url);
+  let schema: Record<string, unknown>;
+  try {
+    schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(
+      `cannot read the provider protocol's schema ${fileURLToPath(file)}: ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
+  }
+  return new Ajv({ allErrors: true }).compile(schema);
 }
 
 /** Load and compile the answer schema now, so that a missing or broken file shows at start. */
@@ -141,7 +144,7 @@ export function parseEvent(
   return { event };
 }
 
-function schemaErrors(errors: ErrorObject[] | null | undefined): string {
+export function schemaErrors(errors: ErrorObject[] | null | undefined): string {
   const list = (errors ?? [])
     // `if`/`then` failures repeat what the failing `then` keyword already said.
     .filter((e) => e.keyword !== 'if')
@@ -157,6 +160,6 @@ function schemaErrors(errors: ErrorObject[] | null | undefined): string {
   return list.length > 5 ? `${shown}; and ${list.length - 5} more` : shown;
 }
 
-function truncate(text: string, max: number): string {
+export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
