@@ -34,6 +34,8 @@ const ACCUMULATOR = '@result';
 
 export class Analyzer {
   readonly problems: Problem[] = [];
+  /** The names of the variables the expression reads. */
+  readonly used = new Set<string>();
 
   /** @param sizeLimit the size of a value whose type does not say (a `dyn`, an element of one). */
   constructor(private readonly sizeLimit: number) {}
@@ -77,7 +79,10 @@ export class Analyzer {
       }
       case 'identExpr': {
         const t = scope.get(k.value.name);
-        if (t) return { type: t, cost: 1 };
+        if (t) {
+          this.used.add(k.value.name);
+          return { type: t, cost: 1 };
+        }
         const asType = TYPE_NAMES.has(k.value.name);
         return {
           type: asType

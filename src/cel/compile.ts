@@ -3,8 +3,8 @@
  * worst-case cost, plan its evaluation — and evaluate it many times under a per-request cost budget.
  * Pure: CEL here has no function that reads a clock, a file or the network.
  */
-import { celEnv, isCelError, parse, plan, type CelInput, type CelValue } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+import type { CelEnv, CelInput, CelValue } from '@bufbuild/cel';
+import { cel, celExt } from './package.js';
 import { Analyzer, type Expr } from './analyze.js';
 import { sizedType } from './values.js';
 import { DEFAULT_SIZE_LIMIT, typeName, type ValueType } from './types.js';
@@ -39,6 +39,8 @@ export interface CompiledExpression {
   readonly type: ValueType;
   /** The most evaluating it can cost, over the largest values its variables' types allow. */
   readonly cost: number;
+  /** The variables it reads (a rule that reads `oldSelf` is a transition rule). */
+  readonly uses: ReadonlySet<string>;
   /**
    * Its value with these bindings (CEL values, see `toCel`), the cost taken from `budget`: the
    * static estimate when that fits, else the estimate over the bindings' actual sizes; refused
@@ -64,7 +66,7 @@ export const MAX_EXPRESSION_LENGTH = 8192;
 export const EXPRESSION_COST_LIMIT = 10_000_000;
 export const REQUEST_COST_BUDGET = 10_000_000;
 
-const env = celEnv({ funcs: strings });
+let env: CelEnv | undefined;
 
 export function compileExpression(
   source: string,
@@ -79,6 +81,8 @@ export function compileExpression(
     );
   }
   if (source.trim() === '') return fail(source, 0, 'the expression is empty');
+  const { parse, plan, isCelError, celEnv } = cel();
+  env ??= celEnv({ funcs: celExt().strings });
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(source);
@@ -118,6 +122,7 @@ export function compileExpression(
     variables,
     type: analysis.type,
     cost,
+    uses: analyzer.used,
     evaluate(bindings, budget) {
       let bound = cost;
       if (bound > budget.remaining)

@@ -4,7 +4,8 @@
  * number without a fraction is an `int` (as Kubernetes reads unstructured JSON). Objects become Maps
  * (a plain object's prototype must never be reachable from an expression), arrays lists.
  */
-import { isCelList, isCelMap, isCelUint, type CelInput, type CelValue } from '@bufbuild/cel';
+import type { CelInput, CelValue } from '@bufbuild/cel';
+import { cel } from './package.js';
 import { join } from './analyze.js';
 import { DYN, type ValueType } from './types.js';
 
@@ -38,6 +39,7 @@ export function toCel(value: unknown, type: ValueType = DYN): CelInput {
 
 /** The JSON value of a CEL value (an int that JSON cannot hold exactly becomes a string). */
 export function fromCel(value: CelValue): unknown {
+  const { isCelList, isCelMap, isCelUint } = cel();
   if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number')
     return value;
   if (typeof value === 'bigint')

@@ -9,7 +9,9 @@ import type { ResourceType } from './model.js';
 import { checkResourceSchema, type DialectResult } from './resource-schema/index.js';
 import { bicepExpressibleFindings } from './rules/bicep-expressible.js';
 import { identifierRequiredFindings } from './rules/identifier-required.js';
+import { validationRuleFindings } from './rules/validation-rules.js';
 import { parseSource, parseSourceYielding, type ParseResult, type SourceFormat } from './source.js';
+import { mayHoldRules } from './validations.js';
 import { jsonTextMayHoldUnkeepable, valueProblems, type ValueProblemKind } from './values.js';
 
 const VALUE_RULES = {
@@ -98,6 +100,8 @@ function checkParsed(parsed: ParseResult, options: ValidateOptions): ValidationR
     if (duplicates.length > 0) result = { findings: [...duplicates, ...result.findings], types: [] };
   }
   const findings = [...result.findings, ...identifierRequiredFindings(result.types)];
+  // Most documents have no validation rules: their text says so without a walk.
+  if (mayHoldRules(document.text)) findings.push(...validationRuleFindings(result.types));
   if (options.bicepWarnings) findings.push(...bicepExpressibleFindings(result.types));
   const diagnostics = placeFindings(findings, document);
   return { ...base, dialect, valid: !hasErrors(diagnostics), diagnostics, types: result.types };

@@ -2,6 +2,7 @@
  * @module The schema language of manifests: a restricted OpenAPI 3.0 subset.
  */
 import { closestName } from '../similar-names.js';
+import { VALIDATION_KEYWORDS } from '../validations.js';
 
 export const SCHEMA_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array'] as const;
 export type SchemaType = (typeof SCHEMA_TYPES)[number];
@@ -85,6 +86,8 @@ export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
   'enum',
   ...BOOLEAN_KEYWORDS,
   ...Object.keys(APPLIES_TO),
+  // Validation rules (CEL), on any node: checked by ../rules/validation-rules.ts.
+  ...VALIDATION_KEYWORDS,
 ]);
 
 /** Keywords the schema root may use: it describes the resource model, not a value. */
@@ -95,6 +98,7 @@ export const ROOT_KEYWORDS: ReadonlySet<string> = new Set([
   'additionalProperties',
   'description',
   'title',
+  ...VALIDATION_KEYWORDS,
 ]);
 
 /** Keywords that may stand next to `$ref`: they describe the property, not its shape. */

@@ -37,6 +37,7 @@ import {
   SUPPORTS_RECIPES,
 } from './radius-properties.js';
 import { isAnyType, isRecord } from './schema.js';
+import { VALIDATION_KEYWORDS } from '../validations.js';
 
 /** Where the model keeps the shape of the secret a string property names (the manifest's `schema`). */
 export const SECRET_SCHEMA_ANNOTATION = 'x-typeplane-secretSchema';
@@ -183,6 +184,7 @@ function modelSchema(root: Node, lists: Lists, at: string, recipes = false): Jso
       if (name === 'recipe') lists.createOnly.push('/properties/recipe/name');
     }
   const schema: JsonSchema = { type: 'object', additionalProperties: open, properties, required };
+  for (const keyword of VALIDATION_KEYWORDS) if (root[keyword] !== undefined) schema[keyword] = root[keyword];
   if (lists.common.size > 0) {
     // Copy the built-ins (and those they use) through a holder: refs were already made local above.
     const holder: JsonSchema = { allOf: [...lists.common].map(($ref) => ({ $ref })) };

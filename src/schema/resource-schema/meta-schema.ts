@@ -52,6 +52,9 @@ export const PROPERTY_KEYWORDS = [
   'insertionOrder',
   'arrayType',
   'relationshipRef',
+  // Validation rules (CEL): their entries are checked by rules/validation-rules.ts, located.
+  'x-typeplane-validations',
+  'x-kubernetes-validations',
 ] as const;
 
 /** Keywords refused inside property schemas, each with its own rule and advice. */
@@ -123,6 +126,9 @@ export const resourceSchemaMetaSchema = {
     replacementStrategy: { enum: ['create_then_delete', 'delete_then_create'] },
     taggable: { type: 'boolean' },
     tagging: { $ref: '#/definitions/tagging' },
+    // Validation rules on the resource as a whole (checked by rules/validation-rules.ts).
+    'x-typeplane-validations': true,
+    'x-kubernetes-validations': true,
     // Typeplane's modelling traits (Smithy): see ReferenceId in model.ts.
     traits: {
       type: 'object',
@@ -328,6 +334,9 @@ export const resourceSchemaMetaSchema = {
             propertyPath: { type: 'string', pattern: POINTER_PATTERN },
           },
         },
+        // Validation rules: any shape here, checked with located problems by rules/validation-rules.ts.
+        'x-typeplane-validations': true,
+        'x-kubernetes-validations': true,
       },
     },
   },

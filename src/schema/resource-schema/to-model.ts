@@ -26,6 +26,9 @@ const MODEL_KEYS = [
   'allOf',
   'anyOf',
   'oneOf',
+  // Validation rules on the resource as a whole (../validations.ts).
+  'x-typeplane-validations',
+  'x-kubernetes-validations',
 ] as const;
 
 export interface ModelHints {
