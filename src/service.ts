@@ -18,6 +18,7 @@ import { checkSecretKey, createSealer, loadSecretKey, SECRET_KEY_FILE_NAME } fro
 import { loadTypes } from './schema/index.js';
 import { Stacks, type PseudoParameters } from './stacks/index.js';
 import { Recipes } from './recipes/index.js';
+import { admissionPolicies, compilePolicy, Policies, ServerReviewer } from './policy/index.js';
 import { Readiness } from './health/index.js';
 import { openAuditor, type AuditSettings } from './audit/index.js';
 import { createTelemetry } from './telemetry/index.js';
@@ -190,6 +191,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       }
     }
     const configurations = new TypeConfigurations(store, sealer, registry);
+    // Every change on every path (/v1, Cloud Control, stacks, recipes) is reviewed by these first.
+    const policies = new Policies(store, compilePolicy);
+    const reviewer = new ServerReviewer([admissionPolicies(policies)]);
     // Made once the stacks are (it runs instances as stacks); the engine asks it for providers only later.
     const late: { recipes?: Recipes } = {};
     const engine = new Engine({
@@ -201,6 +205,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         providers.get(typeName) ?? (late.recipes?.backs(typeName) ? late.recipes.provider : state),
       sealer,
       logger: engineLogger(logger),
+      reviewer,
       ...(telemetry ? { observer: telemetry.engineObserver } : {}),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
@@ -291,6 +296,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       recipes,
       configurations,
       backups,
+      policies,
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.onRoute ? { onRoute: options.onRoute } : {}),
       ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),

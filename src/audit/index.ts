@@ -19,3 +19,4 @@ export { REMOVED, type Masking } from './request-object.js';
 export { tokenDescriptions } from './token-descriptions.js';
 export { openAuditor, DEFAULT_RETENTION_MS, type AuditSettings, type AuditDependencies } from './open.js';
 export { StoreTrail, type StoreTrailOptions } from './store-trail.js';
+export { verdictAnnotations, VERDICTS_ANNOTATION } from './verdicts.js';

@@ -25,6 +25,8 @@ export interface Principal {
   role: Role;
   /** Type globs; absent means every type. */
   types?: string[];
+  /** The token's description, as its creator wrote it (what admission policies see of who asks). */
+  description?: string;
 }
 
 /** What a route does, for the role check. */
@@ -35,6 +37,7 @@ export type Action =
   | 'manage-types' // register and deregister types
   | 'manage-tokens' // create, list and revoke tokens
   | 'read-audit' // read the audit trail (GET /v1/audit)
+  | 'manage-policies' // create, replace and delete admission policies
   | 'back-up'; // take a backup of the whole store
 
 const ALLOWED: Record<Role, ReadonlySet<Action>> = {
@@ -45,6 +48,7 @@ const ALLOWED: Record<Role, ReadonlySet<Action>> = {
     'manage-types',
     'manage-tokens',
     'read-audit',
+    'manage-policies',
     'back-up',
   ]),
   writer: new Set<Action>(['read', 'write']),
@@ -122,14 +126,24 @@ export function typeVisible(principal: Principal, typeName: string): boolean {
 
 /**
  * The principal as the engine's caller of a change: its token's id keeps its client tokens its own,
- * and its globs bound the types its models may refer to.
+ * its globs bound the types its models may refer to, and its role and description are what admission
+ * policies and hooks are told of who asks (with the stack, when a stack's deployment makes the change).
  */
-export function callerOf(principal: { tokenId: string; types?: readonly string[] | undefined }): {
-  id: string;
-  canSee(typeName: string): boolean;
-} {
-  const { tokenId, types } = principal;
-  return { id: tokenId, canSee: (typeName) => globsReach(types, typeName) };
+export function callerOf(principal: {
+  tokenId: string;
+  types?: readonly string[] | undefined;
+  role?: string | undefined;
+  description?: string | undefined;
+  stack?: string | undefined;
+}): { id: string; canSee(typeName: string): boolean; role?: string; description?: string; stack?: string } {
+  const { tokenId, types, role, description, stack } = principal;
+  return {
+    id: tokenId,
+    canSee: (typeName) => globsReach(types, typeName),
+    ...(role !== undefined ? { role } : {}),
+    ...(description !== undefined ? { description } : {}),
+    ...(stack !== undefined ? { stack } : {}),
+  };
 }
 
 export function accessDenied(message: string): TypeplaneError {

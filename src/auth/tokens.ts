@@ -76,7 +76,12 @@ function toRecord(value: unknown): TokenRecord | undefined {
 }
 
 function principalOf(record: TokenRecord): Principal {
-  return { tokenId: record.id, role: record.role, ...(record.types ? { types: record.types } : {}) };
+  return {
+    tokenId: record.id,
+    role: record.role,
+    ...(record.types ? { types: record.types } : {}),
+    ...(record.description !== undefined ? { description: record.description } : {}),
+  };
 }
 
 function entry(record: TokenRecord): KvEntry {

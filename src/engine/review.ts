@@ -5,6 +5,7 @@
  * the others come back to be told (`Warn`) or recorded (`Audit`). The engine imports nothing of who
  * reviews.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import { DeniedByVerdicts, warningsOf, type Verdict } from '../verdict.js';
@@ -25,6 +26,11 @@ export interface ReviewRequest {
   /** The state before (UPDATE, DELETE), write-only values included. */
   oldObject?: Model;
   caller?: Caller;
+  /**
+   * Asked at plan time (a stack's plan, before anything runs): nothing will change now, and a
+   * reviewer that needs the change to be real (a hook with side effects) may say nothing.
+   */
+  dryRun?: boolean;
 }
 
 export interface Reviewer {
@@ -39,8 +45,22 @@ export interface Reviewer {
 export async function reviewChange(ctx: EngineContext, request: ReviewRequest): Promise<readonly Verdict[]> {
   if (!ctx.reviewer) return NONE;
   const verdicts = await ctx.reviewer.review(request);
-  if (verdicts.some((v) => v.action === 'Deny')) throw new DeniedByVerdicts(verdicts);
+  if (verdicts.length === 0) return NONE;
+  seen.getStore()?.push(...verdicts);
+  // Audit verdicts are for the trail only (collectVerdicts), never in the caller's answer.
+  if (verdicts.some((v) => v.action === 'Deny'))
+    throw new DeniedByVerdicts(verdicts.filter((v) => v.action !== 'Audit'));
   return verdicts;
+}
+
+const seen = new AsyncLocalStorage<Verdict[]>();
+
+/**
+ * Runs `work` (an engine call) and adds to `into` every verdict its reviews gave, Audit ones
+ * included, whether it succeeds or not: what a front door's audit record says of them.
+ */
+export function collectVerdicts<T>(into: Verdict[], work: () => Promise<T>): Promise<T> {
+  return seen.run(into, work);
 }
 
 const NONE: readonly Verdict[] = Object.freeze([]);

@@ -6,7 +6,7 @@
  * `GET /v1/audit` (routes/audit.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isAudited, objectRefOf, verbOf, type Auditor } from '../audit/index.js';
+import { isAudited, objectRefOf, verbOf, verdictAnnotations, type Auditor } from '../audit/index.js';
 import { auditRoutes } from './routes/audit.js';
 
 interface Outcome {
@@ -73,6 +73,7 @@ export function registerAuditHook(app: FastifyInstance, auditor: Auditor): void 
       objectRef.identifier ??= outcome.identifier;
     const principal = request.principal;
     const userAgent = request.headers['user-agent'];
+    const annotations = verdictAnnotations(request.verdicts);
     void auditor.record({
       requestID: request.id,
       method: request.method,
@@ -90,6 +91,7 @@ export function registerAuditHook(app: FastifyInstance, auditor: Auditor): void 
       ...(outcome.errorCode !== undefined ? { errorCode: outcome.errorCode } : {}),
       ...(outcome.message !== undefined ? { message: outcome.message } : {}),
       receivedAt: Date.now() - reply.elapsedTime,
+      ...(annotations ? { annotations } : {}),
     });
     done();
   });

@@ -58,6 +58,8 @@ function actionOf(method: string, route: string): Action {
   if (route === '/v1/types/:typeName/configuration') return 'manage-types';
   if (method === 'GET' || method === 'HEAD') return 'read';
   if (route === '/v1/types' || route.startsWith('/v1/types/')) return 'manage-types';
+  // Admission policies decide for every tenant: setting them is an admin's.
+  if (route.startsWith('/v1/policies')) return 'manage-policies';
   // Recipes run with the rights they are registered with: registering them is an admin's.
   if (route.startsWith('/v1/recipes') || route.startsWith('/v1/environments')) return 'manage-types';
   return 'write';
@@ -150,5 +152,7 @@ function describe(action: Action): string {
       return 'read the audit trail: it says what every token did, so GET /v1/audit takes an admin token';
     case 'back-up':
       return 'take a backup of the store';
+    case 'manage-policies':
+      return 'create, change or delete admission policies';
   }
 }

@@ -40,6 +40,7 @@ import { requestRoutes } from './routes/requests.js';
 import { typeRoutes } from './routes/types.js';
 import { suggestTypeNames } from './type-suggestions.js';
 import { tokenRoutes } from './routes/tokens.js';
+import { policyRoutes } from './routes/policies.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { stackRoutes } from './routes/stacks.js';
 import { recipeRoutes } from './routes/recipes.js';
@@ -51,6 +52,7 @@ import { nameRoute, serveInSpan, type Telemetry } from '../telemetry/index.js';
 import type { Readiness } from '../health/index.js';
 import type { Recipes } from '../recipes/index.js';
 import type { Stacks } from '../stacks/index.js';
+import type { CompiledPolicy, Policies } from '../policy/index.js';
 import type { TypeConfigurations } from '../type-configuration/index.js';
 
 /** Methods whose requests carry no body: an empty one, whatever its Content-Type, is none. */
@@ -72,6 +74,8 @@ export interface ServerOptions {
   configurations?: TypeConfigurations;
   /** Backups of the store, served as GET /v1/backup when given. */
   backups?: Backups;
+  /** Admission policies, served under /v1/policies when given. */
+  policies?: Policies<CompiledPolicy>;
   /** Serve HTTPS with this certificate and key (PEM). */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Told of every route as it is added, those registered after the build too (the API's own listing). */
@@ -168,6 +172,7 @@ export async function buildServer({
   recipes,
   configurations,
   backups,
+  policies,
   tls,
   onRoute,
   frontDoor,
@@ -283,5 +288,6 @@ export async function buildServer({
   if (recipes) await app.register(recipeRoutes, { recipes, engine });
   if (telemetry) await app.register(metricsRoutes, { telemetry });
   if (backups) await app.register(backupRoutes, { backups });
+  if (policies) await app.register(policyRoutes, { policies });
   return app;
 }

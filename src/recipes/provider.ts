@@ -50,10 +50,21 @@ export function isRecipeStack(name: string): boolean {
   return name.startsWith('tp-recipe-');
 }
 
-export function callerFor(version: RecipeVersion): { id: string; types: string[] } {
+/**
+ * An instance's stack deploys as its recipe: admission policies see role `recipe` (and the instance's
+ * stack); the instance's own create or update was reviewed as the token that asked for it.
+ */
+export function callerFor(version: RecipeVersion): {
+  id: string;
+  types: string[];
+  role: string;
+  description: string;
+} {
   return {
     id: `recipe:${version.environment}/${version.typeName}/${version.name}@${version.version}`,
     types: version.grants,
+    role: 'recipe',
+    description: `recipe ${version.name}@${version.version} of environment ${version.environment}`,
   };
 }
 

@@ -10,7 +10,7 @@ export { STACK_RULES, invalidTemplate, type StackRuleId } from './rules.js';
 export { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
 export { parseParameterPairs, MASK } from './parameters.js';
 export type { PlannedChange } from './plan.js';
-export type { StackEvent, StackStatus } from './records.js';
+export type { StackCaller, StackEvent, StackStatus } from './records.js';
 // What recipes (src/recipes) build on: reading a template, finding its functions, locating diagnostics.
 export { loadTemplate, locate, type Template, type ParameterDeclaration } from './template.js';
 export { intrinsicOf, getAttTarget, subPieces } from './intrinsics.js';

@@ -180,6 +180,9 @@ export interface StackCaller {
   id: string;
   /** Type globs; absent: every type. */
   types?: string[];
+  /** The token's role and description: what admission policies and hooks are told of who asks. */
+  role?: string;
+  description?: string;
 }
 
 export interface PlanRecord {

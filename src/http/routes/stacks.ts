@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
 import { assertTypeVisible, typeVisible } from '../../auth/index.js';
-import type { StackView, Stacks } from '../../stacks/index.js';
+import type { StackCaller, StackView, Stacks } from '../../stacks/index.js';
 import { principalOf } from '../auth.js';
 import { bodyObject, parametersOf } from './body-fields.js';
 import { isRecipeStack } from '../../recipes/index.js';
@@ -65,10 +65,18 @@ function limit(value: string | undefined): number | undefined {
   return n;
 }
 
-/** Who asks: the engine's operations of the deployment run as this token (its id and type globs). */
-function callerOf(request: FastifyRequest): { id: string; types?: string[] } {
+/**
+ * Who asks: the engine's operations of the deployment run as this token (its id and type globs), and
+ * policies are told its role and description; kept with the deployment, so one resumed is too.
+ */
+function callerOf(request: FastifyRequest): StackCaller {
   const principal = principalOf(request);
-  return { id: principal.tokenId, ...(principal.types ? { types: [...principal.types] } : {}) };
+  return {
+    id: principal.tokenId,
+    ...(principal.types ? { types: [...principal.types] } : {}),
+    role: principal.role,
+    ...(principal.description !== undefined ? { description: principal.description } : {}),
+  };
 }
 
 /** Throws AccessDenied unless the caller's token reaches every one of `typeNames`. */

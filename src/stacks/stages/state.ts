@@ -90,7 +90,7 @@ export class DeploymentState {
   /** The engine's operations run as who asked: their client tokens, references only to types they see. */
   get caller(): Caller | undefined {
     const asked = this.record.caller;
-    return asked && callerOf({ tokenId: asked.id, types: asked.types });
+    return asked && callerOf({ tokenId: asked.id, ...asked, stack: this.record.stack });
   }
 
   /** Where this deployment's secrets come from: an evaluation error never quotes a value built from one. */
