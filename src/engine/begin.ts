@@ -7,6 +7,7 @@ import { TypeplaneError, type ErrorCode } from '../errors.js';
 import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { Completion, OperationRecord, ResourceKey, StoredResource } from '../store/types.js';
+import type { Caller } from './caller.js';
 import { unchangedSince } from './changed-meanwhile.js';
 import { ClientTokenReused, requestHash, validateClientToken, type RequestKind } from './client-token.js';
 import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
@@ -41,6 +42,13 @@ export interface BeginArgs {
   asDefault?: boolean;
   /** What the review warned of (kept with the operation, shown on its events). */
   warnings?: Verdict[];
+  /** Who asks (the caller's id), kept with the operation: its end is recorded as theirs. */
+  requestedBy?: string;
+}
+
+/** The caller, as an operation keeps it: `BeginArgs.requestedBy`, when there is one. */
+export function askedBy(caller: Pick<Caller, 'id'> | undefined): Pick<BeginArgs, 'requestedBy'> {
+  return caller ? { requestedBy: caller.id } : {};
 }
 
 /** Begins an operation (see the module's description); traced, in a span of its own. */
@@ -88,6 +96,7 @@ async function beginHere(ctx: EngineContext, args: BeginArgs): Promise<ProgressE
   if (token !== undefined) record.clientToken = token;
   if (args.statusMessage !== undefined) record.statusMessage = args.statusMessage;
   if (args.warnings !== undefined) record.warnings = args.warnings;
+  if (args.requestedBy !== undefined) record.requestedBy = args.requestedBy;
   if (args.asDefault && compiled.version !== undefined) record.checkedAgainstDefault = compiled.version;
   // The worker that runs it, here or elsewhere, later, continues this trace (see step.ts).
   const traceparent = decide ? undefined : currentTraceparent();
@@ -111,7 +120,7 @@ async function beginHere(ctx: EngineContext, args: BeginArgs): Promise<ProgressE
       if (decide) {
         // Already terminal.
         const ended = result.operation;
-        ctx.observer?.operationEnded(ended.typeName, ended.operation, ended.status, ended.errorCode);
+        ctx.observer?.operationEnded(ended.typeName, ended.operation, ended.status, ended.errorCode, ended);
       } else if (runHere) {
         ctx.worker.launch(result.operation, true);
       } else {
@@ -145,6 +154,7 @@ export async function failImmediately(
   clientToken: string | undefined,
   hashOf: Record<string, unknown>,
   hashAs?: RequestKind,
+  requestedBy?: string,
 ): Promise<ProgressEvent> {
   const token = validateClientToken(clientToken);
   const now = new Date().toISOString();
@@ -163,6 +173,7 @@ export async function failImmediately(
     attempts: 0,
   };
   if (token !== undefined) record.clientToken = token;
+  if (requestedBy !== undefined) record.requestedBy = requestedBy;
   const result = await ctx.store.beginOperation(
     record,
     token === undefined
@@ -173,7 +184,7 @@ export async function failImmediately(
     throw new ClientTokenReused();
   }
   if (result.kind === 'started')
-    ctx.observer?.operationEnded(record.typeName, operation, 'FAILED', errorCode);
+    ctx.observer?.operationEnded(record.typeName, operation, 'FAILED', errorCode, record);
   if (result.kind === 'conflict')
     throw new TypeplaneError(
       'ResourceConflict',

@@ -8,7 +8,7 @@ import type { RequestKind } from './client-token.js';
 import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { assertAdmitted } from './admission.js';
-import { begin } from './begin.js';
+import { askedBy, begin } from './begin.js';
 import { checkIdentifierValues } from './identifiers.js';
 import { assertValid, refuseReadOnly, requireModel } from './input.js';
 import { createInRecord } from './record-backed.js';
@@ -47,6 +47,7 @@ export async function create(
     return createInRecord(ctx, compiled, provider, desired, clientToken, hashed, {
       asDefault: version === undefined,
       ...warned(verdicts),
+      ...askedBy(caller),
     });
   }
   return begin(ctx, {
@@ -59,6 +60,7 @@ export async function create(
     ...(hashed.as ? { hashAs: hashed.as } : {}),
     asDefault: version === undefined,
     ...warned(verdicts),
+    ...askedBy(caller),
   });
 }
 

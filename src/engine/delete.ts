@@ -2,7 +2,7 @@
  * @module Delete: refused while other resources refer to it, then an operation begun.
  */
 import { assertAdmitted } from './admission.js';
-import { begin, failImmediately } from './begin.js';
+import { askedBy, begin, failImmediately } from './begin.js';
 import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { deleteInRecord } from './record-backed.js';
@@ -32,6 +32,8 @@ export async function deleteResource(
       `${type.typeName} ${identifier} does not exist`,
       clientToken,
       {},
+      undefined,
+      caller?.id,
     );
   // The primary identifier, whichever identifier the caller named it by.
   const primary = current.identifier;
@@ -53,6 +55,7 @@ export async function deleteResource(
     clientToken,
     hashOf: { identifier },
     ...(provider.recordBacked ? { decide: deleteInRecord(type, primary, caller) } : {}),
+    ...askedBy(caller),
     ...warned(verdicts),
   });
 }

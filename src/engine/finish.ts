@@ -30,5 +30,5 @@ export async function finish(
   // Fenced: a worker that lost its lease (another took the operation over) cannot overwrite it.
   await ctx.store.finishOperation(op, change, ctx.worker.owner);
   ctx.worker.notify(op.requestToken);
-  ctx.observer?.operationEnded(op.typeName, op.operation, status, op.errorCode);
+  ctx.observer?.operationEnded(op.typeName, op.operation, status, op.errorCode, op);
 }

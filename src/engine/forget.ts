@@ -4,7 +4,7 @@
  * An explicit act of a writer, never a side effect of a read.
  */
 import { TypeplaneError } from '../errors.js';
-import { begin } from './begin.js';
+import { askedBy, begin } from './begin.js';
 import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { deleteInRecord } from './record-backed.js';
@@ -45,6 +45,7 @@ export async function forget(
     clientToken: undefined,
     hashOf: {},
     decide: deleteInRecord(type, primary, caller),
+    ...askedBy(caller),
     statusMessage: `forgotten: Typeplane's record was dropped without calling the provider (whatever the provider still has is no longer managed here)`,
   });
 }

@@ -4,15 +4,25 @@
  */
 import type { ErrorCode } from '../errors.js';
 import type { HandlerAction } from '../handler/index.js';
+import type { OperationRecord } from '../store/types.js';
 import type { Operation, OperationStatus } from './types.js';
 
+/** What an ended operation is known by beyond its type, kind and outcome (for the audit trail). */
+export type EndedOperation = Readonly<
+  Pick<OperationRecord, 'requestToken' | 'identifier' | 'requestedBy' | 'startedAt' | 'eventTime'>
+>;
+
 export interface EngineObserver {
-  /** An operation reached a terminal status (SUCCESS, FAILED or CANCEL_COMPLETE). */
+  /**
+   * An operation reached a terminal status (SUCCESS, FAILED or CANCEL_COMPLETE), on the replica that
+   * ended it; told once per operation.
+   */
   operationEnded(
     typeName: string,
     operation: Operation,
     status: OperationStatus,
-    errorCode?: ErrorCode,
+    errorCode: ErrorCode | undefined,
+    ended: EndedOperation,
   ): void;
   /** A handler answered (or failed, or timed out) after `seconds`; `errorCode` when it failed. */
   handlerInvoked(typeName: string, action: HandlerAction, seconds: number, errorCode?: ErrorCode): void;

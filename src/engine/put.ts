@@ -5,7 +5,7 @@
 import { TypeplaneError } from '../errors.js';
 import { identifierModel, identifierOf, valuesAt } from '../model/index.js';
 import { assertAdmitted, assertSupported } from './admission.js';
-import { begin, failImmediately } from './begin.js';
+import { askedBy, begin, failImmediately } from './begin.js';
 import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { create } from './create.js';
@@ -62,6 +62,7 @@ export async function put(
       clientToken,
       hashOf,
       'PUT',
+      caller?.id,
     );
   }
   assertSupported(type, 'update');
@@ -86,6 +87,7 @@ export async function put(
     hashOf,
     hashAs: 'PUT',
     asDefault: version === undefined,
+    ...askedBy(caller),
     ...(provider.recordBacked
       ? { decide: await replaceInRecord(ctx, type, identifier, current, desired, compiled.version) }
       : { basedOn: current }),

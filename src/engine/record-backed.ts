@@ -46,8 +46,8 @@ export async function createInRecord(
   desired: Model,
   clientToken: string | undefined,
   hashed: { as?: RequestKind; of: unknown },
-  /** asDefault: checked against the default version (the request named none); and the review's warnings. */
-  as: Pick<BeginArgs, 'asDefault' | 'warnings'>,
+  /** asDefault: checked against the default version (the request named none); the review's warnings; who asks. */
+  as: Pick<BeginArgs, 'asDefault' | 'warnings' | 'requestedBy'>,
 ): Promise<ProgressEvent> {
   const type = compiled.type;
   const requestToken = newRequestToken();

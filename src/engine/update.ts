@@ -6,7 +6,7 @@ import { TypeplaneError } from '../errors.js';
 import { applyPatch, createOnlyChanged, patchReadsWriteOnly, valuesAt, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import { assertAdmitted } from './admission.js';
-import { begin, failImmediately } from './begin.js';
+import { askedBy, begin, failImmediately } from './begin.js';
 import { ChangedMeanwhile } from './changed-meanwhile.js';
 import { canonicalJson } from './client-token.js';
 import type { Caller } from './caller.js';
@@ -71,6 +71,8 @@ async function updateOnce(
       `${type.typeName} ${identifier} does not exist`,
       clientToken,
       { patchDocument },
+      undefined,
+      caller?.id,
     );
   const readsWriteOnly = patchReadsWriteOnly(type, patchDocument);
   if (readsWriteOnly.length > 0)
@@ -92,6 +94,7 @@ async function updateOnce(
     clientToken,
     hashOf: version === undefined ? { identifier, patchDocument } : { identifier, patchDocument, version },
     asDefault: version === undefined,
+    ...askedBy(caller),
     ...(provider.recordBacked
       ? { decide: await replaceInRecord(ctx, type, primary, current, desired, compiled.version) }
       : { basedOn: current }),

@@ -67,6 +67,7 @@ export interface OperationParams {
   attempts: number;
   client_token: string | null;
   warnings_json: string | null;
+  requested_by: string | null;
 }
 
 /** A stored operation: its parameters plus the keyset column. */
@@ -88,7 +89,7 @@ export interface KvRow {
 /** The columns an operation is read with. */
 export const OPERATION_COLUMNS = `seq, request_token, type_name, identifier, operation, status, event_time,
   resource_model_json, status_message, error_code, retry_after, request_json, callback_context_json,
-  started_at, deadline_at, attempts, client_token, warnings_json`;
+  started_at, deadline_at, attempts, client_token, warnings_json, requested_by`;
 
 /** The statuses of an operation still running. */
 export const ACTIVE: ReadonlySet<string> = new Set(['PENDING', 'IN_PROGRESS', 'CANCEL_IN_PROGRESS']);
@@ -264,6 +265,7 @@ export function operationParams(operation: OperationRecord): OperationParams {
     attempts: operation.attempts,
     client_token: operation.clientToken ?? null,
     warnings_json: operation.warnings?.length ? JSON.stringify(operation.warnings) : null,
+    requested_by: operation.requestedBy ?? null,
   };
 }
 
@@ -289,6 +291,7 @@ export function toOperationRecord(row: OperationRow): OperationRecord {
   }
   if (row.client_token !== null) record.clientToken = row.client_token;
   if (row.warnings_json) record.warnings = JSON.parse(row.warnings_json) as Verdict[];
+  if (row.requested_by !== null) record.requestedBy = row.requested_by;
   return record;
 }
 

@@ -85,6 +85,11 @@ export interface OperationRecord {
   /** What admission policies and hooks warned of when the operation began (written once, with it). */
   warnings?: Verdict[];
   /**
+   * Who asked for it: the API token's id (absent when the engine's own users did). Written once, with
+   * it, so that its end is recorded as theirs on whichever replica ends it (the audit trail).
+   */
+  requestedBy?: string;
+  /**
    * Not stored: the type's default version the request was checked against, when it named no
    * version. The operation begins only while that is still the default ({@link DefaultVersionMoved}
    * otherwise), so no write checked against a version a registration just replaced lands after it.

@@ -21,6 +21,7 @@ eachStore('a begun operation is stored as given, without absent optional fields'
     'retryAfter',
     'callbackContext',
     'clientToken',
+    'requestedBy',
   ]) {
     assert.equal(Object.hasOwn(stored ?? {}, field), false, field);
   }
@@ -34,6 +35,7 @@ eachStore('a begun operation is stored as given, without absent optional fields'
     retryAfter: at(5000),
     callbackContext: { step: 2 },
     clientToken: 'ct-full',
+    requestedBy: 'tok_asker',
   });
   await store.beginOperation(full, 'hash');
   assert.deepEqual(await store.getOperation(full.requestToken), full);

@@ -153,6 +153,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE operations ADD COLUMN warnings_json text;
   `,
+  // Who asked for an operation (an API token's id): its end is recorded as theirs in the audit trail.
+  `
+  ALTER TABLE operations ADD COLUMN requested_by text;
+  `,
 ];
 
 /** Schema names Typeplane accepts: plain lower-case identifiers, so they never need quoting. */

@@ -135,6 +135,7 @@ const INSERT_COLUMNS = [
   'lease_owner',
   'lease_until',
   'warnings_json',
+  'requested_by',
 ] as const;
 
 /** The columns saveOperation and finishOperation set, in order ($2…), after request_token ($1). */

@@ -229,6 +229,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE operations ADD COLUMN warnings_json TEXT;
   `,
+  // Who asked for an operation (an API token's id): its end is recorded as theirs in the audit trail.
+  `
+  ALTER TABLE operations ADD COLUMN requested_by TEXT;
+  `,
 ];
 
 /** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */

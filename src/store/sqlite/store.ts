@@ -1076,8 +1076,8 @@ function prepareStatements(db: Database.Database) {
     insertOperation: db.prepare<InsertValues>(
       `INSERT INTO operations (request_token, type_name, identifier, operation, status, event_time, resource_model_json,
          status_message, error_code, retry_after, request_json, callback_context_json, started_at, deadline_at, attempts,
-         client_token, request_hash, lease_owner, lease_until, warnings_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         client_token, request_hash, lease_owner, lease_until, warnings_json, requested_by)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     // Both guarded: only an active operation, and with @owner only while that worker holds the lease.
     saveOperation: db.prepare<GuardedParams>(
@@ -1204,6 +1204,7 @@ function insertValues(
     leaseOwner,
     leaseUntil,
     p.warnings_json,
+    p.requested_by,
   ];
 }
 
