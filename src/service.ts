@@ -2,7 +2,7 @@
  * @module The composition root: store → registry → engine → HTTP server, wired once. Used by
  * `typeplane serve` and by tests that run a real server on loopback.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
@@ -19,6 +19,9 @@ import { loadTypes } from './schema/index.js';
 import { Stacks, type PseudoParameters } from './stacks/index.js';
 import { Recipes } from './recipes/index.js';
 import { admissionPolicies, compilePolicy, Policies, ServerReviewer } from './policy/index.js';
+import { HookRegistrations, hookReview } from './policy/hooks/index.js';
+import type { HookServer } from './handler/index.js';
+import { TypeplaneError } from './errors.js';
 import { Readiness } from './health/index.js';
 import { openAuditor, type AuditSettings } from './audit/index.js';
 import { createTelemetry } from './telemetry/index.js';
@@ -51,6 +54,8 @@ export interface ServiceOptions {
   providers?: Map<string, Provider>;
   /** Providers that name their own types and schemas (SDK modules, built-ins, remote): their schemas are registered at start. */
   providerDefinitions?: ProviderDefinition[];
+  /** What serves hooks here (defineHook modules, HTTP endpoints); their schema files are registered at start. */
+  hookServers?: HookServer[];
   leaseMs?: number;
   pollIntervalMs?: number;
   /** How long a deleted stack stays listed with its events (default 90 days). */
@@ -193,7 +198,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const configurations = new TypeConfigurations(store, sealer, registry);
     // Every change on every path (/v1, Cloud Control, stacks, recipes) is reviewed by these first.
     const policies = new Policies(store, compilePolicy);
-    const reviewer = new ServerReviewer([admissionPolicies(policies)]);
+    const hooks = new HookRegistrations(store, sealer);
+    const reviewer = new ServerReviewer([
+      admissionPolicies(policies),
+      hookReview({
+        registrations: hooks,
+        servers: hookServersByName(options.hookServers ?? []),
+        logger: engineLogger(logger.child({ component: 'hooks' })),
+      }),
+    ]);
     // Made once the stacks are (it runs instances as stacks); the engine asks it for providers only later.
     const late: { recipes?: Recipes } = {};
     const engine = new Engine({
@@ -229,6 +242,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const schemaFiles = (options.providerDefinitions ?? []).flatMap((d) => d.schemas ?? []);
     const typeFiles = [...schemaFiles, ...(options.types ?? [])];
     if (typeFiles.length > 0) await registerFromDisk(registry, typeFiles, logger);
+    await registerHookSchemas(hooks, options.hookServers ?? [], logger);
     const stacks = new Stacks({
       engine,
       registry,
@@ -297,6 +311,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       configurations,
       backups,
       policies,
+      hooks,
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.onRoute ? { onRoute: options.onRoute } : {}),
       ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),
@@ -358,6 +373,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           await stacks.stop();
           await engine.stop(graceMs);
           for (const definition of options.providerDefinitions ?? []) await definition.close?.();
+          for (const server of options.hookServers ?? []) await server.close?.();
           await store.close();
         })();
         return closing;
@@ -366,6 +382,55 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   } catch (e) {
     await store.close();
     throw e;
+  }
+}
+
+/** Each hook type name's server; two serving one hook is a configuration mistake. */
+function hookServersByName(servers: readonly HookServer[]): Map<string, HookServer> {
+  const byName = new Map<string, HookServer>();
+  for (const server of servers)
+    for (const name of server.hooks) {
+      const other = byName.get(name);
+      if (other)
+        throw new Error(`cannot start: hook ${name} is served by both ${other.name} and ${server.name}`);
+      byName.set(name, server);
+    }
+  return byName;
+}
+
+/** The schema files hook servers name, registered (or left as they are when unchanged). */
+async function registerHookSchemas(
+  hooks: HookRegistrations,
+  servers: readonly HookServer[],
+  logger: Logger,
+): Promise<void> {
+  for (const server of servers) {
+    if (!server.schema) continue;
+    let text: Buffer;
+    try {
+      text = readFileSync(server.schema);
+    } catch (e) {
+      throw new Error(`cannot start: cannot read the hook schema ${server.schema}: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
+    try {
+      const { hook, outcome } = await hooks.register(text, { file: server.schema });
+      if (outcome !== 'unchanged')
+        logger.info({ hook: hook.typeName, outcome }, 'registered a hook from disk');
+    } catch (e) {
+      const lines =
+        e instanceof TypeplaneError
+          ? e.details.map(
+              (d) =>
+                `${server.schema}:${String(d.line ?? 1)}:${String(d.column ?? 1)} ${String(d.rule ?? '')} ${d.message}`,
+            )
+          : [];
+      throw new Error(
+        `cannot start: the hook schema ${server.schema} cannot be registered${lines.length ? `\n${lines.join('\n')}` : `: ${(e as Error).message}`}`,
+        { cause: e },
+      );
+    }
   }
 }
 

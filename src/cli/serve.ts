@@ -3,7 +3,7 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { ProviderEntry } from '../providers/load.js';
+import type { HookEntry, ProviderEntry } from '../providers/load.js';
 import { AUDIT_LEVELS, type AuditLevel } from '../audit/event.js';
 import type { AuditSettings } from '../audit/open.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../service-defaults.js';
@@ -279,7 +279,7 @@ Examples:
       const adminToken = process.env.TYPEPLANE_ADMIN_TOKEN || undefined;
       // The server loads only when it is to run: `typeplane --help` does not pay for it.
       const [
-        { loadProviders, readConfig },
+        { loadHookServers, loadProviders, readConfig },
         { pino },
         { LOG_REDACTIONS, startService },
         { logTraceIds, startTracing, tracingChoice },
@@ -292,10 +292,12 @@ Examples:
       const entries: ProviderEntry[] = [];
       const types = [...(options.types ?? [])];
       let baseDir = process.cwd();
+      const hookEntries: HookEntry[] = [];
       if (options.config) {
         const { config, baseDir: configDir } = await readConfig(options.config);
         baseDir = configDir;
         entries.push(...(config.providers ?? []));
+        hookEntries.push(...(config.hooks ?? []));
         types.push(...(config.types ?? []).map((t) => resolve(configDir, t)));
       }
       const providerDefinitions = [
@@ -305,6 +307,7 @@ Examples:
           process.cwd(),
         )),
       ];
+      const hookServers = await loadHookServers(hookEntries, baseDir);
       // Logs go to stderr so stdout carries only what a script reads (the listening line).
       // Inside a trace, a log line carries its trace and span ids.
       const logger = pino(
@@ -338,6 +341,7 @@ Examples:
           port,
           ...(types.length > 0 ? { types } : {}),
           providerDefinitions,
+          ...(hookServers.length > 0 ? { hookServers } : {}),
           logger,
           leaseMs: lease * 1000,
           shutdownDelayMs: Math.round(shutdownDelay * 1000),

@@ -41,6 +41,7 @@ import { typeRoutes } from './routes/types.js';
 import { suggestTypeNames } from './type-suggestions.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { policyRoutes } from './routes/policies.js';
+import { hookRoutes } from './routes/hooks.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { stackRoutes } from './routes/stacks.js';
 import { recipeRoutes } from './routes/recipes.js';
@@ -53,6 +54,7 @@ import type { Readiness } from '../health/index.js';
 import type { Recipes } from '../recipes/index.js';
 import type { Stacks } from '../stacks/index.js';
 import type { CompiledPolicy, Policies } from '../policy/index.js';
+import type { HookRegistrations } from '../policy/hooks/index.js';
 import type { TypeConfigurations } from '../type-configuration/index.js';
 
 /** Methods whose requests carry no body: an empty one, whatever its Content-Type, is none. */
@@ -76,6 +78,8 @@ export interface ServerOptions {
   backups?: Backups;
   /** Admission policies, served under /v1/policies when given. */
   policies?: Policies<CompiledPolicy>;
+  /** Hooks, served under /v1/hooks when given (admins only). */
+  hooks?: HookRegistrations;
   /** Serve HTTPS with this certificate and key (PEM). */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Told of every route as it is added, those registered after the build too (the API's own listing). */
@@ -173,6 +177,7 @@ export async function buildServer({
   configurations,
   backups,
   policies,
+  hooks,
   tls,
   onRoute,
   frontDoor,
@@ -289,5 +294,6 @@ export async function buildServer({
   if (telemetry) await app.register(metricsRoutes, { telemetry });
   if (backups) await app.register(backupRoutes, { backups });
   if (policies) await app.register(policyRoutes, { policies });
+  if (hooks) await app.register(hookRoutes, { hooks });
   return app;
 }

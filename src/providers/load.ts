@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import type { HookServer } from '../handler/index.js';
 import type { ProviderDefinition } from './sdk.js';
 
 /** One entry of the configuration's `providers` list. */
@@ -14,10 +15,15 @@ export type ProviderEntry =
   | { builtin: 'file' | 'postgresql'; config?: Record<string, unknown> }
   | { url: string; name?: string; types: string[]; schemas?: string[]; timeoutMs?: number };
 
+/** One entry of the configuration's `hooks` list: a `defineHook` module, or a hook served over HTTP. */
+export type HookEntry = { module: string } | { url: string; name?: string; hooks: string[]; schema?: string };
+
 export interface TypeplaneConfig {
   /** Type documents (files or folders) to register at start. */
   types?: string[];
   providers?: ProviderEntry[];
+  /** What serves hooks on this server (their schemas are registered at start when given). */
+  hooks?: HookEntry[];
 }
 
 const BUILTIN = ['file', 'postgresql'];
@@ -55,8 +61,8 @@ function checkConfig(value: unknown, file: string): TypeplaneConfig {
     fail('the configuration', 'must be an object with `types` and/or `providers`');
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record))
-    if (key !== 'types' && key !== 'providers')
-      fail(`'${key}'`, 'is not a configuration key (known: types, providers)');
+    if (key !== 'types' && key !== 'providers' && key !== 'hooks')
+      fail(`'${key}'`, 'is not a configuration key (known: types, providers, hooks)');
   if (
     record.types !== undefined &&
     !(Array.isArray(record.types) && record.types.every((t) => typeof t === 'string'))
@@ -86,7 +92,57 @@ function checkConfig(value: unknown, file: string): TypeplaneConfig {
         fail(where, '`config` must be an object');
     });
   }
+  if (record.hooks !== undefined) {
+    if (!Array.isArray(record.hooks)) fail("'hooks'", 'must be a list');
+    (record.hooks as unknown[]).forEach((entry, i) => {
+      const where = `hooks[${i}]`;
+      if (typeof entry !== 'object' || entry === null) return fail(where, 'must be an object');
+      const e = entry as Record<string, unknown>;
+      if ((e.module === undefined) === (e.url === undefined))
+        return fail(where, 'needs exactly one of `module` (a defineHook module) or `url`');
+      if (
+        e.url !== undefined &&
+        !(Array.isArray(e.hooks) && e.hooks.length > 0 && e.hooks.every((h) => typeof h === 'string'))
+      )
+        fail(where, 'with a `url` must list the hook type names it serves in `hooks`');
+    });
+  }
   return record as TypeplaneConfig;
+}
+
+/** Resolve every hook entry to what serves it. */
+export async function loadHookServers(entries: readonly HookEntry[], baseDir: string): Promise<HookServer[]> {
+  const loaded: HookServer[] = [];
+  for (const entry of entries) {
+    if ('url' in entry) {
+      const { createRemoteHook } = await import('./remote/hook.js');
+      loaded.push(
+        createRemoteHook({
+          name: entry.name ?? entry.url,
+          url: entry.url,
+          hooks: entry.hooks,
+          ...(entry.schema ? { schema: absolute(entry.schema, baseDir) } : {}),
+        }),
+      );
+      continue;
+    }
+    const path = absolute(entry.module, baseDir);
+    let module: Record<string, unknown>;
+    try {
+      module = await importModule(path);
+    } catch (e) {
+      throw new ConfigError(`cannot load the hook module ${path}: ${(e as Error).message}`);
+    }
+    const candidate = (module.default ?? module.hook) as Partial<HookServer> | undefined;
+    if (!candidate || typeof candidate !== 'object' || !Array.isArray(candidate.hooks))
+      throw new ConfigError(
+        `${path} does not export a hook: export default defineHook({ typeName, preCreate, … }) from 'typeplane/provider'`,
+      );
+    const server = candidate as HookServer;
+    // A schema path in a module is relative to the module.
+    loaded.push(server.schema ? { ...server, schema: absolute(server.schema, dirname(path)) } : server);
+  }
+  return loaded;
 }
 
 /** Resolve every entry to a provider, configured and ready. */
@@ -167,7 +223,9 @@ async function importModule(path: string): Promise<Record<string, unknown>> {
   // A .ts file outside a "type": "module" package is compiled as CommonJS: its exports arrive as
   // the namespace's default.
   const inner = module.default as Record<string, unknown> | null | undefined;
-  return inner && typeof inner === 'object' && ('default' in inner || 'provider' in inner) ? inner : module;
+  return inner && typeof inner === 'object' && ('default' in inner || 'provider' in inner || 'hook' in inner)
+    ? inner
+    : module;
 }
 
 function absolute(path: string, baseDir: string): string {
