@@ -10,7 +10,7 @@ import type { EngineContext } from './context.js';
 import { assertAdmitted } from './admission.js';
 import { askedBy, begin } from './begin.js';
 import { checkIdentifierValues } from './identifiers.js';
-import { assertValid, refuseReadOnly, requireModel } from './input.js';
+import { assertRules, assertValid, refuseReadOnly, requireModel } from './input.js';
 import { createInRecord } from './record-backed.js';
 import { assertReferencesExist } from './references.js';
 import { reviewChange, warned } from './review.js';
@@ -32,6 +32,7 @@ export async function create(
   const desired = requireModel(desiredState, 'desiredState');
   refuseReadOnly(type, desired);
   assertValid(compiled, desired);
+  assertRules(compiled, desired);
   const provider = ctx.providerFor(type.typeName);
   checkIdentifierValues(type, desired, provider.recordBacked !== undefined);
   await assertReferencesExist(ctx, type, desired, caller);

@@ -5,6 +5,7 @@ import { TypeplaneError, type ErrorDetail } from '../errors.js';
 import { cloneJson, readOnlyPresent, type Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { ResourceType } from '../schema/index.js';
+import { DeniedByVerdicts } from '../verdict.js';
 
 export const DEFAULT_MAX_RESULTS = 100;
 export const MAX_RESULTS_LIMIT = 1000;
@@ -43,6 +44,15 @@ export function assertValid(
       problems,
     );
   }
+}
+
+/**
+ * The schema's validation rules on the desired state (`current`: the state an update or PUT starts
+ * from). A failing rule refuses the change (400) with its verdicts.
+ */
+export function assertRules(compiled: CompiledType, desired: Model, current?: Model): void {
+  const verdicts = compiled.checkRules?.(desired, current);
+  if (verdicts && verdicts.length > 0) throw new DeniedByVerdicts(verdicts);
 }
 
 export function parseMaxResults(value: unknown): number {

@@ -11,7 +11,7 @@ import { ChangedMeanwhile } from './changed-meanwhile.js';
 import { canonicalJson } from './client-token.js';
 import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
-import { assertValid } from './input.js';
+import { assertRules, assertValid } from './input.js';
 import { ratchet } from './ratchet.js';
 import { replaceInRecord } from './record-backed.js';
 import { assertReferencesExist } from './references.js';
@@ -148,6 +148,7 @@ export async function assertUpdatable(
   // What the update leaves as it was may keep violating the version in force (it was written under
   // an earlier one, or carried over by an update since): only changed and new values must satisfy it.
   assertValid(compiled, desired, (problems) => ratchet(problems, current, desired));
+  assertRules(compiled, desired, current);
   await assertReferencesExist(ctx, type, desired, caller);
   return reviewChange(ctx, {
     operation: 'UPDATE',

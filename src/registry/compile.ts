@@ -19,6 +19,7 @@ import { toDetails } from './messages.js';
 import { schemaLimitExceeded } from './limits.js';
 import { outputSchema } from './output-schema.js';
 import { PATTERN_WORK_LIMIT, PatternWorkExceeded, re2Engine, withPatternBudget } from './re2.js';
+import { compileRules, type RuleCheck } from './rules.js';
 
 // ajv-formats is CommonJS; under `nodenext` its default import is `module.exports`, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;
@@ -33,6 +34,11 @@ export interface CompiledType {
   validateOutput(model: Model): ErrorDetail[];
   /** Validates a type configuration (defaults applied in place); absent when the type takes none. */
   validateConfiguration?(configuration: Model): ErrorDetail[];
+  /**
+   * The verdicts of the schema's validation rules (CEL) on a desired state, `current` the state an
+   * update or PUT starts from (transition rules, ratcheting); absent when the schema has none.
+   */
+  checkRules?: RuleCheck;
 }
 
 /**
@@ -75,6 +81,8 @@ export function compileType(type: ResourceType): CompiledType {
       return runValidator(output, model, type.schema);
     },
   };
+  const checkRules = compileRules(type);
+  if (checkRules) compiledType.checkRules = checkRules;
   if (type.typeConfiguration) {
     const configuration = compileValidator(type, type.typeConfiguration, true);
     compiledType.validateConfiguration = (value) =>
