@@ -33,6 +33,7 @@ const COMMANDS: [names: string[], load: () => Promise<Register[]>][] = [
   [['recipe', 'environment'], () => import('./recipe-commands.js').then((m) => [m.registerRecipeCommands])],
   [['token'], () => import('./token-commands.js').then((m) => [m.registerTokenCommands])],
   [['policy'], () => import('./policy-commands.js').then((m) => [m.registerPolicyCommands])],
+  [['hook'], () => import('./hook-commands.js').then((m) => [m.registerHookCommands])],
   [['backup', 'restore'], () => import('./backup-commands.js').then((m) => [m.registerBackupCommands])],
   [['audit'], () => import('./audit-commands.js').then((m) => [m.registerAuditCommands])],
   [['test'], () => import('./test-command.js').then((m) => [m.registerTest])],
