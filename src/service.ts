@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { AccessKeys, checkAdminToken, plainListenProblem, Tokens } from './auth/index.js';
 import { cloudControlFrontDoor } from './cloudcontrol/index.js';
-import { Engine, engineLogger, type EngineOptions } from './engine/index.js';
+import { alsoOnEnd, Engine, engineLogger, type EngineOptions } from './engine/index.js';
 import { buildServer, type ServerOptions } from './http/index.js';
 import { listenForMetrics } from './http/metrics-listener.js';
 import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
@@ -23,7 +23,7 @@ import { HookRegistrations, hookReview } from './policy/hooks/index.js';
 import type { HookServer } from './handler/index.js';
 import { TypeplaneError } from './errors.js';
 import { Readiness } from './health/index.js';
-import { openAuditor, type AuditSettings } from './audit/index.js';
+import { openAuditor, recordOperationEnds, type AuditSettings } from './audit/index.js';
 import { createTelemetry } from './telemetry/index.js';
 import { Backups, removeLeftSnapshots } from './backup/index.js';
 import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
@@ -207,6 +207,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         logger: engineLogger(logger.child({ component: 'hooks' })),
       }),
     ]);
+    const tokens = new Tokens(store, new AccessKeys(store, sealer));
+    const auditLog = logger.child({ component: 'audit' });
+    const auditor =
+      options.audit &&
+      openAuditor(options.audit, {
+        secretKey: key.key,
+        store,
+        masking: {
+          typeOf: async (name, version) => (await registry.get(name, version).catch(() => undefined))?.type,
+        },
+        listTokens: () => tokens.list(),
+        onError: (err) => auditLog.error({ err }, 'an audit record could not be written'),
+      });
+    // Metrics count ended operations; the audit trail records each one's end.
+    const engineObserver = alsoOnEnd(telemetry?.engineObserver, auditor && recordOperationEnds(auditor));
     // Made once the stacks are (it runs instances as stacks); the engine asks it for providers only later.
     const late: { recipes?: Recipes } = {};
     const engine = new Engine({
@@ -219,7 +234,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       sealer,
       logger: engineLogger(logger),
       reviewer,
-      ...(telemetry ? { observer: telemetry.engineObserver } : {}),
+      ...(engineObserver ? { observer: engineObserver } : {}),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
       ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
@@ -269,20 +284,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     });
     late.recipes = recipes;
     await recipes.start();
-    const tokens = new Tokens(store, new AccessKeys(store, sealer));
     const firstAdminToken = await tokens.bootstrap(options.adminToken);
-    const auditLog = logger.child({ component: 'audit' });
-    const auditor =
-      options.audit &&
-      openAuditor(options.audit, {
-        secretKey: key.key,
-        store,
-        masking: {
-          typeOf: async (name, version) => (await registry.get(name, version).catch(() => undefined))?.type,
-        },
-        listTokens: () => tokens.list(),
-        onError: (err) => auditLog.error({ err }, 'an audit record could not be written'),
-      });
     if (firstAdminToken) logger.info('no API token was stored: created an admin token, shown once');
     const readinessLog = logger.child({ component: 'readiness' });
     const readiness = new Readiness({
@@ -367,13 +369,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
             await new Promise((resolve) => setTimeout(resolve, options.shutdownDelayMs));
           await app.close();
           await metricsListener?.close();
-          // Before the store closes: the records still buffered are written.
-          await auditor?.close();
           recipes.stop();
           await stacks.stop();
           await engine.stop(graceMs);
           for (const definition of options.providerDefinitions ?? []) await definition.close?.();
           for (const server of options.hookServers ?? []) await server.close?.();
+          // After the engine stops (the ends of the operations it finished meanwhile are recorded)
+          // and before the store closes: the records still buffered are written.
+          await auditor?.close();
           await store.close();
         })();
         return closing;

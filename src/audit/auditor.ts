@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuditFilter, Page } from '../store/types.js';
 import type { AuditEvent, AuditLevel, AuditObjectRef, AuditUser } from './event.js';
 import type { FileSink } from './file-sink.js';
+import { operationEndEvent, type OperationEnd } from './operation-end.js';
 import { requestObjectOf, type Masking } from './request-object.js';
 
 /** What a front door knows of a request once it is answered. */
@@ -80,7 +81,16 @@ export class Auditor {
    * description) longer than making the next.
    */
   record(request: AnsweredRequest): Promise<void> {
-    const event = this.eventOf(request);
+    return this.enqueue(this.eventOf(request));
+  }
+
+  /** Record the end of an operation (see operation-end.ts), as `record` records a request. */
+  recordOperationEnd(end: OperationEnd): Promise<void> {
+    const event = operationEndEvent(end, this.options.level);
+    return this.enqueue(this.describe(event.user).then((user) => ({ ...event, user })));
+  }
+
+  private enqueue(event: Promise<AuditEvent>): Promise<void> {
     this.previous = this.previous
       .then(() => event)
       .then((made) => this.emit(made))
@@ -99,12 +109,15 @@ export class Auditor {
     this.options.trail?.append(event);
   }
 
+  /** `user` with its token's description, when known. */
+  private async describe(user: AuditUser): Promise<AuditUser> {
+    if (user.tokenId === undefined || user.description !== undefined) return user;
+    const description = await this.options.describeToken?.(user.tokenId);
+    return description !== undefined ? { ...user, description } : user;
+  }
+
   private async eventOf(request: AnsweredRequest): Promise<AuditEvent> {
-    const user = { ...request.user };
-    if (user.tokenId !== undefined && user.description === undefined) {
-      const description = await this.options.describeToken?.(user.tokenId);
-      if (description !== undefined) user.description = description;
-    }
+    const user = await this.describe({ ...request.user });
     const requestObject =
       this.options.level === 'Request'
         ? await requestObjectOf(

@@ -38,14 +38,24 @@ export interface AuditEvent {
   auditID: string;
   /** The request id (`x-request-id`) the logs carry. */
   requestID?: string;
-  stage: 'ResponseComplete';
+  /**
+   * `ResponseComplete`: a request, once answered. `OperationComplete`: an operation's end, later —
+   * Kubernetes has no stage after the response, and an operation outlives the 202 that began it.
+   */
+  stage: 'ResponseComplete' | 'OperationComplete';
   requestURI: string;
   verb: string;
   user: AuditUser;
   sourceIPs: string[];
   userAgent?: string;
   objectRef: AuditObjectRef;
-  responseStatus: { code: number; errorCode?: string; message?: string };
+  responseStatus: {
+    code: number;
+    /** Stage OperationComplete: the operation's terminal status. */
+    operationStatus?: 'SUCCESS' | 'FAILED' | 'CANCEL_COMPLETE';
+    errorCode?: string;
+    message?: string;
+  };
   /** Level Request only: the body without write-only, NoEcho, secret or token values. */
   requestObject?: unknown;
   requestReceivedTimestamp: string;

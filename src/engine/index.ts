@@ -5,7 +5,7 @@ export { Engine, type EngineOptions } from './engine.js';
 export { scopedClientToken, type Caller } from './caller.js';
 export { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from './input.js';
 export { engineLogger, type EngineLogger } from './logger.js';
-export type { EndedOperation, EngineObserver } from './observer.js';
+export { alsoOnEnd, type EndedOperation, type EngineObserver } from './observer.js';
 export { collectVerdicts, type Reviewer, type ReviewRequest } from './review.js';
 export { ClientTokenReused, canonicalJson } from './client-token.js';
 export { maskQuoted, maskedForms } from './sealing.js';

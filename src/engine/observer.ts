@@ -29,3 +29,22 @@ export interface EngineObserver {
   /** This worker claimed an operation whose lease had run out under another owner (a stopped or stalled worker). */
   leaseTakenOver(typeName: string): void;
 }
+
+/**
+ * `observer` with `onEnd` told of every ended operation too (the audit trail beside the metrics);
+ * `observer` itself without `onEnd`.
+ */
+export function alsoOnEnd(
+  observer: EngineObserver | undefined,
+  onEnd: EngineObserver['operationEnded'] | undefined,
+): EngineObserver | undefined {
+  if (!onEnd) return observer;
+  return {
+    operationEnded(...args) {
+      observer?.operationEnded(...args);
+      onEnd(...args);
+    },
+    handlerInvoked: (...args) => observer?.handlerInvoked(...args),
+    leaseTakenOver: (...args) => observer?.leaseTakenOver(...args),
+  };
+}

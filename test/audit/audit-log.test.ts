@@ -57,7 +57,8 @@ eachStoreService(
     });
     assert.equal(stack.status, 202, JSON.stringify(stack.body));
 
-    const records = await awaitRecords(file, 7);
+    // 7 requests, and the ends of the 4 operations they began (the stack's resource's included).
+    const records = await awaitRecords(file, 11);
     const text = JSON.stringify(records);
     for (const secret of [SECRET, NEW_SECRET, NO_ECHO, token.body.token, svc.token])
       assert.ok(!text.includes(secret), `a secret is in the audit log: ${secret.slice(0, 6)}…`);
@@ -109,6 +110,14 @@ eachStoreService(
     assert.equal(stackRecord.objectRef.name, 's1');
     assert.deepEqual(stackRecord.requestObject.parameters, { Password: '(removed)', Colour: 'green' });
     assert.equal(stackRecord.requestObject.template, '(removed)');
+    // The stack's resource's operation ended as the deployer's.
+    const stackResourceEnd = records.find(
+      (e) => e.stage === 'OperationComplete' && e.objectRef.identifier === 'sw',
+    );
+    assert.ok(stackResourceEnd, `no end of the stack's resource's operation in ${text}`);
+    assert.equal(stackResourceEnd.verb, 'create');
+    assert.equal(stackResourceEnd.user.tokenId, registration.user.tokenId);
+    assert.equal(stackResourceEnd.responseStatus.operationStatus, 'SUCCESS');
 
     // One chain, in the order written.
     records.forEach((r, i) => {

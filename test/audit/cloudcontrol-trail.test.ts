@@ -43,14 +43,15 @@ eachStoreService(
     );
 
     let records: any[] = [];
-    for (const until = Date.now() + 10_000; records.length < 6; await new Promise((r) => setTimeout(r, 50))) {
+    for (const until = Date.now() + 10_000; records.length < 7; await new Promise((r) => setTimeout(r, 50))) {
       assert.ok(Date.now() < until, `${records.length} records stored: ${JSON.stringify(records)}`);
       records = (await svc.call('GET', '/v1/audit')).body.records;
     }
-    // The type and the two tokens over /v1, then the front door's create and its two refusals.
-    assert.equal(records.length, 6, JSON.stringify(records));
+    // The type and the two tokens over /v1, then the front door's create (its operation's end, made
+    // within it, first) and its two refusals.
+    assert.equal(records.length, 7, JSON.stringify(records));
     assert.ok(!JSON.stringify(records).includes('hunter2'), 'a write-only value is in the trail');
-    const [unknown, denied, created] = records;
+    const [unknown, denied, created, ended] = records;
     assert.equal(created.verb, 'create');
     assert.deepEqual(created.user, { tokenId: writer.id, role: 'writer', authentication: 'sigv4' });
     assert.equal(created.objectRef.typeName, WIDGET_TYPE);
@@ -58,6 +59,11 @@ eachStoreService(
     assert.equal(created.objectRef.requestToken, made.ProgressEvent!.RequestToken);
     assert.equal(created.responseStatus.code, 200);
     assert.equal(created.annotations['cloudcontrol.action'], 'CreateResource');
+    assert.equal(ended.stage, 'OperationComplete');
+    assert.equal(ended.verb, 'create');
+    assert.equal(ended.user.tokenId, writer.id);
+    assert.equal(ended.objectRef.requestToken, made.ProgressEvent!.RequestToken);
+    assert.equal(ended.responseStatus.operationStatus, 'SUCCESS');
     assert.equal(denied.verb, 'delete');
     assert.equal(denied.user.tokenId, reader.id);
     assert.equal(denied.responseStatus.errorCode, 'AccessDeniedException');

@@ -44,8 +44,8 @@ eachStoreService(
     assert.equal(refusedTrail.status, 403);
     assert.equal(refusedTrail.body.errorCode, 'AccessDenied');
 
-    const records = await trail(svc, 5);
-    assert.equal(records.length, 5);
+    const records = await trail(svc, 6);
+    assert.equal(records.length, 6);
     assert.ok(!JSON.stringify(records).includes('hunter2'), 'a write-only value is in the trail');
     // Newest first, one chain: each record names the hash of the one below it.
     records.forEach((r, i) => {
@@ -60,22 +60,37 @@ eachStoreService(
         'delete resources 403',
         'create tokens 201',
         'create resources 202',
+        'create resources 200',
         'create types 201',
       ],
     );
+    // The create's operation ended within its request: its end is recorded first, then the 202.
     assert.equal(records[3].objectRef.requestToken, created.body.progressEvent.requestToken);
+    assert.equal(records[4].objectRef.requestToken, created.body.progressEvent.requestToken);
+    assert.deepEqual(
+      records.map((r) => r.stage),
+      [
+        'ResponseComplete',
+        'ResponseComplete',
+        'ResponseComplete',
+        'ResponseComplete',
+        'OperationComplete',
+        'ResponseComplete',
+      ],
+    );
+    assert.equal(records[4].responseStatus.operationStatus, 'SUCCESS');
 
     const only = async (query: string) => (await trail(svc, 0, query)).map((r) => r.sequence);
-    assert.deepEqual(await only('?verb=create'), [3, 2, 1]);
-    assert.deepEqual(await only(`?typeName=${encodeURIComponent(WIDGET_TYPE)}`), [4, 2]);
-    assert.deepEqual(await only(`?tokenId=${reader.body.id}`), [5, 4]);
-    assert.deepEqual(await only('?outcome=4xx'), [5, 4]);
-    assert.deepEqual(await only('?outcome=202'), [2]);
-    assert.deepEqual(await only('?outcome=AccessDenied'), [5, 4]);
-    // By the time each was made (records 4 and 5 were made after the token's was answered).
-    assert.deepEqual(await only(`?since=${records[2].stageTimestamp}`), [5, 4, 3]);
+    assert.deepEqual(await only('?verb=create'), [4, 3, 2, 1]);
+    assert.deepEqual(await only(`?typeName=${encodeURIComponent(WIDGET_TYPE)}`), [5, 3, 2]);
+    assert.deepEqual(await only(`?tokenId=${reader.body.id}`), [6, 5]);
+    assert.deepEqual(await only('?outcome=4xx'), [6, 5]);
+    assert.deepEqual(await only('?outcome=202'), [3]);
+    assert.deepEqual(await only('?outcome=AccessDenied'), [6, 5]);
+    // By the time each was made (records 5 and 6 were made after the token's was answered).
+    assert.deepEqual(await only(`?since=${records[2].stageTimestamp}`), [6, 5, 4]);
     const later = new Date(Date.now() + 60_000).toISOString();
-    assert.deepEqual(await only(`?since=${startedAt}&until=${later}`), [5, 4, 3, 2, 1]);
+    assert.deepEqual(await only(`?since=${startedAt}&until=${later}`), [6, 5, 4, 3, 2, 1]);
     assert.deepEqual(await only(`?until=${startedAt}`), []);
     assert.deepEqual(await only(`?since=${later}`), []);
 
@@ -87,7 +102,7 @@ eachStoreService(
       next = answer.body.nextToken;
       if (!next) break;
     }
-    assert.deepEqual(paged, [5, 4, 3, 2, 1]);
+    assert.deepEqual(paged, [6, 5, 4, 3, 2, 1]);
 
     for (const bad of ['?outcome=4x', '?since=yesterday', '?maxResults=0', '?colour=red', '?nextToken=abc'])
       assert.equal((await svc.call('GET', `/v1/audit${bad}`)).status, 400, bad);
@@ -103,17 +118,17 @@ eachStoreService(
     );
     assert.equal(exported.code, 0, exported.stderr);
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
-    assert.equal(lines.length, 5);
+    assert.equal(lines.length, 6);
     const verified = await runCli(['audit', 'verify', file], { env });
     assert.equal(verified.code, 0, verified.stdout + verified.stderr);
-    assert.match(verified.stdout, /ok: 5 records chained intact, head sequence 5/);
+    assert.match(verified.stdout, /ok: 6 records chained intact, head sequence 6/);
     writeFileSync(
       file,
-      lines.map((l, i) => (i === 2 ? l.replace('"code":201', '"code":200') : l)).join('\n'),
+      lines.map((l, i) => (i === 3 ? l.replace('"code":201', '"code":200') : l)).join('\n'),
     );
     const tampered = await runCli(['audit', 'verify', file], { env });
     assert.equal(tampered.code, 1);
-    assert.match(tampered.stdout, /:3: changed/);
+    assert.match(tampered.stdout, /:4: changed/);
   },
   () => ({ secretKey: key, audit: { store: true, level: 'Request' } }),
 );
