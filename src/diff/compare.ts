@@ -7,6 +7,7 @@ import { jsonEqual } from '../model/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 import type { HandlerAction, Reference, ResourceType } from '../schema/index.js';
 import { originOf, PointerResolver } from '../schema/resource-schema/index.js';
+import { VALIDATION_KEYWORDS } from '../schema/validations.js';
 import type { ChangeRuleId } from './rules.js';
 
 type Schema = Record<string, unknown>;
@@ -93,6 +94,40 @@ class SchemaWalker {
     private readonly newRoot: Schema,
   ) {}
 
+  /**
+   * Validation rules (CEL): one added or changed may refuse what was accepted (a rule's meaning is
+   * not compared: a changed text counts as tightened); one removed refuses nothing more.
+   */
+  private validationRules(o: Schema, n: Schema, property: string, at: string): void {
+    for (const keyword of VALIDATION_KEYWORDS) {
+      const before = Array.isArray(o[keyword]) ? (o[keyword] as unknown[]) : [];
+      const after = Array.isArray(n[keyword]) ? (n[keyword] as unknown[]) : [];
+      const ruleOf = (entry: unknown) =>
+        typeof entry === 'object' && entry !== null ? (entry as Schema).rule : undefined;
+      const oldRules = before.map(ruleOf);
+      after.forEach((entry, i) => {
+        const rule = ruleOf(entry);
+        if (!oldRules.includes(rule))
+          this.add(
+            'TP6014',
+            property,
+            `${at}/${keyword}/${i}`,
+            `validation rule ${show(rule)} added or changed: values that were accepted may now be refused`,
+          );
+      });
+      const newRules = after.map(ruleOf);
+      for (const rule of oldRules) {
+        if (!newRules.includes(rule))
+          this.add(
+            'TP6112',
+            property,
+            after.length > 0 ? `${at}/${keyword}` : at,
+            `validation rule ${show(rule)} removed`,
+          );
+      }
+    }
+  }
+
   private add(rule: ChangeRuleId, property: string, at: string, message: string): void {
     const change: RawChange = { rule, message: `${label(property)}: ${message}`, place: { schema: at } };
     if (property !== '') change.property = property;
@@ -118,6 +153,7 @@ class SchemaWalker {
     this.enums(o, n, property, at);
     this.patterns(o, n, property, at);
     this.bounds(o, n, property, at);
+    this.validationRules(o, n, property, at);
     if (!jsonEqual(o.default, n.default)) {
       this.add(
         'TP6201',

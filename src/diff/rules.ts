@@ -28,6 +28,7 @@ export const CHANGE_RULES = {
   TP6011: { verdict: 'breaking', title: 'additionalProperties closed' },
   TP6012: { verdict: 'breaking', title: 'type or API version removed' },
   TP6013: { verdict: 'breaking', title: 'handler removed' },
+  TP6014: { verdict: 'breaking', title: 'validation rule (CEL) added or changed' },
 
   TP6101: { verdict: 'safe', title: 'optional property added' },
   TP6102: { verdict: 'safe', title: 'enum widened' },
@@ -43,6 +44,7 @@ export const CHANGE_RULES = {
   TP6109: { verdict: 'safe', title: 'property no longer deprecated' },
   TP6110: { verdict: 'safe', title: 'reference removed: values are no longer checked' },
   TP6111: { verdict: 'safe', title: 'handler timeout lengthened' },
+  TP6112: { verdict: 'safe', title: 'validation rule (CEL) removed' },
 
   TP6201: { verdict: 'dangerous', title: 'default changed' },
   TP6202: { verdict: 'dangerous', title: 'oneOf/anyOf/allOf changed (not analysed further)' },

@@ -30,7 +30,7 @@ export interface RuleInfo {
 /**
  * The catalogue of rules: one entry per rule id, declared once.
  * TP1xxx: the document itself (reading, parsing, dialect); TP2xxx: resource schemas; TP3xxx: manifests;
- * TP4xxx: hook schemas; TP5xxx: what generated Bicep types cannot express, for both dialects; TP6xxx: validation
+ * TP4xxx: hook schemas; TP5xxx: what generated Bicep types cannot express, for both dialects; TP7xxx: validation
  * rules (CEL) in schemas of both dialects.
  */
 export const RULES = {
@@ -135,12 +135,12 @@ export const RULES = {
   TP4005: { severity: 'error', title: 'hook schema defines no handler' },
 
   // Validation rules (CEL) in schemas of both dialects (rules/validation-rules.ts)
-  TP6001: { severity: 'error', title: 'validation rule entry is malformed' },
-  TP6002: { severity: 'error', title: 'validation rule does not compile' },
-  TP6003: { severity: 'error', title: 'validation rule could cost more than the budget' },
-  TP6004: { severity: 'error', title: 'validation rule fieldPath does not resolve' },
-  TP6005: { severity: 'error', title: 'validation rule messageExpression does not compile to a string' },
-  TP6006: { severity: 'error', title: 'transition rule where there is no old value' },
+  TP7001: { severity: 'error', title: 'validation rule entry is malformed' },
+  TP7002: { severity: 'error', title: 'validation rule does not compile' },
+  TP7003: { severity: 'error', title: 'validation rule could cost more than the budget' },
+  TP7004: { severity: 'error', title: 'validation rule fieldPath does not resolve' },
+  TP7005: { severity: 'error', title: 'validation rule messageExpression does not compile to a string' },
+  TP7006: { severity: 'error', title: 'transition rule where there is no old value' },
 
   // What generated Bicep types cannot express (rules/bicep-expressible.ts); `typeplane validate` reports them
   TP5001: { severity: 'warning', title: 'Bicep has no floating-point type: number becomes int' },

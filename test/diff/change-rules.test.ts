@@ -132,6 +132,27 @@ const CASES: Case[] = [
     at: '/properties/l/maxItems',
   },
   {
+    name: 'validation rule added',
+    rules: ['TP6014'],
+    before: base({ n: { type: 'integer' } }),
+    after: base({ n: { type: 'integer', 'x-typeplane-validations': [{ rule: 'self >= 0' }] } }),
+    at: '/properties/n/x-typeplane-validations/0',
+  },
+  {
+    name: 'validation rule changed',
+    rules: ['TP6014', 'TP6112'],
+    before: base({ n: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= 0' }] } }),
+    after: base({ n: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= 1' }] } }),
+    at: '/properties/n/x-kubernetes-validations/0',
+  },
+  {
+    name: 'validation rule removed',
+    rules: ['TP6112'],
+    before: base({ n: { type: 'integer', 'x-typeplane-validations': [{ rule: 'self >= 0' }] } }),
+    after: base({ n: { type: 'integer' } }),
+    at: '/properties/n',
+  },
+  {
     name: 'new required property without default',
     rules: ['TP6006'],
     before: base({ a: S }),
