@@ -6,7 +6,8 @@
  * DesiredState and PatchDocument are strings that may hold write-only values); its type, identifier
  * and request token are.
  */
-import type { AnsweredRequest } from '../audit/index.js';
+import { verdictAnnotations, type AnsweredRequest } from '../audit/index.js';
+import type { Verdict } from '../verdict.js';
 import type { Principal } from '../auth/index.js';
 
 const CHANGES: Record<string, string> = {
@@ -52,6 +53,8 @@ export interface CloudControlExchange {
   /** The answer: a 200 body, or `{ __type, message }`. */
   answer: unknown;
   receivedAt: number;
+  /** What the change's review said, Audit verdicts included. */
+  verdicts?: readonly Verdict[];
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -99,6 +102,9 @@ export function recordOf(exchange: CloudControlExchange): AnsweredRequest | unde
     ...(errorCode !== undefined ? { errorCode } : {}),
     ...(errorCode !== undefined && typeof answer.message === 'string' ? { message: answer.message } : {}),
     receivedAt: exchange.receivedAt,
-    annotations: { 'cloudcontrol.action': exchange.action.slice(0, 64) },
+    annotations: {
+      'cloudcontrol.action': exchange.action.slice(0, 64),
+      ...verdictAnnotations(exchange.verdicts),
+    },
   };
 }

@@ -12,7 +12,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Auditor } from '../audit/index.js';
 import type { Principal, Tokens } from '../auth/index.js';
-import type { Engine } from '../engine/index.js';
+import { collectVerdicts, type Engine } from '../engine/index.js';
+import type { Verdict } from '../verdict.js';
 import {
   answeringBeforeBody,
   clientRequestId,
@@ -168,6 +169,8 @@ export function cloudControlFrontDoor({
     let bodyRead = false;
     let principal: Principal | undefined;
     let bytes: Buffer | undefined;
+    // What the change's review said (Audit verdicts included), for its audit record.
+    const verdicts: Verdict[] = [];
     const receivedAt = audit ? Date.now() : 0;
     const recorded = (status: number, body: unknown) => {
       const record = recordOf({
@@ -181,6 +184,7 @@ export function cloudControlFrontDoor({
         status,
         answer: body,
         receivedAt,
+        verdicts,
       });
       if (record) void audit!.record(record);
     };
@@ -218,7 +222,7 @@ export function cloudControlFrontDoor({
         const go = () => {
           let answered: Promise<unknown>;
           try {
-            answered = run(engine, caller, arrived, operation, body!);
+            answered = collectVerdicts(verdicts, () => run(engine, caller, arrived, operation, body!));
           } catch (e) {
             return fail(e);
           }

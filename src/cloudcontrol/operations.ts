@@ -19,7 +19,9 @@ import {
   type Engine,
   type Operation,
   type OperationStatus,
+  type ProgressEvent,
 } from '../engine/index.js';
+import { DeniedByVerdicts } from '../verdict.js';
 import { CloudControlError } from './errors.js';
 import { enumList, Input } from './input.js';
 import { progressEvent, resourceDescription } from './shapes.js';
@@ -100,14 +102,9 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
     async run(ctx, input) {
       const { name, version } = target(ctx, input);
       const desired = input.json('DesiredState', DESIRED_STATE_MAX, true);
-      const event = await ctx.engine.create(
-        name,
-        desired,
-        input.clientToken(),
-        callerOf(ctx.principal),
-        version,
+      return reviewed(ctx, name, 'CREATE', undefined, () =>
+        ctx.engine.create(name, desired, input.clientToken(), callerOf(ctx.principal), version),
       );
-      return { ProgressEvent: progressEvent(event) };
     },
   },
 
@@ -130,15 +127,9 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
       const { name, version } = target(ctx, input);
       const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
       const patch = input.json('PatchDocument', PATCH_DOCUMENT_MAX, true);
-      const event = await ctx.engine.update(
-        name,
-        identifier,
-        patch,
-        input.clientToken(),
-        callerOf(ctx.principal),
-        version,
+      return reviewed(ctx, name, 'UPDATE', identifier, () =>
+        ctx.engine.update(name, identifier, patch, input.clientToken(), callerOf(ctx.principal), version),
       );
-      return { ProgressEvent: progressEvent(event) };
     },
   },
 
@@ -149,8 +140,9 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
       const { name, version } = target(ctx, input);
       const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
       await checkedVersion(ctx, name, version);
-      const event = await ctx.engine.delete(name, identifier, input.clientToken(), callerOf(ctx.principal));
-      return { ProgressEvent: progressEvent(event) };
+      return reviewed(ctx, name, 'DELETE', identifier, () =>
+        ctx.engine.delete(name, identifier, input.clientToken(), callerOf(ctx.principal)),
+      );
     },
   },
 
@@ -231,3 +223,25 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
     },
   },
 };
+
+/**
+ * A change: its event, or — when an admission policy or a hook denied it — what AWS answers for a
+ * hook's failure: the operation, FAILED before it began, with the denial as its status message and a
+ * HooksRequestToken (the same request token). It is kept, so GetResourceRequestStatus and the SDK's
+ * waiter see it fail. A schema rule's refusal stays InvalidRequestException, as invalid input is.
+ */
+async function reviewed(
+  ctx: OperationContext,
+  typeName: string,
+  operation: 'CREATE' | 'UPDATE' | 'DELETE',
+  identifier: string | undefined,
+  change: () => Promise<ProgressEvent>,
+): Promise<{ ProgressEvent: ReturnType<typeof progressEvent> & { HooksRequestToken?: string } }> {
+  try {
+    return { ProgressEvent: progressEvent(await change()) };
+  } catch (e) {
+    if (!(e instanceof DeniedByVerdicts) || e.code !== 'AccessDenied') throw e;
+    const failed = await ctx.engine.recordRefusal(typeName, operation, identifier, e);
+    return { ProgressEvent: { ...progressEvent(failed), HooksRequestToken: failed.requestToken } };
+  }
+}

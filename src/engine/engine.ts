@@ -17,6 +17,7 @@ import type { Registry } from '../registry/registry.js';
 import type { ResourceType } from '../schema/index.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
+import type { DeniedByVerdicts, Verdict } from '../verdict.js';
 import { requiresConfiguration, type ConfigurationSource } from '../type-configuration/index.js';
 import { scopedClientToken, type Caller } from './caller.js';
 import { expireTokensHourly, SEVEN_DAYS_MS } from './client-token.js';
@@ -27,8 +28,9 @@ import { deleteResource } from './delete.js';
 import { forget } from './forget.js';
 import type { EngineLogger } from './logger.js';
 import type { EngineObserver } from './observer.js';
-import type { Reviewer } from './review.js';
+import { previewChange, type Reviewer, type ReviewRequest } from './review.js';
 import { put } from './put.js';
+import { recordRefusal } from './refusal.js';
 import { list, read } from './read.js';
 import { references } from './references.js';
 import { cancel, getRequest, listRequests, waitFor } from './requests.js';
@@ -201,6 +203,32 @@ export class Engine {
   ): Promise<ProgressEvent> {
     await this.configured(typeName);
     return deleteResource(this.ctx, typeName, identifier, scopedClientToken(clientToken, caller), caller);
+  }
+
+  /**
+   * Keeps a change its review denied as an operation that failed before it began, as Cloud Control
+   * reports a hook's failure: see `refusal.ts`.
+   */
+  recordRefusal(
+    typeName: string,
+    operation: 'CREATE' | 'UPDATE' | 'DELETE',
+    identifier: string | undefined,
+    refusal: DeniedByVerdicts,
+  ): Promise<ProgressEvent> {
+    return recordRefusal(this.ctx, typeName, operation, identifier, refusal);
+  }
+
+  /**
+   * The verdicts the reviewer (admission policies, hooks) gives a change of `typeName` (its default
+   * version) that is only planned, not made: a stack's plan shows them, and a deployment whose plan
+   * is denied fails before anything is created.
+   */
+  async preview(
+    typeName: string,
+    change: Pick<ReviewRequest, 'operation' | 'identifier' | 'object' | 'oldObject' | 'caller'>,
+  ): Promise<readonly Verdict[]> {
+    const compiled = await this.ctx.registry.get(typeName);
+    return previewChange(this.ctx, { ...change, compiled });
   }
 
   /** Drops Typeplane's record of a resource without calling its provider: see `forget.ts`. */

@@ -53,6 +53,18 @@ export async function reviewChange(ctx: EngineContext, request: ReviewRequest): 
   return verdicts;
 }
 
+/**
+ * What the reviewer would say of a change not made now (a stack's plan): every verdict, Deny ones
+ * included, with `dryRun` set. None without a reviewer.
+ */
+export async function previewChange(
+  ctx: EngineContext,
+  request: Omit<ReviewRequest, 'dryRun'>,
+): Promise<readonly Verdict[]> {
+  if (!ctx.reviewer) return NONE;
+  return ctx.reviewer.review({ ...request, dryRun: true });
+}
+
 const seen = new AsyncLocalStorage<Verdict[]>();
 
 /**

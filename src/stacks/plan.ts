@@ -4,6 +4,7 @@
  */
 import type { Diagnostic, ResourceType } from '../schema/index.js';
 import { touchesWriteOnly } from '../model/index.js';
+import type { Verdict } from '../verdict.js';
 import { createScope, type Analysis } from './analyze.js';
 import { hasUnknown, plain, type Action, type PatchOperation } from './changes.js';
 import { conformProperties } from './conform.js';
@@ -37,6 +38,8 @@ export interface PlannedChange {
   properties?: Record<string, unknown>;
   /** Remove: Retain keeps the resource (it only leaves the stack). */
   retain?: boolean;
+  /** What admission policies and hooks say of it, when its values are known at plan time (review-plan.ts). */
+  verdicts?: Verdict[];
 }
 
 /**

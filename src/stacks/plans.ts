@@ -9,7 +9,9 @@ import type { StacksCore } from './core.js';
 import { importedValues } from './imports.js';
 import { computePlan, type PlannedChange } from './plan.js';
 import { planNotFound, recordedTypes, typesOf, unnamed, type Authorize } from './reach.js';
-import type { PlanRecord } from './records.js';
+import type { PlanRecord, ResourceRecord, StackCaller, StackRecord } from './records.js';
+import type { Analysis } from './analyze.js';
+import { callerOfStack, reviewPlan } from './review-plan.js';
 import { NEVER_CREATED } from './status.js';
 import { sealParameters } from './stored-parameters.js';
 import { analyzeForStack } from './validate.js';
@@ -31,6 +33,7 @@ export async function makePlan(
   text: string,
   parameters: Record<string, unknown>,
   authorize: Authorize,
+  caller?: StackCaller,
 ): Promise<PlanRecord> {
   const analysis = await analyzeForStack(core, name, text, parameters, authorize);
   const current = await core.records.getStack(name);
@@ -38,14 +41,8 @@ export async function makePlan(
   if (current) await unnamed(`stack ${name}`, async () => authorize(await recordedTypes(core.records, name)));
   const records =
     current && !NEVER_CREATED.has(current.record.status) ? await core.records.getResources(name) : new Map();
-  const stackId = current?.record.stackId ?? 'known after apply';
-  const imports = await importedValues(core.records, analysis.template);
-  const changes = computePlan(analysis, records, {
-    stackName: name,
-    stackId,
-    pseudo: core.ctx.pseudo,
-    importValue: (n) => imports.get(n)?.value,
-  });
+  const changes = await changesOf(core, name, analysis, current?.record, records);
+  await reviewPlan(core, changes, records, callerOfStack(caller, name));
   const plan: PlanRecord = {
     planId: randomUUID(),
     stack: name,
@@ -81,4 +78,21 @@ export async function getPlan(
     diagnostics: (plan.warnings ?? []) as Diagnostic[],
     current: (stack?.record.version ?? 0) === plan.baseVersion,
   };
+}
+
+/** What applying `analysis` to the stack as recorded would change (see computePlan). */
+export async function changesOf(
+  core: StacksCore,
+  name: string,
+  analysis: Analysis,
+  stack: StackRecord | undefined,
+  records: ReadonlyMap<string, ResourceRecord>,
+): Promise<PlannedChange[]> {
+  const imports = await importedValues(core.records, analysis.template);
+  return computePlan(analysis, records, {
+    stackName: name,
+    stackId: stack?.stackId ?? 'known after apply',
+    pseudo: core.ctx.pseudo,
+    importValue: (n) => imports.get(n)?.value,
+  });
 }

@@ -117,8 +117,9 @@ export class Stacks {
     text: string,
     parameters: Record<string, unknown>,
     authorize: (typeNames: string[]) => void = () => {},
+    caller?: StackCaller,
   ): Promise<PlanRecord> {
-    return makePlan(this.core, name, text, parameters, authorize);
+    return makePlan(this.core, name, text, parameters, authorize, caller);
   }
 
   async getPlan(name: string, planId: string, authorize: Authorize = () => {}): Promise<PlanView> {

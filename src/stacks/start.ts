@@ -25,6 +25,9 @@ import { openParameters, sealParameters } from './stored-parameters.js';
 import { analyzeForStack } from './validate.js';
 import { tracedFrom } from './deployment.js';
 import { describe, viewOf, type Started } from './views.js';
+import { changesOf } from './plans.js';
+import { callerOfStack, reviewPlan } from './review-plan.js';
+import { DeniedByVerdicts } from '../verdict.js';
 
 export async function deploy(
   core: StacksCore,
@@ -121,6 +124,7 @@ async function begin(
   const { records } = core;
   const existing = await records.getStack(name);
   await checkExports(core, name, existing?.record, analysis, options.authorize ?? (() => {}));
+  await refuseDenied(core, name, analysis, existing?.record, held, options.caller);
   const id = randomUUID();
   const update = existing !== undefined && !NEVER_CREATED.has(existing.record.status);
   const deployment: DeploymentRecord = {
@@ -269,4 +273,30 @@ async function checkExports(
         `export ${exportName} of stack ${name} is imported by ${await stacksNamed(core.records, importers, authorize)}; remove the import there first`,
       );
   }
+}
+
+/**
+ * A deployment whose plan admission policies or hooks deny fails before it writes or creates anything
+ * (403, each verdict naming its resource's logicalId). Changes whose values are known only after apply
+ * are reviewed when the engine makes them; a template whose values cannot be worked out now is left
+ * to fail as it would.
+ */
+async function refuseDenied(
+  core: StacksCore,
+  name: string,
+  analysis: Analysis,
+  stack: StackRecord | undefined,
+  held: Map<string, ResourceRecord>,
+  caller: StackCaller | undefined,
+): Promise<void> {
+  const records = stack && !NEVER_CREATED.has(stack.status) ? held : new Map<string, ResourceRecord>();
+  let changes;
+  try {
+    changes = await changesOf(core, name, analysis, stack, records);
+  } catch {
+    return;
+  }
+  const verdicts = await reviewPlan(core, changes, records, callerOfStack(caller, name));
+  if (verdicts.some((v) => v.action === 'Deny'))
+    throw new DeniedByVerdicts(verdicts.filter((v) => v.action !== 'Audit'));
 }

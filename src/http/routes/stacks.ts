@@ -221,6 +221,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
       template(body),
       parametersOf(body),
       authorizer(request),
+      callerOf(request),
     );
     return reply.status(201).send(await stacks.getPlan(request.params.stackName, plan.planId));
   });

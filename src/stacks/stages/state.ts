@@ -31,7 +31,7 @@ import { inSpan, traced } from '../../telemetry/spans.js';
 /** The engine as stacks use it: its public operations. */
 export type StackEngine = Pick<
   Engine,
-  'create' | 'update' | 'delete' | 'read' | 'waitFor' | 'readOnlyNeverSet'
+  'create' | 'update' | 'delete' | 'read' | 'waitFor' | 'readOnlyNeverSet' | 'preview'
 >;
 
 export interface DeploymentContext {

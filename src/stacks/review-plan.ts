@@ -1,0 +1,99 @@
+/**
+ * @module A plan's changes put to the server's reviewer (admission policies, hooks) before anything
+ * runs, as the engine will put them when they are made: each change whose properties are known now
+ * gets its verdicts — an add as a CREATE, a modify as an UPDATE of the recorded properties, a remove
+ * as a DELETE — and one whose values are known only after apply is reviewed when it is made. A plan
+ * shows them; a deployment whose plan is denied fails before it creates anything.
+ */
+import { callerOf } from '../auth/index.js';
+import type { Caller } from '../engine/index.js';
+import type { Verdict } from '../verdict.js';
+import { hasUnknown, plain } from './changes.js';
+import type { StacksCore } from './core.js';
+import type { PlannedChange } from './plan.js';
+import type { ResourceRecord, StackCaller } from './records.js';
+
+/** A verdict on one of a plan's resources: which one it is about. */
+export type PlanVerdict = Verdict & { logicalId: string };
+
+/** Sets each reviewable change's `verdicts` (only when there are some); returns all of them. */
+export async function reviewPlan(
+  core: StacksCore,
+  changes: PlannedChange[],
+  records: ReadonlyMap<string, ResourceRecord>,
+  caller: Caller | undefined,
+): Promise<PlanVerdict[]> {
+  const all: PlanVerdict[] = [];
+  for (const change of changes) {
+    const request = reviewed(change, records.get(change.logicalId));
+    if (!request) continue;
+    const verdicts = await core.ctx.engine.preview(change.type, {
+      ...request,
+      ...(change.identifier !== undefined ? { identifier: change.identifier } : {}),
+      ...(caller ? { caller } : {}),
+    });
+    if (verdicts.length === 0) continue;
+    change.verdicts = [...verdicts];
+    all.push(...verdicts.map((v) => ({ ...v, logicalId: change.logicalId })));
+  }
+  return all;
+}
+
+type Reviewed = {
+  operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  object?: Record<string, unknown>;
+  oldObject?: Record<string, unknown>;
+};
+
+function reviewed(change: PlannedChange, record: ResourceRecord | undefined): Reviewed | undefined {
+  switch (change.action) {
+    case 'Add':
+    case 'Replace':
+      return change.properties && !hasUnknown(change.properties)
+        ? { operation: 'CREATE', object: change.properties }
+        : undefined;
+    case 'Modify': {
+      if (!record || !change.patch || hasUnknown(change.patch)) return undefined;
+      return {
+        operation: 'UPDATE',
+        object: patched(record.properties, change.patch),
+        oldObject: record.properties,
+      };
+    }
+    case 'Remove':
+      return record && !change.retain ? { operation: 'DELETE', oldObject: record.properties } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The properties after a plan's patch (add, replace and remove of object members and list items). */
+function patched(
+  properties: Record<string, unknown>,
+  patch: NonNullable<PlannedChange['patch']>,
+): Record<string, unknown> {
+  const out = structuredClone(properties);
+  for (const op of patch) {
+    const tokens = op.path
+      .split('/')
+      .slice(1)
+      .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const last = tokens.pop();
+    let at: unknown = out;
+    for (const t of tokens) at = (at as Record<string, unknown> | undefined)?.[t];
+    if (last === undefined || typeof at !== 'object' || at === null) continue;
+    if (Array.isArray(at)) {
+      const index = last === '-' ? at.length : Number(last);
+      if (op.op === 'remove') at.splice(index, 1);
+      else if (op.op === 'add') at.splice(index, 0, plain(op.value));
+      else at[index] = plain(op.value);
+    } else if (op.op === 'remove') delete (at as Record<string, unknown>)[last];
+    else (at as Record<string, unknown>)[last] = plain(op.value);
+  }
+  return out;
+}
+
+/** Who a stack's changes are reviewed as: the deployment's caller, with the stack's name. */
+export function callerOfStack(caller: StackCaller | undefined, stack: string): Caller | undefined {
+  return caller && callerOf({ tokenId: caller.id, ...caller, stack });
+}
