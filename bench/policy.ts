@@ -2,8 +2,9 @@
  * Benchmark (not a test): creates per second over HTTP on a type with ten validation rules (CEL in
  * its schema) against the same type without them, in one run on one server (SQLite), the two
  * alternating round by round so the machine's noise falls on both alike. The verdict is issue #34's
- * target: with rules at least 0.9× the creates per second without. Admission policies and hooks add
- * their cases here.
+ * target: with rules at least 0.9× the creates per second without. A third type is bound by one
+ * admission policy (a typical tag check with params), against the same plain type: target ≥ 0.9×
+ * too. Hooks add their cases here.
  *
  *   npm run bench:policy            (ROUNDS=5 PER_ROUND=400 CLIENTS=8)
  */
@@ -70,11 +71,17 @@ async function main(): Promise<void> {
     const res = await fetch(service.url + path, { method, headers, body: JSON.stringify(body) });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const cases = { none: 'Bench::Policy::Plain', rules: 'Bench::Policy::Ruled' } as const;
+  const cases = {
+    none: 'Bench::Policy::Plain',
+    rules: 'Bench::Policy::Ruled',
+    policy: 'Bench::Policy::Guarded',
+  } as const;
   for (const [kind, typeName] of Object.entries(cases)) {
     const r = await call('POST', '/v1/types', schema(typeName, kind === 'rules'));
     if (r.status !== 201) throw new Error(`registering ${typeName}: ${JSON.stringify(r.body)}`);
   }
+  const policy = await call('POST', '/v1/policies', POLICY);
+  if (policy.status !== 201) throw new Error(`registering the policy: ${JSON.stringify(policy.body)}`);
   let n = 0;
   const round = async (typeName: string): Promise<number> => {
     let left = PER_ROUND;
@@ -98,11 +105,13 @@ async function main(): Promise<void> {
     );
     return PER_ROUND / ((performance.now() - started) / 1000);
   };
-  await round(cases.none); // warm-up, both paths
+  await round(cases.none); // warm-up, every path
   await round(cases.rules);
-  const rates: { none: number[]; rules: number[] } = { none: [], rules: [] };
+  await round(cases.policy);
+  const rates: { none: number[]; rules: number[]; policy: number[] } = { none: [], rules: [], policy: [] };
   for (let i = 0; i < ROUNDS; i++) {
-    const order = i % 2 === 0 ? (['none', 'rules'] as const) : (['rules', 'none'] as const);
+    const order =
+      i % 2 === 0 ? (['none', 'rules', 'policy'] as const) : (['policy', 'rules', 'none'] as const);
     for (const kind of order) rates[kind].push(await round(cases[kind]));
   }
   await service.close();
@@ -120,6 +129,27 @@ async function main(): Promise<void> {
   console.log(
     `verdict: ten rules ${ratio.toFixed(3)}× the creates/s without (median of the rounds' ratios; target ≥ ${TARGET}×): ${ratio >= TARGET ? 'MET' : 'NOT MET'}`,
   );
+  console.log(
+    `  one policy: ${rates.policy.map((r) => r.toFixed(0)).join(' ')}  median ${median(rates.policy).toFixed(0)}`,
+  );
+  const policyRatio = median(rates.policy.map((r, i) => r / rates.none[i]!));
+  console.log(
+    `verdict: one admission policy ${policyRatio.toFixed(3)}× the creates/s without (target ≥ ${TARGET}×): ${policyRatio >= TARGET ? 'MET' : 'NOT MET'}`,
+  );
 }
+
+/** One admission policy bound to the guarded type: a typical check of the desired state against params. */
+const POLICY = {
+  name: 'bench-owner-domain',
+  match: { types: ['Bench::Policy::Guarded'], operations: ['CREATE', 'UPDATE'] },
+  params: { domains: ['example.com', 'example.org'], tiers: ['dev', 'test', 'prod'] },
+  validations: [
+    {
+      expression: "object.Owner.split('@')[1] in params.domains && object.Tier in params.tiers",
+      messageExpression: "'owner ' + object.Owner + ' is not of an allowed domain'",
+    },
+  ],
+  action: 'Deny',
+};
 
 await main();
