@@ -42,6 +42,9 @@ const MAX_CONCURRENCY = 32;
 
 interface TestOptions {
   schema?: string;
+  hook?: string;
+  hookSchema?: string;
+  hookProperties?: string;
   provider?: string;
   endpoint?: string;
   api?: string;
@@ -79,6 +82,15 @@ export function registerTest(program: Command): void {
       'a provider module written with typeplane/provider (its default export), run in this process',
     )
     .option('--endpoint <url>', 'an out-of-process provider serving the provider protocol at this URL')
+    .option(
+      '--hook <module or url>',
+      'test a hook instead: a defineHook module, or a hook served over HTTP at this URL (with --schema: a type it targets)',
+    )
+    .option('--hook-schema <file>', "with --hook: the hook's schema (default: the one its module names)")
+    .option(
+      '--hook-properties <file>',
+      "with --hook: its configuration's Properties (JSON), handed to every call",
+    )
     .option(
       '--api <url>',
       "a running Typeplane server: test the type --type names as it serves it (by a recipe, a remote provider or any other), through its API; the schema is the server's",
@@ -131,7 +143,8 @@ Examples:
   $ typeplane test --provider ./greeting-provider.ts
   $ typeplane test --schema note.json --endpoint http://127.0.0.1:8080/ --junit report.xml
   $ TYPEPLANE_TOKEN=… typeplane test --api http://127.0.0.1:4780 --type MyCompany.Resources/postgresDatabases
-  $ typeplane test --provider ./p.ts --only 'create→read' --seed 42 --allow-absent /properties/DeletedAt`,
+  $ typeplane test --provider ./p.ts --only 'create→read' --seed 42 --allow-absent /properties/DeletedAt
+  $ typeplane test --hook http://127.0.0.1:9000/ --hook-schema require-tags.json --schema bucket.json`,
     )
     .action(async (options: TestOptions, command: Command) => {
       const usage = (message: string): never =>
@@ -140,6 +153,21 @@ Examples:
         if (options.format !== 'text' && options.format !== 'json')
           usage(`-o/--output must be 'text' or 'json', not '${options.format}'`);
         options.output = options.format;
+      }
+      if (options.hook !== undefined) {
+        const { runHookTest } = await import('./test-hook.js');
+        const timeout =
+          options.timeout === undefined ? undefined : wholeNumber(options.timeout, '--timeout', usage, 1);
+        process.exitCode = await runHookTest({
+          ...options,
+          hook: options.hook,
+          ...(options.seed === undefined
+            ? {}
+            : { seedNumber: wholeNumber(options.seed, '--seed', usage, -(2 ** 31)) }),
+          runsNumber: wholeNumber(options.runs, '--runs', usage, 1),
+          ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
+        });
+        return;
       }
       const targets = [options.provider, options.endpoint, options.api].filter((t) => t !== undefined);
       if (targets.length !== 1)

@@ -184,3 +184,24 @@ test('targetNames match with * and ?, and the configuration narrows them', () =>
   );
   assert.equal(hookApplies(h, off, 'CREATE', 'Acme::Storage::Bucket'), false);
 });
+
+test('a hook may take no settings; then any Properties given are refused by name', () => {
+  const checked = checkHookSchema(
+    JSON.stringify({ ...SCHEMA, typeConfiguration: { properties: {}, additionalProperties: false } }),
+  );
+  assert.equal(checked.valid, true, JSON.stringify(checked.diagnostics));
+  const none = parseHookConfiguration(
+    checked.hook!,
+    configured({ HookInvocationStatus: 'ENABLED', FailureMode: 'FAIL' }),
+  );
+  assert.deepEqual(none.properties, {});
+  assert.throws(
+    () =>
+      parseHookConfiguration(
+        checked.hook!,
+        configured({ HookInvocationStatus: 'ENABLED', FailureMode: 'FAIL', Properties: { Tag: 'x' } }),
+      ),
+    (e: TypeplaneError) =>
+      e.details[0]!.pointer === '/CloudFormationConfiguration/HookConfiguration/Properties/Tag',
+  );
+});

@@ -7,17 +7,15 @@
  * target filters are what it goes by.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createRemoteHook } from '../../src/providers/sdk.js';
 import { eachStoreService } from '../helpers/each-store.js';
 import { api, type Api } from '../helpers/service.js';
+import { PYTHON_HOOK, startPythonHook } from '../helpers/python-hook.js';
 
-const EXAMPLE = fileURLToPath(new URL('../../examples/hooks/python/', import.meta.url));
 const HOOK = 'Example::Policy::RequireTags';
-const SCHEMA = readFileSync(`${EXAMPLE}require-tags.json`, 'utf8');
+const SCHEMA = readFileSync(`${PYTHON_HOOK}require-tags.json`, 'utf8');
 const BUCKET = 'Example::Shop::Bucket';
 const BUCKET_SCHEMA = JSON.stringify({
   typeName: BUCKET,
@@ -44,26 +42,12 @@ const OTHER = 'Other::Shop::Crate';
 const OTHER_SCHEMA = BUCKET_SCHEMA.replace(BUCKET, OTHER);
 
 let hookUrl = '';
-let child: ChildProcess | undefined;
-after(() => child?.kill('SIGTERM'));
+let stopHook: (() => void) | undefined;
+after(() => stopHook?.());
 before(async () => {
-  const started = spawn('python3', [`${EXAMPLE}require_tags_hook.py`, '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child = started;
-  hookUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the Python hook did not start in 10 s')), 10_000);
-    started.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    started.once('exit', (code) => reject(new Error(`the Python hook exited with ${code}`)));
-  });
+  const hook = await startPythonHook();
+  stopHook = hook.stop;
+  hookUrl = hook.url;
 });
 
 const servers = () => ({

@@ -226,7 +226,18 @@ function configurationFindings(doc: Record<string, unknown>): Finding[] {
   if (!('typeConfiguration' in doc)) return [];
   const standIn = standInSchema(doc);
   const { findings } = checkResourceSchema(standIn);
-  return findings.filter((f) => /^\/(typeConfiguration|definitions)(\/|$)/.test(f.pointer));
+  return findings.filter(
+    (f) =>
+      /^\/(typeConfiguration|definitions)(\/|$)/.test(f.pointer) &&
+      // A hook may take no settings (`"properties": {}`), as many of CloudFormation's do.
+      !(f.rule === 'TP2035' && f.pointer === '/typeConfiguration/properties' && takesNoSettings(doc)),
+  );
+}
+
+function takesNoSettings(doc: Record<string, unknown>): boolean {
+  const configuration = doc.typeConfiguration as { properties?: unknown } | undefined;
+  const settings = configuration?.properties;
+  return typeof settings === 'object' && settings !== null && Object.keys(settings).length === 0;
 }
 
 function standInSchema(doc: Record<string, unknown>): Record<string, unknown> {
@@ -237,7 +248,7 @@ function standInSchema(doc: Record<string, unknown>): Record<string, unknown> {
     primaryIdentifier: ['/properties/Id'],
     readOnlyProperties: ['/properties/Id'],
     additionalProperties: false,
-    typeConfiguration: doc.typeConfiguration,
+    ...(takesNoSettings(doc) ? {} : { typeConfiguration: doc.typeConfiguration }),
     ...('definitions' in doc ? { definitions: doc.definitions } : {}),
   };
 }
@@ -255,10 +266,12 @@ export function hookDefinition(doc: Record<string, unknown>): HookDefinition {
     typeName: doc.typeName as string,
     description: doc.description as string,
     handlers,
-    typeConfiguration: types[0]!.typeConfiguration!,
+    typeConfiguration: types[0]!.typeConfiguration ?? NO_SETTINGS,
     document: doc,
   };
 }
+
+const NO_SETTINGS: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
 
 const settingsTypes = new WeakMap<HookDefinition, (value: Model) => ErrorDetail[]>();
 
@@ -267,7 +280,13 @@ export function settingsProblems(hook: HookDefinition, properties: Model): Error
   let validate = settingsTypes.get(hook);
   if (!validate) {
     const type = checkResourceSchema(standInSchema(hook.document)).types[0]!;
-    validate = compileType(type).validateConfiguration!;
+    validate =
+      compileType(type).validateConfiguration ??
+      ((value) =>
+        Object.keys(value).map((name) => ({
+          pointer: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+          message: 'is not a setting of this hook: it declares none',
+        })));
     settingsTypes.set(hook, validate);
   }
   return validate(properties);
