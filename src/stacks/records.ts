@@ -11,6 +11,7 @@ import type { Sealer } from '../secrets/index.js';
 import { encodeCursor } from '../store/cursor.js';
 import type { KvEntry, Store } from '../store/types.js';
 import type { Policy } from './template.js';
+import type { Verdict } from '../verdict.js';
 
 const STACKS = 'typeplane:stacks';
 const DEPLOYMENTS = 'typeplane:stack-deployments';
@@ -152,6 +153,8 @@ export interface StackEvent {
   identifier?: string;
   status: string;
   reason?: string;
+  /** What admission policies and hooks warned of when the step's operation began. */
+  verdicts?: Verdict[];
 }
 
 export interface DeploymentRecord {

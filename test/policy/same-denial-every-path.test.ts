@@ -25,11 +25,18 @@ const WANT_COUNT = {
   validations: [{ expression: 'has(object.Count) || request.dryRun == false', message: 'plan a Count' }],
   action: 'Warn',
 };
+const BLUE_NOTED = {
+  name: 'blue-noted',
+  match: { types: ['*'], operations: ['CREATE'] },
+  validations: [{ expression: "!has(object.Color) || object.Color != 'blue'", message: 'blue is noted' }],
+  action: 'Warn',
+};
 const verdict = { source: 'policy', name: 'no-red', action: 'Deny', message: 'red is not sold here' };
 
 eachStoreService('the same denial through /v1, Cloud Control and a stack plan', async (svc) => {
   assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
-  for (const p of [NO_RED, WANT_COUNT]) assert.equal((await svc.call('POST', '/v1/policies', p)).status, 201);
+  for (const p of [NO_RED, WANT_COUNT, BLUE_NOTED])
+    assert.equal((await svc.call('POST', '/v1/policies', p)).status, 201);
 
   const v1 = await svc.call('POST', `/v1/resources/${WIDGET_TYPE}`, {
     desiredState: { Name: 'r1', Color: 'red' },
@@ -85,4 +92,11 @@ Resources:
     template: template.replace('Color: red', 'Color: blue'),
   });
   assert.equal(fixed.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(fixed.body));
+  // A warning at deploy time is on the resource's events.
+  const { events } = (await svc.call('GET', '/v1/stacks/shop/events')).body;
+  const warned = events.find((e: any) => e.logicalId === 'Red' && e.verdicts);
+  assert.deepEqual(warned?.verdicts, [
+    { source: 'policy', name: 'blue-noted', action: 'Warn', message: 'blue is noted' },
+  ]);
+  assert.equal(warned?.status, 'CREATE_IN_PROGRESS');
 });

@@ -5,6 +5,7 @@
  * outputs, delete) share it, so a stage is a function of this state and nothing else.
  */
 import { createHash } from 'node:crypto';
+import type { Verdict } from '../../verdict.js';
 import { TypeplaneError } from '../../errors.js';
 import { callerOf } from '../../auth/index.js';
 import type { Caller, Engine, ProgressEvent } from '../../engine/index.js';
@@ -166,6 +167,16 @@ export class DeploymentState {
         statusMessage: `${e.message}${details.length > 0 ? `: ${details.join('; ')}` : ''}`,
       };
     }
+    // A warning is told on the resource's events, as CloudFormation tells a hook's on the stack's.
+    if (event.warnings && event.warnings.length > 0)
+      await this.resourceEvent(
+        logicalId,
+        event.typeName,
+        event.identifier,
+        `${event.operation as 'CREATE' | 'UPDATE' | 'DELETE'}_IN_PROGRESS`,
+        `warned: ${event.warnings.map((w) => `${w.source} ${w.name}: ${w.message}`).join('; ')}`,
+        event.warnings,
+      );
     while (
       event.operationStatus !== 'SUCCESS' &&
       event.operationStatus !== 'FAILED' &&
@@ -274,6 +285,7 @@ export class DeploymentState {
     identifier: string | undefined,
     status: ResourceStatus,
     reason?: string,
+    verdicts?: readonly Verdict[],
   ): Promise<void> {
     await this.ctx.records.addEvent(this.name, {
       logicalId,
@@ -281,6 +293,7 @@ export class DeploymentState {
       ...(identifier !== undefined ? { identifier } : {}),
       status,
       ...(reason !== undefined ? { reason: this.masked(reason) } : {}),
+      ...(verdicts ? { verdicts: verdicts.map((v) => ({ ...v, message: this.masked(v.message) })) } : {}),
     });
   }
 }
