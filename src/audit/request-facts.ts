@@ -8,14 +8,17 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** POST routes that change nothing: checks of a document. */
 const CHECKS = new Set(['/v1/stacks/validate', '/v1/recipes/check']);
 const VERBS: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+/** Reads recorded as changes are, and their verbs: a backup carries the whole store away. */
+const RECORDED_READS: Record<string, string> = { '/v1/backup': 'backup' };
 
 /**
- * Changes are recorded whatever their outcome, and refusals of anything (401, 403), reads included;
- * other reads are not (see docs/operations.md, Audit trail).
+ * Changes and backups are recorded whatever their outcome, and refusals of anything (401, 403),
+ * reads included; other reads are not (see docs/operations.md, Audit trail).
  */
 export function isAudited(method: string, route: string | undefined, status: number): boolean {
   if (status === 401 || status === 403) return true;
   if (route === undefined || !route.startsWith('/v1/')) return false;
+  if (Object.hasOwn(RECORDED_READS, route)) return true;
   return !READS.has(method) && !CHECKS.has(route);
 }
 
@@ -24,6 +27,7 @@ export function isAudited(method: string, route: string | undefined, status: num
  * (`…/cancel`, `…/forget`, `…/apply`, `…/upgrade`, `…/plans`) is that action.
  */
 export function verbOf(method: string, route: string | undefined): string {
+  if (route !== undefined && Object.hasOwn(RECORDED_READS, route)) return RECORDED_READS[route]!;
   const last = route?.split('/').pop() ?? '';
   if (method === 'POST' && route !== undefined && /\/:[A-Za-z]+\/[a-z-]+$/.test(route))
     return last === 'plans' ? 'plan' : last;

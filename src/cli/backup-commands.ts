@@ -6,15 +6,19 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
+import { hostname, userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { recordRestore, type RestoreFacts } from '../audit/restore-event.js';
 import {
   BackupError,
+  DATABASE_FILE,
   openBackup,
   restoreBackup,
   type BackupHeader,
   type RestoreTarget,
 } from '../backup/index.js';
+import { TYPEPLANE_VERSION } from '../backup/format.js';
 import { SCHEMA_NAME } from '../store/postgresql/migrations.js';
 import {
   createSealer,
@@ -157,6 +161,7 @@ refused (the message says why), 2 usage.`,
     ],
   ).action(
     backupAction(async (file: string, options: RestoreOptions) => {
+      const startedAt = new Date();
       const target = restoreTarget(options);
       if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
       if (statSync(file).isDirectory()) throw new UsageError(`${file} is a folder, not a backup file`);
@@ -169,7 +174,8 @@ refused (the message says why), 2 usage.`,
             : target.store === 'sqlite'
               ? join(target.dataDir, SECRET_KEY_FILE_NAME)
               : undefined;
-        const sealer = createSealer(secretKey(keyFile, backup.header).key);
+        const key = secretKey(keyFile, backup.header).key;
+        const sealer = createSealer(key);
         if (target.store === 'sqlite' && keyFile !== undefined && dirname(keyFile) === target.dataDir)
           target.keep = [basename(keyFile)];
         await restoreBackup(backup, target, sealer.keyId);
@@ -178,6 +184,23 @@ refused (the message says why), 2 usage.`,
             ? target.dataDir
             : `the schema ${target.schema} of ${redactUrl(target.url)}`;
         process.stdout.write(`restored into ${where}: ${describe(backup.header)}\n`);
+        const facts: RestoreFacts = {
+          file: resolve(file),
+          bytes: statSync(file).size,
+          backup: backup.header,
+          by: whoRuns(),
+          typeplaneVersion: TYPEPLANE_VERSION,
+          startedAt,
+        };
+        // The store is restored whether or not its trail takes the record: a failure is said, not fatal.
+        await recordRestoreIn(target, key, facts).then(
+          () =>
+            process.stdout.write(`recorded in its audit trail (GET /v1/audit, with serve --audit-store)\n`),
+          (e: Error) =>
+            process.stderr.write(
+              `warning: the restore could not be recorded in its audit trail: ${e.message}\n`,
+            ),
+        );
         process.stdout.write(
           `serve it with the same key; operations that were in flight resume once their lease runs out\n`,
         );
@@ -186,6 +209,32 @@ refused (the message says why), 2 usage.`,
       }
     }),
   );
+}
+
+/** Appends the restore's record to the trail of the store it wrote (opened as serve opens it). */
+async function recordRestoreIn(target: RestoreTarget, key: Buffer, facts: RestoreFacts): Promise<void> {
+  // Loaded here: `typeplane backup`, in this module too, opens no store.
+  const { openPostgresStore, openSqliteStore } = await import('../store/index.js');
+  const store =
+    target.store === 'sqlite'
+      ? await openSqliteStore(join(target.dataDir, DATABASE_FILE))
+      : await openPostgresStore(target.url, { schema: target.schema });
+  try {
+    await recordRestore(store, key, facts);
+  } finally {
+    await store.close();
+  }
+}
+
+/** `user@host` of whoever runs this (the uid when the system has no name for it). */
+function whoRuns(): string {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = String(process.getuid?.() ?? 'unknown');
+  }
+  return `${user}@${hostname()}`;
 }
 
 /** The target the options name; a usage error when they name none, or both. */

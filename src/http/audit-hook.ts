@@ -3,9 +3,11 @@
  * to the auditor with who (the token's id), from where, the route's verb and object, and the outcome
  * (status, and the error's code and message, or the operation's request token from a 202). A change
  * runs only once its record can be taken (see audit/store-trail.ts); the store's trail is served on
- * `GET /v1/audit` (routes/audit.ts).
+ * `GET /v1/audit` (routes/audit.ts). An answer streamed at length (a backup) is recorded when it
+ * ends, sent whole or cut short, with the bytes sent.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isAudited, objectRefOf, verbOf, verdictAnnotations, type Auditor } from '../audit/index.js';
 import { auditRoutes } from './routes/audit.js';
 
@@ -14,6 +16,30 @@ interface Outcome {
   message?: string;
   requestToken?: string;
   identifier?: string;
+  annotations?: Record<string, string>;
+}
+
+/** A streamed answer's bytes, counted as they are handed on to the connection. */
+function counted(payload: Readable, count: (bytes: number) => void): Readable {
+  async function* chunks(): AsyncGenerator<Buffer> {
+    for await (const chunk of payload) {
+      count((chunk as Buffer).length);
+      yield chunk as Buffer;
+    }
+  }
+  return Readable.from(chunks());
+}
+
+/** What a streamed answer's record says of how it ended. */
+function streamOutcome(bytes: number, complete: boolean): Outcome {
+  return {
+    ...(complete
+      ? {}
+      : {
+          message: `the answer stopped after ${bytes} bytes, before its end (the client went away, or reading failed)`,
+        }),
+    annotations: { 'typeplane.dev/bytes-sent': String(bytes), 'typeplane.dev/complete': String(complete) },
+  };
 }
 
 const REQUEST_TOKEN = /"requestToken":"([^"\\]{1,512})"/;
@@ -57,15 +83,32 @@ export function registerAuditHook(app: FastifyInstance, auditor: Auditor): void 
     });
     void app.register(auditRoutes, { trail });
   }
+  /** Answers recorded when their connection lets go of them, not on onResponse. */
+  const streamed = new WeakSet<FastifyRequest>();
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (audited(request, reply.statusCode)) outcomes.set(request, outcomeOf(reply.statusCode, payload));
-    done(null, payload);
+    if (!audited(request, reply.statusCode)) return done(null, payload);
+    if (!(payload instanceof Readable)) {
+      outcomes.set(request, outcomeOf(reply.statusCode, payload));
+      return done(null, payload);
+    }
+    // onResponse never hears of an answer cut short: recorded on close, finished or not.
+    let bytes = 0;
+    streamed.add(request);
+    reply.raw.once('close', () => record(request, reply, streamOutcome(bytes, reply.raw.writableFinished)));
+    done(
+      null,
+      counted(payload, (n) => (bytes += n)),
+    );
   });
   app.addHook('onResponse', (request, reply, done) => {
+    if (audited(request, reply.statusCode) && !streamed.has(request))
+      record(request, reply, outcomes.get(request) ?? {});
+    done();
+  });
+
+  function record(request: FastifyRequest, reply: FastifyReply, outcome: Outcome): void {
     const status = reply.statusCode;
-    if (!audited(request, status)) return done();
     const route = request.routeOptions.url;
-    const outcome = outcomes.get(request) ?? {};
     const objectRef = objectRefOf(route, request.url, request.params);
     if (outcome.requestToken !== undefined && objectRef.resource === 'resources')
       objectRef.requestToken = outcome.requestToken;
@@ -73,7 +116,8 @@ export function registerAuditHook(app: FastifyInstance, auditor: Auditor): void 
       objectRef.identifier ??= outcome.identifier;
     const principal = request.principal;
     const userAgent = request.headers['user-agent'];
-    const annotations = verdictAnnotations(request.verdicts);
+    const verdicts = verdictAnnotations(request.verdicts);
+    const annotations = verdicts || outcome.annotations ? { ...verdicts, ...outcome.annotations } : undefined;
     void auditor.record({
       requestID: request.id,
       method: request.method,
@@ -93,6 +137,5 @@ export function registerAuditHook(app: FastifyInstance, auditor: Auditor): void 
       receivedAt: Date.now() - reply.elapsedTime,
       ...(annotations ? { annotations } : {}),
     });
-    done();
-  });
+  }
 }
