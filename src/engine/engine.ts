@@ -219,8 +219,8 @@ export class Engine {
   }
 
   /**
-   * The verdicts the reviewer (admission policies, hooks) gives a change of `typeName` (its default
-   * version) that is only planned, not made: a stack's plan shows them, and a deployment whose plan
+   * The verdicts the type's rules and the reviewer (admission policies, hooks) give a change of
+   * `typeName` (its default version) that is only planned, not made: a stack's plan shows them, and a deployment whose plan
    * is denied fails before anything is created.
    */
   async preview(
@@ -228,7 +228,12 @@ export class Engine {
     change: Pick<ReviewRequest, 'operation' | 'identifier' | 'object' | 'oldObject' | 'caller'>,
   ): Promise<readonly Verdict[]> {
     const compiled = await this.ctx.registry.get(typeName);
-    return previewChange(this.ctx, { ...change, compiled });
+    // The type's own rules first, as a change made is checked (ratcheted against the state before).
+    const rules =
+      change.operation !== 'DELETE' && change.object
+        ? (compiled.checkRules?.(change.object, change.oldObject) ?? [])
+        : [];
+    return [...rules, ...(await previewChange(this.ctx, { ...change, compiled }))];
   }
 
   /** Drops Typeplane's record of a resource without calling its provider: see `forget.ts`. */

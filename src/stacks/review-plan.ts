@@ -10,6 +10,7 @@ import type { Caller } from '../engine/index.js';
 import type { Verdict } from '../verdict.js';
 import { hasUnknown, plain } from './changes.js';
 import type { StacksCore } from './core.js';
+import { MASK } from './parameters.js';
 import type { PlannedChange } from './plan.js';
 import type { ResourceRecord, StackCaller } from './records.js';
 
@@ -45,15 +46,23 @@ type Reviewed = {
   oldObject?: Record<string, unknown>;
 };
 
+/**
+ * Whether the plan shows the value as it will be: not known only after apply, and no secret masked in
+ * it (a rule or policy would judge the mask, not the value).
+ */
+function known(value: unknown): boolean {
+  return !hasUnknown(value) && !JSON.stringify(value).includes(JSON.stringify(MASK));
+}
+
 function reviewed(change: PlannedChange, record: ResourceRecord | undefined): Reviewed | undefined {
   switch (change.action) {
     case 'Add':
     case 'Replace':
-      return change.properties && !hasUnknown(change.properties)
+      return change.properties && known(change.properties)
         ? { operation: 'CREATE', object: change.properties }
         : undefined;
     case 'Modify': {
-      if (!record || !change.patch || hasUnknown(change.patch)) return undefined;
+      if (!record || !change.patch || !known(change.patch)) return undefined;
       return {
         operation: 'UPDATE',
         object: patched(record.properties, change.patch),

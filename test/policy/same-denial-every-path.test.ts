@@ -100,3 +100,26 @@ Resources:
   ]);
   assert.equal(warned?.status, 'CREATE_IN_PROGRESS');
 });
+
+eachStoreService(
+  'a plan shows the type’s rules too; a deployment they refuse answers 400 before anything runs',
+  async (svc) => {
+    const ruled = JSON.parse(WIDGET) as Record<string, unknown>;
+    ruled.typeName = 'Test::Shop::Ruled';
+    ruled['x-typeplane-validations'] = [
+      { rule: '!has(self.Count) || self.Count <= 10', message: 'at most 10' },
+    ];
+    assert.equal((await svc.call('POST', '/v1/types', ruled)).status, 201);
+    const template =
+      'Resources:\n  Many: { Type: Test::Shop::Ruled, Properties: { Name: many, Count: 20 } }\n';
+    const plan = await svc.call('POST', '/v1/stacks/ruled/plans', { template });
+    assert.equal(plan.status, 201, JSON.stringify(plan.body));
+    const [rule] = plan.body.changes[0].verdicts;
+    assert.equal(rule.source, 'rule');
+    assert.equal(rule.message, 'at most 10');
+    const deployed = await svc.call('PUT', '/v1/stacks/ruled', { template });
+    assert.equal(deployed.status, 400, JSON.stringify(deployed.body));
+    assert.equal(deployed.body.details[0].logicalId, 'Many');
+    assert.equal((await svc.call('GET', '/v1/stacks/ruled')).status, 404);
+  },
+);
