@@ -220,8 +220,8 @@ export class Engine {
 
   /**
    * The verdicts the type's rules and the reviewer (admission policies, hooks) give a change of
-   * `typeName` (its default version) that is only planned, not made: a stack's plan shows them, and a deployment whose plan
-   * is denied fails before anything is created.
+   * `typeName` (its default version) that is only planned, not made: a stack's plan shows them, and
+   * a deployment whose plan is denied fails before anything is created.
    */
   async preview(
     typeName: string,
