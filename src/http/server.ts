@@ -27,6 +27,7 @@ import {
 } from './connections.js';
 import { RequestMessage } from './request-message.js';
 import { requestLogger } from './request-logger.js';
+import { recordingUnmatched, recordRoutes } from './request-metrics.js';
 import { clientRequestId } from './request-id.js';
 import {
   errorBody,
@@ -250,19 +251,9 @@ export async function buildServer({
     handleError(error as Error, request, reply);
     return reply;
   });
-  app.setNotFoundHandler((request, reply) => {
-    void reply
-      .status(404)
-      .send(errorBody('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`));
-  });
-  if (telemetry) {
-    const record = telemetry.recordRequest;
-    // By route template (never the URL: its identifiers would make a series each); a callback hook.
-    app.addHook('onResponse', (request, reply, done) => {
-      record(request.method, request.routeOptions.url ?? '', reply.statusCode, reply.elapsedTime / 1000);
-      done();
-    });
-  }
+  // Requests by route template (never the URL: its identifiers would make a series each), each
+  // route's recorded by a hook of its own: registered before any route.
+  if (telemetry) recordRoutes(app, telemetry);
   registerAuth(app, tokens);
   // No type name, identifier, request token or token id holds U+0000 (nor can PostgreSQL text):
   // refused for every store alike, after authentication.
@@ -283,6 +274,17 @@ export async function buildServer({
     done();
   });
   if (audit) registerAuditHook(app, audit);
+  // In a scope of its own, which has every hook above and, with metrics, one recording its requests
+  // as route '' (an application-wide hook would run for every route's requests too).
+  await app.register((scope, _options, done) => {
+    if (telemetry) scope.addHook('onResponse', recordingUnmatched(telemetry));
+    scope.setNotFoundHandler((request, reply) => {
+      void reply
+        .status(404)
+        .send(errorBody('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`));
+    });
+    done();
+  });
   await app.register(healthRoutes, readiness ? { readiness } : {});
   await app.register(typeRoutes, { registry, ...(configurations ? { configurations } : {}) });
   await app.register(resourceRoutes, { engine });

@@ -7,7 +7,7 @@
  * const text = await telemetry.exposition(); // "# HELP http_server_request_duration_seconds …"
  */
 import { defineMetrics, Registry } from './metrics.js';
-import type { RequestRecorder } from './http.js';
+import type { RequestRecorder, RouteRecorder } from './http.js';
 import { engineObserver, watchEngine, type EngineSources } from './engine.js';
 import { stacksObserver } from './stacks.js';
 import { storeObserver, watchStore } from './store.js';
@@ -20,6 +20,8 @@ export interface Telemetry {
   readonly contentType: string;
   /** One answered HTTP request (see `http.ts`). */
   readonly recordRequest: RequestRecorder;
+  /** The recorder of one route template's answered requests, to be made once per route (see `http.ts`). */
+  recorderFor(route: string): RouteRecorder;
   /** Told of the engine's ended operations, handler calls and lease takeovers. */
   readonly engineObserver: EngineObserver;
   /** Told of ended stack deployments and drift checks. */
@@ -40,6 +42,7 @@ export function createTelemetry(): Telemetry {
   return {
     contentType: registry.contentType,
     recordRequest: metrics.httpDuration.record,
+    recorderFor: (route) => metrics.httpDuration.forRoute(route),
     engineObserver: engineObserver(metrics),
     stacksObserver: stacksObserver(metrics),
     storeObserver: storeObserver(metrics),
@@ -49,7 +52,7 @@ export function createTelemetry(): Telemetry {
   };
 }
 
-export type { RequestRecorder, EngineSources };
+export type { RequestRecorder, RouteRecorder, EngineSources };
 export { startTracing, tracingChoice, type Tracing, type TracingChoice } from './tracing.js';
 export { logTraceIds } from './spans.js';
 export { nameRoute, serveInSpan } from './server-spans.js';

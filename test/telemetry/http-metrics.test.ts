@@ -21,6 +21,8 @@ eachStoreService('requests are counted by route template, method and status', as
   assert.equal((await settle(svc, created.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
   const read = await svc.call('GET', `/v1/resources/${WIDGET_TYPE}/w-secret-id-1`);
   assert.equal(read.status, 200);
+  // The HEAD route fastify makes for a GET route records its own method.
+  assert.equal((await svc.call('HEAD', `/v1/resources/${WIDGET_TYPE}/w-secret-id-1`)).status, 200);
   // A type nobody registered, named by the caller: 404, and no label value of its own.
   assert.equal((await svc.call('GET', '/v1/resources/Tenant::Chosen::Name/x-ident-9')).status, 404);
   assert.equal((await svc.call('GET', '/no/such/route/z-ident-7')).status, 404);
@@ -52,6 +54,14 @@ eachStoreService('requests are counted by route template, method and status', as
       http_route: '/v1/resources/:typeName/:identifier',
       http_request_method: 'GET',
       http_response_status_code: '404',
+    }),
+    1,
+  );
+  assert.equal(
+    total(after, DURATION, {
+      http_route: '/v1/resources/:typeName/:identifier',
+      http_request_method: 'HEAD',
+      http_response_status_code: '200',
     }),
     1,
   );
