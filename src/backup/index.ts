@@ -7,6 +7,6 @@
 export { Backups, type BackupSource, type TakenBackup } from './backups.js';
 export { BackupError, type BackupErrorCode } from './errors.js';
 export { openBackup, type BackupHeader, type OpenedBackup, type StoreKind } from './format.js';
-export { restoreBackup, type RestoreTarget } from './restore.js';
+export { refuseOtherStore, restoreBackup, type RestoreTarget } from './restore.js';
 export { DATABASE_FILE } from './sqlite-restore.js';
 export { removeLeftSnapshots } from './sqlite-snapshot.js';

@@ -5,7 +5,7 @@
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../store/postgresql/migrations.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../store/sqlite/migrations.js';
 import { BackupError } from './errors.js';
-import { TYPEPLANE_VERSION, type OpenedBackup } from './format.js';
+import { TYPEPLANE_VERSION, type BackupHeader, type OpenedBackup } from './format.js';
 import { restorePostgres } from './postgresql-restore.js';
 import { restoreSqlite } from './sqlite-restore.js';
 
@@ -23,6 +23,12 @@ const WHERE: Record<RestoreTarget['store'], string> = {
   sqlite: 'a data dir (--data-dir)',
   postgresql: 'a PostgreSQL schema (--database-url, --database-schema)',
 };
+const NAME: Record<RestoreTarget['store'], string> = { sqlite: 'SQLite', postgresql: 'PostgreSQL' };
+/** What a backup's data is, in its store's own form. */
+const DATA: Record<RestoreTarget['store'], string> = {
+  sqlite: 'a SQLite database file',
+  postgresql: "a PostgreSQL schema's rows",
+};
 
 /**
  * Writes `backup` into `target`. `keyId`: the id of the secret key the restored store will be served
@@ -37,11 +43,7 @@ export async function restoreBackup(
   keyId: string,
 ): Promise<void> {
   const { header, payload } = backup;
-  if (header.store !== target.store)
-    throw new BackupError(
-      'StoreMismatch',
-      `this is a backup of a ${header.store} store: it restores into ${WHERE[header.store]}, not into ${WHERE[target.store]}`,
-    );
+  refuseOtherStore(header, target);
   const known = (header.store === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS).length;
   if (header.schemaVersion > known)
     throw new BackupError(
@@ -55,4 +57,19 @@ export async function restoreBackup(
     );
   if (target.store === 'sqlite') await restoreSqlite(target.dataDir, header, payload, target.keep ?? []);
   else await restorePostgres(target.url, target.schema, header, payload);
+}
+
+/**
+ * Refuses a backup of one kind of store for a target of the other, saying why and what to do
+ * instead: across stores would mean converting every table, sealed values and operations in flight
+ * included, which Typeplane does not do. Checked first, before a key is needed.
+ *
+ * @throws BackupError `StoreMismatch`
+ */
+export function refuseOtherStore(header: BackupHeader, target: Pick<RestoreTarget, 'store'>): void {
+  if (header.store !== target.store)
+    throw new BackupError(
+      'StoreMismatch',
+      `this is a backup of a ${header.store} store: it restores into ${WHERE[header.store]}, not into ${WHERE[target.store]}. A backup holds its store's data in that store's own form (${DATA[header.store]}), and Typeplane does not convert one store's into the other's. Restore it into ${WHERE[header.store]} and serve it there; to move from ${NAME[header.store]} to ${NAME[target.store]}, see docs/operations.md, "Moving between SQLite and PostgreSQL"`,
+    );
 }

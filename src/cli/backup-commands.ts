@@ -14,6 +14,7 @@ import {
   BackupError,
   DATABASE_FILE,
   openBackup,
+  refuseOtherStore,
   restoreBackup,
   type BackupHeader,
   type RestoreTarget,
@@ -168,6 +169,8 @@ refused (the message says why), 2 usage.`,
       const stream = createReadStream(file, { highWaterMark: 256 * 1024 });
       try {
         const backup = await openBackup(stream);
+        // Before the key is looked for: no key makes such a restore possible.
+        refuseOtherStore(backup.header, target);
         const keyFile =
           options.secretKeyFile !== undefined
             ? resolve(options.secretKeyFile)

@@ -303,6 +303,7 @@ export async function runTestCommand(
       ...(options.allowAbsent ? { allowAbsent: options.allowAbsent } : {}),
       signal: controller.signal,
       ...(typeConfiguration ? { typeConfiguration } : {}),
+      ...(api ? { throughApi: true } : {}),
       onResult: (result) => {
         if (text) process.stdout.write(textResult(result, { color }));
       },

@@ -11,6 +11,13 @@
  * Read-only properties are never in an input (the provider sets them); write-only ones are. An update
  * input keeps the create input's create-only values and primary identifier, as the engine requires.
  *
+ * The schema's validation rules (CEL, `x-typeplane-validations`) are the engine's too: an input is
+ * used only when they pass, as the engine checks them (defaults applied; an update against its create
+ * input, so transition rules hold). An update that breaks a rule on values it changed first takes
+ * those values back from its create input (a rule does not check what an update leaves as it was), a
+ * few rounds at most. Rules generation cannot satisfy on a fixed sample make a `problem`, naming the
+ * rule. `violation` goes the other way: valid inputs with one property changed until a rule fails.
+ *
  * Patterns are RE2. fast-check generates strings for a JavaScript RegExp, so a pattern is translated
  * where the dialects differ in syntax only (`(?i)`, `(?s)`, `\A`, `\z`, `[[:alpha:]]`, `\pL`, …) and
  * every generated string is checked with RE2 itself. Where no generator finds matching strings the
@@ -24,11 +31,23 @@ import type { JsonSchema, ResourceType } from '../schema/model.js';
 import { compilePattern } from '../schema/regex.js';
 import { additionalIdentifiersOf, cloneJson, identifierOf, stripReadOnly } from '../model/index.js';
 import { pointerTokens } from '../schema/diagnostics.js';
+import type { Verdict } from '../verdict.js';
 
 /** A create input and the update input that follows it. */
 export interface InputPair {
   create: Model;
   update: Model;
+}
+
+/**
+ * An input the engine must refuse: from an inputs_N_invalid.json, or generated to break the schema's
+ * validation rules (`rules` names those it breaks; with `before`, an update of a resource created as
+ * `before` to `desired`).
+ */
+export interface InvalidInput {
+  before?: Model;
+  desired: Model;
+  rules?: string[];
 }
 
 export interface InputGenerator {
@@ -44,6 +63,8 @@ export interface InputGenerator {
   several: fc.Arbitrary<Model[]>;
   /** A desired state for a resource that was never created: identifier values included, read-only ones too. */
   absent: fc.Arbitrary<Model>;
+  /** Inputs that break a validation rule of the schema (and nothing else), or why there are none. */
+  violation: fc.Arbitrary<InvalidInput> | string;
 }
 
 export interface GenerateOptions {
@@ -77,6 +98,7 @@ export function inputGenerator(
       pair: fc.constant({ create: {}, update: {} }),
       several: fc.constant([]),
       absent: placeholder,
+      violation: 'no inputs can be generated',
     };
   }
 }
@@ -93,6 +115,7 @@ function buildGenerator(
   const writableIdentifier = identifierTop.filter((name) => !readOnlyTop.has(name));
 
   const valid = (model: Model): boolean => compiled.validateInput(cloneJson(model)).length === 0;
+  const rules = new TypeRules(compiled);
 
   const rawCreate = gen.object(type.schema, {
     exclude: readOnlyTop,
@@ -114,6 +137,7 @@ function buildGenerator(
       pair: fc.constant({ create: {}, update: {} }),
       several: fc.constant([]),
       absent: placeholder,
+      violation: 'no inputs can be generated',
     };
   }
   const cleanCreate = rawCreate.arb.map((m) => stripReadOnly(type, toJson(m as Model)));
@@ -121,18 +145,29 @@ function buildGenerator(
   const fixed = fixedProperties(type);
   const rawPair = fc
     .record({ create: cleanCreate, update: cleanCreate }, { noNullPrototype: true })
-    .map(({ create, update }) => ({ create, update: keepFixed(update, create, fixed) }));
+    .map(({ create, update }) => ({
+      create,
+      update: rules.ratchet(keepFixed(update, create, fixed), create),
+    }));
 
   const problems: string[] = [];
-  const create = guardedFilter(cleanCreate, valid, 'create inputs', problems, (m) =>
-    firstProblem(compiled, m),
+  // Rules refuse more of what the schema allows: a larger sample before calling them unsatisfiable.
+  const sample = compiled.checkRules ? RULES_SAMPLE : SCHEMA_SAMPLE;
+  const create = guardedFilter(
+    cleanCreate,
+    (m) => rules.problemOf(m) === undefined,
+    'create inputs',
+    problems,
+    (m) => rules.problemOf(m),
+    sample,
   );
   const pair = guardedFilter(
     rawPair,
-    (p) => valid(p.create) && valid(p.update),
+    (p) => rules.problemOf(p.create) === undefined && rules.problemOf(p.update, p.create) === undefined,
     'update inputs',
     problems,
-    (p) => firstProblem(compiled, valid(p.create) ? p.update : p.create),
+    (p) => rules.problemOf(p.create) ?? rules.problemOf(p.update, p.create),
+    sample,
   );
   const absent = guardedFilter(
     cleanAbsent,
@@ -149,6 +184,7 @@ function buildGenerator(
       pair: fc.constant({ create: {}, update: {} }),
       several: fc.constant([]),
       absent: placeholder,
+      violation: 'no inputs can be generated',
     };
   }
   // No identifier a prefix of another: resources with hierarchical names (paths, DNS names) may not
@@ -170,7 +206,13 @@ function buildGenerator(
       );
       return new Set(keys).size === keys.length;
     });
-  return { warnings, create, pair, several, absent };
+  const violation = compiled.checkRules
+    ? ruleViolations(rules, create, pair, cleanCreate, {
+        create: new Set(identifierTop),
+        update: new Set([...fixed, ...identifierTop]),
+      })
+    : `${type.typeName} has no validation rules`;
+  return { warnings, create, pair, several, absent, violation };
 }
 
 /** `count` create inputs drawn with `seed`: the same seed gives the same inputs. */
@@ -218,6 +260,139 @@ function firstProblem(compiled: CompiledType, model: Model): string | undefined 
   return problem && `${problem.pointer || '/'} ${problem.message}`;
 }
 
+const SCHEMA_SAMPLE = 60;
+const RULES_SAMPLE = 200;
+/** Rounds of taking values back from the create input before an update is left to the filter. */
+const RATCHET_ROUNDS = 3;
+
+/** A type's schema and validation rules, checked on inputs as the engine checks them. */
+class TypeRules {
+  constructor(private readonly compiled: CompiledType) {}
+
+  /** The input as the engine checks it: a copy with the schema's defaults. */
+  private defaulted(model: Model): { model: Model; problem?: string } {
+    const copy = cloneJson(model);
+    const problem = this.compiled.validateInput(copy)[0];
+    return problem
+      ? { model: copy, problem: `${problem.pointer || '/'} ${problem.message}` }
+      : { model: copy };
+  }
+
+  /** The verdicts of the rules on a schema-valid input (`before`: the state an update starts from). */
+  verdicts(model: Model, before?: Model): Verdict[] {
+    if (!this.compiled.checkRules) return [];
+    return this.compiled.checkRules(
+      this.defaulted(model).model,
+      before === undefined ? undefined : this.defaulted(before).model,
+    );
+  }
+
+  /** Why the engine would refuse the input (the schema's first problem, else a rule's), if it would. */
+  problemOf(model: Model, before?: Model): string | undefined {
+    const { model: desired, problem } = this.defaulted(model);
+    if (problem || !this.compiled.checkRules) return problem;
+    const verdict = this.compiled.checkRules(
+      desired,
+      before === undefined ? undefined : this.defaulted(before).model,
+    )[0];
+    return verdict && describeVerdict(verdict);
+  }
+
+  /** True when the schema refuses the input (its rules aside). */
+  schemaRefuses(model: Model): boolean {
+    return this.compiled.validateInput(cloneJson(model)).length > 0;
+  }
+
+  /**
+   * `update` with the top-level values a failing rule points at taken back from `create`, until the
+   * rules pass or a few rounds have gone: a rule does not check what an update leaves as it was.
+   */
+  ratchet(update: Model, create: Model): Model {
+    let out = update;
+    for (let round = 0; round < RATCHET_ROUNDS && this.compiled.checkRules; round++) {
+      if (this.schemaRefuses(out)) return out;
+      const names = [
+        ...new Set(this.verdicts(out, create).flatMap((v) => pointerTokens(v.pointer ?? '').slice(0, 1))),
+      ].filter((name) => !jsonEqualish(out[name], create[name]));
+      if (names.length === 0) return out;
+      out = keepFixed(out, create, names);
+    }
+    return out;
+  }
+}
+
+function describeVerdict(v: Verdict): string {
+  return `rule ${v.name}${v.pointer ? ` at ${v.pointer}` : ''}: ${v.message}`;
+}
+
+function jsonEqualish(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/**
+ * Valid inputs made to break a rule: one top-level property changed — to another generated input's
+ * value, or to a value near its own (a number ±1, 0 or negated, a string emptied or doubled, a list
+ * emptied or shortened, a flag flipped, one member of an object so changed, the property removed) —
+ * until the schema still holds and a rule fails. An update changes what an update may change, from a
+ * valid update input, so transition rules (`oldSelf`) are broken too. `keep`: the properties a change
+ * leaves alone (identifiers; for updates create-only values too).
+ */
+function ruleViolations(
+  rules: TypeRules,
+  create: fc.Arbitrary<Model>,
+  pair: fc.Arbitrary<InputPair>,
+  other: fc.Arbitrary<Model>,
+  keep: { create: ReadonlySet<string>; update: ReadonlySet<string> },
+): fc.Arbitrary<InvalidInput> | string {
+  const breakOne = (good: Model, donor: Model, kept: ReadonlySet<string>, before?: Model) => {
+    const names = [...new Set([...Object.keys(good), ...Object.keys(donor)])].filter((n) => !kept.has(n));
+    for (const name of names) {
+      for (const value of nearby(good[name], donor[name])) {
+        const candidate = cloneJson(good);
+        if (value === undefined) delete candidate[name];
+        else candidate[name] = value;
+        if (rules.schemaRefuses(candidate)) continue;
+        const verdicts = rules.verdicts(candidate, before);
+        if (verdicts.length > 0)
+          return {
+            ...(before ? { before } : {}),
+            desired: candidate,
+            rules: [...new Set(verdicts.map((v) => v.name))],
+          } satisfies InvalidInput;
+      }
+    }
+    return undefined;
+  };
+  const kinds: fc.Arbitrary<InvalidInput>[] = [];
+  const made = (arb: fc.Arbitrary<InvalidInput | undefined>) => {
+    const found = fc.sample(arb, { seed: 0x5eed, numRuns: SCHEMA_SAMPLE }).some((v) => v !== undefined);
+    if (found) kinds.push(arb.filter((v): v is InvalidInput => v !== undefined));
+  };
+  made(fc.tuple(create, other).map(([good, donor]) => breakOne(good, donor, keep.create)));
+  made(fc.tuple(pair, other).map(([p, donor]) => breakOne(p.update, donor, keep.update, p.create)));
+  if (kinds.length === 0)
+    return `no input breaking a validation rule was found among ${SCHEMA_SAMPLE} valid inputs with one property changed`;
+  return kinds.length === 1 ? kinds[0]! : fc.oneof(...kinds);
+}
+
+/** Values to put in place of `value`: `donor`'s, then ones near `value`, then none (removed). */
+function nearby(value: unknown, donor: unknown, depth = 0): unknown[] {
+  const out: unknown[] = [];
+  if (donor !== undefined && !jsonEqualish(donor, value)) out.push(donor);
+  if (typeof value === 'number') out.push(value + 1, value - 1, 0, -value, value * 2 + 1);
+  else if (typeof value === 'string') out.push('', value + value, value.slice(1), value.toUpperCase());
+  else if (typeof value === 'boolean') out.push(!value);
+  else if (Array.isArray(value)) out.push([], value.slice(1), [...value, ...value]);
+  else if (isObject(value) && depth === 0)
+    for (const [k, v] of Object.entries(value))
+      for (const near of nearby(v, undefined, depth + 1)) {
+        const { [k]: _old, ...rest } = value;
+        out.push(near === undefined ? rest : { ...rest, [k]: near });
+      }
+  if (value !== undefined) out.push(undefined);
+  return out.filter((v) => v === undefined || !jsonEqualish(v, value));
+}
+
 /**
  * `arb.filter(accept)`, after checking on a fixed sample that the filter lets something through: a
  * filter that never does would make fast-check loop forever.
@@ -228,10 +403,11 @@ function guardedFilter<T>(
   what: string,
   problems: string[],
   why: (value: T) => string | undefined,
+  numRuns = SCHEMA_SAMPLE,
 ): fc.Arbitrary<T> {
   let sample: T[];
   try {
-    sample = fc.sample(arb, { seed: 0x5eed, numRuns: 60 });
+    sample = fc.sample(arb, { seed: 0x5eed, numRuns });
   } catch (e) {
     problems.push(`generating ${what} failed: ${(e as Error).message}`);
     return arb;

@@ -25,7 +25,13 @@ export {
   type InputSet,
 } from './runner.js';
 export { CONTRACT_TESTS, TEST_NAMES, type Call, type Failure, type ContractTest } from './suite.js';
-export { inputGenerator, sampleInputs, type InputGenerator, type InputPair } from './generate.js';
+export {
+  inputGenerator,
+  sampleInputs,
+  type InputGenerator,
+  type InputPair,
+  type InvalidInput,
+} from './generate.js';
 export { textReport, textHeader, textResult, textSummary, jsonReport, junitReport } from './report.js';
 export { createApiProvider, type ApiCall, type ApiProviderOptions } from './api-provider.js';
 export { apiType } from './api-type.js';
@@ -78,7 +84,8 @@ const INPUT_FILE = /^inputs_(\d+)_(create|update|invalid)\.json$/;
 /**
  * The input sets of a folder laid out as provider authors already do for `cfn test`:
  * `inputs_1_create.json`, `inputs_1_update.json`, `inputs_1_invalid.json`, `inputs_2_create.json`, …
- * Create and update inputs must be valid for the schema (the engine would refuse them otherwise).
+ * Create and update inputs must be valid for the schema and its validation rules (the engine would
+ * refuse them otherwise).
  */
 export async function readInputs(dir: string, type: ResourceType): Promise<InputSet[]> {
   let names: string[];
@@ -117,10 +124,19 @@ export async function readInputs(dir: string, type: ResourceType): Promise<Input
       const model = set[kind];
       if (!model) continue;
       const where = join(dir, `${name}_${kind}.json`);
-      const problems = compiled.validateInput(JSON.parse(JSON.stringify(model)) as Model);
+      const desired = JSON.parse(JSON.stringify(model)) as Model;
+      const problems = compiled.validateInput(desired);
       if (problems.length > 0)
         throw new ContractSetupError(
           `${where} does not match the schema: ${problems.map((p) => `${p.pointer || '/'} ${p.message}`).join('; ')}`,
+        );
+      // An update is checked against its create input, as the engine checks it against the resource.
+      const before = kind === 'update' ? (JSON.parse(JSON.stringify(set.create)) as Model) : undefined;
+      if (before) compiled.validateInput(before);
+      const verdicts = compiled.checkRules?.(desired, before) ?? [];
+      if (verdicts.length > 0)
+        throw new ContractSetupError(
+          `${where} breaks the schema's validation rules: ${verdicts.map((v) => `rule ${v.name}${v.pointer ? ` at ${v.pointer}` : ''}: ${v.message}`).join('; ')}`,
         );
       const readOnly = kind === 'create' ? readOnlyPresent(type, model) : [];
       if (readOnly.length > 0)

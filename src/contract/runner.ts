@@ -39,7 +39,7 @@ import type {
   Provider,
 } from '../handler/types.js';
 import { DEFAULT_TIMEOUT_MINUTES, type ResourceType } from '../schema/model.js';
-import { inputGenerator, type InputGenerator, type InputPair } from './generate.js';
+import { inputGenerator, type InputGenerator, type InputPair, type InvalidInput } from './generate.js';
 import {
   CONTRACT_TESTS,
   type Call,
@@ -93,6 +93,11 @@ export interface SuiteOptions {
   onResult?(result: TestResult): void;
   /** The type's configuration, handed to every handler call (never shown in reports). */
   typeConfiguration?: Record<string, unknown>;
+  /**
+   * The provider is a Typeplane server's API (`typeplane test --api`): invalid inputs — the files' and
+   * generated ones that break the schema's validation rules — are sent, and must be refused.
+   */
+  throughApi?: boolean;
 }
 
 export interface TestResult {
@@ -289,15 +294,22 @@ class SuiteRun {
       return done({ status: 'pass', runs, notes: [...notes] });
     }
 
-    if (test.input === 'invalid')
+    // Rules are the engine's to check: a provider on its own never sees a value that breaks one.
+    if (test.input === 'invalid' && !this.options.throughApi)
       return done({
         status: 'skip',
         reason:
-          'generated inputs are valid by construction; invalid ones come from inputs_N_invalid.json (--inputs)',
+          'generated inputs are valid by construction; invalid ones come from inputs_N_invalid.json (--inputs), and with --api from the validation rules of the schema',
         runs: 0,
       });
     const generator = this.generator!;
     if (generator.problem) return done({ status: 'error', reason: generator.problem, runs: 0 });
+    if (test.input === 'invalid' && typeof generator.violation === 'string')
+      return done({
+        status: 'skip',
+        reason: `generated inputs are valid by construction, and none breaks a validation rule (${generator.violation}); invalid ones come from inputs_N_invalid.json (--inputs)`,
+        runs: 0,
+      });
     const arbitrary = this.arbitraryFor(test.input, generator);
     let lastFailure: { failures: Failure[]; input: unknown } | undefined;
     let shrinkBudget = this.options.maxShrinks ?? DEFAULT_MAX_SHRINKS;
@@ -360,7 +372,7 @@ class SuiteRun {
       case 'absent':
         return generator.absent;
       case 'invalid':
-        return fc.constant(undefined);
+        return typeof generator.violation === 'string' ? fc.constant(undefined) : generator.violation;
     }
   }
 
@@ -385,7 +397,9 @@ class SuiteRun {
         return fc.sample(generator.absent, { seed: this.seed, numRuns: 1 });
       }
       case 'invalid': {
-        const invalid = sets.flatMap((s) => (s.invalid ? [s.invalid] : []));
+        const invalid = sets.flatMap((s) =>
+          s.invalid ? [{ desired: s.invalid } satisfies InvalidInput] : [],
+        );
         return invalid.length > 0 ? invalid : 'no inputs_N_invalid.json';
       }
     }
@@ -470,6 +484,7 @@ class SuiteRun {
         fc.pre(false);
       },
       note: (text) => notes.add(text),
+      throughApi: this.options.throughApi === true,
     };
   }
 

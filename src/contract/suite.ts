@@ -21,7 +21,7 @@ import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { HandlerAction, HandlerEvent } from '../handler/types.js';
 import type { ResourceType } from '../schema/model.js';
-import { canonicalJson, type InputPair } from './generate.js';
+import { canonicalJson, type InputPair, type InvalidInput } from './generate.js';
 
 export type TestStatus = 'pass' | 'fail' | 'skip' | 'error';
 
@@ -85,6 +85,11 @@ export interface TestContext {
   assumeAbsent(desired: Model): Promise<void>;
   /** A remark shown with the test's result. */
   note(text: string): void;
+  /**
+   * The provider is a Typeplane server's API (`typeplane test --api`): its engine checks every input
+   * before a handler runs, so invalid inputs are sent to it and must be refused.
+   */
+  readonly throughApi: boolean;
 }
 
 export type InputKind = 'one' | 'pair' | 'several' | 'absent' | 'invalid';
@@ -969,23 +974,94 @@ const invalidInputs: SequenceTest = {
   kind: 'sequence',
   name: 'invalid inputs refused by the schema',
   clause:
-    'every inputs_N_invalid.json is refused before any handler runs (the schema rejects it, or it sets read-only properties)',
+    'every inputs_N_invalid.json is refused before any handler runs (the schema or its validation rules reject it, or it sets read-only properties); through a server (--api), it and generated inputs that break a validation rule are refused with InvalidRequest naming the rule, and change nothing',
   input: 'invalid',
   async run(ctx, input) {
-    const model = input as Model;
-    const problems = ctx.compiled.validateInput(JSON.parse(JSON.stringify(model)) as Model);
-    const readOnly = ctx.type.readOnlyProperties.filter((p) => present(model, p));
-    if (problems.length > 0 || readOnly.length > 0) return [];
-    return [
-      failure(
-        'the invalid input is valid for the schema, so the engine would hand it to the provider; make it invalid',
-        undefined,
-        'an input the schema refuses',
-        model,
-      ),
-    ];
+    const { desired, before, rules } = input as InvalidInput;
+    if (!rules) {
+      const model = JSON.parse(JSON.stringify(desired)) as Model;
+      const problems = ctx.compiled.validateInput(model);
+      const readOnly = ctx.type.readOnlyProperties.filter((p) => present(desired, p));
+      const verdicts = problems.length === 0 ? (ctx.compiled.checkRules?.(model) ?? []) : [];
+      if (problems.length === 0 && readOnly.length === 0 && verdicts.length === 0)
+        return [
+          failure(
+            'the invalid input is valid for the schema, so the engine would hand it to the provider; make it invalid',
+            undefined,
+            'an input the schema refuses',
+            desired,
+          ),
+        ];
+    }
+    if (!ctx.throughApi) return [];
+    return before
+      ? refusedUpdate(ctx, before, desired, rules ?? [])
+      : refusedCreate(ctx, desired, rules ?? []);
   },
 };
+
+/** A refusal for what the input breaks: InvalidRequest, naming one of `rules` (when it breaks rules). */
+function expectRefused(call: Call, rules: readonly string[], what: string): Failure | undefined {
+  const failed = expectFailed(call, 'InvalidRequest', what);
+  if (failed || rules.length === 0) return failed;
+  // The server's refusal names each rule that failed: `rule /x-typeplane-validations/0 at /Size: …`.
+  if (rules.some((name) => call.final?.message?.includes(`rule ${name}`))) return undefined;
+  return failure(
+    `${what} was refused, but not for the validation rule it breaks`,
+    call,
+    { errorCode: 'InvalidRequest', rules },
+    statusOf(call),
+  );
+}
+
+async function refusedCreate(ctx: TestContext, input: Model, rules: readonly string[]): Promise<Failure[]> {
+  const desired = ctx.desired(input);
+  const key = ctx.keyOf(desired);
+  await ctx.assumeAbsent(desired);
+  const create = await ctx.create(desired);
+  const refused = expectRefused(create, rules, 'a create of an invalid input');
+  if (refused) return [refused];
+  if (!key) return [];
+  const read = await ctx.read(key);
+  const absent = expectFailed(read, 'NotFound', 'a read after the refused create');
+  return absent ? [absent] : [];
+}
+
+async function refusedUpdate(
+  ctx: TestContext,
+  before: Model,
+  input: Model,
+  rules: readonly string[],
+): Promise<Failure[]> {
+  const first = ctx.desired(before);
+  await ctx.assumeAbsent(first);
+  const create = await ctx.create(first);
+  const created = modelOf(create);
+  const notCreated = expectSuccess(create, 'a create of a valid input');
+  if (notCreated || !created) return [notCreated ?? failure('the create answered no model', create)];
+  const update = await ctx.update(ctx.updateDesired(input, created), created);
+  const refused = expectRefused(update, rules, 'an update to an invalid input');
+  if (refused) return [refused];
+  const read = await ctx.read(ctx.keyOf(created)!);
+  const model = modelOf(read);
+  const notRead = expectSuccess(read, 'a read after the refused update');
+  if (notRead || !model) return [notRead ?? failure('the read answered no model', read)];
+  // What the update would have changed is as it was.
+  const changed = Object.keys({ ...before, ...input }).filter(
+    (name) =>
+      !jsonEqual(before[name], input[name]) && !ctx.type.writeOnlyProperties.includes(`/properties/${name}`),
+  );
+  const kept = (m: Model) => Object.fromEntries(changed.map((name) => [name, m[name]]));
+  if (jsonEqual(kept(stripNulls(model)), kept(stripNulls(created)))) return [];
+  return [
+    failure(
+      'a refused update changed the resource',
+      read,
+      kept(stripNulls(created)),
+      kept(stripNulls(model)),
+    ),
+  ];
+}
 
 // ---- Observation tests ---------------------------------------------------------------------------
 

@@ -159,14 +159,19 @@ test('restore refuses a backup cut short or changed, and leaves no data dir behi
   assert.deepEqual(readdirSync(target), ['secret.key']);
 });
 
-test('restore refuses a SQLite backup into PostgreSQL', async () => {
-  const run = await restore([backupFile, '--database-url', 'postgres://nobody@127.0.0.1:1/none'], {
-    TYPEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
-  });
+test('restore refuses a SQLite backup into PostgreSQL, saying why and what to do, before asking for a key', async () => {
+  // No key given: the refusal does not wait for one.
+  const run = await restore([backupFile, '--database-url', 'postgres://nobody@127.0.0.1:1/none']);
   exits(run, 1);
   assert.match(
     run.stderr,
-    /error: StoreMismatch: this is a backup of a sqlite store: it restores into a data dir/,
+    /error: StoreMismatch: this is a backup of a sqlite store: it restores into a data dir \(--data-dir\), not into a PostgreSQL schema/,
+  );
+  // Why, and what to do instead.
+  assert.match(run.stderr, /Typeplane does not convert one store's into the other's/);
+  assert.match(
+    run.stderr,
+    /to move from SQLite to PostgreSQL, see docs\/operations\.md, "Moving between SQLite and PostgreSQL"/,
   );
 });
 
@@ -192,6 +197,7 @@ test(
       intoDataDir.stderr,
       /StoreMismatch: this is a backup of a postgresql store: it restores into a PostgreSQL schema/,
     );
+    assert.match(intoDataDir.stderr, /to move from PostgreSQL to SQLite, see docs\/operations\.md/);
 
     const taken = freshSchema(t, 'tp_backup_taken');
     await pgQuery(`CREATE SCHEMA ${taken}; CREATE TABLE ${taken}.mine (x int)`);
