@@ -36,6 +36,8 @@ export class Analyzer {
   readonly problems: Problem[] = [];
   /** The names of the variables the expression reads. */
   readonly used = new Set<string>();
+  /** The patterns of its `matches()` calls written as string literals. */
+  readonly patterns = new Set<string>();
 
   /** @param sizeLimit the size of a value whose type does not say (a `dyn`, an element of one). */
   constructor(private readonly sizeLimit: number) {}
@@ -303,6 +305,9 @@ export class Analyzer {
       case 'matches': {
         const [str, pattern] = target ? [target, a] : [a, b];
         if (!isA(str, 'string') || !isA(pattern, 'string')) return { type: noOverload(), cost: 0 };
+        const literal = argExprs[target ? 0 : 1]?.exprKind;
+        if (literal?.case === 'constExpr' && literal.value.constantKind.case === 'stringValue')
+          this.patterns.add(literal.value.constantKind.value);
         // RE2 is linear in the text, with a factor growing with the pattern.
         return { type: BOOL, cost: mul(1 + tenth(this.size(str)), 1 + Math.ceil(this.size(pattern) / 4)) };
       }

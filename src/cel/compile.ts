@@ -1,12 +1,17 @@
 /**
  * @module Compile a CEL expression once — parse, type-check against declared variables, estimate its
  * worst-case cost, plan its evaluation — and evaluate it many times under a per-request cost budget.
- * Pure: CEL here has no function that reads a clock, a file or the network.
+ * Its common cases run as closures (direct.ts), the rest and every error on @bufbuild/cel's
+ * interpreter; its literal `matches()` patterns are compiled once (patterns.ts). Pure: CEL here has
+ * no function that reads a clock, a file or the network.
  */
 import type { CelEnv, CelInput, CelValue } from '@bufbuild/cel';
 import { cel, celExt } from './package.js';
 import { Analyzer, type Expr } from './analyze.js';
 import { sizedType } from './values.js';
+import { keptPatterns, re2, withPatterns } from './patterns.js';
+import { compileDirect } from './direct.js';
+import { celCounters } from './counters.js';
 import { DEFAULT_SIZE_LIMIT, typeName, type ValueType } from './types.js';
 
 export type CelVariables = Readonly<Record<string, ValueType>>;
@@ -82,7 +87,7 @@ export function compileExpression(
   }
   if (source.trim() === '') return fail(source, 0, 'the expression is empty');
   const { parse, plan, isCelError, celEnv } = cel();
-  env ??= celEnv({ funcs: celExt().strings });
+  env ??= celEnv({ funcs: celExt().strings, re2 });
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(source);
@@ -116,6 +121,9 @@ export function compileExpression(
   if (problems.length > 0) return { ok: false, problems };
   const names = Object.keys(variables);
   const run = plan(env, parsed.expr);
+  celCounters.plans++;
+  const direct = compileDirect(parsed.expr, names);
+  const patterns = keptPatterns(analyzer.patterns);
   const cost = analysis.cost;
   const expression: CompiledExpression = {
     source,
@@ -135,9 +143,19 @@ export function compileExpression(
         };
       }
       budget.remaining -= bound;
-      let value: CelValue | Error;
+      let value: unknown;
       try {
-        value = run(bindings as Record<string, CelInput>);
+        value = withPatterns(patterns, () => {
+          if (direct) {
+            try {
+              return direct(bindings);
+            } catch {
+              // Not an ordinary case: the interpreter gives the value or the error.
+            }
+          }
+          celCounters.interpreted++;
+          return run(bindings as Record<string, CelInput>);
+        });
       } catch (e) {
         return {
           ok: false,

@@ -23,3 +23,4 @@ export {
 } from './compile.js';
 export { DEFAULT_SIZE_LIMIT, DYN, typeFromSchema, typeName, type ValueType } from './types.js';
 export { fromCel, sizedType, toCel } from './values.js';
+export { celCounters } from './counters.js';

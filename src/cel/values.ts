@@ -7,10 +7,16 @@
 import type { CelInput, CelValue } from '@bufbuild/cel';
 import { cel } from './package.js';
 import { join } from './analyze.js';
+import { celCounters } from './counters.js';
 import { DYN, type ValueType } from './types.js';
 
 /** The CEL value of a JSON value read as `type`. */
 export function toCel(value: unknown, type: ValueType = DYN): CelInput {
+  celCounters.conversions++;
+  return convert(value, type);
+}
+
+function convert(value: unknown, type: ValueType): CelInput {
   if (value === null || value === undefined) return null;
   switch (typeof value) {
     case 'number':
@@ -26,13 +32,13 @@ export function toCel(value: unknown, type: ValueType = DYN): CelInput {
   }
   if (Array.isArray(value)) {
     const elem = type.kind === 'list' ? type.elem : DYN;
-    return value.map((v) => toCel(v, elem));
+    return value.map((v) => convert(v, elem));
   }
   const map = new Map<string, CelInput>();
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     const t =
       type.kind === 'object' ? (type.properties.get(k) ?? DYN) : type.kind === 'map' ? type.value : DYN;
-    map.set(k, toCel(v, t));
+    map.set(k, convert(v, t));
   }
   return map;
 }
