@@ -24,7 +24,7 @@ import {
 import { DeniedByVerdicts } from '../verdict.js';
 import { CloudControlError } from './errors.js';
 import { enumList, Input } from './input.js';
-import { progressEvent, resourceDescription } from './shapes.js';
+import { hooksProgressEvents, progressEvent, resourceDescription } from './shapes.js';
 
 export interface OperationContext {
   engine: Engine;
@@ -179,7 +179,12 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
     action: 'read',
     members: ['RequestToken'],
     async run(ctx, input) {
-      return { ProgressEvent: progressEvent(await visibleRequest(ctx, input)) };
+      const event = await visibleRequest(ctx, input);
+      const hooks = hooksProgressEvents(event);
+      return {
+        ProgressEvent: progressEvent(event),
+        ...(hooks.length > 0 ? { HooksProgressEvent: hooks } : {}),
+      };
     },
   },
 

@@ -3,6 +3,7 @@
  * seconds, resource models as JSON text.
  */
 import type { ProgressEvent, ResourceDescription } from '../engine/index.js';
+import type { Verdict } from '../verdict.js';
 import { handlerErrorCode } from './errors.js';
 
 export interface CcProgressEvent {
@@ -37,6 +38,40 @@ export function progressEvent(event: ProgressEvent): CcProgressEvent {
   if (event.errorCode !== undefined) out.ErrorCode = handlerErrorCode(event.errorCode);
   if (event.retryAfter !== undefined) out.RetryAfter = epochSeconds(event.retryAfter);
   return out;
+}
+
+/** One verdict of an admission policy or a hook as Cloud Control tells a hook's invocation. */
+export interface CcHookProgressEvent {
+  HookTypeName: string;
+  InvocationPoint: 'PRE_PROVISION';
+  HookStatus: 'HOOK_COMPLETE_FAILED' | 'HOOK_FAILED';
+  HookEventTime: number;
+  HookStatusMessage: string;
+  FailureMode: 'FAIL' | 'WARN';
+}
+
+/** Hook reasons of a hook that did not answer (the invocation failed, not the check). */
+const NOT_COMPLETED = new Set(['HookTimeout', 'HookFailed', 'HookNotServed']);
+
+/**
+ * GetResourceRequestStatus' `HooksProgressEvent`: the verdicts the operation was told with, each as
+ * a failed invocation — a Deny in mode FAIL, a Warn in mode WARN, as AWS lists a hook that failed in
+ * each mode. A policy is named `policy/<name>`, a hook by its type name. Passing checks and Audit
+ * verdicts are not kept with an operation, so they are not listed; neither are schema rules (not hooks).
+ */
+export function hooksProgressEvents(event: ProgressEvent): CcHookProgressEvent[] {
+  const told: readonly Verdict[] = [...(event.deniedBy ?? []), ...(event.warnings ?? [])];
+  return told
+    .filter((v) => v.source !== 'rule')
+    .map((v) => ({
+      HookTypeName: v.source === 'policy' ? `policy/${v.name}` : v.name,
+      InvocationPoint: 'PRE_PROVISION',
+      HookStatus:
+        v.reason !== undefined && NOT_COMPLETED.has(v.reason) ? 'HOOK_FAILED' : 'HOOK_COMPLETE_FAILED',
+      HookEventTime: epochSeconds(event.eventTime),
+      HookStatusMessage: v.message,
+      FailureMode: v.action === 'Deny' ? 'FAIL' : 'WARN',
+    }));
 }
 
 export function resourceDescription(description: ResourceDescription): {

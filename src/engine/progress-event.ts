@@ -39,6 +39,11 @@ export async function toEvent(
   if (op.statusMessage !== undefined) event.statusMessage = op.statusMessage;
   if (op.errorCode !== undefined) event.errorCode = op.errorCode;
   if (op.retryAfter !== undefined && !TERMINAL_STATUSES.has(op.status)) event.retryAfter = op.retryAfter;
-  if (op.warnings !== undefined) event.warnings = op.warnings;
+  if (op.warnings !== undefined) {
+    const warnings = op.warnings.filter((v) => v.action !== 'Deny');
+    const deniedBy = op.warnings.filter((v) => v.action === 'Deny');
+    if (warnings.length > 0) event.warnings = warnings;
+    if (deniedBy.length > 0) event.deniedBy = deniedBy;
+  }
   return event;
 }

@@ -25,6 +25,8 @@ export interface ProgressEvent {
   retryAfter?: string;
   /** What admission policies and hooks said of the change and let it proceed with (`Warn`). */
   warnings?: Verdict[];
+  /** What denied it, on an operation a policy or hook failed before it began (Cloud Control keeps those). */
+  deniedBy?: Verdict[];
 }
 
 export interface ResourceDescription {

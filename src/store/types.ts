@@ -82,7 +82,10 @@ export interface OperationRecord {
   deadlineAt: string;
   attempts: number;
   clientToken?: string;
-  /** What admission policies and hooks warned of when the operation began (written once, with it). */
+  /**
+   * What admission policies and hooks warned of when the operation began (written once, with it);
+   * on one a denial failed before it began (Cloud Control), the denial's verdicts, Deny ones included.
+   */
   warnings?: Verdict[];
   /**
    * Who asked for it: the API token's id (absent when the engine's own users did). Written once, with

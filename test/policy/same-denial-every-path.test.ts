@@ -60,6 +60,40 @@ eachStoreService('the same denial through /v1, Cloud Control and a stack plan', 
   const status = await client.send(new GetResourceRequestStatusCommand({ RequestToken: event.RequestToken }));
   assert.equal(status.ProgressEvent?.OperationStatus, 'FAILED');
   assert.equal(status.ProgressEvent?.StatusMessage, event.StatusMessage);
+  // As AWS lists a hook that failed in mode FAIL; the SDK parses it.
+  assert.deepEqual(
+    status.HooksProgressEvent?.map(({ HookEventTime, ...rest }) => {
+      assert.ok(HookEventTime instanceof Date && !Number.isNaN(HookEventTime.getTime()));
+      return rest;
+    }),
+    [
+      {
+        HookTypeName: 'policy/no-red',
+        InvocationPoint: 'PRE_PROVISION',
+        HookStatus: 'HOOK_COMPLETE_FAILED',
+        HookStatusMessage: 'red is not sold here',
+        FailureMode: 'FAIL',
+      },
+    ],
+  );
+  const denied = await svc.call('GET', `/v1/requests/${event.RequestToken}`);
+  assert.deepEqual(denied.body.progressEvent.deniedBy, [verdict]);
+  assert.equal(denied.body.progressEvent.warnings, undefined);
+  // A warning is listed as a hook that failed in mode WARN, the operation going on.
+  const blue = await client.send(
+    new CreateResourceCommand({
+      TypeName: WIDGET_TYPE,
+      DesiredState: JSON.stringify({ Name: 'b1', Color: 'blue', Count: 1 }),
+    }),
+  );
+  const cautioned = await client.send(
+    new GetResourceRequestStatusCommand({ RequestToken: blue.ProgressEvent!.RequestToken }),
+  );
+  assert.notEqual(cautioned.ProgressEvent?.OperationStatus, 'FAILED');
+  assert.deepEqual(
+    cautioned.HooksProgressEvent?.map((h) => [h.HookTypeName, h.HookStatusMessage, h.FailureMode]),
+    [['policy/blue-noted', 'blue is noted', 'WARN']],
+  );
   assert.equal((await svc.call('GET', `/v1/resources/${WIDGET_TYPE}/r1`)).status, 404, 'nothing was created');
 
   const template = `
