@@ -13,7 +13,8 @@
  *   has `alias` (Required, Identifier), `name` and `properties`; read-only and write-only properties
  *   carry those flags, primary identifiers the Identifier flag.
  * - Beyond both: `minLength`, `maxLength`, `pattern`, `minimum`, `maximum`, `minItems`, `maxItems` and
- *   descriptions are kept.
+ *   descriptions are kept; a property's validation rules (CEL) are told in its description (each
+ *   rule's message, or its text), the resource's own in that of `properties`.
  *
  * What Bicep cannot express is emitted as the nearest type it has (see `rules/bicep-expressible.ts`,
  * which warns about each case in `typeplane validate`): `number` → `int`, enums of numbers or booleans
@@ -38,6 +39,7 @@ import {
 import type { ResourceType } from '../schema/index.js';
 import { pointerTokens } from '../schema/diagnostics.js';
 import { secretKeysNote } from './secret-keys.js';
+import { rulesNote } from './validation-rules.js';
 
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -154,12 +156,18 @@ class ResourceConverter {
 
     const object = factory.lookupType(properties) as ObjectType;
     const string = () => factory.addStringType();
+    // Rules on the resource as a whole are told where its properties are.
+    const rules = rulesNote(type.schema, () => undefined);
     let body: Record<string, ObjectTypeProperty>;
     if (manifest) {
       body = {
         name: { type: string(), flags: Required | Identifier, description: 'The resource name.' },
         location: { type: string(), flags: None, description: 'The resource location.' },
-        properties: { type: properties, flags: Required, description: 'The resource properties.' },
+        properties: {
+          type: properties,
+          flags: Required,
+          ...description('The resource properties.', rules),
+        },
         apiVersion: {
           type: factory.addStringLiteralType(type.apiVersion!),
           flags: ReadOnly | DeployTimeConstant,
@@ -185,7 +193,7 @@ class ResourceConverter {
         properties: {
           type: properties,
           flags: (anyRequired ? Required : None) | Identifier,
-          description: 'properties of the resource',
+          ...description('properties of the resource', rules),
         },
       };
     }
@@ -338,7 +346,11 @@ class ResourceConverter {
           value: {
             type: this.convert(child, key),
             flags: required.has(key) ? Required : None,
-            ...description(isObject(child) ? child.description : undefined, secretKeysNote(child)),
+            ...description(
+              isObject(child) ? child.description : undefined,
+              secretKeysNote(child),
+              rulesNote(child, (ref) => resolveLocal(this.type.schema, ref)),
+            ),
           },
           enumerable: true,
           writable: true,

@@ -14,6 +14,7 @@ import { COMMON_REF_ALIASES, COMMON_SCHEMAS } from '../schema/common.js';
 import { SCHEMA_TYPES, SECRET_SCHEMA_KEYWORD, SENSITIVE_KEYWORDS } from '../schema/manifest/keywords.js';
 import { CAPABILITY_PATTERN, NAMESPACE_PATTERN, TYPE_NAME_PATTERN } from '../schema/manifest/names.js';
 import { pointerTokens } from '../schema/diagnostics.js';
+import { RULE_REASONS, VALIDATION_KEYWORDS } from '../schema/validations.js';
 
 type Schema = Record<string, unknown>;
 
@@ -24,6 +25,49 @@ const API_VERSION_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(-preview)?$';
 
 const POINTER_HELP =
   "JSON pointers to properties, like '/properties/Arn' or '/properties/Tags/*/Key' ('*' for every item of a list).";
+
+/**
+ * A list of validation rules (CEL), the same on any schema node of both dialects; what JSON Schema
+ * cannot say (the rule compiles, its cost, its fieldPath resolves) is `typeplane validate`'s.
+ */
+function validationRules(keyword: string): Schema {
+  return {
+    type: 'array',
+    description: `${keyword === 'x-kubernetes-validations' ? 'As x-typeplane-validations (the Kubernetes spelling): ' : ''}Rules the value must keep that JSON Schema cannot say, in CEL, checked on every create and update (400 when one fails). See docs/policy.md.`,
+    items: {
+      type: 'object',
+      required: ['rule'],
+      additionalProperties: false,
+      properties: {
+        rule: {
+          type: 'string',
+          description:
+            "A CEL expression that must be true of the value, self: 'self.MinReplicas <= self.MaxReplicas'. Reading oldSelf (the value before) makes it a transition rule, checked on updates.",
+        },
+        message: {
+          type: 'string',
+          description: 'What a refusal says. Without it and messageExpression: failed rule: <rule>.',
+        },
+        messageExpression: {
+          type: 'string',
+          description:
+            "A CEL expression giving the refusal's message, a string; message is used when it fails.",
+        },
+        fieldPath: {
+          type: 'string',
+          description: "Where a refusal points, below the value: '.MinReplicas', \".labels['app']\".",
+        },
+        reason: { enum: RULE_REASONS, description: 'A machine-readable reason (default FieldValueInvalid).' },
+        optionalOldSelf: {
+          type: 'boolean',
+          description: 'On a transition rule: check it on creates too, with oldSelf null.',
+        },
+      },
+    },
+  };
+}
+
+const RULE_KEYWORD_SCHEMAS = Object.fromEntries(VALIDATION_KEYWORDS.map((k) => [k, validationRules(k)]));
 
 /** Descriptions for the meta-schema, by JSON pointer into it. */
 const RESOURCE_SCHEMA_HELP: Record<string, string> = {
@@ -84,6 +128,9 @@ export function resourceSchemaEditorSchema(): Schema {
     const node = at(schema, pointer);
     if (node) node.description = text;
   }
+  // The validator takes any shape there (its own rule says what is wrong, located): the editor the entries' keys.
+  Object.assign(at(schema, '/properties')!, RULE_KEYWORD_SCHEMAS);
+  Object.assign(at(schema, '/definitions/property/properties')!, RULE_KEYWORD_SCHEMAS);
   // The validator's one-keyword form (a pattern) gives no completion: offer the names as an enum.
   const property = at(schema, '/definitions/property/properties')!;
   const jsonTypes = ['string', 'integer', 'number', 'boolean', 'object', 'array', 'null'];
@@ -182,6 +229,7 @@ export function manifestEditorSchema(): Schema {
     properties: { type: 'object', additionalProperties: { $ref: '#/definitions/schema' } },
     additionalProperties: { anyOf: [{ $ref: '#/definitions/schema' }, { const: false }] },
     required: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+    ...RULE_KEYWORD_SCHEMAS,
   };
   const withHelp = (name: string) => ({
     ...(keywordSchemas[name] as Schema),
@@ -318,6 +366,7 @@ export function manifestEditorSchema(): Schema {
                 description: 'Properties every request must give.',
               },
               additionalProperties: { const: false },
+              ...RULE_KEYWORD_SCHEMAS,
             },
           },
         },

@@ -1,10 +1,11 @@
 /**
  * @module Per type, a JSON Schema of its properties for consumers: the model schema (draft-07) with
  * the type's read-only and write-only pointers written as `readOnly` / `writeOnly` on the properties
- * they name, descriptions kept.
+ * they name, descriptions and validation rules kept.
  */
 import type { ResourceType } from '../schema/index.js';
 import { pointerTokens } from '../schema/diagnostics.js';
+import { carryRules } from './validation-rules.js';
 
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -38,10 +39,11 @@ export function typePropertiesSchema(type: ResourceType): Schema {
 
 /**
  * A copy of the model schema with `readOnly` and `writeOnly` set where the pointer lists say. A
- * pointer through a `$ref` marks the definition (shared by every use, as in the type itself).
+ * pointer through a `$ref` marks the definition (shared by every use, as in the type itself). The
+ * validation rules are also under `x-kubernetes-validations` (./validation-rules.ts).
  */
 export function markedModel(type: ResourceType): Schema {
-  const schema = structuredClone(type.schema);
+  const schema = carryRules(structuredClone(type.schema));
   const mark = (pointers: readonly string[], keyword: 'readOnly' | 'writeOnly') => {
     for (const pointer of pointers) for (const node of locate(schema, pointer)) node[keyword] = true;
   };
