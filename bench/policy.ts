@@ -4,7 +4,8 @@
  * alternating round by round so the machine's noise falls on both alike. The verdict is issue #34's
  * target: with rules at least 0.9× the creates per second without. A third type is bound by one
  * admission policy (a typical tag check with params), against the same plain type: target ≥ 0.9×
- * too. Hooks add their cases here.
+ * too. A fourth type is judged by one HTTP hook (the example Python hook, examples/hooks/python, in
+ * a child process on loopback, FAIL mode, the change compliant): its figure is noted, no target.
  *
  *   npm run bench:policy            (ROUNDS=5 PER_ROUND=400 CLIENTS=8)
  */
@@ -14,6 +15,9 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { generateToken } from '../src/auth/index.js';
 import { startService } from '../src/service.js';
+import { createRemoteHook } from '../src/providers/sdk.js';
+import { startPythonHook, PYTHON_HOOK } from '../test/helpers/python-hook.js';
+import { readFileSync } from 'node:fs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const PER_ROUND = Number(process.env.PER_ROUND ?? 400);
@@ -50,6 +54,15 @@ function schema(typeName: string, rules: boolean): Record<string, unknown> {
       Labels: { type: 'array', maxItems: 8, items: { type: 'string', maxLength: 20 } },
       Owner: { type: 'string', maxLength: 64 },
       Ratio: { type: 'number' },
+      Tags: {
+        type: 'array',
+        maxItems: 8,
+        items: {
+          type: 'object',
+          properties: { Key: { type: 'string' }, Value: { type: 'string' } },
+          additionalProperties: false,
+        },
+      },
     },
     required: ['Name', 'MinReplicas', 'MaxReplicas', 'Tier', 'Owner', 'Ratio'],
     primaryIdentifier: ['/properties/Name'],
@@ -60,11 +73,13 @@ function schema(typeName: string, rules: boolean): Record<string, unknown> {
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'typeplane-bench-policy-'));
   const token = generateToken();
+  const hook = await startPythonHook();
   const service = await startService({
     dataDir,
     port: 0,
     logger: pino({ level: 'silent' }),
     adminToken: token,
+    hookServers: [createRemoteHook({ name: 'python-hooks', url: hook.url, hooks: [HOOK] })],
   });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const call = async (method: string, path: string, body: unknown) => {
@@ -75,6 +90,7 @@ async function main(): Promise<void> {
     none: 'Bench::Policy::Plain',
     rules: 'Bench::Policy::Ruled',
     policy: 'Bench::Policy::Guarded',
+    hook: 'Bench::Policy::Hooked',
   } as const;
   for (const [kind, typeName] of Object.entries(cases)) {
     const r = await call('POST', '/v1/types', schema(typeName, kind === 'rules'));
@@ -82,6 +98,18 @@ async function main(): Promise<void> {
   }
   const policy = await call('POST', '/v1/policies', POLICY);
   if (policy.status !== 201) throw new Error(`registering the policy: ${JSON.stringify(policy.body)}`);
+  const hookSchema = JSON.parse(readFileSync(`${PYTHON_HOOK}require-tags.json`, 'utf8')) as {
+    handlers: Record<string, { targetNames: string[] }>;
+  };
+  for (const handler of Object.values(hookSchema.handlers)) handler.targetNames = [cases.hook];
+  const registered = await call('POST', '/v1/hooks', hookSchema);
+  if (registered.status !== 201) throw new Error(`registering the hook: ${JSON.stringify(registered.body)}`);
+  const configured = await call('PUT', `/v1/hooks/${HOOK}/configuration`, {
+    CloudFormationConfiguration: {
+      HookConfiguration: { HookInvocationStatus: 'ENABLED', FailureMode: 'FAIL' },
+    },
+  });
+  if (configured.status !== 200) throw new Error(`configuring the hook: ${JSON.stringify(configured.body)}`);
   let n = 0;
   const round = async (typeName: string): Promise<number> => {
     let left = PER_ROUND;
@@ -97,6 +125,7 @@ async function main(): Promise<void> {
             Labels: ['a', 'b'],
             Owner: 'ops@example.com',
             Ratio: 0.5,
+            ...(typeName === cases.hook ? { Tags: [{ Key: 'costCenter', Value: 'c1' }] } : {}),
           };
           const r = await call('POST', `/v1/resources/${typeName}`, { desiredState });
           if (r.status >= 300) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`);
@@ -108,13 +137,17 @@ async function main(): Promise<void> {
   await round(cases.none); // warm-up, every path
   await round(cases.rules);
   await round(cases.policy);
-  const rates: { none: number[]; rules: number[]; policy: number[] } = { none: [], rules: [], policy: [] };
+  await round(cases.hook);
+  const rates: Record<keyof typeof cases, number[]> = { none: [], rules: [], policy: [], hook: [] };
   for (let i = 0; i < ROUNDS; i++) {
     const order =
-      i % 2 === 0 ? (['none', 'rules', 'policy'] as const) : (['policy', 'rules', 'none'] as const);
+      i % 2 === 0
+        ? (['none', 'rules', 'policy', 'hook'] as const)
+        : (['hook', 'policy', 'rules', 'none'] as const);
     for (const kind of order) rates[kind].push(await round(cases[kind]));
   }
   await service.close();
+  hook.stop();
   rmSync(dataDir, { recursive: true, force: true });
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const ratios = rates.rules.map((r, i) => r / rates.none[i]!);
@@ -136,7 +169,16 @@ async function main(): Promise<void> {
   console.log(
     `verdict: one admission policy ${policyRatio.toFixed(3)}× the creates/s without (target ≥ ${TARGET}×): ${policyRatio >= TARGET ? 'MET' : 'NOT MET'}`,
   );
+  console.log(
+    `  one HTTP hook: ${rates.hook.map((r) => r.toFixed(0)).join(' ')}  median ${median(rates.hook).toFixed(0)}`,
+  );
+  const hookRatio = median(rates.hook.map((r, i) => r / rates.none[i]!));
+  console.log(
+    `figure: one HTTP hook (Python, loopback) ${hookRatio.toFixed(3)}× the creates/s without (noted, no target)`,
+  );
 }
+
+const HOOK = 'Example::Policy::RequireTags';
 
 /** One admission policy bound to the guarded type: a typical check of the desired state against params. */
 const POLICY = {

@@ -8,8 +8,9 @@ import { fileURLToPath } from 'node:url';
 export const PYTHON_HOOK = fileURLToPath(new URL('../../examples/hooks/python/', import.meta.url));
 
 export async function startPythonHook(): Promise<{ url: string; stop(): void }> {
-  const child = spawn('python3', [`${PYTHON_HOOK}require_tags_hook.py`, '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  // Quiet, and its stderr not piped: a pipe nobody reads fills up and stops the server mid-answer.
+  const child = spawn('python3', [`${PYTHON_HOOK}require_tags_hook.py`, '--port', '0', '--quiet'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   const stop = () => void child.kill('SIGTERM');
   try {
