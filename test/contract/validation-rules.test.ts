@@ -24,6 +24,7 @@ import {
 } from '../../src/contract/index.js';
 import { compileType } from '../../src/registry/compile.js';
 import type { ResourceType } from '../../src/schema/index.js';
+import { exits, runCli } from '../helpers/cli.js';
 import { eachStoreService } from '../helpers/each-store.js';
 import { explain, failedTests, root, stateProvider } from './helpers.js';
 
@@ -177,5 +178,25 @@ eachStoreService(
     assert.deepEqual(report.cleanup.leftovers, []);
     const left = await s.call('GET', '/v1/resources/Test::State::Scaler');
     assert.deepEqual(left.body.resourceDescriptions, [], 'nothing left behind');
+
+    // The CLI sends them too, with --api only.
+    const cli = await runCli(
+      [
+        'test',
+        '--api',
+        s.url,
+        '--type',
+        'Test::State::Scaler',
+        '--runs',
+        '3',
+        '--seed',
+        '4',
+        '--only',
+        INVALID,
+      ],
+      { env: { PATH: process.env.PATH, TYPEPLANE_TOKEN: s.token, NO_COLOR: '1' }, timeoutMs: 60_000 },
+    );
+    exits(cli, 0);
+    assert.match(cli.stdout, /^ {2}PASS {2}invalid inputs refused by the schema/m);
   },
 );
