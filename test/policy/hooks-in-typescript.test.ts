@@ -242,3 +242,38 @@ test('a hook’s denial reaches a Cloud Control client with the hook’s message
   );
   assert.equal((await svc.call('GET', `/v1/resources/${WIDGET_TYPE}/w9`)).status, 404);
 });
+
+test('a stack’s plan shows a hook’s verdict on its resource, its deployment is refused before anything runs, and the hook is told the stack', async (t) => {
+  seen.length = 0;
+  const svc = await startTestService({ hookServers: [colour] });
+  t.after(() => svc.close());
+  assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
+  await enable(svc, 'Test::Hooks::Colour', { Properties: { Banned: 'red' } });
+  const template = `
+Resources:
+  Fine: { Type: ${WIDGET_TYPE}, Properties: { Name: fine } }
+  Red: { Type: ${WIDGET_TYPE}, Properties: { Name: red-one, Color: red } }
+`;
+  const plan = await svc.call('POST', '/v1/stacks/shop/plans', { template });
+  assert.equal(plan.status, 201, JSON.stringify(plan.body));
+  const byId = Object.fromEntries(plan.body.changes.map((c: any) => [c.logicalId, c]));
+  assert.deepEqual(byId.Red.verdicts, [
+    {
+      source: 'hook',
+      name: 'Test::Hooks::Colour',
+      action: 'Deny',
+      message: 'colour red is banned (secret was undefined)',
+      reason: 'NonCompliant',
+    },
+  ]);
+  assert.equal(byId.Fine.verdicts, undefined);
+  const deployed = await svc.call('PUT', '/v1/stacks/shop', { template });
+  assert.equal(deployed.status, 403);
+  assert.equal((await svc.call('GET', `/v1/resources/${WIDGET_TYPE}/fine`)).status, 404, 'nothing created');
+  const fixed = await svc.call('PUT', '/v1/stacks/shop?wait=20', {
+    template: template.replace('Color: red', 'Color: blue'),
+  });
+  assert.equal(fixed.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(fixed.body));
+  const asked = seen.filter((r) => r.target.logicalId === 'red-one').at(-1)!;
+  assert.equal(asked.caller?.stack, 'shop');
+});
