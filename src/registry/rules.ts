@@ -41,12 +41,31 @@ export function compileRules(type: ResourceType): RuleCheck | undefined {
     );
   }
   if (rules.length === 0) return undefined;
-  return (desired, current) => check(type, rules, desired, current);
+  const runs = runsByPath(rules);
+  return (desired, current) => check(type, runs, desired, current);
+}
+
+/**
+ * The rules in order, consecutive ones of one path together (a node's rules are consecutive), so a
+ * path's values are found, compared with the state before and converted once for all of them.
+ */
+function runsByPath(rules: readonly SchemaRule[]): SchemaRule[][] {
+  const runs: SchemaRule[][] = [];
+  for (const rule of rules) {
+    const last = runs.at(-1);
+    if (last && samePath(last[0]!.path, rule.path)) last.push(rule);
+    else runs.push([rule]);
+  }
+  return runs;
+}
+
+function samePath(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((token, i) => token === b[i]);
 }
 
 function check(
   type: ResourceType,
-  rules: readonly SchemaRule[],
+  runs: readonly SchemaRule[][],
   desired: Model,
   current: Model | undefined,
 ): Verdict[] {
@@ -62,37 +81,42 @@ function check(
   };
   let redacted: Model | undefined;
   const hasWriteOnly = type.writeOnlyProperties.length > 0;
-  for (const rule of rules) {
-    for (const { tokens, value } of instances(desired, rule.path)) {
+  for (const run of runs) {
+    for (const { tokens, value } of instances(desired, run[0]!.path)) {
       const old = current === undefined ? undefined : at(current, tokens);
       if (old && jsonEqual(old.value, value)) continue;
-      if (rule.transition && !old && !rule.optionalOldSelf) continue;
-      const bindings = { self: cel(value, rule), oldSelf: old ? cel(old.value, rule) : null } as never;
-      const result = rule.rule.evaluate(bindings, budget);
-      if (result.ok && result.value === true) continue;
-      let message: string;
-      if (result.ok) {
-        redacted ??= hasWriteOnly ? stripWriteOnly(type, desired) : desired;
-        message =
-          messageOf(rule, redacted, tokens, old?.value, budget) ??
-          rule.message ??
-          `failed rule: ${rule.rule.source}`;
-      } else if (result.kind === 'cost') {
-        message = `the rule was not evaluated: ${result.message}`;
-      } else {
-        message = hasWriteOnly
-          ? 'the rule could not be evaluated on this value'
-          : `the rule could not be evaluated: ${result.message}`;
+      const bindings = {
+        self: cel(value, run[0]!),
+        oldSelf: old ? cel(old.value, run[0]!) : null,
+      } as never;
+      for (const rule of run) {
+        if (rule.transition && !old && !rule.optionalOldSelf) continue;
+        const result = rule.rule.evaluate(bindings, budget);
+        if (result.ok && result.value === true) continue;
+        let message: string;
+        if (result.ok) {
+          redacted ??= hasWriteOnly ? stripWriteOnly(type, desired) : desired;
+          message =
+            messageOf(rule, redacted, tokens, old?.value, budget) ??
+            rule.message ??
+            `failed rule: ${rule.rule.source}`;
+        } else if (result.kind === 'cost') {
+          message = `the rule was not evaluated: ${result.message}`;
+        } else {
+          message = hasWriteOnly
+            ? 'the rule could not be evaluated on this value'
+            : `the rule could not be evaluated: ${result.message}`;
+        }
+        const pointer = [...tokens, ...rule.fieldPath].map((t) => `/${escapePointerToken(t)}`).join('');
+        verdicts.push({
+          source: 'rule',
+          name: rule.name,
+          action: 'Deny',
+          message,
+          pointer,
+          reason: rule.reason,
+        });
       }
-      const pointer = [...tokens, ...rule.fieldPath].map((t) => `/${escapePointerToken(t)}`).join('');
-      verdicts.push({
-        source: 'rule',
-        name: rule.name,
-        action: 'Deny',
-        message,
-        pointer,
-        reason: rule.reason,
-      });
     }
   }
   return verdicts;
