@@ -33,6 +33,16 @@ export function schema(typeName: string, rules: boolean): Record<string, unknown
       Labels: { type: 'array', maxItems: 8, items: { type: 'string', maxLength: 20 } },
       Owner: { type: 'string', maxLength: 64 },
       Ratio: { type: 'number' },
+      // For the hook's case (examples/hooks/python's RequireTags reads them).
+      Tags: {
+        type: 'array',
+        maxItems: 8,
+        items: {
+          type: 'object',
+          properties: { Key: { type: 'string' }, Value: { type: 'string' } },
+          additionalProperties: false,
+        },
+      },
     },
     required: ['Name', 'MinReplicas', 'MaxReplicas', 'Tier', 'Owner', 'Ratio'],
     primaryIdentifier: ['/properties/Name'],

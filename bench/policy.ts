@@ -18,57 +18,12 @@ import { startService } from '../src/service.js';
 import { createRemoteHook } from '../src/providers/sdk.js';
 import { startPythonHook, PYTHON_HOOK } from '../test/helpers/python-hook.js';
 import { readFileSync } from 'node:fs';
+import { desiredState, schema } from './policy-type.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const PER_ROUND = Number(process.env.PER_ROUND ?? 400);
 const CLIENTS = Number(process.env.CLIENTS ?? 8);
 const TARGET = 0.9;
-
-const RULES = [
-  { rule: 'self.MinReplicas <= self.MaxReplicas', message: 'MinReplicas must not exceed MaxReplicas' },
-  { rule: 'self.MaxReplicas <= 100' },
-  { rule: "self.Tier in ['dev', 'test', 'prod']" },
-  {
-    rule: "self.Tier != 'prod' || self.MinReplicas >= 2",
-    messageExpression: "'prod needs 2 replicas, not ' + string(self.MinReplicas)",
-  },
-  { rule: "self.Name.startsWith('w')" },
-  { rule: 'self.Name.size() <= 40' },
-  { rule: '!has(self.Labels) || self.Labels.all(l, l.size() <= 20)' },
-  { rule: '!has(self.Labels) || self.Labels.size() <= 8' },
-  { rule: "self.Owner.matches('^[a-z]+@example[.]com$')" },
-  { rule: 'self.Ratio >= 0.0 && self.Ratio <= 1.0' },
-];
-
-function schema(typeName: string, rules: boolean): Record<string, unknown> {
-  return {
-    typeName,
-    description: 'A benchmark type.',
-    additionalProperties: false,
-    ...(rules ? { 'x-typeplane-validations': RULES } : {}),
-    properties: {
-      Name: { type: 'string', maxLength: 40 },
-      MinReplicas: { type: 'integer' },
-      MaxReplicas: { type: 'integer' },
-      Tier: { type: 'string', maxLength: 10 },
-      Labels: { type: 'array', maxItems: 8, items: { type: 'string', maxLength: 20 } },
-      Owner: { type: 'string', maxLength: 64 },
-      Ratio: { type: 'number' },
-      Tags: {
-        type: 'array',
-        maxItems: 8,
-        items: {
-          type: 'object',
-          properties: { Key: { type: 'string' }, Value: { type: 'string' } },
-          additionalProperties: false,
-        },
-      },
-    },
-    required: ['Name', 'MinReplicas', 'MaxReplicas', 'Tier', 'Owner', 'Ratio'],
-    primaryIdentifier: ['/properties/Name'],
-    createOnlyProperties: ['/properties/Name'],
-  };
-}
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'typeplane-bench-policy-'));
@@ -117,17 +72,11 @@ async function main(): Promise<void> {
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
         while (left-- > 0) {
-          const desiredState = {
-            Name: `w${n++}`,
-            MinReplicas: 2,
-            MaxReplicas: 5,
-            Tier: 'prod',
-            Labels: ['a', 'b'],
-            Owner: 'ops@example.com',
-            Ratio: 0.5,
+          const desired = {
+            ...desiredState(`w${n++}`),
             ...(typeName === cases.hook ? { Tags: [{ Key: 'costCenter', Value: 'c1' }] } : {}),
           };
-          const r = await call('POST', `/v1/resources/${typeName}`, { desiredState });
+          const r = await call('POST', `/v1/resources/${typeName}`, { desiredState: desired });
           if (r.status >= 300) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`);
         }
       }),
