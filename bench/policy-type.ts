@@ -1,6 +1,7 @@
 /**
  * The benchmark type of issue #34's policy figures (bench/policy.ts over HTTP, bench/rules-check.ts
- * in process): seven properties, ten typical validation rules, and a desired state that passes them.
+ * in process, test/registry/rule-check-work.test.ts by counts): ten typical validation rules on its
+ * root, and a desired state that passes them.
  */
 
 export const RULES = [
