@@ -265,6 +265,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       sealer,
       log: logger.child({ component: 'stacks' }),
       ...(telemetry ? { observer: telemetry.stacksObserver } : {}),
+      // What reviews said of a deployment's changes is in no request's record: each gets its own.
+      ...(auditor ? { onReviewed: (change) => void auditor.recordStackReview(change) } : {}),
       ...(options.stackPseudoParameters ? { pseudo: options.stackPseudoParameters } : {}),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),

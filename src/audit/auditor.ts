@@ -8,6 +8,7 @@ import type { AuditEvent, AuditLevel, AuditObjectRef, AuditUser } from './event.
 import type { FileSink } from './file-sink.js';
 import { operationEndEvent, type OperationEnd } from './operation-end.js';
 import { requestObjectOf, type Masking } from './request-object.js';
+import { stackReviewEvent, type StackReview } from './stack-review.js';
 
 /** What a front door knows of a request once it is answered. */
 export interface AnsweredRequest {
@@ -87,6 +88,12 @@ export class Auditor {
   /** Record the end of an operation (see operation-end.ts), as `record` records a request. */
   recordOperationEnd(end: OperationEnd): Promise<void> {
     const event = operationEndEvent(end, this.options.level);
+    return this.enqueue(this.describe(event.user).then((user) => ({ ...event, user })));
+  }
+
+  /** Record a stack deployment's change and its verdicts (see stack-review.ts), as `record` records a request. */
+  recordStackReview(review: StackReview): Promise<void> {
+    const event = stackReviewEvent(review, this.options.level);
     return this.enqueue(this.describe(event.user).then((user) => ({ ...event, user })));
   }
 

@@ -17,6 +17,7 @@ export { isAudited, objectRefOf, verbOf } from './request-facts.js';
 export { Auditor, type AnsweredRequest, type AuditorOptions, type EventSink } from './auditor.js';
 export { recordOperationEnds, operationEndEvent, type OperationEnd } from './operation-end.js';
 export { recordRestore, restoreEvent, type RestoreFacts } from './restore-event.js';
+export { stackReviewEvent, type StackReview } from './stack-review.js';
 export { REMOVED, type Masking } from './request-object.js';
 export { tokenDescriptions } from './token-descriptions.js';
 export { openAuditor, DEFAULT_RETENTION_MS, type AuditSettings, type AuditDependencies } from './open.js';

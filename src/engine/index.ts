@@ -6,7 +6,13 @@ export { scopedClientToken, type Caller } from './caller.js';
 export { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from './input.js';
 export { engineLogger, type EngineLogger } from './logger.js';
 export { alsoOnEnd, type EndedOperation, type EngineObserver } from './observer.js';
-export { collectVerdicts, type Reviewer, type ReviewRequest } from './review.js';
+export {
+  collectReviews,
+  collectVerdicts,
+  type ReviewedChange,
+  type Reviewer,
+  type ReviewRequest,
+} from './review.js';
 export { ClientTokenReused, canonicalJson } from './client-token.js';
 export { maskQuoted, maskedForms } from './sealing.js';
 export { UnsupportedAction } from './admission.js';

@@ -46,7 +46,7 @@ export async function reviewChange(ctx: EngineContext, request: ReviewRequest): 
   if (!ctx.reviewer) return NONE;
   const verdicts = await ctx.reviewer.review(request);
   if (verdicts.length === 0) return NONE;
-  seen.getStore()?.push(...verdicts);
+  seen.getStore()?.(told(request, verdicts));
   // Audit verdicts are for the trail only (collectVerdicts), never in the caller's answer.
   if (verdicts.some((v) => v.action === 'Deny'))
     throw new DeniedByVerdicts(verdicts.filter((v) => v.action !== 'Audit'));
@@ -62,17 +62,48 @@ export async function previewChange(
   request: Omit<ReviewRequest, 'dryRun'>,
 ): Promise<readonly Verdict[]> {
   if (!ctx.reviewer) return NONE;
-  return ctx.reviewer.review({ ...request, dryRun: true });
+  const verdicts = await ctx.reviewer.review({ ...request, dryRun: true });
+  // A plan's request records them as a change's request does (Audit ones are told to no one else).
+  if (verdicts.length > 0) seen.getStore()?.(told(request, verdicts));
+  return verdicts;
 }
 
-const seen = new AsyncLocalStorage<Verdict[]>();
+/** A change a review gave verdicts, as a collector is told of it. */
+export interface ReviewedChange {
+  operation: ReviewRequest['operation'];
+  typeName: string;
+  /** Known before the change began (not a create's). */
+  identifier?: string;
+  /** Every verdict, Audit ones included. */
+  verdicts: readonly Verdict[];
+}
+
+const seen = new AsyncLocalStorage<(change: ReviewedChange) => void>();
+
+function told(request: Omit<ReviewRequest, 'dryRun'>, verdicts: readonly Verdict[]): ReviewedChange {
+  return {
+    operation: request.operation,
+    typeName: request.compiled.type.typeName,
+    ...(request.identifier !== undefined ? { identifier: request.identifier } : {}),
+    verdicts,
+  };
+}
 
 /**
  * Runs `work` (an engine call) and adds to `into` every verdict its reviews gave, Audit ones
  * included, whether it succeeds or not: what a front door's audit record says of them.
  */
 export function collectVerdicts<T>(into: Verdict[], work: () => Promise<T>): Promise<T> {
-  return seen.run(into, work);
+  return seen.run((change) => into.push(...change.verdicts), work);
+}
+
+/**
+ * As collectVerdicts, each reviewed change with its verdicts: for work no request's record covers
+ * (a stack's deployment, which records each of its changes). An inner collector wins over an outer
+ * one, so a deployment begun within a request is not told to that request's collector.
+ */
+export function collectReviews<T>(into: ReviewedChange[], work: () => Promise<T>): Promise<T> {
+  return seen.run((change) => into.push(change), work);
 }
 
 const NONE: readonly Verdict[] = Object.freeze([]);

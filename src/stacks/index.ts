@@ -5,7 +5,7 @@
 export { Stacks, type StacksOptions } from './stacks.js';
 export type { StackState, StackView, Started } from './views.js';
 export type { ResourceDrift, DriftDifference } from './drift.js';
-export type { StacksObserver } from './observer.js';
+export type { ReviewedStackChange, StacksObserver } from './observer.js';
 export { STACK_RULES, invalidTemplate, type StackRuleId } from './rules.js';
 export { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
 export { parseParameterPairs, MASK } from './parameters.js';

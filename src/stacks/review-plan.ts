@@ -33,9 +33,11 @@ export async function reviewPlan(
       ...(change.identifier !== undefined ? { identifier: change.identifier } : {}),
       ...(caller ? { caller } : {}),
     });
-    if (verdicts.length === 0) continue;
-    change.verdicts = [...verdicts];
-    all.push(...verdicts.map((v) => ({ ...v, logicalId: change.logicalId })));
+    // Audit verdicts are told to no one: the plan's request records them (its audit record).
+    const told = verdicts.filter((v) => v.action !== 'Audit');
+    if (told.length === 0) continue;
+    change.verdicts = told;
+    all.push(...told.map((v) => ({ ...v, logicalId: change.logicalId })));
   }
   return all;
 }

@@ -54,6 +54,8 @@ export interface StacksOptions {
   log?: DeploymentContext['log'];
   /** Told of ended deployments and drift checks (metrics). */
   observer?: StacksObserver;
+  /** Told of each change of a deployment a review gave verdicts (the audit trail records them). */
+  onReviewed?: DeploymentContext['reviewed'];
   /** How long a deleted stack stays listed with its events (default {@link DELETED_STACK_RETENTION_MS}). */
   deletedRetentionMs?: number;
 }
@@ -78,6 +80,7 @@ export class Stacks {
         concurrency: options.concurrency ?? 32,
         log: options.log ?? { info() {}, warn() {} },
         ...(options.observer ? { observer: options.observer } : {}),
+        ...(options.onReviewed ? { reviewed: options.onReviewed } : {}),
       },
       store: options.store,
       sealer: options.sealer,

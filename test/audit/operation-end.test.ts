@@ -13,8 +13,8 @@ import { test, type TestContext } from 'node:test';
 import type { ServiceOptions } from '../../src/service.js';
 import { freshSchema, PG_URL, pgSkip } from '../helpers/postgres.js';
 import { memoryProvider } from '../helpers/providers.js';
-import { api, settle, startTestService, tempDir, WIDGET, WIDGET_TYPE, type Api } from '../helpers/service.js';
-import { recordsIn } from './helpers.js';
+import { api, settle, startTestService, tempDir, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
+import { recordsIn, trailUntil } from './helpers.js';
 
 const W = `/v1/resources/${encodeURIComponent(WIDGET_TYPE)}`;
 
@@ -30,18 +30,6 @@ const provider = () =>
       return { status: 'SUCCESS', resourceModel: req.desiredState };
     },
   });
-
-/** The store's trail, oldest first, once `done` holds of it (records are stored in batches). */
-async function trailUntil(client: Api, done: (records: any[]) => boolean): Promise<any[]> {
-  for (const until = Date.now() + 15_000; ;) {
-    const page = await client.call('GET', '/v1/audit?maxResults=1000');
-    assert.equal(page.status, 200, JSON.stringify(page.body));
-    const records = page.body.records.reverse();
-    if (done(records)) return records;
-    assert.ok(Date.now() < until, `the trail never held what was expected: ${JSON.stringify(records)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function endsAcrossServers(t: TestContext, database?: ServiceOptions['database']) {
   const dataDir = tempDir('typeplane-audit-ends-');

@@ -12,6 +12,7 @@ import type { StackCaller, StackView, Stacks } from '../../stacks/index.js';
 import { principalOf } from '../auth.js';
 import { bodyObject, parametersOf } from './body-fields.js';
 import { isRecipeStack } from '../../recipes/index.js';
+import { reviewed } from '../verdicts.js';
 
 /** A recipe instance's stack is changed through its instance only (its resource, or its upgrade). */
 function notRecipeStack(name: string): void {
@@ -147,12 +148,15 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     const body = bodyObject(request.body);
     if (body.clientToken !== undefined && typeof body.clientToken !== 'string')
       throw new TypeplaneError('InvalidRequest', 'clientToken must be a string');
-    const started = await stacks.deploy(request.params.stackName, template(body), parametersOf(body), {
-      noRollback: body.noRollback === true,
-      ...(typeof body.clientToken === 'string' ? { clientToken: body.clientToken } : {}),
-      authorize: authorizer(request),
-      caller: callerOf(request),
-    });
+    // The plan's verdicts (Audit ones included) go in this request's audit record.
+    const started = await reviewed(request, () =>
+      stacks.deploy(request.params.stackName, template(body), parametersOf(body), {
+        noRollback: body.noRollback === true,
+        ...(typeof body.clientToken === 'string' ? { clientToken: body.clientToken } : {}),
+        authorize: authorizer(request),
+        caller: callerOf(request),
+      }),
+    );
     const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
     return reply.status(202).send({
       deploymentId: started.deploymentId,
@@ -216,12 +220,14 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
   app.post<Named>('/v1/stacks/:stackName/plans', { bodyLimit: STACK_BODY_LIMIT }, async (request, reply) => {
     notRecipeStack(request.params.stackName);
     const body = bodyObject(request.body);
-    const plan = await stacks.plan(
-      request.params.stackName,
-      template(body),
-      parametersOf(body),
-      authorizer(request),
-      callerOf(request),
+    const plan = await reviewed(request, () =>
+      stacks.plan(
+        request.params.stackName,
+        template(body),
+        parametersOf(body),
+        authorizer(request),
+        callerOf(request),
+      ),
     );
     return reply.status(201).send(await stacks.getPlan(request.params.stackName, plan.planId));
   });

@@ -8,7 +8,13 @@ import { createHash } from 'node:crypto';
 import type { Verdict } from '../../verdict.js';
 import { TypeplaneError } from '../../errors.js';
 import { callerOf } from '../../auth/index.js';
-import type { Caller, Engine, ProgressEvent } from '../../engine/index.js';
+import {
+  collectReviews,
+  type Caller,
+  type Engine,
+  type ProgressEvent,
+  type ReviewedChange,
+} from '../../engine/index.js';
 import { stripWriteOnly } from '../../model/index.js';
 import type { ResourceType } from '../../schema/index.js';
 import { createScope, type Analysis, type TypeSource } from '../analyze.js';
@@ -26,7 +32,7 @@ import type {
 import { newEvent } from '../records.js';
 import { maskReason, type SecretSources } from '../secrets.js';
 import type { Imported } from '../imports.js';
-import type { StacksObserver } from '../observer.js';
+import type { ReviewedStackChange, StacksObserver } from '../observer.js';
 import { inSpan, traced } from '../../telemetry/spans.js';
 
 /** The engine as stacks use it: its public operations. */
@@ -45,6 +51,8 @@ export interface DeploymentContext {
   log: { info(o: object, m: string): void; warn(o: object, m: string): void };
   /** Told of ended deployments and drift checks (metrics). */
   observer?: StacksObserver;
+  /** Told of each change a review gave verdicts (the audit trail). */
+  reviewed?: (change: ReviewedStackChange) => void;
 }
 
 /** A deployment's outputs once evaluated, and the exports among them. */
@@ -149,14 +157,17 @@ export class DeploymentState {
   /** Run one engine operation to its end; an operation refused before it began is a failed event. */
   async operate(logicalId: string, start: () => Promise<ProgressEvent>): Promise<ProgressEvent> {
     let event: ProgressEvent;
+    const reviews: ReviewedChange[] = [];
     try {
-      event = await start();
+      event = await collectReviews(reviews, start);
     } catch (e) {
       if (!(e instanceof TypeplaneError)) throw e;
       // The details the message does not already state (the engine's schema refusal names them all).
       const details = e.details
         .map((d) => `${d.pointer ?? ''} ${d.message}`)
         .filter((d) => !e.message.includes(d));
+      for (const review of reviews)
+        this.tellReviewed(logicalId, review, { deniedWith: e.code, message: this.masked(e.message) });
       return {
         typeName: '',
         requestToken: '',
@@ -167,6 +178,11 @@ export class DeploymentState {
         statusMessage: `${e.message}${details.length > 0 ? `: ${details.join('; ')}` : ''}`,
       };
     }
+    for (const review of reviews)
+      this.tellReviewed(logicalId, review, {
+        requestToken: event.requestToken,
+        ...(event.identifier !== undefined ? { identifier: event.identifier } : {}),
+      });
     // A warning is told on the resource's events, as CloudFormation tells a hook's on the stack's.
     if (event.warnings && event.warnings.length > 0)
       await this.resourceEvent(
@@ -187,6 +203,33 @@ export class DeploymentState {
     }
     void logicalId;
     return event;
+  }
+
+  /** Tell the audit trail what a review of this step said; messages masked as the step's events are. */
+  private tellReviewed(
+    logicalId: string,
+    review: ReviewedChange,
+    outcome: Pick<ReviewedStackChange, 'requestToken' | 'identifier' | 'deniedWith' | 'message'>,
+  ): void {
+    const asked = this.record.caller;
+    this.ctx.reviewed?.({
+      ...review,
+      ...outcome,
+      verdicts: review.verdicts.map((v) => ({ ...v, message: this.masked(v.message) })),
+      stack: this.name,
+      deployment: this.id,
+      phase: this.record.phase,
+      logicalId,
+      ...(asked
+        ? {
+            caller: {
+              id: asked.id,
+              ...(asked.role !== undefined ? { role: asked.role } : {}),
+              ...(asked.description !== undefined ? { description: asked.description } : {}),
+            },
+          }
+        : {}),
+    });
   }
 
   reason(event: ProgressEvent): string {
