@@ -9,6 +9,7 @@
  * ints, two strings, a map and one of its keys, …) — whatever would be an error, an overflow, a type
  * mismatch, a missing field — stops it, and the interpreter evaluates the expression from the start
  * for its value or its error. An expression using anything not handled here is not compiled at all.
+ * Stopping late costs at most the work twice, never more than twice the bound the budget was charged.
  */
 import type { Expr } from './analyze.js';
 import { re2 } from './patterns.js';
@@ -39,7 +40,14 @@ export function compileDirect(expr: Expr, variables: readonly string[]): DirectE
   const compiler = new Compiler();
   const scope = new Map(variables.map((name, i) => [name, i]));
   compiler.slots = variables.length;
-  const root = compiler.compile(expr, scope);
+  let root: Fn | undefined;
+  try {
+    root = compiler.compile(expr, scope);
+  } catch (e) {
+    // Nested deeper than this walk can go: the interpreter's, whatever it makes of it.
+    if (e instanceof RangeError) return undefined;
+    throw e;
+  }
   if (!root) return undefined;
   const slots = compiler.slots;
   return (bindings) => {
