@@ -16,7 +16,7 @@ import {
   typePropertiesSchema,
 } from '../codegen/index.js';
 import { loadTypes, type LoadResult } from '../schema/index.js';
-import { plural, progressLine } from './output.js';
+import { noteSkipped, plural, progressLine } from './output.js';
 
 interface OutOptions {
   out?: string;
@@ -118,6 +118,7 @@ async function load(paths: string[]): Promise<LoadResult | undefined> {
     onProgress: (done, total) => progress.update(done, total),
   });
   progress.clear();
+  noteSkipped(loaded.skipped);
   if (loaded.results.length === 0) {
     process.stderr.write('no resource schemas or manifests found (looked for .json, .yaml and .yml files)\n');
     return undefined;

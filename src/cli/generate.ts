@@ -7,7 +7,7 @@ import { dirname, relative } from 'node:path';
 import type { Command } from 'commander';
 import { generateTypeScript } from '../codegen/index.js';
 import { loadTypes } from '../schema/index.js';
-import { plural, progressLine } from './output.js';
+import { noteSkipped, plural, progressLine } from './output.js';
 
 export interface GenerateCommandOptions {
   out?: string;
@@ -46,11 +46,12 @@ Examples:
  */
 export async function runGenerate(paths: string[], options: GenerateCommandOptions): Promise<number> {
   const progress = progressLine(process.stderr, 'reading');
-  const { results, types, valid } = await loadTypes(paths, {
+  const { results, types, valid, skipped } = await loadTypes(paths, {
     cwd: process.cwd(),
     onProgress: (done, total) => progress.update(done, total),
   });
   progress.clear();
+  noteSkipped(skipped);
 
   if (results.length === 0) {
     process.stderr.write('no resource schemas or manifests found (looked for .json, .yaml and .yml files)\n');

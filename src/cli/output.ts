@@ -31,6 +31,11 @@ export function progressLine(
   };
 }
 
+/** A note on stderr for each file a folder held that is no type document, saying what it is. */
+export function noteSkipped(skipped: readonly { file: string; reason: string }[]): void {
+  for (const { file, reason } of skipped) process.stderr.write(`note: skipped ${file}: ${reason}\n`);
+}
+
 export function plural(n: number, word: string): string {
   return `${grouped(n)} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { loadTypes } from '../schema/index.js';
 import type { Diagnostic } from '../schema/index.js';
-import { plural, progressLine } from './output.js';
+import { noteSkipped, plural, progressLine } from './output.js';
 import { excludedBy } from './path-glob.js';
 import { yaml } from './yaml.js';
 
@@ -23,7 +23,9 @@ export interface ValidateCommandOptions {
 export function registerValidate(program: Command): void {
   program
     .command('validate')
-    .description('check resource schemas (JSON/YAML) and manifests (YAML); folders are searched recursively')
+    .description(
+      'check resource schemas (JSON/YAML), manifests (YAML) and hook schemas; folders are searched recursively',
+    )
     .argument('<paths...>', 'files or folders')
     .addOption(
       new Option('-o, --output <format>', 'output format (json and yaml: a report per file)')
@@ -42,6 +44,7 @@ export function registerValidate(program: Command): void {
     .addHelpText(
       'after',
       `
+Hook schemas (CloudFormation's hook definition) are checked as their registration checks them.
 In folders, files that are no type document (stack templates, generated Bicep types and JSON
 Schemas) are skipped with a note; named on their own they are errors.
 
@@ -78,6 +81,9 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
     bicepWarnings: true,
     exclude: excludedBy(options.exclude),
     onProgress: (done, total) => progress?.update(done, total),
+    // Loaded when a hook schema is met: most folders have none.
+    checkHook: async (content, file) =>
+      (await import('../policy/hooks/index.js')).checkHookSchema(content, { file }),
   });
   progress?.clear();
 
@@ -86,6 +92,7 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
   let warnings = 0;
   let validFiles = 0;
   let types = 0;
+  let hooks = 0;
   for (const result of results) {
     const fileErrors = result.diagnostics.filter(failed).length;
     errors += fileErrors;
@@ -93,6 +100,7 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
     if (fileErrors === 0) {
       validFiles++;
       types += result.types.length;
+      if (result.dialect === 'hook') hooks++;
     }
   }
   const ok = errors === 0;
@@ -100,7 +108,7 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
   if (options.output !== 'text') {
     const report = {
       valid: ok,
-      summary: { files: results.length, validFiles, errors, warnings, skipped: skipped.length },
+      summary: { files: results.length, validFiles, hooks, errors, warnings, skipped: skipped.length },
       skipped,
       files: results.map((r) => ({
         file: r.file,
@@ -127,13 +135,12 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
     }
   }
   if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n');
-  if (!options.quiet)
-    for (const { file, reason } of skipped) process.stderr.write(`note: skipped ${file}: ${reason}\n`);
+  if (!options.quiet) noteSkipped(skipped);
   if (results.length === 0) {
     process.stderr.write('no resource schemas or manifests found (looked for .json, .yaml and .yml files)\n');
     return 1;
   }
-  const summary = `${plural(results.length, 'file')} checked: ${plural(validFiles, 'valid file')}, ${plural(types, 'type')}, ${plural(errors, 'error')}, ${plural(warnings, 'warning')}${skipped.length > 0 ? `; ${skipped.length} skipped (no type documents)` : ''}`;
+  const summary = `${plural(results.length, 'file')} checked: ${plural(validFiles, 'valid file')}, ${plural(types, 'type')}, ${hooks > 0 ? `${plural(hooks, 'hook')}, ` : ''}${plural(errors, 'error')}, ${plural(warnings, 'warning')}${skipped.length > 0 ? `; ${skipped.length} skipped (no type documents)` : ''}`;
   process.stdout.write(`${ok ? '✔' : '✖'} ${summary}\n`);
   return ok ? 0 : 1;
 }

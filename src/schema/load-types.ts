@@ -8,7 +8,7 @@ import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
 import { inReadingOrder, placeFindings, type Finding } from './finding.js';
 import { LIMITS, parseSource } from './source.js';
 import type { ResourceType } from './model.js';
-import { otherDocument } from './other-documents.js';
+import { HOOK_SCHEMA, otherDocument } from './other-documents.js';
 import { originOf } from './resource-schema/reference-origins.js';
 import { PointerResolver } from './resource-schema/semantic.js';
 import { validateDocument, type ValidationResult } from './validate.js';
@@ -24,6 +24,11 @@ export interface LoadOptions {
   keepContents?: boolean;
   /** Files and folders to leave out, by their path as shown (`--exclude <glob>`). */
   exclude?: (path: string) => boolean;
+  /**
+   * Check hook schemas with this (as their registration does) instead of setting them aside:
+   * `typeplane validate` does. They define no types.
+   */
+  checkHook?: (content: Buffer, file: string) => Promise<Pick<ValidationResult, 'valid' | 'diagnostics'>>;
 }
 
 /** A file a folder held that is no type document, and what it is instead. */
@@ -41,8 +46,9 @@ export interface LoadResult {
   /** Each valid document's bytes as they were read and validated, with `keepContents`. */
   contents?: Map<ValidationResult, Buffer>;
   /**
-   * Files found in folders that are no type document (stack templates, generated Bicep types and
-   * JSON Schemas, settings): left out of `results`. Named on their own, they are results in error.
+   * Files found in folders that are no type document (stack templates, hook schemas, generated Bicep
+   * types and JSON Schemas, settings): left out of `results`. Named on their own, they are results
+   * in error.
    */
   skipped: SkippedDocument[];
 }
@@ -163,6 +169,16 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
       const other = result.diagnostics.some((d) => d.rule === 'TP1008')
         ? otherDocument(content.toString('utf8'))
         : undefined;
+      if (other === HOOK_SCHEMA && options.checkHook) {
+        results.push({
+          file: shown(file),
+          dialect: 'hook',
+          types: [],
+          ...(await options.checkHook(content, shown(file))),
+        });
+        options.onProgress?.(i + 1, total);
+        continue;
+      }
       if (other !== undefined && !named.has(file)) {
         skipped.push({ file: shown(file), reason: other });
         options.onProgress?.(i + 1, total);

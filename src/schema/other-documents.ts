@@ -1,8 +1,8 @@
 /**
  * @module What a JSON or YAML file that is no type document is, when it is something Typeplane knows
- * or plainly not a type: folders of types also hold stack templates, the output of `typeplane
- * generate`, a type's configuration. A folder walk skips them; named on their own, they are still
- * errors (TP1008), saying what they are.
+ * or plainly not a type: folders of types also hold stack templates, hook schemas, the output of
+ * `typeplane generate`, a type's configuration. A folder walk skips them; named on their own, they
+ * are still errors (TP1008), saying what they are.
  */
 import { yaml } from './packages.js';
 
@@ -22,6 +22,29 @@ const TYPE_DOCUMENT_KEYS = new Set([
   'apiVersions',
 ]);
 
+/** A hook's handlers (CloudFormation's hook definition); a resource schema's are create, read, …. */
+const HOOK_HANDLERS = new Set(['preCreate', 'preUpdate', 'preDelete']);
+
+/** What a hook schema is said to be where types are looked for. */
+export const HOOK_SCHEMA =
+  'a hook schema, not a type document: register it with `typeplane hook register` (`typeplane validate` checks it)';
+
+/**
+ * Whether `value` has a hook schema's shape: `"type": "HOOK"`, or a handler named preCreate,
+ * preUpdate or preDelete. It has a `typeName` too, but is no resource type.
+ */
+export function isHookSchema(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { type, handlers } = value as Record<string, unknown>;
+  if (type === 'HOOK') return true;
+  return (
+    typeof handlers === 'object' &&
+    handlers !== null &&
+    !Array.isArray(handlers) &&
+    Object.keys(handlers).some((name) => HOOK_HANDLERS.has(name))
+  );
+}
+
 /** What `text` is instead of a type document, or undefined when it may be a broken one. */
 export function otherDocument(text: string): string | undefined {
   let value: unknown;
@@ -37,6 +60,7 @@ export function otherDocument(text: string): string | undefined {
       : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   const doc = value as Record<string, unknown>;
+  if (isHookSchema(doc)) return HOOK_SCHEMA;
   // What names a dialect is a type document, however broken.
   if ('typeName' in doc || 'types' in doc || 'namespace' in doc) return undefined;
   if ('AWSTemplateFormatVersion' in doc || (typeof doc.Resources === 'object' && doc.Resources !== null))

@@ -6,6 +6,7 @@ import { placeFindings, type Finding } from './finding.js';
 import { checkManifest } from './manifest/index.js';
 import { duplicateKeyFindings } from './manifest/json-duplicates.js';
 import type { ResourceType } from './model.js';
+import { isHookSchema } from './other-documents.js';
 import { checkResourceSchema, type DialectResult } from './resource-schema/index.js';
 import { bicepExpressibleFindings } from './rules/bicep-expressible.js';
 import { identifierRequiredFindings } from './rules/identifier-required.js';
@@ -33,7 +34,8 @@ export interface ValidateOptions {
 
 export interface ValidationResult {
   file?: string;
-  dialect?: Dialect;
+  /** `hook`: a hook schema, checked as its registration checks it (LoadOptions.checkHook). */
+  dialect?: Dialect | 'hook';
   /** True when there is no error (warnings allowed). */
   valid: boolean;
   diagnostics: Diagnostic[];
@@ -87,9 +89,11 @@ function checkParsed(parsed: ParseResult, options: ValidateOptions): ValidationR
     const finding = diagnostic(
       'TP1008',
       '',
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? "document has neither 'typeName' (a resource schema) nor 'types' (a manifest); add the one you mean"
-        : 'document must be an object: a resource schema with typeName, or a manifest with types',
+      isHookSchema(value)
+        ? "this is a hook schema (its handlers are preCreate, preUpdate or preDelete), not a resource type: register it with POST /v1/hooks ('typeplane hook register')"
+        : typeof value === 'object' && value !== null && !Array.isArray(value)
+          ? "document has neither 'typeName' (a resource schema) nor 'types' (a manifest); add the one you mean"
+          : 'document must be an object: a resource schema with typeName, or a manifest with types',
     );
     return { ...base, valid: false, diagnostics: placeFindings([finding], document), types: [] };
   }
@@ -109,6 +113,8 @@ function checkParsed(parsed: ParseResult, options: ValidateOptions): ValidationR
 
 function detectDialect(value: unknown): Dialect | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  // A hook schema has a typeName too; read as a resource schema, it would be wrong everywhere.
+  if (isHookSchema(value)) return undefined;
   if ('typeName' in value) return 'resource-schema';
   if ('types' in value || 'namespace' in value) return 'manifest';
   return undefined;
