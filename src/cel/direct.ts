@@ -310,13 +310,19 @@ function member(m: unknown, field: string): unknown {
   return v === undefined ? interpret() : v;
 }
 
-/** CEL's equality on scalars (an int equals the double of its value); anything else is interpreted. */
+/**
+ * CEL's equality on scalars, null among them: an int equals the double of its value, values of other
+ * kinds are never equal (`null == 'a'` is false). Lists and maps are interpreted.
+ */
 function equal(x: unknown, y: unknown): boolean {
   const tx = typeof x;
   const ty = typeof y;
   if ((tx === 'bigint' || tx === 'number') && (ty === 'bigint' || ty === 'number')) return x == y;
-  if (tx === ty && (tx === 'string' || tx === 'boolean')) return x === y;
-  return interpret();
+  return scalar(x) && scalar(y) ? x === y : interpret();
+}
+
+function scalar(v: unknown): boolean {
+  return v === null || typeof v !== 'object';
 }
 
 /** Whether CEL orders the two as JavaScript does: both ints, doubles, strings or bools (else interpreted). */
