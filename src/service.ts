@@ -18,7 +18,13 @@ import { checkSecretKey, createSealer, loadSecretKey, SECRET_KEY_FILE_NAME } fro
 import { loadTypes } from './schema/index.js';
 import { Stacks, type PseudoParameters } from './stacks/index.js';
 import { Recipes } from './recipes/index.js';
-import { admissionPolicies, compilePolicy, Policies, ServerReviewer } from './policy/index.js';
+import {
+  admissionPolicies,
+  compilePolicy,
+  notCompiledPolicy,
+  Policies,
+  ServerReviewer,
+} from './policy/index.js';
 import { HookRegistrations, hookReview } from './policy/hooks/index.js';
 import type { HookServer } from './handler/index.js';
 import { TypeplaneError } from './errors.js';
@@ -197,7 +203,20 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     }
     const configurations = new TypeConfigurations(store, sealer, registry);
     // Every change on every path (/v1, Cloud Control, stacks, recipes) is reviewed by these first.
-    const policies = new Policies(store, compilePolicy);
+    const policyLog = logger.child({ component: 'policies' });
+    const policies = new Policies(store, {
+      compile: compilePolicy,
+      notCompiled: notCompiledPolicy,
+      onNotCompiled: (name, { reason, problems, failurePolicy }) =>
+        policyLog.error(
+          { policy: name, problems, failurePolicy },
+          failurePolicy === 'Fail'
+            ? `stored policy ${name} does not compile: every change it matches gets a verdict of its action (its failurePolicy is Fail) until it is replaced or deleted: ${reason}`
+            : `stored policy ${name} does not compile: it is not in force (its failurePolicy is Ignore) until it is replaced: ${reason}`,
+        ),
+    });
+    // Loaded now, so that a stored policy that no longer compiles is told at start.
+    await policies.current();
     const hooks = new HookRegistrations(store, sealer);
     const reviewer = new ServerReviewer([
       admissionPolicies(policies),

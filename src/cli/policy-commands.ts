@@ -12,6 +12,7 @@ import {
   readPolicy,
   type PolicyDocument,
   type PolicyOperation,
+  type PolicyStatus,
 } from '../policy/index.js';
 import { parseSource, type SourceDocument } from '../schema/index.js';
 import type { Verdict } from '../verdict.js';
@@ -25,6 +26,16 @@ interface PolicyRecord {
   createdAt: string;
   updatedAt: string;
   updatedBy?: string;
+  /** Listed and shown: whether it is in force (a stored policy may no longer compile). */
+  status?: PolicyStatus;
+}
+
+/** A listed policy's STATUS: what a policy that does not compile does meanwhile. */
+function statusText(status: PolicyStatus | undefined): string {
+  if (!status || status.inForce) return 'in force';
+  return status.failurePolicy === 'Fail'
+    ? 'NOT COMPILED (Fail: a verdict on all it matches)'
+    : 'NOT COMPILED (Ignore: off)';
 }
 
 const enc = encodeURIComponent;
@@ -77,14 +88,16 @@ export function registerPolicyCommands(program: Command): void {
       process.stdout.write(
         render(out, options.output, () =>
           columns(
-            ['NAME', 'ACTION', 'TYPES', 'OPERATIONS', 'UPDATED', 'DESCRIPTION'],
-            out.policies.map(({ policy: p, updatedAt }) => [
-              p.name,
-              p.action,
-              p.match.types.join(','),
-              p.match.operations.join(','),
+            ['NAME', 'STATUS', 'ACTION', 'TYPES', 'OPERATIONS', 'UPDATED', 'DESCRIPTION'],
+            // A stored policy that no longer reads may lack any field: shown as far as it reads.
+            out.policies.map(({ policy: p, updatedAt, status }) => [
+              String(p?.name ?? ''),
+              statusText(status),
+              String(p?.action ?? ''),
+              Array.isArray(p?.match?.types) ? p.match.types.join(',') : '',
+              Array.isArray(p?.match?.operations) ? p.match.operations.join(',') : '',
               updatedAt,
-              p.description ?? '',
+              typeof p?.description === 'string' ? p.description : '',
             ]),
           ),
         ) + '\n',
@@ -101,6 +114,8 @@ export function registerPolicyCommands(program: Command): void {
   ).action(
     action(async (name: string, options: Common) => {
       const out = await clientFor(options).call<PolicyRecord>('GET', `/v1/policies/${enc(name)}`);
+      if (out.status && !out.status.inForce)
+        process.stderr.write(`policy ${name} is not in force as written: ${out.status.reason}\n`);
       process.stdout.write(render(out, options.output) + '\n');
     }),
   );

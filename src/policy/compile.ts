@@ -51,6 +51,13 @@ export interface CompiledPolicy extends Compiled {
   validations: CompiledValidation[];
   /** `params` as CEL reads it, made once. */
   params: ReturnType<typeof toCel>;
+  /** Why a stored policy does not compile here: it runs no expression, and follows its failurePolicy. */
+  notCompiled?: string;
+}
+
+/** A stored policy that does not compile (see Policies): it stands for its failurePolicy on what it matches. */
+export function notCompiledPolicy(policy: PolicyDocument, reason: string): CompiledPolicy {
+  return { policy, conditions: [], validations: [], params: toCel({}), notCompiled: reason };
 }
 
 /** The policy compiled; throws InvalidRequest naming every expression that does not compile or costs too much. */

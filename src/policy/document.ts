@@ -149,6 +149,26 @@ export function readPolicy(value: unknown): PolicyDocument {
   };
 }
 
+/**
+ * What can still be read of a stored document that no longer reads (a hand-edited store, an upgrade
+ * with stricter checks), to apply its failurePolicy safely: its `match`, `action` and
+ * `failurePolicy` where they read, else the safe side — every type and operation, `Deny`, `Fail` —
+ * as Kubernetes fails closed on a policy it cannot use unless told to ignore it.
+ */
+export function salvagePolicy(value: unknown, name: string): PolicyDocument {
+  const doc = isObject(value) ? value : {};
+  let unreadable = false;
+  const match = readMatch(doc.match, () => (unreadable = true));
+  const action = ACTIONS.includes(doc.action as VerdictAction) ? (doc.action as VerdictAction) : 'Deny';
+  return {
+    name,
+    match: match && !unreadable ? match : { types: ['*'], operations: [...OPERATIONS] },
+    validations: [],
+    action,
+    failurePolicy: doc.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
+  };
+}
+
 type Problem = (pointer: string, message: string) => void;
 
 function readMatch(value: unknown, problem: Problem): PolicyDocument['match'] | undefined {

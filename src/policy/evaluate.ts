@@ -53,6 +53,19 @@ export function evaluatePolicies(
           reason: 'EvaluationError',
         });
     };
+    if (compiled.notCompiled !== undefined) {
+      if (policy.failurePolicy !== 'Ignore')
+        verdicts.push({
+          source: 'policy',
+          name: policy.name,
+          action: policy.action,
+          message: bound(
+            `the policy does not compile on this Typeplane, so every change it matches gets this verdict (its failurePolicy is Fail) until it is replaced or deleted: ${compiled.notCompiled}`,
+          ),
+          reason: 'NotCompiled',
+        });
+      continue;
+    }
     let applies = true;
     for (const condition of compiled.conditions) {
       const result = condition.expression.evaluate(scope, budget);
@@ -86,8 +99,10 @@ export function evaluatePolicies(
 /** A messageExpression's value when it gives a non-empty one, else the message, else the expression (as Kubernetes says it). */
 function messageOf(validation: CompiledValidation, evaluated: EvaluationResult | undefined): string {
   if (evaluated?.ok && typeof evaluated.value === 'string' && evaluated.value.trim() !== '')
-    return evaluated.value.length > MAX_MESSAGE
-      ? `${evaluated.value.slice(0, MAX_MESSAGE)}…`
-      : evaluated.value;
+    return bound(evaluated.value);
   return validation.message ?? `failed expression: ${validation.expression.source}`;
+}
+
+function bound(message: string): string {
+  return message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message;
 }

@@ -87,7 +87,7 @@ test('policy create, list, show and delete go through the server', async (t) => 
   assert.equal((await runCli(['policy', 'create', NO_RED], as)).code, 1, 'a name taken');
   assert.equal((await runCli(['policy', 'create', NO_RED, '--replace'], as)).code, 0);
   const listed = await runCli(['policy', 'list'], as);
-  assert.match(listed.stdout, /no-red\s+Deny\s+Test::Shop::\*\s+CREATE,UPDATE/);
+  assert.match(listed.stdout, /no-red\s+in force\s+Deny\s+Test::Shop::\*\s+CREATE,UPDATE/);
   const shown = await runCli(['policy', 'show', 'no-red', '-o', 'json'], as);
   assert.equal(JSON.parse(shown.stdout).policy.params.banned[0], 'red');
   const costly = file(
