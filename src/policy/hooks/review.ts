@@ -6,25 +6,24 @@
  * times out, errors or is served by nobody follows its failure mode too.
  *
  * A hook sees write-only values only when its configuration grants them (`IncludeWriteOnlyValues`),
- * and its message never carries one back: every write-only value of the change is masked in it.
+ * and its message never carries one back: every write-only value of the change, and every setting
+ * of its own marked write-only, is masked in it.
  */
 import { randomUUID } from 'node:crypto';
 import type { ReviewRequest } from '../../engine/index.js';
 import type { HandlerLogger, HookCaller, HookServer } from '../../handler/index.js';
-import { identifierOf, splitWriteOnly, stripWriteOnly, type Model } from '../../model/index.js';
-import type { ResourceType } from '../../schema/index.js';
+import { identifierOf, stripWriteOnly, type Model } from '../../model/index.js';
 import type { Verdict, VerdictAction } from '../../verdict.js';
 import type { ReviewPart } from '../reviewer.js';
 import { invokeHook, type InvocationOutcome } from './invoke.js';
 import type { ActiveHook, HookRegistrations } from './registrations.js';
+import { changeSecrets, mask, settingSecrets } from './secrets.js';
 import { ACTION_OF, hookApplies } from './targets.js';
 
 /** The most hooks invoked at once for one change. */
 export const HOOK_CONCURRENCY = 8;
 /** The most characters of a hook's message a verdict carries. */
 export const MAX_HOOK_MESSAGE = 1024;
-/** Shorter values are not masked in messages: they would mask ordinary words. */
-const MIN_MASKED_LENGTH = 4;
 
 export interface HookReviewOptions {
   registrations: HookRegistrations;
@@ -63,7 +62,12 @@ async function judge(
     source: 'hook',
     name: hook.typeName,
     action: outcome === 'failure' ? (settings.failureMode === 'FAIL' ? 'Deny' : 'Warn') : outcome,
-    message: bound(mask(message, secretsOf(type, request))),
+    message: bound(
+      mask(message, [
+        ...changeSecrets(type, request),
+        ...settingSecrets(hook.typeConfiguration, settings.properties),
+      ]),
+    ),
     reason,
   });
   if (!server || !handler)
@@ -137,30 +141,6 @@ function callerOf(request: ReviewRequest): HookCaller | undefined {
     ...(c.description !== undefined ? { description: c.description } : {}),
     ...(c.stack !== undefined ? { stack: c.stack } : {}),
   };
-}
-
-/** The write-only values of the change, as text: what no verdict message may carry. */
-function secretsOf(type: ResourceType, request: ReviewRequest): string[] {
-  if (type.writeOnlyProperties.length === 0) return [];
-  const secrets = new Set<string>();
-  for (const model of [request.object, request.oldObject]) {
-    if (!model) continue;
-    for (const [, value] of splitWriteOnly(type, model).values) collect(value, secrets);
-  }
-  return [...secrets].filter((s) => s.length >= MIN_MASKED_LENGTH).sort((a, b) => b.length - a.length);
-}
-
-function collect(value: unknown, into: Set<string>): void {
-  if (typeof value === 'string') into.add(value);
-  else if (typeof value === 'number' || typeof value === 'boolean') into.add(String(value));
-  else if (typeof value === 'object' && value !== null)
-    for (const member of Object.values(value)) collect(member, into);
-}
-
-function mask(message: string, secrets: readonly string[]): string {
-  let text = message;
-  for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join('***');
-  return text;
 }
 
 function bound(message: string): string {
