@@ -40,6 +40,10 @@ export interface PlannedChange {
   before?: Record<string, unknown>;
   replacement?: { properties: string[]; deleteFirst: boolean };
   retain?: boolean;
+  /** What rules, admission policies and hooks say of it at plan time. */
+  verdicts?: { source: string; name: string; action: string; message: string }[];
+  /** Not judged at plan time, but when it is made: why. */
+  notJudged?: { message: string };
 }
 
 /** The Examples that end each subcommand's help. */
@@ -197,9 +201,24 @@ function planTable(
 ): string {
   return [
     changesTable(plan.changes),
+    ...reviewLines(plan.changes),
     '',
     `plan ${plan.planId}; apply it with: typeplane stack apply ${name} ${plan.planId}`,
   ].join('\n');
+}
+
+/** What the plan's review said of each change, and which changes it could not judge yet. */
+function reviewLines(changes: PlannedChange[]): string[] {
+  const judged = changes.flatMap((c) =>
+    (c.verdicts ?? []).map((v) => `  ${c.logicalId}: ${v.action} by ${v.source} ${v.name}: ${v.message}`),
+  );
+  const notJudged = changes
+    .filter((c) => c.notJudged)
+    .map((c) => `  ${c.logicalId}: ${c.notJudged!.message}`);
+  return [
+    ...(judged.length > 0 ? ['', 'Verdicts:', ...judged] : []),
+    ...(notJudged.length > 0 ? ['', 'Judged when made, not in this plan:', ...notJudged] : []),
+  ];
 }
 
 /** Planned changes: one row each, then what each in-place change does to which property. */

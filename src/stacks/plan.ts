@@ -40,6 +40,11 @@ export interface PlannedChange {
   retain?: boolean;
   /** What admission policies and hooks say of it, when its values are known at plan time (review-plan.ts). */
   verdicts?: Verdict[];
+  /**
+   * Not judged by this plan (rules, policies, hooks) but when it is made: why, and the pointers into
+   * its properties whose values are known only after apply (`unknown`) or hold a masked secret.
+   */
+  notJudged?: { message: string; unknown?: string[]; masked?: string[] };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Caller } from '../engine/index.js';
 import type { Verdict } from '../verdict.js';
 import { hasUnknown, plain } from './changes.js';
 import type { StacksCore } from './core.js';
+import { KNOWN_AFTER_APPLY } from './intrinsics.js';
 import { MASK } from './parameters.js';
 import type { PlannedChange } from './plan.js';
 import type { ResourceRecord, StackCaller } from './records.js';
@@ -26,8 +27,13 @@ export async function reviewPlan(
 ): Promise<PlanVerdict[]> {
   const all: PlanVerdict[] = [];
   for (const change of changes) {
-    const request = reviewed(change, records.get(change.logicalId));
-    if (!request) continue;
+    const record = records.get(change.logicalId);
+    const request = reviewed(change, record);
+    if (!request) {
+      const notJudged = notJudgedNow(change, record);
+      if (notJudged) change.notJudged = notJudged;
+      continue;
+    }
     const verdicts = await core.ctx.engine.preview(change.type, {
       ...request,
       ...(change.identifier !== undefined ? { identifier: change.identifier } : {}),
@@ -40,6 +46,53 @@ export async function reviewPlan(
     all.push(...told.map((v) => ({ ...v, logicalId: change.logicalId })));
   }
   return all;
+}
+
+/**
+ * Why a change the reviewer will judge when it is made is not judged now: the values a rule, policy
+ * or hook would read are not all known (each pointer into the properties: known only after apply,
+ * or holding a secret the plan masks). Judging the rest alone would say what the change's real
+ * values may contradict, so the plan says what it did not judge instead (as Terraform shows
+ * "known after apply"). Undefined for a change the plan judged, or that no review is asked of.
+ */
+function notJudgedNow(
+  change: PlannedChange,
+  record: ResourceRecord | undefined,
+): PlannedChange['notJudged'] | undefined {
+  const unknown: string[] = [];
+  const masked: string[] = [];
+  const walk = (value: unknown, at: string): void => {
+    if (typeof value === 'string') {
+      if (value.includes(KNOWN_AFTER_APPLY)) unknown.push(at);
+      else if (value.includes(MASK)) masked.push(at);
+    } else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${at}/${i}`));
+    else if (typeof value === 'object' && value !== null)
+      for (const [k, v] of Object.entries(value))
+        walk(v, `${at}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+  };
+  const plainValue = (value: unknown): unknown => JSON.parse(JSON.stringify(value ?? null)) as unknown;
+  switch (change.action) {
+    case 'Add':
+    case 'Replace':
+      walk(plainValue(change.properties), '');
+      break;
+    case 'Modify':
+      if (!record) return undefined;
+      for (const op of change.patch ?? []) walk(plainValue(op.value), op.path);
+      break;
+    default:
+      return undefined;
+  }
+  if (unknown.length === 0 && masked.length === 0) return undefined;
+  const said = [
+    ...(unknown.length > 0 ? [`${unknown.join(', ')} known only after apply`] : []),
+    ...(masked.length > 0 ? [`${masked.join(', ')} holding a secret the plan masks`] : []),
+  ];
+  return {
+    message: `rules, admission policies and hooks judge this change when it is made, not in this plan: ${said.join('; ')}`,
+    ...(unknown.length > 0 ? { unknown } : {}),
+    ...(masked.length > 0 ? { masked } : {}),
+  };
 }
 
 type Reviewed = {
