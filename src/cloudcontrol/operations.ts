@@ -37,6 +37,9 @@ interface OperationSpec {
   run(ctx: OperationContext, input: Input): Promise<unknown>;
 }
 
+/** The principal as the engine's caller, marked as come by Cloud Control (hooks' TargetOperations). */
+const cloudControlCaller = (principal: Principal) => ({ ...callerOf(principal), cloudControl: true });
+
 const TYPE_NAME_MAX = 196;
 const IDENTIFIER_MAX = 1024;
 const DESIRED_STATE_MAX = 16_384;
@@ -103,7 +106,7 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
       const { name, version } = target(ctx, input);
       const desired = input.json('DesiredState', DESIRED_STATE_MAX, true);
       return reviewed(ctx, name, 'CREATE', undefined, () =>
-        ctx.engine.create(name, desired, input.clientToken(), callerOf(ctx.principal), version),
+        ctx.engine.create(name, desired, input.clientToken(), cloudControlCaller(ctx.principal), version),
       );
     },
   },
@@ -128,7 +131,14 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
       const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
       const patch = input.json('PatchDocument', PATCH_DOCUMENT_MAX, true);
       return reviewed(ctx, name, 'UPDATE', identifier, () =>
-        ctx.engine.update(name, identifier, patch, input.clientToken(), callerOf(ctx.principal), version),
+        ctx.engine.update(
+          name,
+          identifier,
+          patch,
+          input.clientToken(),
+          cloudControlCaller(ctx.principal),
+          version,
+        ),
       );
     },
   },
@@ -141,7 +151,7 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
       const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
       await checkedVersion(ctx, name, version);
       return reviewed(ctx, name, 'DELETE', identifier, () =>
-        ctx.engine.delete(name, identifier, input.clientToken(), callerOf(ctx.principal)),
+        ctx.engine.delete(name, identifier, input.clientToken(), cloudControlCaller(ctx.principal)),
       );
     },
   },

@@ -18,6 +18,8 @@ export interface Caller {
   description?: string;
   /** The stack whose deployment makes the change, when one does. */
   stack?: string;
+  /** The change came through the Cloud Control API (hooks' TargetOperations tell it apart). */
+  cloudControl?: boolean;
 }
 
 /**

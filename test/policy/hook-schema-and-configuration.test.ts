@@ -8,6 +8,7 @@ import {
   checkHookSchema,
   hookApplies,
   parseHookConfiguration,
+  pathOf,
   targetMatches,
   type HookDefinition,
 } from '../../src/policy/hooks/index.js';
@@ -107,6 +108,7 @@ test('a configuration is read in CloudFormation shape, with defaults applied to 
     properties: { Tag: 'costCenter' },
     actions: ['CREATE'],
     targetNames: ['Acme::Storage::Bucket'],
+    targetOperations: ['RESOURCE', 'STACK'],
     timeoutMs: 3000,
     includeWriteOnlyValues: false,
   });
@@ -129,7 +131,7 @@ test('every problem of a configuration is named by its pointer, never by the val
         Properties: { Tag: 5, ApiKey: 7, Other: secret },
         TargetFilters: { Actions: ['MAKE'] },
         TimeoutInSeconds: 600,
-        TargetOperations: ['STACK'],
+        TargetOperations: ['STACKS'],
       }),
     );
   } catch (e) {
@@ -164,10 +166,14 @@ test('targetNames match with * and ?, and the configuration narrows them', () =>
 
   const h = hook();
   const on = parseHookConfiguration(h, configured({ HookInvocationStatus: 'ENABLED', FailureMode: 'FAIL' }));
-  assert.equal(hookApplies(h, on, 'CREATE', 'Acme::Storage::Bucket'), true);
-  assert.equal(hookApplies(h, on, 'UPDATE', 'Acme::Storage::Bucket'), false, 'no preUpdate handler');
-  assert.equal(hookApplies(h, on, 'DELETE', 'Acme::Storage::Bucket'), true);
-  assert.equal(hookApplies(h, on, 'DELETE', 'Acme::Storage::Volume'), false);
+  assert.equal(hookApplies(h, on, 'CREATE', 'Acme::Storage::Bucket', 'RESOURCE'), true);
+  assert.equal(
+    hookApplies(h, on, 'UPDATE', 'Acme::Storage::Bucket', 'RESOURCE'),
+    false,
+    'no preUpdate handler',
+  );
+  assert.equal(hookApplies(h, on, 'DELETE', 'Acme::Storage::Bucket', 'RESOURCE'), true);
+  assert.equal(hookApplies(h, on, 'DELETE', 'Acme::Storage::Volume', 'RESOURCE'), false);
   const narrowed = parseHookConfiguration(
     h,
     configured({
@@ -176,13 +182,57 @@ test('targetNames match with * and ?, and the configuration narrows them', () =>
       TargetFilters: { Actions: ['DELETE'] },
     }),
   );
-  assert.equal(hookApplies(h, narrowed, 'CREATE', 'Acme::Storage::Bucket'), false);
-  assert.equal(hookApplies(h, narrowed, 'DELETE', 'Acme::Storage::Bucket'), true);
+  assert.equal(hookApplies(h, narrowed, 'CREATE', 'Acme::Storage::Bucket', 'RESOURCE'), false);
+  assert.equal(hookApplies(h, narrowed, 'DELETE', 'Acme::Storage::Bucket', 'RESOURCE'), true);
   const off = parseHookConfiguration(
     h,
     configured({ HookInvocationStatus: 'DISABLED', FailureMode: 'FAIL' }),
   );
-  assert.equal(hookApplies(h, off, 'CREATE', 'Acme::Storage::Bucket'), false);
+  assert.equal(hookApplies(h, off, 'CREATE', 'Acme::Storage::Bucket', 'RESOURCE'), false);
+});
+
+test('TargetOperations name the paths a hook judges: RESOURCE by default, as CloudFormation', () => {
+  const h = hook();
+  const paths = ['RESOURCE', 'STACK', 'CHANGE_SET', 'CLOUD_CONTROL'] as const;
+  const judged = (targetOperations?: string[]) => {
+    const settings = parseHookConfiguration(
+      h,
+      configured({
+        HookInvocationStatus: 'ENABLED',
+        FailureMode: 'FAIL',
+        ...(targetOperations ? { TargetOperations: targetOperations } : {}),
+      }),
+    );
+    return paths.filter((path) => hookApplies(h, settings, 'CREATE', 'Acme::Storage::Bucket', path));
+  };
+  // A stack's resources are resources; a plan previews the hooks its deployment will meet.
+  assert.deepEqual(judged(), ['RESOURCE', 'STACK', 'CHANGE_SET']);
+  assert.deepEqual(judged(['RESOURCE']), ['RESOURCE', 'STACK', 'CHANGE_SET']);
+  assert.deepEqual(judged(['STACK']), ['STACK', 'CHANGE_SET']);
+  assert.deepEqual(judged(['CHANGE_SET']), ['CHANGE_SET']);
+  assert.deepEqual(judged(['CLOUD_CONTROL']), ['CLOUD_CONTROL']);
+  assert.deepEqual(judged(['RESOURCE', 'CLOUD_CONTROL']), [
+    'RESOURCE',
+    'STACK',
+    'CHANGE_SET',
+    'CLOUD_CONTROL',
+  ]);
+  for (const wrong of [[], ['STACKS'], 'RESOURCE'])
+    assert.throws(
+      () => judged(wrong as string[]),
+      (e: TypeplaneError) =>
+        e.details.some(
+          (d) => d.pointer === '/CloudFormationConfiguration/HookConfiguration/TargetOperations',
+        ),
+    );
+
+  // The path of a review: its caller says where the change comes from.
+  const caller = { id: 't', canSee: () => true };
+  assert.equal(pathOf({ caller }), 'RESOURCE');
+  assert.equal(pathOf({}), 'RESOURCE');
+  assert.equal(pathOf({ caller: { ...caller, stack: 'shop' } }), 'STACK');
+  assert.equal(pathOf({ caller: { ...caller, stack: 'shop' }, dryRun: true }), 'CHANGE_SET');
+  assert.equal(pathOf({ caller: { ...caller, cloudControl: true } }), 'CLOUD_CONTROL');
 });
 
 test('a hook may take no settings; then any Properties given are refused by name', () => {

@@ -222,7 +222,11 @@ test('a hook’s denial reaches a Cloud Control client with the hook’s message
   const svc = await startTestService({ hookServers: [colour] });
   t.after(() => svc.close());
   assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
-  await enable(svc, 'Test::Hooks::Colour', { Properties: { Banned: 'red' } });
+  // Cloud Control's changes are judged when TargetOperations name it, as in CloudFormation.
+  await enable(svc, 'Test::Hooks::Colour', {
+    Properties: { Banned: 'red' },
+    TargetOperations: ['RESOURCE', 'CLOUD_CONTROL'],
+  });
   const cc = cloudControl(svc.url, await issueKeys(svc, 'writer'));
   t.after(() => cc.destroy());
   // As AWS answers a hook's failure: the call succeeds, its operation FAILED with the hook's message.

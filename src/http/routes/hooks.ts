@@ -112,6 +112,12 @@ async function summary(hooks: HookRegistrations, { hook, registeredAt }: Registe
     ),
     configured: settings !== undefined,
     enabled: settings?.enabled ?? false,
-    ...(settings ? { failureMode: settings.failureMode, timeoutSeconds: settings.timeoutMs / 1000 } : {}),
+    ...(settings
+      ? {
+          failureMode: settings.failureMode,
+          timeoutSeconds: settings.timeoutMs / 1000,
+          targetOperations: settings.targetOperations,
+        }
+      : {}),
   };
 }

@@ -14,6 +14,12 @@ import { isTargetGlob } from './targets.js';
 
 export type FailureMode = 'FAIL' | 'WARN';
 export type HookOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+/**
+ * CloudFormation's TargetOperations, as Typeplane's paths are: RESOURCE a resource change made
+ * through `/v1` or by a stack; STACK a change a stack's deployment makes (stacks and recipes);
+ * CHANGE_SET a stack's plan; CLOUD_CONTROL a change made through the Cloud Control API.
+ */
+export type TargetOperation = 'RESOURCE' | 'STACK' | 'CHANGE_SET' | 'CLOUD_CONTROL';
 
 export interface HookSettings {
   enabled: boolean;
@@ -24,6 +30,8 @@ export interface HookSettings {
   actions?: HookOperation[];
   /** Only these target types, when given, within the handlers' own targetNames (`TargetFilters.TargetNames`). */
   targetNames?: string[];
+  /** The paths whose changes it judges (`TargetOperations`; RESOURCE when not given, as CloudFormation). */
+  targetOperations: TargetOperation[];
   timeoutMs: number;
   includeWriteOnlyValues: boolean;
 }
@@ -42,7 +50,9 @@ const KNOWN = new Set([
   'IncludeWriteOnlyValues',
 ]);
 const OPERATIONS: readonly HookOperation[] = ['CREATE', 'UPDATE', 'DELETE'];
-const TARGET_OPERATIONS = ['RESOURCE', 'STACK', 'CHANGE_SET', 'CLOUD_CONTROL'];
+const TARGET_OPERATIONS: readonly TargetOperation[] = ['RESOURCE', 'STACK', 'CHANGE_SET', 'CLOUD_CONTROL'];
+/** A configuration without TargetOperations judges resource changes, as CloudFormation's. */
+const DEFAULT_TARGET_OPERATIONS: readonly TargetOperation[] = ['RESOURCE'];
 
 /**
  * The configuration checked against `hook`'s schema; throws InvalidRequest listing every problem.
@@ -97,16 +107,18 @@ export function parseHookConfiguration(hook: HookDefinition, value: unknown): Ho
     else problem(`${root}/TargetStacks`, 'must be ALL or NONE');
   } else problem(root, 'must have HookInvocationStatus (ENABLED or DISABLED)');
 
+  let targetOperations = DEFAULT_TARGET_OPERATIONS;
   if (c.TargetOperations !== undefined) {
     if (
-      !Array.isArray(c.TargetOperations) ||
-      !c.TargetOperations.every((o) => TARGET_OPERATIONS.includes(o as string))
+      Array.isArray(c.TargetOperations) &&
+      c.TargetOperations.length > 0 &&
+      c.TargetOperations.every((o) => TARGET_OPERATIONS.includes(o as TargetOperation))
     )
-      problem(`${root}/TargetOperations`, `must be a list of ${TARGET_OPERATIONS.join(', ')}`);
-    else if (!c.TargetOperations.includes('RESOURCE'))
+      targetOperations = [...new Set(c.TargetOperations as TargetOperation[])];
+    else
       problem(
         `${root}/TargetOperations`,
-        "must include RESOURCE: Typeplane's hooks judge resource changes, on every path (the API, Cloud Control, stacks)",
+        `must list at least one of ${TARGET_OPERATIONS.join(', ')} (RESOURCE: /v1 and stacks; STACK: stacks only; CHANGE_SET: stack plans; CLOUD_CONTROL: the Cloud Control API)`,
       );
   }
 
@@ -208,6 +220,7 @@ export function parseHookConfiguration(hook: HookDefinition, value: unknown): Ho
     properties,
     ...(actions ? { actions } : {}),
     ...(targetNames ? { targetNames } : {}),
+    targetOperations: [...targetOperations],
     timeoutMs: timeoutSeconds * 1000,
     includeWriteOnlyValues: c.IncludeWriteOnlyValues === true,
   };

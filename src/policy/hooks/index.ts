@@ -19,8 +19,9 @@ export {
   MAX_HOOK_TIMEOUT_SECONDS,
   type HookSettings,
   type FailureMode,
+  type TargetOperation,
 } from './configuration.js';
-export { targetMatches, hookApplies } from './targets.js';
+export { targetMatches, hookApplies, pathOf } from './targets.js';
 export { HookRegistrations, MAX_HOOKS, type RegisteredHook, type ActiveHook } from './registrations.js';
 export { invokeHook, MAX_HOOK_CALLS, type InvocationOutcome } from './invoke.js';
 export { hookReview, HOOK_CONCURRENCY, MAX_HOOK_MESSAGE, type HookReviewOptions } from './review.js';

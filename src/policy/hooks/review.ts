@@ -18,7 +18,7 @@ import type { ReviewPart } from '../reviewer.js';
 import { invokeHook, type InvocationOutcome } from './invoke.js';
 import type { ActiveHook, HookRegistrations } from './registrations.js';
 import { changeSecrets, mask, settingSecrets } from './secrets.js';
-import { ACTION_OF, hookApplies } from './targets.js';
+import { ACTION_OF, hookApplies, pathOf } from './targets.js';
 
 /** The most hooks invoked at once for one change. */
 export const HOOK_CONCURRENCY = 8;
@@ -39,7 +39,10 @@ export function hookReview(options: HookReviewOptions): ReviewPart {
       const active = await options.registrations.active();
       if (active.length === 0) return [];
       const typeName = request.compiled.type.typeName;
-      const applicable = active.filter((a) => hookApplies(a.hook, a.settings, request.operation, typeName));
+      const path = pathOf(request);
+      const applicable = active.filter((a) =>
+        hookApplies(a.hook, a.settings, request.operation, typeName, path),
+      );
       if (applicable.length === 0) return [];
       const token = randomUUID();
       const verdicts = await bounded(applicable, HOOK_CONCURRENCY, (a) => judge(a, request, token, options));
