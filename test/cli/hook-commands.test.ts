@@ -26,7 +26,8 @@ test('hook register shows a schema’s mistakes located in the file; register, c
       'typeName: Acme::Policy::Bad',
       'description: a hook with mistakes',
       'typeConfiguration:',
-      '  properties: {}',
+      // A list is no settings' schema (a hook with none declares `{}`).
+      '  properties: []',
       '  additionalProperties: false',
       'additionalProperties: false',
       'handlers:',

@@ -237,7 +237,13 @@ function configurationFindings(doc: Record<string, unknown>): Finding[] {
 function takesNoSettings(doc: Record<string, unknown>): boolean {
   const configuration = doc.typeConfiguration as { properties?: unknown } | undefined;
   const settings = configuration?.properties;
-  return typeof settings === 'object' && settings !== null && Object.keys(settings).length === 0;
+  // An empty object only: `[]` is not a settings' schema, and the dialect's rules say so.
+  return (
+    typeof settings === 'object' &&
+    settings !== null &&
+    !Array.isArray(settings) &&
+    Object.keys(settings).length === 0
+  );
 }
 
 function standInSchema(doc: Record<string, unknown>): Record<string, unknown> {
