@@ -1,9 +1,9 @@
 /**
  * @module Direct evaluation: an expression's common cases compiled into plain JavaScript closures.
  * @bufbuild/cel's interpreter resolves every variable, field and overload at run time (a rule such
- * as `self.MaxReplicas <= 100` takes about a microsecond); typical schema rules — comparisons, field
- * selection, `has`, `size`, `in`, string tests, `matches`, `all`/`exists` — run here a few times
- * faster, on the same CEL values (see `toCel`).
+ * as `self.MaxReplicas <= 100` takes about a microsecond); typical schema rules and admission
+ * policies — comparisons, field selection, `has`, `size`, `in`, string tests, `matches`, `split`,
+ * `all`/`exists` — run here a few times faster, on the same CEL values (see `toCel`).
  *
  * It is a fast path, never a second meaning: an operation on anything but its ordinary operands (two
  * ints, two strings, a map and one of its keys, …) — whatever would be an error, an overflow, a type
@@ -295,6 +295,8 @@ function method(fn: string, target: Fn, args: Fn[]): Fn | undefined {
       return strings((s, t) => s.includes(t));
     case 'matches':
       return (f) => matches(target(f), a(f));
+    case 'split':
+      return (f) => split(target(f), a(f));
     default:
       return undefined;
   }
@@ -399,3 +401,16 @@ function contained(x: unknown, of: unknown): boolean {
 function matches(s: unknown, pattern: unknown): boolean {
   return typeof s === 'string' && typeof pattern === 'string' ? re2.compile(pattern).test(s) : interpret();
 }
+
+/**
+ * `s.split(sep)` (the strings extension's) where JavaScript splits as CEL does: a separator that is
+ * not empty and holds no surrogate never matches inside a character, so the pieces are whole code
+ * points, as CEL's UTF-8 strings split. An empty separator (split into characters) is interpreted.
+ */
+function split(s: unknown, sep: unknown): string[] {
+  if (typeof s !== 'string' || typeof sep !== 'string' || sep === '' || SURROGATE.test(sep))
+    return interpret();
+  return s.split(sep);
+}
+
+const SURROGATE = /[\ud800-\udfff]/;

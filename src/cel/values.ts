@@ -17,19 +17,8 @@ export function toCel(value: unknown, type: ValueType = DYN): CelInput {
 }
 
 function convert(value: unknown, type: ValueType): CelInput {
-  if (value === null || value === undefined) return null;
-  switch (typeof value) {
-    case 'number':
-      if (type.kind === 'double') return value;
-      return Number.isInteger(value) && type.kind !== 'string' ? BigInt(value) : value;
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'object':
-      break;
-    default:
-      return null;
-  }
+  if (type.kind === 'dyn') return convertDyn(value);
+  if (typeof value !== 'object' || value === null) return scalar(value, type);
   if (Array.isArray(value)) {
     const elem = type.kind === 'list' ? type.elem : DYN;
     return value.map((v) => convert(v, elem));
@@ -41,6 +30,32 @@ function convert(value: unknown, type: ValueType): CelInput {
     map.set(k, convert(v, t));
   }
   return map;
+}
+
+/**
+ * `convert` where the type is `dyn`, as everything under it is (an admission policy's `object`): no
+ * type to look up per member, which halves what converting a model costs.
+ */
+function convertDyn(value: unknown): CelInput {
+  if (typeof value !== 'object' || value === null) return scalar(value, DYN);
+  if (Array.isArray(value)) return value.map(convertDyn);
+  const map = new Map<string, CelInput>();
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) map.set(key, convertDyn(object[key]));
+  return map;
+}
+
+function scalar(value: unknown, type: ValueType): CelInput {
+  switch (typeof value) {
+    case 'number':
+      if (type.kind === 'double') return value;
+      return Number.isInteger(value) && type.kind !== 'string' ? BigInt(value) : value;
+    case 'string':
+    case 'boolean':
+      return value;
+    default:
+      return null;
+  }
 }
 
 /** The JSON value of a CEL value (an int that JSON cannot hold exactly becomes a string). */

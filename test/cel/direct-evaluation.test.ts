@@ -81,6 +81,9 @@ const expressions = fc.letrec((tie) => ({
       .tuple(tie('int'), fc.constantFrom('+', '-', '*', '/', '%'), tie('int'))
       .map(([a, op, b]) => `(${a} ${op} ${b})`),
     tie('int').map((a) => `-(${a})`),
+    fc
+      .tuple(fc.constantFrom('self.s', 'self.x'), fc.constantFrom("'a'", "''", 'self.t'))
+      .map(([a, b]) => `${a}.split(${b}).size()`),
     fc.tuple(tie('bool'), tie('int'), tie('int')).map(([c, a, b]) => `(${c} ? ${a} : ${b})`),
   ),
   double: fc.oneof(
@@ -95,6 +98,13 @@ const expressions = fc.letrec((tie) => ({
     fc.constantFrom('self.s', 'self.t', 'self.l[0]', 'string(self.x)', ...STRINGS.map((s) => `'${s}'`)),
     fc.tuple(tie('str'), tie('str')).map(([a, b]) => `(${a} + ${b})`),
     tie('int').map((a) => `string(${a})`),
+    fc
+      .tuple(
+        fc.constantFrom('self.s', 'self.t', 'string(self.x)'),
+        fc.constantFrom("'@'", "'a'", "''", "'😀'", "'\ud83d'", 'self.t'),
+        fc.nat(2),
+      )
+      .map(([a, sep, i]) => `${a}.split(${sep})[${i}]`),
   ),
   bool: fc.oneof(
     { depthSize: 'small', maxDepth: 3 },
@@ -110,6 +120,8 @@ const expressions = fc.letrec((tie) => ({
       "self.s.matches('😀')",
       'self.s.matches(self.t)',
       "self.l.all(e, e.startsWith('a'))",
+      "self.s.split('@')[1] in ['example.com', 'a']",
+      "self.l.exists(e, e.split('a').size() == 2)",
       'self.l.exists(e, e == self.s)',
       'self.n.exists_one(v, v > 0)',
       'self.n.filter(v, v % 2 == 0).size() > 0',
@@ -212,7 +224,7 @@ test('an error found directly is the interpreter’s error, with its message', (
 
 test('ordinary values are evaluated without the interpreter, a literal pattern compiled once', () => {
   const source =
-    "self.i <= self.j && self.s.size() <= 40 && self.s.matches('^[a-z]+$') && self.l.all(e, e in ['a', 'b']) && has(self.m.k)";
+    "self.i <= self.j && self.s.size() <= 40 && self.s.matches('^[a-z]+$') && self.l.all(e, e in ['a', 'b']) && has(self.m.k) && self.s.split('b')[0] == 'a'";
   const expression = compiled(source)!;
   const before = { ...celCounters };
   for (let k = 0; k < 100; k++) {
