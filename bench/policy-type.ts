@@ -1,7 +1,8 @@
 /**
  * The benchmark type of issue #34's policy figures (bench/policy.ts over HTTP, bench/rules-check.ts
- * in process, test/registry/rule-check-work.test.ts by counts): ten typical validation rules on its
- * root, and a desired state that passes them.
+ * and bench/policy-review.ts in process, test/registry/rule-check-work.test.ts and
+ * test/policy/policy-review-work.test.ts by counts): ten typical validation rules on its root, a
+ * desired state that passes them, and admission policies of the usual kinds that pass it too.
  */
 
 export const RULES = [
@@ -63,3 +64,61 @@ export function desiredState(name: string): Record<string, unknown> {
     Ratio: 0.5,
   };
 }
+
+/** One admission policy bound to the guarded type: a typical check of the desired state against params. */
+export const POLICY = {
+  name: 'bench-owner-domain',
+  match: { types: ['Bench::Policy::Guarded'], operations: ['CREATE', 'UPDATE'] },
+  params: { domains: ['example.com', 'example.org'], tiers: ['dev', 'test', 'prod'] },
+  validations: [
+    {
+      expression: "object.Owner.split('@')[1] in params.domains && object.Tier in params.tiers",
+      messageExpression: "'owner ' + object.Owner + ' is not of an allowed domain'",
+    },
+  ],
+  action: 'Deny',
+};
+
+/** Other typical policies on the guarded type, each passing a desired state with a costCenter tag. */
+export const TYPICAL_POLICIES: Record<string, Record<string, unknown>> = {
+  'tag check (exists)': {
+    name: 'bench-cost-center',
+    match: { types: ['Bench::Policy::*'], operations: ['CREATE', 'UPDATE'] },
+    validations: [
+      {
+        // Over a dyn object bounded by the request body, a longer body here is over the cost limit.
+        expression: "has(object.Tags) && object.Tags.exists(t, t.Key == 'costCenter')",
+        message: 'every resource needs a costCenter tag',
+      },
+    ],
+    action: 'Deny',
+  },
+  'request (string tests)': {
+    name: 'bench-no-ci-prod',
+    match: { types: ['*'], operations: ['CREATE', 'UPDATE', 'DELETE'] },
+    validations: [
+      {
+        expression: "request.role != 'reader' && !request.description.startsWith('ci-')",
+        messageExpression: "'token ' + request.tokenId + ' may not change ' + request.typeName",
+      },
+    ],
+    action: 'Deny',
+  },
+  matchConditions: {
+    name: 'bench-prod-replicas',
+    match: { types: ['Bench::Policy::Guarded'], operations: ['CREATE', 'UPDATE'] },
+    matchConditions: [
+      { name: 'not-a-plan', expression: '!request.dryRun' },
+      { name: 'prod', expression: "object.Tier == 'prod'" },
+    ],
+    params: { minReplicas: 2 },
+    validations: [{ expression: 'object.MinReplicas >= params.minReplicas' }],
+    action: 'Warn',
+  },
+  'another type': {
+    name: 'bench-other-type',
+    match: { types: ['Other::*'], operations: ['CREATE'] },
+    validations: [{ expression: "object.Name != ''" }],
+    action: 'Deny',
+  },
+};

@@ -18,7 +18,7 @@ import { startService } from '../src/service.js';
 import { createRemoteHook } from '../src/providers/sdk.js';
 import { startPythonHook, PYTHON_HOOK } from '../test/helpers/python-hook.js';
 import { readFileSync } from 'node:fs';
-import { desiredState, schema } from './policy-type.js';
+import { desiredState, POLICY, schema } from './policy-type.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const PER_ROUND = Number(process.env.PER_ROUND ?? 400);
@@ -128,19 +128,5 @@ async function main(): Promise<void> {
 }
 
 const HOOK = 'Example::Policy::RequireTags';
-
-/** One admission policy bound to the guarded type: a typical check of the desired state against params. */
-const POLICY = {
-  name: 'bench-owner-domain',
-  match: { types: ['Bench::Policy::Guarded'], operations: ['CREATE', 'UPDATE'] },
-  params: { domains: ['example.com', 'example.org'], tiers: ['dev', 'test', 'prod'] },
-  validations: [
-    {
-      expression: "object.Owner.split('@')[1] in params.domains && object.Tier in params.tiers",
-      messageExpression: "'owner ' + object.Owner + ' is not of an allowed domain'",
-    },
-  ],
-  action: 'Deny',
-};
 
 await main();

@@ -6,11 +6,17 @@
  * a verdict of its action saying so, `Ignore` none. Pure: the server's reviewer and `typeplane policy
  * test` both call it.
  */
-import { REQUEST_COST_BUDGET, toCel, type CostBudget, type EvaluationResult } from '../cel/index.js';
+import {
+  REQUEST_COST_BUDGET,
+  toCel,
+  type CompiledExpression,
+  type CostBudget,
+  type EvaluationResult,
+} from '../cel/index.js';
 import type { Model } from '../model/index.js';
 import type { Verdict } from '../verdict.js';
 import type { CompiledPolicy, CompiledValidation, RequestFacts } from './compile.js';
-import { matches, type PolicyOperation } from './document.js';
+import { matches, type PolicyDocument, type PolicyOperation } from './document.js';
 
 export interface PolicyInput {
   operation: PolicyOperation;
@@ -32,27 +38,11 @@ export function evaluatePolicies(
   budget: CostBudget = { remaining: REQUEST_COST_BUDGET },
 ): Verdict[] {
   const verdicts: Verdict[] = [];
-  let bindings: Record<string, ReturnType<typeof toCel>> | undefined;
+  const scope = new ChangeScope(input);
   for (const compiled of policies) {
     const { policy } = compiled;
-    if (!matches(policy, input.typeName, input.operation)) continue;
-    // Made once for the change, when a first policy matches.
-    bindings ??= {
-      object: toCel(input.object ?? null),
-      oldObject: toCel(input.oldObject ?? null),
-      request: toCel(input.request),
-    };
-    const scope = { ...bindings, params: compiled.params };
-    const failed = (what: string, message: string): void => {
-      if (policy.failurePolicy !== 'Ignore')
-        verdicts.push({
-          source: 'policy',
-          name: policy.name,
-          action: policy.action,
-          message: `the policy could not be evaluated (${what}: ${message}); its failurePolicy is Fail`,
-          reason: 'EvaluationError',
-        });
-    };
+    if (!takes(compiled, input.typeName, input.operation)) continue;
+    scope.params = compiled.params;
     if (compiled.notCompiled !== undefined) {
       if (policy.failurePolicy !== 'Ignore')
         verdicts.push({
@@ -68,32 +58,89 @@ export function evaluatePolicies(
     }
     let applies = true;
     for (const condition of compiled.conditions) {
-      const result = condition.expression.evaluate(scope, budget);
-      if (!result.ok) {
-        failed(`match condition ${condition.name}`, result.message);
-        applies = false;
-        break;
-      }
-      if (result.value !== true) {
+      const result = scope.evaluate(condition.expression, budget);
+      if (!result.ok) failed(verdicts, policy, `match condition ${condition.name}`, result.message);
+      if (!result.ok || result.value !== true) {
         applies = false;
         break;
       }
     }
     if (!applies) continue;
-    compiled.validations.forEach((validation, i) => {
-      const result = validation.expression.evaluate(scope, budget);
-      if (!result.ok) return failed(`validation ${i}`, result.message);
-      if (result.value === true) return;
-      verdicts.push({
-        source: 'policy',
-        name: policy.name,
-        action: policy.action,
-        message: messageOf(validation, validation.messageExpression?.evaluate(scope, budget)),
-        ...(validation.reason !== undefined ? { reason: validation.reason } : {}),
-      });
-    });
+    // A loop, not forEach: no closure made per policy and change.
+    for (let i = 0; i < compiled.validations.length; i++) {
+      const validation = compiled.validations[i]!;
+      const result = scope.evaluate(validation.expression, budget);
+      if (!result.ok) failed(verdicts, policy, `validation ${i}`, result.message);
+      else if (result.value !== true)
+        verdicts.push({
+          source: 'policy',
+          name: policy.name,
+          action: policy.action,
+          message: messageOf(
+            validation,
+            validation.messageExpression && scope.evaluate(validation.messageExpression, budget),
+          ),
+          ...(validation.reason !== undefined ? { reason: validation.reason } : {}),
+        });
+    }
   }
   return verdicts;
+}
+
+/** An expression that could not be evaluated: a verdict of the policy's action unless its failurePolicy is Ignore. */
+function failed(verdicts: Verdict[], policy: PolicyDocument, what: string, message: string): void {
+  if (policy.failurePolicy !== 'Ignore')
+    verdicts.push({
+      source: 'policy',
+      name: policy.name,
+      action: policy.action,
+      message: `the policy could not be evaluated (${what}: ${message}); its failurePolicy is Fail`,
+      reason: 'EvaluationError',
+    });
+}
+
+/** Whether the policy's `match` takes the type, by type name, each policy's globs tried once per type. */
+const taken = new WeakMap<CompiledPolicy, Map<string, boolean>>();
+/** More type names than a registry holds: past it a policy's answers are forgotten and found again. */
+const MAX_TAKEN = 4096;
+
+function takes(compiled: CompiledPolicy, typeName: string, operation: PolicyOperation): boolean {
+  if (!compiled.policy.match.operations.includes(operation)) return false;
+  let byType = taken.get(compiled);
+  if (!byType) taken.set(compiled, (byType = new Map()));
+  let answer = byType.get(typeName);
+  if (answer === undefined) {
+    if (byType.size >= MAX_TAKEN) byType.clear();
+    answer = matches(compiled.policy, typeName, operation);
+    byType.set(typeName, answer);
+  }
+  return answer;
+}
+
+type CelInput = ReturnType<typeof toCel>;
+
+/**
+ * The change's variables as CEL reads them, each converted when an expression first reads it and
+ * then kept for the change's other expressions: most policies read `object` or `request`, few both,
+ * and converting a model is most of what evaluating a typical expression costs. `params` is the
+ * policy's own, converted when it was compiled.
+ */
+class ChangeScope {
+  private readonly bindings: Record<string, CelInput> = {};
+  params: CelInput = null;
+
+  constructor(private readonly input: PolicyInput) {}
+
+  evaluate(expression: CompiledExpression, budget: CostBudget): EvaluationResult {
+    const { bindings, input } = this;
+    const uses = expression.uses;
+    if (bindings.object === undefined && uses.has('object')) bindings.object = toCel(input.object ?? null);
+    if (bindings.oldObject === undefined && uses.has('oldObject'))
+      bindings.oldObject = toCel(input.oldObject ?? null);
+    if (bindings.request === undefined && uses.has('request')) bindings.request = toCel(input.request);
+    bindings.params = this.params;
+    return expression.evaluate(bindings, budget);
+  }
 }
 
 /** A messageExpression's value when it gives a non-empty one, else the message, else the expression (as Kubernetes says it). */
