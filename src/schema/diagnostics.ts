@@ -30,8 +30,9 @@ export interface RuleInfo {
 /**
  * The catalogue of rules: one entry per rule id, declared once.
  * TP1xxx: the document itself (reading, parsing, dialect); TP2xxx: resource schemas; TP3xxx: manifests;
- * TP4xxx: hook schemas; TP5xxx: what generated Bicep types cannot express, for both dialects; TP7xxx: validation
- * rules (CEL) in schemas of both dialects.
+ * TP5xxx: what generated Bicep types cannot express, for both dialects; TP8xxx: hook schemas; TP9xxx:
+ * validation rules (CEL) in schemas of both dialects. (TP4xxx are stack templates' (src/stacks/rules.ts),
+ * TP6xxx typeplane diff's, TP7xxx recipes'.)
  */
 export const RULES = {
   // Documents
@@ -128,19 +129,19 @@ export const RULES = {
   TP3029: { severity: 'error', title: 'x-typeplane-configuration is invalid' },
 
   // Hook schemas (src/policy/hooks): CloudFormation's hook definition
-  TP4001: { severity: 'error', title: 'required hook schema key is missing' },
-  TP4002: { severity: 'error', title: 'unknown key in a hook schema' },
-  TP4003: { severity: 'error', title: 'hook handler definition is invalid' },
-  TP4004: { severity: 'error', title: 'hook targetNames glob is malformed' },
-  TP4005: { severity: 'error', title: 'hook schema defines no handler' },
+  TP8001: { severity: 'error', title: 'required hook schema key is missing' },
+  TP8002: { severity: 'error', title: 'unknown key in a hook schema' },
+  TP8003: { severity: 'error', title: 'hook handler definition is invalid' },
+  TP8004: { severity: 'error', title: 'hook targetNames glob is malformed' },
+  TP8005: { severity: 'error', title: 'hook schema defines no handler' },
 
   // Validation rules (CEL) in schemas of both dialects (rules/validation-rules.ts)
-  TP7001: { severity: 'error', title: 'validation rule entry is malformed' },
-  TP7002: { severity: 'error', title: 'validation rule does not compile' },
-  TP7003: { severity: 'error', title: 'validation rule could cost more than the budget' },
-  TP7004: { severity: 'error', title: 'validation rule fieldPath does not resolve' },
-  TP7005: { severity: 'error', title: 'validation rule messageExpression does not compile to a string' },
-  TP7006: { severity: 'error', title: 'transition rule where there is no old value' },
+  TP9001: { severity: 'error', title: 'validation rule entry is malformed' },
+  TP9002: { severity: 'error', title: 'validation rule does not compile' },
+  TP9003: { severity: 'error', title: 'validation rule could cost more than the budget' },
+  TP9004: { severity: 'error', title: 'validation rule fieldPath does not resolve' },
+  TP9005: { severity: 'error', title: 'validation rule messageExpression does not compile to a string' },
+  TP9006: { severity: 'error', title: 'transition rule where there is no old value' },
 
   // What generated Bicep types cannot express (rules/bicep-expressible.ts); `typeplane validate` reports them
   TP5001: { severity: 'warning', title: 'Bicep has no floating-point type: number becomes int' },

@@ -186,7 +186,7 @@ class RuleWalk {
       if (!this.compiled.has(where)) {
         this.compiled.set(where, undefined);
         this.problem(
-          'TP7001',
+          'TP9001',
           where,
           `'${keyword}' must be a list of rules like { rule: 'self.min <= self.max', message: '…' }`,
         );
@@ -197,7 +197,7 @@ class RuleWalk {
       if (!this.compiled.has(where)) {
         this.compiled.set(where, undefined);
         this.problem(
-          'TP7001',
+          'TP9001',
           where,
           `rules inside anyOf/oneOf would apply to some values only and are not supported; move them to the schema that holds the anyOf/oneOf`,
         );
@@ -216,7 +216,7 @@ class RuleWalk {
       if (this.total > TYPE_RULES_COST_LIMIT && !this.costReported) {
         this.costReported = true;
         this.problem(
-          'TP7003',
+          'TP9003',
           `${name}/rule`,
           `the type's rules together could cost ${this.total} units (each rule's estimate times the values it applies to: ${ctx.cardinality} here), more than ${TYPE_RULES_COST_LIMIT}; bound the lists and maps above it with maxItems/maxProperties`,
         );
@@ -228,14 +228,14 @@ class RuleWalk {
   private compile(node: Node, at: string, entry: unknown, ctx: Context): Compiled {
     if (!isNode(entry)) {
       this.problem(
-        'TP7001',
+        'TP9001',
         at,
         `a rule must be a mapping like { rule: 'self.min <= self.max', message: '…' }`,
       );
       return undefined;
     }
     let ok = true;
-    const bad = (key: string, message: string, rule: RuleId = 'TP7001') => {
+    const bad = (key: string, message: string, rule: RuleId = 'TP9001') => {
       ok = false;
       this.problem(rule, `${at}/${key}`, message);
     };
@@ -245,7 +245,7 @@ class RuleWalk {
     }
     if (typeof entry.rule !== 'string') {
       this.problem(
-        'TP7001',
+        'TP9001',
         at,
         `a rule needs 'rule', a CEL expression that holds of valid values, like 'self.min <= self.max'`,
       );
@@ -271,7 +271,7 @@ class RuleWalk {
         parsed === undefined
           ? "is not a path like .spec.replicas or .labels['app']"
           : unresolved(self, parsed);
-      if (problem) bad('fieldPath', `'fieldPath' ${problem}`, 'TP7004');
+      if (problem) bad('fieldPath', `'fieldPath' ${problem}`, 'TP9004');
       else fieldTokens = parsed ?? [];
     }
     const variables = { self, oldSelf: self };
@@ -282,7 +282,7 @@ class RuleWalk {
       bad(
         'rule',
         `a transition rule (one that reads oldSelf) cannot sit under 'items': an item has no old value to compare with; move the rule to the list (compare self with oldSelf there)`,
-        'TP7006',
+        'TP9006',
       );
     }
     if (optionalOldSelf === true && !transition)
@@ -297,7 +297,7 @@ class RuleWalk {
           entry.messageExpression,
           variables,
           'string',
-          'TP7005',
+          'TP9005',
         );
       if (!messageExpression) ok = false;
     }
@@ -319,7 +319,7 @@ class RuleWalk {
     text: string,
     variables: Record<string, ValueType>,
     expect: 'bool' | 'string',
-    rule: RuleId = 'TP7002',
+    rule: RuleId = 'TP9002',
   ): CompiledExpression | undefined {
     const result = compileExpression(text, variables, { expect, sizeLimit: this.sizeLimit });
     if (!result.ok) {
@@ -335,7 +335,7 @@ class RuleWalk {
     }
     if (result.expression.cost > EXPRESSION_COST_LIMIT) {
       this.problem(
-        'TP7003',
+        'TP9003',
         at,
         `the expression could cost ${result.expression.cost} units on the largest values the schema allows, more than ${EXPRESSION_COST_LIMIT}; bound the strings, lists and maps it reads with maxLength/maxItems/maxProperties`,
       );

@@ -40,7 +40,7 @@ test('hook register shows a schema’s mistakes located in the file; register, c
   const refused = await runCli(['hook', 'register', bad], { env });
   assert.equal(refused.code, 1, refused.stderr);
   assert.match(refused.stderr, new RegExp(`${bad}:4:15 TP2035 `));
-  assert.match(refused.stderr, new RegExp(`${bad}:9:18 TP4003 preCreate.targetNames must list at least one`));
+  assert.match(refused.stderr, new RegExp(`${bad}:9:18 TP8003 preCreate.targetNames must list at least one`));
 
   const registered = await runCli(['hook', 'register', SCHEMA], { env });
   assert.equal(registered.code, 0, registered.stderr);

@@ -1,6 +1,6 @@
 /**
  * A hook schema beside resource types is recognised by its shape, never read as a type:
- * `typeplane validate` checks it as its registration does (TP4001-TP4005 at line and column),
+ * `typeplane validate` checks it as its registration does (TP8001-TP8005 at line and column),
  * `typeplane generate` (TypeScript and Bicep) and `type register <folder>` skip it with a note, and
  * one named on its own to generate, or sent to POST /v1/types, is refused saying what it is. The
  * CLI runs as a child process; the server over real HTTP.
@@ -53,8 +53,8 @@ test('validate checks hook schemas with the registration’s located diagnostics
   exits(run, 1);
   const lines = run.stdout.trim().split('\n');
   assert.deepEqual(lines.slice(0, -1), [
-    "broken-hook.yaml:8:5  error    TP4003  preCreate must have 'permissions' (may be [])",
-    "broken-hook.yaml:10:19  error    TP4004  'not a glob!' is not a type name or glob: use the characters of type names with '*' (any run) and '?' (one character), like 'Acme::Storage::*'",
+    "broken-hook.yaml:8:5  error    TP8003  preCreate must have 'permissions' (may be [])",
+    "broken-hook.yaml:10:19  error    TP8004  'not a glob!' is not a type name or glob: use the characters of type names with '*' (any run) and '?' (one character), like 'Acme::Storage::*'",
   ]);
   assert.equal(lines.at(-1), '✖ 3 files checked: 2 valid files, 1 type, 1 hook, 2 errors, 0 warnings');
   assert.doesNotMatch(run.stderr, /skipped/);

@@ -63,12 +63,12 @@ test('every problem of a hook schema is reported at once, located', () => {
   const seen = diagnostics.map((d) => `${d.line}:${d.column} ${d.rule} ${d.pointer}`);
   assert.deepEqual(seen, [
     '2:15 TP2001 /typeName',
-    '4:3 TP4002 /properties',
+    '4:3 TP8002 /properties',
     '5:24 TP2035 /typeConfiguration',
     '5:59 TP1010 /typeConfiguration/properties/Tag/type',
-    '7:17 TP4003 /handlers/create',
-    '7:44 TP4003 /handlers/preUpdate',
-    '7:62 TP4004 /handlers/preUpdate/targetNames/0',
+    '7:17 TP8003 /handlers/create',
+    '7:44 TP8003 /handlers/preUpdate',
+    '7:62 TP8004 /handlers/preUpdate/targetNames/0',
   ]);
   assert.ok(diagnostics.every((d) => d.file === 'hook.json'));
   assert.match(diagnostics[4]!.message, /did you mean 'preCreate'/);
@@ -81,13 +81,13 @@ test('a hook schema without handlers or typeConfiguration says what to add', () 
   );
   assert.deepEqual(
     diagnostics.map((d) => d.rule),
-    ['TP4001', 'TP4001'],
+    ['TP8001', 'TP8001'],
   );
   assert.match(diagnostics.map((d) => d.message).join('\n'), /typeConfiguration.*\n.*handlers/);
   const none = checkHookSchema(JSON.stringify({ ...SCHEMA, handlers: {} }));
   assert.deepEqual(
     none.diagnostics.map((d) => d.rule),
-    ['TP4005'],
+    ['TP8005'],
   );
 });
 

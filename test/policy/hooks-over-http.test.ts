@@ -87,8 +87,8 @@ eachStoreService(
     assert.equal(bad.status, 400);
     const located = bad.body.details.map((d: any) => `${d.rule} ${d.pointer} ${d.line}:${d.column}`);
     assert.deepEqual(located, [
-      'TP4004 /handlers/preCreate/targetNames/0 17:36',
-      'TP4003 /handlers/delete 19:5',
+      'TP8004 /handlers/preCreate/targetNames/0 17:36',
+      'TP8003 /handlers/delete 19:5',
     ]);
     assert.equal((await svc.call('GET', `/v1/hooks/${HOOK}`)).status, 404, 'nothing registered');
 

@@ -158,7 +158,7 @@ eachStoreService(
     typo['x-typeplane-validations'][0].rule = 'self.MinReplicas <= self.MaxReplica';
     const bad = await svc.call('POST', '/v1/types', typo);
     assert.equal(bad.status, 400, JSON.stringify(bad.body));
-    const detail = bad.body.details.find((d: any) => d.rule === 'TP7002');
+    const detail = bad.body.details.find((d: any) => d.rule === 'TP9002');
     assert.ok(detail, JSON.stringify(bad.body));
     assert.equal(detail.pointer, '/x-typeplane-validations/0/rule');
     assert.match(detail.message, /undefined field 'MaxReplica'/);
@@ -170,7 +170,7 @@ eachStoreService(
     const refused = await svc.call('POST', '/v1/types', costly);
     assert.equal(refused.status, 400);
     assert.ok(
-      refused.body.details.some((d: any) => d.rule === 'TP7003'),
+      refused.body.details.some((d: any) => d.rule === 'TP9003'),
       JSON.stringify(refused.body),
     );
   },

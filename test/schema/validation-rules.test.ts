@@ -26,7 +26,7 @@ function resourceSchema(rules: unknown, properties: Record<string, unknown> = {}
 }
 
 function problems(text: string, file = 'thing.json') {
-  return validateDocument(text, { file }).diagnostics.filter((d) => d.rule.startsWith('TP7'));
+  return validateDocument(text, { file }).diagnostics.filter((d) => d.rule.startsWith('TP9'));
 }
 
 test('a valid rule on the root of a resource schema is accepted and kept in the model', () => {
@@ -44,7 +44,7 @@ test('a rule that does not compile is placed at the column inside the rule', () 
   const text = resourceSchema([{ rule: 'self.MinReplicas <= self.MaxReplica' }]);
   const [d, ...rest] = problems(text);
   assert.equal(rest.length, 0);
-  assert.equal(d!.rule, 'TP7002');
+  assert.equal(d!.rule, 'TP9002');
   assert.equal(d!.pointer, '/x-typeplane-validations/0/rule');
   assert.match(d!.message, /undefined field 'MaxReplica'/);
   const line = text.split('\n')[d!.line! - 1]!;
@@ -70,21 +70,21 @@ test('malformed entries, a bad fieldPath, a non-string messageExpression and a m
   );
   const found = problems(text).map((d) => `${d.rule} ${d.pointer}`);
   assert.deepEqual(found.sort(), [
-    'TP7001 /x-typeplane-validations/0',
-    'TP7001 /x-typeplane-validations/1/extra',
-    'TP7001 /x-typeplane-validations/1/reason',
-    'TP7001 /x-typeplane-validations/4',
-    'TP7001 /x-typeplane-validations/5/optionalOldSelf',
-    'TP7004 /x-typeplane-validations/2/fieldPath',
-    'TP7005 /x-typeplane-validations/3/messageExpression',
-    'TP7006 /properties/Items/items/x-kubernetes-validations/0/rule',
+    'TP9001 /x-typeplane-validations/0',
+    'TP9001 /x-typeplane-validations/1/extra',
+    'TP9001 /x-typeplane-validations/1/reason',
+    'TP9001 /x-typeplane-validations/4',
+    'TP9001 /x-typeplane-validations/5/optionalOldSelf',
+    'TP9004 /x-typeplane-validations/2/fieldPath',
+    'TP9005 /x-typeplane-validations/3/messageExpression',
+    'TP9006 /properties/Items/items/x-kubernetes-validations/0/rule',
   ]);
 });
 
 test('a rule whose worst case over the schema bounds costs too much is refused; with maxItems/maxLength it passes', () => {
   const rule = [{ rule: 'self.Tags.all(t, self.Tags.exists(u, u.contains(t)))' }];
   const [d] = problems(resourceSchema(rule));
-  assert.equal(d?.rule, 'TP7003');
+  assert.equal(d?.rule, 'TP9003');
   assert.match(d!.message, /could cost \d+ units .* more than 10000000; bound the strings, lists and maps/);
   const bounded = resourceSchema(rule, {
     Tags: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 64 } },
@@ -136,7 +136,7 @@ test('a manifest takes the keyword on its root and on any property; a problem in
   const ds = problems(text, 'm.yaml');
   assert.deepEqual(
     ds.map((d) => [d.rule, d.pointer, d.line, d.column]),
-    [['TP7002', '/types/scalers/apiVersions/2025-01-01/schema/x-typeplane-validations/1/rule', 13, 21]],
+    [['TP9002', '/types/scalers/apiVersions/2025-01-01/schema/x-typeplane-validations/1/rule', 13, 21]],
   );
   const fixed = validateDocument(text.replace('maxReplica >', 'maxReplicas >'), { file: 'm.yaml' });
   assert.equal(fixed.valid, true, JSON.stringify(fixed.diagnostics));

@@ -103,11 +103,11 @@ function hookFindings(value: unknown): Finding[] {
   const add = (rule: RuleId, pointer: string, message: string, target?: 'key') =>
     findings.push({ ...diagnostic(rule, pointer, message), ...(target ? { target } : {}) });
   for (const key of REQUIRED_KEYS)
-    if (!(key in doc)) add('TP4001', '', `a hook schema must have '${key}'${requiredAdvice(key)}`);
+    if (!(key in doc)) add('TP8001', '', `a hook schema must have '${key}'${requiredAdvice(key)}`);
   for (const key of Object.keys(doc))
     if (!KNOWN_KEYS.has(key))
       add(
-        'TP4002',
+        'TP8002',
         `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`,
         key === 'properties'
           ? "a hook has no properties of its own: its settings go in 'typeConfiguration.properties'"
@@ -150,17 +150,17 @@ function handlerFindings(handlers: unknown): Finding[] {
   const add = (rule: RuleId, pointer: string, message: string, target?: 'key') =>
     findings.push({ ...diagnostic(rule, pointer, message), ...(target ? { target } : {}) });
   if (typeof handlers !== 'object' || handlers === null || Array.isArray(handlers)) {
-    add('TP4003', '/handlers', "'handlers' must be an object of preCreate, preUpdate and/or preDelete");
+    add('TP8003', '/handlers', "'handlers' must be an object of preCreate, preUpdate and/or preDelete");
     return findings;
   }
   const entries = Object.entries(handlers as Record<string, unknown>);
   if (entries.length === 0)
-    add('TP4005', '/handlers', 'a hook needs at least one handler: preCreate, preUpdate or preDelete');
+    add('TP8005', '/handlers', 'a hook needs at least one handler: preCreate, preUpdate or preDelete');
   for (const [action, handler] of entries) {
     const at = `/handlers/${action.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     if (!(HOOK_ACTIONS as readonly string[]).includes(action)) {
       add(
-        'TP4003',
+        'TP8003',
         at,
         `'${action}' is not a hook handler (a hook has preCreate, preUpdate and preDelete)${/^(create|update|delete)$/.test(action) ? `; did you mean 'pre${action[0]!.toUpperCase()}${action.slice(1)}'?` : ''}`,
         'key',
@@ -168,37 +168,37 @@ function handlerFindings(handlers: unknown): Finding[] {
       continue;
     }
     if (typeof handler !== 'object' || handler === null || Array.isArray(handler)) {
-      add('TP4003', at, `${action} must be an object with targetNames and permissions`);
+      add('TP8003', at, `${action} must be an object with targetNames and permissions`);
       continue;
     }
     const h = handler as Record<string, unknown>;
     for (const key of Object.keys(h))
       if (key !== 'targetNames' && key !== 'permissions')
         add(
-          'TP4003',
+          'TP8003',
           `${at}/${key}`,
           `unknown key '${key}' in ${action} (it takes targetNames and permissions)`,
           'key',
         );
     for (const key of ['targetNames', 'permissions'])
       if (!(key in h))
-        add('TP4003', at, `${action} must have '${key}'${key === 'permissions' ? ' (may be [])' : ''}`);
+        add('TP8003', at, `${action} must have '${key}'${key === 'permissions' ? ' (may be [])' : ''}`);
     if (
       'permissions' in h &&
       !(Array.isArray(h.permissions) && h.permissions.every((p) => typeof p === 'string'))
     )
-      add('TP4003', `${at}/permissions`, `${action}.permissions must be a list of strings (may be [])`);
+      add('TP8003', `${at}/permissions`, `${action}.permissions must be a list of strings (may be [])`);
     if ('targetNames' in h) {
       const names = h.targetNames;
       if (!Array.isArray(names) || names.length === 0) {
         add(
-          'TP4003',
+          'TP8003',
           `${at}/targetNames`,
           `${action}.targetNames must list at least one resource type name or glob, like 'Acme::Storage::*'`,
         );
       } else if (names.length > MAX_TARGET_NAMES) {
         add(
-          'TP4003',
+          'TP8003',
           `${at}/targetNames`,
           `${action}.targetNames may list at most ${MAX_TARGET_NAMES} names`,
         );
@@ -206,7 +206,7 @@ function handlerFindings(handlers: unknown): Finding[] {
         names.forEach((name, i) => {
           if (typeof name !== 'string' || !TARGET_GLOB.test(name))
             add(
-              'TP4004',
+              'TP8004',
               `${at}/targetNames/${i}`,
               `${typeof name === 'string' ? `'${name.slice(0, 80)}'` : 'a target name'} is not a type name or glob: use the characters of type names with '*' (any run) and '?' (one character), like 'Acme::Storage::*'`,
             );

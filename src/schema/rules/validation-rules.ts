@@ -1,5 +1,5 @@
 /**
- * @module Rules TP7001–TP7006: the validation rules a schema carries (`x-typeplane-validations`,
+ * @module Rules TP9001–TP9006: the validation rules a schema carries (`x-typeplane-validations`,
  * `x-kubernetes-validations`; see ../validations.ts), checked as the registry will compile them. A
  * problem inside a rule's text is placed at its line and column there.
  *
