@@ -31,6 +31,12 @@ const STRING: ValueType = { kind: 'string' };
 const NUMERIC = new Set(['int', 'uint', 'double']);
 /** The accumulator of map() and filter(), a list growing to the range's size. */
 const ACCUMULATOR = '@result';
+/**
+ * What a problem leaves. Compiling, a problem refuses the expression; estimating over a value's
+ * sizes, it is an operation that errors on that value (a member it lacks, an operand of the wrong
+ * kind), so nothing is evaluated past it.
+ */
+const ERRED: ValueType = Object.freeze({ kind: 'dyn', maxSize: 0 });
 
 export class Analyzer {
   readonly problems: Problem[] = [];
@@ -48,7 +54,7 @@ export class Analyzer {
 
   private problem(exprId: bigint, message: string): ValueType {
     this.problems.push({ exprId, message });
-    return DYN;
+    return ERRED;
   }
 
   private size(t: ValueType): number {
@@ -170,7 +176,7 @@ export class Analyzer {
         break;
       case 'map':
       case 'object':
-        iter = { kind: 'string', maxSize: this.sizeLimit };
+        iter = { kind: 'string', maxSize: keySize(range.type) ?? this.sizeLimit };
         break;
       case 'dyn':
         iter = DYN;
@@ -468,7 +474,7 @@ export class Analyzer {
         const k = keyExpr?.exprKind;
         if (k?.case === 'constExpr' && k.value.constantKind.case === 'stringValue')
           return this.field(id, on, k.value.constantKind.value);
-        return DYN;
+        return on.exact ? anyMember(on) : DYN;
       }
       case 'dyn':
         return DYN;
@@ -540,7 +546,25 @@ function comparable(a: ValueType, b: ValueType): boolean {
   return a.kind === b.kind && ['string', 'bytes', 'bool', 'timestamp', 'duration'].includes(a.kind);
 }
 
-/** The type of a value that is one of two: the same kind keeps its structure, else dyn. */
+/** The longest key of an exact object (see `ValueType`); undefined when its keys are not known. */
+function keySize(t: ValueType): number | undefined {
+  if (t.kind !== 'object' || !t.exact) return undefined;
+  let longest = 0;
+  for (const k of t.properties.keys()) longest = Math.max(longest, k.length);
+  return longest;
+}
+
+/** The type of any member of an exact object: a key it lacks errors, so nothing follows. */
+function anyMember(t: Extract<ValueType, { kind: 'object' }>): ValueType {
+  let member: ValueType | undefined;
+  for (const p of t.properties.values()) member = member ? join(member, p) : p;
+  return member ?? ERRED;
+}
+
+/**
+ * The type of a value that is one of two: the same kind keeps its structure, else dyn. `a` itself
+ * when `b` adds nothing to it, so sizing a long list of alike items makes no type per item.
+ */
 export function join(a: ValueType, b: ValueType): ValueType {
   if (a === b) return a;
   // A scalar has no size; a dyn without one may be of any size.
@@ -551,17 +575,27 @@ export function join(a: ValueType, b: ValueType): ValueType {
       : Math.max(a.maxSize ?? 0, b.maxSize ?? 0);
   if (a.kind !== b.kind)
     return a.kind === 'null_type' ? b : b.kind === 'null_type' ? a : { kind: 'dyn', maxSize };
-  if (a.kind === 'list' && b.kind === 'list') return { kind: 'list', elem: join(a.elem, b.elem), maxSize };
-  if (a.kind === 'map' && b.kind === 'map') return { kind: 'map', value: join(a.value, b.value), maxSize };
-  if (a.kind === 'object' && b.kind === 'object') {
-    const properties = new Map(a.properties);
-    for (const [k, v] of b.properties) {
-      const mine = properties.get(k);
-      properties.set(k, mine ? join(mine, v) : v);
-    }
-    return { kind: 'object', properties, maxSize };
+  if (a.kind === 'list' && b.kind === 'list') {
+    const elem = join(a.elem, b.elem);
+    return elem === a.elem && maxSize === a.maxSize ? a : { kind: 'list', elem, maxSize };
   }
-  return { ...a, maxSize } as ValueType;
+  if (a.kind === 'map' && b.kind === 'map') {
+    const value = join(a.value, b.value);
+    return value === a.value && maxSize === a.maxSize ? a : { kind: 'map', value, maxSize };
+  }
+  if (a.kind === 'object' && b.kind === 'object') {
+    let properties: Map<string, ValueType> | undefined;
+    for (const [k, v] of b.properties) {
+      const mine = a.properties.get(k);
+      const joined = mine ? join(mine, v) : v;
+      if (joined !== mine) (properties ??= new Map(a.properties)).set(k, joined);
+    }
+    // Either one's members, and no other: still exact.
+    const exact = a.exact === true && b.exact === true;
+    if (!properties && maxSize === a.maxSize && exact === (a.exact === true)) return a;
+    return { kind: 'object', properties: properties ?? a.properties, maxSize, ...(exact ? { exact } : {}) };
+  }
+  return maxSize === a.maxSize ? a : ({ ...a, maxSize } as ValueType);
 }
 
 const SATURATED = Number.MAX_SAFE_INTEGER;

@@ -9,6 +9,7 @@
  * if (r.ok) r.expression.evaluate({ self: toCel({ min: 1, max: 3 }, self) }, { remaining: REQUEST_COST_BUDGET });
  */
 export {
+  CALL_COST_LIMIT,
   compileExpression,
   EXPRESSION_COST_LIMIT,
   MAX_EXPRESSION_LENGTH,

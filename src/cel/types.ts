@@ -21,6 +21,12 @@ export type ValueType =
       readonly kind: 'object';
       readonly properties: ReadonlyMap<string, ValueType>;
       readonly maxSize?: number;
+      /**
+       * The type of a value as it is (see `sizedType`): it has these members and no other, so a
+       * member read by a computed key and a key it iterates are sized by them. A schema's objects
+       * are not exact: a schema may allow members it does not name.
+       */
+      readonly exact?: boolean;
     };
 
 export const DYN: ValueType = Object.freeze({ kind: 'dyn' });

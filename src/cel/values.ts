@@ -79,11 +79,59 @@ export function fromCel(value: CelValue): unknown {
 }
 
 /**
- * The type of a value as it is: `declared`'s structure with the sizes the value has (a list's item
- * types merged, so the largest item sizes them all). The cost of an expression estimated over these
- * types bounds what evaluating it on this value costs.
+ * About the length of the value in JSON — what an estimate's size limit stands for (the largest
+ * request body), so an estimate at this size bounds evaluating it on this value — or, once past
+ * `cap`, some size over it: measuring stops there, so a large value costs no more than a small one.
  */
-export function sizedType(declared: ValueType, value: CelInput, depth = 0): ValueType {
+export function jsonSize(value: CelInput, cap: number): number {
+  const measured = { size: 0 };
+  measure(value, cap, measured, 0);
+  return measured.size;
+}
+
+function measure(value: CelInput, cap: number, measured: { size: number }, depth: number): void {
+  if (measured.size > cap) return;
+  if (typeof value === 'string') measured.size += value.length + 2;
+  else if (typeof value !== 'object' || value === null) measured.size += 4;
+  // As deep as sizedType goes: past it, no size is claimed.
+  else if (depth > 100) measured.size = Infinity;
+  else if (Array.isArray(value)) {
+    measured.size += 2;
+    for (const v of value as CelInput[]) {
+      measure(v, cap, measured, depth + 1);
+      measured.size++;
+      if (measured.size > cap) return;
+    }
+  } else if (value instanceof Map) {
+    measured.size += 2;
+    for (const [k, v] of value as Map<unknown, CelInput>) {
+      measured.size += String(k).length + 4;
+      measure(v, cap, measured, depth + 1);
+      if (measured.size > cap) return;
+    }
+  } else if (value instanceof Uint8Array) measured.size += value.length;
+}
+
+/** Values' types by value, then declared type: a change's variables are sized once for all its expressions. */
+const sized = new WeakMap<object, WeakMap<ValueType, ValueType>>();
+
+/**
+ * The type of a value as it is: `declared`'s structure with the sizes the value has (a list's item
+ * types merged, so the largest item sizes them all; an object where `declared` is `dyn` with each
+ * member's own type, so a long string beside a short list does not size the list). The cost of an
+ * expression estimated over these types bounds what evaluating it on this value costs. Kept per
+ * value (CEL values are never changed once made).
+ */
+export function sizedType(declared: ValueType, value: CelInput): ValueType {
+  if (typeof value !== 'object' || value === null) return sizeOf(declared, value, 0);
+  let byType = sized.get(value);
+  if (!byType) sized.set(value, (byType = new WeakMap()));
+  let type = byType.get(declared);
+  if (!type) byType.set(declared, (type = sizeOf(declared, value, 0)));
+  return type;
+}
+
+function sizeOf(declared: ValueType, value: CelInput, depth: number): ValueType {
   if (depth > 100) return declared;
   if (typeof value === 'string')
     return { kind: declared.kind === 'dyn' ? 'string' : declared.kind, maxSize: value.length } as ValueType;
@@ -92,7 +140,7 @@ export function sizedType(declared: ValueType, value: CelInput, depth = 0): Valu
     const elemDeclared = declared.kind === 'list' ? declared.elem : DYN;
     let elem: ValueType | undefined;
     for (const v of value as CelInput[]) {
-      const t = sizedType(elemDeclared, v, depth + 1);
+      const t = sizeOf(elemDeclared, v, depth + 1);
       elem = elem ? join(elem, t) : t;
     }
     return { kind: 'list', elem: elem ?? elemDeclared, maxSize: value.length };
@@ -104,15 +152,20 @@ export function sizedType(declared: ValueType, value: CelInput, depth = 0): Valu
       for (const [k, t] of declared.properties) {
         properties.set(
           k,
-          entries.has(k) ? sizedType(t, entries.get(k) ?? null, depth + 1) : { ...t, maxSize: 0 },
+          entries.has(k) ? sizeOf(t, entries.get(k) ?? null, depth + 1) : { ...t, maxSize: 0 },
         );
       }
       return { kind: 'object', properties, maxSize: entries.size };
     }
+    if (declared.kind === 'dyn') {
+      const properties = new Map<string, ValueType>();
+      for (const [k, v] of entries) properties.set(k, sizeOf(DYN, v, depth + 1));
+      return { kind: 'object', properties, maxSize: entries.size, exact: true };
+    }
     const valueDeclared = declared.kind === 'map' ? declared.value : DYN;
     let merged: ValueType | undefined;
     for (const v of entries.values()) {
-      const t = sizedType(valueDeclared, v, depth + 1);
+      const t = sizeOf(valueDeclared, v, depth + 1);
       merged = merged ? join(merged, t) : t;
     }
     return { kind: 'map', value: merged ?? valueDeclared, maxSize: entries.size };
