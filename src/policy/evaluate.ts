@@ -1,10 +1,11 @@
 /**
  * @module One change reviewed by compiled policies: those whose `match` takes its type and operation
  * and whose `matchConditions` all hold run their validations; each that fails is a verdict of the
- * policy's action. Every expression of the change draws on one cost budget. An expression that
- * errors or would overrun the budget follows the policy's `failurePolicy`: `Fail` (the default) is
- * a verdict of its action saying so, `Ignore` none. Pure: the server's reviewer and `typeplane policy
- * test` both call it.
+ * policy's action. Every expression of the change draws on one cost budget, each evaluation charged
+ * a bound over the change's values before it runs. An expression that errors, or whose charge is
+ * over the budget left or the per-call limit, follows the policy's `failurePolicy`: `Fail` (the
+ * default) is a verdict of its action saying so, `Ignore` none. Pure: the server's reviewer and
+ * `typeplane policy test` both call it.
  */
 import {
   REQUEST_COST_BUDGET,

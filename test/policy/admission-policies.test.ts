@@ -1,8 +1,8 @@
 /**
  * Admission policies over real HTTP on each store: an admin registers them (refused, located, when
- * they do not compile or cost too much); each action does what it says — Deny refuses with 403 and
- * the verdicts, writing nothing; Warn lets the change through with `warnings` in the body, `Warning`
- * headers and the operation's events; Audit is told to no one and recorded in the audit trail — and
+ * they do not compile or could never run within the per-call cost limit); each action does what it
+ * says — Deny refuses with 403 and the verdicts, writing nothing; Warn lets the change through with
+ * `warnings` in the body, `Warning` headers and the operation's events; Audit is told to no one and recorded in the audit trail — and
  * policies bind by type glob and operation, read `params`, `matchConditions`, `messageExpression`,
  * who asks (role, description), and never a write-only value.
  */
@@ -66,16 +66,33 @@ eachStoreService(
       policy('typo', { validations: [{ expression: "request.rol == 'writer'" }] }),
     );
     assert.equal(unknown.status, 400, 'a field request does not have is refused at registration');
-    // Nested comprehensions over values only the request body bounds: too costly in the worst case.
+    // Nested comprehensions over what only the request body bounds register, as Kubernetes'
+    // ValidatingAdmissionPolicy has them: each change's values are what its evaluation is charged.
+    const nested = await svc.call(
+      'POST',
+      '/v1/policies',
+      policy('nested', {
+        validations: [{ expression: 'object.a.all(x, object.a.all(y, object.a.all(z, x + y + z != "")))' }],
+      }),
+    );
+    assert.equal(nested.status, 201, JSON.stringify(nested.body));
+    // Refused: what no change can make cheaper, nested comprehensions over params' own items.
     const costly = await svc.call(
       'POST',
       '/v1/policies',
       policy('costly', {
-        validations: [{ expression: 'object.a.all(x, object.a.all(y, object.a.all(z, x + y + z != "")))' }],
+        params: { ids: Array.from({ length: 200 }, (_, i) => `id-${i}`) },
+        validations: [
+          { expression: 'params.ids.all(x, params.ids.all(y, params.ids.all(z, x + y + z != "")))' },
+        ],
       }),
     );
     assert.equal(costly.status, 400);
-    assert.match(costly.body.message, /cost/);
+    assert.equal(costly.body.details[0].pointer, '/validations/0/expression');
+    assert.match(
+      costly.body.details[0].message,
+      /even on the smallest change .* more than the 1000000 one evaluation may cost, so it could never run: .*params/,
+    );
     assert.equal((await svc.call('GET', '/v1/policies/costly')).status, 404, 'nothing stored');
     assert.equal((await svc.call('DELETE', '/v1/policies/no-red')).status, 204);
     assert.equal((await svc.call('DELETE', '/v1/policies/no-red')).status, 404);
