@@ -153,7 +153,8 @@ export class Analyzer {
       case 'map':
         return t.value;
       case 'dyn':
-        return DYN;
+        // An empty value (a size of 0) has no member: selecting one errors.
+        return t.maxSize === 0 ? ERRED : DYN;
       default:
         return this.problem(id, `type '${typeName(t)}' has no fields (selecting '${field}')`);
     }
@@ -477,7 +478,7 @@ export class Analyzer {
         return on.exact ? anyMember(on) : DYN;
       }
       case 'dyn':
-        return DYN;
+        return on.maxSize === 0 ? ERRED : DYN;
       default:
         return this.problem(id, `type '${typeName(on)}' cannot be indexed`);
     }

@@ -173,12 +173,18 @@ function sizeOf(declared: ValueType, value: CelInput, depth: number): ValueType 
   if (declared.kind !== 'dyn') return declared;
   switch (typeof value) {
     case 'bigint':
-      return { kind: 'int' };
+      return INT;
     case 'number':
-      return { kind: 'double' };
+      return DOUBLE;
     case 'boolean':
-      return { kind: 'bool' };
+      return BOOL;
     default:
-      return value === null ? { kind: 'null_type' } : DYN;
+      return value === null ? NULL : DYN;
   }
 }
+
+// One of each, so a long list of numbers is sized without a type made per item (see `join`).
+const INT: ValueType = Object.freeze({ kind: 'int' });
+const DOUBLE: ValueType = Object.freeze({ kind: 'double' });
+const BOOL: ValueType = Object.freeze({ kind: 'bool' });
+const NULL: ValueType = Object.freeze({ kind: 'null_type' });

@@ -2,7 +2,8 @@
  * The evaluation of compiled policies, in process: an expression that errors follows the policy's
  * failurePolicy (Fail is a verdict of its action saying so, Ignore none), a messageExpression that
  * fails or gives nothing falls back to the message and then to the expression, a long one is cut, and
- * a change whose values would overrun the request's cost budget is not evaluated.
+ * a change whose values would overrun the request's cost budget is not evaluated. Registration
+ * refuses an expression as never able to run at the same bound the run-time charge has.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -69,4 +70,34 @@ test('a change too large for the budget left is not evaluated, and Fail says so'
   assert.deepEqual(evaluatePolicies([policy], input({ Labels: labels })), []);
   const [over] = evaluatePolicies([policy], input({ Labels: labels }), { remaining: 10 });
   assert.match(over!.message, /could not be evaluated.*budget/);
+});
+
+test('registration refuses what could never run, and nothing that could: the boundary is the run-time one', () => {
+  // Its cost does not depend on the change: the charge on any change is the one registration sees.
+  const withIds = (n: number) => ({
+    params: { ids: Array.from({ length: n }, (_, i) => `i${i}`) },
+    validations: [{ expression: "params.ids.all(x, params.ids.all(y, x + y != ''))" }],
+  });
+  const registers = (n: number) => {
+    try {
+      compiled(withIds(n));
+      return true;
+    } catch (e) {
+      assert.match((e as Error).message, /could never run/);
+      return false;
+    }
+  };
+  let [fits, over] = [1, 4096];
+  while (fits + 1 < over) {
+    const n = (fits + over) >> 1;
+    if (registers(n)) fits = n;
+    else over = n;
+  }
+  assert.ok(fits > 100, String(fits));
+  const budget = { remaining: 10_000_000 };
+  assert.deepEqual(evaluatePolicies([compiled(withIds(fits))], input({ Name: 'w' }), budget), []);
+  assert.ok(
+    budget.remaining < 9_100_000,
+    `the largest that registers is charged near the limit: ${budget.remaining}`,
+  );
 });
