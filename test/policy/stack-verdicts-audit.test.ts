@@ -70,7 +70,13 @@ eachStoreService(
 
     const reviewedChanges = (records: any[]) =>
       records.filter((r) => r.annotations?.['typeplane.dev/stack'] === 'audited');
-    const records = await trailUntil(svc, (all) => reviewedChanges(all).length >= 3);
+    const deploying = (records: any[]) =>
+      records.find((r) => r.verb === 'update' && r.requestURI.startsWith('/v1/stacks/audited'));
+    // The deploying request's record follows its answer: wait for it too, not only the steps'.
+    const records = await trailUntil(
+      svc,
+      (all) => reviewedChanges(all).length >= 3 && deploying(all) !== undefined,
+    );
     const byId = Object.fromEntries(
       reviewedChanges(records).map((r) => [r.annotations['typeplane.dev/logical-id'], r]),
     );
@@ -110,7 +116,7 @@ eachStoreService(
     assert.equal((await svc.call('GET', `/v1/resources/${WIDGET_TYPE}/later`)).status, 404);
 
     // The deploying request's record holds what its plan said, the Audit verdict included.
-    const put = records.find((r) => r.verb === 'update' && r.requestURI.startsWith('/v1/stacks/audited'));
+    const put = deploying(records);
     assert.ok(put, 'the deploying request is recorded');
     assert.deepEqual(
       verdictsOf(put)
