@@ -34,7 +34,12 @@ export async function create(
   assertValid(compiled, desired);
   assertRules(compiled, desired);
   const provider = ctx.providerFor(type.typeName);
-  checkIdentifierValues(type, desired, provider.recordBacked !== undefined);
+  checkIdentifierValues(
+    type,
+    desired,
+    provider.recordBacked !== undefined,
+    provider.recordBacked?.generates(type),
+  );
   await assertReferencesExist(ctx, type, desired, caller);
   const identifier = identifierOf(type, desired);
   const verdicts = await reviewChange(ctx, {

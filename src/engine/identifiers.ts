@@ -28,14 +28,20 @@ export function identifierProblem(identifier: string): string | undefined {
 /**
  * The identifier of a desired state, checked as far as the input shows: each part given is a
  * scalar and, in a compound identifier, holds no `|`; and when `keepsModel` (a provider that stores
- * the model as given and names nothing itself), every part but read-only ones is given.
+ * the model as given and names nothing itself), every part but read-only ones and those it
+ * `generates` (a name it gives when none is given) is given.
  */
-export function checkIdentifierValues(type: ResourceType, model: Model, keepsModel: boolean): void {
+export function checkIdentifierValues(
+  type: ResourceType,
+  model: Model,
+  keepsModel: boolean,
+  generates: readonly string[] = [],
+): void {
   const parts: ErrorDetail[] = [];
   for (const pointer of type.primaryIdentifier) {
     const found = valuesAt(model, pointer);
     if (found.length === 0) {
-      if (keepsModel && !type.readOnlyProperties.includes(pointer))
+      if (keepsModel && !type.readOnlyProperties.includes(pointer) && !generates.includes(pointer))
         parts.push({ pointer, message: 'is part of the primary identifier: give it' });
       continue;
     }

@@ -67,10 +67,15 @@ export async function put(
   }
   assertSupported(type, 'update');
   refuseReadOnly(type, desired);
-  // What the provider set stays; everything else is replaced by the body.
+  // What the provider set stays; everything else is replaced by the body. A nested read-only value
+  // stays where the body still has the object holding it (without it goes the value, as with PATCH).
   for (const pointer of type.readOnlyProperties) {
     for (const { path, value } of valuesAt(current.properties, pointer)) {
-      if (path.length === 1) desired[String(path[0])] = structuredClone(value);
+      let holder: unknown = desired;
+      for (const token of path.slice(0, -1))
+        holder = (holder as Record<string | number, unknown> | undefined)?.[token];
+      if (typeof holder === 'object' && holder !== null)
+        (holder as Record<string | number, unknown>)[path.at(-1)!] = structuredClone(value);
     }
   }
   for (const [key, value] of Object.entries(identifierModel(type, identifier) ?? {})) {
