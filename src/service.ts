@@ -11,9 +11,16 @@ import { cloudControlFrontDoor } from './cloudcontrol/index.js';
 import { alsoOnEnd, Engine, engineLogger, type EngineOptions } from './engine/index.js';
 import { buildServer, type ServerOptions } from './http/index.js';
 import { listenForMetrics } from './http/metrics-listener.js';
-import { createStateProvider, type Provider, type ProviderDefinition } from './providers/index.js';
+import {
+  createStateProvider,
+  Synthesis,
+  type Provider,
+  type ProviderDefinition,
+  type StateProviderSettings,
+} from './providers/index.js';
 import { TypeConfigurations } from './type-configuration/index.js';
 import { Registry } from './registry/registry.js';
+import { compileType } from './registry/compile.js';
 import { checkSecretKey, createSealer, loadSecretKey, SECRET_KEY_FILE_NAME } from './secrets/index.js';
 import { loadTypes } from './schema/index.js';
 import { Stacks, type PseudoParameters } from './stacks/index.js';
@@ -62,6 +69,11 @@ export interface ServiceOptions {
   providerDefinitions?: ProviderDefinition[];
   /** What serves hooks here (defineHook modules, HTTP endpoints); their schema files are registered at start. */
   hookServers?: HookServer[];
+  /**
+   * The state provider's settings (the configuration's `stateProvider`): the types whose service it
+   * emulates (`synthesize`) and the account it emulates (default: `stackPseudoParameters`' own).
+   */
+  stateProvider?: StateProviderSettings;
   leaseMs?: number;
   pollIntervalMs?: number;
   /** How long a deleted stack stays listed with its events (default 90 days). */
@@ -189,7 +201,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       );
     else logger.info({ keyId: sealer.keyId, from: key.from }, 'secret key loaded');
     const registry = new Registry(store);
-    const state = createStateProvider(store, async (typeName) => (await registry.get(typeName)).type);
+    const synthesis = options.stateProvider?.synthesize
+      ? new Synthesis(options.stateProvider, options.stackPseudoParameters, (type, model) =>
+          compileType(type).validateOutput(model),
+        )
+      : undefined;
+    if (synthesis)
+      logger.info(
+        { types: options.stateProvider?.synthesize, ...synthesis.emulated },
+        'the state provider synthesizes read-only values and names for these types (emulation)',
+      );
+    const state = createStateProvider(
+      store,
+      async (typeName) => (await registry.get(typeName)).type,
+      synthesis ? { synthesis } : {},
+    );
     const providers = new Map<string, Provider>(options.providers ?? []);
     for (const definition of options.providerDefinitions ?? []) {
       for (const typeName of definition.types) {

@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { HookEntry, ProviderEntry } from '../providers/load.js';
+import type { StateProviderSettings } from '../providers/index.js';
 import { AUDIT_LEVELS, type AuditLevel } from '../audit/event.js';
 import type { AuditSettings } from '../audit/open.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../service-defaults.js';
@@ -293,9 +294,11 @@ Examples:
       const types = [...(options.types ?? [])];
       let baseDir = process.cwd();
       const hookEntries: HookEntry[] = [];
+      let stateProvider: StateProviderSettings | undefined;
       if (options.config) {
         const { config, baseDir: configDir } = await readConfig(options.config);
         baseDir = configDir;
+        stateProvider = config.stateProvider;
         entries.push(...(config.providers ?? []));
         hookEntries.push(...(config.hooks ?? []));
         types.push(...(config.types ?? []).map((t) => resolve(configDir, t)));
@@ -342,6 +345,7 @@ Examples:
           ...(types.length > 0 ? { types } : {}),
           providerDefinitions,
           ...(hookServers.length > 0 ? { hookServers } : {}),
+          ...(stateProvider ? { stateProvider } : {}),
           logger,
           leaseMs: lease * 1000,
           shutdownDelayMs: Math.round(shutdownDelay * 1000),

@@ -3,6 +3,12 @@
  */
 export * from '../handler/types.js';
 export { createStateProvider, STATE_PROVIDER_NAME } from './state.js';
+export {
+  Synthesis,
+  stateProviderProblems,
+  type StateProviderSettings,
+  type Emulated,
+} from './synthesize/index.js';
 export { defineProvider, progress, type ProviderDefinition, type ProviderSpec } from './sdk.js';
 export {
   loadProviders,

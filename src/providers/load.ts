@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { HookServer } from '../handler/index.js';
 import type { ProviderDefinition } from './sdk.js';
+import { stateProviderProblems, type StateProviderSettings } from './synthesize/index.js';
 
 /** One entry of the configuration's `providers` list. */
 export type ProviderEntry =
@@ -24,6 +25,8 @@ export interface TypeplaneConfig {
   providers?: ProviderEntry[];
   /** What serves hooks on this server (their schemas are registered at start when given). */
   hooks?: HookEntry[];
+  /** The built-in state provider's settings: the types whose service it emulates, and the account. */
+  stateProvider?: StateProviderSettings;
 }
 
 const BUILTIN = ['file', 'postgresql'];
@@ -60,9 +63,9 @@ function checkConfig(value: unknown, file: string): TypeplaneConfig {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     fail('the configuration', 'must be an object with `types` and/or `providers`');
   const record = value as Record<string, unknown>;
+  const keys = ['types', 'providers', 'hooks', 'stateProvider'];
   for (const key of Object.keys(record))
-    if (key !== 'types' && key !== 'providers' && key !== 'hooks')
-      fail(`'${key}'`, 'is not a configuration key (known: types, providers, hooks)');
+    if (!keys.includes(key)) fail(`'${key}'`, `is not a configuration key (known: ${keys.join(', ')})`);
   if (
     record.types !== undefined &&
     !(Array.isArray(record.types) && record.types.every((t) => typeof t === 'string'))
@@ -106,6 +109,11 @@ function checkConfig(value: unknown, file: string): TypeplaneConfig {
       )
         fail(where, 'with a `url` must list the hook type names it serves in `hooks`');
     });
+  }
+  if (record.stateProvider !== undefined) {
+    const problems = stateProviderProblems(record.stateProvider);
+    if (problems.length > 0)
+      throw new ConfigError(problems.map((p) => `${file}: ${p.where} ${p.what}`).join('\n'));
   }
   return record as TypeplaneConfig;
 }

@@ -4,6 +4,8 @@
  *
  * It generates read-only identifier values (UUIDs) where the schema asks for them. Generation is
  * derived from the request token, so a create re-invoked after a crash produces the same resource.
+ * For the types a `Synthesis` applies to, it emulates their service instead: every read-only
+ * property and the names the service would give are filled (see ./synthesize).
  */
 import { createHash } from 'node:crypto';
 import type { Model } from '../model/index.js';
@@ -11,14 +13,27 @@ import type { ResourceType } from '../schema/index.js';
 import type { Store } from '../store/types.js';
 import { additionalIdentifiersOf, identifierOf, stripWriteOnly } from '../model/index.js';
 import type { HandlerEvent, HandlerRequest, Provider } from '../handler/index.js';
+import type { Synthesis } from './synthesize/index.js';
 
 export const STATE_PROVIDER_NAME = 'state';
 
-/** `typeOf` gives the (default version of the) type a request is for. */
+/**
+ * `typeOf` gives the (default version of the) type a request is for; `synthesis`, when given, the
+ * types whose service it emulates.
+ */
 export function createStateProvider(
   store: Store,
   typeOf: (typeName: string) => Promise<ResourceType>,
+  options: { synthesis?: Synthesis } = {},
 ): Provider {
+  const synthesis = options.synthesis;
+  const emulates = (type: ResourceType) => synthesis?.appliesTo(type.typeName) === true;
+  /** A new resource's model: the desired state with what this provider makes. */
+  const newModel = (type: ResourceType, desired: Model, requestToken: string): Model => {
+    const model: Model = emulates(type) ? synthesis!.create(type, desired, requestToken) : { ...desired };
+    generateIdentifiers(type, model, requestToken);
+    return model;
+  };
   const failed = (errorCode: HandlerEvent['errorCode'], message: string): HandlerEvent => ({
     status: 'FAILED',
     errorCode,
@@ -76,18 +91,16 @@ export function createStateProvider(
     // Served by the engine, the record is the state; the handlers below (with their own copy in the
     // store's key-value table) serve standalone use, such as the contract suite.
     recordBacked: {
-      create(type, desired, requestToken) {
-        const model: Model = { ...desired };
-        generateIdentifiers(type, model, requestToken);
-        return model;
-      },
-      generates: generatedIdentifiers,
+      create: newModel,
+      generates: (type) =>
+        emulates(type)
+          ? [...new Set([...synthesis!.generates(type), ...generatedIdentifiers(type)])]
+          : generatedIdentifiers(type),
     },
 
     async create(request) {
       const type = await typeOf(request.typeName);
-      const model: Model = { ...request.desiredState };
-      generateIdentifiers(type, model, request.clientRequestToken);
+      const model = newModel(type, request.desiredState, request.clientRequestToken);
       const key = identifierOf(type, model);
       if (key === undefined)
         return failed('InvalidRequest', 'the primary identifier is missing from the desired state');
@@ -122,9 +135,13 @@ export function createStateProvider(
     async update(request) {
       const { type, key } = await keyOf(request);
       if (key === undefined) return failed('NotFound', 'the primary identifier is missing');
-      const kept = stripWriteOnly(type, request.desiredState);
       const before = await store.kvGet(type.typeName, key);
       if (!before) return failed('NotFound', `${type.typeName} ${key} does not exist`);
+      // What was synthesized at create stays: an update's desired state has no read-only values.
+      const desired = emulates(type)
+        ? synthesis!.keep(type, before.value, request.desiredState)
+        : request.desiredState;
+      const kept = stripWriteOnly(type, desired);
       const taken = await claim(type, key, kept, request.clientRequestToken, before.value);
       if (taken) return failed('ResourceConflict', taken);
       const replaced = await store.kvReplace(type.typeName, key, {
