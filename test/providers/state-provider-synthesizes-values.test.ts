@@ -31,7 +31,7 @@ const ROLE_POLICY = { Version: '2012-10-17', Statement: [] };
 const GADGET = readFileSync(new URL('../contract/state-synthesized.json', import.meta.url), 'utf8');
 
 let s: TestService; // synthesize on for AWS::EC2::*, RDS, S3, IAM and the test's type; defaults
-let other: TestService; // synthesize on for AWS::IAM::*, another region and account
+let other: TestService; // synthesize on for AWS::IAM::* and AWS::SQS::*, another region and account
 let off: TestService; // no stateProvider settings
 
 async function register(server: TestService, typeNames: string[]) {
@@ -51,12 +51,16 @@ before(async () => {
       },
     }),
     startTestService({
-      stateProvider: { synthesize: ['AWS::IAM::*'], region: 'eu-west-1', accountId: '111122223333' },
+      stateProvider: {
+        synthesize: ['AWS::IAM::*', 'AWS::SQS::*'],
+        region: 'eu-west-1',
+        accountId: '111122223333',
+      },
     }),
     startTestService(),
   ]);
   await register(s, TYPES);
-  await register(other, ['AWS::IAM::Role']);
+  await register(other, ['AWS::IAM::Role', 'AWS::SQS::Queue']);
   await register(off, ['AWS::EC2::VPC', 'AWS::S3::Bucket']);
   const r = await s.call('POST', '/v1/types', GADGET);
   assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -324,5 +328,35 @@ test(
         typeName,
       );
     }
+  },
+);
+
+test(
+  "a published template deploys whole: the GetAtt of its queues' ARNs and names get the synthesized values",
+  { skip },
+  async () => {
+    const template = readFileSync(
+      new URL('../fixtures/cloudformation-templates/SQSStandardQueue.yaml', import.meta.url),
+      'utf8',
+    );
+    const put = await other.call('PUT', '/v1/stacks/queues?wait=60', {
+      template,
+      parameters: { UsedeadletterQueue: 'true' },
+    });
+    assert.equal(put.status, 202, JSON.stringify(put.body));
+    const stack = put.body.stack;
+    assert.equal(stack.status, 'CREATE_COMPLETE', JSON.stringify(stack));
+    const out = Object.fromEntries(
+      stack.outputs.map((o: { name: string; value: string }) => [o.name, o.value]),
+    );
+    assert.match(out.QueueName, /^Queue-[A-Z0-9]{13}$/);
+    assert.equal(out.QueueARN, `arn:aws:sqs:eu-west-1:111122223333:${out.QueueName}`);
+    assert.equal(out.QueueURL, `https://sqs.eu-west-1.amazonaws.com/111122223333/${out.QueueName}`);
+    assert.match(out.DeadLetterQueueARN, /^arn:aws:sqs:eu-west-1:111122223333:Queue-[A-Z0-9]{13}$/);
+    const queue = await other.call('GET', path('AWS::SQS::Queue', out.QueueURL));
+    assert.deepEqual(queue.body.properties.RedrivePolicy, {
+      deadLetterTargetArn: out.DeadLetterQueueARN,
+      maxReceiveCount: 5,
+    });
   },
 );
