@@ -201,7 +201,7 @@ export async function analyzeTemplate(
             problem(
               'TP4026',
               ref.pointer,
-              `${ref.logicalId}.${ref.path.join('.')} is read-only, and ${type.typeName} is kept by Typeplane's state provider, which sets no read-only value but the identifiers it generates: it will have no value, and the deployment fails where it is used; refer to a property the template sets, or serve ${type.typeName} with a provider of its own that sets it`,
+              `${ref.logicalId}.${ref.path.join('.')} is read-only, and ${type.typeName} is kept by Typeplane's state provider, which sets no read-only value but the identifiers it generates: it will have no value, and the deployment fails where it is used; refer to a property the template sets, serve ${type.typeName} with a provider of its own that sets it, or have the state provider synthesize its values (stateProvider.synthesize in the server's configuration; a pattern it cannot write a value for stays unset)`,
             );
         }
       }
