@@ -360,3 +360,24 @@ test(
     });
   },
 );
+
+test(
+  "a name no string is written for stays the caller's to give: a create without it is refused, naming it",
+  { skip },
+  async () => {
+    const type = {
+      typeName: 'Test::Synth::Letter',
+      description: 'named in Greek only',
+      additionalProperties: false,
+      properties: { Name: { type: 'string', pattern: '^\\p{Greek}+$' } },
+      primaryIdentifier: ['/properties/Name'],
+      createOnlyProperties: ['/properties/Name'],
+    };
+    assert.equal((await s.call('POST', '/v1/types', type)).status, 201);
+    const refused = await s.call('POST', path('Test::Synth::Letter'), { desiredState: {} });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.match(refused.body.message, /\/properties\/Name is part of the primary identifier: give it/);
+    const named = await create(s, 'Test::Synth::Letter', { Name: 'αβγ' });
+    assert.equal(named.identifier, 'αβγ');
+  },
+);

@@ -149,8 +149,16 @@ export function synthesizedPointers(type: ResourceType, emulated: Emulated): str
       const schema = resolverOf(type).walk(pointer)?.[0];
       return schema !== undefined && writer.value(schema, names, subject.seed.derive(pointer)) !== undefined;
     };
+    // A name no value can be written for stays the caller's to give (an identifier part: "give it").
+    const names = plan.names
+      .map((name) => `/properties/${escapePointerToken(name)}`)
+      .filter((pointer) => {
+        const schema = resolverOf(type).walk(pointer)?.[0];
+        const name = unescapeToken(pointer.slice('/properties/'.length));
+        return writer.name(schema, [name], subject.seed.derive(pointer), plan.lowerCaseNames) !== undefined;
+      });
     pointers = [
-      ...plan.names.map((name) => `/properties/${escapePointerToken(name)}`),
+      ...names,
       ...[
         ...plan.identifierParts.map((name) => `/properties/${escapePointerToken(name)}`),
         ...plan.readOnly,
