@@ -11,6 +11,7 @@ import { ERROR_CODES } from '../errors.js';
 import type { ResourceType } from '../schema/index.js';
 import { markedModel } from './property-schema.js';
 import { ERROR_RESPONSES, json, PAGE, pathParam, ref, WAIT } from './openapi-parts.js';
+import { POLICY_SCHEMAS, policyPaths } from './openapi-policy.js';
 import { RECIPE_SCHEMAS, recipePaths } from './openapi-recipes.js';
 import { STACK_SCHEMAS, stackPaths } from './openapi-stacks.js';
 
@@ -53,8 +54,8 @@ export function openApiTypeKey(typeName: string): string {
  * app.get('/v1/openapi.json', async () => generateOpenApi(types, { version: '0.1.0' }));
  */
 export function generateOpenApi(types: readonly ResourceType[], options: OpenApiOptions): Schema {
-  const schemas: Schema = { ...COMMON_SCHEMAS, ...STACK_SCHEMAS, ...RECIPE_SCHEMAS };
-  const paths: Schema = { ...generalPaths(), ...stackPaths(), ...recipePaths() };
+  const schemas: Schema = { ...COMMON_SCHEMAS, ...STACK_SCHEMAS, ...RECIPE_SCHEMAS, ...POLICY_SCHEMAS };
+  const paths: Schema = { ...generalPaths(), ...stackPaths(), ...recipePaths(), ...policyPaths() };
   for (const type of [...types].sort((a, b) => (a.typeName < b.typeName ? -1 : 1))) {
     const key = openApiTypeKey(type.typeName);
     Object.assign(schemas, typeSchemas(type, key));
