@@ -249,6 +249,8 @@ test('every command of the installed CLI answers --help, and --version', async (
     'recipe',
     'environment',
     'token',
+    'policy',
+    'hook',
     'backup',
     'restore',
     'audit',
@@ -285,6 +287,8 @@ test('every command of the installed CLI answers --help, and --version', async (
     recipe: ['register', 'check', 'list', 'show', 'delete'],
     environment: ['create', 'list', 'show', 'delete'],
     token: ['create', 'list', 'revoke'],
+    policy: ['create', 'list', 'show', 'delete', 'test'],
+    hook: ['register', 'list', 'show', 'configure', 'configuration', 'deregister'],
     audit: ['verify', 'export'],
   };
   const invocations = commands.flatMap((c) => [[c], ...(groups[c] ?? []).map((s) => [c, s])]);
