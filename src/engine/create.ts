@@ -13,7 +13,7 @@ import { checkIdentifierValues } from './identifiers.js';
 import { assertRules, assertValid, refuseReadOnly, requireModel } from './input.js';
 import { createInRecord } from './record-backed.js';
 import { assertReferencesExist } from './references.js';
-import { reviewChange, warned } from './review.js';
+import { replayOf, reviewChange, warned } from './review.js';
 import type { ProgressEvent } from './types.js';
 
 export async function create(
@@ -29,6 +29,11 @@ export async function create(
   const compiled = await ctx.registry.get(typeName, version);
   const type = compiled.type;
   await assertAdmitted(ctx, compiled, 'create');
+  const replay = await replayOf(ctx, { operation: 'CREATE', compiled, caller }, clientToken, {
+    as: hashed.as ?? 'CREATE',
+    of: hashed.of,
+  });
+  if (replay) return replay;
   const desired = requireModel(desiredState, 'desiredState');
   refuseReadOnly(type, desired);
   assertValid(compiled, desired);

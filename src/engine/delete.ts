@@ -7,7 +7,7 @@ import type { Caller } from './caller.js';
 import type { EngineContext } from './context.js';
 import { deleteInRecord } from './record-backed.js';
 import { stillReferenced } from './references.js';
-import { reviewChange, warned } from './review.js';
+import { replayOf, reviewChange, warned } from './review.js';
 import { resourceWithSecrets } from './sealing.js';
 import type { ProgressEvent } from './types.js';
 
@@ -35,6 +35,11 @@ export async function deleteResource(
       undefined,
       caller?.id,
     );
+  const replay = await replayOf(ctx, { operation: 'DELETE', compiled, caller }, clientToken, {
+    as: 'DELETE',
+    of: { identifier },
+  });
+  if (replay) return replay;
   // The primary identifier, whichever identifier the caller named it by.
   const primary = current.identifier;
   const dependants = await ctx.store.listReferrers(type.typeName, primary, 20);

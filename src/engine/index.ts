@@ -9,6 +9,7 @@ export { alsoOnEnd, type EndedOperation, type EngineObserver } from './observer.
 export {
   collectReviews,
   collectVerdicts,
+  type ReviewedBy,
   type ReviewedChange,
   type Reviewer,
   type ReviewRequest,

@@ -11,7 +11,7 @@ import type { EngineContext } from './context.js';
 import { create } from './create.js';
 import { refuseReadOnly, requireModel } from './input.js';
 import { replaceInRecord } from './record-backed.js';
-import { warned } from './review.js';
+import { replayOf, warned } from './review.js';
 import { opened } from './sealing.js';
 import type { ProgressEvent } from './types.js';
 import { assertUpdatable } from './update.js';
@@ -66,6 +66,11 @@ export async function put(
     );
   }
   assertSupported(type, 'update');
+  const replay = await replayOf(ctx, { operation: 'UPDATE', compiled, caller }, clientToken, {
+    as: 'PUT',
+    of: hashOf,
+  });
+  if (replay) return replay;
   refuseReadOnly(type, desired);
   // What the provider set stays; everything else is replaced by the body. A nested read-only value
   // stays where the body still has the object holding it (without it goes the value, as with PATCH).

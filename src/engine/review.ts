@@ -10,7 +10,10 @@ import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import { DeniedByVerdicts, warningsOf, type Verdict } from '../verdict.js';
 import type { Caller } from './caller.js';
+import { ClientTokenReused, requestHash, validateClientToken, type RequestKind } from './client-token.js';
 import type { EngineContext } from './context.js';
+import { toEvent } from './progress-event.js';
+import type { ProgressEvent } from './types.js';
 
 export interface ReviewRequest {
   operation: 'CREATE' | 'UPDATE' | 'DELETE';
@@ -33,9 +36,18 @@ export interface ReviewRequest {
   dryRun?: boolean;
 }
 
+/** What tells whether a change will be reviewed: its operation, type and path (the caller). */
+export type ReviewedBy = Pick<ReviewRequest, 'operation' | 'compiled'> & { caller: Caller | undefined };
+
 export interface Reviewer {
   /** Every verdict on the change, `Deny` ones included (the engine refuses on those). */
   review(request: ReviewRequest): Promise<readonly Verdict[]>;
+  /**
+   * Whether anything would judge a change of this type and operation (a policy or hook bound to
+   * it): only then is a client token's earlier operation looked for before the review (see
+   * {@link replayOf}). Without it, always.
+   */
+  concerns?(change: ReviewedBy): Promise<boolean>;
 }
 
 /**
@@ -51,6 +63,31 @@ export async function reviewChange(ctx: EngineContext, request: ReviewRequest): 
   if (verdicts.some((v) => v.action === 'Deny'))
     throw new DeniedByVerdicts(verdicts.filter((v) => v.action !== 'Audit'));
   return verdicts;
+}
+
+/**
+ * The operation a client token began, when this request repeats it: a retried create, update, PUT or
+ * delete answers what it began without being reviewed again (a hook is called once per change, and a
+ * policy registered since does not judge a change already made); a different request with the token
+ * is refused (ClientTokenReused), as beginning it would be. Looked for only when a client token is
+ * given and the reviewer would judge the change; otherwise beginning the operation finds the replay.
+ */
+export async function replayOf(
+  ctx: EngineContext,
+  change: ReviewedBy,
+  clientToken: string | undefined,
+  hashed: { as: RequestKind; of: unknown },
+): Promise<ProgressEvent | undefined> {
+  const reviewer = ctx.reviewer;
+  if (clientToken === undefined || !reviewer) return undefined;
+  if (reviewer.concerns && !(await reviewer.concerns(change))) return undefined;
+  const token = validateClientToken(clientToken);
+  const earlier = token === undefined ? undefined : await ctx.store.getOperationByClientToken(token);
+  if (!earlier) return undefined;
+  const type = change.compiled.type;
+  if (earlier.requestHash !== requestHash(ctx.sealer, type.typeName, hashed.as, hashed.of))
+    throw new ClientTokenReused(earlier.operation.requestToken);
+  return toEvent(ctx, earlier.operation, type);
 }
 
 /**

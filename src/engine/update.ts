@@ -15,7 +15,7 @@ import { assertRules, assertValid } from './input.js';
 import { ratchet } from './ratchet.js';
 import { replaceInRecord } from './record-backed.js';
 import { assertReferencesExist } from './references.js';
-import { reviewChange, warned } from './review.js';
+import { replayOf, reviewChange, warned } from './review.js';
 import type { Verdict } from '../verdict.js';
 import { resourceWithSecrets } from './sealing.js';
 import type { ProgressEvent } from './types.js';
@@ -74,6 +74,13 @@ async function updateOnce(
       undefined,
       caller?.id,
     );
+  const hashOf =
+    version === undefined ? { identifier, patchDocument } : { identifier, patchDocument, version };
+  const replay = await replayOf(ctx, { operation: 'UPDATE', compiled, caller }, clientToken, {
+    as: 'UPDATE',
+    of: hashOf,
+  });
+  if (replay) return replay;
   const readsWriteOnly = patchReadsWriteOnly(type, patchDocument);
   if (readsWriteOnly.length > 0)
     throw new TypeplaneError(
@@ -92,7 +99,7 @@ async function updateOnce(
     identifier: primary,
     request: { desiredState: desired, previousState: current.properties },
     clientToken,
-    hashOf: version === undefined ? { identifier, patchDocument } : { identifier, patchDocument, version },
+    hashOf,
     asDefault: version === undefined,
     ...askedBy(caller),
     ...(provider.recordBacked

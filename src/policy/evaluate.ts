@@ -100,6 +100,15 @@ function failed(verdicts: Verdict[], policy: PolicyDocument, what: string, messa
     });
 }
 
+/** Whether any of `policies` matches a change of the type and operation (its matchConditions aside). */
+export function anyTakes(
+  policies: readonly CompiledPolicy[],
+  typeName: string,
+  operation: PolicyOperation,
+): boolean {
+  return policies.some((compiled) => takes(compiled, typeName, operation));
+}
+
 /** Whether the policy's `match` takes the type, by type name, each policy's globs tried once per type. */
 const taken = new WeakMap<CompiledPolicy, Map<string, boolean>>();
 /** More type names than a registry holds: past it a policy's answers are forgotten and found again. */

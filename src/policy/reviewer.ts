@@ -4,18 +4,20 @@
  * whatever else is plugged in (hooks). A part is not asked once an earlier one denied: the change
  * is refused anyway, and a hook's call costs time and may have effects.
  */
-import type { Caller, Reviewer, ReviewRequest } from '../engine/index.js';
+import type { Caller, Reviewer, ReviewedBy, ReviewRequest } from '../engine/index.js';
 import { stripWriteOnly, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import type { Verdict } from '../verdict.js';
 import type { CompiledPolicy, RequestFacts } from './compile.js';
-import { evaluatePolicies } from './evaluate.js';
+import { anyTakes, evaluatePolicies } from './evaluate.js';
 import type { Policies } from './policies.js';
 
 /** One kind of reviewer the server's reviewer runs: admission policies, hooks. */
 export interface ReviewPart {
   /** Every verdict of this part on the change (Deny ones included). */
   review(request: ReviewRequest): Promise<readonly Verdict[]>;
+  /** Whether anything of this part is bound to such a change (see `Reviewer.concerns`). */
+  concerns(change: ReviewedBy): Promise<boolean>;
 }
 
 export class ServerReviewer implements Reviewer {
@@ -30,6 +32,11 @@ export class ServerReviewer implements Reviewer {
       if (said.some((v) => v.action === 'Deny')) break;
     }
     return verdicts ?? [];
+  }
+
+  async concerns(change: ReviewedBy): Promise<boolean> {
+    for (const part of this.parts) if (await part.concerns(change)) return true;
+    return false;
   }
 }
 
@@ -50,6 +57,9 @@ export function admissionPolicies(policies: Policies<CompiledPolicy>): ReviewPar
         ...(request.oldObject ? { oldObject: visible(type, request.oldObject) } : {}),
         request: requestFacts(request, request.caller),
       });
+    },
+    async concerns({ compiled, operation }) {
+      return anyTakes(await policies.current(), compiled.type.typeName, operation);
     },
   };
 }

@@ -428,6 +428,13 @@ export interface Store {
    */
   finishOperation(operation: OperationRecord, change?: ResourceChange, owner?: string): Promise<void>;
   getOperation(requestToken: string): Promise<OperationRecord | undefined>;
+  /**
+   * The operation a client token began, with the hash of the request that began it (compared as
+   * beginOperation compares them); undefined when the token began none (or it expired).
+   */
+  getOperationByClientToken(
+    clientToken: string,
+  ): Promise<{ operation: OperationRecord; requestHash: string | null } | undefined>;
   listOperations(
     filter: OperationFilter,
     options: { limit: number; nextToken?: string },

@@ -604,6 +604,17 @@ export class PostgresStore implements Store {
     return row && toOperationRecord(row);
   }
 
+  async getOperationByClientToken(
+    clientToken: string,
+  ): Promise<{ operation: OperationRecord; requestHash: string | null } | undefined> {
+    const { rows } = await this.pool.query<TokenRow>(
+      `SELECT ${OPERATION_COLUMNS}, request_hash FROM operations WHERE client_token = $1`,
+      [clientToken],
+    );
+    const row = rows[0];
+    return row && { operation: toOperationRecord(row), requestHash: row.request_hash };
+  }
+
   async listOperations(
     filter: OperationFilter,
     options: { limit: number; nextToken?: string },

@@ -449,6 +449,13 @@ export class SqliteStore implements Store {
     return row && toOperationRecord(row);
   }
 
+  async getOperationByClientToken(
+    clientToken: string,
+  ): Promise<{ operation: OperationRecord; requestHash: string | null } | undefined> {
+    const row = this.sql.getToken.get(clientToken);
+    return row && { operation: toOperationRecord(row), requestHash: row.request_hash };
+  }
+
   /**
    * Newest first (by start order). An absent or empty filter list matches everything. The cursor is
    * the start order of the last operation returned, so operations started meanwhile never shift a page.
