@@ -13,6 +13,7 @@ import { escapePointerToken } from '../schema/diagnostics.js';
 import { checkPattern } from '../schema/regex.js';
 import { stackDiagnostic } from './rules.js';
 import { TEMPLATE_TAGS } from './yaml-tags.js';
+import { readTransform } from './language-extensions/transforms.js';
 
 export type ParameterType = 'String' | 'Number' | 'CommaDelimitedList' | 'List<Number>';
 
@@ -113,18 +114,33 @@ export interface LoadedTemplate {
   diagnostics: Diagnostic[];
 }
 
-/** Read a template. */
-export function loadTemplate(input: string, file?: string): LoadedTemplate {
-  return tooLargeTemplate(input, file) ?? readTemplate(parseSource(input, parseOptions(file)), file);
+/**
+ * A transform run on the template as written before its sections are read (AWS::LanguageExtensions,
+ * see language-extensions/): the document to read instead, locating its pointers where they were
+ * written, and the transform's problems, with pointers into the template as written.
+ */
+export type Expand = (
+  document: SourceDocument,
+  parameters: ReadonlyMap<string, ParameterDeclaration>,
+) => { document: SourceDocument; diagnostics: Diagnostic[] };
+
+/** Read a template; `expand` runs `Transform: AWS::LanguageExtensions` (refused without it). */
+export function loadTemplate(input: string, file?: string, expand?: Expand): LoadedTemplate {
+  return tooLargeTemplate(input, file) ?? readTemplate(parseSource(input, parseOptions(file)), file, expand);
 }
 
 /**
  * As {@link loadTemplate}, giving the event loop a turn while a large YAML template is parsed: what
  * the server calls.
  */
-export async function loadTemplateYielding(input: string, file?: string): Promise<LoadedTemplate> {
+export async function loadTemplateYielding(
+  input: string,
+  file?: string,
+  expand?: Expand,
+): Promise<LoadedTemplate> {
   return (
-    tooLargeTemplate(input, file) ?? readTemplate(await parseSourceYielding(input, parseOptions(file)), file)
+    tooLargeTemplate(input, file) ??
+    readTemplate(await parseSourceYielding(input, parseOptions(file)), file, expand)
   );
 }
 
@@ -148,7 +164,7 @@ function tooLargeTemplate(input: string, file: string | undefined): LoadedTempla
   return undefined;
 }
 
-function readTemplate(parsed: ParseResult, file: string | undefined): LoadedTemplate {
+function readTemplate(parsed: ParseResult, file: string | undefined, expand?: Expand): LoadedTemplate {
   if (!parsed.document) return { diagnostics: parsed.diagnostics };
   const document = parsed.document;
   const diagnostics: Diagnostic[] = [];
@@ -166,12 +182,6 @@ function readTemplate(parsed: ParseResult, file: string | undefined): LoadedTemp
         `/${escapePointerToken(key)}`,
         `unknown section '${key}'; the sections are ${[...SECTIONS].join(', ')}`,
       );
-  if (root.Transform !== undefined)
-    problem(
-      'TP4018',
-      '/Transform',
-      'Transform (macros, AWS::Serverless) is not supported; expand the template first',
-    );
   const template: Template = {
     document,
     parameters: new Map(),
@@ -184,8 +194,10 @@ function readTemplate(parsed: ParseResult, file: string | undefined): LoadedTemp
     if (typeof root.Description === 'string') template.description = root.Description;
     else problem('TP4001', '/Description', 'Description must be a string');
   }
+  // The sections read: as written, or as the transform expanded them.
+  let body: Record<string, unknown> = root;
   const section = (name: string): Record<string, unknown> => {
-    const value = root[name];
+    const value = body[name];
     if (value === undefined || value === null) return {};
     if (!isObject(value)) {
       problem('TP4001', `/${name}`, `${name} must be a mapping of names to declarations`);
@@ -198,6 +210,19 @@ function readTemplate(parsed: ParseResult, file: string | undefined): LoadedTemp
       problem('TP4011', `/Parameters/${escapePointerToken(name)}${pointer}`, message),
     );
     if (parameter) template.parameters.set(name, parameter);
+  }
+  // A transform runs before the other sections are read, with the parameters' values.
+  let transformDiagnostics: Diagnostic[] = [];
+  if (root.Transform !== undefined) {
+    const transform = readTransform(root.Transform);
+    for (const refused of transform.refused) problem('TP4018', refused.pointer, refused.message);
+    if (transform.languageExtensions && expand) {
+      const expanded = expand(document, template.parameters);
+      transformDiagnostics = expanded.diagnostics.map((d) => locate(d, document, file));
+      template.document = expanded.document;
+      body = expanded.document.value as Record<string, unknown>;
+    } else if (transform.languageExtensions)
+      problem('TP4018', '/Transform', "AWS::LanguageExtensions is expanded in a stack's template only");
   }
   const mappings = section('Mappings');
   for (const [name, map] of Object.entries(mappings)) {
@@ -246,7 +271,11 @@ function readTemplate(parsed: ParseResult, file: string | undefined): LoadedTemp
     }
     template.outputs.set(name, output);
   }
-  return { template, diagnostics: diagnostics.map((d) => locate(d, document, file)) };
+  return {
+    template,
+    // The transform's problems first: they cause those of what it made.
+    diagnostics: [...transformDiagnostics, ...diagnostics.map((d) => locate(d, template.document, file))],
+  };
 }
 
 /** A diagnostic with its file, line and column (the member's name for a missing value). */

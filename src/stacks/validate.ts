@@ -14,6 +14,7 @@ import { capDiagnostics, invalidTemplate } from './rules.js';
 import { assertStackName } from './status.js';
 import { loadTemplateYielding } from './template.js';
 import { scopedTypes } from './types.js';
+import { languageExtensions } from './language-extensions/index.js';
 
 /** What `Fn::GetAtt` would find empty: warned of at validation and plan, not failed at deploy. */
 function readOnlyNeverSet(core: StacksCore): (type: ResourceType) => readonly string[] {
@@ -26,7 +27,11 @@ export async function validate(
   parameters: Record<string, unknown> | undefined,
   authorize: Authorize,
 ): Promise<{ valid: boolean; diagnostics: Diagnostic[]; types: string[] }> {
-  const loaded = await loadTemplateYielding(text);
+  const loaded = await loadTemplateYielding(
+    text,
+    undefined,
+    languageExtensions({ ...(parameters ? { parameters } : {}), pseudo: core.ctx.pseudo }),
+  );
   if (!loaded.template) return { valid: false, diagnostics: capDiagnostics(loaded.diagnostics), types: [] };
   const result = await analyzeTemplate(loaded.template, {
     types: scopedTypes(core.ctx.types, authorize),
@@ -54,7 +59,11 @@ export async function analyzeForStack(
   assertStackName(name);
   if (typeof text !== 'string' || text.trim() === '')
     throw new TypeplaneError('InvalidRequest', 'template must be the template text (JSON or YAML)');
-  const loaded = await loadTemplateYielding(text);
+  const loaded = await loadTemplateYielding(
+    text,
+    undefined,
+    languageExtensions({ parameters, pseudo: core.ctx.pseudo, stackName: name }),
+  );
   if (!loaded.template || hasErrors(loaded.diagnostics)) throw invalidTemplate(loaded.diagnostics);
   // An imported value is another stack's: the caller must reach that stack's every type to read it.
   for (const exportName of importedNames(loaded.template)) {

@@ -6,6 +6,7 @@ import { analyzeTemplate } from '../analyze.js';
 import { importedValues, secretImports } from '../imports.js';
 import { openParameters } from '../stored-parameters.js';
 import { loadTemplateYielding } from '../template.js';
+import { languageExtensions } from '../language-extensions/index.js';
 import type { DeploymentState } from './state.js';
 
 /** Leaves `d.analysis` unset (and the deployment failed) when the template no longer analyses. */
@@ -17,8 +18,12 @@ export async function load(d: DeploymentState): Promise<void> {
     d.secrets = d.begun.secretValues;
     return;
   }
-  const loaded = await loadTemplateYielding(d.record.template ?? '');
   const parameters = openParameters(d.ctx.records, d.name, d.record.parameters);
+  const loaded = await loadTemplateYielding(
+    d.record.template ?? '',
+    undefined,
+    languageExtensions({ parameters, pseudo: d.ctx.pseudo, stackName: d.name }),
+  );
   if (!loaded.template) return d.fail('the template can no longer be read');
   d.imports = await importedValues(d.ctx.records, loaded.template);
   const result = await analyzeTemplate(loaded.template, {

@@ -1,0 +1,122 @@
+/**
+ * @module CloudFormation's `AWS::LanguageExtensions` transform, run on a template before its sections
+ * are read: `Fn::ForEach` loops expanded (see for-each.ts), intrinsic functions in `DeletionPolicy` and
+ * `UpdateReplacePolicy` resolved, with the stack's parameter values and pseudo parameters. (`Fn::Length`,
+ * `Fn::ToJsonString` and `Fn::FindInMap`'s `DefaultValue` are evaluated with the other functions.)
+ * What the rest of Typeplane sees is the expanded template, whose diagnostics are located where the
+ * template was written. Other transforms are refused by name (transforms.ts).
+ *
+ * @example
+ * const loaded = await loadTemplateYielding(text, undefined, languageExtensions({ parameters, pseudo }));
+ */
+import { asEvaluationError, createScope } from '../analyze.js';
+import {
+  DEFAULT_PSEUDO,
+  PSEUDO_NAMES,
+  Unknown,
+  containsUnknown,
+  evaluate,
+  type ParameterValue,
+  type PseudoParameters,
+} from '../intrinsics.js';
+import { resolveParameters } from '../parameters.js';
+import { referencesIn } from '../references.js';
+import type { SourceDocument } from '../../schema/index.js';
+import type { Expand, ParameterDeclaration, Template } from '../template.js';
+import { ForEachExpansion, type Resolver } from './for-each.js';
+import { Origins } from './origins.js';
+
+export { readTransform, transformRefusal, LANGUAGE_EXTENSIONS } from './transforms.js';
+export { EXPANSION_LIMITS } from './for-each.js';
+
+export interface TemplateValues {
+  /** The values given for the parameters; without them, their defaults (validating a template alone). */
+  parameters?: Record<string, unknown>;
+  pseudo?: PseudoParameters;
+  stackName?: string;
+}
+
+/** The transform, for {@link loadTemplate}: it expands a template that names it, with these values. */
+export function languageExtensions(values: TemplateValues = {}): Expand {
+  return (document, declarations) => {
+    const origins = new Origins();
+    const expansion = new ForEachExpansion(origins, (conditions) =>
+      resolver(document, conditions, declarations, values),
+    );
+    const value = expansion.expand(document.value as Record<string, unknown>);
+    return { document: origins.document(document, value), diagnostics: expansion.diagnostics };
+  };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Values decided as the template is expanded: from parameters, mappings, pseudo parameters and conditions. */
+function resolver(
+  document: SourceDocument,
+  conditions: Record<string, unknown>,
+  declarations: ReadonlyMap<string, ParameterDeclaration>,
+  values: TemplateValues,
+): Resolver {
+  const root = document.value as Record<string, unknown>;
+  const template: Template = {
+    document,
+    parameters: new Map(declarations),
+    mappings: isObject(root.Mappings) ? root.Mappings : {},
+    conditions: new Map(Object.entries(conditions)),
+    resources: new Map(),
+    outputs: new Map(),
+  };
+  // Refused values are reported when the template is analysed; here they are unknown.
+  const resolved = resolveParameters(template, values.parameters ?? {});
+  const parameters = new Map<string, ParameterValue | Unknown>(resolved.values);
+  for (const name of declarations.keys())
+    if (!resolved.values.has(name)) parameters.set(name, new Unknown([name]));
+  const secret = {
+    parameters: new Set([...declarations.values()].filter((p) => p.noEcho).map((p) => p.name)),
+    imports: new Set<string>(),
+  };
+  const scope = createScope({
+    template,
+    parameters,
+    stackName: values.stackName ?? 'validate',
+    stackId: 'validate',
+    pseudo: values.pseudo ?? DEFAULT_PSEUDO,
+    applied: () => undefined,
+    importValue: () => undefined,
+    secret,
+  });
+  return {
+    secret: (expression) => scope.hides(expression),
+    resolve(expression, pointer) {
+      for (const ref of referencesIn(expression, pointer))
+        if (
+          ref.kind === 'getatt' ||
+          (ref.kind === 'ref' &&
+            !parameters.has(ref.name) &&
+            !(PSEUDO_NAMES as readonly string[]).includes(ref.name))
+        )
+          return {
+            problem: {
+              rule: ref.kind === 'getatt' ? 'TP4008' : 'TP4007',
+              pointer: ref.pointer,
+              message: `this value is decided as the template is expanded (AWS::LanguageExtensions), before any resource exists: it may use parameters, mappings, pseudo parameters and conditions, not ${ref.kind === 'getatt' ? `${ref.logicalId}.${ref.path.join('.')}` : `'${ref.name}'`}`,
+            },
+          };
+      try {
+        const value = evaluate(expression, scope, pointer);
+        return containsUnknown(value) ? { unknown: unknownSources(value) } : { value };
+      } catch (e) {
+        const error = asEvaluationError(e, pointer);
+        return { problem: { rule: error.rule, pointer: error.pointer, message: error.message } };
+      }
+    },
+  };
+}
+
+/** The parameters an unknown value waits for. */
+function unknownSources(value: unknown): string[] {
+  if (value instanceof Unknown) return [...value.sources];
+  const children = Array.isArray(value) ? value : isObject(value) ? Object.values(value) : [];
+  return [...new Set(children.flatMap(unknownSources))];
+}

@@ -1,0 +1,63 @@
+/**
+ * @module A template's `Transform` section: which transforms it names, and, for each one Typeplane
+ * does not run, why and what to do instead. `AWS::LanguageExtensions` is the one it runs.
+ */
+export const LANGUAGE_EXTENSIONS = 'AWS::LanguageExtensions';
+
+export interface TransformSection {
+  /** Whether `AWS::LanguageExtensions` is among the transforms named. */
+  languageExtensions: boolean;
+  /** Each transform refused, where it is named and why. */
+  refused: { pointer: string; message: string }[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Read `Transform`: a name, `{Name, Parameters}`, or a list of them (CloudFormation's forms).
+ *
+ * @example readTransform(['AWS::LanguageExtensions', 'AWS::Serverless-2016-10-31'])
+ *   // → { languageExtensions: true, refused: [{ pointer: '/Transform/1', message: 'Transform AWS::Serverless-2016-10-31 (SAM) is not supported: …' }] }
+ */
+export function readTransform(section: unknown): TransformSection {
+  const out: TransformSection = { languageExtensions: false, refused: [] };
+  const read = (item: unknown, pointer: string) => {
+    const name = isObject(item) ? item.Name : item;
+    if (typeof name !== 'string' || name === '') {
+      out.refused.push({
+        pointer,
+        message:
+          'Transform names a transform (AWS::LanguageExtensions), or is {Name, Parameters}, or a list of them',
+      });
+      return;
+    }
+    if (name === LANGUAGE_EXTENSIONS) out.languageExtensions = true;
+    else {
+      const location = isObject(item) && isObject(item.Parameters) ? item.Parameters.Location : undefined;
+      out.refused.push({
+        pointer: isObject(item) ? `${pointer}/Name` : pointer,
+        message: `Transform ${transformRefusal(name, location)}`,
+      });
+    }
+  };
+  if (Array.isArray(section)) section.forEach((item, i) => read(item, `/Transform/${i}`));
+  else read(section, '/Transform');
+  return out;
+}
+
+/**
+ * Why the transform `name` is not run, and what to do, as a phrase after the transform's name
+ * (`Transform …`, `Fn::Transform …`).
+ */
+export function transformRefusal(name: string, location?: unknown): string {
+  const processed =
+    'deploy the template as AWS processed it instead (after a change set, `aws cloudformation get-template --stack-name <stack> --template-stage Processed` prints it), without this transform';
+  if (name.startsWith('AWS::Serverless'))
+    return `${name} (SAM) is not supported: Typeplane runs no SAM translator; ${processed}, or write the resources SAM would make (AWS::Lambda::Function, AWS::IAM::Role, …) in the template`;
+  if (name === 'AWS::Include')
+    return `AWS::Include is not supported: Typeplane reads no snippet from Amazon S3; paste the snippet${typeof location === 'string' ? ` at ${location}` : ''} into the template where the transform stands`;
+  if (name.startsWith('AWS::'))
+    return `${name} is not supported (Typeplane runs AWS::LanguageExtensions only); ${processed}`;
+  return `${name} is a macro, which CloudFormation runs as an AWS Lambda function, and Typeplane runs none; ${processed}`;
+}
