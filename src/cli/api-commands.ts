@@ -753,12 +753,40 @@ export function registerApiCommands(program: Command): void {
   examples(
     common(
       resource
+        .command('import')
+        .argument('<typeName>')
+        .argument('<identifier>', "its primary identifier (values joined by '|')")
+        .description(
+          'record a resource its provider has and Typeplane has no record of, read through the provider (nothing is created); writers only',
+        ),
+    ),
+    [
+      'typeplane resource list Typeplane::Local::File --unmanaged',
+      'typeplane resource import Typeplane::Local::File notes/today.txt',
+    ],
+  ).action(
+    action(async (typeName: string, identifier: string, options: Common) => {
+      const client = clientFor(options);
+      const { progressEvent } = await client.call<{ progressEvent: ProgressEvent }>(
+        'POST',
+        `/v1/resources/${enc(typeName)}/${enc(identifier)}/import`,
+      );
+      return printEvent(client, progressEvent, options);
+    }),
+  );
+  examples(
+    common(
+      resource
         .command('list')
         .argument('<typeName>')
         .description('list resources of a type: the identifier and a few scalar properties (-o wide: all)')
         .option('--max-results <n>', `page size (1 to ${MAX_RESULTS_LIMIT})`)
         .option('--next-token <token>', 'continue from a previous page')
         .option('--all', 'follow nextToken to the end')
+        .option(
+          '--unmanaged',
+          "what the type's provider lists that Typeplane has no record of (import one with 'typeplane resource import'); writers only",
+        )
         .option(
           '--filter <Property=value>',
           'only resources whose top-level property equals the value (repeat: all must match)',
@@ -771,15 +799,27 @@ export function registerApiCommands(program: Command): void {
       'typeplane resource list Typeplane.Data/postgresDatabases',
       'typeplane resource list Typeplane.Data/postgresDatabases -o wide --all',
       'typeplane resource list Test::Shop::Widget --filter Size=L --filter Color=red',
+      'typeplane resource list Typeplane::Local::File --unmanaged',
     ],
   ).action(
     action(
       async (
         typeName: string,
-        options: Common & { maxResults?: string; nextToken?: string; all?: boolean; filter: string[] },
+        options: Common & {
+          maxResults?: string;
+          nextToken?: string;
+          all?: boolean;
+          unmanaged?: boolean;
+          filter: string[];
+        },
       ) => {
         const maxResults = maxResultsFlag(options.maxResults);
+        if (options.unmanaged && options.filter.length > 0)
+          throw new UsageError(
+            "--filter: the provider's own list is not filtered; leave out --unmanaged or --filter",
+          );
         const filters = options.filter.map(filterFlag);
+        const listed = options.unmanaged ? 'unmanaged-resources' : 'resources';
         const client = clientFor(options);
         const all: ListedResource[] = [];
         let nextToken = options.nextToken;
@@ -792,14 +832,19 @@ export function registerApiCommands(program: Command): void {
           const page = await client.call<{
             resourceDescriptions: ListedResource[];
             nextToken: string | null;
-          }>('GET', `/v1/resources/${enc(typeName)}?${query}`);
+          }>('GET', `/v1/${listed}/${enc(typeName)}?${query}`);
           all.push(...page.resourceDescriptions);
           last = page.nextToken;
           nextToken = page.nextToken ?? undefined;
         } while (options.all && nextToken);
         const out = { resourceDescriptions: all, nextToken: last };
         const table = options.output === 'table' || options.output === 'wide';
-        if (table && all.length === 0 && !last) return nothingFound(`No resources found of ${typeName}`);
+        if (table && all.length === 0 && !last)
+          return nothingFound(
+            options.unmanaged
+              ? `The provider lists no ${typeName} that Typeplane has no record of`
+              : `No resources found of ${typeName}`,
+          );
         process.stdout.write(
           (table
             ? resourceTable(all, options.output === 'wide') + (last ? `\n(more: --next-token ${last})` : '')

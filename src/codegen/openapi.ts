@@ -322,6 +322,18 @@ function resourcePaths(
         },
       },
     },
+    [`${base}/{identifier}/import`]: {
+      parameters: [...params, identifier],
+      post: {
+        operationId: `import${id}`,
+        summary:
+          'Record a resource its provider has and Typeplane has no record of, read through the provider (nothing is created)',
+        responses: {
+          '200': json(accepted, 'The resource was recorded: a CREATE, already SUCCESS.'),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
     [`${base}/{identifier}/references`]: {
       parameters: [...params, identifier],
       get: {
@@ -560,6 +572,16 @@ function generalPaths(): Schema {
       ref('ResourceDescription'),
       [typeName],
     ),
+    '/v1/unmanaged-resources/{typeName}': {
+      parameters: [typeName],
+      get: {
+        operationId: 'listUnmanagedResources',
+        summary:
+          "A page of what the type's provider lists that Typeplane has no record of (writers with the type in scope)",
+        parameters: PAGE,
+        responses: { '200': json(ref('ResourceList'), "A page of the provider's list."), ...ERROR_RESPONSES },
+      },
+    },
     '/v1/requests': {
       get: {
         operationId: 'listRequests',

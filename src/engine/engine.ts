@@ -23,6 +23,7 @@ import { scopedClientToken, type Caller } from './caller.js';
 import { expireTokensHourly, SEVEN_DAYS_MS } from './client-token.js';
 import { CALL_LIMITS, type CallLimits } from '../handler/index.js';
 import type { EngineContext } from './context.js';
+import { adopt, unmanaged } from './adopt.js';
 import { create } from './create.js';
 import { deleteResource } from './delete.js';
 import { forget } from './forget.js';
@@ -239,6 +240,21 @@ export class Engine {
   /** Drops Typeplane's record of a resource without calling its provider: see `forget.ts`. */
   forget(typeName: string, identifier: string, caller?: Caller): Promise<ProgressEvent> {
     return forget(this.ctx, typeName, identifier, caller);
+  }
+
+  /** Records a resource its provider has and Typeplane had no record of, read through the provider: see `adopt.ts`. */
+  async adopt(typeName: string, identifier: string, caller?: Caller): Promise<ProgressEvent> {
+    await this.configured(typeName);
+    return adopt(this.ctx, typeName, identifier, caller);
+  }
+
+  /** A page of the provider's own list, without what Typeplane has a record of: see `adopt.ts`. */
+  async unmanaged(
+    typeName: string,
+    options: { maxResults?: unknown; nextToken?: unknown } = {},
+  ): Promise<{ resourceDescriptions: ResourceDescription[]; nextToken: string | null }> {
+    await this.configured(typeName);
+    return unmanaged(this.ctx, typeName, options);
   }
 
   /** Resolves when `version` of the type is registered; `NotFound` naming the versions it has otherwise. */

@@ -9,7 +9,7 @@ import type { StoredResource } from '../store/types.js';
 import type { ResourceType } from '../schema/index.js';
 import { assertAdmitted, assertSupported } from './admission.js';
 import { checkModel, contractViolation } from './check-answer.js';
-import { tooSlow } from '../handler/index.js';
+import { tooSlow, type HandlerEvent, type HandlerRequest, type Provider } from '../handler/index.js';
 import { configurationOf, timeoutMinutes, type EngineContext } from './context.js';
 import { parseMaxResults, parseNextToken } from './input.js';
 import { invoke } from './invoke.js';
@@ -38,21 +38,10 @@ export async function read(
   const provider = ctx.providerFor(type.typeName);
   // Recorded models were checked against the schema when their operation finished.
   if (provider.readsFromRecord) return { identifier: primary, properties: recorded(type, stored.properties) };
-  const requestToken = newRequestToken();
-  const typeLimit = AbortSignal.timeout(timeoutMinutes(type, 'read') * ctx.minuteMs);
-  const callLimit = AbortSignal.timeout(ctx.callLimits.read);
-  const event = await invoke(ctx.log, provider, 'read', type, {
-    typeName: type.typeName,
-    // The provider is handed the whole recorded model, as for the other handlers.
+  // The provider is handed the whole recorded model, as for the other handlers.
+  const event = await askProvider(ctx, provider, type, 'read', {
     desiredState: opened(ctx.sealer, stored).properties,
-    clientRequestToken: requestToken,
-    logger: lazyChild(ctx.log, { requestToken, operation: 'READ' }),
-    // Bounded by the type's read timeout and by the contract's limit on a read (30 s).
-    signal: AbortSignal.any([typeLimit, callLimit]),
-    ...(await configurationOf(ctx, type)),
   });
-  if (callLimit.aborted && !typeLimit.aborted)
-    throw contractViolation(ctx.log, provider, tooSlow('read', ctx.callLimits.read));
   if (event.status === 'FAILED') {
     const code = event.errorCode ?? 'GeneralServiceException';
     if (code === 'NotFound') {
@@ -71,6 +60,33 @@ export async function read(
   const model = checkModel(ctx.log, provider, compiled, event.resourceModel, primary, stored.properties);
   await observe(ctx, stored, undefined);
   return { identifier: primary, properties: stripWriteOnly(type, model) };
+}
+
+/**
+ * One call of a provider's read or list handler, bounded by the type's timeout for it and by the
+ * contract's limit on a read (30 s): one that runs past the contract's limit is a contract violation.
+ */
+export async function askProvider(
+  ctx: EngineContext,
+  provider: Provider,
+  type: ResourceType,
+  action: 'read' | 'list',
+  request: Pick<HandlerRequest, 'desiredState' | 'nextToken' | 'maxResults'>,
+): Promise<HandlerEvent> {
+  const requestToken = newRequestToken();
+  const typeLimit = AbortSignal.timeout(timeoutMinutes(type, action) * ctx.minuteMs);
+  const callLimit = AbortSignal.timeout(ctx.callLimits.read);
+  const event = await invoke(ctx.log, provider, action, type, {
+    typeName: type.typeName,
+    ...request,
+    clientRequestToken: requestToken,
+    logger: lazyChild(ctx.log, { requestToken, operation: action === 'read' ? 'READ' : 'LIST' }),
+    signal: AbortSignal.any([typeLimit, callLimit]),
+    ...(await configurationOf(ctx, type)),
+  });
+  if (callLimit.aborted && !typeLimit.aborted)
+    throw contractViolation(ctx.log, provider, tooSlow(action, ctx.callLimits.read));
+  return event;
 }
 
 /**

@@ -98,26 +98,38 @@ export async function createInRecord(
           errorCode: 'AlreadyExists',
           statusMessage: `${type.typeName} ${taken.holder} already has the additional identifier ${taken.name} = ${taken.value}`,
         };
-      const now = new Date().toISOString();
-      return {
-        status: 'SUCCESS',
-        resourceModel: stripWriteOnly(type, model),
-        change: {
-          kind: 'put',
-          resource: {
-            typeName: type.typeName,
-            identifier: identifier!,
-            properties: model,
-            ...versionOf(compiled),
-            createdAt: now,
-            updatedAt: now,
-          },
-          ...(references ? { references } : {}),
-          ...(keys ? { identifiers: keys } : {}),
-        },
-      };
+      return recordedNew(compiled, identifier!, model, references, keys);
     },
   });
+}
+
+/** A new resource's record, with its references and additional identifiers: a create's completion. */
+export function recordedNew(
+  compiled: CompiledType,
+  identifier: string,
+  model: Model,
+  references: ResourceKey[] | undefined,
+  keys: AdditionalIdentifier[] | undefined,
+): Completion {
+  const type = compiled.type;
+  const now = new Date().toISOString();
+  return {
+    status: 'SUCCESS',
+    resourceModel: stripWriteOnly(type, model),
+    change: {
+      kind: 'put',
+      resource: {
+        typeName: type.typeName,
+        identifier,
+        properties: model,
+        ...versionOf(compiled),
+        createdAt: now,
+        updatedAt: now,
+      },
+      ...(references ? { references } : {}),
+      ...(keys ? { identifiers: keys } : {}),
+    },
+  };
 }
 
 /**
@@ -167,7 +179,7 @@ export async function replaceInRecord(
 }
 
 /** The additional identifiers to index with a model; undefined for a type that has none. */
-function additionalKeys(type: ResourceType, model: Model): AdditionalIdentifier[] | undefined {
+export function additionalKeys(type: ResourceType, model: Model): AdditionalIdentifier[] | undefined {
   return type.additionalIdentifiers.length > 0 ? additionalIdentifiersOf(type, model) : undefined;
 }
 

@@ -56,6 +56,8 @@ function actionOf(method: string, route: string): Action {
   if (route === '/v1/backup') return 'back-up';
   // A type's configuration holds secrets: admins only, reading included.
   if (route === '/v1/types/:typeName/configuration') return 'manage-types';
+  // What a type's provider has that Typeplane does not manage: a writer's, who may import it.
+  if (route === '/v1/unmanaged-resources/:typeName') return 'write';
   if (method === 'GET' || method === 'HEAD') return 'read';
   if (route === '/v1/types' || route.startsWith('/v1/types/')) return 'manage-types';
   // Admission policies decide for every tenant: setting them is an admin's.
@@ -141,7 +143,7 @@ function describe(action: Action): string {
     case 'read':
       return 'read';
     case 'write':
-      return 'create, change or delete resources, or cancel requests';
+      return 'create, change, delete or import resources, list unmanaged ones, or cancel requests';
     case 'read-metrics':
       return 'read the metrics';
     case 'manage-types':

@@ -277,6 +277,7 @@ test('every command of the installed CLI answers --help, and --version', async (
       'update',
       'delete',
       'forget',
+      'import',
       'list',
       'put',
       'references',

@@ -150,6 +150,27 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     return { progressEvent: event };
   });
 
+  // Records a resource the provider has and Typeplane had none of, read through the provider: done
+  // at once, 200 with the completed operation (a CREATE that created nothing).
+  app.post<ResourceParams>('/v1/resources/:typeName/:identifier/import', async (request) => {
+    const { typeName, identifier } = request.params;
+    const caller = callerOfRequest(request);
+    const event = await engine.adopt(typeName, identifier, caller);
+    request.log.info(
+      { typeName, identifier: event.identifier, requestToken: event.requestToken, by: caller.id },
+      'resource imported',
+    );
+    return { progressEvent: event };
+  });
+
+  // A page of the provider's own list, without the resources Typeplane has a record of.
+  app.get<TypeParams>('/v1/unmanaged-resources/:typeName', async (request) => {
+    const { typeName } = request.params;
+    const { maxResults, nextToken } = request.query;
+    const page = await engine.unmanaged(typeName, { maxResults: maxResultsParam(maxResults), nextToken });
+    return { typeName, ...page };
+  });
+
   app.delete<ResourceParams>('/v1/resources/:typeName/:identifier', async (request, reply) => {
     const wait = waitSeconds(request.query.wait);
     const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);
