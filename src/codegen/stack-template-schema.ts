@@ -86,8 +86,9 @@ export function stackTemplateSchema(types: readonly ResourceType[]): Schema {
             description: 'The condition that decides whether the resource exists.',
           },
           DeletionPolicy: {
-            enum: ['Delete', 'Retain'],
-            description: 'What deleting the stack does to the resource.',
+            enum: ['Delete', 'Retain', 'RetainExceptOnCreate'],
+            description:
+              'What deleting the resource from the stack does to it (RetainExceptOnCreate: retained, but deleted when the deployment that created it rolls back).',
           },
           UpdateReplacePolicy: {
             enum: ['Delete', 'Retain'],

@@ -19,6 +19,7 @@ import {
 import { decideNamed, namedProperty } from './physical-names.js';
 import { MASK } from './parameters.js';
 import type { ResourceRecord } from './records.js';
+import { retained } from './retention.js';
 import { invalidTemplate, stackDiagnostic } from './rules.js';
 import { mask, maskReason } from './secrets.js';
 import { locate } from './template.js';
@@ -130,7 +131,7 @@ export function computePlan(
       type: rec.type,
       action: 'Remove',
       ...(rec.identifier !== undefined ? { identifier: rec.identifier } : {}),
-      ...(rec.deletionPolicy === 'Retain' ? { retain: true } : {}),
+      ...(retained(rec.deletionPolicy) ? { retain: true } : {}),
     });
   return changes;
 }

@@ -14,6 +14,7 @@ import { checkPattern } from '../schema/regex.js';
 import { stackDiagnostic } from './rules.js';
 import { TEMPLATE_TAGS } from './yaml-tags.js';
 import { readTransform } from './language-extensions/transforms.js';
+import { readPolicy, type DeletionPolicy, type ReplacePolicy } from './retention.js';
 
 export type ParameterType = 'String' | 'Number' | 'CommaDelimitedList' | 'List<Number>';
 
@@ -32,7 +33,7 @@ export interface ParameterDeclaration {
   constraintDescription?: string;
 }
 
-export type Policy = 'Delete' | 'Retain';
+export type { DeletionPolicy as Policy } from './retention.js';
 
 export interface ResourceDeclaration {
   logicalId: string;
@@ -41,8 +42,8 @@ export interface ResourceDeclaration {
   properties: Record<string, unknown>;
   dependsOn: string[];
   condition?: string;
-  deletionPolicy: Policy;
-  updateReplacePolicy: Policy;
+  deletionPolicy: DeletionPolicy;
+  updateReplacePolicy: ReplacePolicy;
 }
 
 export interface OutputDeclaration {
@@ -423,15 +424,12 @@ function readResource(
     if (typeof declaration.Condition === 'string') resource.condition = declaration.Condition;
     else problem('TP4003', '/Condition', 'Condition names a condition (a string)');
   }
-  for (const [key, field] of [
-    ['DeletionPolicy', 'deletionPolicy'],
-    ['UpdateReplacePolicy', 'updateReplacePolicy'],
-  ] as const) {
-    const v = declaration[key];
-    if (v === undefined) continue;
-    if (v === 'Delete' || v === 'Retain') resource[field] = v;
-    else if (v === 'Snapshot' || v === 'RetainExceptOnCreate') resource[field] = 'Retain';
-    else problem('TP4003', `/${key}`, `${key} must be Delete or Retain`);
+  for (const key of ['DeletionPolicy', 'UpdateReplacePolicy'] as const) {
+    if (declaration[key] === undefined) continue;
+    const read = readPolicy(key, declaration[key], declaration.Type);
+    if ('problem' in read) problem('TP4003', `/${key}`, read.problem);
+    else if (key === 'DeletionPolicy') resource.deletionPolicy = read.policy;
+    else resource.updateReplacePolicy = read.policy as ReplacePolicy;
   }
   return resource;
 }

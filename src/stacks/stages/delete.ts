@@ -5,6 +5,7 @@
  */
 import { walkGraph } from '../graph.js';
 import type { ResourceRecord } from '../records.js';
+import { retained } from '../retention.js';
 import { stepToken, type DeploymentState } from './state.js';
 
 /** Delete records' resources, dependants first; Retain leaves them. Whether all went. */
@@ -37,8 +38,14 @@ async function deleteStep(d: DeploymentState, rec: ResourceRecord, action: strin
     await d.forget(id);
     return true;
   }
-  if (rec.deletionPolicy === 'Retain') {
-    await d.resourceEvent(id, rec.type, rec.identifier, 'DELETE_SKIPPED', 'DeletionPolicy: Retain');
+  if (retained(rec.deletionPolicy)) {
+    await d.resourceEvent(
+      id,
+      rec.type,
+      rec.identifier,
+      'DELETE_SKIPPED',
+      `DeletionPolicy: ${rec.deletionPolicy}`,
+    );
     await d.forget(id);
     return true;
   }

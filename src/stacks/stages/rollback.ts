@@ -1,11 +1,12 @@
 /**
  * @module The rollback stage: what this deployment changed, put back in reverse order — a created
- * resource deleted, an updated one updated back, a replaced one's old resource kept (or made again
- * when it was deleted first).
+ * resource deleted (left, out of the stack, under `DeletionPolicy: Retain`), an updated one updated
+ * back, a replaced one's old resource kept (or made again when it was deleted first).
  */
 import { decide } from '../changes.js';
 import { walkGraph } from '../graph.js';
 import type { ResourceRecord } from '../records.js';
+import { retained } from '../retention.js';
 import { stepToken, type DeploymentState } from './state.js';
 
 /** Whether every resource was put back. */
@@ -51,6 +52,18 @@ async function rollbackStep(d: DeploymentState, rec: ResourceRecord): Promise<bo
     return done;
   };
   if (!previous) {
+    // Made (or imported) by this deployment: its DeletionPolicy decides, as on a stack's deletion.
+    if (rec.identifier !== undefined && retained(rec.deletionPolicy, true)) {
+      await d.resourceEvent(
+        logicalId,
+        rec.type,
+        rec.identifier,
+        'DELETE_SKIPPED',
+        `rollback: DeletionPolicy: ${rec.deletionPolicy}`,
+      );
+      await d.forget(logicalId);
+      return true;
+    }
     if (!(await deleteCurrent())) return false;
     await d.forget(logicalId);
     return true;
