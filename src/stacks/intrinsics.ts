@@ -6,6 +6,7 @@
  * first-class value that flows through every function; it is not an error.
  */
 import { escapePointerToken } from '../schema/diagnostics.js';
+import { transformRefusal } from './language-extensions/transforms.js';
 
 /** A value known only once the resources named in `sources` (`Db`, `Db.Port`) have been applied. */
 export class Unknown {
@@ -435,6 +436,19 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
       if (v instanceof Unknown) return v;
       if (!Array.isArray(v)) fail(pointer, 'Fn::Length takes a list');
       return v.length;
+    }
+    case 'Fn::Transform': {
+      // A macro (or AWS::Include) run on a snippet: refused by name, with what to do instead.
+      const macro = (typeof argument === 'object' && argument !== null ? argument : {}) as {
+        Name?: unknown;
+        Parameters?: { Location?: unknown };
+      };
+      const name = typeof macro.Name === 'string' ? macro.Name : '(no Name)';
+      throw new EvaluationError(
+        'TP4018',
+        pointer,
+        `Fn::Transform ${transformRefusal(name, macro.Parameters?.Location)}`,
+      );
     }
     default:
       throw new EvaluationError(

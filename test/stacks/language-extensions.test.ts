@@ -445,3 +445,31 @@ test('expansion is bounded: loops over loops stop at 500 resources, large copies
   ]);
   assert.match(deep.errors[0]!, /^5:61 TP4014 loops nest at most 5 deep; this one is inside 5/);
 });
+
+test('Fn::Transform (a macro or AWS::Include on a snippet) is refused by name where it is written', async (t) => {
+  const registry = await testRegistry(t);
+  const loaded = loadTemplate(
+    [
+      'Resources:',
+      '  W:',
+      '    Type: Test::Shop::Widget',
+      '    Properties:',
+      '      Name: w',
+      '      Color:',
+      '        Fn::Transform: { Name: String, Parameters: { InputString: red, Operation: Upper } }',
+    ].join('\n'),
+    'stack.yaml',
+  );
+  const result = await analyzeTemplate(loaded.template!, {
+    types: registryTypes(registry),
+    parameters: {},
+    requireValues: false,
+    file: 'stack.yaml',
+  });
+  assert.deepEqual(
+    result.diagnostics.map((d) => `${d.line}:${d.column} ${d.rule} ${d.message}`),
+    [
+      '7:9 TP4018 Fn::Transform String is a macro, which CloudFormation runs as an AWS Lambda function, and Typeplane runs none; deploy the template as AWS processed it instead (after a change set, `aws cloudformation get-template --stack-name <stack> --template-stage Processed` prints it), without this transform',
+    ],
+  );
+});
