@@ -41,6 +41,7 @@ import { createTelemetry } from './telemetry/index.js';
 import { Backups, removeLeftSnapshots } from './backup/index.js';
 import { openPostgresStore, openSqliteStore, redactUrl, type Store } from './store/index.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './service-defaults.js';
+import { CustomResources, type CustomResourceSettings } from './stacks/custom-resources/index.js';
 
 /**
  * Connections the kernel may hold before the server accepts them. Node's default, 511, overflows
@@ -74,6 +75,11 @@ export interface ServiceOptions {
    * emulates (`synthesize`) and the account it emulates (default: `stackPseudoParameters`' own).
    */
   stateProvider?: StateProviderSettings;
+  /**
+   * Custom resources (the configuration's `customResources`): the URL prefixes their ServiceTokens may
+   * be under (none: no handler is called), and the URL handlers reach this server at (default: where it listens).
+   */
+  customResources?: CustomResourceSettings;
   leaseMs?: number;
   pollIntervalMs?: number;
   /** How long a deleted stack stays listed with its events (default 90 days). */
@@ -303,11 +309,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const typeFiles = [...schemaFiles, ...(options.types ?? [])];
     if (typeFiles.length > 0) await registerFromDisk(registry, typeFiles, logger);
     await registerHookSchemas(hooks, options.hookServers ?? [], logger);
+    const customResources = new CustomResources(store, options.customResources);
     const stacks = new Stacks({
       engine,
       registry,
       store,
       sealer,
+      customResources,
       log: logger.child({ component: 'stacks' }),
       ...(telemetry ? { observer: telemetry.stacksObserver } : {}),
       // What reviews said of a deployment's changes is in no request's record: each gets its own.
@@ -361,6 +369,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       backups,
       policies,
       hooks,
+      customResources,
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.onRoute ? { onRoute: options.onRoute } : {}),
       ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),
@@ -388,6 +397,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);
     const host = options.host ?? DEFAULT_HOST;
+    const url = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    customResources.listeningAt(url);
     const metricsListener =
       telemetry && options.metricsAddress
         ? await listenForMetrics(telemetry, options.metricsAddress).catch(async (e: unknown) => {
@@ -407,7 +418,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       stacks,
       recipes,
       ...(firstAdminToken ? { firstAdminToken } : {}),
-      url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      url,
       ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
       close(graceMs = 10_000) {
         closing ??= (async () => {

@@ -3,7 +3,7 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { HookEntry, ProviderEntry } from '../providers/load.js';
+import type { HookEntry, ProviderEntry, TypeplaneConfig } from '../providers/load.js';
 import type { StateProviderSettings } from '../providers/index.js';
 import { AUDIT_LEVELS, type AuditLevel } from '../audit/event.js';
 import type { AuditSettings } from '../audit/open.js';
@@ -295,10 +295,12 @@ Examples:
       let baseDir = process.cwd();
       const hookEntries: HookEntry[] = [];
       let stateProvider: StateProviderSettings | undefined;
+      let customResources: TypeplaneConfig['customResources'];
       if (options.config) {
         const { config, baseDir: configDir } = await readConfig(options.config);
         baseDir = configDir;
         stateProvider = config.stateProvider;
+        customResources = config.customResources;
         entries.push(...(config.providers ?? []));
         hookEntries.push(...(config.hooks ?? []));
         types.push(...(config.types ?? []).map((t) => resolve(configDir, t)));
@@ -346,6 +348,7 @@ Examples:
           providerDefinitions,
           ...(hookServers.length > 0 ? { hookServers } : {}),
           ...(stateProvider ? { stateProvider } : {}),
+          ...(customResources ? { customResources } : {}),
           logger,
           leaseMs: lease * 1000,
           shutdownDelayMs: Math.round(shutdownDelay * 1000),

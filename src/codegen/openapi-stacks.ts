@@ -172,6 +172,43 @@ export function stackPaths(): Schema {
     ...ERROR_RESPONSES,
   });
   return {
+    '/v1/custom-resource-responses/{token}': {
+      put: {
+        operationId: 'respondToCustomResource',
+        security: [],
+        summary:
+          "A custom resource handler's response, PUT to the ResponseURL of the request it answers (the URL is the credential: one-time, unguessable; any Content-Type, or an empty one as AWS's cfn-response sends)",
+        parameters: [pathParam('token', "The ResponseURL's last part.")],
+        requestBody: {
+          required: true,
+          content: {
+            '*/*': {
+              schema: {
+                type: 'object',
+                required: ['Status', 'RequestId', 'StackId', 'LogicalResourceId'],
+                properties: {
+                  Status: { enum: ['SUCCESS', 'FAILED'] },
+                  Reason: STRING,
+                  PhysicalResourceId: { type: 'string', minLength: 1, maxLength: 1024 },
+                  StackId: STRING,
+                  RequestId: STRING,
+                  LogicalResourceId: STRING,
+                  NoEcho: { type: 'boolean' },
+                  Data: { type: 'object' },
+                },
+                description: 'At most 4096 bytes of JSON, as CloudFormation takes.',
+              },
+            },
+          },
+        },
+        responses: {
+          '200': { description: 'Taken: the request it answers goes on.' },
+          '400': { $ref: '#/components/responses/Error' },
+          '404': { $ref: '#/components/responses/Error' },
+          '413': { $ref: '#/components/responses/Error' },
+        },
+      },
+    },
     '/v1/stacks/validate': {
       post: {
         operationId: 'validateStack',

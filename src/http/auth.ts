@@ -30,8 +30,9 @@ declare module 'fastify' {
      * `sigv4`: the route authenticates its callers itself (the Cloud Control API), not with a bearer
      * token. `optional`: a caller without an Authorization header is answered too, as no principal
      * (what the route then serves concerns no tenant); a header given is checked as anywhere else.
+     * `url`: the URL is the credential (a custom resource's one-time ResponseURL), no token is read.
      */
-    authentication?: 'sigv4' | 'optional';
+    authentication?: 'sigv4' | 'optional' | 'url';
   }
 }
 
@@ -84,7 +85,7 @@ export function registerAuth(app: FastifyInstance, tokens: Tokens): void {
     // Read once: the framework builds this object anew on every read.
     const { url: route, config } = request.routeOptions;
     if (route !== undefined && OPEN_ROUTES.has(route)) return done();
-    if (config.authentication === 'sigv4') return done();
+    if (config.authentication === 'sigv4' || config.authentication === 'url') return done();
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
       if (config.authentication === 'optional') return done();

@@ -43,6 +43,8 @@ import { suggestTypeNames } from './type-suggestions.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { policyRoutes } from './routes/policies.js';
 import { hookRoutes } from './routes/hooks.js';
+import { customResourceRoutes } from './routes/custom-resource-responses.js';
+import type { CustomResources } from '../stacks/custom-resources/index.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { stackRoutes } from './routes/stacks.js';
 import { recipeRoutes } from './routes/recipes.js';
@@ -81,6 +83,8 @@ export interface ServerOptions {
   policies?: Policies<CompiledPolicy>;
   /** Hooks, served under /v1/hooks when given (admins only). */
   hooks?: HookRegistrations;
+  /** Custom resources: their handlers' responses are PUT to /v1/custom-resource-responses/{token}. */
+  customResources?: CustomResources;
   /** Serve HTTPS with this certificate and key (PEM). */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Told of every route as it is added, those registered after the build too (the API's own listing). */
@@ -179,6 +183,7 @@ export async function buildServer({
   backups,
   policies,
   hooks,
+  customResources,
   tls,
   onRoute,
   frontDoor,
@@ -297,5 +302,6 @@ export async function buildServer({
   if (backups) await app.register(backupRoutes, { backups });
   if (policies) await app.register(policyRoutes, { policies });
   if (hooks) await app.register(hookRoutes, { hooks });
+  if (customResources) await app.register(customResourceRoutes, { customResources });
   return app;
 }

@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import type { HookServer } from '../handler/index.js';
 import type { ProviderDefinition } from './sdk.js';
 import { stateProviderProblems, type StateProviderSettings } from './synthesize/index.js';
+import { serviceTokenPrefixProblems, type CustomResourceSettings } from '../stacks/custom-resources/index.js';
 
 /** One entry of the configuration's `providers` list. */
 export type ProviderEntry =
@@ -27,6 +28,8 @@ export interface TypeplaneConfig {
   hooks?: HookEntry[];
   /** The built-in state provider's settings: the types whose service it emulates, and the account. */
   stateProvider?: StateProviderSettings;
+  /** Custom resources: the URL prefixes their handlers (ServiceTokens) may be under, and this server's URL for them. */
+  customResources?: CustomResourceSettings;
 }
 
 const BUILTIN = ['file', 'postgresql'];
@@ -63,7 +66,7 @@ function checkConfig(value: unknown, file: string): TypeplaneConfig {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     fail('the configuration', 'must be an object with `types` and/or `providers`');
   const record = value as Record<string, unknown>;
-  const keys = ['types', 'providers', 'hooks', 'stateProvider'];
+  const keys = ['types', 'providers', 'hooks', 'stateProvider', 'customResources'];
   for (const key of Object.keys(record))
     if (!keys.includes(key)) fail(`'${key}'`, `is not a configuration key (known: ${keys.join(', ')})`);
   if (
@@ -115,7 +118,34 @@ function checkConfig(value: unknown, file: string): TypeplaneConfig {
     if (problems.length > 0)
       throw new ConfigError(problems.map((p) => `${file}: ${p.where} ${p.what}`).join('\n'));
   }
+  if (record.customResources !== undefined) {
+    const problems = customResourceProblems(record.customResources);
+    if (problems.length > 0) throw new ConfigError(problems.map((p) => `${file}: ${p}`).join('\n'));
+  }
   return record as TypeplaneConfig;
+}
+
+function customResourceProblems(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return ["'customResources' must be an object: { serviceTokens: [<URL prefix>, …], responseUrl?: <URL> }"];
+  const record = value as Record<string, unknown>;
+  const problems = Object.keys(record)
+    .filter((k) => k !== 'serviceTokens' && k !== 'responseUrl')
+    .map((k) => `customResources.${k} is not a setting (known: serviceTokens, responseUrl)`);
+  if (record.serviceTokens !== undefined)
+    problems.push(
+      ...serviceTokenPrefixProblems(record.serviceTokens).map(
+        (p) => `customResources.serviceTokens${p.startsWith('[') ? '' : ' '}${p}`,
+      ),
+    );
+  if (
+    record.responseUrl !== undefined &&
+    !(typeof record.responseUrl === 'string' && /^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(record.responseUrl))
+  )
+    problems.push(
+      'customResources.responseUrl must be the http(s) URL handlers reach this server at (like https://typeplane.example.com)',
+    );
+  return problems;
 }
 
 /** Resolve every hook entry to what serves it. */

@@ -9,6 +9,7 @@ import type { StacksCore } from './core.js';
 import { stackNotFound, unnamed, type Authorize } from './reach.js';
 import type { StackRecord } from './records.js';
 import { mask } from './secrets.js';
+import { isCustomResourceType } from './custom-resources/index.js';
 
 export interface DriftDifference {
   path: string;
@@ -37,7 +38,8 @@ export async function drift(
   const secrets = await secretsOf(core, current.record);
   const resources: ResourceDrift[] = [];
   for (const rec of records.values()) {
-    if (rec.identifier === undefined) continue;
+    // A custom resource has no provider to read it from: as CloudFormation, drift does not check it.
+    if (rec.identifier === undefined || isCustomResourceType(rec.type)) continue;
     const type = (await core.ctx.types.get(rec.type))?.type;
     const base = { logicalId: rec.logicalId, type: rec.type, identifier: rec.identifier };
     let actual: Record<string, unknown>;

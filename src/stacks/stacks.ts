@@ -28,6 +28,7 @@ import type { DeploymentContext, StackEngine } from './stages/state.js';
 import type { StacksObserver } from './observer.js';
 import { applyPlan, deploy } from './start.js';
 import { registryTypes } from './types.js';
+import { CustomResources, withCustomResources, withCustomTypes } from './custom-resources/index.js';
 import { validate } from './validate.js';
 import {
   describe,
@@ -58,6 +59,8 @@ export interface StacksOptions {
   onReviewed?: DeploymentContext['reviewed'];
   /** How long a deleted stack stays listed with its events (default {@link DELETED_STACK_RETENTION_MS}). */
   deletedRetentionMs?: number;
+  /** Serves custom resources (`Custom::*`); without, a template using one is refused as no allowed handler. */
+  customResources?: CustomResources;
 }
 
 /** Deleted stacks are kept 90 days by default, as CloudFormation keeps them. */
@@ -70,12 +73,13 @@ export class Stacks {
 
   constructor(options: StacksOptions) {
     this.records = new StackStore(options.store, options.sealer);
+    const custom = options.customResources ?? new CustomResources(options.store);
     this.core = {
       records: this.records,
       ctx: {
-        engine: options.engine,
+        engine: withCustomResources(options.engine, custom),
         records: this.records,
-        types: registryTypes(options.registry),
+        types: withCustomTypes(registryTypes(options.registry), custom),
         pseudo: { ...DEFAULT_PSEUDO, ...options.pseudo },
         concurrency: options.concurrency ?? 32,
         log: options.log ?? { info() {}, warn() {} },

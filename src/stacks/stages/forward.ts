@@ -96,8 +96,19 @@ async function forwardStep(d: DeploymentState, logicalId: string, scope: Scope):
         await d.fail(`${logicalId}: ${reason}`);
         return false;
       }
+      // An update that answers another identifier replaced the resource (a custom resource's handler
+      // may): the old one is deleted in cleanup, as CloudFormation does.
+      const identifier = event.identifier ?? rec!.identifier!;
+      const replaced =
+        identifier !== rec!.identifier ? { replaced: { type: rec!.type, identifier: rec!.identifier! } } : {};
       await d.saveDone(
-        { ...base, properties: desired, model: await d.modelOf(type, event, rec!.identifier!) },
+        {
+          ...base,
+          identifier,
+          ...replaced,
+          properties: desired,
+          model: await d.modelOf(type, event, identifier),
+        },
         'UPDATE_COMPLETE',
       );
       return true;

@@ -1,6 +1,7 @@
 /**
  * @module The first stage of a deployment: its stored template and parameters read and analysed
- * again (a resumed deployment has nothing else), the values it imports read, its secrets known.
+ * again (a resumed deployment has nothing else), the values it imports read, its secrets known
+ * (NoEcho parameters, secret imports, the Data of custom resources answered NoEcho).
  */
 import { analyzeTemplate } from '../analyze.js';
 import { importedValues, secretImports } from '../imports.js';
@@ -8,6 +9,7 @@ import { openParameters } from '../stored-parameters.js';
 import { loadTemplateYielding } from '../template.js';
 import { languageExtensions } from '../language-extensions/index.js';
 import type { DeploymentState } from './state.js';
+import { noEchoTexts } from '../custom-resources/index.js';
 
 /** Leaves `d.analysis` unset (and the deployment failed) when the template no longer analyses. */
 export async function load(d: DeploymentState): Promise<void> {
@@ -15,7 +17,7 @@ export async function load(d: DeploymentState): Promise<void> {
   if (d.begun && d.record.kind === 'deploy') {
     d.imports = await importedValues(d.ctx.records, d.begun.template);
     d.analysis = d.begun;
-    d.secrets = d.begun.secretValues;
+    d.secrets = [...d.begun.secretValues, ...noEchoTexts(d.resources.values())];
     return;
   }
   const parameters = openParameters(d.ctx.records, d.name, d.record.parameters);
@@ -45,5 +47,5 @@ export async function load(d: DeploymentState): Promise<void> {
         .join('; ')}`,
     );
   d.analysis = result.analysis;
-  d.secrets = result.analysis.secretValues;
+  d.secrets = [...result.analysis.secretValues, ...noEchoTexts(d.resources.values())];
 }

@@ -34,6 +34,7 @@ import { maskReason, type SecretSources } from '../secrets.js';
 import type { Imported } from '../imports.js';
 import type { ReviewedStackChange, StacksObserver } from '../observer.js';
 import { inSpan, traced } from '../../telemetry/spans.js';
+import { inStep } from '../custom-resources/index.js';
 
 /** The engine as stacks use it: its public operations. */
 export type StackEngine = Pick<
@@ -159,7 +160,18 @@ export class DeploymentState {
     let event: ProgressEvent;
     const reviews: ReviewedChange[] = [];
     try {
-      event = await collectReviews(reviews, start);
+      // In the step's context: a custom resource's request is made of it (custom-resources/).
+      event = await collectReviews(reviews, () =>
+        inStep(
+          {
+            stackId: this.stack.stackId,
+            logicalId,
+            record: () => this.resources.get(logicalId),
+            secret: (texts) => (this.secrets = [...this.secrets, ...texts]),
+          },
+          start,
+        ),
+      );
     } catch (e) {
       if (!(e instanceof TypeplaneError)) throw e;
       // The details the message does not already state (the engine's schema refusal names them all).
