@@ -23,6 +23,17 @@ const INTRINSIC: Schema = {
     "An intrinsic function, evaluated when the stack is applied: { Ref: … }, { 'Fn::GetAtt': … }, { 'Fn::Sub': … }, …",
 };
 
+/** `Fn::ForEach::<Loop>` (Transform: AWS::LanguageExtensions), where Resources, Outputs or Conditions name one. */
+const FOR_EACH = {
+  '^Fn::ForEach::': {
+    type: 'array',
+    minItems: 3,
+    maxItems: 3,
+    description:
+      'A loop (Transform: AWS::LanguageExtensions): [Identifier, Collection, {OutputKey: OutputValue}], the key made for each item of the collection with ${Identifier} or &{Identifier}.',
+  },
+};
+
 /** The schema of templates whose resources are of `types`. */
 export function stackTemplateSchema(types: readonly ResourceType[]): Schema {
   const definitions: Schema = { intrinsic: INTRINSIC };
@@ -54,13 +65,19 @@ export function stackTemplateSchema(types: readonly ResourceType[]): Schema {
       Parameters: object('Values given when the stack is applied, by name.'),
       Rules: object('Checks on parameter values.'),
       Mappings: object('Lookup tables for Fn::FindInMap.'),
-      Conditions: object('Named conditions resources and outputs depend on.'),
-      Transform: { description: 'Template macros.' },
-      Outputs: object('Values the stack returns, by name.'),
+      Conditions: {
+        ...object('Named conditions resources and outputs depend on.'),
+        patternProperties: FOR_EACH,
+      },
+      Transform: {
+        description: 'AWS::LanguageExtensions (Fn::ForEach, …); other transforms are refused.',
+      },
+      Outputs: { ...object('Values the stack returns, by name.'), patternProperties: FOR_EACH },
       Resources: {
         type: 'object',
         minProperties: 1,
         description: 'The resources, by logical id.',
+        patternProperties: FOR_EACH,
         additionalProperties: { $ref: '#/definitions/resource' },
       },
     },

@@ -178,4 +178,12 @@ test("the stack template schema checks each resource's Properties according to i
   refused({ K: { Type: 'Acme::Vault::Secret', Properties: { Name: 'k', Arn: 'arn:set-by-provider' } } });
   refused({ K: { Type: 'Acme::Vault::Secret', Properties: {} } });
   refused({ K: { Type: 'Acme::Unknown::Thing', Properties: {} } });
+  // A loop of AWS::LanguageExtensions stands where resources (or outputs) do.
+  const loop = ['Name', ['a', 'b'], { 'Q${Name}': { Type: 'Typeplane.Messaging/queues', Properties: {} } }];
+  assert.equal(
+    check({ Transform: 'AWS::LanguageExtensions', Resources: { 'Fn::ForEach::Queues': loop } }),
+    true,
+    JSON.stringify(check.errors),
+  );
+  refused({ 'Fn::ForEach::Queues': loop.slice(0, 2) });
 });
