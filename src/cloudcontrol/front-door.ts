@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Auditor } from '../audit/index.js';
 import type { Principal, Tokens } from '../auth/index.js';
-import { collectVerdicts, type Engine } from '../engine/index.js';
+import type { Engine } from '../engine/index.js';
 import type { Verdict } from '../verdict.js';
 import {
   answeringBeforeBody,
@@ -222,7 +222,9 @@ export function cloudControlFrontDoor({
         const go = () => {
           let answered: Promise<unknown>;
           try {
-            answered = collectVerdicts(verdicts, () => run(engine, caller, arrived, operation, body!));
+            answered = run(engine, caller, arrived, operation, body!, (change) =>
+              verdicts.push(...change.verdicts),
+            );
           } catch (e) {
             return fail(e);
           }

@@ -16,6 +16,7 @@ import {
 import {
   ACTIVE_STATUSES,
   TERMINAL_STATUSES,
+  type Caller,
   type Engine,
   type Operation,
   type OperationStatus,
@@ -29,6 +30,8 @@ import { hooksProgressEvents, progressEvent, resourceDescription } from './shape
 export interface OperationContext {
   engine: Engine;
   principal: Principal;
+  /** Told of the verdicts each change's review gives (the request's audit record). */
+  reviews?: Caller['reviews'];
 }
 
 interface OperationSpec {
@@ -38,7 +41,11 @@ interface OperationSpec {
 }
 
 /** The principal as the engine's caller, marked as come by Cloud Control (hooks' TargetOperations). */
-const cloudControlCaller = (principal: Principal) => ({ ...callerOf(principal), cloudControl: true });
+const cloudControlCaller = ({ principal, reviews }: OperationContext): Caller => ({
+  ...callerOf(principal),
+  cloudControl: true,
+  ...(reviews ? { reviews } : {}),
+});
 
 const TYPE_NAME_MAX = 196;
 const IDENTIFIER_MAX = 1024;
@@ -106,7 +113,7 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
       const { name, version } = target(ctx, input);
       const desired = input.json('DesiredState', DESIRED_STATE_MAX, true);
       return reviewed(ctx, name, 'CREATE', undefined, () =>
-        ctx.engine.create(name, desired, input.clientToken(), cloudControlCaller(ctx.principal), version),
+        ctx.engine.create(name, desired, input.clientToken(), cloudControlCaller(ctx), version),
       );
     },
   },
@@ -131,14 +138,7 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
       const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
       const patch = input.json('PatchDocument', PATCH_DOCUMENT_MAX, true);
       return reviewed(ctx, name, 'UPDATE', identifier, () =>
-        ctx.engine.update(
-          name,
-          identifier,
-          patch,
-          input.clientToken(),
-          cloudControlCaller(ctx.principal),
-          version,
-        ),
+        ctx.engine.update(name, identifier, patch, input.clientToken(), cloudControlCaller(ctx), version),
       );
     },
   },
@@ -151,7 +151,7 @@ export const OPERATION_SPECS: Record<string, OperationSpec> = {
       const identifier = input.string('Identifier', IDENTIFIER_MAX, true);
       await checkedVersion(ctx, name, version);
       return reviewed(ctx, name, 'DELETE', identifier, () =>
-        ctx.engine.delete(name, identifier, input.clientToken(), cloudControlCaller(ctx.principal)),
+        ctx.engine.delete(name, identifier, input.clientToken(), cloudControlCaller(ctx)),
       );
     },
   },

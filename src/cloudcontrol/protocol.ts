@@ -10,6 +10,7 @@
  */
 import { isAccessKeyId, roleAllows, type Principal, type Tokens } from '../auth/index.js';
 import { ClientTokenReused, UnsupportedAction, type Engine } from '../engine/index.js';
+import type { Verdict } from '../verdict.js';
 import { TypeplaneError } from '../errors.js';
 import { parseJsonBody } from '../http/index.js';
 import { TypeNotRegistered, TypeVersionNotRegistered } from '../registry/index.js';
@@ -110,6 +111,7 @@ export function run(
   request: ArrivedRequest,
   name: string,
   bytes: Buffer,
+  reviews?: (change: { verdicts: readonly Verdict[] }) => void,
 ): Promise<unknown> {
   verifySignature(caller.claim, caller.secretAccessKey, request, payloadHash(bytes));
   const spec = Object.hasOwn(OPERATION_SPECS, name) ? OPERATION_SPECS[name] : undefined;
@@ -143,7 +145,7 @@ export function run(
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new CloudControlError('SerializationException', `the body of ${name} must be a JSON object`);
   return spec.run(
-    { engine, principal: caller.principal },
+    { engine, principal: caller.principal, ...(reviews ? { reviews } : {}) },
     new Input(name, body as Record<string, unknown>, spec.members),
   );
 }

@@ -4,8 +4,9 @@
  * only to types its caller may see. Without a caller (the engine's own users, such as stacks), one
  * namespace and every type.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { validateClientToken } from './client-token.js';
+import type { ReviewedChange } from './review.js';
 
 export interface Caller {
   /** Stable across restarts and replicas (an API token's id). */
@@ -20,6 +21,11 @@ export interface Caller {
   stack?: string;
   /** The change came through the Cloud Control API (hooks' TargetOperations tell it apart). */
   cloudControl?: boolean;
+  /**
+   * Told of each of this caller's changes a review gave verdicts (Audit ones included): the front
+   * door's audit record, a stack's trail (see collectingVerdicts).
+   */
+  reviews?: (change: ReviewedChange) => void;
 }
 
 /**
@@ -32,5 +38,5 @@ export function scopedClientToken(
 ): string | undefined {
   const checked = validateClientToken(token);
   if (checked === undefined || caller === undefined) return checked;
-  return `c.${createHash('sha256').update(`${caller.id}\n${checked}`).digest('base64url')}`;
+  return `c.${hash('sha256', `${caller.id}\n${checked}`, 'base64url')}`;
 }

@@ -8,7 +8,8 @@ export { engineLogger, type EngineLogger } from './logger.js';
 export { alsoOnEnd, type EndedOperation, type EngineObserver } from './observer.js';
 export {
   collectReviews,
-  collectVerdicts,
+  collectingVerdicts,
+  reviewsWhileStarting,
   type ReviewedBy,
   type ReviewedChange,
   type Reviewer,

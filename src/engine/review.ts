@@ -5,7 +5,6 @@
  * the others come back to be told (`Warn`) or recorded (`Audit`). The engine imports nothing of who
  * reviews.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import { DeniedByVerdicts, warningsOf, type Verdict } from '../verdict.js';
@@ -58,8 +57,8 @@ export async function reviewChange(ctx: EngineContext, request: ReviewRequest): 
   if (!ctx.reviewer) return NONE;
   const verdicts = await ctx.reviewer.review(request);
   if (verdicts.length === 0) return NONE;
-  seen.getStore()?.(told(request, verdicts));
-  // Audit verdicts are for the trail only (collectVerdicts), never in the caller's answer.
+  request.caller?.reviews?.(told(request, verdicts));
+  // Audit verdicts are for the trail only (collectingVerdicts), never in the caller's answer.
   if (verdicts.some((v) => v.action === 'Deny'))
     throw new DeniedByVerdicts(verdicts.filter((v) => v.action !== 'Audit'));
   return verdicts;
@@ -101,7 +100,7 @@ export async function previewChange(
   if (!ctx.reviewer) return NONE;
   const verdicts = await ctx.reviewer.review({ ...request, dryRun: true });
   // A plan's request records them as a change's request does (Audit ones are told to no one else).
-  if (verdicts.length > 0) seen.getStore()?.(told(request, verdicts));
+  if (verdicts.length > 0) request.caller?.reviews?.(told(request, verdicts));
   return verdicts;
 }
 
@@ -115,8 +114,6 @@ export interface ReviewedChange {
   verdicts: readonly Verdict[];
 }
 
-const seen = new AsyncLocalStorage<(change: ReviewedChange) => void>();
-
 function told(request: Omit<ReviewRequest, 'dryRun'>, verdicts: readonly Verdict[]): ReviewedChange {
   return {
     operation: request.operation,
@@ -127,20 +124,36 @@ function told(request: Omit<ReviewRequest, 'dryRun'>, verdicts: readonly Verdict
 }
 
 /**
- * Runs `work` (an engine call) and adds to `into` every verdict its reviews gave, Audit ones
- * included, whether it succeeds or not: what a front door's audit record says of them.
+ * The caller, with `into` told every verdict the reviews of its changes give, Audit ones included,
+ * whether they succeed or not: what a front door's audit record says of them. Carried by the caller
+ * rather than an async context: an AsyncLocalStorage's hooks would tax every promise of every request.
  */
-export function collectVerdicts<T>(into: Verdict[], work: () => Promise<T>): Promise<T> {
-  return seen.run((change) => into.push(...change.verdicts), work);
+export function collectingVerdicts(caller: Caller, into: Verdict[]): Caller {
+  return { ...caller, reviews: (change) => into.push(...change.verdicts) };
 }
 
+let starting: ((change: ReviewedChange) => void) | undefined;
+
 /**
- * As collectVerdicts, each reviewed change with its verdicts: for work no request's record covers
- * (a stack's deployment, which records each of its changes). An inner collector wins over an outer
- * one, so a deployment begun within a request is not told to that request's collector.
+ * Runs `work` (an engine call made for a stack's step), telling `into` each reviewed change with its
+ * verdicts: for work no request's record covers (a stack's deployment records each of its changes).
+ * The callers made while `work` starts, before its first await, carry the collector (see
+ * {@link reviewsWhileStarting}): a step's engine call names its caller as it is made. An inner
+ * collector wins over an outer one.
  */
 export function collectReviews<T>(into: ReviewedChange[], work: () => Promise<T>): Promise<T> {
-  return seen.run((change) => into.push(change), work);
+  const outer = starting;
+  starting = (change) => into.push(change);
+  try {
+    return work();
+  } finally {
+    starting = outer;
+  }
+}
+
+/** The collector of the collectReviews whose work is starting now, as a caller's `reviews`. */
+export function reviewsWhileStarting(): Pick<Caller, 'reviews'> {
+  return starting ? { reviews: starting } : {};
 }
 
 const NONE: readonly Verdict[] = Object.freeze([]);

@@ -5,19 +5,28 @@
  * API server sends admission warnings, so clients that print those (kubectl-like) show them.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { collectVerdicts } from '../engine/index.js';
+import { collectingVerdicts, type Caller } from '../engine/index.js';
 import type { Verdict } from '../verdict.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Every verdict the request's changes were given (see reviewed()). */
+    /** Every verdict the request's changes were given (see reviewing()). */
     verdicts?: Verdict[];
   }
 }
 
-/** Runs an engine call, keeping the verdicts its review gives on the request, whatever its outcome. */
-export function reviewed<T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> {
-  return collectVerdicts((request.verdicts ??= []), work);
+/**
+ * The request's caller for an engine call: the verdicts its reviews give are kept on the request,
+ * whatever the call's outcome.
+ */
+export function reviewing(request: FastifyRequest, caller: Caller): Caller {
+  return collectingVerdicts(caller, (request.verdicts ??= []));
+}
+
+/** The verdicts' collector of the request, for a stack's plan (see reviewsTo in src/stacks). */
+export function verdictsOf(request: FastifyRequest): (change: { verdicts: readonly Verdict[] }) => void {
+  const into = (request.verdicts ??= []);
+  return (change) => into.push(...change.verdicts);
 }
 
 /** Most Warning headers one answer carries, and the longest text of one (Kubernetes: 4 KiB in all). */

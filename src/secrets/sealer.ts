@@ -14,7 +14,7 @@
  * const box = sealer.seal('hunter2', 'resource:Test::Widget:w1');
  * sealer.open(box, 'resource:Test::Widget:w1'); // → 'hunter2'
  */
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomFillSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, hkdfSync, randomFillSync } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
 
 /** The bytes of a key (AES-256). */
@@ -100,8 +100,27 @@ export function createSealer(key: Buffer): Sealer {
         throw fail('it was altered, or it belongs to another record');
       }
     },
-    mac(data) {
-      return createHmac('sha256', macKey).update(data).digest('hex');
-    },
+    mac: hmacSha256(macKey),
+  };
+}
+
+/** SHA-256's block: an HMAC key is padded to it (RFC 2104). */
+const BLOCK_BYTES = 64;
+
+/**
+ * HMAC-SHA256 under `key` (at most a block long), hex: the same value as createHmac's, computed with
+ * two one-shot hashes over pads made once. Every create and update hashes its request: createHmac's
+ * per-call key set-up made it ~3× dearer.
+ */
+function hmacSha256(key: Buffer): (data: string) => string {
+  const inner = Buffer.alloc(BLOCK_BYTES, 0x36);
+  const outer = Buffer.alloc(BLOCK_BYTES, 0x5c);
+  for (let i = 0; i < key.length; i++) {
+    inner[i]! ^= key[i]!;
+    outer[i]! ^= key[i]!;
+  }
+  return (data) => {
+    const digest = hash('sha256', Buffer.concat([inner, Buffer.from(data, 'utf8')]), 'buffer');
+    return hash('sha256', Buffer.concat([outer, digest]), 'hex');
   };
 }

@@ -9,6 +9,7 @@ export type { ReviewedStackChange, StacksObserver } from './observer.js';
 export { STACK_RULES, invalidTemplate, type StackRuleId } from './rules.js';
 export { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
 export { parseParameterPairs, MASK } from './parameters.js';
+export { reviewsTo } from './review-plan.js';
 export type { PlannedChange } from './plan.js';
 export type { StackCaller, StackEvent, StackStatus } from './records.js';
 // What recipes (src/recipes) build on: reading a template, finding its functions, locating diagnostics.

@@ -159,5 +159,19 @@ function patched(
 
 /** Who a stack's changes are reviewed as: the deployment's caller, with the stack's name. */
 export function callerOfStack(caller: StackCaller | undefined, stack: string): Caller | undefined {
-  return caller && callerOf({ tokenId: caller.id, ...caller, stack });
+  if (!caller) return undefined;
+  const reviews = toldOf.get(caller);
+  return { ...callerOf({ tokenId: caller.id, ...caller, stack }), ...(reviews ? { reviews } : {}) };
+}
+
+/** Who is told of the reviews of a caller's plans; kept apart so it is never stored with a deployment. */
+const toldOf = new WeakMap<StackCaller, NonNullable<Caller['reviews']>>();
+
+/**
+ * The caller, with `reviews` told each change a review of its plan (or of a deploy's plan) gave
+ * verdicts: a request's audit record. The deployment's own steps tell the deployment's trail instead.
+ */
+export function reviewsTo(caller: StackCaller, reviews: NonNullable<Caller['reviews']>): StackCaller {
+  toldOf.set(caller, reviews);
+  return caller;
 }

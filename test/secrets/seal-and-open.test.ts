@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { createSealer, isSealed } from '../../src/secrets/index.js';
 
 const PLACE = 'resource\u0000Test::Shop::Widget\u0000w1';
@@ -69,4 +69,12 @@ test('request hashes are keyed: the same body hashes alike under one key only', 
   assert.notEqual(one.mac('{"Secret":"1234"}'), other.mac('{"Secret":"1234"}'));
   assert.match(one.mac('x'), /^[0-9a-f]{64}$/);
   assert.equal(one.keyId, again.keyId);
+});
+
+test('a request hash is HMAC-SHA256 under the key derived for it, so hashes stored before stay valid', () => {
+  const key = Buffer.alloc(32, 7);
+  const derived = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'typeplane/request-hash/v1', 32));
+  const sealer = createSealer(key);
+  for (const body of ['', '["T::A::B","CREATE",{"x":1}]', 'ünï € 😀', 'x'.repeat(100_000)])
+    assert.equal(sealer.mac(body), createHmac('sha256', derived).update(body, 'utf8').digest('hex'));
 });

@@ -12,7 +12,7 @@ import { callerOf, typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
 import { bodyObject } from './body-fields.js';
 import { maxResultsParam, versionParam, waitParam } from '../query.js';
-import { reviewed, warningHeaders } from '../verdicts.js';
+import { reviewing, warningHeaders } from '../verdicts.js';
 
 export const RESOURCE_BODY_LIMIT = 1024 * 1024;
 const MAX_WAIT_SECONDS = 300;
@@ -49,14 +49,12 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     async (request, reply) => {
       const wait = waitSeconds(request.query.wait);
       const body = bodyObject(request.body);
-      const event = await reviewed(request, () =>
-        engine.create(
-          request.params.typeName,
-          body.desiredState,
-          body.clientToken as string | undefined,
-          callerOfRequest(request),
-          versionParam(request.query.version),
-        ),
+      const event = await engine.create(
+        request.params.typeName,
+        body.desiredState,
+        body.clientToken as string | undefined,
+        reviewing(request, callerOfRequest(request)),
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },
@@ -89,15 +87,13 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     async (request, reply) => {
       const wait = waitSeconds(request.query.wait);
       const body = bodyObject(request.body);
-      const event = await reviewed(request, () =>
-        engine.update(
-          request.params.typeName,
-          request.params.identifier,
-          body.patchDocument,
-          body.clientToken as string | undefined,
-          callerOfRequest(request),
-          versionParam(request.query.version),
-        ),
+      const event = await engine.update(
+        request.params.typeName,
+        request.params.identifier,
+        body.patchDocument,
+        body.clientToken as string | undefined,
+        reviewing(request, callerOfRequest(request)),
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },
@@ -109,15 +105,13 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     async (request, reply) => {
       const wait = waitSeconds(request.query.wait);
       const body = bodyObject(request.body);
-      const event = await reviewed(request, () =>
-        engine.put(
-          request.params.typeName,
-          request.params.identifier,
-          body.desiredState,
-          body.clientToken as string | undefined,
-          callerOfRequest(request),
-          versionParam(request.query.version),
-        ),
+      const event = await engine.put(
+        request.params.typeName,
+        request.params.identifier,
+        body.desiredState,
+        body.clientToken as string | undefined,
+        reviewing(request, callerOfRequest(request)),
+        versionParam(request.query.version),
       );
       return accepted(reply, event, wait);
     },
@@ -176,13 +170,11 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);
     const clientToken =
       (body.clientToken as string | undefined) ?? (request.headers['x-client-token'] as string | undefined);
-    const event = await reviewed(request, () =>
-      engine.delete(
-        request.params.typeName,
-        request.params.identifier,
-        clientToken,
-        callerOfRequest(request),
-      ),
+    const event = await engine.delete(
+      request.params.typeName,
+      request.params.identifier,
+      clientToken,
+      reviewing(request, callerOfRequest(request)),
     );
     return accepted(reply, event, wait);
   });

@@ -8,11 +8,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
 import { assertTypeVisible, typeVisible } from '../../auth/index.js';
-import type { StackCaller, StackView, Stacks } from '../../stacks/index.js';
+import { reviewsTo, type StackCaller, type StackView, type Stacks } from '../../stacks/index.js';
 import { principalOf } from '../auth.js';
 import { bodyObject, parametersOf } from './body-fields.js';
 import { isRecipeStack } from '../../recipes/index.js';
-import { reviewed } from '../verdicts.js';
+import { verdictsOf } from '../verdicts.js';
 
 /** A recipe instance's stack is changed through its instance only (its resource, or its upgrade). */
 function notRecipeStack(name: string): void {
@@ -149,14 +149,12 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     if (body.clientToken !== undefined && typeof body.clientToken !== 'string')
       throw new TypeplaneError('InvalidRequest', 'clientToken must be a string');
     // The plan's verdicts (Audit ones included) go in this request's audit record.
-    const started = await reviewed(request, () =>
-      stacks.deploy(request.params.stackName, template(body), parametersOf(body), {
-        noRollback: body.noRollback === true,
-        ...(typeof body.clientToken === 'string' ? { clientToken: body.clientToken } : {}),
-        authorize: authorizer(request),
-        caller: callerOf(request),
-      }),
-    );
+    const started = await stacks.deploy(request.params.stackName, template(body), parametersOf(body), {
+      noRollback: body.noRollback === true,
+      ...(typeof body.clientToken === 'string' ? { clientToken: body.clientToken } : {}),
+      authorize: authorizer(request),
+      caller: reviewsTo(callerOf(request), verdictsOf(request)),
+    });
     const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
     return reply.status(202).send({
       deploymentId: started.deploymentId,
@@ -220,14 +218,12 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
   app.post<Named>('/v1/stacks/:stackName/plans', { bodyLimit: STACK_BODY_LIMIT }, async (request, reply) => {
     notRecipeStack(request.params.stackName);
     const body = bodyObject(request.body);
-    const plan = await reviewed(request, () =>
-      stacks.plan(
-        request.params.stackName,
-        template(body),
-        parametersOf(body),
-        authorizer(request),
-        callerOf(request),
-      ),
+    const plan = await stacks.plan(
+      request.params.stackName,
+      template(body),
+      parametersOf(body),
+      authorizer(request),
+      reviewsTo(callerOf(request), verdictsOf(request)),
     );
     return reply.status(201).send(await stacks.getPlan(request.params.stackName, plan.planId));
   });

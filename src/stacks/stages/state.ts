@@ -10,6 +10,7 @@ import { TypeplaneError } from '../../errors.js';
 import { callerOf } from '../../auth/index.js';
 import {
   collectReviews,
+  reviewsWhileStarting,
   type Caller,
   type Engine,
   type ProgressEvent,
@@ -97,10 +98,18 @@ export class DeploymentState {
     return this.record.stack;
   }
 
-  /** The engine's operations run as who asked: their client tokens, references only to types they see. */
+  /**
+   * The engine's operations run as who asked: their client tokens, references only to types they see.
+   * Made as a step's engine call is (see operate): it carries the step's collector of reviews.
+   */
   get caller(): Caller | undefined {
     const asked = this.record.caller;
-    return asked && callerOf({ tokenId: asked.id, ...asked, stack: this.record.stack });
+    return (
+      asked && {
+        ...callerOf({ tokenId: asked.id, ...asked, stack: this.record.stack }),
+        ...reviewsWhileStarting(),
+      }
+    );
   }
 
   /** Where this deployment's secrets come from: an evaluation error never quotes a value built from one. */
