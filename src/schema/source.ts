@@ -65,6 +65,11 @@ export interface ParseOptions {
   format?: SourceFormat;
   /** YAML tags to resolve (a template's `!Ref`, `!Sub`, …); unknown tags stay plain values. */
   yamlTags?: Tags;
+  /**
+   * When given, a tag neither YAML's own nor among `yamlTags` is an error (TP1006) at the tag, with
+   * this message, instead of being dropped: a template's `!Foo` means something to some tool.
+   */
+  unknownYamlTag?: (tag: string) => string;
 }
 
 export function detectFormat(file: string | undefined, text: string): SourceFormat {
@@ -149,7 +154,7 @@ function* parseSourceSteps(input: string | Uint8Array, options: ParseOptions): S
   const format = options.format ?? detectFormat(options.file, text);
   const lines = new LineIndex(text);
   if (format === 'json') return yield* parseJson(text, file, lines);
-  return yield* parseYaml(text, file, lines, options.yamlTags);
+  return yield* parseYaml(text, file, lines, options.yamlTags, options.unknownYamlTag);
 }
 
 /** A diagnostic about the document in `file`, at `pos` (its start when unknown). */
@@ -264,6 +269,7 @@ function* parseYaml(
   file: string | undefined,
   lines: LineIndex,
   customTags?: Tags,
+  unknownTag?: (tag: string) => string,
 ): Steps<ParseResult> {
   const tooManyValues = (offset: number, why: 'values' | 'anchors'): ParseResult =>
     tooLarge(
@@ -347,6 +353,19 @@ function* parseYaml(
     ]);
   }
   if (doc.errors.length > 0) return syntaxErrors(doc.errors);
+  const unresolved = unknownTag ? doc.warnings.filter((w) => w.code === 'TAG_RESOLVE_FAILED') : [];
+  if (unresolved.length > 0)
+    return {
+      diagnostics: unresolved
+        .slice(0, LIMITS.maxSyntaxErrors)
+        .map((w) =>
+          placed(
+            file,
+            diagnostic('TP1006', '', unknownTag!(/^Unresolved tag: (.*)$/.exec(w.message)?.[1] ?? w.message)),
+            lines.position(w.pos[0]),
+          ),
+        ),
+    };
   const duplicates = duplicateKeys(doc);
   if (duplicates.length > 0) return syntaxErrors(duplicates);
   yield;

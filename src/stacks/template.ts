@@ -12,7 +12,7 @@ import {
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { checkPattern } from '../schema/regex.js';
 import { stackDiagnostic } from './rules.js';
-import { TEMPLATE_TAGS } from './yaml-tags.js';
+import { TEMPLATE_TAGS, unknownTagMessage } from './yaml-tags.js';
 import { readTransform } from './language-extensions/transforms.js';
 import { readPolicy, type DeletionPolicy, type ReplacePolicy } from './retention.js';
 
@@ -145,7 +145,11 @@ export async function loadTemplateYielding(
   );
 }
 
-const parseOptions = (file: string | undefined) => ({ ...(file ? { file } : {}), yamlTags: TEMPLATE_TAGS });
+const parseOptions = (file: string | undefined) => ({
+  ...(file ? { file } : {}),
+  yamlTags: TEMPLATE_TAGS,
+  unknownYamlTag: unknownTagMessage,
+});
 
 function tooLargeTemplate(input: string, file: string | undefined): LoadedTemplate | undefined {
   if (Buffer.byteLength(input) > MAX_TEMPLATE_BYTES)

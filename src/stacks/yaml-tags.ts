@@ -56,3 +56,14 @@ export const TEMPLATE_TAGS: Tags = Object.entries(FUNCTIONS).flatMap(([tag, key]
   }));
   return [scalar, ...collections];
 });
+
+/**
+ * What an unknown tag is told (`!Rain::Embed`, `!Foo`): it would be dropped, leaving a value its
+ * author never meant, so the template is refused at the tag.
+ */
+export function unknownTagMessage(tag: string): string {
+  const known = Object.keys(FUNCTIONS).join(', ');
+  if (tag.startsWith('!Rain::'))
+    return `unknown tag ${tag}: Rain's tags are expanded by Rain (rain pkg writes the template without them); give the template it writes`;
+  return `unknown tag ${tag}: a template's tags are the short forms of its intrinsic functions, ${known}; write one of them, or the function's long form ({"Fn::…": …})`;
+}
