@@ -185,6 +185,19 @@ test('a collection waiting for a parameter without a value is a warning; one fro
   );
   assert.match(refused.errors[2]!, /TP4014 a loop's collection is a list of strings/);
   assert.deepEqual([...refused.template.resources.keys()], ['Bucket']);
+  // An SSM parameter type's value is read after the expansion: it cannot decide a loop.
+  const ssm = expand([
+    'Parameters:',
+    '  Ids: { Type: "AWS::SSM::Parameter::Value<List<String>>", Default: /app/ids }',
+    'Resources:',
+    '  Fn::ForEach::A: [X, !Ref Ids, { "Queue&{X}": { Type: AWS::SQS::Queue } }]',
+  ]);
+  assert.ok(
+    ssm.errors.some((e) =>
+      /^6:28 TP4014 .*before Ids's SSM parameter is read: declare Ids as CommaDelimitedList/.test(e),
+    ),
+    ssm.errors.join('\n'),
+  );
 });
 
 test('outputs and conditions loop too: nested outputs GetAtt the resources a loop made (fn-foreach-s3-outputs)', () => {

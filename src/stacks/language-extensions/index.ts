@@ -72,6 +72,14 @@ function resolver(
   const parameters = new Map<string, ParameterValue | Unknown>(resolved.values);
   for (const name of declarations.keys())
     if (!resolved.values.has(name)) parameters.set(name, new Unknown([name]));
+  // An SSM parameter type's value is read from the parameter store after the template is expanded.
+  const written = isObject(root.Parameters) ? root.Parameters : {};
+  const fromStore = new Set(
+    [...declarations.keys()].filter((name) => {
+      const type = isObject(written[name]) ? written[name].Type : undefined;
+      return typeof type === 'string' && type.startsWith('AWS::SSM::Parameter::Value<');
+    }),
+  );
   const secret = {
     parameters: new Set([...declarations.values()].filter((p) => p.noEcho).map((p) => p.name)),
     imports: new Set<string>(),
@@ -89,7 +97,15 @@ function resolver(
   return {
     secret: (expression) => scope.hides(expression),
     resolve(expression, pointer) {
-      for (const ref of referencesIn(expression, pointer))
+      for (const ref of referencesIn(expression, pointer)) {
+        if (ref.kind === 'ref' && fromStore.has(ref.name))
+          return {
+            problem: {
+              rule: 'TP4014',
+              pointer: ref.pointer,
+              message: `this value is decided as the template is expanded (AWS::LanguageExtensions), before ${ref.name}'s SSM parameter is read: declare ${ref.name} as CommaDelimitedList (or String) and pass the value itself`,
+            },
+          };
         if (
           ref.kind === 'getatt' ||
           (ref.kind === 'ref' &&
@@ -103,6 +119,7 @@ function resolver(
               message: `this value is decided as the template is expanded (AWS::LanguageExtensions), before any resource exists: it may use parameters, mappings, pseudo parameters and conditions, not ${ref.kind === 'getatt' ? `${ref.logicalId}.${ref.path.join('.')}` : `'${ref.name}'`}`,
             },
           };
+      }
       try {
         const value = evaluate(expression, scope, pointer);
         return containsUnknown(value) ? { unknown: unknownSources(value) } : { value };
