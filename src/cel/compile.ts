@@ -30,6 +30,8 @@ export type CompileResult =
 /** A request's cost budget, shared by every expression evaluated for it (each takes its share). */
 export interface CostBudget {
   remaining: number;
+  /** What the budget is, as a refusal names it (default: the request's budget of REQUEST_COST_BUDGET). */
+  of?: string;
 }
 
 export type EvaluationResult =
@@ -155,7 +157,7 @@ export function compileExpression(
           message:
             bound > callLimit
               ? `evaluating it on these values could cost ${bound} units, more than the ${callLimit} one expression may cost; make the values smaller`
-              : `evaluating it on these values could cost ${bound} units, more than the ${budget.remaining} left of the request's budget of ${REQUEST_COST_BUDGET}; make the values smaller`,
+              : `evaluating it on these values could cost ${bound} units, more than the ${budget.remaining} left of ${budget.of ?? `the request's budget of ${REQUEST_COST_BUDGET}`}; make the values smaller`,
         };
       }
       budget.remaining -= bound;

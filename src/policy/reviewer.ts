@@ -9,7 +9,7 @@ import { stripWriteOnly, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import type { Verdict } from '../verdict.js';
 import type { CompiledPolicy, RequestFacts } from './compile.js';
-import { anyTakes, evaluatePolicies } from './evaluate.js';
+import { anyTakes, reviewPolicies } from './evaluate.js';
 import type { Policies } from './policies.js';
 
 /** One kind of reviewer the server's reviewer runs: admission policies, hooks. */
@@ -50,7 +50,7 @@ export function admissionPolicies(policies: Policies<CompiledPolicy>): ReviewPar
       const current = await policies.current();
       if (current.length === 0) return [];
       const type = request.compiled.type;
-      return evaluatePolicies(current, {
+      return reviewPolicies(current, {
         operation: request.operation,
         typeName: type.typeName,
         ...(request.object ? { object: visible(type, request.object) } : {}),
