@@ -196,11 +196,22 @@ function outputsTable(outputs: StackView['outputs']): string {
 }
 
 function planTable(
-  plan: { planId: string; current?: boolean; changes: PlannedChange[] },
+  plan: {
+    planId: string;
+    current?: boolean;
+    changes: PlannedChange[];
+    resolvedParameters?: { parameter: string; name: string; value?: string }[];
+  },
   name: string,
 ): string {
+  const resolved = (plan.resolvedParameters ?? []).map((p) =>
+    p.value === undefined
+      ? `  ${p.parameter}: SSM parameter ${p.name} (exists)`
+      : `  ${p.parameter} = ${p.value}  (from SSM parameter ${p.name})`,
+  );
   return [
     changesTable(plan.changes),
+    ...(resolved.length > 0 ? ['', 'Parameters read from the parameter store:', ...resolved] : []),
     ...reviewLines(plan.changes),
     '',
     `plan ${plan.planId}; apply it with: typeplane stack apply ${name} ${plan.planId}`,

@@ -156,6 +156,16 @@ export const STACK_SCHEMAS: Schema = {
         items: { type: 'object' },
         description: "The template's warnings when it was planned, as validate gives them.",
       },
+      resolvedParameters: {
+        type: 'array',
+        description:
+          'Each parameter of an SSM parameter type: the AWS::SSM::Parameter it names and the value read when planned (**** for NoEcho; none for AWS::SSM::Parameter::Name).',
+        items: {
+          type: 'object',
+          required: ['parameter', 'name'],
+          properties: { parameter: STRING, name: STRING, value: STRING },
+        },
+      },
       changes: {
         type: 'array',
         items: PLANNED_CHANGE,

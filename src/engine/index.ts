@@ -16,7 +16,7 @@ export {
   type ReviewRequest,
 } from './review.js';
 export { ClientTokenReused, canonicalJson } from './client-token.js';
-export { maskQuoted, maskedForms } from './sealing.js';
+export { maskQuoted, maskedForms, resourceWithSecrets } from './sealing.js';
 export { UnsupportedAction } from './admission.js';
 export { checkConsistency, type ConsistencyProblem } from './consistency.js';
 export * from './types.js';

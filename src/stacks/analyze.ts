@@ -31,6 +31,11 @@ import { locate, type ResourceDeclaration, type Template } from './template.js';
 import { parseTypeReference } from './types.js';
 import { dependencyOrder } from './graph.js';
 import { conformProperties } from './conform.js';
+import {
+  MAX_DYNAMIC_REFERENCES,
+  checkDynamicReferences,
+  type ResolvedParameter,
+} from './parameter-store/index.js';
 
 export interface TypeSource {
   /** The compiled default version of a type, or undefined when it is not registered. */
@@ -60,6 +65,8 @@ export interface Analysis {
   secretValues: string[];
   /** The template's warnings (an analysis is made only when it has no errors). */
   warnings: Diagnostic[];
+  /** The parameters of SSM parameter types, and what each read (set when a stack is planned or deployed). */
+  resolvedParameters?: ResolvedParameter[];
 }
 
 export interface AnalyzeOptions {
@@ -310,6 +317,7 @@ export async function analyzeTemplate(
       evaluationProblem(asEvaluationError(e, pointer));
     }
   }
+  let references = 0;
   for (const resource of template.resources.values()) {
     if (settled()) break;
     const type = compiled.get(resource.logicalId);
@@ -331,8 +339,18 @@ export async function analyzeTemplate(
         properties[name] = new Unknown([name]);
       }
     }
-    if (type) for (const d of checkProperties(type, properties, at)) diagnostics.add(d);
+    // A dynamic reference's value is known (and checked against the schema) when the resource is made.
+    const referring = checkDynamicReferences(type?.type, properties, at);
+    for (const p of referring.problems) problem('TP4027', p.pointer, p.message);
+    references += referring.references.length;
+    if (type) for (const d of checkProperties(type, referring.properties, at)) diagnostics.add(d);
   }
+  if (references > MAX_DYNAMIC_REFERENCES)
+    problem(
+      'TP4027',
+      '/Resources',
+      `the template holds ${references} dynamic references ({{resolve:…}}); at most ${MAX_DYNAMIC_REFERENCES} are allowed, as in CloudFormation`,
+    );
   for (const output of template.outputs.values()) {
     if (settled()) break;
     const at = `/Outputs/${escapePointerToken(output.name)}`;

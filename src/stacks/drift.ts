@@ -9,6 +9,7 @@ import type { StacksCore } from './core.js';
 import { stackNotFound, unnamed, type Authorize } from './reach.js';
 import type { StackRecord } from './records.js';
 import { mask } from './secrets.js';
+import { withReferencesResolved } from './parameter-store/index.js';
 import { isCustomResourceType } from './custom-resources/index.js';
 
 export interface DriftDifference {
@@ -53,7 +54,7 @@ export async function drift(
       throw e;
     }
     const differences = compare(
-      rec.properties,
+      await withReferencesResolved(rec.properties, core.ctx.parameterStore),
       actual,
       '',
       (path) => type !== undefined && touchesWriteOnly(type, path),

@@ -15,6 +15,7 @@ import { callerOfStack, reviewPlan } from './review-plan.js';
 import { NEVER_CREATED } from './status.js';
 import { sealParameters } from './stored-parameters.js';
 import { analyzeForStack } from './validate.js';
+import type { ResolvedParameter } from './parameter-store/index.js';
 
 /** A stored plan as an answer shows it. */
 export interface PlanView {
@@ -24,6 +25,8 @@ export interface PlanView {
   changes: PlannedChange[];
   /** The template's warnings (an answer carries them as validate does). */
   diagnostics: Diagnostic[];
+  /** Each parameter of an SSM parameter type: the SSM parameter it names, and the value read. */
+  resolvedParameters?: ResolvedParameter[];
   current: boolean;
 }
 
@@ -51,6 +54,7 @@ export async function makePlan(
     parameters: sealParameters(core.records, name, parameters, analysis.secretParameters),
     changes,
     warnings: analysis.warnings,
+    ...(analysis.resolvedParameters?.length ? { resolvedParameters: analysis.resolvedParameters } : {}),
     createdAt: new Date().toISOString(),
   };
   await core.records.putPlan(plan);
@@ -76,6 +80,9 @@ export async function getPlan(
     createdAt: plan.createdAt,
     changes: plan.changes as PlannedChange[],
     diagnostics: (plan.warnings ?? []) as Diagnostic[],
+    ...(plan.resolvedParameters
+      ? { resolvedParameters: plan.resolvedParameters as ResolvedParameter[] }
+      : {}),
     current: (stack?.record.version ?? 0) === plan.baseVersion,
   };
 }

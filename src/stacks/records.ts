@@ -198,6 +198,8 @@ export interface PlanRecord {
   changes: unknown[];
   /** The template's warnings when it was planned (diagnostics). */
   warnings?: unknown[];
+  /** The parameters of SSM parameter types, and what each read when it was planned (NoEcho masked). */
+  resolvedParameters?: unknown[];
   createdAt: string;
 }
 

@@ -33,6 +33,7 @@ export const STACK_RULES = {
   TP4024: { severity: 'error', title: 'NoEcho values are too many or too long' },
   TP4025: { severity: 'warning', title: 'parameter has no value yet' },
   TP4026: { severity: 'warning', title: "Fn::GetAtt of a read-only property the type's provider never sets" },
+  TP4027: { severity: 'error', title: 'dynamic reference is malformed or misplaced' },
 } as const satisfies Record<string, RuleInfo>;
 
 export type StackRuleId = keyof typeof STACK_RULES;

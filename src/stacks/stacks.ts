@@ -10,6 +10,7 @@
  * with access checks in reach.ts.
  */
 import { randomUUID } from 'node:crypto';
+import type { Engine } from '../engine/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
@@ -30,6 +31,7 @@ import { applyPlan, deploy } from './start.js';
 import { registryTypes } from './types.js';
 import { CustomResources, withCustomResources, withCustomTypes } from './custom-resources/index.js';
 import { validate } from './validate.js';
+import { resolvingEngine, serverParameterStore } from './parameter-store/index.js';
 import {
   describe,
   outputValues,
@@ -42,7 +44,8 @@ import {
 } from './views.js';
 
 export interface StacksOptions {
-  engine: StackEngine;
+  /** With list: a secret a dynamic reference names by its Name is found by a filtered list. */
+  engine: StackEngine & Pick<Engine, 'list'>;
   registry: Registry;
   store: Store;
   sealer: Sealer;
@@ -74,10 +77,17 @@ export class Stacks {
   constructor(options: StacksOptions) {
     this.records = new StackStore(options.store, options.sealer);
     const custom = options.customResources ?? new CustomResources(options.store);
+    const parameterStore = serverParameterStore({
+      engine: options.engine,
+      types: registryTypes(options.registry),
+      store: options.store,
+      sealer: options.sealer,
+    });
     this.core = {
       records: this.records,
       ctx: {
-        engine: withCustomResources(options.engine, custom),
+        engine: resolvingEngine(withCustomResources(options.engine, custom), parameterStore),
+        parameterStore,
         records: this.records,
         types: withCustomTypes(registryTypes(options.registry), custom),
         pseudo: { ...DEFAULT_PSEUDO, ...options.pseudo },

@@ -14,6 +14,7 @@ import { checkPattern } from '../schema/regex.js';
 import { stackDiagnostic } from './rules.js';
 import { TEMPLATE_TAGS, unknownTagMessage } from './yaml-tags.js';
 import { readTransform } from './language-extensions/transforms.js';
+import { ssmParameterType } from './parameter-store/ssm-types.js';
 import { readPolicy, type DeletionPolicy, type ReplacePolicy } from './retention.js';
 
 export type ParameterType = 'String' | 'Number' | 'CommaDelimitedList' | 'List<Number>';
@@ -31,6 +32,11 @@ export interface ParameterDeclaration {
   noEcho: boolean;
   description?: string;
   constraintDescription?: string;
+  /**
+   * An SSM parameter type's: its value names an SSM parameter, whose value it takes (`value`) or
+   * which must exist (`name`); see parameter-store/.
+   */
+  parameterStore?: 'value' | 'name';
 }
 
 export type { DeletionPolicy as Policy } from './retention.js';
@@ -321,6 +327,8 @@ function readParameter(
     if (!PARAMETER_KEYS.has(key)) problem(`/${escapePointerToken(key)}`, `unknown parameter key '${key}'`);
   const rawType = declaration.Type;
   let type: ParameterType | undefined = typeof rawType === 'string' ? PARAMETER_TYPES[rawType] : undefined;
+  const ssm = typeof rawType === 'string' ? ssmParameterType(rawType) : undefined;
+  if (ssm) type = ssm.type;
   // AWS-specific parameter types (key names, subnet ids, …) hold strings, or lists of them.
   if (!type && typeof rawType === 'string' && /^AWS::[A-Za-z0-9:]+$/.test(rawType)) type = 'String';
   if (!type && typeof rawType === 'string' && /^List<AWS::[A-Za-z0-9:]+>$/.test(rawType))
@@ -329,13 +337,14 @@ function readParameter(
     problem(
       '/Type',
       typeof rawType === 'string' && rawType.startsWith('AWS::SSM::Parameter::')
-        ? `Type ${JSON.stringify(rawType)} reads a value from AWS Systems Manager, which Typeplane has not; declare the parameter as String (or CommaDelimitedList) and pass the value itself`
+        ? `Type ${JSON.stringify(rawType)} is not an SSM parameter type: write AWS::SSM::Parameter::Name or AWS::SSM::Parameter::Value<T>, T one of String, List<String>, CommaDelimitedList, an AWS-specific type (AWS::EC2::Image::Id) or a list of one`
         : `Type must be String, Number, CommaDelimitedList, List<Number> or an AWS-specific type (AWS::EC2::Subnet::Id, List<AWS::EC2::Subnet::Id>, …), not ${JSON.stringify(rawType)}`,
     );
     // Still declared, so a Ref to it is not reported as a second, misleading problem.
     type = 'String';
   }
   const parameter: ParameterDeclaration = { name, type, noEcho: false };
+  if (ssm) parameter.parameterStore = ssm.parameterStore;
   const number = (key: string): number | undefined => {
     const v = declaration[key];
     if (v === undefined) return undefined;

@@ -12,7 +12,8 @@ import { importedNames, importedValues, secretImports } from './imports.js';
 import { recordedTypes, typesOf, unnamed, type Authorize } from './reach.js';
 import { capDiagnostics, invalidTemplate } from './rules.js';
 import { assertStackName } from './status.js';
-import { loadTemplateYielding } from './template.js';
+import { loadTemplateYielding, locate } from './template.js';
+import { authorizeStoreReads, resolveParameterTypes } from './parameter-store/index.js';
 import { scopedTypes } from './types.js';
 import { languageExtensions } from './language-extensions/index.js';
 
@@ -73,10 +74,13 @@ export async function analyzeForStack(
         authorize(await recordedTypes(core.records, holder.stack)),
       );
   }
+  // SSM parameter types read the server's own parameters, as this caller may (read anew each time).
+  authorizeStoreReads(loaded.template, authorize);
+  const fromStore = await resolveParameterTypes(loaded.template, parameters, core.ctx.parameterStore);
   const imports = await importedValues(core.records, loaded.template);
   const result = await analyzeTemplate(loaded.template, {
     types: scopedTypes(core.ctx.types, authorize),
-    parameters,
+    parameters: fromStore.parameters,
     requireValues: true,
     stackName: name,
     pseudo: core.ctx.pseudo,
@@ -84,6 +88,10 @@ export async function analyzeForStack(
     secretImports: secretImports(imports),
     readOnlyNeverSet: readOnlyNeverSet(core),
   });
-  if (!result.analysis) throw invalidTemplate(result.diagnostics);
-  return result.analysis;
+  if (!result.analysis || hasErrors(fromStore.diagnostics))
+    throw invalidTemplate([
+      ...fromStore.diagnostics.map((d) => locate(d, loaded.template!.document, undefined)),
+      ...result.diagnostics,
+    ]);
+  return { ...result.analysis, resolvedParameters: fromStore.resolved };
 }

@@ -136,22 +136,26 @@ test('parameters: kinds, constraints, missing values; NoEcho values are never qu
   assert.deepEqual(good.analysis!.parameters.get('Names'), ['a', 'b']);
   assert.deepEqual([...good.analysis!.secretParameters], ['Secret']);
 
-  // AWS-specific types hold strings (or lists); a Systems Manager lookup is refused, saying what to do.
+  // AWS-specific types hold strings (or lists); an SSM parameter type holds a parameter's name (its
+  // value is read at plan and deploy: test/stacks/ssm-parameter-types.test.ts); a malformed one says
+  // what the forms are.
   const aws = await validateText(
     registry,
     [
       'Parameters:',
       '  Subnets: { Type: "List<AWS::EC2::Subnet::Id>" }',
       '  Image: { Type: "AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>", Default: /aws/ami }',
+      '  Bad: { Type: "AWS::SSM::Parameter::Value<Image>", Default: v }',
       'Resources:',
       '  W: { Type: Test::Shop::Widget, Properties: { Name: w, Labels: !Ref Subnets, Color: !Ref Image } }',
+      '  V: { Type: Test::Shop::Widget, Properties: { Name: !Ref Bad } }',
     ].join('\n'),
     { Subnets: 'subnet-1,subnet-2' },
   );
   assert.deepEqual(
     aws.diagnostics.map((d) => `${where(d)} ${d.message}`),
     [
-      'stack.yaml:3:12 TP4011 Type "AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>" reads a value from AWS Systems Manager, which Typeplane has not; declare the parameter as String (or CommaDelimitedList) and pass the value itself',
+      'stack.yaml:4:10 TP4011 Type "AWS::SSM::Parameter::Value<Image>" is not an SSM parameter type: write AWS::SSM::Parameter::Name or AWS::SSM::Parameter::Value<T>, T one of String, List<String>, CommaDelimitedList, an AWS-specific type (AWS::EC2::Image::Id) or a list of one',
     ],
   );
 });

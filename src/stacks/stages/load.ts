@@ -7,6 +7,7 @@ import { analyzeTemplate } from '../analyze.js';
 import { importedValues, secretImports } from '../imports.js';
 import { openParameters } from '../stored-parameters.js';
 import { loadTemplateYielding } from '../template.js';
+import { resolveParameterTypes } from '../parameter-store/index.js';
 import { languageExtensions } from '../language-extensions/index.js';
 import type { DeploymentState } from './state.js';
 import { noEchoTexts } from '../custom-resources/index.js';
@@ -28,9 +29,13 @@ export async function load(d: DeploymentState): Promise<void> {
   );
   if (!loaded.template) return d.fail('the template can no longer be read');
   d.imports = await importedValues(d.ctx.records, loaded.template);
+  // Read again, as when it began (its caller's access was checked then).
+  const fromStore = await resolveParameterTypes(loaded.template, parameters, d.ctx.parameterStore);
+  if (fromStore.diagnostics.length > 0)
+    return d.fail(`the template's parameters no longer resolve: ${fromStore.diagnostics[0]!.message}`);
   const result = await analyzeTemplate(loaded.template, {
     types: d.ctx.types,
-    parameters,
+    parameters: fromStore.parameters,
     requireValues: true,
     stackName: d.name,
     pseudo: d.ctx.pseudo,

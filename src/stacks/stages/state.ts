@@ -35,6 +35,7 @@ import { maskReason, type SecretSources } from '../secrets.js';
 import type { Imported } from '../imports.js';
 import type { ReviewedStackChange, StacksObserver } from '../observer.js';
 import { inSpan, traced } from '../../telemetry/spans.js';
+import type { ParameterStore } from '../parameter-store/index.js';
 import { inStep } from '../custom-resources/index.js';
 
 /** The engine as stacks use it: its public operations. */
@@ -55,6 +56,8 @@ export interface DeploymentContext {
   observer?: StacksObserver;
   /** Told of each change a review gave verdicts (the audit trail). */
   reviewed?: (change: ReviewedStackChange) => void;
+  /** What SSM parameter types and dynamic references read (parameter-store/). */
+  parameterStore: ParameterStore;
 }
 
 /** A deployment's outputs once evaluated, and the exports among them. */
