@@ -18,6 +18,8 @@ interface HookSummary {
   configured: boolean;
   enabled: boolean;
   failureMode?: string;
+  /** The paths whose changes it judges (CloudFormation's TargetOperations), once configured. */
+  targetOperations?: string[];
   outcome?: string;
 }
 
@@ -69,11 +71,12 @@ export function registerHookCommands(program: Command): void {
       process.stdout.write(
         render(out, options.output, () =>
           columns(
-            ['TYPE NAME', 'ENABLED', 'FAILURE MODE', 'HANDLERS', 'TARGETS'],
+            ['TYPE NAME', 'ENABLED', 'FAILURE MODE', 'TARGET OPERATIONS', 'HANDLERS', 'TARGETS'],
             out.hooks.map((h) => [
               h.typeName,
               h.configured ? String(h.enabled) : 'not configured',
               h.failureMode ?? '',
+              (h.targetOperations ?? []).join(','),
               Object.keys(h.handlers).join(','),
               [...new Set(Object.values(h.handlers).flatMap((x) => x.targetNames))].join(','),
             ]),

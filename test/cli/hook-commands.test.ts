@@ -48,7 +48,7 @@ test('hook register shows a schema’s mistakes located in the file; register, c
   const config = join(dir, 'config.yaml');
   writeFileSync(
     config,
-    'CloudFormationConfiguration:\n  HookConfiguration:\n    HookInvocationStatus: ENABLED\n    FailureMode: WARN\n    Properties: { Tag: owner }\n',
+    'CloudFormationConfiguration:\n  HookConfiguration:\n    HookInvocationStatus: ENABLED\n    FailureMode: WARN\n    Properties: { Tag: owner }\n    TargetOperations: [RESOURCE, CLOUD_CONTROL]\n',
   );
   const configured = await runCli(['hook', 'configure', HOOK, '--file', config], { env });
   assert.equal(configured.code, 0, configured.stderr);
@@ -56,7 +56,7 @@ test('hook register shows a schema’s mistakes located in the file; register, c
   const listed = await runCli(['hook', 'list'], { env });
   assert.match(
     listed.stdout,
-    /Example::Policy::RequireTags\s+true\s+WARN\s+preCreate,preUpdate,preDelete\s+Example::\*/,
+    /Example::Policy::RequireTags\s+true\s+WARN\s+RESOURCE,CLOUD_CONTROL\s+preCreate,preUpdate,preDelete\s+Example::\*/,
   );
   const shown = await runCli(['hook', 'configuration', HOOK, '-o', 'json'], { env });
   assert.equal(
