@@ -491,7 +491,7 @@ function ref(name: string, scope: Scope, pointer: string): Value {
     case 'AWS::StackName':
       return scope.stackName;
     case 'AWS::StackId':
-      return scope.stackId;
+      return stackArn(scope);
     case 'AWS::Region':
       return scope.pseudo.region;
     case 'AWS::AccountId':
@@ -517,6 +517,19 @@ function ref(name: string, scope: Scope, pointer: string): Value {
     pointer,
     `Ref '${name}' names no parameter, resource or pseudo parameter; declare it or check its spelling`,
   );
+}
+
+/**
+ * `AWS::StackId` as CloudFormation has it, an ARN ending in the stack's UUID
+ * (`arn:aws:cloudformation:us-east-1:123456789012:stack/<name>/<uuid>`), so the usual
+ * `!Select [2, !Split ['/', !Ref AWS::StackId]]` finds the UUID. Known once the stack exists: a
+ * validation, or the plan of a stack not created yet, has it known after apply.
+ */
+function stackArn(scope: Scope): string | Unknown {
+  const uuid = /^typeplane:stack\/[^/]+\/([^/]+)$/.exec(scope.stackId)?.[1];
+  if (uuid === undefined) return new Unknown(['AWS::StackId']);
+  const { partition, region, accountId } = scope.pseudo;
+  return `arn:${partition}:cloudformation:${region}:${accountId}:stack/${scope.stackName}/${uuid}`;
 }
 
 function assertIncluded(logicalId: string, scope: Scope, pointer: string): void {

@@ -128,7 +128,7 @@ Outputs:
   assert.equal(outputs.GetAtt, 'L');
   assert.equal(outputs.Sub, 'w-prod:L:443:${Literal}');
   assert.equal(outputs.SubShort, 'all|us-east-1|123456789012|aws|amazonaws.com');
-  assert.match(outputs.StackId, /^typeplane:stack\/all\//);
+  assert.match(outputs.StackId, /^arn:aws:cloudformation:us-east-1:123456789012:stack\/all\/[0-9a-f-]{36}$/);
   assert.equal(outputs.Join, 'a,b,c');
   assert.equal(outputs.Select, 'z');
   assert.equal(outputs.If, 'yes');
