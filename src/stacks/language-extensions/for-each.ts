@@ -15,7 +15,7 @@
  * // expands to
  * // Resources: { TablePoints: { …, Properties: { TableName: 'Points' } }, TableScore: { …, Properties: { TableName: 'Score' } } }
  */
-import type { Diagnostic } from '../../schema/index.js';
+import { LIMITS, type Diagnostic } from '../../schema/index.js';
 import { escapePointerToken } from '../../schema/diagnostics.js';
 import { intrinsicOf } from '../intrinsics.js';
 import { stackDiagnostic, type StackRuleId } from '../rules.js';
@@ -29,8 +29,11 @@ export const EXPANSION_LIMITS = {
   /** CloudFormation's limits, which apply to the expanded template. */
   maxResources: 500,
   maxOutputs: 200,
-  /** Values (mappings, lists, scalars) the loops make, and the characters of their keys and strings. */
-  maxValues: 200_000,
+  /**
+   * Values (mappings, lists, scalars) the loops make — as many as a parsed document may hold — and the
+   * characters of their keys and strings.
+   */
+  maxValues: LIMITS.maxValues,
   maxCharacters: 4 * 1024 * 1024,
 } as const;
 
@@ -226,7 +229,7 @@ export class ForEachExpansion {
         else out[key] = this.copy(item, place, bindings, at, `${to}/${escapePointerToken(key)}`);
         continue;
       }
-      this.put(out, key, this.named(key, item, bindings, at), place, bindings, at, to);
+      this.put(out, key, this.named(key, item, bindings, at), place, bindings, at, to, false);
     }
     if (place === 'resource') this.resolvePolicies(out, from);
     return out;
@@ -242,7 +245,10 @@ export class ForEachExpansion {
     return item;
   }
 
-  /** Add `key` (as written at `at`) to `out`, its value copied; a key made twice is a problem. */
+  /**
+   * Add `key` (as written at `at`) to `out`, its value copied; a key made twice is a problem. Where it
+   * was written is kept for a key a loop's body makes, or one made anew: below them, paths are alike.
+   */
   private put(
     out: Record<string, unknown>,
     key: string,
@@ -251,6 +257,7 @@ export class ForEachExpansion {
     bindings: Bindings,
     at: string,
     to: string,
+    loopBody: boolean,
   ): void {
     const made = this.substitute(key, bindings, at);
     const target = `${to}/${escapePointerToken(made)}`;
@@ -283,7 +290,7 @@ export class ForEachExpansion {
         at,
         `the expanded template has over ${EXPANSION_LIMITS.maxOutputs} outputs, CloudFormation's limit; loop over fewer items`,
       );
-    this.origins.add(target, at);
+    if (loopBody || made !== key) this.origins.add(target, at);
     out[made] = this.copy(item, childPlace(place, made), bindings, at, target);
   }
 
@@ -353,7 +360,8 @@ export class ForEachExpansion {
           this.loop(outputKey, outputValue, place, inner, `${at}/2`, to, out);
         else {
           const keyAt = `${at}/2/${escapePointerToken(outputKey)}`;
-          this.put(out, outputKey, this.named(outputKey, outputValue, inner, keyAt), place, inner, keyAt, to);
+          const value = this.named(outputKey, outputValue, inner, keyAt);
+          this.put(out, outputKey, value, place, inner, keyAt, to, true);
         }
       }
     }
