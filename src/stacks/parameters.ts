@@ -2,8 +2,15 @@
  * @module Parameter values: given ones (strings from a command line, or JSON values) and defaults,
  * checked against their declarations. A NoEcho parameter's value is a secret: it is never shown.
  */
-import { PATTERN_WORK_LIMIT, PatternWorkExceeded, matchesWhole, withPatternBudget } from '../registry/re2.js';
-import { checkPattern } from '../schema/regex.js';
+import { PATTERN_WORK_LIMIT, PatternWorkExceeded, withPatternBudget } from '../registry/re2.js';
+import {
+  LOOKAROUND_WORK_LIMIT,
+  LookaroundWorkExceeded,
+  MAX_LOOKAROUND_INPUT,
+  allowedPatternProblem,
+  matchesAllowedPattern,
+  type LookaroundBudget,
+} from './lookaround.js';
 import type { Diagnostic } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { closest, stackDiagnostic } from './rules.js';
@@ -55,6 +62,8 @@ export function resolveParameters(template: Template, given: Record<string, unkn
   let secretCharacters = 0;
   // One pattern budget for all the parameters, as for all the patterns of a model.
   let checking = { at: '', name: '', from: '' };
+  // And one for the patterns with lookaround (lookaround.ts).
+  const lookaround: LookaroundBudget = { left: LOOKAROUND_WORK_LIMIT };
   const outcome = withPatternBudget(() => {
     for (const declaration of template.parameters.values()) {
       const pointer = `/Parameters/${escapePointerToken(declaration.name)}`;
@@ -69,7 +78,7 @@ export function resolveParameters(template: Template, given: Record<string, unkn
         name: declaration.name,
         from,
       };
-      const checked = checkValue(declaration, raw);
+      const checked = checkValue(declaration, raw, lookaround);
       if (typeof checked === 'string') {
         diagnostics.push(
           stackDiagnostic(
@@ -144,7 +153,11 @@ function quotedList(values: readonly unknown[]): string {
 }
 
 /** The typed value, or what is wrong with it (never quoting a NoEcho value). */
-function checkValue(declaration: ParameterDeclaration, raw: unknown): { value: ParameterValue } | string {
+function checkValue(
+  declaration: ParameterDeclaration,
+  raw: unknown,
+  lookaround: LookaroundBudget,
+): { value: ParameterValue } | string {
   const shown = (v: unknown) => (declaration.noEcho ? '(hidden: NoEcho)' : quoted(v));
   let items: string[];
   const list = declaration.type === 'CommaDelimitedList' || declaration.type === 'List<Number>';
@@ -163,7 +176,7 @@ function checkValue(declaration: ParameterDeclaration, raw: unknown): { value: P
   // A set, read once: a long list against long AllowedValues would otherwise cost items × values.
   const allowed = declaration.allowedValues && new Set(declaration.allowedValues.map(asText));
   const patternProblem =
-    declaration.allowedPattern === undefined ? undefined : checkPattern(declaration.allowedPattern);
+    declaration.allowedPattern === undefined ? undefined : allowedPatternProblem(declaration.allowedPattern);
   for (const item of items) {
     if (numeric) {
       const n = item.trim() === '' ? NaN : Number(item);
@@ -181,7 +194,9 @@ function checkValue(declaration: ParameterDeclaration, raw: unknown): { value: P
     if (declaration.allowedPattern !== undefined) {
       if (patternProblem !== undefined)
         return `cannot be checked: AllowedPattern is refused (${patternProblem})`;
-      if (!matchesWhole(declaration.allowedPattern, item))
+      const matched = matchesPattern(declaration.allowedPattern, item, lookaround);
+      if (typeof matched === 'string') return matched;
+      if (!matched)
         return `${shown(item)} does not match AllowedPattern ${shortened(declaration.allowedPattern)}`;
     }
     if (allowed !== undefined && !allowed.has(item))
@@ -191,6 +206,19 @@ function checkValue(declaration: ParameterDeclaration, raw: unknown): { value: P
   if (declaration.type === 'List<Number>') return { value: numbers };
   if (declaration.type === 'CommaDelimitedList') return { value: items };
   return { value: items[0]! };
+}
+
+/**
+ * Whether `item` matches `pattern`, or, when a pattern with lookaround cannot check it within its
+ * bounds, what is wrong (RE2's own budget is reported by the caller).
+ */
+function matchesPattern(pattern: string, item: string, lookaround: LookaroundBudget): boolean | string {
+  try {
+    return matchesAllowedPattern(pattern, item, lookaround);
+  } catch (e) {
+    if (!(e instanceof LookaroundWorkExceeded)) throw e;
+    return `holds a string of ${item.length.toLocaleString('en-US')} characters, too long to check against its AllowedPattern, which has lookaround (values of at most ${MAX_LOOKAROUND_INPUT.toLocaleString('en-US')} characters, and ${LOOKAROUND_WORK_LIMIT.toLocaleString('en-US')} steps for all such checks of a template): shorten it, or write the pattern without lookaround`;
+  }
 }
 
 /** Parse `K=V` pairs (the command line's `--parameters`). */

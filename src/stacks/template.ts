@@ -10,7 +10,7 @@ import {
   type SourceDocument,
 } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
-import { checkPattern } from '../schema/regex.js';
+import { allowedPatternProblem } from './lookaround.js';
 import { stackDiagnostic } from './rules.js';
 import { TEMPLATE_TAGS, unknownTagMessage } from './yaml-tags.js';
 import { readTransform } from './language-extensions/transforms.js';
@@ -363,10 +363,10 @@ function readParameter(
   if (declaration.AllowedPattern !== undefined) {
     if (typeof declaration.AllowedPattern === 'string') {
       parameter.allowedPattern = declaration.AllowedPattern;
-      // Bounded as a schema's patterns are: its length and the size of its RE2 program.
-      const refused = checkPattern(declaration.AllowedPattern);
-      if (refused !== undefined)
-        problem('/AllowedPattern', `AllowedPattern is refused: ${refused}; Typeplane uses RE2 syntax`);
+      // Bounded as a schema's patterns are (its length, its RE2 program), or read as Java's when it
+      // has lookaround, which RE2 has not (lookaround.ts).
+      const refused = allowedPatternProblem(declaration.AllowedPattern);
+      if (refused !== undefined) problem('/AllowedPattern', `AllowedPattern is refused: ${refused}`);
     } else problem('/AllowedPattern', 'AllowedPattern must be a string (a regular expression)');
   }
   for (const [key, field] of [

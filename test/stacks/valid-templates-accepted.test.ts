@@ -59,3 +59,75 @@ Outputs:
   assert.equal(outputs.Uuid, uuid);
   assert.equal(stack.resources[0].identifier, `w-${uuid.split('-')[0]}`);
 });
+
+/** The S3 bucket name pattern of the published Solutions templates, and their password pattern. */
+const BUCKET_NAME = String.raw`^$|^(?=^.{3,63}$)(?!.*[.-]{2})(?!.*[--]{2})(?!^(?:(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\.(?!$)|$)){4}$)(^(([a-z0-9]|[a-z0-9][a-z0-9\-]*[a-z0-9])\.)*([a-z0-9]|[a-z0-9][a-z0-9\-]*[a-z0-9])$)`;
+const PASSWORD = String.raw`(?=^.{6,255}$)((?=.*\d)(?=.*[A-Z])(?=.*[a-z])|(?=.*\d)(?=.*[^A-Za-z0-9])(?=.*[a-z])|(?=.*[^A-Za-z0-9])(?=.*[A-Z])(?=.*[a-z])|(?=.*\d)(?=.*[A-Z])(?=.*[^A-Za-z0-9]))^.*`;
+
+test('AllowedPatterns with lookahead are checked as CloudFormation checks them; what cannot be checked safely is refused, saying what', async () => {
+  const template = (pattern: string) => `
+Parameters:
+  Bucket: { Type: String, Default: '', AllowedPattern: ${JSON.stringify(pattern)} }
+  Password: { Type: String, NoEcho: true, AllowedPattern: ${JSON.stringify(PASSWORD)} }
+Resources:
+  W:
+    Type: Test::Shop::Widget
+    Properties: { Name: lookahead, Color: !Ref Bucket, Secret: !Ref Password }
+`;
+  const stack = await deploysClean('lookahead', template(BUCKET_NAME), {
+    Bucket: 'logs.example-1',
+    Password: 'Correct-horse1',
+  });
+  const widget = await s.call('GET', `/v1/resources/Test::Shop::Widget/${stack.resources[0].identifier}`);
+  assert.equal(widget.body.properties.Color, 'logs.example-1');
+
+  const refusal = async (parameters: Record<string, string>) => {
+    const put = await s.call('PUT', '/v1/stacks/lookahead-refused?wait=5', {
+      template: template(BUCKET_NAME),
+      parameters,
+    });
+    assert.equal(put.status, 400, JSON.stringify(put.body));
+    return put.body.details.map(
+      (d: { rule: string; pointer: string; message: string }) => `${d.rule} ${d.pointer} ${d.message}`,
+    );
+  };
+  // Two dots in a row, an IPv4 address, a password of lower-case letters only (never quoted: NoEcho).
+  for (const [bucket, password, expected] of [
+    [
+      'logs..example',
+      'Correct-horse1',
+      /^TP4012 \/Parameters\/Bucket parameter Bucket: the value given "logs\.\.example" does not match AllowedPattern/,
+    ],
+    [
+      '192.168.1.1',
+      'Correct-horse1',
+      /^TP4012 \/Parameters\/Bucket parameter Bucket: the value given "192\.168\.1\.1" does not match/,
+    ],
+    [
+      'logs',
+      'correcthorse',
+      /^TP4012 \/Parameters\/Password parameter Password: the value given \(hidden: NoEcho\) does not match/,
+    ],
+    [
+      'x'.repeat(5000),
+      'Correct-horse1',
+      /^TP4012 \/Parameters\/Bucket parameter Bucket: the value given holds a string of 5,000 characters, too long to check against its AllowedPattern, which has lookaround \(values of at most 4,096 characters/,
+    ],
+  ] as const) {
+    const details = await refusal({ Bucket: bucket, Password: password });
+    assert.equal(details.length, 1, details.join('\n'));
+    assert.match(details[0], expected);
+  }
+
+  // A construct RE2 has not and that is not checked here either: refused at the pattern, by name.
+  const validated = await s.call('POST', '/v1/stacks/validate', {
+    template: template(String.raw`(?=a)(a)\1`),
+  });
+  assert.equal(validated.body.valid, false);
+  const problem = validated.body.diagnostics.find((d: { rule: string }) => d.rule === 'TP4011');
+  assert.equal(problem.pointer, '/Parameters/Bucket/AllowedPattern');
+  assert.match(
+    problem.message,
+    /^AllowedPattern is refused: back-references and octal escapes \(\\1\) are not supported \(a pattern with lookaround is read as Java reads it/,
+  );
+});
