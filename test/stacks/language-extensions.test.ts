@@ -253,6 +253,25 @@ test("a loop in a resource's Properties makes properties, beside those written",
     BillingMode: 'PAY_PER_REQUEST',
     Tags: { team: { 'Fn::Sub': 'team-value' }, cost: { 'Fn::Sub': 'cost-value' } },
   });
+  // Inside a loop's resource, a mapping holding only a loop is expanded too (with both identifiers).
+  const inner = expand([
+    'Resources:',
+    '  Fn::ForEach::Tables:',
+    '    - Name',
+    '    - [a, b]',
+    '    - Table${Name}:',
+    '        Type: AWS::DynamoDB::Table',
+    '        Properties:',
+    '          Tags:',
+    '            Fn::ForEach::Tags:',
+    '              - Key',
+    '              - [team]',
+    '              - ${Key}: !Sub "${Key}-${Name}"',
+  ]);
+  assert.deepEqual(inner.errors, []);
+  assert.deepEqual(inner.template.resources.get('Tableb')!.properties, {
+    Tags: { team: { 'Fn::Sub': 'team-b' } },
+  });
 });
 
 test('malformed loops are refused where they are written, each with what to write', () => {

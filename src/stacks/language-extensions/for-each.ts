@@ -213,18 +213,20 @@ export class ForEachExpansion {
     if (bindings.size === 0 && place === 'plain') return value;
     if (bindings.size > 0) {
       const call = intrinsicOf(value);
-      if (call) return this.copyCall(call.name, call.argument, place, bindings, from, to);
+      // (A mapping of one loop is a loop, not a function.)
+      if (call && !call.name.startsWith(LOOP_PREFIX))
+        return this.copyCall(call.name, call.argument, place, bindings, from, to);
     }
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       const at = `${from}/${escapePointerToken(key)}`;
       if (key.startsWith(LOOP_PREFIX)) {
         if (LOOPS_ALLOWED.has(place)) this.loop(key, item, place, bindings, from, to, out);
-        else if (place === 'root' || place === 'resource')
+        else if (place === 'resource')
           this.problem(
             'TP4014',
             at,
-            `${key} is expanded in Resources, Conditions, Outputs and a resource's Properties, not ${place === 'root' ? 'at the top of the template' : "among a resource's attributes"}`,
+            `${key} is expanded in Resources, Conditions, Outputs and a resource's Properties, not among a resource's attributes`,
           );
         else out[key] = this.copy(item, place, bindings, at, `${to}/${escapePointerToken(key)}`);
         continue;
