@@ -8,7 +8,7 @@ import type { Diagnostic } from '../schema/index.js';
 import type { StacksCore } from './core.js';
 import { importedValues } from './imports.js';
 import { computePlan, type PlannedChange } from './plan.js';
-import { planNotFound, recordedTypes, typesOf, unnamed, type Authorize } from './reach.js';
+import { planNotFound, typesIn, typesOf, unnamed, type Authorize } from './reach.js';
 import type { PlanRecord, ResourceRecord, StackCaller, StackRecord } from './records.js';
 import type { Analysis } from './analyze.js';
 import { callerOfStack, reviewPlan } from './review-plan.js';
@@ -41,9 +41,11 @@ export async function makePlan(
   const analysis = await analyzeForStack(core, name, text, parameters, authorize);
   const current = await core.records.getStack(name);
   authorize(typesOf(analysis));
-  if (current) await unnamed(`stack ${name}`, async () => authorize(await recordedTypes(core.records, name)));
+  // Read once: the types they have now must be in the caller's reach, and the plan compares with them.
+  const held = current ? await core.records.getResources(name) : new Map<string, ResourceRecord>();
+  if (current) await unnamed(`stack ${name}`, () => authorize(typesIn(held)));
   const records =
-    current && !NEVER_CREATED.has(current.record.status) ? await core.records.getResources(name) : new Map();
+    current && !NEVER_CREATED.has(current.record.status) ? held : new Map<string, ResourceRecord>();
   const changes = await changesOf(core, name, analysis, current?.record, records);
   await reviewPlan(core, changes, records, callerOfStack(caller, name));
   const plan: PlanRecord = {

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { TypeplaneError } from '../errors.js';
 import type { Sealer } from '../secrets/index.js';
 import { encodeCursor } from '../store/cursor.js';
@@ -25,6 +26,13 @@ const DELETED = 'typeplane:deleted-stacks';
 /** A name's deleted stacks, keyed by stackId (a name may be used, and deleted, again). */
 const deletedOf = (stack: string) => `typeplane:deleted-stacks/${stack}`;
 const deletedEventsOf = (stackId: string) => `typeplane:deleted-stack/${stackId}/events`;
+/**
+ * Resource records read at a time: a record holds its properties, model and previous values sealed,
+ * megabytes when a template hands large values out, so a page is a few of them.
+ */
+const RESOURCE_PAGE = 2;
+/** The most a slice of reading records runs before the event loop gets a turn, in milliseconds. */
+const SLICE_MS = 4;
 
 export type StackStatus =
   | 'CREATE_IN_PROGRESS'
@@ -530,18 +538,34 @@ export class StackStore {
     return `stack-resource:${stack}/${logicalId}`;
   }
 
+  /**
+   * A stack's resource records, opened. A few at a time, giving the event loop a turn whenever a slice
+   * of reading and opening has run {@link SLICE_MS}: a stack of large records (megabytes each) would
+   * otherwise hold a server's other requests for the whole read, on a store that answers at once.
+   */
   async getResources(stack: string): Promise<Map<string, ResourceRecord>> {
     const out = new Map<string, ResourceRecord>();
-    for await (const { key, entry: e } of this.all(resourcesOf(stack))) {
+    let sliceStart = performance.now();
+    for await (const { key, entry: e } of this.all(resourcesOf(stack), RESOURCE_PAGE)) {
       const { sealed, ...rest } = e.value as { sealed: string } & Omit<ResourceRecord, keyof ResourceState>;
       const state = JSON.parse(this.sealer.open(sealed, this.aad(stack, key))) as ResourceState;
       out.set(key, { ...rest, ...state });
+      if (performance.now() - sliceStart >= SLICE_MS) {
+        await nextTurn();
+        sliceStart = performance.now();
+      }
     }
     return out;
   }
 
-  /** Write a resource record; `stored` says whether one is likely there already (tried first: one write). */
+  /**
+   * Write a resource record; `stored` says whether one is likely there already (tried first: one write).
+   * Sealed in a turn of its own: a deployment's steps often end together (their writes committed in
+   * one go), and sealing each one's record (megabytes, with its previous values) one after the other
+   * would hold the event loop for all of them.
+   */
   async putResource(stack: string, record: ResourceRecord, stored = true): Promise<void> {
+    await nextTurn();
     const { properties, model, previous, replaced, ...plain } = record;
     const state: ResourceState = {
       properties,
@@ -695,10 +719,10 @@ export class StackStore {
 
   // ---- Helpers ----
 
-  private async *all(namespace: string): AsyncGenerator<{ key: string; entry: KvEntry }> {
+  private async *all(namespace: string, limit = 500): AsyncGenerator<{ key: string; entry: KvEntry }> {
     let nextToken: string | undefined;
     do {
-      const page = await this.store.kvList(namespace, { limit: 500, ...(nextToken ? { nextToken } : {}) });
+      const page = await this.store.kvList(namespace, { limit, ...(nextToken ? { nextToken } : {}) });
       yield* page.items;
       nextToken = page.nextToken;
     } while (nextToken);

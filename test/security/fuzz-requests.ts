@@ -22,13 +22,14 @@
  * each operation refused. {@link startWatchdog} watches the server
  * meanwhile: an event-loop delay over 200 ms or an RSS over 1 GB fails the run like a 5xx.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { ERROR_CODES, isErrorCode } from '../../src/errors.js';
 import { signedHeaders } from '../helpers/cloudcontrol.js';
+import { measureLoopHolds } from '../helpers/loop-hold.js';
 import { FUZZ_NOECHO_SECRET, stackRequests } from './fuzz-stacks.js';
 
 export const WIDGET = 'Test::Fuzz::Widget';
@@ -1529,10 +1530,33 @@ export interface FuzzReport {
   /** The slowest answers (at most 10), each with its request, slowest first. */
   slowest: { ms: number; request: string }[];
   /**
+   * The requests answered in {@link SLOW_ANSWER_MS} or more, with when each was sent and answered
+   * (`Date.now()`, ms): a hold of the server's event loop long enough to fail the run delays every
+   * answer in flight at least that long, so the request that held it is among these.
+   */
+  spans: FuzzSpan[];
+  /**
    * Answers by `status errorCode` to the Cloud Control operations a key scoped to {@link LINK} sent
    * naming another type, by operation: each must be refused, whatever the others answer.
    */
   outOfScope: Record<string, Record<string, number>>;
+}
+
+/** Answers this slow are kept in {@link FuzzReport.spans}: half what the watchdog lets the loop be held. */
+export const SLOW_ANSWER_MS = 100;
+
+export interface FuzzSpan {
+  sent: number;
+  answered: number;
+  request: string;
+}
+
+/**
+ * The requests in flight from `from` to `to` (ms, `Date.now()`), earliest sent first: when the
+ * server's event loop was held over that time, the request that held it is among them.
+ */
+export function inFlight(spans: FuzzSpan[], from: number, to: number): FuzzSpan[] {
+  return spans.filter((s) => s.sent <= to && s.answered >= from).sort((a, b) => a.sent - b.sent);
 }
 
 export interface FuzzOptions {
@@ -1586,6 +1610,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     violations: [],
     violationCount: 0,
     slowest: [],
+    spans: [],
     outOfScope: {},
   };
   const started = performance.now();
@@ -1613,17 +1638,18 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
               report.kinds[request.kind] = (report.kinds[request.kind] ?? 0) + 1;
               let answer: FuzzAnswer;
               const sent = performance.now();
+              const sentAt = Date.now();
               try {
                 answer = await send(agent, url, request);
               } catch (e) {
                 answer = { status: 0, body: `transport error: ${(e as Error).message}` };
               }
               const ms = performance.now() - sent;
+              const described = `${request.kind} ${request.method} ${request.path.slice(0, 120)} (${request.body?.length ?? 0} bytes) -> ${answer.status}`;
+              if (ms >= SLOW_ANSWER_MS)
+                report.spans.push({ sent: sentAt, answered: Date.now(), request: described });
               if (report.slowest.length < 10 || ms > report.slowest.at(-1)!.ms) {
-                report.slowest.push({
-                  ms,
-                  request: `${request.kind} ${request.method} ${request.path.slice(0, 120)} (${request.body?.length ?? 0} bytes) -> ${answer.status}`,
-                });
+                report.slowest.push({ ms, request: described });
                 report.slowest.sort((a, b) => b.ms - a.ms).splice(10);
               }
               if (answer.status === 202 || (answer.status === 200 && request.sign))
@@ -1670,18 +1696,11 @@ export interface WatchdogReport {
    * Linux only (from /proc); `undefined` elsewhere.
    */
   worstBusyMs: number | undefined;
+  /** When the loop was held {@link worstBusyMs} (`Date.now()`, ms), where that can be read. */
+  worstBusyAt: { from: number; to: number } | undefined;
   peakRssMb: number;
   /** What passed {@link WATCHDOG_LIMITS}, as sentences (empty when nothing did). */
   problems: string[];
-}
-
-/** CPU time of this process's main thread in milliseconds (Linux: /proc), or `undefined`. */
-function mainThreadCpuMs(): number | undefined {
-  const file = `/proc/self/task/${process.pid}/stat`;
-  if (!existsSync(file)) return undefined;
-  // After the command name (in parentheses, which may hold spaces): utime and stime are fields 14-15.
-  const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**
@@ -1694,32 +1713,32 @@ function mainThreadCpuMs(): number | undefined {
 export function startWatchdog(): { stop(): WatchdogReport } {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
+  const holds = measureLoopHolds();
   let peakRss = process.memoryUsage.rss();
-  let lastCpu = mainThreadCpuMs();
-  let worstBusyMs = lastCpu === undefined ? undefined : 0;
-  let turns = 0;
-  const sampler = setInterval(() => {
-    const cpu = mainThreadCpuMs();
-    if (cpu !== undefined && lastCpu !== undefined) worstBusyMs = Math.max(worstBusyMs!, cpu - lastCpu);
-    lastCpu = cpu;
-    if (++turns % 5 === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss());
-  }, 20);
+  const rssSampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100);
   return {
     stop() {
-      clearInterval(sampler);
+      const hold = holds.stop();
+      clearInterval(rssSampler);
       delay.disable();
       peakRss = Math.max(peakRss, process.memoryUsage.rss());
       const worstDelayMs = delay.max / 1e6;
       const peakRssMb = peakRss / 1024 / 1024;
       const problems: string[] = [];
-      const held = worstBusyMs ?? worstDelayMs;
+      const held = hold?.ms ?? worstDelayMs;
       if (held > WATCHDOG_LIMITS.maxEventLoopDelayMs)
         problems.push(
-          `the event loop was held ${Math.round(held)} ms${worstBusyMs === undefined ? '' : ' of CPU time'} (at most ${WATCHDOG_LIMITS.maxEventLoopDelayMs})`,
+          `the event loop was held ${Math.round(held)} ms${hold === undefined ? '' : ' of CPU time'} (at most ${WATCHDOG_LIMITS.maxEventLoopDelayMs})`,
         );
       if (peakRssMb > WATCHDOG_LIMITS.maxRssMb)
         problems.push(`RSS reached ${Math.round(peakRssMb)} MB (at most ${WATCHDOG_LIMITS.maxRssMb})`);
-      return { worstDelayMs, worstBusyMs, peakRssMb, problems };
+      return {
+        worstDelayMs,
+        worstBusyMs: hold?.ms,
+        worstBusyAt: hold && { from: hold.from, to: hold.to },
+        peakRssMb,
+        problems,
+      };
     },
   };
 }

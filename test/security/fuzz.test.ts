@@ -24,6 +24,7 @@ import {
   WIDGET,
   formatTally,
   fuzzAwsKeys,
+  inFlight,
   fuzzSetup,
   runFuzzInWorker,
   startWatchdog,
@@ -79,6 +80,17 @@ for (const [kind, REQUESTS] of [
         t.diagnostic(
           `worst event-loop delay ${Math.round(watched.worstDelayMs)} ms (wall), ${watched.worstBusyMs ?? '-'} ms (CPU time of the server's thread); peak RSS ${Math.round(watched.peakRssMb)} MB`,
         );
+        if (watched.worstBusyAt !== undefined) {
+          // The request that held the loop longest is among those in flight meanwhile.
+          const { from, to } = watched.worstBusyAt;
+          t.diagnostic(
+            `in flight while the loop was held most (${to - from} ms from ${new Date(from).toISOString()}):`,
+          );
+          for (const span of inFlight(report.spans, from, to))
+            t.diagnostic(
+              `  sent ${span.sent - from} ms, answered +${span.answered - from} ms  ${span.request}`,
+            );
+        }
         assert.deepEqual(watched.problems, [], `the server struggled (FUZZ_SEED=${SEED} reproduces the run)`);
         assert.equal(report.requests, REQUESTS);
         // Each Cloud Control operation that names a type was tried by the key scoped to another
