@@ -8,7 +8,8 @@
  *    error's rule and message;
  * 2. when accepted, deployed, with every parameter at its Default and one without a Default given a
  *    value its Type, AllowedValues, AllowedPattern and lengths accept (an AWS-specific type gets a
- *    made-up id of its shape: `vpc-…`, a key pair's name …);
+ *    made-up id of its shape: `vpc-…`, a key pair's name …); an SSM parameter type's parameter (its
+ *    Default, AWS's public /aws/service/… ones among them) is made as an AWS::SSM::Parameter first;
  * 3. when deployed, planned again with the same template and parameters (every change should be
  *    NoChange), then deleted.
  *
@@ -27,7 +28,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { exchange } from '../src/cli/exchange.js';
 import { startService } from '../src/service.js';
-import { loadTemplate, type ParameterDeclaration } from '../src/stacks/index.js';
+import { loadTemplate, type ParameterDeclaration, type Template } from '../src/stacks/index.js';
+import { referencesOf } from '../src/stacks/parameter-store/index.js';
 import { stringMatching } from '../src/providers/synthesize/pattern.js';
 import { Seed } from '../src/providers/synthesize/seed.js';
 import { fmt, numberArg, removeAtExit, stringArg, type Json } from './harness.js';
@@ -149,6 +151,54 @@ function parameterValue(p: ParameterDeclaration, rawType: string): string | unde
   return maxLength === undefined ? plain : plain.slice(0, maxLength);
 }
 
+/**
+ * An SSM parameter type names a parameter of the server's (AWS's public ones, such as
+ * /aws/service/ami-amazon-linux-latest/…, among them): one is made under that name, holding a value
+ * of the type it stands for. One made for an earlier template is kept.
+ */
+async function storeParameter(p: ParameterDeclaration, rawType: string, name: string): Promise<void> {
+  if (p.parameterStore === 'name')
+    return void (await call('POST', '/v1/resources/AWS::SSM::Parameter?wait=30', {
+      desiredState: { Name: name, Type: 'String', Value: 'bench' },
+    }));
+  const inner = /^AWS::SSM::Parameter::Value<(.+)>$/.exec(rawType)?.[1] ?? 'String';
+  const { default: _name, ...declaration } = p;
+  const value = parameterValue(declaration, inner) ?? 'bench';
+  await call('POST', '/v1/resources/AWS::SSM::Parameter?wait=30', {
+    desiredState: {
+      Name: name,
+      Type: /^List<|CommaDelimitedList/.test(inner) ? 'StringList' : 'String',
+      Value: value,
+    },
+  });
+}
+
+/**
+ * What the template's dynamic references name by name, made first: an SSM parameter (an AMI id for
+ * AWS's public AMI parameters), a secret holding its JSON key. A secret named by a Ref is the stack's.
+ */
+async function storeReferenced(template: Template): Promise<void> {
+  for (const reference of referencesOf(template)) {
+    if (reference.service !== 'secretsmanager')
+      await call('POST', '/v1/resources/AWS::SSM::Parameter?wait=30', {
+        desiredState: {
+          Name: reference.name,
+          Type: 'String',
+          Value: /ami/i.test(reference.name) ? AWS_VALUES['AWS::EC2::Image::Id'] : 'bench',
+        },
+      });
+    else if (!reference.secretId.includes('${'))
+      await call('POST', '/v1/resources/AWS::SecretsManager::Secret?wait=30', {
+        desiredState: {
+          Name: reference.secretId,
+          SecretString: reference.jsonKey
+            ? JSON.stringify({ [reference.jsonKey]: 'Bench-Passw0rd-1' })
+            : 'Bench-Passw0rd-1',
+        },
+      });
+  }
+}
+
 /** The raw Type of each parameter (the declaration keeps only the kind of value). */
 function rawTypes(text: string): Record<string, string> {
   const loaded = loadTemplate(text);
@@ -262,10 +312,17 @@ for (const [i, { file, text }] of templates.entries()) {
   const types = rawTypes(text);
   const parameters: Record<string, string> = {};
   for (const p of loaded.template!.parameters.values()) {
+    if (p.parameterStore !== undefined) {
+      const name = typeof p.default === 'string' ? p.default : `/bench/${p.name}`;
+      if (p.default === undefined) parameters[p.name] = name;
+      await storeParameter(p, types[p.name] ?? '', name);
+      continue;
+    }
     if (p.default !== undefined) continue;
     const value = parameterValue(p, types[p.name] ?? '');
     if (value !== undefined) parameters[p.name] = value;
   }
+  await storeReferenced(loaded.template!);
   const stack = `t${i}-${file.replace(/\.[^.]+$/, '').replace(/[^A-Za-z0-9]+/g, '-')}`.slice(0, 120);
   const put = await call('PUT', `/v1/stacks/${stack}?wait=120`, { template: text, parameters });
   if (put.status !== 202 || put.body.stack.status !== 'CREATE_COMPLETE') {
