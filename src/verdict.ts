@@ -29,7 +29,11 @@ export interface Verdict extends ErrorDetail {
 export class DeniedByVerdicts extends TypeplaneError {
   readonly verdicts: readonly Verdict[];
 
-  constructor(verdicts: readonly Verdict[]) {
+  constructor(
+    verdicts: readonly Verdict[],
+    /** The hooks that passed the change all the same (kept where a refusal is kept, never in `details`). */
+    readonly hooksPassed: readonly Verdict[] = [],
+  ) {
     const denials = verdicts.filter((v) => v.action === 'Deny');
     const byRule = denials.every((v) => v.source === 'rule');
     super(
@@ -48,7 +52,10 @@ function describe(v: Verdict): string {
   return `${v.source} ${v.name}${where}`;
 }
 
-/** The verdicts that do not refuse, to tell the caller (Warn) — Audit ones are recorded only. */
-export function warningsOf(verdicts: readonly Verdict[]): Verdict[] {
-  return verdicts.filter((v) => v.action === 'Warn');
+/**
+ * A hook's pass: a hook that answered SUCCESS gives an Audit verdict, kept with the operation (not
+ * told in its answer) so that Cloud Control can list the hooks that passed, as AWS does.
+ */
+export function isHookPass(v: Verdict): boolean {
+  return v.source === 'hook' && v.action === 'Audit';
 }

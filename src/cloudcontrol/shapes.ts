@@ -44,10 +44,11 @@ export function progressEvent(event: ProgressEvent): CcProgressEvent {
 export interface CcHookProgressEvent {
   HookTypeName: string;
   InvocationPoint: 'PRE_PROVISION';
-  HookStatus: 'HOOK_COMPLETE_FAILED' | 'HOOK_FAILED';
+  HookStatus: 'HOOK_COMPLETE_SUCCEEDED' | 'HOOK_COMPLETE_FAILED' | 'HOOK_FAILED';
   HookEventTime: number;
   HookStatusMessage: string;
-  FailureMode: 'FAIL' | 'WARN';
+  /** A failed invocation's (a verdict does not say a passing hook's mode). */
+  FailureMode?: 'FAIL' | 'WARN';
 }
 
 /** Hook reasons of a hook that did not answer (the invocation failed, not the check). */
@@ -56,14 +57,22 @@ const NOT_COMPLETED = new Set(['HookTimeout', 'HookFailed', 'HookNotServed']);
 /**
  * GetResourceRequestStatus' `HooksProgressEvent`: the verdicts the operation was told with, each as
  * a failed invocation — a Deny in mode FAIL, a Warn in mode WARN, as AWS lists a hook that failed in
- * each mode. A policy is named `policy/<name>`, a hook by its type name. Passing checks and Audit
- * verdicts are not kept with an operation, so they are not listed; neither are schema rules (not hooks).
+ * each mode — and each hook that passed the change, HOOK_COMPLETE_SUCCEEDED. A policy is named
+ * `policy/<name>`, a hook by its type name. Policies that passed and Audit verdicts are not kept
+ * with an operation, so they are not listed; neither are schema rules (not hooks).
  */
 export function hooksProgressEvents(event: ProgressEvent): CcHookProgressEvent[] {
   const told: readonly Verdict[] = [...(event.deniedBy ?? []), ...(event.warnings ?? [])];
+  const passed = (event.hooksPassed ?? []).map((v): CcHookProgressEvent => ({
+    HookTypeName: v.name,
+    InvocationPoint: 'PRE_PROVISION',
+    HookStatus: 'HOOK_COMPLETE_SUCCEEDED',
+    HookEventTime: epochSeconds(event.eventTime),
+    HookStatusMessage: v.message,
+  }));
   return told
     .filter((v) => v.source !== 'rule')
-    .map((v) => ({
+    .map((v): CcHookProgressEvent => ({
       HookTypeName: v.source === 'policy' ? `policy/${v.name}` : v.name,
       InvocationPoint: 'PRE_PROVISION',
       HookStatus:
@@ -71,7 +80,8 @@ export function hooksProgressEvents(event: ProgressEvent): CcHookProgressEvent[]
       HookEventTime: epochSeconds(event.eventTime),
       HookStatusMessage: v.message,
       FailureMode: v.action === 'Deny' ? 'FAIL' : 'WARN',
-    }));
+    }))
+    .concat(passed);
 }
 
 export function resourceDescription(description: ResourceDescription): {

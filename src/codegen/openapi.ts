@@ -189,6 +189,31 @@ function progressEvent(model: unknown): Schema {
       statusMessage: { type: 'string' },
       errorCode: { enum: Object.keys(ERROR_CODES) },
       retryAfter: { type: 'string', format: 'date-time' },
+      warnings: verdicts('What admission policies and hooks warned of, the change let through (`Warn`).'),
+      deniedBy: verdicts(
+        'What denied the change, on an operation kept as failed before it began (Cloud Control).',
+      ),
+      hooksPassed: verdicts('The hooks that passed the change (their SUCCESS).'),
+    },
+  };
+}
+
+/** Verdicts (docs/policy.md): which rule, policy or hook said what of a change. */
+function verdicts(description: string): Schema {
+  return {
+    type: 'array',
+    description,
+    items: {
+      type: 'object',
+      required: ['source', 'name', 'action', 'message'],
+      properties: {
+        source: { enum: ['rule', 'policy', 'hook'] },
+        name: { type: 'string' },
+        action: { enum: ['Deny', 'Warn', 'Audit'] },
+        message: { type: 'string' },
+        pointer: { type: 'string' },
+        reason: { type: 'string' },
+      },
     },
   };
 }

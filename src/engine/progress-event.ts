@@ -4,6 +4,7 @@
 import { stripNulls, stripWriteOnly } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import type { OperationRecord } from '../store/types.js';
+import { isHookPass } from '../verdict.js';
 import type { EngineContext } from './context.js';
 import { TERMINAL_STATUSES, type ProgressEvent } from './types.js';
 
@@ -40,10 +41,12 @@ export async function toEvent(
   if (op.errorCode !== undefined) event.errorCode = op.errorCode;
   if (op.retryAfter !== undefined && !TERMINAL_STATUSES.has(op.status)) event.retryAfter = op.retryAfter;
   if (op.warnings !== undefined) {
-    const warnings = op.warnings.filter((v) => v.action !== 'Deny');
+    const warnings = op.warnings.filter((v) => v.action === 'Warn');
     const deniedBy = op.warnings.filter((v) => v.action === 'Deny');
+    const hooksPassed = op.warnings.filter(isHookPass);
     if (warnings.length > 0) event.warnings = warnings;
     if (deniedBy.length > 0) event.deniedBy = deniedBy;
+    if (hooksPassed.length > 0) event.hooksPassed = hooksPassed;
   }
   return event;
 }

@@ -31,8 +31,8 @@ export async function recordRefusal(
     startedAt: now,
     deadlineAt: now,
     attempts: 0,
-    // Told with it (GetResourceRequestStatus' HooksProgressEvent): Deny and Warn, never Audit ones.
-    warnings: [...refusal.verdicts],
+    // Told with it (GetResourceRequestStatus' HooksProgressEvent): Deny and Warn, and hooks' passes.
+    warnings: [...refusal.verdicts, ...refusal.hooksPassed],
   };
   // Without its identifier: a failed record holds no resource's place, and no client token, so the
   // same request may be sent again once the policy or hook lets it through.

@@ -27,6 +27,8 @@ export interface ProgressEvent {
   warnings?: Verdict[];
   /** What denied it, on an operation a policy or hook failed before it began (Cloud Control keeps those). */
   deniedBy?: Verdict[];
+  /** The hooks that passed the change (each hook's SUCCESS, an Audit verdict). */
+  hooksPassed?: Verdict[];
 }
 
 export interface ResourceDescription {

@@ -245,6 +245,22 @@ test('a hook’s denial reaches a Cloud Control client with the hook’s message
     [['Test::Hooks::Colour', 'HOOK_COMPLETE_FAILED', 'FAIL', 'colour red is banned (secret was undefined)']],
   );
   assert.equal((await svc.call('GET', `/v1/resources/${WIDGET_TYPE}/w9`)).status, 404);
+
+  // A hook that passes is listed too, as AWS lists the hooks a request invoked.
+  const { ProgressEvent: passed } = await cc.send(
+    new CreateResourceCommand({ TypeName: WIDGET_TYPE, DesiredState: JSON.stringify({ Name: 'w8' }) }),
+  );
+  const passedStatus = await cc.send(
+    new GetResourceRequestStatusCommand({ RequestToken: passed!.RequestToken! }),
+  );
+  assert.equal(passedStatus.ProgressEvent!.OperationStatus, 'SUCCESS');
+  assert.deepEqual(
+    passedStatus.HooksProgressEvent?.map((h) => [h.HookTypeName, h.HookStatus, h.InvocationPoint]),
+    [['Test::Hooks::Colour', 'HOOK_COMPLETE_SUCCEEDED', 'PRE_PROVISION']],
+  );
+  const onV1 = await svc.call('GET', `/v1/requests/${passed!.RequestToken!}`);
+  assert.equal(onV1.body.progressEvent.hooksPassed[0].name, 'Test::Hooks::Colour');
+  assert.equal(onV1.body.progressEvent.warnings, undefined, 'a pass is not a warning');
 });
 
 test('a stack’s plan shows a hook’s verdict on its resource, its deployment is refused before anything runs, and the hook is told the stack', async (t) => {
