@@ -7,7 +7,7 @@
  */
 import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
-import { DeniedByVerdicts, isHookPass, type Verdict } from '../verdict.js';
+import { DeniedByVerdicts, warningsOf, type Verdict } from '../verdict.js';
 import type { Caller } from './caller.js';
 import { ClientTokenReused, requestHash, validateClientToken, type RequestKind } from './client-token.js';
 import type { EngineContext } from './context.js';
@@ -44,9 +44,17 @@ export interface Reviewer {
   /**
    * Whether anything would judge a change of this type and operation (a policy or hook bound to
    * it): only then is a client token's earlier operation looked for before the review (see
-   * {@link replayOf}). Without it, always.
+   * {@link replayOf}) and the change reviewed. Without it, always. Answered without a promise where
+   * it can be (nothing bound, what is bound known): most changes are judged by nothing.
    */
-  concerns?(change: ReviewedBy): Promise<boolean>;
+  concerns?(change: ReviewedBy): boolean | Promise<boolean>;
+}
+
+/** Whether the reviewer would judge such a change: false without one, at once where it can say. */
+function concerned(ctx: EngineContext, change: ReviewedBy): boolean | Promise<boolean> {
+  const reviewer = ctx.reviewer;
+  if (!reviewer) return false;
+  return reviewer.concerns ? reviewer.concerns(change) : true;
 }
 
 /**
@@ -54,16 +62,18 @@ export interface Reviewer {
  * reviewer, none.
  */
 export async function reviewChange(ctx: EngineContext, request: ReviewRequest): Promise<readonly Verdict[]> {
-  if (!ctx.reviewer) return NONE;
-  const verdicts = await ctx.reviewer.review(request);
+  const judged = concerned(ctx, {
+    operation: request.operation,
+    compiled: request.compiled,
+    caller: request.caller,
+  });
+  if (judged === false || (judged !== true && !(await judged))) return NONE;
+  const verdicts = await ctx.reviewer!.review(request);
   if (verdicts.length === 0) return NONE;
   request.caller?.reviews?.(told(request, verdicts));
   // Audit verdicts are for the trail only (collectingVerdicts), never in the caller's answer.
   if (verdicts.some((v) => v.action === 'Deny'))
-    throw new DeniedByVerdicts(
-      verdicts.filter((v) => v.action !== 'Audit'),
-      verdicts.filter(isHookPass),
-    );
+    throw new DeniedByVerdicts(verdicts.filter((v) => v.action !== 'Audit'));
   return verdicts;
 }
 
@@ -80,9 +90,9 @@ export async function replayOf(
   clientToken: string | undefined,
   hashed: { as: RequestKind; of: unknown },
 ): Promise<ProgressEvent | undefined> {
-  const reviewer = ctx.reviewer;
-  if (clientToken === undefined || !reviewer) return undefined;
-  if (reviewer.concerns && !(await reviewer.concerns(change))) return undefined;
+  if (clientToken === undefined) return undefined;
+  const judged = concerned(ctx, change);
+  if (judged === false || (judged !== true && !(await judged))) return undefined;
   const token = validateClientToken(clientToken);
   const earlier = token === undefined ? undefined : await ctx.store.getOperationByClientToken(token);
   if (!earlier) return undefined;
@@ -166,7 +176,6 @@ const NONE: readonly Verdict[] = Object.freeze([]);
  * events carry them wherever they are read (another replica, a replay of its client token).
  */
 export function warned(verdicts: readonly Verdict[]): { warnings?: Verdict[] } {
-  // Hooks' passes are kept with them (Cloud Control's HooksProgressEvent lists them), told apart.
-  const warnings = verdicts.filter((v) => v.action === 'Warn' || isHookPass(v));
+  const warnings = warningsOf(verdicts);
   return warnings.length === 0 ? {} : { warnings };
 }

@@ -166,6 +166,12 @@ export class Policies<C extends Compiled = Compiled> {
    * The policies to review changes with, compiled: from memory while the store's generation is the
    * one they were loaded at (read at most once a second).
    */
+  /** The policies in force when last checked less than a second ago; undefined when they must be. */
+  fresh(): readonly C[] | undefined {
+    const loaded = this.loaded;
+    return loaded && Date.now() - loaded.checkedAt < CHECK_MS ? loaded.policies : undefined;
+  }
+
   async current(): Promise<readonly C[]> {
     const loaded = this.loaded;
     const now = Date.now();

@@ -17,7 +17,7 @@ export interface ReviewPart {
   /** Every verdict of this part on the change (Deny ones included). */
   review(request: ReviewRequest): Promise<readonly Verdict[]>;
   /** Whether anything of this part is bound to such a change (see `Reviewer.concerns`). */
-  concerns(change: ReviewedBy): Promise<boolean>;
+  concerns(change: ReviewedBy): boolean | Promise<boolean>;
 }
 
 export class ServerReviewer implements Reviewer {
@@ -34,8 +34,13 @@ export class ServerReviewer implements Reviewer {
     return verdicts ?? [];
   }
 
-  async concerns(change: ReviewedBy): Promise<boolean> {
-    for (const part of this.parts) if (await part.concerns(change)) return true;
+  /** At once while every part can say at once (the usual case); a part that must read makes it a promise. */
+  concerns(change: ReviewedBy, from = 0): boolean | Promise<boolean> {
+    for (let i = from; i < this.parts.length; i++) {
+      const said = this.parts[i]!.concerns(change);
+      if (said === true) return true;
+      if (said !== false) return said.then((yes) => yes || this.concerns(change, i + 1));
+    }
     return false;
   }
 }
@@ -58,8 +63,12 @@ export function admissionPolicies(policies: Policies<CompiledPolicy>): ReviewPar
         request: requestFacts(request, request.caller),
       });
     },
-    async concerns({ compiled, operation }) {
-      return anyTakes(await policies.current(), compiled.type.typeName, operation);
+    concerns({ compiled, operation }) {
+      const fresh = policies.fresh();
+      const typeName = compiled.type.typeName;
+      return fresh
+        ? anyTakes(fresh, typeName, operation)
+        : policies.current().then((current) => anyTakes(current, typeName, operation));
     },
   };
 }

@@ -132,6 +132,11 @@ export class HookRegistrations {
     return found && parseHookConfiguration(hook, found.configuration);
   }
 
+  /** The enabled hooks when the snapshot is at most a second old; undefined when it must be read. */
+  fresh(): readonly ActiveHook[] | undefined {
+    return this.snapshot && Date.now() - this.snapshot.at < SNAPSHOT_MS ? this.snapshot.hooks : undefined;
+  }
+
   /** The enabled hooks, from a snapshot at most a second old. */
   async active(): Promise<readonly ActiveHook[]> {
     if (this.snapshot && Date.now() - this.snapshot.at < SNAPSHOT_MS) return this.snapshot.hooks;

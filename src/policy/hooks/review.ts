@@ -48,12 +48,15 @@ export function hookReview(options: HookReviewOptions): ReviewPart {
       const verdicts = await bounded(applicable, HOOK_CONCURRENCY, (a) => judge(a, request, token, options));
       return verdicts.filter((v): v is Verdict => v !== undefined);
     },
-    async concerns(change) {
-      const path = pathOf(change);
-      const typeName = change.compiled.type.typeName;
-      return (await options.registrations.active()).some((a) =>
-        hookApplies(a.hook, a.settings, change.operation, typeName, path),
-      );
+    concerns(change) {
+      const applies = (active: readonly ActiveHook[]) => {
+        if (active.length === 0) return false;
+        const path = pathOf(change);
+        const typeName = change.compiled.type.typeName;
+        return active.some((a) => hookApplies(a.hook, a.settings, change.operation, typeName, path));
+      };
+      const fresh = options.registrations.fresh();
+      return fresh ? applies(fresh) : options.registrations.active().then(applies);
     },
   };
 }
