@@ -18,6 +18,8 @@ import {
   containsUnknown,
   evaluate,
   evaluateCondition,
+  evaluateProperties,
+  intrinsicOf,
   type AppliedResource,
   type ParameterValue,
   type PseudoParameters,
@@ -327,18 +329,30 @@ export async function analyzeTemplate(
     } catch {
       continue; // reported with the conditions
     }
-    // Property by property: one that cannot be evaluated is reported and left unknown, the rest checked.
+    // Property by property: one that cannot be evaluated is reported and left unknown, the rest
+    // checked. A block a function gives whole (`Properties: !If […]`) is evaluated whole; while its
+    // condition is unknown, it is checked when it is known.
     const properties: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(resource.properties)) {
-      const pointer = `${at}/${escapePointerToken(name)}`;
+    if (intrinsicOf(resource.properties)) {
       try {
-        const v = evaluate(value, scope, pointer);
-        if (v !== NO_VALUE) properties[name] = v;
+        const whole = evaluateProperties(resource.properties, scope, at);
+        if (whole instanceof Unknown) continue;
+        Object.assign(properties, whole);
       } catch (e) {
-        evaluationProblem(asEvaluationError(e, pointer));
-        properties[name] = new Unknown([name]);
+        evaluationProblem(asEvaluationError(e, at));
+        continue;
       }
-    }
+    } else
+      for (const [name, value] of Object.entries(resource.properties)) {
+        const pointer = `${at}/${escapePointerToken(name)}`;
+        try {
+          const v = evaluate(value, scope, pointer);
+          if (v !== NO_VALUE) properties[name] = v;
+        } catch (e) {
+          evaluationProblem(asEvaluationError(e, pointer));
+          properties[name] = new Unknown([name]);
+        }
+      }
     // A dynamic reference's value is known (and checked against the schema) when the resource is made.
     const referring = checkDynamicReferences(type?.type, properties, at);
     for (const p of referring.problems) problem('TP4027', p.pointer, p.message);

@@ -6,6 +6,7 @@
  * first-class value that flows through every function; it is not an error.
  */
 import { escapePointerToken } from '../schema/diagnostics.js';
+import { cidrBlocks } from './cidr.js';
 import { transformRefusal } from './language-extensions/transforms.js';
 
 /** A value known only once the resources named in `sources` (`Db`, `Db.Port`) have been applied. */
@@ -113,6 +114,7 @@ export const FUNCTION_NAMES = [
   'Fn::ImportValue',
   'Fn::GetAZs',
   'Fn::Length',
+  'Fn::Cidr',
 ] as const;
 
 const KNOWN = new Set<string>(FUNCTION_NAMES);
@@ -244,6 +246,19 @@ function evaluateValue(value: Value, scope: Scope, pointer: string): Value {
     if (v !== NO_VALUE) out[key] = v;
   }
   return out;
+}
+
+/**
+ * A resource's Properties evaluated: a mapping, which a function may give as a whole
+ * (`Properties: !If [Cond, {…}, !Ref AWS::NoValue]`; AWS::NoValue is no properties at all).
+ */
+export function evaluateProperties(properties: Value, scope: Scope, pointer: string): Value {
+  const value = evaluate(properties, scope, pointer);
+  if (value === NO_VALUE) return {};
+  if (value instanceof Unknown) return value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(pointer, `Properties must be a mapping, not ${describe(value)}`);
+  return value;
 }
 
 /** Evaluate a condition expression (`Fn::Equals`, `Fn::And`, …, `{ Condition: name }`). */
@@ -430,6 +445,18 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
       if (region instanceof Unknown) return region;
       const r = region === '' || region === undefined ? scope.pseudo.region : String(region);
       return ['a', 'b', 'c'].map((zone) => `${r}${zone}`);
+    }
+    case 'Fn::Cidr': {
+      const items = args(argument, pointer, 'Fn::Cidr', 3).map((v, i) =>
+        evaluateValue(v, scope, `${pointer}/${i}`),
+      );
+      const unknown = unknownOf(items);
+      if (unknown) return unknown;
+      const block = text(items[0], `${pointer}/0`, 'the address block');
+      const blocks = cidrBlocks(block as string, Number(items[1]), Number(items[2]));
+      if (typeof blocks === 'string') fail(pointer, `Fn::Cidr: ${blocks}`);
+      charge(scope, 48 * blocks.length, pointer);
+      return blocks;
     }
     case 'Fn::Length': {
       const v = evaluateValue(argument, scope, pointer);

@@ -12,7 +12,7 @@ import {
   EvaluationError,
   KNOWN_AFTER_APPLY,
   Unknown,
-  evaluate,
+  evaluateProperties,
   type ParameterValue,
   type PseudoParameters,
 } from './intrinsics.js';
@@ -85,10 +85,11 @@ export function computePlan(
       included.add(logicalId);
       evaluated = conformProperties(
         type,
-        evaluate(resource.declaration.properties, scope, `/Resources/${logicalId}/Properties`) as Record<
-          string,
-          unknown
-        >,
+        evaluateProperties(
+          resource.declaration.properties,
+          scope,
+          `/Resources/${logicalId}/Properties`,
+        ) as Record<string, unknown>,
       );
     } catch (e) {
       if (!(e instanceof EvaluationError)) throw e;

@@ -131,3 +131,88 @@ Resources:
     /^AllowedPattern is refused: back-references and octal escapes \(\\1\) are not supported \(a pattern with lookaround is read as Java reads it/,
   );
 });
+
+test('Fn::If over a whole Properties block: the branch the condition picks, AWS::NoValue for none', async () => {
+  const template = `
+Parameters:
+  Env: { Type: String, Default: prod, AllowedValues: [prod, dev] }
+Conditions:
+  IsProd: !Equals [!Ref Env, prod]
+Resources:
+  W:
+    Type: Test::Shop::Widget
+    Properties: !If
+      - IsProd
+      - { Name: if-prod, Size: L }
+      - { Name: if-dev, Size: S }
+  G:
+    Type: Test::Shop::Gadget
+    Properties: !If [IsProd, { Note: !Ref W }, !Ref AWS::NoValue]
+`;
+  const stack = await deploysClean('whole', template);
+  const ids = Object.fromEntries(
+    stack.resources.map((r: { logicalId: string; identifier: string }) => [r.logicalId, r.identifier]),
+  );
+  assert.equal(ids.W, 'if-prod');
+  const widget = await s.call('GET', '/v1/resources/Test::Shop::Widget/if-prod');
+  assert.equal(widget.body.properties.Size, 'L');
+  assert.equal(
+    (await s.call('GET', `/v1/resources/Test::Shop::Gadget/${ids.G}`)).body.properties.Note,
+    'if-prod',
+  );
+
+  const dev = await s.call('PUT', '/v1/stacks/whole?wait=20', { template, parameters: { Env: 'dev' } });
+  assert.equal(dev.body.stack.status, 'UPDATE_COMPLETE', JSON.stringify(dev.body));
+  const gadget = dev.body.stack.resources.find((r: { logicalId: string }) => r.logicalId === 'G');
+  assert.equal(
+    (await s.call('GET', `/v1/resources/Test::Shop::Gadget/${gadget.identifier}`)).body.properties.Note,
+    undefined,
+  );
+  assert.equal((await s.call('GET', '/v1/resources/Test::Shop::Widget/if-dev')).body.properties.Size, 'S');
+
+  // The branch taken is checked against the type; a block that is no mapping is refused.
+  const checked = await s.call('POST', '/v1/stacks/validate', {
+    template: template.replace('Name: if-prod', 'Name: Bad_Name').replace('!Ref AWS::NoValue]', 'just-text]'),
+    parameters: { Env: 'dev' },
+  });
+  assert.deepEqual(
+    checked.body.diagnostics.map((d: { rule: string; pointer: string }) => `${d.rule} ${d.pointer}`),
+    ['TP4014 /Resources/G/Properties'],
+  );
+  assert.match(checked.body.diagnostics[0].message, /^Properties must be a mapping, not a string/);
+  const prod = await s.call('POST', '/v1/stacks/validate', {
+    template: template.replace('Name: if-prod', 'Name: Bad_Name'),
+  });
+  assert.deepEqual(
+    prod.body.diagnostics.map((d: { rule: string; pointer: string }) => `${d.rule} ${d.pointer}`),
+    ['TP4005 /Resources/W/Properties/Name'],
+  );
+});
+
+test('Fn::Cidr makes the address blocks CloudFormation makes, IPv4 and IPv6; a count the block cannot hold is refused', async () => {
+  const template = `
+Resources:
+  W:
+    Type: Test::Shop::Widget
+    Properties:
+      Name: cidrs
+      Labels: !Cidr ['10.0.0.0/16', 3, 8]
+      Color: !Select [1, !Cidr ['2001:db8::/56', 2, 64]]
+`;
+  await deploysClean('cidrs', template);
+  const widget = await s.call('GET', '/v1/resources/Test::Shop::Widget/cidrs');
+  assert.deepEqual(widget.body.properties.Labels, ['10.0.0.0/24', '10.0.1.0/24', '10.0.2.0/24']);
+  assert.equal(widget.body.properties.Color, '2001:db8:0:1::/64');
+
+  const refused = await s.call('POST', '/v1/stacks/validate', {
+    template: template.replace("['10.0.0.0/16', 3, 8]", "['10.0.0.0/24', 3, 7]"),
+  });
+  assert.deepEqual(
+    refused.body.diagnostics.map(
+      (d: { rule: string; pointer: string; message: string }) => `${d.rule} ${d.pointer} ${d.message}`,
+    ),
+    [
+      'TP4014 /Resources/W/Properties/Labels/Fn::Cidr Fn::Cidr: /24 holds 2 blocks of 7 host bits, not 3: ask for fewer, or smaller ones',
+    ],
+  );
+});

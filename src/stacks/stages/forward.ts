@@ -7,7 +7,7 @@ import type { ResourceType } from '../../schema/index.js';
 import { asEvaluationError } from '../analyze.js';
 import { conformProperties } from '../conform.js';
 import { walkGraph } from '../graph.js';
-import { EvaluationError, containsUnknown, evaluate, type Scope } from '../intrinsics.js';
+import { EvaluationError, containsUnknown, evaluateProperties, type Scope } from '../intrinsics.js';
 import { decideNamed, physicalName } from '../physical-names.js';
 import type { ResourceRecord } from '../records.js';
 import { evaluateOutputs } from './outputs.js';
@@ -46,7 +46,11 @@ async function forwardStep(d: DeploymentState, logicalId: string, scope: Scope):
   try {
     const included = scope.included(logicalId);
     if (included === false) return true; // removed in cleanup, if it exists
-    const value = evaluate(analyzed.declaration.properties, scope, `/Resources/${logicalId}/Properties`);
+    const value = evaluateProperties(
+      analyzed.declaration.properties,
+      scope,
+      `/Resources/${logicalId}/Properties`,
+    );
     if (containsUnknown(value))
       throw new EvaluationError(
         'TP4014',
