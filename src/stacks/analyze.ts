@@ -380,6 +380,10 @@ export async function analyzeTemplate(
     }
   }
 
+  for (const name of template.usedByTransform ?? []) {
+    usedParameters.add(name);
+    usedConditions.add(name);
+  }
   for (const name of template.parameters.keys())
     if (!usedParameters.has(name))
       problem(

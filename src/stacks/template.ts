@@ -68,6 +68,11 @@ export interface Template {
   conditions: Map<string, unknown>;
   resources: Map<string, ResourceDeclaration>;
   outputs: Map<string, OutputDeclaration>;
+  /**
+   * Parameters and conditions a transform used (a loop's collection, a policy), which the template it
+   * made no longer names.
+   */
+  usedByTransform?: ReadonlySet<string>;
 }
 
 const SECTIONS = new Set([
@@ -129,7 +134,7 @@ export interface LoadedTemplate {
 export type Expand = (
   document: SourceDocument,
   parameters: ReadonlyMap<string, ParameterDeclaration>,
-) => { document: SourceDocument; diagnostics: Diagnostic[] };
+) => { document: SourceDocument; diagnostics: Diagnostic[]; used: ReadonlySet<string> };
 
 /** Read a template; `expand` runs `Transform: AWS::LanguageExtensions` (refused without it). */
 export function loadTemplate(input: string, file?: string, expand?: Expand): LoadedTemplate {
@@ -231,6 +236,7 @@ function readTemplate(parsed: ParseResult, file: string | undefined, expand?: Ex
       const expanded = expand(document, template.parameters);
       transformDiagnostics = expanded.diagnostics.map((d) => locate(d, document, file));
       template.document = expanded.document;
+      template.usedByTransform = expanded.used;
       body = expanded.document.value as Record<string, unknown>;
     } else if (transform.languageExtensions)
       problem('TP4018', '/Transform', "AWS::LanguageExtensions is expanded in a stack's template only");

@@ -505,3 +505,33 @@ test('Fn::Transform (a macro or AWS::Include on a snippet) is refused by name wh
     ],
   );
 });
+
+test('a parameter only a loop iterates over, and a condition only a policy names, are used (no TP4013, TP4019)', async (t) => {
+  const registry = await testRegistry(t);
+  const { template, diagnostics } = expand([
+    'Parameters:',
+    '  Sizes: { Type: CommaDelimitedList, Default: "S,M" }',
+    '  Env: { Type: String, Default: prod }',
+    'Conditions:',
+    '  IsProd: !Equals [!Ref Env, prod]',
+    'Resources:',
+    '  Fn::ForEach::Widgets:',
+    '    - Size',
+    '    - !Ref Sizes',
+    '    - Widget${Size}:',
+    '        Type: Test::Shop::Widget',
+    '        DeletionPolicy: !If [IsProd, Retain, Delete]',
+    '        Properties: { Name: widget, Size: !Ref Size }',
+  ]);
+  assert.deepEqual(diagnostics, []);
+  const result = await analyzeTemplate(template, {
+    types: registryTypes(registry),
+    parameters: {},
+    requireValues: false,
+  });
+  assert.deepEqual(result.diagnostics, []);
+  assert.deepEqual(
+    [...template.resources.values()].map((r) => `${r.logicalId} ${r.deletionPolicy}`),
+    ['WidgetS Retain', 'WidgetM Retain'],
+  );
+});

@@ -40,11 +40,12 @@ export interface TemplateValues {
 export function languageExtensions(values: TemplateValues = {}): Expand {
   return (document, declarations) => {
     const origins = new Origins();
+    const used = new Set<string>();
     const expansion = new ForEachExpansion(origins, (conditions) =>
-      resolver(document, conditions, declarations, values),
+      resolver(document, conditions, declarations, values, used),
     );
     const value = expansion.expand(document.value as Record<string, unknown>);
-    return { document: origins.document(document, value), diagnostics: expansion.diagnostics };
+    return { document: origins.document(document, value), diagnostics: expansion.diagnostics, used };
   };
 }
 
@@ -57,6 +58,8 @@ function resolver(
   conditions: Record<string, unknown>,
   declarations: ReadonlyMap<string, ParameterDeclaration>,
   values: TemplateValues,
+  /** The parameters and conditions the values resolved name. */
+  used: Set<string>,
 ): Resolver {
   const root = document.value as Record<string, unknown>;
   const template: Template = {
@@ -98,6 +101,7 @@ function resolver(
     secret: (expression) => scope.hides(expression),
     resolve(expression, pointer) {
       for (const ref of referencesIn(expression, pointer)) {
+        if (ref.kind !== 'getatt') used.add(ref.name);
         if (ref.kind === 'ref' && fromStore.has(ref.name))
           return {
             problem: {
