@@ -13,6 +13,9 @@ import { api, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 const HOOK = 'Test::Hooks::Backend';
 const API_KEY = 'sk-live-4f9a1c2e77';
 const TOKEN = 'tenant-token-93b1';
+const PASSPHRASE = 'passphrase-x7q2';
+const SIGNING = 'signing-key-8d3e';
+const REGION_KEY = 'region-key-51fa';
 
 const schema = JSON.stringify({
   typeName: HOOK,
@@ -27,6 +30,19 @@ const schema = JSON.stringify({
         additionalProperties: false,
       },
       Banned: { type: 'string' },
+      // Write-only in a branch of allOf, of oneOf, and as a map's patternProperties.
+      Vault: {
+        allOf: [
+          { type: 'object' },
+          { properties: { Passphrase: { $ref: '#/definitions/Secret' } }, additionalProperties: false },
+        ],
+      },
+      Signing: { oneOf: [{ type: 'string', writeOnly: true }, { type: 'integer' }] },
+      RegionKeys: {
+        type: 'object',
+        patternProperties: { '^[a-z0-9-]+$': { type: 'string', writeOnly: true } },
+        additionalProperties: false,
+      },
     },
     additionalProperties: false,
   },
@@ -44,7 +60,7 @@ const backend = defineHook({
     const backend = c?.Backend as { Url: string; Token: string };
     return target.properties.Color === c?.Banned
       ? hookProgress.failed(
-          `${String(c?.Banned)} is banned by ${backend.Url} (key ${String(c?.ApiKey)}, token ${backend.Token})`,
+          `${String(c?.Banned)} is banned by ${backend.Url} (key ${String(c?.ApiKey)}, token ${backend.Token}, ${JSON.stringify([c?.Vault, c?.Signing, c?.RegionKeys])})`,
         )
       : hookProgress.success();
   },
@@ -57,7 +73,8 @@ eachStoreService(
   'a hook’s write-only settings are masked in every message it gives; its other settings are not',
   async (svc) => {
     assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
-    assert.equal((await svc.call('POST', '/v1/hooks', schema)).status, 201);
+    const registered = await svc.call('POST', '/v1/hooks', schema);
+    assert.equal(registered.status, 201, JSON.stringify(registered.body));
     const configuration = (failureMode: string) => ({
       CloudFormationConfiguration: {
         HookConfiguration: {
@@ -67,6 +84,9 @@ eachStoreService(
             ApiKey: API_KEY,
             Backend: { Url: 'https://colours.example', Token: TOKEN },
             Banned: 'red',
+            Vault: { Passphrase: PASSPHRASE },
+            Signing: SIGNING,
+            RegionKeys: { 'eu-west-1': REGION_KEY },
           },
         },
       },
@@ -85,9 +105,10 @@ eachStoreService(
     assert.equal(refused.status, 403);
     assert.equal(
       refused.body.details[0].message,
-      'red is banned by https://colours.example (key ***, token ***)',
+      'red is banned by https://colours.example (key ***, token ***, [{"Passphrase":"***"},"***",{"eu-west-1":"***"}])',
     );
-    assert.ok(!JSON.stringify(refused.body).includes(API_KEY));
+    for (const secret of [API_KEY, PASSPHRASE, SIGNING, REGION_KEY])
+      assert.ok(!JSON.stringify(refused.body).includes(secret), secret);
 
     // WARN: the change proceeds, its warning masked the same way.
     await configure('WARN');
@@ -96,7 +117,7 @@ eachStoreService(
     });
     assert.equal(warned.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(warned.body));
     const text = JSON.stringify(warned.body) + String(warned.headers.get('warning'));
-    assert.match(text, /red is banned by https:\/\/colours\.example \(key \*\*\*, token \*\*\*\)/);
+    assert.match(text, /red is banned by https:\/\/colours\.example \(key \*\*\*, token \*\*\*, /);
     assert.ok(!text.includes(API_KEY) && !text.includes(TOKEN));
 
     // An error the hook throws (HookFailed) is masked too.
