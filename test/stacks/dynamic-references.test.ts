@@ -16,7 +16,7 @@ const LOGIN = JSON.stringify({
   description: 'A login for stack tests.',
   properties: {
     Name: { type: 'string' },
-    Password: { type: 'string', pattern: '^(x-)?pw-[a-z]{4}-[0-9]{4}$' },
+    Password: { type: 'string', pattern: '^((x-)?pw-[a-z]{4}-[0-9]{4}|[A-Za-z0-9]{12})$' },
     Host: { type: 'string' },
   },
   additionalProperties: false,
@@ -47,6 +47,20 @@ Resources:
       Name: embedded
       Password: !Sub 'x-{{resolve:secretsmanager:\${Made}:SecretString:password}}'
       Host: 'db.{{resolve:ssm:/app/host}}:5432'
+  Generated:
+    Type: AWS::SecretsManager::Secret
+    Properties:
+      Name: generated
+      GenerateSecretString:
+        SecretStringTemplate: '{"username": "app"}'
+        GenerateStringKey: password
+        PasswordLength: 12
+        ExcludePunctuation: true
+  FromGenerated:
+    Type: Test::Vault::Login
+    Properties:
+      Name: from-generated
+      Password: !Sub '{{resolve:secretsmanager:\${Generated}:SecretString:password}}'
 `;
 
 test("a secretsmanager reference's value reaches the resource and no answer, event, log line or store file", async (t) => {
@@ -83,11 +97,12 @@ test("a secretsmanager reference's value reaches the resource and no answer, eve
   const again = await call('POST', '/v1/stacks/vault/plans', { template: TEMPLATE, parameters: {} });
   assert.deepEqual(
     again.body.changes.map((c: { action: string }) => c.action),
-    ['NoChange', 'NoChange', 'NoChange'],
+    ['NoChange', 'NoChange', 'NoChange', 'NoChange', 'NoChange'],
   );
   // Drift compares what the references name now with what the resources hold.
   assert.equal((await call('GET', '/v1/stacks/vault/drift')).body.status, 'IN_SYNC');
-  for (const path of ['', '/events?maxResults=1000', '/outputs']) await call('GET', `/v1/stacks/vault${path}`);
+  for (const path of ['', '/events?maxResults=1000', '/outputs'])
+    await call('GET', `/v1/stacks/vault${path}`);
   await call('GET', '/v1/resources/Test::Vault::Login');
   await call('GET', '/v1/requests?maxResults=100');
   const deleted = await call('DELETE', '/v1/stacks/vault?wait=20');

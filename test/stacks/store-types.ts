@@ -22,10 +22,25 @@ export const SSM_PARAMETER = JSON.stringify({
 export const SECRET = JSON.stringify({
   typeName: 'AWS::SecretsManager::Secret',
   description: 'A secret (the properties the stack tests use).',
-  properties: { Id: { type: 'string' }, Name: { type: 'string' }, SecretString: { type: 'string' } },
+  properties: {
+    Id: { type: 'string' },
+    Name: { type: 'string' },
+    SecretString: { type: 'string' },
+    GenerateSecretString: {
+      type: 'object',
+      properties: {
+        PasswordLength: { type: 'integer' },
+        ExcludePunctuation: { type: 'boolean' },
+        ExcludeCharacters: { type: 'string' },
+        SecretStringTemplate: { type: 'string' },
+        GenerateStringKey: { type: 'string' },
+      },
+      additionalProperties: false,
+    },
+  },
   additionalProperties: false,
   primaryIdentifier: ['/properties/Id'],
   readOnlyProperties: ['/properties/Id'],
   createOnlyProperties: ['/properties/Name'],
-  writeOnlyProperties: ['/properties/SecretString'],
+  writeOnlyProperties: ['/properties/SecretString', '/properties/GenerateSecretString'],
 });

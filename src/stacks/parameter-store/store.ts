@@ -2,7 +2,8 @@
  * @module Where SSM parameter types and dynamic references read from: the server's own resources.
  * An SSM parameter is an `AWS::SSM::Parameter` (found by its `Name`, its primary identifier; its
  * `Type` and `Value`); a secret is an `AWS::SecretsManager::Secret` (found by its `Id` or its `Name`;
- * its `SecretString`, write-only, opened from where the engine keeps it sealed). Reading one is
+ * its `SecretString`, write-only, opened from where the engine keeps it sealed, or the password its
+ * `GenerateSecretString` makes: generated-secret.ts). Reading one is
  * allowed to whoever reaches its type (checked by the caller of {@link ParameterStore}).
  */
 import { TypeplaneError } from '../../errors.js';
@@ -10,6 +11,7 @@ import { resourceWithSecrets, type Engine } from '../../engine/index.js';
 import type { Sealer } from '../../secrets/index.js';
 import type { Store } from '../../store/types.js';
 import type { TypeSource } from '../analyze.js';
+import { generatedSecretString } from './generated-secret.js';
 
 export const SSM_PARAMETER_TYPE = 'AWS::SSM::Parameter';
 export const SECRET_TYPE = 'AWS::SecretsManager::Secret';
@@ -67,8 +69,16 @@ export function serverParameterStore(options: {
           stored = await resourceWithSecrets(options.store, options.sealer, compiled.type, identifier);
       }
       if (!stored) return { missing: `no ${SECRET_TYPE} with the Id or Name '${id}' on this server` };
-      const secretString = stored.properties.SecretString;
-      return { found: { secretString: typeof secretString === 'string' ? secretString : undefined } };
+      const { SecretString: secretString, GenerateSecretString: settings } = stored.properties;
+      if (typeof secretString === 'string') return { found: { secretString } };
+      if (typeof settings !== 'object' || settings === null) return { found: { secretString: undefined } };
+      const generated = generatedSecretString(
+        settings as Record<string, unknown>,
+        (data) => options.sealer.mac(data),
+        `generated-secret\u0000${stored.identifier}`,
+      );
+      if ('problem' in generated) return { missing: `${SECRET_TYPE} '${id}': ${generated.problem}` };
+      return { found: { secretString: generated.value } };
     },
   };
 }
