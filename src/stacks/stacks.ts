@@ -30,6 +30,7 @@ import type { StacksObserver } from './observer.js';
 import { applyPlan, deploy } from './start.js';
 import { registryTypes } from './types.js';
 import { CustomResources, withCustomResources, withCustomTypes } from './custom-resources/index.js';
+import { withNestedStackType, withNestedStacks, type NestedStackHost } from './nested/index.js';
 import { validate } from './validate.js';
 import { resolvingEngine, serverParameterStore } from './parameter-store/index.js';
 import {
@@ -86,10 +87,13 @@ export class Stacks {
     this.core = {
       records: this.records,
       ctx: {
-        engine: resolvingEngine(withCustomResources(options.engine, custom), parameterStore),
+        engine: resolvingEngine(
+          withNestedStacks(withCustomResources(options.engine, custom), () => this.nested),
+          parameterStore,
+        ),
         parameterStore,
         records: this.records,
-        types: withCustomTypes(registryTypes(options.registry), custom),
+        types: withNestedStackType(withCustomTypes(registryTypes(options.registry), custom)),
         pseudo: { ...DEFAULT_PSEUDO, ...options.pseudo },
         concurrency: options.concurrency ?? 32,
         log: options.log ?? { info() {}, warn() {} },
@@ -104,6 +108,14 @@ export class Stacks {
     };
     this.runner = new DeploymentRunner(this.core, options.pollIntervalMs ?? 1_000);
   }
+
+  /** What a nested stack is deployed, waited for and deleted through: this facade. */
+  private readonly nested: NestedStackHost = {
+    deploy: (name, text, parameters, options) => this.deploy(name, text, parameters, options),
+    delete: (name, authorize, caller) => this.delete(name, authorize, caller),
+    waitForState: (name, id, timeoutMs) => this.waitForState(name, id, timeoutMs),
+    outputValues: (name) => this.outputValues(name),
+  };
 
   /** Resume deployments left behind, and keep looking for them (another replica's, after it is lost). */
   start(): void {

@@ -16,6 +16,8 @@ import { TEMPLATE_TAGS, unknownTagMessage } from './yaml-tags.js';
 import { readTransform } from './language-extensions/transforms.js';
 import { ssmParameterType } from './parameter-store/ssm-types.js';
 import { readPolicy, type DeletionPolicy, type ReplacePolicy } from './retention.js';
+import { NESTED_TEMPLATES } from './nested/names.js';
+import { withNestedTemplates } from './nested/packaged.js';
 
 export type ParameterType = 'String' | 'Number' | 'CommaDelimitedList' | 'List<Number>';
 
@@ -86,6 +88,8 @@ const SECTIONS = new Set([
   'Transform',
   'Resources',
   'Outputs',
+  // Nested stacks' templates, packaged with the parent (nested/packaged.ts).
+  NESTED_TEMPLATES,
 ]);
 const RESOURCE_KEYS = new Set([
   'Type',
@@ -268,6 +272,9 @@ function readTemplate(parsed: ParseResult, file: string | undefined, expand?: Ex
     );
     if (resource) template.resources.set(logicalId, resource);
   }
+  withNestedTemplates(root[NESTED_TEMPLATES], template.resources.values(), (pointer, message) =>
+    problem('TP4001', pointer, message),
+  );
   for (const [name, declaration] of Object.entries(section('Outputs'))) {
     const at = `/Outputs/${escapePointerToken(name)}`;
     if (!LOGICAL_ID.test(name)) problem('TP4017', at, `output name '${name}' must be alphanumeric`);

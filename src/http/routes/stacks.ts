@@ -13,6 +13,7 @@ import { principalOf } from '../auth.js';
 import { bodyObject, parametersOf } from './body-fields.js';
 import { isRecipeStack } from '../../recipes/index.js';
 import { verdictsOf } from '../verdicts.js';
+import { packageTemplate } from '../../stacks/nested/index.js';
 
 /** A recipe instance's stack is changed through its instance only (its resource, or its upgrade). */
 function notRecipeStack(name: string): void {
@@ -37,7 +38,13 @@ function template(body: Record<string, unknown>): string {
     throw new TypeplaneError('InvalidRequest', 'template must be the text of the template (JSON or YAML)', [
       { pointer: '/template', message: 'a string is required' },
     ]);
-  return body.template;
+  if (body.templates === undefined) return body.template;
+  // Nested stacks' templates, by the TemplateURL that names them: packaged with the parent's text.
+  if (typeof body.templates !== 'object' || body.templates === null || Array.isArray(body.templates))
+    throw new TypeplaneError('InvalidRequest', 'templates must map TemplateURLs to template texts', [
+      { pointer: '/templates', message: 'an object is required' },
+    ]);
+  return packageTemplate(body.template, body.templates as Record<string, unknown>);
 }
 
 function waitSeconds(value: string | undefined): number {

@@ -7,5 +7,14 @@ export { CustomResources, RESPONSE_ROUTE, type CustomResourceSettings } from './
 export { MAX_RESPONSE_BYTES } from './protocol.js';
 export { serviceTokenPrefixProblems } from './service-tokens.js';
 export { isCustomResourceType } from './type.js';
-export { inStep, noEchoTexts, withCustomResources, type StepContext } from './step-engine.js';
+export {
+  NO_ECHO_MARK,
+  appliedProperties,
+  currentStep,
+  inStep,
+  noEchoTexts,
+  textsOf,
+  withCustomResources,
+  type StepContext,
+} from './step-engine.js';
 export { withCustomTypes } from './types.js';

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { TypeplaneError } from '../../errors.js';
 import type { ProgressEvent } from '../../engine/index.js';
 import { applyPatch } from '../../model/index.js';
-import type { ResourceRecord } from '../records.js';
+import type { ResourceRecord, StackCaller } from '../records.js';
 import type { StackEngine } from '../stages/state.js';
 import type { CustomResources, CustomResourceRequest } from './custom-resources.js';
 import { isCustomResourceType } from './type.js';
@@ -22,8 +22,13 @@ import { isCustomResourceType } from './type.js';
 export const NO_ECHO_MARK = 'Typeplane::NoEcho';
 
 export interface StepContext {
+  stackName: string;
   stackId: string;
   logicalId: string;
+  /** Who the deployment runs as (a nested stack's deployment runs as its parent's). */
+  caller?: StackCaller;
+  /** Whether that caller reaches a type (absent: every type). */
+  canSee?: (typeName: string) => boolean;
   /** The resource's record as the step runs (before the step saves its own). */
   record: () => ResourceRecord | undefined;
   /** Told the texts of a NoEcho answer's Data, to mask from then on. */
@@ -37,20 +42,30 @@ export function inStep<T>(step: StepContext, operation: () => Promise<T>): Promi
   return steps.run(step, operation);
 }
 
+/** The context of the step running now; an operation outside one is a defect. */
+export function currentStep(): StepContext {
+  const step = steps.getStore();
+  if (!step)
+    throw new TypeplaneError('InternalFailure', 'a stack-served resource operation ran outside a stack step');
+  return step;
+}
+
+/** The properties the resource with `identifier` was last applied with (the record's, or what it replaced). */
+export function appliedProperties(identifier: string): Record<string, unknown> {
+  const rec = currentStep().record();
+  if (rec?.identifier === identifier) return rec.properties;
+  if (rec?.previous?.identifier === identifier) return rec.previous.properties;
+  return {};
+}
+
 /** `engine` with the operations on custom resources served by `custom`. */
 export function withCustomResources(engine: StackEngine, custom: CustomResources): StackEngine {
-  const current = (): StepContext => {
-    const step = steps.getStore();
-    if (!step)
-      throw new TypeplaneError('InternalFailure', 'a custom resource operation ran outside a stack step');
-    return step;
-  };
   const run = async (
     operation: ProgressEvent['operation'],
     req: Omit<CustomResourceRequest, 'stackId' | 'logicalId' | 'clientToken'>,
     clientToken: string | undefined,
   ): Promise<ProgressEvent> => {
-    const step = current();
+    const step = currentStep();
     const outcome = await custom.run({
       ...req,
       stackId: step.stackId,
@@ -79,13 +94,6 @@ export function withCustomResources(engine: StackEngine, custom: CustomResources
         : {}),
     };
   };
-  /** The properties the resource with `identifier` was last applied with (the record's, or what it replaced). */
-  const propertiesOf = (identifier: string): Record<string, unknown> => {
-    const rec = current().record();
-    if (rec?.identifier === identifier) return rec.properties;
-    if (rec?.previous?.identifier === identifier) return rec.previous.properties;
-    return {};
-  };
   return {
     create: (typeName, desired, clientToken, caller, version) =>
       isCustomResourceType(typeName)
@@ -98,7 +106,7 @@ export function withCustomResources(engine: StackEngine, custom: CustomResources
     update: (typeName, identifier, patch, clientToken, caller, version) => {
       if (!isCustomResourceType(typeName))
         return engine.update(typeName, identifier, patch, clientToken, caller, version);
-      const old = propertiesOf(identifier);
+      const old = appliedProperties(identifier);
       const properties = applyPatch(custom.typeOf(typeName)!.type, old, patch);
       return run(
         'UPDATE',
@@ -110,7 +118,12 @@ export function withCustomResources(engine: StackEngine, custom: CustomResources
       isCustomResourceType(typeName)
         ? run(
             'DELETE',
-            { requestType: 'Delete', typeName, physicalId: identifier, properties: propertiesOf(identifier) },
+            {
+              requestType: 'Delete',
+              typeName,
+              physicalId: identifier,
+              properties: appliedProperties(identifier),
+            },
             clientToken,
           )
         : engine.delete(typeName, identifier, clientToken, caller),
@@ -130,7 +143,8 @@ export function noEchoTexts(records: Iterable<ResourceRecord>): string[] {
   return out;
 }
 
-function textsOf(data: Record<string, unknown>): string[] {
+/** The texts a Data (or outputs) object holds, to mask. */
+export function textsOf(data: Record<string, unknown>): string[] {
   const out: string[] = [];
   const walk = (value: unknown): void => {
     if (typeof value === 'string') {

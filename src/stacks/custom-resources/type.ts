@@ -7,7 +7,7 @@
  */
 import type { ErrorDetail } from '../../errors.js';
 import type { CompiledType } from '../../registry/compile.js';
-import type { ResourceType } from '../../schema/index.js';
+import { stackServedType } from '../stack-served-type.js';
 import { serviceTokenProblem } from './service-tokens.js';
 
 export const CUSTOM_RESOURCE_TYPE = 'AWS::CloudFormation::CustomResource';
@@ -32,11 +32,10 @@ export function serviceTimeoutSeconds(value: unknown): number | string {
 
 /** The compiled type of custom resource type `typeName`, its ServiceToken checked against `allowed`. */
 export function customResourceType(typeName: string, allowed: readonly string[]): CompiledType {
-  const type: ResourceType = {
+  const type = stackServedType(
     typeName,
-    dialect: 'resource-schema',
-    description: 'A custom resource: its handler (ServiceToken) creates, updates and deletes it.',
-    schema: {
+    'A custom resource: its handler (ServiceToken) creates, updates and deletes it.',
+    {
       type: 'object',
       properties: {
         ServiceToken: { type: 'string' },
@@ -46,16 +45,7 @@ export function customResourceType(typeName: string, allowed: readonly string[])
       // a template's Fn::GetAtt finds a top-level attribute pattern).
       allOf: [{ patternProperties: { '': {} } }],
     },
-    primaryIdentifier: [],
-    additionalIdentifiers: [],
-    readOnlyProperties: [],
-    writeOnlyProperties: [],
-    createOnlyProperties: [],
-    conditionalCreateOnlyProperties: [],
-    deprecatedProperties: [],
-    handlers: {},
-    traits: { noReplace: false, references: [] },
-  };
+  );
   const validateInput = (model: Record<string, unknown>): ErrorDetail[] => {
     const out: ErrorDetail[] = [];
     const token = model.ServiceToken;

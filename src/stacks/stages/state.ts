@@ -176,8 +176,11 @@ export class DeploymentState {
       event = await collectReviews(reviews, () =>
         inStep(
           {
+            stackName: this.name,
             stackId: this.stack.stackId,
             logicalId,
+            ...(this.record.caller ? { caller: this.record.caller } : {}),
+            ...(this.caller ? { canSee: this.caller.canSee } : {}),
             record: () => this.resources.get(logicalId),
             secret: (texts) => (this.secrets = [...this.secrets, ...texts]),
           },

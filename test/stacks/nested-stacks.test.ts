@@ -1,0 +1,154 @@
+/**
+ * Nested stacks (AWS::CloudFormation::Stack) over real HTTP: the child template handed over with the
+ * parent in `templates`, deployed as a stack of its own named `<parent>-<logicalId>-<suffix>`, given
+ * its Parameters, its outputs read by the parent with Fn::GetAtt <Nested>.Outputs.<Name>; a change of
+ * the child template alone updates it; a failure inside it rolls back the parent and leaves nothing
+ * of it; deleting the parent deletes it. A TemplateURL not handed over, a template nested too deep,
+ * are refused before anything runs.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startTestService, WIDGET, type TestService } from '../helpers/service.js';
+
+let s: TestService;
+before(async () => {
+  s = await startTestService();
+  assert.equal((await s.call('POST', '/v1/types', WIDGET)).status, 201);
+});
+after(() => s?.close());
+
+const CHILD = (extra = '') => `
+Parameters:
+  Prefix: { Type: String }
+  Color: { Type: String }
+Resources:
+  Widget:
+    Type: Test::Shop::Widget
+    Properties: { Name: !Sub '\${Prefix}-w', Color: !Ref Color }
+Outputs:
+  WidgetName: { Value: !Ref Widget }
+  WidgetColor: { Value: !Ref Color }
+${extra}`;
+
+const PARENT = `
+Parameters:
+  Color: { Type: String }
+Resources:
+  Shop:
+    Type: AWS::CloudFormation::Stack
+    Properties:
+      TemplateURL: nested/shop.yaml
+      TimeoutInMinutes: 5
+      Parameters: { Prefix: shop, Color: !Ref Color }
+  Front:
+    Type: Test::Shop::Widget
+    Properties: { Name: front, Color: !GetAtt Shop.Outputs.WidgetColor }
+Outputs:
+  Nested: { Value: !GetAtt Shop.Outputs.WidgetName }
+  NestedId: { Value: !Ref Shop }
+`;
+
+async function deploy(stack: string, template: string, templates: Record<string, string>, parameters = {}) {
+  const put = await s.call('PUT', `/v1/stacks/${stack}?wait=60`, { template, templates, parameters });
+  assert.equal(put.status, 202, JSON.stringify(put.body));
+  return put.body.stack;
+}
+
+const widget = async (name: string) => s.call('GET', `/v1/resources/Test::Shop::Widget/${name}`);
+const outputs = (stack: { outputs: { name: string; value: unknown }[] }) =>
+  Object.fromEntries(stack.outputs.map((o) => [o.name, o.value]));
+
+test('a nested stack is deployed with its parameters, its outputs read by the parent, updated and deleted with it', async () => {
+  const created = await deploy('parent', PARENT, { 'nested/shop.yaml': CHILD() }, { Color: 'red' });
+  assert.equal(created.status, 'CREATE_COMPLETE', JSON.stringify(created));
+  const shop = created.resources.find((r: { logicalId: string }) => r.logicalId === 'Shop');
+  const childName = /^typeplane:stack\/(parent-Shop-[0-9A-F]{12})\//.exec(shop.identifier)?.[1];
+  assert.ok(childName, shop.identifier);
+  assert.deepEqual(outputs(created), { Nested: 'shop-w', NestedId: shop.identifier });
+  const child = (await s.call('GET', `/v1/stacks/${childName}`)).body;
+  assert.equal(child.status, 'CREATE_COMPLETE');
+  assert.deepEqual(child.parameters, { Prefix: 'shop', Color: 'red' });
+  assert.equal((await widget('shop-w')).body.properties.Color, 'red');
+  assert.equal((await widget('front')).body.properties.Color, 'red');
+
+  // A parameter the nested stack is given changes: it is updated, and what reads its outputs too.
+  const recolored = await deploy('parent', PARENT, { 'nested/shop.yaml': CHILD() }, { Color: 'blue' });
+  assert.equal(recolored.status, 'UPDATE_COMPLETE', JSON.stringify(recolored));
+  assert.equal((await widget('shop-w')).body.properties.Color, 'blue');
+  assert.equal((await widget('front')).body.properties.Color, 'blue');
+
+  // The nested template alone changes: the plan shows it, and the deployment updates the nested stack.
+  const changed = CHILD('  Extra: { Value: more }');
+  const plan = await s.call('POST', '/v1/stacks/parent/plans', {
+    template: PARENT,
+    templates: { 'nested/shop.yaml': changed },
+    parameters: { Color: 'blue' },
+  });
+  assert.equal(plan.status, 201, JSON.stringify(plan.body));
+  const planned = plan.body.changes.find((c: { logicalId: string }) => c.logicalId === 'Shop');
+  assert.equal(planned.action, 'Modify', JSON.stringify(plan.body.changes));
+  const extended = await deploy('parent', PARENT, { 'nested/shop.yaml': changed }, { Color: 'blue' });
+  assert.equal(extended.status, 'UPDATE_COMPLETE', JSON.stringify(extended));
+  assert.deepEqual(outputs((await s.call('GET', `/v1/stacks/${childName}`)).body), {
+    WidgetName: 'shop-w',
+    WidgetColor: 'blue',
+    Extra: 'more',
+  });
+
+  const deleted = await s.call('DELETE', '/v1/stacks/parent?wait=60');
+  assert.equal(deleted.body.stack.status, 'DELETE_COMPLETE', JSON.stringify(deleted.body));
+  assert.equal((await s.call('GET', `/v1/stacks/${childName}`)).status, 404);
+  assert.equal((await widget('shop-w')).status, 404);
+});
+
+test('a resource failing inside a nested stack rolls back the parent, and nothing of the nested stack is left', async () => {
+  // The nested widget's name is taken: its create fails inside the nested stack.
+  const taken = await s.call('POST', '/v1/resources/Test::Shop::Widget?wait=10', {
+    desiredState: { Name: 'taken-w', Color: 'grey' },
+  });
+  assert.ok([200, 201, 202].includes(taken.status), JSON.stringify(taken.body));
+  const template = PARENT.replace('Prefix: shop', 'Prefix: taken')
+    .replace('Name: front, Color: !GetAtt Shop.Outputs.WidgetColor', 'Name: first, Color: green')
+    .replace(
+      '  Shop:\n    Type: AWS::CloudFormation::Stack\n',
+      '  Shop:\n    Type: AWS::CloudFormation::Stack\n    DependsOn: Front\n',
+    );
+  const stack = await deploy('failing', template, { 'nested/shop.yaml': CHILD() }, { Color: 'red' });
+  assert.equal(stack.status, 'ROLLBACK_COMPLETE', JSON.stringify(stack));
+  assert.match(
+    stack.statusReason,
+    /Shop: .*nested stack failing-Shop-[0-9A-F]{12} ended ROLLBACK_COMPLETE: Widget: .*taken-w/,
+  );
+  assert.deepEqual(stack.resources, []);
+  assert.equal((await widget('first')).status, 404, 'the parent resource made before is deleted');
+  const listed = (await s.call('GET', '/v1/stacks')).body.stacks.map(
+    (x: { stackName: string }) => x.stackName,
+  );
+  assert.ok(!listed.some((n: string) => n.startsWith('failing-Shop-')), JSON.stringify(listed));
+  assert.equal((await widget('taken-w')).body.properties.Color, 'grey', 'what was there is untouched');
+});
+
+test('a TemplateURL not handed over is a located error; nesting deeper than 5 levels is refused', async () => {
+  const missing = await s.call('POST', '/v1/stacks/validate', {
+    template: PARENT,
+    parameters: { Color: 'red' },
+  });
+  assert.equal(missing.body.valid, false);
+  const at = missing.body.diagnostics.find(
+    (d: { pointer: string }) => d.pointer === '/Resources/Shop/Properties/TemplateURL',
+  );
+  assert.match(at.message, /nested\/shop\.yaml was not handed over with this stack.*`templates`/);
+  assert.equal(at.line, 8);
+
+  const level = (n: number) => `
+Resources:
+  Next:
+    Type: AWS::CloudFormation::Stack
+    Properties: { TemplateURL: level${n + 1}.yaml }
+`;
+  const templates: Record<string, string> = {};
+  for (let n = 1; n <= 6; n++) templates[`level${n}.yaml`] = level(n);
+  const deep = await s.call('POST', '/v1/stacks/validate', { template: level(0), templates });
+  assert.equal(deep.status, 400, JSON.stringify(deep.body));
+  assert.match(deep.body.message, /stacks nest at most 5 levels deep: level1\.yaml → .* → level6\.yaml is 6/);
+});
