@@ -28,6 +28,13 @@ const FUNCTIONS: Record<string, string> = {
   '!Length': 'Fn::Length',
   // Read so that it is refused by name (TP4018), not taken for a plain mapping.
   '!Transform': 'Fn::Transform',
+  // The rule functions of the Rules section's assertions (published templates write them short).
+  '!Contains': 'Fn::Contains',
+  '!EachMemberEquals': 'Fn::EachMemberEquals',
+  '!EachMemberIn': 'Fn::EachMemberIn',
+  '!RefAll': 'Fn::RefAll',
+  '!ValueOf': 'Fn::ValueOf',
+  '!ValueOfAll': 'Fn::ValueOfAll',
 };
 
 function wrapped(key: string, value: unknown): YAMLMap {

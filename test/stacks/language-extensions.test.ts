@@ -535,3 +535,23 @@ test('a parameter only a loop iterates over, and a condition only a policy names
     ['WidgetS Retain', 'WidgetM Retain'],
   );
 });
+
+test("the Rules section's functions are read in their short forms (!ValueOf, !EachMemberEquals, …), as published templates write them", () => {
+  const { errors, template } = expand([
+    'Parameters:',
+    '  VpcId: { Type: "AWS::EC2::VPC::Id" }',
+    '  Subnets: { Type: "List<AWS::EC2::Subnet::Id>" }',
+    'Rules:',
+    '  SubnetsInVPC:',
+    '    Assertions:',
+    '      - Assert: !EachMemberEquals [!ValueOf [Subnets, VpcId], !Ref VpcId]',
+    '      - Assert: !EachMemberIn [!ValueOfAll ["AWS::EC2::Subnet::Id", VpcId], !RefAll "AWS::EC2::VPC::Id"]',
+    '      - Assert: !Contains [[a, b], !Ref VpcId]',
+    'Resources:',
+    '  Q: { Type: AWS::SQS::Queue }',
+  ]);
+  assert.deepEqual(errors, []);
+  assert.deepEqual((template.document.value as any).Rules.SubnetsInVPC.Assertions[0], {
+    Assert: { 'Fn::EachMemberEquals': [{ 'Fn::ValueOf': ['Subnets', 'VpcId'] }, { Ref: 'VpcId' }] },
+  });
+});
