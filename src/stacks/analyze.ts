@@ -30,7 +30,7 @@ import { fromSecret, maskReason, secretTexts, type SecretSources } from './secre
 import { referencesIn, type Reference } from './references.js';
 import { DiagnosticList, closest, stackDiagnostic, type StackRuleId } from './rules.js';
 import { locate, type ResourceDeclaration, type Template } from './template.js';
-import { parseTypeReference } from './types.js';
+import { closestTypeName, parseTypeReference } from './types.js';
 import { dependencyOrder } from './graph.js';
 import { conformProperties } from './conform.js';
 import {
@@ -143,7 +143,7 @@ export async function analyzeTemplate(
       typeNames ??= await options.types.names();
       const names = typeNames;
       problem('TP4004', at, () => {
-        const guess = closest(typeName, names);
+        const guess = closestTypeName(typeName, names);
         return `type ${typeName} is not registered${guess ? `; did you mean ${guess}?` : '; register it first (typeplane type register)'}`;
       });
       continue;
@@ -470,7 +470,10 @@ export function checkProperties(
   for (const name of readOnlyNames) if (name !== undefined) delete model[name];
   for (const detail of compiled.validateInput(model)) {
     const pointer = detail.pointer ?? '';
-    if (unknownPaths.some((u) => pointer === u || pointer.startsWith(`${u}/`))) continue;
+    // Nor is what holds an unknown value judged as a whole: a list of two values unknown yet is not
+    // two equal items, nor is a member of oneOf's branches refused for what it will hold.
+    if (unknownPaths.some((u) => pointer === u || pointer.startsWith(`${u}/`) || u.startsWith(`${pointer}/`)))
+      continue;
     // The type's own detail already says "did you mean" for an undeclared property.
     out.push(
       stackDiagnostic(

@@ -12,6 +12,7 @@ import {
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { allowedPatternProblem } from './lookaround.js';
 import { stackDiagnostic } from './rules.js';
+import { isCustomResourceType } from './custom-resources/type.js';
 import { TEMPLATE_TAGS, unknownTagMessage } from './yaml-tags.js';
 import { readTransform } from './language-extensions/transforms.js';
 import { ssmParameterType } from './parameter-store/ssm-types.js';
@@ -413,8 +414,12 @@ function readResource(
     problem('TP4003', '', `resource '${logicalId}' must be a mapping with a Type`);
     return undefined;
   }
+  // A custom resource's legacy `Version` ("1.0", in published samples) is taken and ignored, as
+  // CloudFormation takes it.
+  const customVersion = (key: string) =>
+    key === 'Version' && typeof declaration.Type === 'string' && isCustomResourceType(declaration.Type);
   for (const key of Object.keys(declaration))
-    if (!RESOURCE_KEYS.has(key))
+    if (!RESOURCE_KEYS.has(key) && !customVersion(key))
       problem(
         'TP4003',
         `/${escapePointerToken(key)}`,

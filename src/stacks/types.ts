@@ -7,12 +7,24 @@
 import { TypeplaneError } from '../errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { TypeSource } from './analyze.js';
+import { closestName, editsAllowed } from '../schema/similar-names.js';
 
 export function parseTypeReference(written: string): { typeName: string; version?: string } {
   const at = written.lastIndexOf('@');
   if (at > 0 && written.includes('/'))
     return { typeName: written.slice(0, at), version: written.slice(at + 1) };
   return { typeName: written };
+}
+
+/**
+ * The registered type a mistyped name is close to, if any. Type names share long prefixes
+ * (`AWS::CloudFormation::`), so closeness is measured against the last part of the name: a few
+ * edits for its length, not the whole name's (`AWS::CloudFormation::Macro` is not close to
+ * `AWS::CloudFormation::Stack`; `AWS::S3::Buckett` is to `AWS::S3::Bucket`).
+ */
+export function closestTypeName(name: string, candidates: Iterable<string>): string | undefined {
+  const last = name.slice(Math.max(name.lastIndexOf(':'), name.lastIndexOf('/')) + 1);
+  return closestName(name, candidates, { maxEdits: editsAllowed(last, 3) });
 }
 
 /** The registry as a template sees it: unknown types are undefined, not errors. */

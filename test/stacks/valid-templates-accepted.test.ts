@@ -216,3 +216,117 @@ Resources:
     ],
   );
 });
+
+/** A type whose lists must hold distinct items and whose Keys are a list or a mapping (oneOf), as DynamoDB's KeySchema. */
+const CRATE = JSON.stringify({
+  typeName: 'Test::Shop::Crate',
+  description: 'A crate for stack tests.',
+  definitions: {
+    Key: {
+      type: 'object',
+      properties: { Name: { type: 'string' }, Kind: { type: 'string' } },
+      required: ['Name', 'Kind'],
+      additionalProperties: false,
+    },
+  },
+  properties: {
+    Name: { type: 'string' },
+    Items: {
+      type: 'array',
+      uniqueItems: true,
+      items: { type: 'object', properties: { Id: { type: 'string' } }, additionalProperties: false },
+    },
+    Keys: { oneOf: [{ type: 'array', items: { $ref: '#/definitions/Key' } }, { type: 'object' }] },
+  },
+  additionalProperties: false,
+  required: ['Name'],
+  primaryIdentifier: ['/properties/Name'],
+});
+
+test('values known only after apply are not judged as a whole at validation (two unknown items are not duplicates, nor does oneOf refuse them); they are when known', async () => {
+  assert.equal((await s.call('POST', '/v1/types', CRATE)).status, 201);
+  const template = (second: string, name: string) => `
+Resources:
+  W1: { Type: Test::Shop::Widget, Properties: { Name: ${name}-one } }
+  W2: { Type: Test::Shop::Widget, Properties: { Name: ${name}-two } }
+  C:
+    Type: Test::Shop::Crate
+    Properties:
+      Name: ${name}
+      Items: [{ Id: !Ref W1 }, { Id: !Ref ${second} }]
+      Keys: [{ Name: !Ref W1, Kind: HASH }]
+`;
+  await deploysClean('crates', template('W2', 'crated'));
+  const crate = await s.call('GET', '/v1/resources/Test::Shop::Crate/crated');
+  assert.deepEqual(crate.body.properties.Items, [{ Id: 'crated-one' }, { Id: 'crated-two' }]);
+
+  // The same resource twice: unknown at validation, equal once known — refused when made.
+  const twice = template('W1', 'twice');
+  assert.equal((await s.call('POST', '/v1/stacks/validate', { template: twice })).body.valid, true);
+  const put = await s.call('PUT', '/v1/stacks/crates-twice?wait=20', { template: twice });
+  assert.equal(put.body.stack.status, 'ROLLBACK_COMPLETE', JSON.stringify(put.body));
+  assert.match(put.body.stack.statusReason, /Items.*must NOT have duplicate items/);
+});
+
+test('"did you mean" for a type that is not registered only when a name is close to it', async () => {
+  const validated = await s.call('POST', '/v1/stacks/validate', {
+    template: `
+Resources:
+  Typo: { Type: Test::Shop::Widgett, Properties: { Name: typo } }
+  Other: { Type: Test::Shop::Gizmo }
+`,
+  });
+  assert.deepEqual(
+    validated.body.diagnostics.map((d: { pointer: string; message: string }) => `${d.pointer} ${d.message}`),
+    [
+      '/Resources/Typo/Type type Test::Shop::Widgett is not registered; did you mean Test::Shop::Widget?',
+      '/Resources/Other/Type type Test::Shop::Gizmo is not registered; register it first (typeplane type register)',
+    ],
+  );
+});
+
+test('a parameter whose value fails its constraint is reported as that, once, not also as an unknown name where it is used', async () => {
+  const put = await s.call('PUT', '/v1/stacks/constrained?wait=5', {
+    template: `
+Parameters:
+  Size: { Type: String, AllowedValues: [S, M] }
+Resources:
+  W:
+    Type: Test::Shop::Widget
+    Properties: { Name: constrained, Size: !Ref Size, Color: !Sub '\${Size}-ish' }
+Outputs:
+  Size: { Value: !Ref Size }
+`,
+    parameters: { Size: 'XL' },
+  });
+  assert.equal(put.status, 400);
+  assert.deepEqual(
+    put.body.details.map(
+      (d: { rule: string; pointer: string; message: string }) => `${d.rule} ${d.pointer} ${d.message}`,
+    ),
+    [
+      'TP4012 /Parameters/Size parameter Size: the value given "XL" is not one of the AllowedValues ["S", "M"]',
+    ],
+  );
+});
+
+test("a custom resource's legacy Version attribute is taken, as CloudFormation takes it; on other resources it is unknown", async () => {
+  const validated = await s.call('POST', '/v1/stacks/validate', {
+    template: `
+Resources:
+  Custom:
+    Type: Custom::Legacy
+    Version: '1.0'
+    Properties: { ServiceToken: 'https://handler.example/' }
+  W:
+    Type: Test::Shop::Widget
+    Version: '1.0'
+    Properties: { Name: versioned }
+`,
+  });
+  const attributes = validated.body.diagnostics.filter((d: { rule: string }) => d.rule === 'TP4003');
+  assert.deepEqual(
+    attributes.map((d: { pointer: string }) => d.pointer),
+    ['/Resources/W/Version'],
+  );
+});
