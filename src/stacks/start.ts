@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
-import { scopedClientToken } from '../engine/index.js';
+import { canonicalJson, scopedClientToken } from '../engine/index.js';
 import type { Analysis } from './analyze.js';
 import { rememberToken, replayed } from './client-tokens.js';
 import type { StacksCore } from './core.js';
@@ -26,6 +26,7 @@ import { analyzeForStack } from './validate.js';
 import { tracedFrom } from './deployment.js';
 import { describe, viewOf, type Started } from './views.js';
 import { changesOf } from './plans.js';
+import type { PlannedChange } from './plan.js';
 import { callerOfStack, reviewPlan } from './review-plan.js';
 import { DeniedByVerdicts } from '../verdict.js';
 
@@ -100,6 +101,7 @@ export async function applyPlan(
     ...options,
     baseVersion: plan.baseVersion,
     planId,
+    planned: plan.changes as PlannedChange[],
   });
 }
 
@@ -119,12 +121,14 @@ async function begin(
     planId?: string;
     caller?: StackCaller;
     authorize?: Authorize;
+    /** The stored plan's changes, with the verdicts it was given, when a plan is applied. */
+    planned?: readonly PlannedChange[];
   },
 ): Promise<Started> {
   const { records } = core;
   const existing = await records.getStack(name);
   await checkExports(core, name, existing?.record, analysis, options.authorize ?? (() => {}));
-  await refuseDenied(core, name, analysis, existing?.record, held, options.caller);
+  await refuseDenied(core, name, analysis, existing?.record, held, options.caller, options.planned);
   const id = randomUUID();
   const update = existing !== undefined && !NEVER_CREATED.has(existing.record.status);
   const deployment: DeploymentRecord = {
@@ -279,7 +283,9 @@ async function checkExports(
  * A deployment whose plan admission policies or hooks deny fails before it writes or creates anything
  * (403, each verdict naming its resource's logicalId). Changes whose values are known only after apply
  * are reviewed when the engine makes them; a template whose values cannot be worked out now is left
- * to fail as it would.
+ * to fail as it would. A stored plan applied whose changes are still those it planned is not
+ * reviewed again: its verdicts stand, and its hooks are not called a second time (as executing a
+ * change set does not run its CHANGE_SET hooks again); each change is judged when it is made.
  */
 async function refuseDenied(
   core: StacksCore,
@@ -288,6 +294,7 @@ async function refuseDenied(
   stack: StackRecord | undefined,
   held: Map<string, ResourceRecord>,
   caller: StackCaller | undefined,
+  planned: readonly PlannedChange[] | undefined,
 ): Promise<void> {
   const records = stack && !NEVER_CREATED.has(stack.status) ? held : new Map<string, ResourceRecord>();
   let changes;
@@ -296,7 +303,17 @@ async function refuseDenied(
   } catch {
     return;
   }
-  const verdicts = await reviewPlan(core, changes, records, callerOfStack(caller, name));
+  const verdicts =
+    planned && sameChanges(changes, planned)
+      ? planned.flatMap((c) => (c.verdicts ?? []).map((v) => ({ ...v, logicalId: c.logicalId })))
+      : await reviewPlan(core, changes, records, callerOfStack(caller, name));
   if (verdicts.some((v) => v.action === 'Deny'))
     throw new DeniedByVerdicts(verdicts.filter((v) => v.action !== 'Audit'));
+}
+
+/** Whether a plan's changes are those made now, what a review set on them aside. */
+function sameChanges(now: readonly PlannedChange[], planned: readonly PlannedChange[]): boolean {
+  const bare = (changes: readonly PlannedChange[]) =>
+    canonicalJson(changes.map(({ verdicts: _v, notJudged: _n, ...change }) => change));
+  return bare(now) === bare(planned);
 }
