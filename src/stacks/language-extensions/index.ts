@@ -4,7 +4,8 @@
  * `UpdateReplacePolicy` resolved, with the stack's parameter values and pseudo parameters. (`Fn::Length`,
  * `Fn::ToJsonString` and `Fn::FindInMap`'s `DefaultValue` are evaluated with the other functions.)
  * What the rest of Typeplane sees is the expanded template, whose diagnostics are located where the
- * template was written. Other transforms are refused by name (transforms.ts).
+ * template was written. Other transforms are refused by name (transforms.ts, which template.ts and
+ * intrinsics.ts import themselves: this index imports the analysis, which imports them).
  *
  * @example
  * const loaded = await loadTemplateYielding(text, undefined, languageExtensions({ parameters, pseudo }));
@@ -25,9 +26,6 @@ import type { SourceDocument } from '../../schema/index.js';
 import type { Expand, ParameterDeclaration, Template } from '../template.js';
 import { ForEachExpansion, type Resolver } from './for-each.js';
 import { Origins } from './origins.js';
-
-export { readTransform, transformRefusal, LANGUAGE_EXTENSIONS } from './transforms.js';
-export { EXPANSION_LIMITS } from './for-each.js';
 
 export interface TemplateValues {
   /** The values given for the parameters; without them, their defaults (validating a template alone). */

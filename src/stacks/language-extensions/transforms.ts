@@ -2,7 +2,7 @@
  * @module A template's `Transform` section: which transforms it names, and, for each one Typeplane
  * does not run, why and what to do instead. `AWS::LanguageExtensions` is the one it runs.
  */
-export const LANGUAGE_EXTENSIONS = 'AWS::LanguageExtensions';
+const LANGUAGE_EXTENSIONS = 'AWS::LanguageExtensions';
 
 export interface TransformSection {
   /** Whether `AWS::LanguageExtensions` is among the transforms named. */
