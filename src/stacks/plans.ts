@@ -15,7 +15,7 @@ import { callerOfStack, reviewPlan } from './review-plan.js';
 import { NEVER_CREATED } from './status.js';
 import { sealParameters } from './stored-parameters.js';
 import { analyzeForStack } from './validate.js';
-import type { ResolvedParameter } from './parameter-store/index.js';
+import { planDigests, type ResolvedParameter } from './parameter-store/index.js';
 
 /** A stored plan as an answer shows it. */
 export interface PlanView {
@@ -56,7 +56,12 @@ export async function makePlan(
     parameters: sealParameters(core.records, name, parameters, analysis.secretParameters),
     changes,
     warnings: analysis.warnings,
-    ...(analysis.resolvedParameters?.length ? { resolvedParameters: analysis.resolvedParameters } : {}),
+    ...(analysis.resolvedParameters?.length
+      ? {
+          resolvedParameters: analysis.resolvedParameters,
+          resolvedDigests: planDigests(analysis, (data) => core.sealer.mac(data)),
+        }
+      : {}),
     createdAt: new Date().toISOString(),
   };
   await core.records.putPlan(plan);

@@ -208,6 +208,8 @@ export interface PlanRecord {
   warnings?: unknown[];
   /** The parameters of SSM parameter types, and what each read when it was planned (NoEcho masked). */
   resolvedParameters?: unknown[];
+  /** A keyed digest of each value read for them: applying the plan refuses when one changed since. */
+  resolvedDigests?: Record<string, string>;
   createdAt: string;
 }
 

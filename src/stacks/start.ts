@@ -29,6 +29,7 @@ import { changesOf } from './plans.js';
 import type { PlannedChange } from './plan.js';
 import { callerOfStack, reviewPlan } from './review-plan.js';
 import { DeniedByVerdicts } from '../verdict.js';
+import { changedSincePlan } from './parameter-store/index.js';
 
 export async function deploy(
   core: StacksCore,
@@ -97,6 +98,13 @@ export async function applyPlan(
     authorize([...typesOf(analyzed), ...typesIn(held)]);
     return analyzed;
   });
+  // What SSM parameter types read is read again: a plan applies only the values it showed.
+  const changed = changedSincePlan(plan.resolvedDigests, analysis, (data) => core.sealer.mac(data));
+  if (changed.length > 0)
+    throw new TypeplaneError(
+      'ResourceConflict',
+      `the SSM parameters that ${changed.join(', ')} name${changed.length === 1 ? 's' : ''} changed since plan ${planId} was made; make a new plan`,
+    );
   return begin(core, launch, name, analysis, plan.template, parameters, held, {
     ...options,
     baseVersion: plan.baseVersion,

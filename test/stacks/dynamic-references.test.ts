@@ -172,3 +172,29 @@ Resources:
   assert.match(version, /not its versions; drop ':3'/);
   assert.match(service, /the services are ssm, ssm-secure and secretsmanager, not 'vault'/);
 });
+
+test("an ssm-secure value reaches the resource and is in none of the stack's answers", async (t) => {
+  const { s, call, answers } = await watchedService(t);
+  for (const doc of [LOGIN, SSM_PARAMETER])
+    assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
+  const secure = 'pw-ssmx-4401';
+  const made = await s.call('POST', '/v1/resources/AWS::SSM::Parameter?wait=10', {
+    desiredState: { Name: '/app/password', Type: 'String', Value: secure },
+  });
+  assert.equal(made.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(made.body));
+  const template = `
+Resources:
+  Admin:
+    Type: Test::Vault::Login
+    Properties: { Name: admin, Password: '{{resolve:ssm-secure:/app/password}}' }
+`;
+  const plan = await call('POST', '/v1/stacks/secure/plans', { template, parameters: {} });
+  assert.equal(plan.status, 201, JSON.stringify(plan.body));
+  const applied = await call('POST', `/v1/stacks/secure/plans/${plan.body.planId}/apply?wait=20`);
+  // The Password pattern refuses the reference as it is: complete means it was resolved.
+  assert.equal(applied.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(applied.body));
+  for (const path of ['', '/events?maxResults=100', '/drift']) await call('GET', `/v1/stacks/secure${path}`);
+  await call('GET', '/v1/resources/Test::Vault::Login/admin');
+  assert.equal(answers.length, 6);
+  assert.ok(!answers.join('\n').includes(secure), 'the value in an answer');
+});

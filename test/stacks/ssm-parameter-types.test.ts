@@ -123,3 +123,20 @@ test('a token that cannot reach AWS::SSM::Parameter is refused, and never told t
   );
   assert.doesNotMatch(JSON.stringify(refused.body), /\bblue\b|\bred\b/);
 });
+
+test('a plan whose SSM parameter changed since it was made is not applied', async () => {
+  const plan = await s.call('POST', '/v1/stacks/ssm/plans', { template: TEMPLATE, parameters: {} });
+  assert.equal(plan.status, 201, JSON.stringify(plan.body));
+  const changed = await s.call('PATCH', '/v1/resources/AWS::SSM::Parameter/%2Fapp%2Flabels?wait=10', {
+    patchDocument: [{ op: 'replace', path: '/Value', value: 'top' }],
+  });
+  assert.equal(changed.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(changed.body));
+  const applied = await s.call('POST', `/v1/stacks/ssm/plans/${plan.body.planId}/apply`);
+  assert.equal(applied.status, 409, JSON.stringify(applied.body));
+  assert.equal(applied.body.errorCode, 'ResourceConflict');
+  assert.match(
+    applied.body.message,
+    /the SSM parameters that Labels names changed since plan .* make a new plan/,
+  );
+  assert.deepEqual((await widget('painted')).properties.Labels, ['front', 'back'], 'nothing was applied');
+});

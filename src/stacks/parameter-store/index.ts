@@ -12,6 +12,7 @@ import { TypeplaneError } from '../../errors.js';
 import type { StackEngine } from '../stages/state.js';
 import type { Authorize } from '../reach.js';
 import type { Template } from '../template.js';
+import type { Analysis } from '../analyze.js';
 import { storeParameters } from './parameter-types.js';
 import {
   UnresolvedReference,
@@ -64,6 +65,33 @@ export function authorizeStoreReads(template: Template, authorize: Authorize): v
         `${what} reads the server's ${typeName} resources, which this token cannot reach: deploy it with a token scoped to ${typeName} as well`,
       );
     }
+}
+
+/**
+ * A keyed digest of each value a plan read for an SSM parameter type (NoEcho ones included, unshown),
+ * kept with the plan: applying it re-reads them, and {@link changedSincePlan} says which differ.
+ */
+export function planDigests(
+  analysis: Pick<Analysis, 'parameters' | 'resolvedParameters'>,
+  mac: (data: string) => string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { parameter, name } of analysis.resolvedParameters ?? [])
+    out[parameter] = mac(
+      JSON.stringify(['plan-parameter', parameter, name, analysis.parameters.get(parameter)]),
+    );
+  return out;
+}
+
+/** The parameters whose value read now differs from the one the plan read (see {@link planDigests}). */
+export function changedSincePlan(
+  planned: Record<string, string> | undefined,
+  analysis: Pick<Analysis, 'parameters' | 'resolvedParameters'>,
+  mac: (data: string) => string,
+): string[] {
+  const now = planDigests(analysis, mac);
+  const names = new Set([...Object.keys(planned ?? {}), ...Object.keys(now)]);
+  return [...names].filter((n) => planned?.[n] !== now[n]);
 }
 
 /**
