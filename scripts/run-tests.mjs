@@ -2,8 +2,9 @@
 // Runs every test/**/*.test.ts with Node's test runner (Node 20's runner does not expand globs), in
 // three groups: first the files that may share the machine, several at a time; then the heavy ones
 // (PAIRED: they load the machine but assert no durations), two at a time; then, one at a time, the
-// files that assert how long something takes (ALONE). At the end it lists what was skipped, and why,
-// and the files that took longest.
+// files that assert how long something takes in wall time (ALONE). At the end it lists what was
+// skipped, and why, the files that took longest and those that cost most CPU time (children included:
+// on a shared machine, the figure to compare between runs).
 // Extra arguments are passed through, e.g. `npm test -- --test-name-pattern=manifest`; files named
 // on the command line run instead of all. TEST_CONCURRENCY sets how many files share the machine.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -36,10 +37,6 @@ const ALONE = new Set([
   'test/security/denial-of-service.test.ts',
   // Artifacts made for the whole corpus while /healthz must answer within 500 ms.
   'test/api/artifact-generation-keeps-server-responsive.test.ts',
-  // 100,000 failing list items interpreted within 2 s.
-  'test/cel/evaluation-charge.test.ts',
-  // A change with 100,000 tags answered within 3 s under the documented tag check.
-  'test/policy/policy-cost.test.ts',
 ]);
 
 /** The longest of the others (measured), started first so that none of them ends the run alone. */
@@ -87,13 +84,16 @@ const fromDist = distIsCurrent();
 /** One `node --test` run over `group`; resolves to its exit status. */
 function run(name, group, groupConcurrency) {
   if (group.length === 0) return Promise.resolve(0);
-  const args = ['--import', 'tsx'];
+  const args = ['--import', 'tsx', '--import', new URL('./test-cpu-record.mjs', import.meta.url).pathname];
   if (fromDist) args.push('--import', new URL('./test-from-dist.mjs', import.meta.url).pathname);
   args.push('--test', `--test-concurrency=${groupConcurrency}`);
   args.push(`--test-reporter=${reporter}`, '--test-reporter-destination=stdout');
   args.push(`--test-reporter=${new URL('./test-record-reporter.mjs', import.meta.url).pathname}`);
   args.push(`--test-reporter-destination=${join(records, `${name}.jsonl`)}`);
-  const child = spawn(process.execPath, [...args, ...flags, ...group], { stdio: 'inherit' });
+  const child = spawn(process.execPath, [...args, ...flags, ...group], {
+    stdio: 'inherit',
+    env: { ...process.env, TYPEPLANE_TEST_RECORDS: records },
+  });
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ? 1 : (code ?? 1))));
 }
 
@@ -140,6 +140,15 @@ const slowest = [...busy].sort((a, b) => b[1] - a[1]).slice(0, 10);
 if (slowest.length > 0)
   report.push(
     `longest: ${slowest.map(([file, ms]) => `${relative('.', file)} ${(ms / 1000).toFixed(1)} s`).join(', ')}`,
+  );
+// CPU time per file (its processes', children included): unlike wall time, not raised by a busy machine.
+const cpu = lines.filter((l) => l.kind === 'cpu').sort((a, b) => b.ms - a.ms);
+if (cpu.length > 0)
+  report.push(
+    `most CPU: ${cpu
+      .slice(0, 10)
+      .map(({ file, ms }) => `${relative('.', file)} ${(ms / 1000).toFixed(1)} s`)
+      .join(', ')}; ${(cpu.reduce((sum, { ms }) => sum + ms, 0) / 1000).toFixed(0)} s of CPU in all`,
   );
 const skips = new Map();
 for (const { kind, reason, name } of lines)

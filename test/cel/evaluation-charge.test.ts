@@ -92,15 +92,17 @@ test('an evaluation charged over the per-call limit is refused before it runs, t
   assert.ok(evaluated(e, { Tags: tags(3) }).result.ok, 'a small list is evaluated');
 });
 
-test('items that all fail are interpreted without a stack per error: 100,000 within 2 s (3.6 s with)', () => {
+test('items that all fail are interpreted without a stack per error: 100,000 within 2 s of CPU time (3.6 s with)', () => {
   const e = compiled();
   const object = { Tags: Array.from({ length: 100_000 }, () => ({})) };
   const limit = Error.stackTraceLimit;
-  const started = performance.now();
+  // CPU time, not wall time: other test files running at once slow the clock, not the work.
+  const started = process.cpuUsage();
   const { result } = evaluated(e, object);
-  const took = performance.now() - started;
+  const { user, system } = process.cpuUsage(started);
+  const took = (user + system) / 1000;
   assert.equal(result.ok, false);
   if (!result.ok) assert.equal(result.message, 'field not found: Key');
-  assert.ok(took < 2_000, `${took.toFixed(0)} ms`);
+  assert.ok(took < 2_000, `${took.toFixed(0)} ms of CPU time`);
   assert.equal(Error.stackTraceLimit, limit, 'restored');
 });

@@ -45,6 +45,12 @@ async function writerOf(admin: Api): Promise<Api> {
   return api(admin.url, made.body.token);
 }
 
+/** Milliseconds of this process's CPU time since `started` (a `process.cpuUsage()`). */
+function cpuMs(started: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(started);
+  return (user + system) / 1000;
+}
+
 /** 100,000 tags, each an empty object: about 300 KB of JSON, within the 1 MiB body. */
 const HUGE = { Name: 'huge', Tags: Array.from({ length: 100_000 }, () => ({})) };
 
@@ -74,9 +80,11 @@ eachStoreService(
     ]);
 
     const interpreted = celCounters.interpreted;
-    let started = performance.now();
+    // CPU time of this process, which runs the server: other test files running at once slow the
+    // clock, not the work.
+    let started = process.cpuUsage();
     const refused = await create(HUGE);
-    const took = performance.now() - started;
+    const took = cpuMs(started);
     assert.equal(refused.status, 403, JSON.stringify(refused.body).slice(0, 500));
     const [verdict] = refused.body.details;
     assert.equal(verdict.name, 'require-cost-center');
@@ -87,18 +95,19 @@ eachStoreService(
       /could not be evaluated \(validation 0: evaluating it on these values could cost \d+ units, more than the 1000000 one expression may cost; make the values smaller\); its failurePolicy is Fail/,
     );
     assert.equal(celCounters.interpreted, interpreted, 'the tags were never iterated');
-    // Parsing, checking against the schema and sizing 100,000 items: well under a second alone.
-    assert.ok(took < 3_000, `answered in ${took.toFixed(0)} ms`);
+    // Parsing, checking against the schema and sizing 100,000 items: well under a second.
+    assert.ok(took < 3_000, `answered in ${took.toFixed(0)} ms of CPU time`);
 
     const ignoring = await svc.call('PUT', '/v1/policies/require-cost-center', {
       ...REQUIRE_COST_CENTER,
       failurePolicy: 'Ignore',
     });
     assert.equal(ignoring.status, 200, JSON.stringify(ignoring.body));
-    started = performance.now();
+    started = process.cpuUsage();
     const ignored = await create(HUGE);
     assert.equal(ignored.status, 202, JSON.stringify(ignored.body).slice(0, 500));
-    assert.ok(performance.now() - started < 3_000);
+    const tookIgnored = cpuMs(started);
+    assert.ok(tookIgnored < 3_000, `answered in ${tookIgnored.toFixed(0)} ms of CPU time`);
     assert.equal(celCounters.interpreted, interpreted);
   },
 );
