@@ -302,7 +302,9 @@ export async function analyzeTemplate(
     stackId: 'validate',
     pseudo: options.pseudo ?? DEFAULT_PSEUDO,
     applied: () => undefined,
-    importValue: options.importValue ?? (() => undefined),
+    // A template validated on its own imports what a stack it is deployed as will find (CloudFormation's
+    // ValidateTemplate does not look): known then, and checked then.
+    importValue: options.importValue ?? ((name) => new Unknown([`Fn::ImportValue ${name}`])),
     secret,
   });
   // Evaluating is the costly part: it stops once the answer is settled (see DiagnosticList.settled).
@@ -509,7 +511,7 @@ export interface ScopeOptions {
   stackId: string;
   pseudo: PseudoParameters;
   applied: (logicalId: string) => AppliedResource | undefined;
-  importValue: (name: string) => string | undefined;
+  importValue: (name: string) => string | Unknown | undefined;
   /** Where secrets come from: an error never quotes an operand built from one. */
   secret?: SecretSources;
 }

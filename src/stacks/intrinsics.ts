@@ -63,8 +63,8 @@ export interface Scope {
   applied(logicalId: string): AppliedResource | undefined;
   /** False when the resource's condition does not hold: it is not part of the stack. */
   included(logicalId: string): boolean | Unknown;
-  /** The value another stack exports, or undefined. */
-  importValue(name: string): string | undefined;
+  /** The value another stack exports, or undefined; Unknown while no stack is deployed (validation). */
+  importValue(name: string): string | Unknown | undefined;
   /** Whether an expression's value comes from a secret (a NoEcho parameter, a secret export). */
   hides(expression: unknown): boolean;
 }
@@ -432,6 +432,7 @@ function callFunction(name: string, argument: Value, scope: Scope, pointer: stri
       const exportName = text(evaluateValue(argument, scope, pointer), pointer, 'the export name');
       if (exportName instanceof Unknown) return exportName;
       const imported = scope.importValue(exportName);
+      if (imported instanceof Unknown) return imported;
       if (imported === undefined)
         throw new EvaluationError(
           'TP4021',

@@ -330,3 +330,30 @@ Resources:
     ['/Resources/W/Version'],
   );
 });
+
+test('a template importing an export validates on its own, as CloudFormation validates it; the export is needed when it is deployed', async () => {
+  const importer = `
+Resources:
+  W:
+    Type: Test::Shop::Widget
+    Properties: { Name: importer, Color: !ImportValue shared-color }
+`;
+  assert.equal((await s.call('POST', '/v1/stacks/validate', { template: importer })).body.valid, true);
+  const early = await s.call('PUT', '/v1/stacks/importer?wait=5', { template: importer });
+  assert.equal(early.status, 400);
+  assert.equal(early.body.details[0].rule, 'TP4021');
+  await deploysClean(
+    'exporter',
+    `
+Resources:
+  W: { Type: Test::Shop::Widget, Properties: { Name: exporter } }
+Outputs:
+  Color: { Value: teal, Export: { Name: shared-color } }
+`,
+  );
+  await deploysClean('importer', importer);
+  assert.equal(
+    (await s.call('GET', '/v1/resources/Test::Shop::Widget/importer')).body.properties.Color,
+    'teal',
+  );
+});
