@@ -22,6 +22,7 @@ import {
 } from '../intrinsics.js';
 import { resolveParameters } from '../parameters.js';
 import { referencesIn } from '../references.js';
+import type { SecretSources } from '../secrets.js';
 import type { SourceDocument } from '../../schema/index.js';
 import type { Expand, ParameterDeclaration, Template } from '../template.js';
 import { ForEachExpansion, type Resolver } from './for-each.js';
@@ -39,9 +40,8 @@ export function languageExtensions(values: TemplateValues = {}): Expand {
   return (document, declarations) => {
     const origins = new Origins();
     const used = new Set<string>();
-    const expansion = new ForEachExpansion(origins, (conditions) =>
-      resolver(document, conditions, declarations, values, used),
-    );
+    const known = knownValues(document, declarations, values);
+    const expansion = new ForEachExpansion(origins, (conditions) => resolver(known, conditions, used));
     const value = expansion.expand(document.value as Record<string, unknown>);
     return { document: origins.document(document, value), diagnostics: expansion.diagnostics, used };
   };
@@ -50,21 +50,27 @@ export function languageExtensions(values: TemplateValues = {}): Expand {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Values decided as the template is expanded: from parameters, mappings, pseudo parameters and conditions. */
-function resolver(
+/** What the expansion knows before any resource exists: the template as written, the parameters' values. */
+interface Known {
+  template: Template;
+  parameters: Map<string, ParameterValue | Unknown>;
+  /** SSM parameter types' parameters: their values are read from the parameter store after the expansion. */
+  fromStore: Set<string>;
+  secret: SecretSources;
+  values: TemplateValues;
+}
+
+function knownValues(
   document: SourceDocument,
-  conditions: Record<string, unknown>,
   declarations: ReadonlyMap<string, ParameterDeclaration>,
   values: TemplateValues,
-  /** The parameters and conditions the values resolved name. */
-  used: Set<string>,
-): Resolver {
+): Known {
   const root = document.value as Record<string, unknown>;
   const template: Template = {
     document,
     parameters: new Map(declarations),
     mappings: isObject(root.Mappings) ? root.Mappings : {},
-    conditions: new Map(Object.entries(conditions)),
+    conditions: new Map(),
     resources: new Map(),
     outputs: new Map(),
   };
@@ -73,7 +79,6 @@ function resolver(
   const parameters = new Map<string, ParameterValue | Unknown>(resolved.values);
   for (const name of declarations.keys())
     if (!resolved.values.has(name)) parameters.set(name, new Unknown([name]));
-  // An SSM parameter type's value is read from the parameter store after the template is expanded.
   const written = isObject(root.Parameters) ? root.Parameters : {};
   const fromStore = new Set(
     [...declarations.keys()].filter((name) => {
@@ -85,8 +90,18 @@ function resolver(
     parameters: new Set([...declarations.values()].filter((p) => p.noEcho).map((p) => p.name)),
     imports: new Set<string>(),
   };
+  return { template, parameters, fromStore, secret, values };
+}
+
+/** Values decided as the template is expanded: from parameters, mappings, pseudo parameters and conditions. */
+function resolver(
+  { template, parameters, fromStore, secret, values }: Known,
+  conditions: Record<string, unknown>,
+  /** The parameters and conditions the values resolved name. */
+  used: Set<string>,
+): Resolver {
   const scope = createScope({
-    template,
+    template: { ...template, conditions: new Map(Object.entries(conditions)) },
     parameters,
     stackName: values.stackName ?? 'validate',
     stackId: 'validate',
