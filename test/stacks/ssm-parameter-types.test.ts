@@ -6,9 +6,12 @@
  * reach AWS::SSM::Parameter is refused without the value.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, after, test } from 'node:test';
 import { api, startTestService, WIDGET, type TestService } from '../helpers/service.js';
 import { SSM_PARAMETER } from './store-types.js';
+import { typeplaneCli } from './helpers.js';
 
 const TEMPLATE = `
 Parameters:
@@ -139,4 +142,14 @@ test('a plan whose SSM parameter changed since it was made is not applied', asyn
     /the SSM parameters that Labels names changed since plan .* make a new plan/,
   );
   assert.deepEqual((await widget('painted')).properties.Labels, ['front', 'back'], 'nothing was applied');
+});
+
+test('typeplane stack plan prints what each SSM parameter type read, under its table', async () => {
+  const file = join(s.dataDir, 'ssm.yaml');
+  writeFileSync(file, TEMPLATE);
+  const plan = await typeplaneCli(s.url, s.token, ['stack', 'plan', 'printed', file]);
+  assert.equal(plan.code, 0, plan.stderr);
+  assert.match(plan.stdout, /^Parameters read from the parameter store:$/m);
+  assert.match(plan.stdout, /^ {2}Labels = top {2}\(from SSM parameter \/app\/labels\)$/m);
+  assert.match(plan.stdout, /^ {2}ColorName: SSM parameter \/app\/color \(exists\)$/m);
 });
