@@ -4,9 +4,11 @@
  * wait and show each resource's progress, exiting 1 when the stack failed or rolled back.
  */
 import type { Command } from 'commander';
+import { writeFileSync } from 'node:fs';
 import { ApiError, columns, render, truncate, type Client } from './client.js';
 import { action, clientFor, common, examples, type Common } from './api-commands.js';
 import { FILES, readLocal } from './local-files.js';
+import { templateWithNested } from './nested-templates.js';
 import { stackProgress, type StackEventView, type StackProgress } from './stack-progress.js';
 import { yaml } from './yaml.js';
 import { aroundDifference } from './output.js';
@@ -40,6 +42,8 @@ export interface PlannedChange {
   before?: Record<string, unknown>;
   replacement?: { properties: string[]; deleteFirst: boolean };
   retain?: boolean;
+  /** Import: where the resource read differs from the template. */
+  differences?: { path: string; kind: string }[];
   /** What rules, admission policies and hooks say of it at plan time. */
   verdicts?: { source: string; name: string; action: string; message: string }[];
   /** Not judged at plan time, but when it is made: why. */
@@ -55,13 +59,19 @@ const EXAMPLES: Record<string, string[]> = {
   plan: [
     'typeplane stack plan orders examples/stacks/app.template --parameters DatabasePassword=correct-horse-battery',
     'typeplane stack plan orders app.template --parameters-file params.yaml -o yaml',
+    'typeplane stack plan legacy legacy.yaml --import to-import.json   # Import: existing resources brought in',
   ],
   deploy: [
     'typeplane stack deploy orders examples/stacks/app.template --parameters DatabasePassword=correct-horse-battery',
     'typeplane stack deploy orders app.template --parameters-file params.yaml --no-wait',
     'typeplane stack deploy orders app.template --parameters-file params.yaml --no-rollback',
+    'typeplane stack deploy legacy legacy.yaml --import to-import.json',
   ],
   apply: ['typeplane stack apply orders 7c1e…   # the plan id that stack plan printed'],
+  generate: [
+    "typeplane stack generate --types 'Typeplane::*' --import-file to-import.json > template.yaml",
+    'typeplane stack validate template.yaml && typeplane stack deploy adopted template.yaml --import to-import.json',
+  ],
   show: ['typeplane stack show orders', 'typeplane stack show orders -o yaml'],
   list: ['typeplane stack list', 'typeplane stack list -o json', 'typeplane stack list --deleted'],
   events: [
@@ -87,6 +97,26 @@ type Waiting = Common & { wait: boolean; rollback?: boolean; clientToken?: strin
  * ParameterValue, JSON or YAML: secrets stay out of the shell's history and the process list), then
  * `--parameters K=V …` over it. A malformed one is a usage error naming the flag.
  */
+const IMPORT_HELP =
+  'import these existing resources instead of creating them: a JSON or YAML list of {LogicalResourceId, ResourceType, ResourceIdentifier} (as aws cloudformation --resources-to-import); nothing else may change';
+
+type Importing = { import?: string };
+
+/** `--import <file>` read: the request's `resourcesToImport` (the server checks each member). */
+function resourcesToImportOf(options: Importing, command: Command): { resourcesToImport?: unknown } {
+  if (options.import === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = yaml().parse(readLocal(options.import, FILES.document));
+  } catch (e) {
+    command.error(`error: --import: ${(e as Error).message.split('\n')[0]!}`, {
+      exitCode: 2,
+      code: 'typeplane.usage',
+    });
+  }
+  return { resourcesToImport: parsed };
+}
+
 export async function parametersOf(
   options: WithParameters,
   command: Command,
@@ -240,6 +270,11 @@ export function changesTable(changes: PlannedChange[]): string {
     if (c.action === 'Modify')
       return truncate((c.patch ?? []).map((op) => propertyPath(op.path)).join(', '), 100);
     if (c.action === 'Remove' && c.retain) return 'Retain: kept, leaves the stack';
+    if (c.action === 'Import')
+      return truncate(
+        `${c.identifier ?? ''}, created by nothing${c.differences?.length ? `; differs from the template at ${c.differences.map((d) => propertyPath(d.path)).join(', ')}` : ''}`,
+        100,
+      );
     return '';
   };
   const modified = changes.filter((c) => c.action === 'Modify' && c.patch);
@@ -416,7 +451,7 @@ export function registerStackCommands(program: Command): void {
         valid: boolean;
         diagnostics: { severity: string; rule: string; message: string; line?: number; column?: number }[];
         types: string[];
-      }>('POST', '/v1/stacks/validate', { template: readLocal(file, FILES.template), parameters });
+      }>('POST', '/v1/stacks/validate', { ...templateWithNested(file), parameters });
       const located = { ...out, diagnostics: out.diagnostics.map((d) => ({ file, ...d })) };
       process.stdout.write(
         render(located, options.output, () =>
@@ -436,17 +471,18 @@ export function registerStackCommands(program: Command): void {
         .command('plan')
         .argument('<name>', 'stack name')
         .argument('<template>', 'template file (JSON or YAML)')
-        .description('what a deployment would change, per resource; stored, to apply by its id'),
+        .description('what a deployment would change, per resource; stored, to apply by its id')
+        .option('--import <file>', IMPORT_HELP),
     ),
   ).action(
-    action(async (name: string, file: string, options: WithParameters, command: Command) => {
+    action(async (name: string, file: string, options: WithParameters & Importing, command: Command) => {
       const parameters = await parametersOf(options, command);
       const answer = await locate(
         file,
         clientFor(options).call<{ planId: string; changes: PlannedChange[]; diagnostics?: Located[] }>(
           'POST',
           `/v1/stacks/${enc(name)}/plans`,
-          { template: readLocal(file, FILES.template), parameters },
+          { ...templateWithNested(file), parameters, ...resourcesToImportOf(options, command) },
         ),
       );
       const plan = { ...answer, diagnostics: (answer.diagnostics ?? []).map((d) => ({ file, ...d })) };
@@ -465,24 +501,28 @@ export function registerStackCommands(program: Command): void {
           .argument('<template>', 'template file (JSON or YAML)')
           .description('deploy a template to a stack: create, update, replace, remove in dependency order')
           .option('--no-rollback', 'on failure, leave the stack as it is for inspection')
-          .option('--client-token <token>', 'idempotency token: retrying with it never deploys twice'),
+          .option('--client-token <token>', 'idempotency token: retrying with it never deploys twice')
+          .option('--import <file>', IMPORT_HELP),
       ),
     ),
   ).action(
-    action(async (name: string, file: string, options: Waiting & WithParameters, command: Command) => {
-      const parameters = await parametersOf(options, command);
-      const client = clientFor(options);
-      const started = await locate(
-        file,
-        client.call<Started>('PUT', `/v1/stacks/${enc(name)}`, {
-          template: readLocal(file, FILES.template),
-          parameters,
-          ...(options.rollback === false ? { noRollback: true } : {}),
-          ...(options.clientToken ? { clientToken: options.clientToken } : {}),
-        }),
-      );
-      return finish(client, name, started, options);
-    }),
+    action(
+      async (name: string, file: string, options: Waiting & WithParameters & Importing, command: Command) => {
+        const parameters = await parametersOf(options, command);
+        const client = clientFor(options);
+        const started = await locate(
+          file,
+          client.call<Started>('PUT', `/v1/stacks/${enc(name)}`, {
+            ...templateWithNested(file),
+            parameters,
+            ...resourcesToImportOf(options, command),
+            ...(options.rollback === false ? { noRollback: true } : {}),
+            ...(options.clientToken ? { clientToken: options.clientToken } : {}),
+          }),
+        );
+        return finish(client, name, started, options);
+      },
+    ),
   );
 
   waitingOptions(
@@ -606,6 +646,35 @@ export function registerStackCommands(program: Command): void {
             events.map((e) => [e.time, e.logicalId, e.type, e.identifier ?? '-', e.status, e.reason ?? '']),
           ),
         ) + '\n',
+      );
+    }),
+  );
+
+  common(
+    stack
+      .command('generate')
+      .description(
+        "a template of the resources outside stacks of the types named (CloudFormation's IaC generator): writable properties, references as Ref/Fn::GetAtt, DeletionPolicy Retain; printed as YAML (-o json: with its ResourcesToImport)",
+      )
+      .requiredOption('--types <globs>', "type globs, comma-separated: 'Typeplane::*,AWS::S3::Bucket'")
+      .option(
+        '--import-file <file>',
+        'also write the ResourcesToImport that imports them (for stack deploy --import)',
+      ),
+    ['table', 'yaml', 'json'],
+  ).action(
+    action(async (options: Common & { types: string; importFile?: string }) => {
+      const out = await clientFor(options).call<{
+        template: unknown;
+        resourcesToImport: unknown[];
+        leftOut: { typeName: string; identifier: string; stack: string }[];
+      }>('GET', `/v1/generated-template?types=${enc(options.types)}`);
+      if (options.importFile !== undefined)
+        writeFileSync(options.importFile, `${JSON.stringify(out.resourcesToImport, null, 2)}\n`);
+      for (const r of out.leftOut)
+        process.stderr.write(`note: ${r.typeName} ${r.identifier} is left out: it is in stack ${r.stack}\n`);
+      process.stdout.write(
+        options.output === 'json' ? `${JSON.stringify(out, null, 2)}\n` : yaml().stringify(out.template),
       );
     }),
   );

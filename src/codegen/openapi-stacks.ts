@@ -83,14 +83,39 @@ export const RESOURCE_DRIFT = {
   },
 };
 
+/** CloudFormation's ResourcesToImport: existing resources brought into the stack instead of created. */
+const RESOURCES_TO_IMPORT = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 200,
+  description:
+    'Import these resources (recorded in Typeplane, in no stack; declared with DeletionPolicy Retain) instead of creating them; nothing else may change.',
+  items: {
+    type: 'object',
+    required: ['LogicalResourceId', 'ResourceType', 'ResourceIdentifier'],
+    additionalProperties: false,
+    properties: {
+      LogicalResourceId: STRING,
+      ResourceType: STRING,
+      ResourceIdentifier: { type: 'object', additionalProperties: { type: 'string' } },
+    },
+  },
+};
+
 export const STACK_SCHEMAS: Schema = {
   StackTemplate: { type: 'object', required: ['template'], properties: TEMPLATE_PROPERTIES },
+  StackPlanRequest: {
+    type: 'object',
+    required: ['template'],
+    properties: { ...TEMPLATE_PROPERTIES, resourcesToImport: RESOURCES_TO_IMPORT },
+  },
   StackDeployRequest: {
     type: 'object',
     required: ['template'],
     properties: {
       ...TEMPLATE_PROPERTIES,
       noRollback: NO_ROLLBACK,
+      resourcesToImport: RESOURCES_TO_IMPORT,
       clientToken: {
         type: 'string',
         description: 'The same token with the same body answers the same deployment.',
@@ -216,6 +241,37 @@ export function stackPaths(): Schema {
           '400': { $ref: '#/components/responses/Error' },
           '404': { $ref: '#/components/responses/Error' },
           '413': { $ref: '#/components/responses/Error' },
+        },
+      },
+    },
+    '/v1/generated-template': {
+      get: {
+        operationId: 'generateTemplate',
+        summary:
+          'A template of the resources outside stacks of the types named (among those the caller may read), with the ResourcesToImport that imports them',
+        parameters: [
+          {
+            name: 'types',
+            in: 'query',
+            required: true,
+            description: "Type globs, comma-separated: 'Typeplane::*,AWS::S3::Bucket'.",
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['template', 'resourcesToImport', 'leftOut'],
+              properties: {
+                template: { type: 'object' },
+                resourcesToImport: RESOURCES_TO_IMPORT,
+                leftOut: { type: 'array', items: { type: 'object' } },
+              },
+            },
+            'The template.',
+          ),
+          ...ERROR_RESPONSES,
         },
       },
     },
@@ -395,7 +451,7 @@ export function stackPaths(): Schema {
       post: {
         operationId: 'planStack',
         summary: 'Plan a deployment without making it',
-        requestBody: body(ref('StackTemplate')),
+        requestBody: body(ref('StackPlanRequest')),
         responses: { '201': json(ref('StackPlan'), 'The plan.'), ...ERROR_RESPONSES },
       },
     },

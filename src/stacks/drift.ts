@@ -92,7 +92,7 @@ async function secretsOf(core: StacksCore, s: StackRecord): Promise<string[]> {
 }
 
 /** Differences between what the stack set (`expected`) and what the provider reports, leaf by leaf. */
-function compare(
+export function compare(
   expected: unknown,
   actual: unknown,
   path: string,

@@ -11,6 +11,7 @@ export { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
 export { parseParameterPairs, MASK } from './parameters.js';
 export { reviewsTo } from './review-plan.js';
 export type { PlannedChange } from './plan.js';
+export { readResourcesToImport, type ResourceToImport } from './import/index.js';
 export type { StackCaller, StackEvent, StackStatus } from './records.js';
 // What recipes (src/recipes) build on: reading a template, finding its functions, locating diagnostics.
 export { loadTemplate, locate, type Template, type ParameterDeclaration } from './template.js';

@@ -23,12 +23,17 @@ import { retained } from './retention.js';
 import { invalidTemplate, stackDiagnostic } from './rules.js';
 import { mask, maskReason } from './secrets.js';
 import { locate } from './template.js';
+import type { DriftDifference } from './drift.js';
+import { importChange, type Importing } from './import/index.js';
 
 export interface PlannedChange {
   logicalId: string;
   type: string;
-  action: Action;
+  /** Import: an existing resource brought into the stack (import/), not created. */
+  action: Action | 'Import';
   identifier?: string;
+  /** Import: how the properties its provider reports differ from the template's, as drift shows them. */
+  differences?: DriftDifference[];
   /** Modify: the property changes as JSON Patch. */
   patch?: PatchOperation[];
   /** Modify: the value each replaced or removed path of the patch holds now (masked as the patch is). */
@@ -60,6 +65,8 @@ export function computePlan(
     stackId: string;
     pseudo: PseudoParameters;
     importValue: (name: string) => string | undefined;
+    /** The resources being imported (import/), by logical id. */
+    importing?: ReadonlyMap<string, Importing>;
   },
 ): PlannedChange[] {
   const secrets = analysis.secretValues;
@@ -95,6 +102,12 @@ export function computePlan(
       if (!(e instanceof EvaluationError)) throw e;
       const problem = stackDiagnostic(e.rule, e.pointer, maskReason(e.message, secrets));
       diagnostics.push(locate(problem, analysis.template.document, undefined));
+      continue;
+    }
+    const importing = rec ? undefined : context.importing?.get(logicalId);
+    if (importing) {
+      changes.push(importChange(logicalId, type, evaluated, importing, secrets));
+      applied.set(logicalId, importing);
       continue;
     }
     const { decision, desired } = decideNamed(

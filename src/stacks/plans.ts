@@ -15,6 +15,7 @@ import { callerOfStack, reviewPlan } from './review-plan.js';
 import { NEVER_CREATED } from './status.js';
 import { sealParameters } from './stored-parameters.js';
 import { analyzeForStack } from './validate.js';
+import { assertImportOnly, resolveImports, type Importing, type ResourceToImport } from './import/index.js';
 import { planDigests, type ResolvedParameter } from './parameter-store/index.js';
 
 /** A stored plan as an answer shows it. */
@@ -37,6 +38,7 @@ export async function makePlan(
   parameters: Record<string, unknown>,
   authorize: Authorize,
   caller?: StackCaller,
+  resourcesToImport?: ResourceToImport[],
 ): Promise<PlanRecord> {
   const analysis = await analyzeForStack(core, name, text, parameters, authorize);
   const current = await core.records.getStack(name);
@@ -46,7 +48,9 @@ export async function makePlan(
   if (current) await unnamed(`stack ${name}`, () => authorize(typesIn(held)));
   const records =
     current && !NEVER_CREATED.has(current.record.status) ? held : new Map<string, ResourceRecord>();
-  const changes = await changesOf(core, name, analysis, current?.record, records);
+  const importing =
+    resourcesToImport && (await resolveImports(core, name, analysis, resourcesToImport, records, authorize));
+  const changes = await changesOf(core, name, analysis, current?.record, records, importing);
   await reviewPlan(core, changes, records, callerOfStack(caller, name));
   const plan: PlanRecord = {
     planId: randomUUID(),
@@ -56,6 +60,7 @@ export async function makePlan(
     parameters: sealParameters(core.records, name, parameters, analysis.secretParameters),
     changes,
     warnings: analysis.warnings,
+    ...(resourcesToImport ? { resourcesToImport } : {}),
     ...(analysis.resolvedParameters?.length
       ? {
           resolvedParameters: analysis.resolvedParameters,
@@ -101,12 +106,17 @@ export async function changesOf(
   analysis: Analysis,
   stack: StackRecord | undefined,
   records: ReadonlyMap<string, ResourceRecord>,
+  /** The resources an import brings in (import/): its plan changes nothing else, or is refused. */
+  importing?: ReadonlyMap<string, Importing>,
 ): Promise<PlannedChange[]> {
   const imports = await importedValues(core.records, analysis.template);
-  return computePlan(analysis, records, {
+  const changes = computePlan(analysis, records, {
     stackName: name,
     stackId: stack?.stackId ?? 'known after apply',
     pseudo: core.ctx.pseudo,
     importValue: (n) => imports.get(n)?.value,
+    ...(importing ? { importing } : {}),
   });
+  if (importing) assertImportOnly(changes, (id) => analysis.resources.get(id)!.compiled.type);
+  return changes;
 }

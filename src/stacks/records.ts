@@ -61,7 +61,10 @@ export type ResourceStatus =
   | 'DELETE_IN_PROGRESS'
   | 'DELETE_COMPLETE'
   | 'DELETE_FAILED'
-  | 'DELETE_SKIPPED';
+  | 'DELETE_SKIPPED'
+  | 'IMPORT_IN_PROGRESS'
+  | 'IMPORT_COMPLETE'
+  | 'IMPORT_FAILED';
 
 /** A stored parameter value: plain, or sealed (NoEcho). */
 export type StoredValue = { value: unknown } | { sealed: string };
@@ -178,6 +181,8 @@ export interface DeploymentRecord {
   update: boolean;
   failure?: string;
   planId?: string;
+  /** Resources it brings into the stack instead of creating them (an import): identifier by logical id. */
+  imports?: Record<string, string>;
   /** Who asked for it (an API token's id and type globs): the engine's operations run as them, resumed or not. */
   caller?: StackCaller;
   /** The W3C traceparent of the request that began it: the deployment continues that trace, resumed or not. */
@@ -206,6 +211,8 @@ export interface PlanRecord {
   changes: unknown[];
   /** The template's warnings when it was planned (diagnostics). */
   warnings?: unknown[];
+  /** An import's plan: the resources to import as asked (checked again when it is applied). */
+  resourcesToImport?: unknown[];
   /** The parameters of SSM parameter types, and what each read when it was planned (NoEcho masked). */
   resolvedParameters?: unknown[];
   /** A keyed digest of each value read for them: applying the plan refuses when one changed since. */
@@ -589,6 +596,21 @@ export class StackStore {
       await this.store.kvReplace(namespace, record.logicalId, e);
   }
 
+  /**
+   * Which stack holds each of `wanted` (keys made by {@link heldKey}), read from the records' plain
+   * parts (nothing is opened). Reads every stack's resource records: for an import, not a hot path.
+   */
+  async holders(wanted: ReadonlySet<string>): Promise<Map<string, { stack: string; logicalId: string }>> {
+    const found = new Map<string, { stack: string; logicalId: string }>();
+    for await (const { key: stack } of this.all(STACKS))
+      for await (const { key: logicalId, entry: e } of this.all(resourcesOf(stack))) {
+        const { type, identifier } = e.value as { type: string; identifier?: string };
+        const key = identifier === undefined ? undefined : heldKey(type, identifier);
+        if (key !== undefined && wanted.has(key)) found.set(key, { stack, logicalId });
+      }
+    return found;
+  }
+
   async deleteResource(stack: string, logicalId: string): Promise<void> {
     await this.store.kvDelete(resourcesOf(stack), logicalId);
   }
@@ -735,6 +757,11 @@ export class StackStore {
     for await (const { key } of this.all(namespace)) keys.push(key);
     for (const key of keys) await this.store.kvDelete(namespace, key);
   }
+}
+
+/** A resource as {@link StackStore.holders} looks it up: its type and identifier. */
+export function heldKey(type: string, identifier: string): string {
+  return JSON.stringify([type, identifier]);
 }
 
 function entry(value: unknown, writtenBy: string): KvEntry {

@@ -28,6 +28,8 @@ import { DeploymentRunner } from './resume.js';
 import type { DeploymentContext, StackEngine } from './stages/state.js';
 import type { StacksObserver } from './observer.js';
 import { applyPlan, deploy } from './start.js';
+import type { ResourceToImport } from './import/index.js';
+import { generateTemplate, type GeneratedTemplate } from './generate/index.js';
 import { registryTypes } from './types.js';
 import { CustomResources, withCustomResources, withCustomTypes } from './custom-resources/index.js';
 import { withNestedStackType, withNestedStacks, type NestedStackHost } from './nested/index.js';
@@ -147,8 +149,10 @@ export class Stacks {
     parameters: Record<string, unknown>,
     authorize: (typeNames: string[]) => void = () => {},
     caller?: StackCaller,
+    /** An import's plan: these existing resources brought in, nothing else changed (import/). */
+    resourcesToImport?: ResourceToImport[],
   ): Promise<PlanRecord> {
-    return makePlan(this.core, name, text, parameters, authorize, caller);
+    return makePlan(this.core, name, text, parameters, authorize, caller, resourcesToImport);
   }
 
   async getPlan(name: string, planId: string, authorize: Authorize = () => {}): Promise<PlanView> {
@@ -167,6 +171,8 @@ export class Stacks {
       clientToken?: string;
       authorize?: (typeNames: string[]) => void;
       caller?: StackCaller;
+      /** Bring these existing resources in instead of creating them; nothing else may change (import/). */
+      resourcesToImport?: ResourceToImport[];
     } = {},
   ): Promise<Started> {
     return deploy(this.core, this.runner.run, name, text, parameters, options);
@@ -190,6 +196,14 @@ export class Stacks {
   }
 
   // ---- Reading ----
+
+  /** A template of the resources outside stacks of the types `globs` match and `visible` accepts: see generate/. */
+  async generate(
+    globs: readonly string[],
+    visible: (typeName: string) => boolean,
+  ): Promise<GeneratedTemplate> {
+    return generateTemplate(this.core, globs, visible);
+  }
 
   async describe(name: string): Promise<StackView> {
     return describe(this.core, name);

@@ -30,6 +30,7 @@ import type { PlannedChange } from './plan.js';
 import { callerOfStack, reviewPlan } from './review-plan.js';
 import { DeniedByVerdicts } from '../verdict.js';
 import { changedSincePlan } from './parameter-store/index.js';
+import { resolveImports, type ResourceToImport } from './import/index.js';
 
 export async function deploy(
   core: StacksCore,
@@ -37,7 +38,14 @@ export async function deploy(
   name: string,
   text: string,
   parameters: Record<string, unknown>,
-  options: { noRollback?: boolean; clientToken?: string; authorize?: Authorize; caller?: StackCaller },
+  options: {
+    noRollback?: boolean;
+    clientToken?: string;
+    authorize?: Authorize;
+    caller?: StackCaller;
+    /** Bring these existing resources in instead of creating them (import/). */
+    resourcesToImport?: ResourceToImport[];
+  },
 ): Promise<Started> {
   const authorize = options.authorize ?? (() => {});
   // Access first: a client token replays only to a caller who may make the request now.
@@ -110,6 +118,7 @@ export async function applyPlan(
     baseVersion: plan.baseVersion,
     planId,
     planned: plan.changes as PlannedChange[],
+    ...(plan.resourcesToImport ? { resourcesToImport: plan.resourcesToImport as ResourceToImport[] } : {}),
   });
 }
 
@@ -129,6 +138,7 @@ async function begin(
     planId?: string;
     caller?: StackCaller;
     authorize?: Authorize;
+    resourcesToImport?: ResourceToImport[];
     /** The stored plan's changes, with the verdicts it was given, when a plan is applied. */
     planned?: readonly PlannedChange[];
   },
@@ -136,6 +146,8 @@ async function begin(
   const { records } = core;
   const existing = await records.getStack(name);
   await checkExports(core, name, existing?.record, analysis, options.authorize ?? (() => {}));
+  const imports =
+    options.resourcesToImport && (await importsOf(core, name, analysis, existing?.record, held, options));
   await refuseDenied(core, name, analysis, existing?.record, held, options.caller, options.planned);
   const id = randomUUID();
   const update = existing !== undefined && !NEVER_CREATED.has(existing.record.status);
@@ -149,6 +161,7 @@ async function begin(
     parameters: sealParameters(records, name, parameters, analysis.secretParameters),
     update,
     ...(options.planId ? { planId: options.planId } : {}),
+    ...(imports ? { imports } : {}),
     ...(options.caller ? { caller: options.caller } : {}),
     ...tracedFrom(),
     owner: core.owner,
@@ -255,6 +268,31 @@ async function markStarted(
     return next;
   });
   return { record, inserted: false };
+}
+
+/**
+ * The resources an import brings in, checked (import/) as its plan checks them, now: the identifier of
+ * each by logical id. Refused when the deployment would change anything else.
+ */
+async function importsOf(
+  core: StacksCore,
+  name: string,
+  analysis: Analysis,
+  stack: StackRecord | undefined,
+  held: Map<string, ResourceRecord>,
+  options: { resourcesToImport?: ResourceToImport[]; authorize?: Authorize },
+): Promise<Record<string, string>> {
+  const importing = await resolveImports(
+    core,
+    name,
+    analysis,
+    options.resourcesToImport!,
+    held,
+    options.authorize ?? (() => {}),
+  );
+  const records = stack && !NEVER_CREATED.has(stack.status) ? held : new Map<string, ResourceRecord>();
+  await changesOf(core, name, analysis, stack, records, importing);
+  return Object.fromEntries([...importing].map(([logicalId, i]) => [logicalId, i.identifier]));
 }
 
 /** Export names must be free (or ours); an export another stack imports cannot go away. */

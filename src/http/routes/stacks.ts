@@ -8,7 +8,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
 import { assertTypeVisible, typeVisible } from '../../auth/index.js';
-import { reviewsTo, type StackCaller, type StackView, type Stacks } from '../../stacks/index.js';
+import {
+  readResourcesToImport,
+  reviewsTo,
+  type StackCaller,
+  type StackView,
+  type Stacks,
+} from '../../stacks/index.js';
 import { principalOf } from '../auth.js';
 import { bodyObject, parametersOf } from './body-fields.js';
 import { isRecipeStack } from '../../recipes/index.js';
@@ -137,6 +143,17 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     return stacks.validate(template(body), given, authorizer(request));
   });
 
+  // The IaC generator: a template (and its ResourcesToImport) of the resources outside stacks of the
+  // types named, among those the caller may read.
+  app.get<{ Querystring: { types?: string | string[] } }>('/v1/generated-template', async (request) => {
+    const given = request.query.types;
+    const globs = (Array.isArray(given) ? given : given === undefined ? [] : [given])
+      .flatMap((g) => g.split(','))
+      .map((g) => g.trim())
+      .filter((g) => g !== '');
+    return stacks.generate(globs, visibleTo(request));
+  });
+
   app.get<{ Querystring: { maxResults?: string; nextToken?: string; deleted?: string } }>(
     '/v1/stacks',
     async (request) =>
@@ -155,12 +172,14 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     const body = bodyObject(request.body);
     if (body.clientToken !== undefined && typeof body.clientToken !== 'string')
       throw new TypeplaneError('InvalidRequest', 'clientToken must be a string');
+    const resourcesToImport = readResourcesToImport(body.resourcesToImport);
     // The plan's verdicts (Audit ones included) go in this request's audit record.
     const started = await stacks.deploy(request.params.stackName, template(body), parametersOf(body), {
       noRollback: body.noRollback === true,
       ...(typeof body.clientToken === 'string' ? { clientToken: body.clientToken } : {}),
       authorize: authorizer(request),
       caller: reviewsTo(callerOf(request), verdictsOf(request)),
+      ...(resourcesToImport ? { resourcesToImport } : {}),
     });
     const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
     return reply.status(202).send({
@@ -231,6 +250,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
       parametersOf(body),
       authorizer(request),
       reviewsTo(callerOf(request), verdictsOf(request)),
+      readResourcesToImport(body.resourcesToImport),
     );
     return reply.status(201).send(await stacks.getPlan(request.params.stackName, plan.planId));
   });

@@ -11,6 +11,7 @@ import { EvaluationError, containsUnknown, evaluateProperties, type Scope } from
 import { decideNamed, physicalName } from '../physical-names.js';
 import type { ResourceRecord } from '../records.js';
 import { evaluateOutputs } from './outputs.js';
+import { importInto } from '../import/step.js';
 import { stepToken, type DeploymentState } from './state.js';
 
 /** Whether every resource is in place and the outputs evaluate. */
@@ -72,6 +73,8 @@ async function forwardStep(d: DeploymentState, logicalId: string, scope: Scope):
     await d.fail(`${logicalId}: ${error.message}`);
     return false;
   }
+  const importing = rec ? undefined : d.record.imports?.[logicalId];
+  if (importing !== undefined) return importInto(d, baseRecord(d, logicalId, type, rec), desired, importing);
   const named = decideNamed(type, rec, desired, () => physicalName(type, d.name, logicalId, d.id));
   const decision = named.decision;
   desired = named.desired;

@@ -1,0 +1,141 @@
+/**
+ * `typeplane stack generate` (CloudFormation's IaC generator) through the CLI as child processes
+ * against a real server: the template of the resources outside stacks of the types named holds their
+ * writable properties only, a reference to another resource as a Ref, DeletionPolicy Retain; it
+ * validates; deployed with the ResourcesToImport generated with it, every resource is imported with no
+ * difference and nothing created, and the stack is then in sync — the round trip. Resources a stack
+ * holds already are left out, and types out of the token's reach are not read.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { settle, startTestService, tempDir, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
+import { exits, GADGET, typeplaneCli } from './helpers.js';
+
+const GADGET_TYPE = 'Test::Shop::Gadget';
+
+test('generate → validate → deploy --import round-trips: Import with no difference, nothing created, in sync after', async (t) => {
+  const s = await startTestService();
+  t.after(() => s.close());
+  for (const doc of [WIDGET, GADGET]) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
+  const create = async (typeName: string, desiredState: object) => {
+    const made = await s.call('POST', `/v1/resources/${encodeURIComponent(typeName)}`, { desiredState });
+    const done = await settle(s, made.body.progressEvent.requestToken);
+    assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
+    return done.identifier as string;
+  };
+  await create(WIDGET_TYPE, { Name: 'ada', Color: 'red', Secret: 'never-shown-42', Labels: ['a', 'b'] });
+  const gadget = await create(GADGET_TYPE, { WidgetName: 'ada', Note: 'first gadget', Port: 8080 });
+  const held = `Resources:\n  Held:\n    Type: ${WIDGET_TYPE}\n    Properties: { Name: held }\n`;
+  assert.equal(
+    (await s.call('PUT', '/v1/stacks/other?wait=20', { template: held })).body.stack.status,
+    'CREATE_COMPLETE',
+  );
+
+  const dir = tempDir();
+  const importFile = join(dir, 'to-import.json');
+  const generated = await typeplaneCli(s.url, s.token, [
+    'stack',
+    'generate',
+    '--types',
+    'Test::Shop::*',
+    '--import-file',
+    importFile,
+  ]);
+  exits(generated, 0);
+  assert.match(generated.stderr, /note: Test::Shop::Widget held is left out: it is in stack other/);
+  assert.doesNotMatch(generated.stdout, /never-shown-42/, 'a write-only value is never emitted');
+  assert.doesNotMatch(generated.stdout, /GadgetId/, 'read-only properties are left out');
+  const templateFile = join(dir, 'template.yaml');
+  writeFileSync(templateFile, generated.stdout);
+  const { parse } = await import('yaml');
+  const template = parse(generated.stdout);
+  assert.deepEqual(template.Resources.WidgetAda, {
+    Type: WIDGET_TYPE,
+    DeletionPolicy: 'Retain',
+    UpdateReplacePolicy: 'Retain',
+    Properties: { Name: 'ada', Size: 'S', Color: 'red', Labels: ['a', 'b'] },
+  });
+  const gadgetId = Object.keys(template.Resources).find((id) => id.startsWith('Gadget'))!;
+  assert.deepEqual(
+    template.Resources[gadgetId].Properties,
+    {
+      WidgetName: { Ref: 'WidgetAda' },
+      Note: 'first gadget',
+      Port: 8080,
+    },
+    'the widget named by WidgetName is a Ref to it',
+  );
+  assert.deepEqual(JSON.parse(readFileSync(importFile, 'utf8')), [
+    { LogicalResourceId: gadgetId, ResourceType: GADGET_TYPE, ResourceIdentifier: { GadgetId: gadget } },
+    { LogicalResourceId: 'WidgetAda', ResourceType: WIDGET_TYPE, ResourceIdentifier: { Name: 'ada' } },
+  ]);
+
+  exits(await typeplaneCli(s.url, s.token, ['stack', 'validate', templateFile]), 0);
+  const planned = await typeplaneCli(s.url, s.token, [
+    'stack',
+    'plan',
+    'adopted',
+    templateFile,
+    '--import',
+    importFile,
+    '-o',
+    'json',
+  ]);
+  exits(planned, 0);
+  const plan = JSON.parse(planned.stdout);
+  assert.deepEqual(
+    plan.changes.map((c: { action: string; logicalId: string; differences: unknown[] }) => [
+      c.action,
+      c.logicalId,
+      c.differences,
+    ]),
+    [
+      ['Import', 'WidgetAda', []],
+      ['Import', gadgetId, []],
+    ],
+  );
+  const deployed = await typeplaneCli(s.url, s.token, [
+    'stack',
+    'deploy',
+    'adopted',
+    templateFile,
+    '--import',
+    importFile,
+  ]);
+  exits(deployed, 0);
+  const shown = await s.call('GET', '/v1/stacks/adopted');
+  assert.equal(shown.body.status, 'CREATE_COMPLETE');
+  assert.equal(
+    (await s.call('GET', '/v1/requests?operation=CREATE')).body.progressEvents.length,
+    3,
+    'nothing created by the import',
+  );
+  assert.equal((await s.call('GET', '/v1/stacks/adopted/drift')).body.status, 'IN_SYNC');
+  const again = await s.call('POST', '/v1/stacks/adopted/plans', { template: generated.stdout });
+  assert.deepEqual(
+    again.body.changes.map((c: { action: string }) => c.action),
+    ['NoChange', 'NoChange'],
+  );
+});
+
+test('generate reads only the types the token may read, and says so when nothing is left', async (t) => {
+  const s = await startTestService();
+  t.after(() => s.close());
+  for (const doc of [WIDGET, GADGET]) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
+  const made = await s.call('POST', `/v1/resources/${encodeURIComponent(WIDGET_TYPE)}`, {
+    desiredState: { Name: 'ada' },
+  });
+  await settle(s, made.body.progressEvent.requestToken);
+  const reader = (await s.call('POST', '/v1/tokens', { role: 'reader', types: [GADGET_TYPE] })).body.token;
+  const none = await typeplaneCli(s.url, reader, ['stack', 'generate', '--types', 'Test::*']);
+  assert.equal(none.code, 1, none.stderr);
+  assert.match(
+    none.stderr,
+    /no resource outside a stack is of a type matching Test::\* \(among the types your token may read\)/,
+  );
+  const usage = await s.call('GET', '/v1/generated-template');
+  assert.equal(usage.status, 400);
+  assert.match(usage.body.message, /types: name 1 to 20 type globs/);
+});
