@@ -1,9 +1,10 @@
 /**
  * Dynamic references over real HTTP: `{{resolve:secretsmanager:…}}` (whole or embedded, named by a
  * secret's Name or by a Ref to a secret the stack makes, a JSON key of it) and `{{resolve:ssm:…}}`
- * resolve when a resource is made; the stack keeps the reference, so a secret's value is in no answer,
- * event or log line, and nowhere in the SQLite file in plain text. A reference that names nothing
- * fails its step (and the deployment rolls back); a malformed or misplaced one is a located diagnostic.
+ * (by name or ARN) resolve when a resource is made; the stack keeps the reference, so a secret's
+ * value is in no answer, event or log line, and nowhere in the SQLite file in plain text. A reference
+ * that names nothing fails its step (and the deployment rolls back); a malformed or misplaced one is
+ * a located diagnostic.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -40,7 +41,7 @@ Resources:
     Properties:
       Name: admin
       Password: '{{resolve:secretsmanager:db-credentials:SecretString:password}}'
-      Host: '{{resolve:ssm:/app/host}}'
+      Host: '{{resolve:ssm:arn:aws:ssm:us-east-1:123456789012:parameter/app/host}}'
   Embedded:
     Type: Test::Vault::Login
     Properties:

@@ -49,9 +49,17 @@ function parseReference(text: string, body: string): DynamicReference | string {
   const service = colon < 0 ? body : body.slice(0, colon);
   const rest = colon < 0 ? '' : body.slice(colon + 1);
   if (service === 'ssm' || service === 'ssm-secure') {
-    const [name = '', version, ...more] = rest.split(':');
+    const parts = rest.split(':');
+    // A parameter's ARN (arn:partition:ssm:region:account:parameter/name) names it too: a
+    // hierarchical name's leading / is left out of its ARN.
+    if (parts[0] === 'arn') {
+      const resource = parts.splice(0, 6)[5] ?? '';
+      const name = resource.startsWith('parameter/') ? resource.slice('parameter/'.length) : '';
+      parts.unshift(name.includes('/') ? `/${name}` : name);
+    }
+    const [name = '', version, ...more] = parts;
     if (!SSM_NAME.test(name) || more.length > 0)
-      return `${text}: a parameter name is letters, digits and _ . - / ({{resolve:${service}:name}})`;
+      return `${text}: a parameter name is letters, digits and _ . - / ({{resolve:${service}:name}}), or its ARN`;
     if (version !== undefined)
       return `${text}: Typeplane keeps each parameter's current value only, not its versions; drop ':${version}'`;
     return { service, text, name };
