@@ -22,6 +22,7 @@
 import type { ResourceType } from '../schema/index.js';
 import { pointerTokens } from '../schema/diagnostics.js';
 import { secretKeysNote } from './secret-keys.js';
+import { rulesNote } from './validation-rules.js';
 
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -439,6 +440,7 @@ class TypeGenerator {
           '',
           `Model of the resource type \`${type.typeName}\`${version}.`,
           ...(ids ? [`Primary identifier: ${ids}.`] : []),
+          ...optional(rulesNote(type.schema, () => undefined)),
         ],
         '',
       ),
@@ -462,7 +464,13 @@ class TypeGenerator {
       const node = this.definitions[def];
       const converted = this.convert(node, { container: def, path: [] });
       out.push(
-        ...docComment(isObject(node) && typeof node.description === 'string' ? [node.description] : [], ''),
+        ...docComment(
+          [
+            ...(isObject(node) && typeof node.description === 'string' ? [node.description] : []),
+            ...optional(rulesNote(node, () => undefined)),
+          ],
+          '',
+        ),
       );
       out.push(this.named(this.definitionNames.get(def)!, converted), '');
     }
@@ -658,7 +666,13 @@ class TypeGenerator {
     return chosen;
   }
 
-  /** TSDoc for a property: description, notes from the pointer lists, default. */
+  /** The definition a `#/definitions/…` reference names. */
+  private definitionAt(ref: string): unknown {
+    const name = /^#\/definitions\/([^/]+)$/.exec(ref)?.[1];
+    return name !== undefined && Object.hasOwn(this.definitions, name) ? this.definitions[name] : undefined;
+  }
+
+  /** TSDoc for a property: description, notes from the pointer lists, default, validation rules. */
   private doc(node: unknown, at: Location | null): string[] {
     const parts: string[] = [];
     if (isObject(node) && typeof node.description === 'string' && node.description.trim() !== '')
@@ -666,6 +680,9 @@ class TypeGenerator {
     // A string naming a secret (a manifest's `schema` on a string): say which keys the secret holds.
     const secret = secretKeysNote(node);
     if (secret) parts.push(secret);
+    // The validation rules (CEL) its value must keep, as Bicep descriptions tell them.
+    const rules = rulesNote(node, (ref) => this.definitionAt(ref));
+    if (rules) parts.push(rules);
     const notes = at ? this.notes.get(locationKey(at)) : undefined;
     const tags: string[] = [];
     for (const [note, pointers] of notes ?? []) {
@@ -844,4 +861,9 @@ export function generateTypeScript(types: readonly ResourceType[], sources: read
   types.forEach((type, i) => out.push(...new TypeGenerator(type, names[i]!, taken).generate()));
   if (types.length === 0) out.push('export {};', '');
   return out.join('\n');
+}
+
+/** A line when there is one. */
+function optional(line: string | undefined): string[] {
+  return line === undefined ? [] : ['', line];
 }

@@ -2,7 +2,7 @@
  * A type's validation rules (CEL) in what consumers get: the type's JSON Schema and the OpenAPI
  * document carry each node's rules under `x-kubernetes-validations` (and `x-typeplane-validations`
  * as written); Bicep types tell them in descriptions (a rule's message, or its text), read back with
- * `@azure/bicep-types`; the editor schemas offer and check the entries' keys in both dialects.
+ * `@azure/bicep-types`, and TypeScript declarations in their TSDoc; the editor schemas offer and check the entries' keys in both dialects.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +16,7 @@ import type { ObjectType } from '@azure/bicep-types';
 import {
   generateBicep,
   generateOpenApi,
+  generateTypeScript,
   manifestEditorSchema,
   resourceSchemaEditorSchema,
   typePropertiesSchema,
@@ -128,6 +129,27 @@ test("Bicep descriptions tell each property's rules (the message, or the rule's 
   );
   const members = manifest.types[envelope.properties.properties!.type.index] as ObjectType;
   assert.equal(members.properties.size!.description, 'Rules: `self >= oldSelf`.');
+});
+
+test("TypeScript declarations tell each property's rules in its TSDoc, the resource's and a definition's on their interfaces", () => {
+  const code = generateTypeScript([typeOf(SCALER, 'scaler.json')], ['scaler.json']);
+  const docOf = (declaration: string) => {
+    const at = code.indexOf(declaration);
+    assert.ok(at > 0, declaration);
+    const start = code.lastIndexOf('/**', at);
+    return code.slice(start, code.indexOf('*/', start) + 2);
+  };
+  assert.match(
+    docOf('export interface TestStateScaler {'),
+    /Rules: MinReplicas must not exceed MaxReplicas\./,
+  );
+  assert.equal(docOf('  Size: number;'), '/** Rules: `self >= oldSelf`. */');
+  assert.equal(docOf('  Labels?: string[];'), "/** Rules on each item: `self != 'default'`. */");
+  assert.equal(docOf('  Window?: TestStateScalerWindow;'), '/** Rules: a window ends after it starts. */');
+  assert.equal(
+    docOf('export interface TestStateScalerWindow {'),
+    '/** Rules: a window ends after it starts. */',
+  );
 });
 
 test('the editor schemas offer the rule entries and refuse what validate refuses of their shape, in both dialects', () => {
