@@ -4,7 +4,8 @@
  * deletes each resource in a `stack resource delete` span, each holding its engine operation (begin,
  * step, the provider's call); a deployment resumed by a restarted server continues the trace of the
  * request that began it; and a recipe's instance stack is deployed and deleted under the instance's
- * handler steps. Over real HTTP, with a real OTLP/HTTP receiver.
+ * handler steps. Over real HTTP, with a real OTLP/HTTP receiver; one server serves the rollback, the
+ * deletion and the recipe (each in a trace of its own), another is stopped and resumed.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -29,7 +30,7 @@ function resourceSpans(children: OtlpSpan[], phase: string, logicalId: string): 
   );
 }
 
-test('a rollback and a stack delete: a span per resource step, each holding its engine operation', async (t) => {
+test("stack steps in a trace, on one server: a rollback, a stack delete, and a recipe instance's stack", async (t) => {
   // The provider refuses to make anything named "broken".
   const { otlp, remote, server, client } = await setUp(
     t,
@@ -62,48 +63,111 @@ test('a rollback and a stack delete: a span per resource step, each holding its 
   });
   assert.equal(deleted.status, 202, JSON.stringify(deleted.body));
   assert.equal(deleted.body.stack.status, 'DELETE_COMPLETE', JSON.stringify(deleted.body.stack));
+
+  const manifest = await client.call('POST', '/v1/types', SAMPLE_MANIFEST, {
+    'content-type': 'application/yaml',
+  });
+  assert.equal(manifest.status, 201, JSON.stringify(manifest.body));
+  const recipe = await client.call('POST', '/v1/recipes', {
+    typeName: SAMPLE_TYPE,
+    file: 'recipe.yaml',
+    template: `Resources:\n  Box:\n    Type: ${TYPE}\n    Properties: { Name: !Sub '\${context.resource.name}-box' }\n`,
+  });
+  assert.equal(recipe.status, 201, JSON.stringify(recipe.body));
+
+  const making = callerTrace();
+  const created = await client.call(
+    'POST',
+    `/v1/resources/${encodeURIComponent(SAMPLE_TYPE)}`,
+    { desiredState: { name: 'orders', size: 'S' } },
+    { traceparent: making.traceparent },
+  );
+  assert.equal(created.status, 202, JSON.stringify(created.body));
+  const made = await settle(client, created.body.progressEvent.requestToken, 20_000);
+  assert.equal(made.operationStatus, 'SUCCESS', JSON.stringify(made));
+  const removing = callerTrace();
+  const removed = await client.call(
+    'DELETE',
+    `/v1/resources/${encodeURIComponent(SAMPLE_TYPE)}/orders`,
+    undefined,
+    { traceparent: removing.traceparent },
+  );
+  assert.equal(removed.status, 202, JSON.stringify(removed.body));
+  const ended = await settle(client, removed.body.progressEvent.requestToken, 20_000);
+  assert.equal(ended.operationStatus, 'SUCCESS', JSON.stringify(ended));
+  // Stopped, it exports every span it still holds.
   await stop(server.child);
   const { parentOf, childrenOf } = tree(otlp.spans);
 
-  // The rollback: Left made, Right refused, Left deleted again — each step in the deployment's span.
-  const inRollback = otlp.spans.filter((s) => s.traceId === failing.traceId);
-  const deploy = inRollback.find((s) => s.name === 'stack deploy');
-  assert.ok(deploy, `no deployment span: ${names(inRollback)}`);
-  assert.equal(parentOf(deploy)?.name, 'PUT /v1/stacks/:stackName');
-  const steps = childrenOf(deploy);
-  assert.equal(resourceSpans(steps, 'forward', 'Left').length, 1, names(steps));
-  assert.equal(resourceSpans(steps, 'forward', 'Right').length, 1, names(steps));
-  const [putBack] = resourceSpans(steps, 'rollback', 'Left');
-  assert.ok(putBack, `no rollback span for Left: ${names(steps)}`);
-  assert.equal(attribute(putBack, 'typeplane.type_name'), TYPE);
-  assert.equal(attribute(putBack, 'typeplane.stack'), 'failing');
-  // Right was never made: its rollback step deletes nothing, and calls no provider.
-  const begun = childrenOf(putBack).find((s) => s.name === 'begin DELETE');
-  assert.ok(begun, `under Left's rollback: ${names(childrenOf(putBack))}`);
-  const stepped = childrenOf(begun).find((s) => s.name === 'step DELETE');
-  assert.ok(stepped, `under its begin: ${names(childrenOf(begun))}`);
-  const call = childrenOf(stepped).find((s) => s.name === 'POST');
-  assert.ok(call, `under its step: ${names(childrenOf(stepped))}`);
-  const deleteCall = remote.calls.find(
-    (c) => c.action === 'DELETE' && String(c.headers.traceparent).includes(failing.traceId),
-  );
-  assert.equal(deleteCall?.headers.traceparent, `00-${failing.traceId}-${call.spanId}-01`);
+  await t.test(
+    'a rollback and a stack delete: a span per resource step, each holding its engine operation',
+    () => {
+      // The rollback: Left made, Right refused, Left deleted again — each step in the deployment's span.
+      const inRollback = otlp.spans.filter((s) => s.traceId === failing.traceId);
+      const deploy = inRollback.find((s) => s.name === 'stack deploy');
+      assert.ok(deploy, `no deployment span: ${names(inRollback)}`);
+      assert.equal(parentOf(deploy)?.name, 'PUT /v1/stacks/:stackName');
+      const steps = childrenOf(deploy);
+      assert.equal(resourceSpans(steps, 'forward', 'Left').length, 1, names(steps));
+      assert.equal(resourceSpans(steps, 'forward', 'Right').length, 1, names(steps));
+      const [putBack] = resourceSpans(steps, 'rollback', 'Left');
+      assert.ok(putBack, `no rollback span for Left: ${names(steps)}`);
+      assert.equal(attribute(putBack, 'typeplane.type_name'), TYPE);
+      assert.equal(attribute(putBack, 'typeplane.stack'), 'failing');
+      // Right was never made: its rollback step deletes nothing, and calls no provider.
+      const begun = childrenOf(putBack).find((s) => s.name === 'begin DELETE');
+      assert.ok(begun, `under Left's rollback: ${names(childrenOf(putBack))}`);
+      const stepped = childrenOf(begun).find((s) => s.name === 'step DELETE');
+      assert.ok(stepped, `under its begin: ${names(childrenOf(begun))}`);
+      const call = childrenOf(stepped).find((s) => s.name === 'POST');
+      assert.ok(call, `under its step: ${names(childrenOf(stepped))}`);
+      const deleteCall = remote.calls.find(
+        (c) => c.action === 'DELETE' && String(c.headers.traceparent).includes(failing.traceId),
+      );
+      assert.equal(deleteCall?.headers.traceparent, `00-${failing.traceId}-${call.spanId}-01`);
 
-  // The deletion: one span per resource under the stack's, each with its delete operation.
-  const inDelete = otlp.spans.filter((s) => s.traceId === deleting.traceId);
-  const removal = inDelete.find((s) => s.name === 'stack delete');
-  assert.ok(removal, `no deletion span: ${names(inDelete)}`);
-  assert.equal(parentOf(removal)?.name, 'DELETE /v1/stacks/:stackName');
-  assert.equal(attribute(removal, 'typeplane.stack'), 'pair');
-  for (const logicalId of ['Left', 'Right']) {
-    const [gone] = resourceSpans(childrenOf(removal), 'delete', logicalId);
-    assert.ok(gone, `no delete span for ${logicalId}: ${names(childrenOf(removal))}`);
-    assert.equal(attribute(gone, 'typeplane.type_name'), TYPE);
-    const begin = childrenOf(gone).find((s) => s.name === 'begin DELETE');
-    assert.ok(begin, `under ${logicalId}'s delete: ${names(childrenOf(gone))}`);
-    const step = childrenOf(begin).find((s) => s.name === 'step DELETE');
-    assert.ok(step && childrenOf(step).some((s) => s.name === 'POST'), names(childrenOf(begin)));
-  }
+      // The deletion: one span per resource under the stack's, each with its delete operation.
+      const inDelete = otlp.spans.filter((s) => s.traceId === deleting.traceId);
+      const removal = inDelete.find((s) => s.name === 'stack delete');
+      assert.ok(removal, `no deletion span: ${names(inDelete)}`);
+      assert.equal(parentOf(removal)?.name, 'DELETE /v1/stacks/:stackName');
+      assert.equal(attribute(removal, 'typeplane.stack'), 'pair');
+      for (const logicalId of ['Left', 'Right']) {
+        const [gone] = resourceSpans(childrenOf(removal), 'delete', logicalId);
+        assert.ok(gone, `no delete span for ${logicalId}: ${names(childrenOf(removal))}`);
+        assert.equal(attribute(gone, 'typeplane.type_name'), TYPE);
+        const begin = childrenOf(gone).find((s) => s.name === 'begin DELETE');
+        assert.ok(begin, `under ${logicalId}'s delete: ${names(childrenOf(gone))}`);
+        const step = childrenOf(begin).find((s) => s.name === 'step DELETE');
+        assert.ok(step && childrenOf(step).some((s) => s.name === 'POST'), names(childrenOf(begin)));
+      }
+    },
+  );
+
+  await t.test(
+    "a recipe's instance: its stack's deployment and deletion are under the instance's handler steps",
+    () => {
+      for (const [caller, operation, kind, phase] of [
+        [making, 'CREATE', 'deploy', 'forward'],
+        [removing, 'DELETE', 'delete', 'delete'],
+      ] as const) {
+        const spans = otlp.spans.filter((s) => s.traceId === caller.traceId);
+        // The instance's handler step began its stack's deployment: the deployment is its child.
+        const steps = spans.filter(
+          (s) => s.name === `step ${operation}` && attribute(s, 'typeplane.type_name') === SAMPLE_TYPE,
+        );
+        const deployment = steps.flatMap(childrenOf).find((s) => s.name === `stack ${kind}`);
+        assert.ok(deployment, `no stack ${kind} under the instance's step: ${names(spans)}`);
+        const [box] = resourceSpans(childrenOf(deployment), phase, 'Box');
+        assert.ok(box, `no span for the recipe's resource: ${names(childrenOf(deployment))}`);
+        assert.equal(attribute(box, 'typeplane.type_name'), TYPE);
+        assert.ok(
+          childrenOf(box).some((s) => s.name === `begin ${operation}`),
+          `the resource's ${operation} under its step: ${names(childrenOf(box))}`,
+        );
+      }
+    },
+  );
 });
 
 test('a deployment resumed by a restarted server continues the trace of the request that began it', async (t) => {
@@ -155,61 +219,4 @@ test('a deployment resumed by a restarted server continues the trace of the requ
   assert.equal(resumed.parentSpanId, begun.parentSpanId, 'both under the request that began it');
   const [step] = resourceSpans(childrenOf(resumed), 'forward', 'Slow');
   assert.ok(step, `the resumed deployment's step: ${names(childrenOf(resumed))}`);
-});
-
-test("a recipe's instance: its stack's deployment and deletion are under the instance's handler steps", async (t) => {
-  const { otlp, server, client } = await setUp(t, {});
-  const manifest = await client.call('POST', '/v1/types', SAMPLE_MANIFEST, {
-    'content-type': 'application/yaml',
-  });
-  assert.equal(manifest.status, 201, JSON.stringify(manifest.body));
-  const recipe = await client.call('POST', '/v1/recipes', {
-    typeName: SAMPLE_TYPE,
-    file: 'recipe.yaml',
-    template: `Resources:\n  Box:\n    Type: ${TYPE}\n    Properties: { Name: !Sub '\${context.resource.name}-box' }\n`,
-  });
-  assert.equal(recipe.status, 201, JSON.stringify(recipe.body));
-
-  const making = callerTrace();
-  const created = await client.call(
-    'POST',
-    `/v1/resources/${encodeURIComponent(SAMPLE_TYPE)}`,
-    { desiredState: { name: 'orders', size: 'S' } },
-    { traceparent: making.traceparent },
-  );
-  assert.equal(created.status, 202, JSON.stringify(created.body));
-  const made = await settle(client, created.body.progressEvent.requestToken, 20_000);
-  assert.equal(made.operationStatus, 'SUCCESS', JSON.stringify(made));
-  const removing = callerTrace();
-  const deleted = await client.call(
-    'DELETE',
-    `/v1/resources/${encodeURIComponent(SAMPLE_TYPE)}/orders`,
-    undefined,
-    { traceparent: removing.traceparent },
-  );
-  assert.equal(deleted.status, 202, JSON.stringify(deleted.body));
-  const gone = await settle(client, deleted.body.progressEvent.requestToken, 20_000);
-  assert.equal(gone.operationStatus, 'SUCCESS', JSON.stringify(gone));
-  await stop(server.child);
-
-  const { childrenOf } = tree(otlp.spans);
-  for (const [caller, operation, kind, phase] of [
-    [making, 'CREATE', 'deploy', 'forward'],
-    [removing, 'DELETE', 'delete', 'delete'],
-  ] as const) {
-    const spans = otlp.spans.filter((s) => s.traceId === caller.traceId);
-    // The instance's handler step began its stack's deployment: the deployment is its child.
-    const steps = spans.filter(
-      (s) => s.name === `step ${operation}` && attribute(s, 'typeplane.type_name') === SAMPLE_TYPE,
-    );
-    const deployment = steps.flatMap(childrenOf).find((s) => s.name === `stack ${kind}`);
-    assert.ok(deployment, `no stack ${kind} under the instance's step: ${names(spans)}`);
-    const [box] = resourceSpans(childrenOf(deployment), phase, 'Box');
-    assert.ok(box, `no span for the recipe's resource: ${names(childrenOf(deployment))}`);
-    assert.equal(attribute(box, 'typeplane.type_name'), TYPE);
-    assert.ok(
-      childrenOf(box).some((s) => s.name === `begin ${operation}`),
-      `the resource's ${operation} under its step: ${names(childrenOf(box))}`,
-    );
-  }
 });
