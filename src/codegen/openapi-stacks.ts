@@ -30,6 +30,13 @@ const STACK_STATUS = {
 const TEMPLATE_PROPERTIES = {
   template: { type: 'string', minLength: 1, description: "The template's text (JSON or YAML)." },
   parameters: { type: 'object', description: 'Parameter names to values.' },
+  templates: {
+    type: 'object',
+    maxProperties: 50,
+    additionalProperties: { type: 'string', minLength: 1 },
+    description:
+      "Nested stacks' templates (AWS::CloudFormation::Stack), by the TemplateURL that names them: packaged with the template (at most 5 levels, 1 MiB in all).",
+  },
 };
 const NO_ROLLBACK = {
   type: 'boolean',

@@ -4,11 +4,15 @@
  * its Parameters, its outputs read by the parent with Fn::GetAtt <Nested>.Outputs.<Name>; a change of
  * the child template alone updates it; a failure inside it rolls back the parent and leaves nothing
  * of it; deleting the parent deletes it. A TemplateURL not handed over, a template nested too deep,
- * are refused before anything runs.
+ * are refused before anything runs. The CLI, as a child process, reads the nested templates from
+ * paths relative to the template naming them and sends them with it.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { startTestService, WIDGET, type TestService } from '../helpers/service.js';
+import { startTestService, tempDir, WIDGET, type TestService } from '../helpers/service.js';
+import { typeplaneCli } from './helpers.js';
 
 let s: TestService;
 before(async () => {
@@ -151,4 +155,51 @@ Resources:
   const deep = await s.call('POST', '/v1/stacks/validate', { template: level(0), templates });
   assert.equal(deep.status, 400, JSON.stringify(deep.body));
   assert.match(deep.body.message, /stacks nest at most 5 levels deep: level1\.yaml → .* → level6\.yaml is 6/);
+});
+
+test('the CLI sends the nested templates a template names by local paths, relative to the template naming each', async () => {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'nested'));
+  writeFileSync(
+    join(dir, 'parent.yaml'),
+    PARENT.replace('Name: front', 'Name: cli-front').replace('Prefix: shop', 'Prefix: cli'),
+  );
+  // The nested template nests one more, named relative to itself.
+  writeFileSync(
+    join(dir, 'nested', 'shop.yaml'),
+    `${CHILD()}
+  Inner: { Value: !GetAtt Inner.Outputs.Note }
+`.replace(
+      'Resources:\n',
+      'Resources:\n  Inner:\n    Type: AWS::CloudFormation::Stack\n    Properties: { TemplateURL: inner.yaml }\n',
+    ),
+  );
+  writeFileSync(
+    join(dir, 'nested', 'inner.yaml'),
+    'Resources:\n  W:\n    Type: Test::Shop::Widget\n    Properties: { Name: cli-inner }\nOutputs:\n  Note: { Value: !Ref W }\n',
+  );
+  const validated = await typeplaneCli(s.url, s.token, [
+    'stack',
+    'validate',
+    join(dir, 'parent.yaml'),
+    '--parameters',
+    'Color=red',
+  ]);
+  assert.equal(validated.code, 0, validated.stdout + validated.stderr);
+  const deployed = await typeplaneCli(s.url, s.token, [
+    'stack',
+    'deploy',
+    'cli-parent',
+    join(dir, 'parent.yaml'),
+    '--parameters',
+    'Color=red',
+    '-o',
+    'json',
+  ]);
+  assert.equal(deployed.code, 0, deployed.stdout + deployed.stderr);
+  assert.equal((await widget('cli-inner')).status, 200);
+  assert.equal((await widget('cli-w')).body.properties.Color, 'red');
+  const deleted = await typeplaneCli(s.url, s.token, ['stack', 'delete', 'cli-parent']);
+  assert.equal(deleted.code, 0, deleted.stdout + deleted.stderr);
+  assert.equal((await widget('cli-inner')).status, 404);
 });

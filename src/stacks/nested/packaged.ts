@@ -75,7 +75,7 @@ export function packageTemplate(text: string, templates: Record<string, unknown>
 }
 
 /** The literal TemplateURLs of a template's nested stacks (a template that does not read has none). */
-function nestedUrls(text: string): string[] {
+export function nestedUrls(text: string): string[] {
   const loaded = loadTemplate(text);
   if (!loaded.template) return [];
   const urls: string[] = [];
