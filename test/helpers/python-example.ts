@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { listeningUrl } from './listening.js';
 import { tempDir } from './service.js';
 
 export const PYTHON_EXAMPLE = fileURLToPath(new URL('../../examples/providers/python/', import.meta.url));
@@ -36,25 +37,7 @@ export async function startPythonExample(extraArgs: readonly string[] = []): Pro
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(
-        () => reject(new Error(`the Python provider did not start in 10 s\n${logs}`)),
-        10_000,
-      );
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`the Python provider exited with ${code}\n${logs}`));
-      });
-    });
+    const url = await listeningUrl(child, 'the Python provider', () => logs);
     return { url, dataDir, logs: () => logs, stop };
   } catch (e) {
     await stop();

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { listeningUrl } from './listening.js';
 
 export const PYTHON_HOOK = fileURLToPath(new URL('../../examples/hooks/python/', import.meta.url));
 
@@ -14,22 +15,7 @@ export async function startPythonHook(): Promise<{ url: string; stop(): void }> 
   });
   const stop = () => void child.kill('SIGTERM');
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error('the Python hook did not start in 10 s')), 10_000);
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`the Python hook exited with ${code}`));
-      });
-    });
+    const url = await listeningUrl(child, 'the Python hook');
     return { url, stop };
   } catch (e) {
     stop();
