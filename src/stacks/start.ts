@@ -20,6 +20,12 @@ import type {
   StackStore,
 } from './records.js';
 import type { Launch } from './resume.js';
+
+/** Where a nested stack sits: its parent's stackId, and its tree's root's. */
+export interface NestedIn {
+  parentId: string;
+  rootId: string;
+}
 import { NEVER_CREATED, TERMINAL } from './status.js';
 import { openParameters, sealParameters } from './stored-parameters.js';
 import { analyzeForStack } from './validate.js';
@@ -45,6 +51,8 @@ export async function deploy(
     caller?: StackCaller;
     /** Bring these existing resources in instead of creating them (import/). */
     resourcesToImport?: ResourceToImport[];
+    /** A nested stack's parent and root (their stackIds): kept with the stack it makes. */
+    nestedIn?: NestedIn;
   },
 ): Promise<Started> {
   const authorize = options.authorize ?? (() => {});
@@ -139,6 +147,8 @@ async function begin(
     caller?: StackCaller;
     authorize?: Authorize;
     resourcesToImport?: ResourceToImport[];
+    /** A nested stack's parent and root (their stackIds): kept with the stack it makes. */
+    nestedIn?: NestedIn;
     /** The stored plan's changes, with the verdicts it was given, when a plan is applied. */
     planned?: readonly PlannedChange[];
   },
@@ -148,7 +158,9 @@ async function begin(
   await checkExports(core, name, existing?.record, analysis, options.authorize ?? (() => {}));
   const imports =
     options.resourcesToImport && (await importsOf(core, name, analysis, existing?.record, held, options));
-  await refuseDenied(core, name, analysis, existing?.record, held, options.caller, options.planned);
+  // An import changes nothing but what it imports, and an Import is no change a policy judges.
+  if (!imports)
+    await refuseDenied(core, name, analysis, existing?.record, held, options.caller, options.planned);
   const id = randomUUID();
   const update = existing !== undefined && !NEVER_CREATED.has(existing.record.status);
   const deployment: DeploymentRecord = {
@@ -178,6 +190,7 @@ async function begin(
       update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
       [...typesOf(analysis), ...typesIn(held)],
       options.baseVersion,
+      options.nestedIn,
     );
   } catch (e) {
     await records.deleteDeployment(id);
@@ -220,6 +233,7 @@ async function markStarted(
   status: StackStatus,
   types: string[],
   baseVersion?: number,
+  nestedIn?: NestedIn,
 ): Promise<{ record: StackRecord; inserted: boolean }> {
   const now = new Date().toISOString();
   const fresh: StackRecord = {
@@ -234,6 +248,7 @@ async function markStarted(
     imports: [],
     types: [...new Set(types)],
     deployment: id,
+    ...nestedIn,
   };
   const inserted = await records.insertStack(fresh);
   if (inserted) {

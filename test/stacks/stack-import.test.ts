@@ -150,3 +150,57 @@ test('an import is refused without DeletionPolicy Retain, for what Typeplane has
   assert.match(renamed.message, /Legacy's properties identify spare, not legacy, the resource to import/);
   assert.equal((await s.call('GET', '/v1/stacks/app')).status, 404, 'no stack was made');
 });
+
+test('an import rolled back leaves what it had imported where it was: kept at its provider, recorded, out of the stack', async (t) => {
+  let spareReads = 0;
+  const provider = memoryProvider({
+    read: (req, store) => {
+      // Read when the import is checked, then lost before the deployment reads it again.
+      if (req.desiredState.Name === 'spare' && ++spareReads > 1)
+        return { status: 'FAILED', errorCode: 'NotFound', message: 'spare is gone' };
+      const model = store.get(String(req.desiredState.Name));
+      return model
+        ? { status: 'SUCCESS', resourceModel: model }
+        : { status: 'FAILED', errorCode: 'NotFound' };
+    },
+  });
+  const s = await startTestService({ providers: new Map([[WIDGET_TYPE, provider]]) });
+  t.after(() => s.close());
+  assert.equal((await s.call('POST', '/v1/types', WIDGET)).status, 201);
+  for (const name of ['legacy', 'spare']) {
+    const made = await s.call('POST', `/v1/resources/${T}`, { desiredState: { Name: name } });
+    assert.equal((await settle(s, made.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
+  }
+  const template = [
+    'Resources:',
+    '  Legacy:',
+    `    Type: ${WIDGET_TYPE}`,
+    '    DeletionPolicy: Retain',
+    '    Properties: { Name: legacy }',
+    '  Spare:',
+    `    Type: ${WIDGET_TYPE}`,
+    '    DeletionPolicy: Retain',
+    '    DependsOn: Legacy',
+    '    Properties: { Name: spare }',
+  ].join('\n');
+  const put = await s.call('PUT', '/v1/stacks/app?wait=20', {
+    template,
+    resourcesToImport: [toImport('Legacy', 'legacy'), toImport('Spare', 'spare')],
+  });
+  assert.equal(put.body.stack.status, 'ROLLBACK_COMPLETE', JSON.stringify(put.body.stack));
+  assert.match(put.body.stack.statusReason, /Spare: NotFound/);
+  assert.deepEqual(put.body.stack.resources, []);
+  assert.equal(provider.calls.filter((c) => c.action === 'delete').length, 0, 'nothing deleted');
+  const events = (await s.call('GET', '/v1/stacks/app/events')).body.events.map(
+    (e: { logicalId: string; status: string }) => `${e.logicalId} ${e.status}`,
+  );
+  assert.ok(events.includes('Legacy IMPORT_COMPLETE'), events.join('\n'));
+  assert.ok(events.includes('Spare IMPORT_FAILED'), events.join('\n'));
+  assert.ok(events.includes('Legacy DELETE_SKIPPED'), events.join('\n'));
+  assert.equal((await s.call('GET', `/v1/resources/${T}/legacy`)).status, 200);
+  const again = await s.call('PUT', '/v1/stacks/other?wait=20', {
+    template: legacy('red').replace('Color: red', 'Size: S'),
+    resourcesToImport: [toImport('Legacy', 'legacy')],
+  });
+  assert.equal(again.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(again.body.stack));
+});
