@@ -11,6 +11,7 @@ import { generateToken } from '../../src/auth/index.js';
 import { exchange } from '../../src/cli/exchange.js';
 import { startService, type Service, type ServiceOptions } from '../../src/service.js';
 import { CLI } from './cli.js';
+import { listeningUrl } from './listening.js';
 
 /** An answer's headers, read as from fetch's `Headers` (only `get` is needed). */
 export interface AnswerHeaders {
@@ -113,25 +114,12 @@ export async function spawnServer(
   let logs = '';
   let out = '';
   child.stderr!.on('data', (d: Buffer) => (logs += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    // Generous: a loaded shared machine can take many seconds to start a process under tsx. One that
-    // does not start is stopped, so it cannot outlive the test.
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`server did not start in 60 s\n${logs}`));
-    }, 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (https?:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}\n${logs}`));
-    });
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  // Generous: a loaded shared machine can take many seconds to start a process under tsx. One that
+  // does not start is stopped, so it cannot outlive the test.
+  const url = await listeningUrl(child, 'server', () => logs, 60_000).catch((e: unknown) => {
+    child.kill('SIGKILL');
+    throw e;
   });
   const printed = /^admin token: (\S+)$/m.exec(out)?.[1];
   return { child, url, token: adminToken || printed || '', logs: () => logs, stdout: () => out };
