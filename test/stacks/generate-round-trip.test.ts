@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { settle, startTestService, tempDir, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 import { exits, GADGET, typeplaneCli } from './helpers.js';
+import { memoryProvider } from '../helpers/providers.js';
 
 const GADGET_TYPE = 'Test::Shop::Gadget';
 
@@ -138,4 +139,57 @@ test('generate reads only the types the token may read, and says so when nothing
   const usage = await s.call('GET', '/v1/generated-template');
   assert.equal(usage.status, 400);
   assert.match(usage.body.message, /types: name 1 to 20 type globs/);
+});
+
+test("a value that is another resource's read-only attribute is generated as Fn::GetAtt, and imports with no difference", async (t) => {
+  // Bins are served by a provider that sets their read-only Arn; widgets by the state provider.
+  const BIN = JSON.stringify({
+    typeName: 'Test::Shop::Bin',
+    description: 'A bin with an ARN its provider sets.',
+    properties: { Name: { type: 'string' }, Arn: { type: 'string' } },
+    additionalProperties: false,
+    required: ['Name'],
+    primaryIdentifier: ['/properties/Name'],
+    readOnlyProperties: ['/properties/Arn'],
+  });
+  const bins = memoryProvider({
+    create: (req, store) => {
+      const model = { ...req.desiredState, Arn: `arn:bin:${String(req.desiredState.Name)}` };
+      store.set(String(req.desiredState.Name), model);
+      return { status: 'SUCCESS', resourceModel: model };
+    },
+  });
+  const s = await startTestService({ providers: new Map([['Test::Shop::Bin', bins]]) });
+  t.after(() => s.close());
+  for (const doc of [WIDGET, BIN]) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
+  for (const [type, desiredState] of [
+    ['Test::Shop::Bin', { Name: 'one' }],
+    [WIDGET_TYPE, { Name: 'ada', Color: 'arn:bin:one' }],
+  ] as const) {
+    const made = await s.call('POST', `/v1/resources/${encodeURIComponent(type)}`, { desiredState });
+    assert.equal((await settle(s, made.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
+  }
+  const generated = await s.call(
+    'GET',
+    `/v1/generated-template?types=${encodeURIComponent('Test::Shop::*')}`,
+  );
+  assert.equal(generated.status, 200, JSON.stringify(generated.body));
+  assert.deepEqual(generated.body.template.Resources.BinOne.Properties, { Name: 'one' });
+  assert.deepEqual(generated.body.template.Resources.WidgetAda.Properties, {
+    Name: 'ada',
+    Size: 'S',
+    Color: { 'Fn::GetAtt': ['BinOne', 'Arn'] },
+  });
+  const plan = await s.call('POST', '/v1/stacks/adopted/plans', {
+    template: JSON.stringify(generated.body.template),
+    resourcesToImport: generated.body.resourcesToImport,
+  });
+  assert.equal(plan.status, 201, JSON.stringify(plan.body));
+  assert.deepEqual(
+    plan.body.changes.map((c: { action: string; differences: unknown[] }) => [c.action, c.differences]),
+    [
+      ['Import', []],
+      ['Import', []],
+    ],
+  );
 });
