@@ -153,3 +153,18 @@ test('typeplane stack plan prints what each SSM parameter type read, under its t
   assert.match(plan.stdout, /^ {2}Labels = top {2}\(from SSM parameter \/app\/labels\)$/m);
   assert.match(plan.stdout, /^ {2}ColorName: SSM parameter \/app\/color \(exists\)$/m);
 });
+
+test('a template declaring more than 200 parameters of SSM parameter types is refused; 200 are read', async () => {
+  const declare = (n: number) =>
+    `Parameters:\n${Array.from({ length: n }, (_, i) => `  P${i}: { Type: 'AWS::SSM::Parameter::Value<String>', Default: /app/color }\n`).join('')}` +
+    `Resources:\n  W: { Type: Test::Shop::Widget, Properties: { Name: many, Color: !Ref P0 } }\n`;
+  const refused = await s.call('POST', '/v1/stacks/many/plans', { template: declare(201), parameters: {} });
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.match(
+    refused.body.message,
+    /first: TP4011 the template declares 201 parameters of SSM parameter types; at most 200/,
+  );
+  const taken = await s.call('POST', '/v1/stacks/many/plans', { template: declare(200), parameters: {} });
+  assert.equal(taken.status, 201, JSON.stringify(taken.body));
+  assert.equal(taken.body.resolvedParameters.length, 200);
+});

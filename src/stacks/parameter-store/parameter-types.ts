@@ -11,6 +11,9 @@ import { stackDiagnostic } from '../rules.js';
 import type { ParameterDeclaration, Template } from '../template.js';
 import { SSM_PARAMETER_TYPE, type ParameterStore } from './store.js';
 
+/** The most parameters of SSM parameter types a template may declare (each is read from the store). */
+export const MAX_STORE_PARAMETERS = 200;
+
 /** What a plan shows of a parameter read from the parameter store. */
 export interface ResolvedParameter {
   /** The template's parameter. */
@@ -38,13 +41,29 @@ export async function resolveParameterTypes(
   const parameters = { ...given };
   const resolved: ResolvedParameter[] = [];
   const diagnostics: Diagnostic[] = [];
-  for (const declaration of storeParameters(template)) {
+  const declared = storeParameters(template);
+  // Each is a read of the store: as many as CloudFormation allows parameters, each name read once.
+  if (declared.length > MAX_STORE_PARAMETERS)
+    return {
+      parameters,
+      resolved,
+      diagnostics: [
+        stackDiagnostic(
+          'TP4011',
+          '/Parameters',
+          `the template declares ${declared.length} parameters of SSM parameter types; at most ${MAX_STORE_PARAMETERS} are allowed (CloudFormation's limit on parameters)`,
+        ),
+      ],
+    };
+  const read = new Map<string, ReturnType<ParameterStore['parameter']>>();
+  for (const declaration of declared) {
     const isGiven = Object.hasOwn(given, declaration.name);
     const name = isGiven ? given[declaration.name] : declaration.default;
     // No value is reported by the analysis; a value that is not a string, by its type's check.
     if (typeof name !== 'string') continue;
     const pointer = `/Parameters/${escapePointerToken(declaration.name)}${isGiven ? '' : '/Default'}`;
-    const found = await store.parameter(name);
+    if (!read.has(name)) read.set(name, store.parameter(name));
+    const found = await read.get(name)!;
     if ('missing' in found) {
       diagnostics.push(
         stackDiagnostic(
