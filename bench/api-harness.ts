@@ -13,6 +13,7 @@ import net from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { widgetSchema } from '../test/helpers/widget-schema.js';
 import { closedLoop } from './closed-loop.js';
 
 export const DURATION_S = Number(process.env.DURATION_S ?? 5);
@@ -27,20 +28,7 @@ export const ADMIN_TOKEN = `tp_bench_${randomBytes(24).toString('base64url')}`;
 const tsx = import.meta.resolve('tsx');
 export const TYPE_NAME = 'Bench::Api::Widget';
 export const TYPE_PATH = `/v1/resources/${encodeURIComponent(TYPE_NAME)}`;
-export const TYPE_SCHEMA = {
-  typeName: TYPE_NAME,
-  description: 'A simple resource for the API benchmark.',
-  properties: {
-    Name: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,30}$' },
-    Size: { type: 'string', enum: ['S', 'M', 'L'], default: 'S' },
-    Color: { type: 'string' },
-    Count: { type: 'integer', minimum: 0 },
-  },
-  additionalProperties: false,
-  required: ['Name'],
-  primaryIdentifier: ['/properties/Name'],
-  createOnlyProperties: ['/properties/Name'],
-};
+export const TYPE_SCHEMA = widgetSchema(TYPE_NAME, 'A simple resource for the API benchmark.');
 
 // ---- Child processes and temp folders: always cleaned up ----------------------------------------
 

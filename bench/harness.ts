@@ -8,6 +8,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { widgetSchema } from '../test/helpers/widget-schema.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 
@@ -282,17 +283,7 @@ export const fmt = (n: number, digits = 0) =>
     : 'n/a';
 
 export const WIDGET_TYPE = 'Bench::Soak::Widget';
-export const WIDGET_SCHEMA = {
-  typeName: WIDGET_TYPE,
-  description: 'A simple resource for the soak and memory benchmarks.',
-  properties: {
-    Name: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,40}$' },
-    Size: { type: 'string', enum: ['S', 'M', 'L'], default: 'S' },
-    Color: { type: 'string' },
-    Count: { type: 'integer', minimum: 0 },
-  },
-  additionalProperties: false,
-  required: ['Name'],
-  primaryIdentifier: ['/properties/Name'],
-  createOnlyProperties: ['/properties/Name'],
-};
+export const WIDGET_SCHEMA = widgetSchema(
+  WIDGET_TYPE,
+  'A simple resource for the soak and memory benchmarks.',
+);

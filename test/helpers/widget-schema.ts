@@ -1,11 +1,13 @@
 /**
- * The widget the cost tests measure, shaped as bench/api.ts's Bench::Api::Widget (the benchmark's
- * figures and the tests' counts then speak of the same resource): a Name and a few properties.
+ * The widget the benchmarks (bench/api-harness.ts's Bench::Api::Widget, bench/harness.ts's soak,
+ * memory, stacks and Cloud Control one) and the cost tests measure, one schema for all: the
+ * benchmarks' figures and the tests' counts then speak of the same resource, a Name and a few
+ * properties.
  */
-export function widgetSchema(typeName: string) {
+export function widgetSchema(typeName: string, description = 'A Name and a few properties.') {
   return {
     typeName,
-    description: 'A Name and a few properties.',
+    description,
     properties: {
       Name: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,30}$' },
       Size: { type: 'string', enum: ['S', 'M', 'L'], default: 'S' },
