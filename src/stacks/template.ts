@@ -14,7 +14,7 @@ import { allowedPatternProblem } from './lookaround.js';
 import { stackDiagnostic } from './rules.js';
 import { isCustomResourceType } from './custom-resources/type.js';
 import { TEMPLATE_TAGS, unknownTagMessage } from './yaml-tags.js';
-import { readTransform } from './language-extensions/transforms.js';
+import { readTransform, withoutLoops } from './language-extensions/transforms.js';
 import { ssmParameterType } from './parameter-store/ssm-types.js';
 import { readPolicy, type DeletionPolicy, type ReplacePolicy } from './retention.js';
 import { NESTED_TEMPLATES } from './nested/names.js';
@@ -245,6 +245,17 @@ function readTemplate(parsed: ParseResult, file: string | undefined, expand?: Ex
       body = expanded.document.value as Record<string, unknown>;
     } else if (transform.languageExtensions)
       problem('TP4018', '/Transform', "AWS::LanguageExtensions is expanded in a stack's template only");
+  }
+  // Loops left unexpanded are said to be so, once each, not read as a resource, output or condition.
+  if (template.document === document) {
+    const unexpanded = withoutLoops(root);
+    for (const pointer of unexpanded.loops)
+      problem(
+        'TP4018',
+        pointer,
+        'Fn::ForEach is a loop of the AWS::LanguageExtensions transform: declare `Transform: AWS::LanguageExtensions` to have it expanded',
+      );
+    body = unexpanded.root;
   }
   const mappings = section('Mappings');
   for (const [name, map] of Object.entries(mappings)) {

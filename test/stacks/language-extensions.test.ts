@@ -555,3 +555,22 @@ test("the Rules section's functions are read in their short forms (!ValueOf, !Ea
     Assert: { 'Fn::EachMemberEquals': [{ 'Fn::ValueOf': ['Subnets', 'VpcId'] }, { Ref: 'VpcId' }] },
   });
 });
+
+test('a Fn::ForEach without the transform is refused once, at the loop, saying to declare it', () => {
+  const loaded = loadTemplate(
+    [
+      'Resources:',
+      '  Fn::ForEach::Queues: [Name, [a], { "Queue${Name}": { Type: AWS::SQS::Queue } }]',
+      '  Kept: { Type: AWS::SQS::Queue }',
+    ].join('\n'),
+    'stack.yaml',
+    languageExtensions(),
+  );
+  assert.deepEqual(
+    loaded.diagnostics.map((d) => `${d.line}:${d.column} ${d.rule} ${d.message}`),
+    [
+      '2:3 TP4018 Fn::ForEach is a loop of the AWS::LanguageExtensions transform: declare `Transform: AWS::LanguageExtensions` to have it expanded',
+    ],
+  );
+  assert.deepEqual([...loaded.template!.resources.keys()], ['Kept']);
+});

@@ -20,8 +20,7 @@ import { escapePointerToken } from '../../schema/diagnostics.js';
 import { intrinsicOf } from '../intrinsics.js';
 import { stackDiagnostic, type StackRuleId } from '../rules.js';
 import type { Origins } from './origins.js';
-
-export const LOOP_PREFIX = 'Fn::ForEach::';
+import { LOOP_PREFIX } from './transforms.js';
 
 export const EXPANSION_LIMITS = {
   /** Loops inside loops (the body of a loop inside the body of another …). */

@@ -2,7 +2,11 @@
  * @module A template's `Transform` section: which transforms it names, and, for each one Typeplane
  * does not run, why and what to do instead. `AWS::LanguageExtensions` is the one it runs.
  */
+import { escapePointerToken } from '../../schema/diagnostics.js';
+
 const LANGUAGE_EXTENSIONS = 'AWS::LanguageExtensions';
+/** How a loop's key starts: `Fn::ForEach::<LoopName>`. */
+export const LOOP_PREFIX = 'Fn::ForEach::';
 
 export interface TransformSection {
   /** Whether `AWS::LanguageExtensions` is among the transforms named. */
@@ -60,4 +64,25 @@ export function transformRefusal(name: string, location?: unknown): string {
   if (name.startsWith('AWS::'))
     return `${name} is not supported (Typeplane runs AWS::LanguageExtensions only); ${processed}`;
   return `${name} is a macro, which CloudFormation runs as an AWS Lambda function, and Typeplane runs none; ${processed}`;
+}
+
+/** The root without the loops of its Resources, Outputs and Conditions, for a template not expanded. */
+export function withoutLoops(root: Record<string, unknown>): {
+  root: Record<string, unknown>;
+  loops: string[];
+} {
+  const loops: string[] = [];
+  const out = { ...root };
+  for (const section of ['Resources', 'Outputs', 'Conditions']) {
+    const value = root[section];
+    if (!isObject(value) || !Object.keys(value).some((k) => k.startsWith(LOOP_PREFIX))) continue;
+    out[section] = Object.fromEntries(
+      Object.entries(value).filter(([key]) => {
+        if (!key.startsWith(LOOP_PREFIX)) return true;
+        loops.push(`/${section}/${escapePointerToken(key)}`);
+        return false;
+      }),
+    );
+  }
+  return { root: out, loops };
 }
