@@ -36,10 +36,27 @@ export interface StepContext {
 }
 
 const steps = new AsyncLocalStorage<StepContext>();
+/** Steps running now, on every deployment. */
+let running = 0;
 
-/** Run one step's operation with its context (what a custom resource's request is made of). */
+/**
+ * Run one step's operation with its context (what a custom resource's request is made of). The
+ * context is let go of once no step runs: while an AsyncLocalStorage is enabled, its async hooks tax
+ * every promise of the process, every request's included.
+ */
 export function inStep<T>(step: StepContext, operation: () => Promise<T>): Promise<T> {
-  return steps.run(step, operation);
+  running++;
+  const ended = () => {
+    if (--running === 0) steps.disable();
+  };
+  let done: Promise<T>;
+  try {
+    done = steps.run(step, operation);
+  } catch (e) {
+    ended();
+    throw e;
+  }
+  return done.finally(ended);
 }
 
 /** The context of the step running now; an operation outside one is a defect. */
