@@ -68,6 +68,7 @@ export async function deploy(
     text,
     parameters,
     noRollback: options.noRollback === true,
+    ...(options.resourcesToImport ? { resourcesToImport: options.resourcesToImport } : {}),
   });
   if (replay) {
     // The token's stack was deleted since (or deleted and made anew): its deployment is gone, and
@@ -211,6 +212,7 @@ async function begin(
         text,
         parameters,
         noRollback: options.noRollback === true,
+        ...(options.resourcesToImport ? { resourcesToImport: options.resourcesToImport } : {}),
       },
     );
   await records.addEvent(name, {

@@ -204,3 +204,38 @@ test('an import rolled back leaves what it had imported where it was: kept at it
   });
   assert.equal(again.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(again.body.stack));
 });
+
+test('an import into an existing stack leaves its resources as they are; its client token covers what it imports', async (t) => {
+  const { s, provider } = await service(t);
+  const own = `  Own:\n    Type: ${WIDGET_TYPE}\n    Properties: { Name: own }\n`;
+  const first = await s.call('PUT', '/v1/stacks/app?wait=20', { template: `Resources:\n${own}` });
+  assert.equal(first.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(first.body.stack));
+  const template = `${legacy('red')}${own}`;
+  const plan = await s.call('POST', '/v1/stacks/app/plans', {
+    template,
+    resourcesToImport: [toImport('Legacy', 'legacy')],
+  });
+  assert.deepEqual(
+    plan.body.changes.map((c: { action: string; logicalId: string }) => `${c.action} ${c.logicalId}`),
+    ['Import Legacy', 'NoChange Own'],
+  );
+  const calls = provider.calls.length;
+  const put = await s.call('PUT', '/v1/stacks/app?wait=20', {
+    template,
+    resourcesToImport: [toImport('Legacy', 'legacy')],
+    clientToken: 'import-1',
+  });
+  assert.equal(put.body.stack.status, 'UPDATE_COMPLETE', JSON.stringify(put.body.stack));
+  assert.deepEqual(
+    provider.calls.slice(calls).map((c) => c.action),
+    ['read', 'read'],
+    'read when checked and when imported; nothing else',
+  );
+  const other = await s.call('PUT', '/v1/stacks/app', {
+    template,
+    resourcesToImport: [toImport('Legacy', 'spare')],
+    clientToken: 'import-1',
+  });
+  assert.equal(other.status, 400, 'the same client token with other resources to import is another request');
+  assert.match(other.body.message, /clientToken was already used for a different request/);
+});
