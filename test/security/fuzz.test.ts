@@ -80,7 +80,7 @@ for (const [kind, REQUESTS] of [
         t.diagnostic(
           `worst event-loop delay ${Math.round(watched.worstDelayMs)} ms (wall), ${watched.worstBusyMs ?? '-'} ms (CPU time of the server's thread); peak RSS ${Math.round(watched.peakRssMb)} MB`,
         );
-        if (watched.worstBusyAt !== undefined) {
+        if (watched.worstBusyAt !== undefined && watched.problems.length > 0) {
           // The request that held the loop longest is among those in flight meanwhile.
           const { from, to } = watched.worstBusyAt;
           t.diagnostic(
