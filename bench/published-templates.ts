@@ -32,6 +32,7 @@ import { loadTemplate, type ParameterDeclaration, type Template } from '../src/s
 import { referencesOf } from '../src/stacks/parameter-store/index.js';
 import { stringMatching } from '../src/providers/synthesize/pattern.js';
 import { Seed } from '../src/providers/synthesize/seed.js';
+import { LOOKAROUND_WORK_LIMIT, hasLookaround, matchesAllowedPattern } from '../src/stacks/lookaround.js';
 import { fmt, numberArg, removeAtExit, stringArg, type Json } from './harness.js';
 
 const LIST = numberArg('list', 15);
@@ -50,6 +51,17 @@ for (const [what, path] of [
     process.exit(1);
   }
 
+/** Whether a file declares Resources at its top level (a macro's event or a parameters file does not). */
+function declaresResources(text: string, name: string): boolean {
+  if (!/\.json$/i.test(name)) return /^"?Resources"?\s*:/m.test(text);
+  try {
+    const root = JSON.parse(text) as unknown;
+    return typeof root === 'object' && root !== null && 'Resources' in root;
+  } catch {
+    return false;
+  }
+}
+
 /** Every file under `root` that reads as a template: JSON or YAML with a Resources section. */
 function templatesUnder(root: string): { file: string; text: string }[] {
   const out: { file: string; text: string }[] = [];
@@ -60,7 +72,7 @@ function templatesUnder(root: string): { file: string; text: string }[] {
       if (statSync(path).isDirectory()) walk(path);
       else if (/\.(json|ya?ml|template)$/i.test(name)) {
         const text = readFileSync(path, 'utf8');
-        if (/^\s*"?Resources"?\s*:/m.test(text)) out.push({ file: relative(root, path), text });
+        if (declaresResources(text, name)) out.push({ file: relative(root, path), text });
       }
     }
   };
@@ -116,20 +128,28 @@ const BY_NAME: [RegExp, string][] = [
   [/domain|hostname|dns/i, 'bench.example.com'],
   [/bucket/i, 'bench-bucket-0a1b2c'],
   [/ip(address)?$/i, '10.0.0.10'],
+  [/version$/i, '1.29'],
 ];
 
 /** A value for a parameter without a Default that its declaration accepts, or undefined when none is found. */
 function parameterValue(p: ParameterDeclaration, rawType: string): string | undefined {
   if (p.allowedValues && p.allowedValues.length > 0) return String(p.allowedValues[0]);
-  const list = /^List<(.+)>$/.exec(rawType)?.[1];
+  // A CommaDelimitedList named for subnets, security groups or zones holds their ids.
+  const listOf = [/subnet/i, /securitygroup/i, /zone|azs?$/i].findIndex((re) => re.test(p.name));
+  const list =
+    /^List<(.+)>$/.exec(rawType)?.[1] ??
+    (rawType === 'CommaDelimitedList' && listOf >= 0
+      ? ['AWS::EC2::Subnet::Id', 'AWS::EC2::SecurityGroup::Id', 'AWS::EC2::AvailabilityZone::Name'][listOf]
+      : undefined);
   const item = list ?? rawType;
   if (AWS_VALUES[item] !== undefined) {
     // Two parameters of one type (Subnet1, Subnet2) get different ids, as two real ones would be.
     const of = (n: number) =>
       item === 'AWS::EC2::AvailabilityZone::Name'
-        ? `us-east-1${'abc'[n]}`
+        ? `us-east-1${'abcde'[n]}`
         : AWS_VALUES[item]!.replace(/[0-9a-f]{6}$/, (tail) => distinct(tail, `${p.name}${n}`));
-    return list ? [of(1), of(2)].join(',') : of(0);
+    // Four items: templates select up to the third or fourth subnet of a list.
+    return list ? [1, 2, 3, 4].map(of).join(',') : of(0);
   }
   if (p.type === 'Number' || p.type === 'List<Number>') {
     const n = Math.min(Math.max(p.minValue ?? 1, 1), p.maxValue ?? Number.MAX_SAFE_INTEGER);
@@ -138,14 +158,22 @@ function parameterValue(p: ParameterDeclaration, rawType: string): string | unde
   const minLength = p.minLength ?? 0;
   const maxLength = p.maxLength;
   const fits = (s: string) => s.length >= minLength && (maxLength === undefined || s.length <= maxLength);
-  if (p.allowedPattern !== undefined)
-    return stringMatching({
-      pattern: p.allowedPattern,
-      minLength,
-      maxLength,
-      seed: Seed.of('bench', p.name),
-    });
   const named = BY_NAME.find(([re]) => re.test(p.name))?.[1];
+  if (p.allowedPattern !== undefined) {
+    // The pattern writer reads RE2's syntax; for one with lookaround, plausible values are tried.
+    const pattern = p.allowedPattern;
+    const written = hasLookaround(pattern)
+      ? undefined
+      : stringMatching({ pattern, minLength, maxLength, seed: Seed.of('bench', p.name) });
+    const tried = [named, 'benchvalue', 'bench-value-1', 'Bench-Passw0rd-1', 'bench.example.com'];
+    return (
+      written ??
+      tried.find(
+        (c) =>
+          c !== undefined && fits(c) && matchesAllowedPattern(pattern, c, { left: LOOKAROUND_WORK_LIMIT }),
+      )
+    );
+  }
   if (named !== undefined && fits(named)) return named;
   const plain = `bench${p.name.toLowerCase()}`.padEnd(minLength, 'x');
   return maxLength === undefined ? plain : plain.slice(0, maxLength);
@@ -323,7 +351,8 @@ for (const [i, { file, text }] of templates.entries()) {
     if (value !== undefined) parameters[p.name] = value;
   }
   await storeReferenced(loaded.template!);
-  const stack = `t${i}-${file.replace(/\.[^.]+$/, '').replace(/[^A-Za-z0-9]+/g, '-')}`.slice(0, 120);
+  // Short: templates build names of limited length from the stack's (`${AWS::StackName}-service`).
+  const stack = `t${i}-${file.replace(/\.[^.]+$/, '').replace(/[^A-Za-z0-9]+/g, '-')}`.slice(0, 24);
   const put = await call('PUT', `/v1/stacks/${stack}?wait=120`, { template: text, parameters });
   if (put.status !== 202 || put.body.stack.status !== 'CREATE_COMPLETE') {
     const body = put.body ?? {};
