@@ -148,6 +148,8 @@ export const STACK_SCHEMAS: Schema = {
       updatedAt: { type: 'string', format: 'date-time' },
       version: { type: 'integer' },
       deploymentId: { type: 'string', description: 'The deployment running now, if any.' },
+      parentId: { type: 'string', description: "A nested stack's parent stack (its stackId)." },
+      rootId: { type: 'string', description: "A nested stack's root stack (its stackId)." },
       parameters: { type: 'object', description: 'Parameter values; NoEcho ones as ****.' },
       outputs: { type: 'array', items: ref('StackOutput') },
       resources: {
@@ -325,6 +327,8 @@ export function stackPaths(): Schema {
                       updatedAt: { type: 'string', format: 'date-time' },
                       deletedAt: { type: 'string', format: 'date-time' },
                       description: STRING,
+                      parentId: { ...STRING, description: "A nested stack's parent stack (its stackId)." },
+                      rootId: { ...STRING, description: "A nested stack's root stack (its stackId)." },
                     },
                   },
                 },

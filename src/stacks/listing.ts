@@ -27,6 +27,8 @@ export interface StackListing {
     updatedAt: string;
     deletedAt?: string;
     description?: string;
+    parentId?: string;
+    rootId?: string;
   }[];
   nextToken: string | null;
 }
@@ -45,6 +47,7 @@ export async function list(core: StacksCore, options: ListOptions): Promise<Stac
       status: s.status,
       updatedAt: s.updatedAt,
       ...(s.description !== undefined ? { description: s.description } : {}),
+      ...(s.parentId !== undefined ? { parentId: s.parentId, rootId: s.rootId ?? s.parentId } : {}),
     });
   }
   return {

@@ -96,6 +96,9 @@ export interface StackRecord {
   types?: string[];
   /** The deployment running now. */
   deployment?: string;
+  /** A nested stack's parent stack and the root of its tree (their stackIds), as CloudFormation's ParentId and RootId. */
+  parentId?: string;
+  rootId?: string;
 }
 
 /** What is kept of a deleted stack, until the server's retention has passed: who it was, and its events. */

@@ -27,7 +27,7 @@ import { StackStore, type PlanRecord, type StackCaller, type StackEvent } from '
 import { DeploymentRunner } from './resume.js';
 import type { DeploymentContext, StackEngine } from './stages/state.js';
 import type { StacksObserver } from './observer.js';
-import { applyPlan, deploy } from './start.js';
+import { applyPlan, deploy, type NestedIn } from './start.js';
 import type { ResourceToImport } from './import/index.js';
 import { generateTemplate, type GeneratedTemplate } from './generate/index.js';
 import { registryTypes } from './types.js';
@@ -173,6 +173,8 @@ export class Stacks {
       caller?: StackCaller;
       /** Bring these existing resources in instead of creating them; nothing else may change (import/). */
       resourcesToImport?: ResourceToImport[];
+      /** A nested stack's parent and root (nested/): kept with the stack it makes. */
+      nestedIn?: NestedIn;
     } = {},
   ): Promise<Started> {
     return deploy(this.core, this.runner.run, name, text, parameters, options);

@@ -20,6 +20,9 @@ export interface StackView {
   updatedAt: string;
   version: number;
   deploymentId?: string;
+  /** A nested stack's parent and root stacks (their stackIds). */
+  parentId?: string;
+  rootId?: string;
   parameters: Record<string, unknown>;
   outputs: { name: string; value: unknown; description?: string; exportName?: string }[];
   resources: { logicalId: string; type: string; identifier?: string; status: string; updatedAt: string }[];
@@ -51,6 +54,7 @@ export function viewOf(s: StackRecord, resources: Map<string, ResourceRecord>): 
     updatedAt: s.updatedAt,
     version: s.version,
     ...(s.deployment !== undefined ? { deploymentId: s.deployment } : {}),
+    ...(s.parentId !== undefined ? { parentId: s.parentId, rootId: s.rootId ?? s.parentId } : {}),
     parameters: Object.fromEntries(
       Object.entries(s.parameters ?? {}).map(([k, v]) => ['sealed' in v ? [k, MASK] : [k, v.value]][0]!),
     ),

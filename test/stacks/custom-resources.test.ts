@@ -220,3 +220,47 @@ test("a handler's FAILED answer fails the resource with its Reason and rolls the
   assert.match(stack.statusReason, /Greeter: GeneralServiceException: cannot greet cy/);
   assert.deepEqual(stack.resources, []);
 });
+
+test('a response over 4096 bytes or naming another request is refused; no answer within ServiceTimeout fails the resource', async () => {
+  const mark = seen.length;
+  const template = TEMPLATE(handlerUrl, `      Silent: 'true'`)
+    .replace('ServiceTimeout: 20', 'ServiceTimeout: 3')
+    .replace(
+      'Outputs:\n  Greeting: { Value: !GetAtt Greeter.Greeting }\n  Id: { Value: !Ref Greeter }\n',
+      '',
+    );
+  const put = await s.call('PUT', '/v1/stacks/silent', { template, parameters: { Name: 'dee' } });
+  assert.equal(put.status, 202, JSON.stringify(put.body));
+  let request: Record<string, any> | undefined;
+  while (!(request = requests(mark)[0])) await new Promise((resolve) => setTimeout(resolve, 20));
+  const path = new URL(request.ResponseURL).pathname;
+  const anyone = api(s.url);
+  const answer = {
+    Status: 'SUCCESS',
+    PhysicalResourceId: 'x',
+    StackId: request.StackId,
+    RequestId: request.RequestId,
+    LogicalResourceId: request.LogicalResourceId,
+  };
+  const large = await anyone.call(
+    'PUT',
+    path,
+    JSON.stringify({ ...answer, Data: { Blob: 'x'.repeat(5000) } }),
+  );
+  assert.equal(large.status, 413, JSON.stringify(large.body));
+  const other = await anyone.call('PUT', path, JSON.stringify({ ...answer, RequestId: 'another' }));
+  assert.equal(other.status, 400, JSON.stringify(other.body));
+  assert.match(other.body.message, /RequestId must be the request's/);
+  const ended = await waitEnded('silent');
+  assert.equal(ended.status, 'ROLLBACK_COMPLETE', JSON.stringify(ended));
+  assert.match(ended.statusReason, /sent no response to the ResponseURL within its ServiceTimeout \(3 s\)/);
+});
+
+/** The stack once its deployment has ended (read until it has no deployment). */
+async function waitEnded(stack: string) {
+  for (;;) {
+    const body = (await s.call('GET', `/v1/stacks/${stack}`)).body;
+    if (!body.deploymentId) return body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -71,6 +71,14 @@ test('a nested stack is deployed with its parameters, its outputs read by the pa
   assert.deepEqual(outputs(created), { Nested: 'shop-w', NestedId: shop.identifier });
   const child = (await s.call('GET', `/v1/stacks/${childName}`)).body;
   assert.equal(child.status, 'CREATE_COMPLETE');
+  // Listed and described with its parent and root, as CloudFormation's ParentId and RootId.
+  assert.deepEqual([child.parentId, child.rootId], [created.stackId, created.stackId]);
+  const listed = (await s.call('GET', '/v1/stacks')).body.stacks;
+  assert.equal(
+    listed.find((x: { stackName: string }) => x.stackName === childName).parentId,
+    created.stackId,
+  );
+  assert.equal(listed.find((x: { stackName: string }) => x.stackName === 'parent').parentId, undefined);
   assert.deepEqual(child.parameters, { Prefix: 'shop', Color: 'red' });
   assert.equal((await widget('shop-w')).body.properties.Color, 'red');
   assert.equal((await widget('front')).body.properties.Color, 'red');
@@ -198,6 +206,18 @@ test('the CLI sends the nested templates a template names by local paths, relati
   ]);
   assert.equal(deployed.code, 0, deployed.stdout + deployed.stderr);
   assert.equal((await widget('cli-inner')).status, 200);
+  // Two levels down: the inner stack's parent is the nested one, its root the stack deployed.
+  const root = JSON.parse(deployed.stdout).stack ?? JSON.parse(deployed.stdout);
+  const stacks = (await s.call('GET', '/v1/stacks')).body.stacks as {
+    stackName: string;
+    parentId?: string;
+    rootId?: string;
+  }[];
+  const inner = stacks.find((x) => x.stackName.includes('-Inner-'))!;
+  const middle = stacks.find((x) => x.stackName.startsWith('cli-parent-Shop-'))!;
+  assert.equal(inner.rootId, root.stackId);
+  assert.equal(middle.parentId, root.stackId);
+  assert.match(inner.parentId!, new RegExp(`^typeplane:stack/${middle.stackName}/`));
   assert.equal((await widget('cli-w')).body.properties.Color, 'red');
   const deleted = await typeplaneCli(s.url, s.token, ['stack', 'delete', 'cli-parent']);
   assert.equal(deleted.code, 0, deleted.stdout + deleted.stderr);

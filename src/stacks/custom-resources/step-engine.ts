@@ -24,6 +24,8 @@ export const NO_ECHO_MARK = 'Typeplane::NoEcho';
 export interface StepContext {
   stackName: string;
   stackId: string;
+  /** The stackId of the root of the stack's tree (its own, unless it is a nested stack). */
+  rootId: string;
   logicalId: string;
   /** Who the deployment runs as (a nested stack's deployment runs as its parent's). */
   caller?: StackCaller;

@@ -35,7 +35,12 @@ export interface NestedStackHost {
     name: string,
     text: string,
     parameters: Record<string, unknown>,
-    options: { clientToken: string; caller?: StackCaller; authorize: (typeNames: string[]) => void },
+    options: {
+      clientToken: string;
+      caller?: StackCaller;
+      authorize: (typeNames: string[]) => void;
+      nestedIn: { parentId: string; rootId: string };
+    },
   ): Promise<Started>;
   delete(name: string, authorize: (typeNames: string[]) => void, caller?: StackCaller): Promise<Started>;
   waitForState(name: string, id: string, timeoutMs: number): Promise<StackState | undefined>;
@@ -144,6 +149,7 @@ async function run(
         .slice(0, 40)}`,
       ...(step.caller ? { caller: step.caller } : {}),
       authorize,
+      nestedIn: { parentId: step.stackId, rootId: step.rootId },
     });
   } catch (e) {
     if (!(e instanceof TypeplaneError)) throw e;

@@ -178,6 +178,7 @@ export class DeploymentState {
           {
             stackName: this.name,
             stackId: this.stack.stackId,
+            rootId: this.stack.rootId ?? this.stack.stackId,
             logicalId,
             ...(this.record.caller ? { caller: this.record.caller } : {}),
             ...(this.caller ? { canSee: this.caller.canSee } : {}),
