@@ -7,7 +7,7 @@
  */
 import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
-import { DeniedByVerdicts, warningsOf, type Verdict } from '../verdict.js';
+import { DeniedByVerdicts, isHookPass, type Verdict } from '../verdict.js';
 import type { Caller } from './caller.js';
 import { ClientTokenReused, requestHash, validateClientToken, type RequestKind } from './client-token.js';
 import type { EngineContext } from './context.js';
@@ -73,7 +73,10 @@ export async function reviewChange(ctx: EngineContext, request: ReviewRequest): 
   request.caller?.reviews?.(told(request, verdicts));
   // Audit verdicts are for the trail only (collectingVerdicts), never in the caller's answer.
   if (verdicts.some((v) => v.action === 'Deny'))
-    throw new DeniedByVerdicts(verdicts.filter((v) => v.action !== 'Audit'));
+    throw new DeniedByVerdicts(
+      verdicts.filter((v) => v.action !== 'Audit'),
+      verdicts.filter(isHookPass),
+    );
   return verdicts;
 }
 
@@ -176,6 +179,7 @@ const NONE: readonly Verdict[] = Object.freeze([]);
  * events carry them wherever they are read (another replica, a replay of its client token).
  */
 export function warned(verdicts: readonly Verdict[]): { warnings?: Verdict[] } {
-  const warnings = warningsOf(verdicts);
+  // Hooks' passes are kept with them (Cloud Control's HooksProgressEvent lists them), told apart.
+  const warnings = verdicts.filter((v) => v.action === 'Warn' || isHookPass(v));
   return warnings.length === 0 ? {} : { warnings };
 }
