@@ -6,24 +6,8 @@
  * median of five rounds of 600 reads after 3,000 to warm up.
  */
 import assert from 'node:assert/strict';
-import v8 from 'node:v8';
+import { allocatedDuring } from '../helpers/allocations.js';
 import { api, startTestService, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
-
-/** Bytes allocated on V8's heap while `work` ran: what each collection found, plus what is left. */
-async function allocatedDuring(work: () => Promise<void>): Promise<number> {
-  const profiler = new v8.GCProfiler();
-  const start = v8.getHeapStatistics().used_heap_size;
-  profiler.start();
-  await work();
-  const end = v8.getHeapStatistics().used_heap_size;
-  let allocated = 0;
-  let last = start;
-  for (const gc of profiler.stop().statistics) {
-    allocated += gc.beforeGC.heapStatistics.usedHeapSize - last;
-    last = gc.afterGC.heapStatistics.usedHeapSize;
-  }
-  return allocated + end - last;
-}
 
 /** A server with or without metrics, one widget recorded, and a reader of it over HTTP. */
 async function readerOf(metrics: boolean) {

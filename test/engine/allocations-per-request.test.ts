@@ -1,0 +1,34 @@
+/**
+ * What the server allocates per create and per read, as a count no machine's speed or load changes
+ * (request-allocations.ts measures it in a process of its own, its client in a worker thread whose
+ * heap is not counted), held under a ceiling: a change that adds a copy of the model, a closure or a
+ * promise chain to every request shows here, where a timing benchmark would not notice it.
+ *
+ * The ceilings are the figures measured at 6941de4 (create ~42.0 KB, read ~15.5 KB, steady within 1%
+ * between runs) with ~6% of room. Most of a read's bytes are Node's HTTP server's own (the request
+ * and response objects, header parsing and writing) and fastify's; a create adds the body's parsing,
+ * validation, the review, the group commit and the progress event.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+
+const CEILINGS = { create: 44_500, read: 16_500 };
+
+test('a create and a read allocate no more than their ceilings on the server', (t) => {
+  const { NODE_TEST_CONTEXT: _runner, ...env } = process.env;
+  const run = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('request-allocations.ts', import.meta.url))],
+    { env, encoding: 'utf8', timeout: 180_000 },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  const per = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { create: number; read: number };
+  t.diagnostic(`bytes allocated per create ${per.create.toFixed(0)}, per read ${per.read.toFixed(0)}`);
+  for (const kind of ['create', 'read'] as const)
+    assert.ok(
+      per[kind] <= CEILINGS[kind],
+      `a ${kind} allocates ${per[kind].toFixed(0)} bytes on the server (at most ${CEILINGS[kind]}): find what the change added to every ${kind}, or raise the ceiling saying why`,
+    );
+});
