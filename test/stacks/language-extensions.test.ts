@@ -574,3 +574,30 @@ test('a Fn::ForEach without the transform is refused once, at the loop, saying t
   );
   assert.deepEqual([...loaded.template!.resources.keys()], ['Kept']);
 });
+
+test('a long item costs nothing where &{Identifier} is not written: its letters are kept only when asked for, once', () => {
+  // 20,000 strings that might hold an identifier, under a loop over one item of 500,000 characters.
+  const properties = Object.fromEntries(
+    Array.from({ length: 20_000 }, (_, i) => [`P${i}`, { 'Fn::Sub': '{x}' }]),
+  );
+  const text = JSON.stringify({
+    Transform: 'AWS::LanguageExtensions',
+    Parameters: { Items: { Type: 'CommaDelimitedList' } },
+    Resources: {
+      'Fn::ForEach::A': [
+        'X',
+        { Ref: 'Items' },
+        { 'Q${X}': { Type: 'AWS::SQS::Queue', Properties: properties } },
+      ],
+    },
+  });
+  const cpu = process.cpuUsage();
+  const loaded = loadTemplate(
+    text,
+    'stack.json',
+    languageExtensions({ parameters: { Items: 'y'.repeat(500_000) } }),
+  );
+  const spent = process.cpuUsage(cpu);
+  assert.ok(spent.user + spent.system < 2_000_000, `took ${(spent.user + spent.system) / 1000} ms of CPU`);
+  assert.equal(Object.keys(loaded.template!.resources.values().next().value!.properties).length, 20_000);
+});

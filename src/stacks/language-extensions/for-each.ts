@@ -97,9 +97,6 @@ function childPlace(place: Place, key: string): Place {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The item as `&{Identifier}` writes it: its letters and digits only. */
-const alphanumeric = (item: string) => item.replace(/[^A-Za-z0-9]/g, '');
-
 /**
  * Expand the loops of a template's root (a mapping), Conditions first (a policy's `Fn::If` may name
  * a condition a loop makes). Problems are reported with pointers into the template as written.
@@ -113,6 +110,7 @@ export class ForEachExpansion {
   /** Each loop's name, and where it is written: a name is the template's once. */
   private readonly loops = new Map<string, string>();
   private resolver!: Resolver;
+  private readonly alphanumerics = new Map<string, string>();
 
   constructor(
     private readonly origins: Origins,
@@ -180,18 +178,30 @@ export class ForEachExpansion {
     let out = text;
     if (out.includes('{'))
       for (const [identifier, item] of bindings) {
-        for (const [token, value] of [
-          [`\${${identifier}}`, item],
-          [`&{${identifier}}`, alphanumeric(item)],
-        ] as const) {
-          const count = occurrences(out, token);
-          if (count === 0) continue;
-          this.charge(0, count * Math.max(0, value.length - token.length), pointer);
-          out = out.replaceAll(token, value);
-        }
+        out = this.replace(out, `\${${identifier}}`, () => item, pointer);
+        out = this.replace(out, `&{${identifier}}`, () => this.alphanumeric(item), pointer);
       }
     this.charge(1, out.length, pointer);
     return out;
+  }
+
+  /** `text` with `token` replaced by `value()`, asked for (and the result charged) only when it occurs. */
+  private replace(text: string, token: string, value: () => string, pointer: string): string {
+    const count = occurrences(text, token);
+    if (count === 0) return text;
+    const replacement = value();
+    this.charge(0, count * Math.max(0, replacement.length - token.length), pointer);
+    return text.replaceAll(token, replacement);
+  }
+
+  /** The item as `&{Identifier}` writes it, its letters and digits only: made once an item. */
+  private alphanumeric(item: string): string {
+    let made = this.alphanumerics.get(item);
+    if (made === undefined) {
+      made = item.replace(/[^A-Za-z0-9]/g, '');
+      this.alphanumerics.set(item, made);
+    }
+    return made;
   }
 
   /**
