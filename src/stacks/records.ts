@@ -601,16 +601,19 @@ export class StackStore {
 
   /**
    * Which stack holds each of `wanted` (keys made by {@link heldKey}), read from the records' plain
-   * parts (nothing is opened). Reads every stack's resource records: for an import, not a hot path.
+   * parts (nothing is opened). Reads every stack's resource records: for an import, not a hot path;
+   * the event loop gets a turn after each stack's, so other requests go on while many stacks are read.
    */
   async holders(wanted: ReadonlySet<string>): Promise<Map<string, { stack: string; logicalId: string }>> {
     const found = new Map<string, { stack: string; logicalId: string }>();
-    for await (const { key: stack } of this.all(STACKS))
+    for await (const { key: stack } of this.all(STACKS)) {
       for await (const { key: logicalId, entry: e } of this.all(resourcesOf(stack))) {
         const { type, identifier } = e.value as { type: string; identifier?: string };
         const key = identifier === undefined ? undefined : heldKey(type, identifier);
         if (key !== undefined && wanted.has(key)) found.set(key, { stack, logicalId });
       }
+      await nextTurn();
+    }
     return found;
   }
 

@@ -15,6 +15,7 @@ import type { ResourceType } from '../../schema/index.js';
 import type { StacksCore } from '../core.js';
 import type { ResourceToImport } from '../import/index.js';
 import { heldKey } from '../records.js';
+import { RESOURCE_PAGE_BYTES } from '../../store/index.js';
 import { MAX_RESOURCES } from '../template.js';
 
 export interface GeneratedTemplate {
@@ -45,6 +46,8 @@ interface Found {
 /** The most globs one request names. */
 export const MAX_GLOBS = 20;
 const PAGE = 500;
+/** The most bytes of stored resources one template is made from. */
+const MAX_BYTES = 32 * 1024 * 1024;
 
 export async function generateTemplate(
   core: StacksCore,
@@ -62,6 +65,7 @@ export async function generateTemplate(
     .sort();
   const found: Found[] = [];
   const taken = new Set<string>();
+  let bytes = 0;
   for (const typeName of names) {
     const type = (await core.ctx.types.get(typeName))?.type;
     if (!type) continue;
@@ -69,8 +73,15 @@ export async function generateTemplate(
     do {
       const page = await core.store.listResources(typeName, {
         limit: PAGE,
+        maxBytes: RESOURCE_PAGE_BYTES,
         ...(nextToken ? { nextToken } : {}),
       });
+      bytes += page.bytes;
+      if (bytes > MAX_BYTES)
+        throw new TypeplaneError(
+          'InvalidRequest',
+          `the resources of types matching ${globs.join(', ')} hold more than ${MAX_BYTES / 1024 / 1024} MiB; name fewer types`,
+        );
       for (const r of page.items) {
         // Bounded while read: those in stacks are left out later, so twice a template's most are read.
         if (found.length >= MAX_RESOURCES * 2) throw tooMany(globs);
