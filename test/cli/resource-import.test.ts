@@ -88,6 +88,16 @@ test('import refuses what is recorded already and what the provider does not hav
 });
 
 test('a reader, and a writer without the type in scope, can neither list unmanaged resources nor import one', async () => {
+  const filtered = await typeplane(writerToken, [
+    'resource',
+    'list',
+    WIDGET_TYPE,
+    '--unmanaged',
+    '--filter',
+    'Size=L',
+  ]);
+  assert.equal(filtered.code, 2, "a usage error: the provider's own list is not filtered");
+  assert.match(filtered.stderr, /--filter: the provider's own list is not filtered/);
   for (const token of [readerToken, otherWriterToken]) {
     const list = await typeplane(token, ['resource', 'list', WIDGET_TYPE, '--unmanaged']);
     assert.equal(list.code, 1, list.stderr);

@@ -97,6 +97,16 @@ test('generate → validate → deploy --import round-trips: Import with no diff
       ['Import', gadgetId, []],
     ],
   );
+  const table = await typeplaneCli(s.url, s.token, [
+    'stack',
+    'plan',
+    'adopted',
+    templateFile,
+    '--import',
+    importFile,
+  ]);
+  exits(table, 0);
+  assert.match(table.stdout, /^Import\s+WidgetAda\s+Test::Shop::Widget\s+ada, created by nothing$/m);
   const deployed = await typeplaneCli(s.url, s.token, [
     'stack',
     'deploy',
