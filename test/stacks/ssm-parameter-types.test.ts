@@ -88,7 +88,7 @@ test('an SSM parameter type deploys with the value its parameter holds, shown in
   assert.equal((await widget('painted')).properties.Color, 'blue');
 });
 
-test('a parameter naming no SSM parameter is a diagnostic located at its Default, or at the value given', async () => {
+test('a parameter naming no SSM parameter, or given no name, is a diagnostic located at its Default or at the value given', async () => {
   const missingDefault = TEMPLATE.replace('Default: /app/labels', 'Default: /app/nothing-here');
   const plan = await s.call('POST', '/v1/stacks/missing/plans', { template: missingDefault, parameters: {} });
   assert.equal(plan.status, 400, JSON.stringify(plan.body));
@@ -107,6 +107,16 @@ test('a parameter naming no SSM parameter is a diagnostic located at its Default
   assert.deepEqual(
     given.body.details.map((x: { rule: string; pointer: string }) => [x.rule, x.pointer]),
     [['TP4012', '/Parameters/ColorName']],
+  );
+  const list = await s.call('POST', '/v1/stacks/missing/plans', {
+    template: TEMPLATE,
+    parameters: { Color: ['red'] },
+  });
+  assert.equal(list.status, 400, JSON.stringify(list.body));
+  assert.equal(list.body.details[0].pointer, '/Parameters/Color');
+  assert.match(
+    list.body.details[0].message,
+    /the value given must be the name of an SSM parameter \(a string\)/,
   );
   assert.equal((await s.call('GET', '/v1/stacks/missing')).status, 404, 'nothing was deployed');
 });

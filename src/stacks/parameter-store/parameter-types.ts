@@ -58,10 +58,21 @@ export async function resolveParameterTypes(
   const read = new Map<string, ReturnType<ParameterStore['parameter']>>();
   for (const declaration of declared) {
     const isGiven = Object.hasOwn(given, declaration.name);
-    const name = isGiven ? given[declaration.name] : declaration.default;
-    // No value is reported by the analysis; a value that is not a string, by its type's check.
-    if (typeof name !== 'string') continue;
+    const raw = isGiven ? given[declaration.name] : declaration.default;
+    // No value is reported by the analysis.
+    if (raw === undefined) continue;
     const pointer = `/Parameters/${escapePointerToken(declaration.name)}${isGiven ? '' : '/Default'}`;
+    const name = typeof raw === 'number' ? String(raw) : raw;
+    if (typeof name !== 'string' || name === '') {
+      diagnostics.push(
+        stackDiagnostic(
+          'TP4012',
+          pointer,
+          `parameter ${declaration.name}: ${isGiven ? 'the value given' : 'its Default'} must be the name of an SSM parameter (a string), as its type reads its value from the parameter store`,
+        ),
+      );
+      continue;
+    }
     if (!read.has(name)) read.set(name, store.parameter(name));
     const found = await read.get(name)!;
     if ('missing' in found) {
