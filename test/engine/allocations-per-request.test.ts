@@ -10,21 +10,16 @@
  * validation, the review, the group commit and the progress event.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { lastLineOf } from '../helpers/own-process.js';
 
 const CEILINGS = { create: 44_500, read: 16_500 };
 
 test('a create and a read allocate no more than their ceilings on the server', (t) => {
-  const { NODE_TEST_CONTEXT: _runner, ...env } = process.env;
-  const run = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('request-allocations.ts', import.meta.url))],
-    { env, encoding: 'utf8', timeout: 180_000 },
+  const per = lastLineOf<{ create: number; read: number }>(
+    new URL('request-allocations.ts', import.meta.url),
+    180_000,
   );
-  assert.equal(run.status, 0, run.stderr);
-  const per = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { create: number; read: number };
   t.diagnostic(`bytes allocated per create ${per.create.toFixed(0)}, per read ${per.read.toFixed(0)}`);
   for (const kind of ['create', 'read'] as const)
     assert.ok(

@@ -9,19 +9,11 @@
  * keying the series by a string made per request cost ~230 bytes more, which this test catches.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { lastLineOf } from '../helpers/own-process.js';
 
 test('collecting metrics adds at most 400 bytes of allocation to a read', (t) => {
-  const { NODE_TEST_CONTEXT: _runner, ...env } = process.env;
-  const run = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('read-allocations.ts', import.meta.url))],
-    { env, encoding: 'utf8', timeout: 120_000 },
-  );
-  assert.equal(run.status, 0, run.stderr);
-  const perRead = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { off: number; on: number };
+  const perRead = lastLineOf<{ off: number; on: number }>(new URL('read-allocations.ts', import.meta.url));
   const added = perRead.on - perRead.off;
   t.diagnostic(
     `bytes allocated per read: ${perRead.off.toFixed(0)} without metrics, ${perRead.on.toFixed(0)} with (+${added.toFixed(0)})`,

@@ -1,0 +1,19 @@
+/**
+ * A measuring script run in a process of its own (the test runner's bookkeeping — its async hooks,
+ * its allocations — would be counted with the work otherwise): `node --import tsx <script>`, outside
+ * the runner's context, its last line of output parsed as JSON.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export function lastLineOf<T>(script: URL, timeoutMs = 120_000): T {
+  const { NODE_TEST_CONTEXT: _runner, ...env } = process.env;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(script)], {
+    env,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as T;
+}
