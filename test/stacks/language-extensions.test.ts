@@ -601,3 +601,19 @@ test('a long item costs nothing where &{Identifier} is not written: its letters 
   assert.ok(spent.user + spent.system < 2_000_000, `took ${(spent.user + spent.system) / 1000} ms of CPU`);
   assert.equal(Object.keys(loaded.template!.resources.values().next().value!.properties).length, 20_000);
 });
+
+test('a problem a loop makes for each item is reported once, where it is written', () => {
+  const { errors } = expand(
+    [
+      'Parameters:',
+      '  Items: { Type: CommaDelimitedList }',
+      'Resources:',
+      '  Fn::ForEach::A: [X, !Ref Items, { Same: { Type: AWS::SQS::Queue } }]',
+    ],
+    { parameters: { Items: Array.from({ length: 20_000 }, (_, i) => `i${i}`).join(',') } },
+  );
+  assert.deepEqual(
+    errors.map((e) => e.slice(0, e.indexOf(' ', e.indexOf(' ') + 1))),
+    ['6:37 TP4014'],
+  );
+});

@@ -18,7 +18,7 @@
 import { LIMITS, type Diagnostic } from '../../schema/index.js';
 import { escapePointerToken } from '../../schema/diagnostics.js';
 import { intrinsicOf } from '../intrinsics.js';
-import { stackDiagnostic, type StackRuleId } from '../rules.js';
+import { DiagnosticList, type StackRuleId } from '../rules.js';
 import type { Origins } from './origins.js';
 import { LOOP_PREFIX } from './transforms.js';
 
@@ -102,7 +102,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * a condition a loop makes). Problems are reported with pointers into the template as written.
  */
 export class ForEachExpansion {
-  readonly diagnostics: Diagnostic[] = [];
+  /** Each problem once a place (a loop's body is expanded for each item), at most 100 described. */
+  private readonly found = new DiagnosticList();
   private values = 0;
   private characters = 0;
   private resources = 0;
@@ -157,8 +158,12 @@ export class ForEachExpansion {
     }
   }
 
-  private problem(rule: StackRuleId, pointer: string, message: string): void {
-    this.diagnostics.push(stackDiagnostic(rule, pointer, message));
+  get diagnostics(): Diagnostic[] {
+    return this.found.list();
+  }
+
+  private problem(rule: StackRuleId, pointer: string, message: string | (() => string)): void {
+    this.found.problem(rule, pointer, message);
   }
 
   /** Count what a loop makes; past a bound, stop. */
@@ -274,12 +279,10 @@ export class ForEachExpansion {
     const target = `${to}/${escapePointerToken(made)}`;
     if (Object.hasOwn(out, made)) {
       const uses = [...bindings.keys()].some((id) => key.includes(`\${${id}}`) || key.includes(`&{${id}}`));
-      this.problem(
-        'TP4014',
-        at,
+      this.problem('TP4014', at, () =>
         uses
-          ? `'${made}' is made twice (by two items, or by an item and a key written as it); keys are unique: loop over distinct items (&{Identifier} drops all but letters and digits, so items differing only in others make one key)`
-          : `'${made}' is made twice: a loop's output key holds \${Identifier} or &{Identifier}, so that each item makes a key of its own`,
+          ? `'${shortened(made)}' is made twice (by two items, or by an item and a key written as it); keys are unique: loop over distinct items (&{Identifier} drops all but letters and digits, so items differing only in others make one key)`
+          : `'${shortened(made)}' is made twice: a loop's output key holds \${Identifier} or &{Identifier}, so that each item makes a key of its own`,
       );
       return;
     }
@@ -287,7 +290,8 @@ export class ForEachExpansion {
       this.problem(
         'TP4014',
         at,
-        `'${made}' is not alphanumeric, as ${place === 'resources' ? 'a logical id' : place === 'outputs' ? 'an output name' : 'a condition name'} must be: write &{Identifier} (the item without its other characters) instead of \${Identifier}`,
+        () =>
+          `'${shortened(made)}' is not alphanumeric, as ${place === 'resources' ? 'a logical id' : place === 'outputs' ? 'an output name' : 'a condition name'} must be: write &{Identifier} (the item without its other characters) instead of \${Identifier}`,
       );
       return;
     }
@@ -513,6 +517,13 @@ function plainName(value: unknown): unknown {
   if (call?.name === 'Fn::Sub' && typeof call.argument === 'string' && !call.argument.includes('${'))
     return call.argument;
   return value;
+}
+
+/** A made key as a message quotes it: its first 100 characters (an item may be long). */
+function shortened(text: string): string {
+  return text.length <= 100
+    ? text
+    : `${text.slice(0, 100)}… (${text.length.toLocaleString('en-US')} characters)`;
 }
 
 function occurrences(text: string, token: string): number {
