@@ -203,3 +203,39 @@ test("a value that is another resource's read-only attribute is generated as Fn:
     ],
   );
 });
+
+test('a required write-only property is never emitted: a NoEcho parameter stands for it, given when importing', async (t) => {
+  const VAULT = JSON.stringify({
+    typeName: 'Test::Shop::Vault',
+    description: 'A vault with a password only its creator knows.',
+    properties: { Name: { type: 'string' }, Password: { type: 'string' } },
+    additionalProperties: false,
+    required: ['Name', 'Password'],
+    primaryIdentifier: ['/properties/Name'],
+    writeOnlyProperties: ['/properties/Password'],
+  });
+  const s = await startTestService();
+  t.after(() => s.close());
+  assert.equal((await s.call('POST', '/v1/types', VAULT)).status, 201);
+  const made = await s.call('POST', `/v1/resources/${encodeURIComponent('Test::Shop::Vault')}`, {
+    desiredState: { Name: 'v1', Password: 'pw-never-shown-7' },
+  });
+  assert.equal((await settle(s, made.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
+  const generated = await s.call('GET', '/v1/generated-template?types=Test::Shop::Vault');
+  assert.equal(generated.status, 200, JSON.stringify(generated.body));
+  assert.doesNotMatch(JSON.stringify(generated.body), /pw-never-shown-7/);
+  const { Parameters, Resources } = generated.body.template;
+  assert.deepEqual(Object.keys(Parameters), ['VaultV1Password']);
+  assert.equal(Parameters.VaultV1Password.NoEcho, true);
+  assert.deepEqual(Resources.VaultV1.Properties, { Name: 'v1', Password: { Ref: 'VaultV1Password' } });
+  const template = JSON.stringify(generated.body.template);
+  const checked = await s.call('POST', '/v1/stacks/validate', { template });
+  assert.equal(checked.body.valid, true, JSON.stringify(checked.body.diagnostics));
+  const put = await s.call('PUT', '/v1/stacks/vaults?wait=20', {
+    template,
+    parameters: { VaultV1Password: 'pw-never-shown-7' },
+    resourcesToImport: generated.body.resourcesToImport,
+  });
+  assert.equal(put.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(put.body.stack));
+  assert.equal((await s.call('GET', '/v1/stacks/vaults/drift')).body.status, 'IN_SYNC');
+});
