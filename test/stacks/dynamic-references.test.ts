@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { api } from '../helpers/service.js';
 import { plainAtRest, watchedService } from './helpers.js';
 import { SECRET, SSM_PARAMETER } from './store-types.js';
 
@@ -198,4 +199,40 @@ Resources:
   await call('GET', '/v1/resources/Test::Vault::Login/admin');
   assert.equal(answers.length, 6);
   assert.ok(!answers.join('\n').includes(secure), 'the value in an answer');
+});
+
+test('a reference a parameter hands in is resolved only for a token that reaches the type it reads', async (t) => {
+  const { s } = await watchedService(t);
+  for (const doc of [SECRET, LOGIN]) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
+  const secret = await s.call('POST', '/v1/resources/AWS::SecretsManager::Secret?wait=10', {
+    desiredState: { Name: 'db-credentials', SecretString: JSON.stringify({ password: PASSWORD }) },
+  });
+  assert.equal(secret.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(secret.body));
+  const scoped = await s.call('POST', '/v1/tokens', { role: 'writer', types: ['Test::*'] });
+  assert.equal(scoped.status, 201, JSON.stringify(scoped.body));
+  const template = `
+Parameters:
+  Handed: { Type: String }
+Resources:
+  Admin:
+    Type: Test::Vault::Login
+    Properties: { Name: admin, Password: !Ref Handed }
+`;
+  const put = await api(s.url, scoped.body.token).call('PUT', '/v1/stacks/handed?wait=20', {
+    template,
+    parameters: { Handed: '{{resolve:secretsmanager:db-credentials:SecretString:password}}' },
+  });
+  assert.equal(put.status, 202, JSON.stringify(put.body));
+  assert.equal(put.body.stack.status, 'ROLLBACK_COMPLETE', JSON.stringify(put.body));
+  const events = await s.call('GET', '/v1/stacks/handed/events?maxResults=100');
+  const failed = events.body.events.find((e: { status: string }) => e.status === 'CREATE_FAILED');
+  assert.match(
+    failed.reason,
+    /AccessDenied: .* reads the server's AWS::SecretsManager::Secret resources, which the token deploying this stack cannot reach/,
+  );
+  assert.equal(
+    (await s.call('GET', '/v1/resources/Test::Vault::Login/admin')).status,
+    404,
+    'nothing was made',
+  );
 });

@@ -9,6 +9,7 @@
  * const { parameters, resolved } = await resolveParameterTypes(template, given, store);
  */
 import { TypeplaneError } from '../../errors.js';
+import type { Caller } from '../../engine/index.js';
 import type { StackEngine } from '../stages/state.js';
 import type { Authorize } from '../reach.js';
 import type { Template } from '../template.js';
@@ -114,19 +115,29 @@ export async function withReferencesResolved(value: unknown, store: ParameterSto
  * step, which rolls back), saying which.
  */
 export function resolvingEngine(engine: StackEngine, store: ParameterStore): StackEngine {
-  const resolved = async (value: unknown): Promise<unknown> => {
+  const resolved = async (value: unknown, caller: Caller | undefined): Promise<unknown> => {
     try {
-      return (await resolveReferences(value, store)).value;
+      // Whatever wrote the reference (the template, a parameter's value, an attribute read), only a
+      // caller who reaches the type it reads has it resolved.
+      return (
+        await resolveReferences(value, store, (reference) => {
+          if (caller && !caller.canSee(typeRead(reference)))
+            throw new TypeplaneError(
+              'AccessDenied',
+              `${reference.text} reads the server's ${typeRead(reference)} resources, which the token deploying this stack cannot reach`,
+            );
+        })
+      ).value;
     } catch (e) {
       if (e instanceof UnresolvedReference) throw new TypeplaneError('InvalidRequest', e.message);
       throw e;
     }
   };
   return {
-    create: async (typeName, desiredState, ...rest) =>
-      engine.create(typeName, await resolved(desiredState), ...rest),
-    update: async (typeName, identifier, patch, ...rest) =>
-      engine.update(typeName, identifier, await resolved(patch), ...rest),
+    create: async (typeName, desiredState, clientToken, caller, ...rest) =>
+      engine.create(typeName, await resolved(desiredState, caller), clientToken, caller, ...rest),
+    update: async (typeName, identifier, patch, clientToken, caller, ...rest) =>
+      engine.update(typeName, identifier, await resolved(patch, caller), clientToken, caller, ...rest),
     delete: (...args) => engine.delete(...args),
     read: (...args) => engine.read(...args),
     waitFor: (...args) => engine.waitFor(...args),

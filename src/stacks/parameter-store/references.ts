@@ -136,12 +136,15 @@ export class UnresolvedReference extends Error {}
 export async function resolveReferences(
   value: unknown,
   store: ParameterStore,
+  /** Throws when the reference may not be read (its caller does not reach the type it reads). */
+  mayRead: (reference: DynamicReference) => void = () => {},
 ): Promise<{ value: unknown; secrets: string[] }> {
   const resolved = new Map<string, string>();
   const secrets: string[] = [];
   const lookup = async (reference: DynamicReference): Promise<string> => {
     const known = resolved.get(reference.text);
     if (known !== undefined) return known;
+    mayRead(reference);
     const text = await resolveOne(reference, store);
     resolved.set(reference.text, text);
     if (isSecure(reference) && text !== '') secrets.push(text);
