@@ -79,12 +79,8 @@ function knownValues(
   const parameters = new Map<string, ParameterValue | Unknown>(resolved.values);
   for (const name of declarations.keys())
     if (!resolved.values.has(name)) parameters.set(name, new Unknown([name]));
-  const written = isObject(root.Parameters) ? root.Parameters : {};
   const fromStore = new Set(
-    [...declarations.keys()].filter((name) => {
-      const type = isObject(written[name]) ? written[name].Type : undefined;
-      return typeof type === 'string' && type.startsWith('AWS::SSM::Parameter::Value<');
-    }),
+    [...declarations.values()].filter((p) => p.parameterStore === 'value').map((p) => p.name),
   );
   const secret = {
     parameters: new Set([...declarations.values()].filter((p) => p.noEcho).map((p) => p.name)),
