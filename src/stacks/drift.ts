@@ -54,7 +54,7 @@ export async function drift(
       throw e;
     }
     const differences = compare(
-      await withReferencesResolved(rec.properties, core.ctx.parameterStore),
+      await withReferencesResolved(rec.properties, core.ctx.parameterStore, authorize),
       actual,
       '',
       (path) => type !== undefined && touchesWriteOnly(type, path),

@@ -101,8 +101,23 @@ test("a secretsmanager reference's value reaches the resource and no answer, eve
     again.body.changes.map((c: { action: string }) => c.action),
     ['NoChange', 'NoChange', 'NoChange', 'NoChange', 'NoChange'],
   );
-  // Drift compares what the references name now with what the resources hold.
+  // Drift compares what the references name now with what the resources hold; for a caller who does
+  // not reach AWS::SSM::Parameter, with the references as written.
   assert.equal((await call('GET', '/v1/stacks/vault/drift')).body.status, 'IN_SYNC');
+  const reader = await s.call('POST', '/v1/tokens', {
+    role: 'reader',
+    types: ['Test::*', 'AWS::SecretsManager::*'],
+  });
+  const unreached = await api(s.url, reader.body.token).call('GET', '/v1/stacks/vault/drift');
+  const admin = unreached.body.resources.find((r: { logicalId: string }) => r.logicalId === 'Admin');
+  assert.deepEqual(admin.differences, [
+    {
+      path: '/Host',
+      expected: '{{resolve:ssm:arn:aws:ssm:us-east-1:123456789012:parameter/app/host}}',
+      actual: 'pg.internal',
+      kind: 'NOT_EQUAL',
+    },
+  ]);
   for (const path of ['', '/events?maxResults=1000', '/outputs'])
     await call('GET', `/v1/stacks/vault${path}`);
   await call('GET', '/v1/resources/Test::Vault::Login');

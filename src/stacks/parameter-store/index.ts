@@ -97,13 +97,20 @@ export function changedSincePlan(
 
 /**
  * `value` with its dynamic references replaced by what they name now (what drift compares with), or
- * as it is when one names nothing now (the difference then shows the reference).
+ * as it is when one names nothing now or reads a type the caller does not reach (the difference then
+ * shows the reference).
  */
-export async function withReferencesResolved(value: unknown, store: ParameterStore): Promise<unknown> {
+export async function withReferencesResolved(
+  value: unknown,
+  store: ParameterStore,
+  authorize: Authorize,
+): Promise<unknown> {
   try {
-    return (await resolveReferences(value, store)).value;
+    return (await resolveReferences(value, store, (reference) => authorize([typeRead(reference)]))).value;
   } catch (e) {
-    if (e instanceof UnresolvedReference) return value;
+    // Nor is a value shown to a caller who does not reach the type it is read from.
+    if (e instanceof UnresolvedReference || (e instanceof TypeplaneError && e.code === 'AccessDenied'))
+      return value;
     throw e;
   }
 }
