@@ -2,21 +2,22 @@
  * Stack import (CloudFormation's IMPORT change sets) over real HTTP: resources Typeplane has a record
  * of, in no stack, brought into a stack by identifier — the plan shows Import with how the properties
  * read differ from the template's, the deployment creates nothing, the stack then holds them (drift
- * sees the same differences), and a retained one leaves the stack to be imported again. Refused: a
- * resource without DeletionPolicy Retain, one in another stack, one Typeplane has no record of, and
- * any other change in the same deployment.
+ * sees the same differences), and a retained one leaves the stack to be imported again (both on
+ * SQLite and PostgreSQL). Refused: a resource without DeletionPolicy Retain, one in another stack, one
+ * Typeplane has no record of, and any other change in the same deployment.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { settle, startTestService, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 import { memoryProvider } from '../helpers/providers.js';
+import { serviceOn, type StoreKind } from '../helpers/each-store.js';
+import { pgSkip } from '../helpers/postgres.js';
 
 const T = encodeURIComponent(WIDGET_TYPE);
 
-async function service(t: import('node:test').TestContext) {
+async function service(t: import('node:test').TestContext, kind: StoreKind = 'sqlite') {
   const provider = memoryProvider();
-  const s = await startTestService({ providers: new Map([[WIDGET_TYPE, provider]]) });
-  t.after(() => s.close());
+  const s = await serviceOn(t, kind, { providers: new Map([[WIDGET_TYPE, provider]]) });
   assert.equal((await s.call('POST', '/v1/types', WIDGET)).status, 201);
   for (const [name, color] of [
     ['legacy', 'red'],
@@ -36,76 +37,86 @@ const toImport = (logicalId: string, name: string) => ({
   ResourceIdentifier: { Name: name },
 });
 
-test('an import is planned as Import with the differences read, then deployed creating nothing; drift sees the same difference', async (t) => {
-  const { s, provider } = await service(t);
-  const plan = await s.call('POST', '/v1/stacks/app/plans', {
-    template: legacy('blue'),
-    resourcesToImport: [toImport('Legacy', 'legacy')],
-  });
-  assert.equal(plan.status, 201, JSON.stringify(plan.body));
-  assert.deepEqual(
-    plan.body.changes.map((c: { action: string; logicalId: string; identifier: string }) => [
-      c.action,
-      c.logicalId,
-      c.identifier,
-    ]),
-    [['Import', 'Legacy', 'legacy']],
-  );
-  assert.deepEqual(plan.body.changes[0].differences, [
-    { path: '/Color', expected: 'blue', actual: 'red', kind: 'NOT_EQUAL' },
-  ]);
+for (const kind of ['sqlite', 'postgresql'] as const)
+  test(
+    `an import is planned as Import with the differences read, then deployed creating nothing; drift sees the same difference [${kind}]`,
+    { skip: kind === 'postgresql' && pgSkip },
+    async (t) => {
+      const { s, provider } = await service(t, kind);
+      const plan = await s.call('POST', '/v1/stacks/app/plans', {
+        template: legacy('blue'),
+        resourcesToImport: [toImport('Legacy', 'legacy')],
+      });
+      assert.equal(plan.status, 201, JSON.stringify(plan.body));
+      assert.deepEqual(
+        plan.body.changes.map((c: { action: string; logicalId: string; identifier: string }) => [
+          c.action,
+          c.logicalId,
+          c.identifier,
+        ]),
+        [['Import', 'Legacy', 'legacy']],
+      );
+      assert.deepEqual(plan.body.changes[0].differences, [
+        { path: '/Color', expected: 'blue', actual: 'red', kind: 'NOT_EQUAL' },
+      ]);
 
-  const creates = provider.calls.filter((c) => c.action === 'create').length;
-  const applied = await s.call('POST', `/v1/stacks/app/plans/${plan.body.planId}/apply?wait=20`);
-  assert.equal(applied.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(applied.body.stack));
-  assert.equal(provider.calls.filter((c) => c.action === 'create').length, creates, 'nothing created');
-  assert.deepEqual(
-    applied.body.stack.resources.map((r: { logicalId: string; identifier: string }) => [
-      r.logicalId,
-      r.identifier,
-    ]),
-    [['Legacy', 'legacy']],
-  );
-  const events = (await s.call('GET', '/v1/stacks/app/events')).body.events.map(
-    (e: { logicalId: string; status: string }) => `${e.logicalId} ${e.status}`,
-  );
-  assert.ok(events.includes('Legacy IMPORT_COMPLETE'), events.join('\n'));
-  const drift = await s.call('GET', '/v1/stacks/app/drift');
-  assert.equal(drift.body.status, 'DRIFTED');
-  assert.deepEqual(drift.body.resources[0].differences, [
-    { path: '/Color', expected: 'blue', actual: 'red', kind: 'NOT_EQUAL' },
-  ]);
-  // Managed by the stack now: a deployment changing its template updates it.
-  const updated = await s.call('PUT', '/v1/stacks/app?wait=20', { template: legacy('navy') });
-  assert.equal(updated.body.stack.status, 'UPDATE_COMPLETE', JSON.stringify(updated.body.stack));
-  assert.equal(provider.store.get('legacy')?.Color, 'navy');
-});
-
-test('a retained resource leaves the stack with the stack, and is imported into another one', async (t) => {
-  const { s, provider } = await service(t);
-  const first = await s.call('PUT', '/v1/stacks/first?wait=20', {
-    template: legacy('red'),
-    resourcesToImport: [toImport('Legacy', 'legacy')],
-  });
-  assert.equal(first.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(first.body.stack));
-  const taken = await s.call('PUT', '/v1/stacks/second?wait=20', {
-    template: legacy('red'),
-    resourcesToImport: [toImport('Legacy', 'legacy')],
-  });
-  assert.equal(taken.status, 400);
-  assert.match(
-    taken.body.message,
-    /Test::Shop::Widget legacy is Legacy of stack first; a resource belongs to one stack/,
+      const creates = provider.calls.filter((c) => c.action === 'create').length;
+      const applied = await s.call('POST', `/v1/stacks/app/plans/${plan.body.planId}/apply?wait=20`);
+      assert.equal(applied.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(applied.body.stack));
+      assert.equal(provider.calls.filter((c) => c.action === 'create').length, creates, 'nothing created');
+      assert.deepEqual(
+        applied.body.stack.resources.map((r: { logicalId: string; identifier: string }) => [
+          r.logicalId,
+          r.identifier,
+        ]),
+        [['Legacy', 'legacy']],
+      );
+      const events = (await s.call('GET', '/v1/stacks/app/events')).body.events.map(
+        (e: { logicalId: string; status: string }) => `${e.logicalId} ${e.status}`,
+      );
+      assert.ok(events.includes('Legacy IMPORT_COMPLETE'), events.join('\n'));
+      const drift = await s.call('GET', '/v1/stacks/app/drift');
+      assert.equal(drift.body.status, 'DRIFTED');
+      assert.deepEqual(drift.body.resources[0].differences, [
+        { path: '/Color', expected: 'blue', actual: 'red', kind: 'NOT_EQUAL' },
+      ]);
+      // Managed by the stack now: a deployment changing its template updates it.
+      const updated = await s.call('PUT', '/v1/stacks/app?wait=20', { template: legacy('navy') });
+      assert.equal(updated.body.stack.status, 'UPDATE_COMPLETE', JSON.stringify(updated.body.stack));
+      assert.equal(provider.store.get('legacy')?.Color, 'navy');
+    },
   );
 
-  assert.equal((await s.call('DELETE', '/v1/stacks/first?wait=20')).body.stack.status, 'DELETE_COMPLETE');
-  assert.ok(provider.store.has('legacy'), 'retained');
-  const second = await s.call('PUT', '/v1/stacks/second?wait=20', {
-    template: legacy('red'),
-    resourcesToImport: [toImport('Legacy', 'legacy')],
-  });
-  assert.equal(second.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(second.body.stack));
-});
+for (const kind of ['sqlite', 'postgresql'] as const)
+  test(
+    `a retained resource leaves the stack with the stack, and is imported into another one [${kind}]`,
+    { skip: kind === 'postgresql' && pgSkip },
+    async (t) => {
+      const { s, provider } = await service(t, kind);
+      const first = await s.call('PUT', '/v1/stacks/first?wait=20', {
+        template: legacy('red'),
+        resourcesToImport: [toImport('Legacy', 'legacy')],
+      });
+      assert.equal(first.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(first.body.stack));
+      const taken = await s.call('PUT', '/v1/stacks/second?wait=20', {
+        template: legacy('red'),
+        resourcesToImport: [toImport('Legacy', 'legacy')],
+      });
+      assert.equal(taken.status, 400);
+      assert.match(
+        taken.body.message,
+        /Test::Shop::Widget legacy is Legacy of stack first; a resource belongs to one stack/,
+      );
+
+      assert.equal((await s.call('DELETE', '/v1/stacks/first?wait=20')).body.stack.status, 'DELETE_COMPLETE');
+      assert.ok(provider.store.has('legacy'), 'retained');
+      const second = await s.call('PUT', '/v1/stacks/second?wait=20', {
+        template: legacy('red'),
+        resourcesToImport: [toImport('Legacy', 'legacy')],
+      });
+      assert.equal(second.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(second.body.stack));
+    },
+  );
 
 test('an import is refused without DeletionPolicy Retain, for what Typeplane has no record of, named wrongly, or with another change', async (t) => {
   const { s } = await service(t);
