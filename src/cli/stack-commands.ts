@@ -9,6 +9,7 @@ import { ApiError, columns, render, truncate, type Client } from './client.js';
 import { action, clientFor, common, examples, type Common } from './api-commands.js';
 import { FILES, readLocal } from './local-files.js';
 import { templateWithNested } from './nested-templates.js';
+import { notPlannedLines, withNestedChanges } from './nested-plan.js';
 import { stackProgress, type StackEventView, type StackProgress } from './stack-progress.js';
 import { yaml } from './yaml.js';
 import { aroundDifference } from './output.js';
@@ -48,6 +49,8 @@ export interface PlannedChange {
   verdicts?: { source: string; name: string; action: string; message: string }[];
   /** Not judged at plan time, but when it is made: why. */
   notJudged?: { message: string };
+  /** A nested stack's own changes, or why they are planned only when it is deployed. */
+  nested?: { stackName?: string; changes: PlannedChange[] } | { notPlanned: string };
 }
 
 /** The Examples that end each subcommand's help. */
@@ -240,7 +243,8 @@ function planTable(
       : `  ${p.parameter} = ${p.value}  (from SSM parameter ${p.name})`,
   );
   return [
-    changesTable(plan.changes),
+    changesTable(withNestedChanges(plan.changes)),
+    ...notPlannedLines(plan.changes),
     ...(resolved.length > 0 ? ['', 'Parameters read from the parameter store:', ...resolved] : []),
     ...reviewLines(plan.changes),
     '',

@@ -63,6 +63,18 @@ export const PLANNED_CHANGE = {
       properties: { properties: { type: 'array', items: STRING }, deleteFirst: { type: 'boolean' } },
     },
     retain: { type: 'boolean' },
+    nested: {
+      description:
+        'A nested stack added or modified: the changes its own deployment would make, or why they are planned only when it is deployed.',
+      oneOf: [
+        {
+          type: 'object',
+          required: ['changes'],
+          properties: { stackName: STRING, changes: { type: 'array', items: { type: 'object' } } },
+        },
+        { type: 'object', required: ['notPlanned'], properties: { notPlanned: STRING } },
+      ],
+    },
   },
 };
 /** How one resource differs from what was deployed: a stack's, or a recipe instance's. */

@@ -25,6 +25,7 @@ import { mask, maskReason } from './secrets.js';
 import { locate } from './template.js';
 import type { DriftDifference } from './drift.js';
 import { importChange, type Importing } from './import/index.js';
+import type { NestedPlan } from './nested/plan.js';
 
 export interface PlannedChange {
   logicalId: string;
@@ -51,6 +52,8 @@ export interface PlannedChange {
    * its properties whose values are known only after apply (`unknown`) or hold a masked secret.
    */
   notJudged?: { message: string; unknown?: string[]; masked?: string[] };
+  /** A nested stack added or modified: the changes its own deployment would make (nested/plan.ts). */
+  nested?: NestedPlan;
 }
 
 /**

@@ -17,6 +17,7 @@ import { sealParameters } from './stored-parameters.js';
 import { analyzeForStack } from './validate.js';
 import { assertImportOnly, resolveImports, type Importing, type ResourceToImport } from './import/index.js';
 import { planDigests, type ResolvedParameter } from './parameter-store/index.js';
+import { planNestedStacks } from './nested/plan.js';
 
 /** A stored plan as an answer shows it. */
 export interface PlanView {
@@ -51,6 +52,7 @@ export async function makePlan(
   const importing =
     resourcesToImport && (await resolveImports(core, name, analysis, resourcesToImport, records, authorize));
   const changes = await changesOf(core, name, analysis, current?.record, records, importing);
+  await planNestedStacks(core, name, changes, records, authorize);
   await reviewPlan(core, changes, records, callerOfStack(caller, name));
   const plan: PlanRecord = {
     planId: randomUUID(),

@@ -63,6 +63,24 @@ const outputs = (stack: { outputs: { name: string; value: unknown }[] }) =>
   Object.fromEntries(stack.outputs.map((o) => [o.name, o.value]));
 
 test('a nested stack is deployed with its parameters, its outputs read by the parent, updated and deleted with it', async () => {
+  // Planned first: the nested stack's resources are the plan's too.
+  const first = await s.call('POST', '/v1/stacks/parent/plans', {
+    template: PARENT,
+    templates: { 'nested/shop.yaml': CHILD() },
+    parameters: { Color: 'red' },
+  });
+  assert.equal(first.status, 201, JSON.stringify(first.body));
+  assert.deepEqual(
+    first.body.changes.map((c: any) => [
+      c.logicalId,
+      c.action,
+      c.nested?.changes?.map((n: any) => `${n.logicalId} ${n.action}`),
+    ]),
+    [
+      ['Shop', 'Add', ['Widget Add']],
+      ['Front', 'Add', undefined],
+    ],
+  );
   const created = await deploy('parent', PARENT, { 'nested/shop.yaml': CHILD() }, { Color: 'red' });
   assert.equal(created.status, 'CREATE_COMPLETE', JSON.stringify(created));
   const shop = created.resources.find((r: { logicalId: string }) => r.logicalId === 'Shop');
@@ -99,6 +117,23 @@ test('a nested stack is deployed with its parameters, its outputs read by the pa
   assert.equal(plan.status, 201, JSON.stringify(plan.body));
   const planned = plan.body.changes.find((c: { logicalId: string }) => c.logicalId === 'Shop');
   assert.equal(planned.action, 'Modify', JSON.stringify(plan.body.changes));
+  // …with the nested stack's own changes: its widget unchanged (its new output changes no resource).
+  assert.equal(planned.nested.stackName, childName);
+  assert.deepEqual(
+    planned.nested.changes.map((c: { logicalId: string; action: string }) => `${c.logicalId} ${c.action}`),
+    ['Widget NoChange'],
+  );
+  // A new color: the plan shows the nested widget's Modify, under the nested stack's change.
+  const recolor = await s.call('POST', '/v1/stacks/parent/plans', {
+    template: PARENT,
+    templates: { 'nested/shop.yaml': CHILD() },
+    parameters: { Color: 'green' },
+  });
+  const nestedWidget = recolor.body.changes
+    .find((c: { logicalId: string }) => c.logicalId === 'Shop')
+    .nested.changes.find((c: { logicalId: string }) => c.logicalId === 'Widget');
+  assert.equal(nestedWidget.action, 'Modify', JSON.stringify(recolor.body.changes));
+  assert.deepEqual(nestedWidget.patch, [{ op: 'replace', path: '/Color', value: 'green' }]);
   const extended = await deploy('parent', PARENT, { 'nested/shop.yaml': changed }, { Color: 'blue' });
   assert.equal(extended.status, 'UPDATE_COMPLETE', JSON.stringify(extended));
   assert.deepEqual(outputs((await s.call('GET', `/v1/stacks/${childName}`)).body), {
@@ -219,6 +254,21 @@ test('the CLI sends the nested templates a template names by local paths, relati
   assert.equal(middle.parentId, root.stackId);
   assert.match(inner.parentId!, new RegExp(`^typeplane:stack/${middle.stackName}/`));
   assert.equal((await widget('cli-w')).body.properties.Color, 'red');
+  // The plan's table lists the nested stacks' own changes under theirs.
+  const plan = await typeplaneCli(s.url, s.token, [
+    'stack',
+    'plan',
+    'cli-parent',
+    join(dir, 'parent.yaml'),
+    '--parameters',
+    'Color=blue',
+  ]);
+  assert.equal(plan.code, 0, plan.stdout + plan.stderr);
+  assert.match(plan.stdout, /^Modify +Shop\/Widget +Test::Shop::Widget +Color$/m);
+  assert.match(
+    plan.stdout,
+    /^Shop\/Widget \(Test::Shop::Widget cli-w\) changes in place:\n {2}Color +"red" → "blue"$/m,
+  );
   const deleted = await typeplaneCli(s.url, s.token, ['stack', 'delete', 'cli-parent']);
   assert.equal(deleted.code, 0, deleted.stdout + deleted.stderr);
   assert.equal((await widget('cli-inner')).status, 404);
