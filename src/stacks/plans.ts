@@ -119,6 +119,6 @@ export async function changesOf(
     importValue: (n) => imports.get(n)?.value,
     ...(importing ? { importing } : {}),
   });
-  if (importing) assertImportOnly(changes, (id) => analysis.resources.get(id)!.compiled.type);
+  if (importing) assertImportOnly(changes, importing, (id) => analysis.resources.get(id)!.compiled.type);
   return changes;
 }

@@ -159,6 +159,11 @@ test('an import is refused without DeletionPolicy Retain, for what Typeplane has
     toImport('Legacy', 'legacy'),
   ]);
   assert.match(renamed.message, /Legacy's properties identify spare, not legacy, the resource to import/);
+  const conditioned = await refusal(
+    `Conditions:\n  Never: !Equals [a, b]\n${legacy('red').replace('    DeletionPolicy', '    Condition: Never\n    DeletionPolicy')}`,
+    [toImport('Legacy', 'legacy')],
+  );
+  assert.match(conditioned.message, /Legacy is not made by this template \(its Condition is false\)/);
   assert.equal((await s.call('GET', '/v1/stacks/app')).status, 404, 'no stack was made');
 });
 

@@ -206,13 +206,22 @@ export function importChange(
 /**
  * An import changes nothing but what it imports: every other change of its plan is refused (as
  * CloudFormation refuses them in an IMPORT change set), and so is a template whose identifier
- * properties name another resource than the one imported.
+ * properties name another resource than the one imported, or that does not make a resource to import
+ * (its Condition false).
  */
 export function assertImportOnly(
   changes: readonly PlannedChange[],
+  importing: ReadonlyMap<string, Importing>,
   type: (logicalId: string) => ResourceType,
 ): void {
   const problems: ErrorDetail[] = [];
+  const imported = new Set(changes.filter((c) => c.action === 'Import').map((c) => c.logicalId));
+  for (const logicalId of importing.keys())
+    if (!imported.has(logicalId))
+      problems.push({
+        pointer: `/Resources/${logicalId}/Condition`,
+        message: `${logicalId} is not made by this template (its Condition is false): there is nothing to import it as`,
+      });
   for (const change of changes) {
     if (change.action === 'NoChange') continue;
     if (change.action !== 'Import') {
