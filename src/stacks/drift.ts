@@ -11,6 +11,7 @@ import type { StackRecord } from './records.js';
 import { mask } from './secrets.js';
 import { withReferencesResolved } from './parameter-store/index.js';
 import { isCustomResourceType } from './custom-resources/index.js';
+import { NESTED_STACK_TYPE } from './nested/index.js';
 
 export interface DriftDifference {
   path: string;
@@ -39,8 +40,10 @@ export async function drift(
   const secrets = await secretsOf(core, current.record);
   const resources: ResourceDrift[] = [];
   for (const rec of records.values()) {
-    // A custom resource has no provider to read it from: as CloudFormation, drift does not check it.
-    if (rec.identifier === undefined || isCustomResourceType(rec.type)) continue;
+    // A custom resource has no provider to read it from, and a nested stack's drift is its own (its
+    // resources are checked by checking it): as in CloudFormation, a stack's drift does not check them.
+    if (rec.identifier === undefined || isCustomResourceType(rec.type) || rec.type === NESTED_STACK_TYPE)
+      continue;
     const type = (await core.ctx.types.get(rec.type))?.type;
     const base = { logicalId: rec.logicalId, type: rec.type, identifier: rec.identifier };
     let actual: Record<string, unknown>;

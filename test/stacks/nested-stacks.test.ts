@@ -100,6 +100,9 @@ test('a nested stack is deployed with its parameters, its outputs read by the pa
   assert.deepEqual(child.parameters, { Prefix: 'shop', Color: 'red' });
   assert.equal((await widget('shop-w')).body.properties.Color, 'red');
   assert.equal((await widget('front')).body.properties.Color, 'red');
+  // The parent's drift leaves the nested stack to its own (CloudFormation's too): both in sync.
+  assert.equal((await s.call('GET', '/v1/stacks/parent/drift')).body.status, 'IN_SYNC');
+  assert.equal((await s.call('GET', `/v1/stacks/${childName}/drift`)).body.status, 'IN_SYNC');
 
   // A parameter the nested stack is given changes: it is updated, and what reads its outputs too.
   const recolored = await deploy('parent', PARENT, { 'nested/shop.yaml': CHILD() }, { Color: 'blue' });
@@ -272,4 +275,36 @@ test('the CLI sends the nested templates a template names by local paths, relati
   const deleted = await typeplaneCli(s.url, s.token, ['stack', 'delete', 'cli-parent']);
   assert.equal(deleted.code, 0, deleted.stdout + deleted.stderr);
   assert.equal((await widget('cli-inner')).status, 404);
+});
+
+test("a nested stack's output built from a NoEcho parameter is masked where the parent shows it", async () => {
+  const child = `
+Parameters:
+  Pass: { Type: String, NoEcho: true }
+Resources:
+  W:
+    Type: Test::Shop::Widget
+    Properties: { Name: vault-w, Secret: !Ref Pass }
+Outputs:
+  Secret: { Value: !Sub 'pass-\${Pass}' }
+`;
+  const parent = `
+Resources:
+  Vault:
+    Type: AWS::CloudFormation::Stack
+    Properties: { TemplateURL: vault.yaml, Parameters: { Pass: open-sesame-42 } }
+Outputs:
+  FromNested: { Value: !GetAtt Vault.Outputs.Secret }
+`;
+  const stack = await deploy('vaulted', parent, { 'vault.yaml': child });
+  assert.equal(stack.status, 'CREATE_COMPLETE', JSON.stringify(stack));
+  assert.deepEqual(outputs(stack), { FromNested: '****' });
+  const shown = [
+    (await s.call('GET', '/v1/stacks/vaulted')).body,
+    (await s.call('GET', '/v1/stacks/vaulted/outputs')).body,
+    (await s.call('GET', '/v1/stacks/vaulted/events')).body,
+  ];
+  for (const body of shown)
+    assert.ok(!JSON.stringify(body).includes('pass-open-sesame-42'), JSON.stringify(body));
+  assert.equal((await s.call('DELETE', '/v1/stacks/vaulted?wait=60')).body.stack.status, 'DELETE_COMPLETE');
 });
