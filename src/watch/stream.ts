@@ -1,0 +1,157 @@
+/**
+ * @module One watch: a response that stays open, sending events as Server-Sent Events (`id:` is the
+ * resource version, so an EventSource resumes with Last-Event-ID) or as NDJSON, one event a line.
+ * It never buffers without limit: a client that reads too slowly is cut with an ERROR event.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Principal } from '../auth/index.js';
+import type { Store } from '../store/index.js';
+import { bookmarkJson, errorJson, type EventMaker, type PreparedChange } from './events.js';
+import { PAGE, type FeedSubscriber } from './feed.js';
+
+export type WatchFormat = 'sse' | 'ndjson';
+
+/** Which changes a watch sends, and as which event. */
+export type Selector = (change: PreparedChange, seenUpTo: number) => string | undefined;
+
+/** How long a cut client has to take its final event before its connection is closed. */
+const LINGER_MS = 2_000;
+/** Live changes a watch holds while it replays the log. */
+const MAX_PENDING = 20 * PAGE;
+
+export class WatchStream implements FeedSubscriber {
+  /** Every change up to it was sent or not this watch's. */
+  private sent: number;
+  /** Live changes that came while the watch replayed the log. */
+  private pending: PreparedChange[] | undefined = [];
+  private pendingPosition = 0;
+  private ended = false;
+  private readonly bookmarks: NodeJS.Timeout;
+
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly format: WatchFormat,
+    private readonly select: Selector,
+    from: number,
+    private readonly maxBufferedBytes: number,
+    bookmarkMs: number,
+    private readonly onEnd: (stream: WatchStream) => void,
+  ) {
+    this.sent = from;
+    this.bookmarks = setInterval(() => {
+      if (this.pending === undefined) this.write(this.sent, bookmarkJson(this.sent));
+    }, bookmarkMs);
+    this.bookmarks.unref();
+    response.on('close', () => this.finish());
+  }
+
+  get open(): boolean {
+    return !this.ended;
+  }
+
+  /** Whether the watch may go on for a token's (re-read) principal; set by whoever opened it. */
+  visibleTo: (principal: Principal) => boolean = () => true;
+
+  /** The watch sends what changed after `from`. */
+  startAt(from: number): void {
+    this.sent = from;
+  }
+
+  /** Drops a watch refused before it sent anything (its response answers the refusal). */
+  abandon(): void {
+    this.finish();
+  }
+
+  /**
+   * Sends what changed after `from` up to where the feed is (the feed's changes meanwhile wait), then
+   * goes live. Pages of the log wait for the client to take the one before.
+   */
+  async replay(
+    store: Store,
+    events: EventMaker,
+    first: { changes: PreparedChange[]; full: boolean },
+  ): Promise<void> {
+    let page = first;
+    for (;;) {
+      this.send(page.changes);
+      if (!page.full || this.ended) break;
+      await this.drained();
+      const read = await store.readChanges(this.sent, PAGE);
+      page = { changes: await events.prepare(read.changes), full: read.changes.length === PAGE };
+    }
+    const pending = this.pending ?? [];
+    this.pending = undefined;
+    this.send(pending);
+    this.sent = Math.max(this.sent, this.pendingPosition);
+  }
+
+  deliver(changes: readonly PreparedChange[], position: number): void {
+    if (this.ended) return;
+    if (this.pending !== undefined) {
+      this.pending.push(...changes);
+      this.pendingPosition = position;
+      // Changes come faster than the replay sends the log: it would never catch up.
+      if (this.pending.length > MAX_PENDING)
+        this.end(
+          'Throttling',
+          429,
+          `more than ${MAX_PENDING} changes came while the watch replayed the log, faster than it could be sent: list again and watch from the list's resourceVersion`,
+        );
+      return;
+    }
+    this.send(changes);
+    this.sent = Math.max(this.sent, position);
+  }
+
+  private send(changes: readonly PreparedChange[]): void {
+    for (const change of changes) {
+      if (change.version <= this.sent) continue;
+      const event = this.select(change, this.sent);
+      this.sent = change.version;
+      if (event !== undefined) this.write(change.version, event);
+      if (this.ended) return;
+    }
+  }
+
+  private write(version: number, json: string): void {
+    if (this.ended) return;
+    this.response.write(this.format === 'sse' ? `id: ${version}\ndata: ${json}\n\n` : `${json}\n`);
+    if (this.response.writableLength > this.maxBufferedBytes)
+      this.end(
+        'Throttling',
+        429,
+        `the client read too slowly: more than ${this.maxBufferedBytes} bytes of events waited for it, so the watch was ended; watch again from resourceVersion ${this.sent}`,
+      );
+  }
+
+  /** Resolves once the client has taken what was written (at once when little waits). */
+  private drained(): Promise<void> {
+    if (this.response.writableLength < this.maxBufferedBytes / 4 || this.ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.response.off('drain', done);
+        this.response.off('close', done);
+        resolve();
+      };
+      this.response.on('drain', done);
+      this.response.on('close', done);
+    });
+  }
+
+  /** Ends the watch with an ERROR event saying why; the connection closes once it is sent. */
+  end(errorCode: string, code: number, message: string): void {
+    if (this.ended) return;
+    const json = errorJson(errorCode, code, message);
+    this.response.end(this.format === 'sse' ? `data: ${json}\n\n` : `${json}\n`);
+    this.finish();
+    setTimeout(() => this.response.destroy(), LINGER_MS).unref();
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.bookmarks);
+    this.pending = undefined;
+    this.onEnd(this);
+  }
+}
