@@ -10,6 +10,7 @@ import { AccessKeys, checkAdminToken, plainListenProblem, Tokens } from './auth/
 import { cloudControlFrontDoor } from './cloudcontrol/index.js';
 import { alsoOnEnd, Engine, engineLogger, type EngineOptions } from './engine/index.js';
 import { buildServer, type ServerOptions } from './http/index.js';
+import { Watches, type WatchLimits } from './watch/index.js';
 import { listenForMetrics } from './http/metrics-listener.js';
 import {
   createStateProvider,
@@ -127,6 +128,8 @@ export interface ServiceOptions {
   metricsAddress?: { host: string; port: number };
   /** The process exports traces (`startTracing` started the SDK): each request is served in a span. */
   tracing?: boolean;
+  /** What watches may cost and how often they are kept alive (defaults in docs/watch.md). */
+  watch?: Partial<WatchLimits>;
 }
 
 export interface Service {
@@ -356,7 +359,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         : { store: 'sqlite', path: join(options.dataDir, 'typeplane.db') },
       sealer.keyId,
     );
+    const watches = new Watches({
+      store,
+      engine,
+      registry,
+      tokens,
+      logger,
+      ...(options.watch ? { limits: options.watch } : {}),
+    });
     const app = await buildServer({
+      watches,
       readiness,
       engine,
       registry,

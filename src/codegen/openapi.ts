@@ -10,7 +10,18 @@
 import { ERROR_CODES } from '../errors.js';
 import type { ResourceType } from '../schema/index.js';
 import { markedModel } from './property-schema.js';
-import { ERROR_RESPONSES, json, PAGE, pathParam, ref, WAIT } from './openapi-parts.js';
+import {
+  ERROR_RESPONSES,
+  GONE,
+  json,
+  PAGE,
+  pageOrWatch,
+  pathParam,
+  ref,
+  WAIT,
+  WATCH,
+  WATCH_EVENT,
+} from './openapi-parts.js';
 import { POLICY_SCHEMAS, policyPaths } from './openapi-policy.js';
 import { RECIPE_SCHEMAS, recipePaths } from './openapi-recipes.js';
 import { STACK_SCHEMAS, stackPaths } from './openapi-stacks.js';
@@ -104,6 +115,7 @@ const COMMON_SCHEMAS: Schema = {
     properties: { typeName: { type: 'string' }, identifier: { type: 'string' }, properties: ref('Model') },
   },
   ResourceList: resourceList(ref('Model')),
+  WatchEvent: WATCH_EVENT,
   PatchDocument: {
     type: 'array',
     description: 'An RFC 6902 JSON Patch of the model.',
@@ -248,6 +260,11 @@ function resourceList(model: unknown): Schema {
         },
       },
       nextToken: { type: ['string', 'null'] },
+      resourceVersion: {
+        type: 'string',
+        description:
+          'The version to watch from (watch=true&resourceVersion=…): no change after the page is missed.',
+      },
     },
   };
 }
@@ -303,9 +320,9 @@ function resourcePaths(
       },
       get: {
         operationId: `list${id}`,
-        summary: 'List resources',
-        parameters: PAGE,
-        responses: { '200': json(list, 'A page of resources.'), ...ERROR_RESPONSES },
+        summary: 'List resources, or watch them change',
+        parameters: [...PAGE, ...WATCH],
+        responses: { '200': pageOrWatch(list, 'A page of resources.'), ...GONE, ...ERROR_RESPONSES },
       },
     },
     [`${base}/{identifier}`]: {
@@ -610,23 +627,26 @@ function generalPaths(): Schema {
     '/v1/requests': {
       get: {
         operationId: 'listRequests',
-        summary: 'List operations',
+        summary: 'List operations, or watch them change',
         parameters: [
           ...PAGE,
           { name: 'operation', in: 'query', schema: { type: 'string' } },
           { name: 'status', in: 'query', schema: { type: 'string' } },
+          ...WATCH,
         ],
         responses: {
-          '200': json(
+          '200': pageOrWatch(
             {
               type: 'object',
               properties: {
                 progressEvents: { type: 'array', items: ref('ProgressEvent') },
                 nextToken: { type: ['string', 'null'] },
+                resourceVersion: { type: 'string', description: 'The version to watch from.' },
               },
             },
             'A page of operations.',
           ),
+          ...GONE,
           ...ERROR_RESPONSES,
         },
       },

@@ -32,7 +32,9 @@ import type { EngineObserver } from './observer.js';
 import { previewChange, type Reviewer, type ReviewRequest } from './review.js';
 import { put } from './put.js';
 import { recordRefusal } from './refusal.js';
-import { list, read } from './read.js';
+import { list, read, type ResourceList } from './read.js';
+import { toEvent } from './progress-event.js';
+import type { OperationRecord } from '../store/types.js';
 import { references } from './references.js';
 import { cancel, getRequest, listRequests, waitFor } from './requests.js';
 import { step } from './step.js';
@@ -290,7 +292,7 @@ export class Engine {
       filters?: Record<string, unknown>;
       version?: string;
     },
-  ): Promise<{ resourceDescriptions: ResourceDescription[]; nextToken: string | null }> {
+  ): Promise<ResourceList> {
     return list(this.ctx, typeName, options);
   }
 
@@ -330,8 +332,13 @@ export class Engine {
   listRequests(
     filter: { operation?: Operation[]; status?: OperationStatus[] },
     options: { maxResults?: unknown; nextToken?: unknown },
-  ): Promise<{ progressEvents: ProgressEvent[]; nextToken: string | null }> {
+  ): Promise<{ progressEvents: ProgressEvent[]; nextToken: string | null; resourceVersion: string }> {
     return listRequests(this.ctx, filter, options);
+  }
+
+  /** An operation as the API reports it (its ProgressEvent: write-only values never). */
+  describeOperation(op: OperationRecord): Promise<ProgressEvent> {
+    return toEvent(this.ctx, op);
   }
 
   /** Cancel a pending or in-progress operation. */

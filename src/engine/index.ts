@@ -19,4 +19,5 @@ export { ClientTokenReused, canonicalJson } from './client-token.js';
 export { maskQuoted, maskedForms, resourceWithSecrets } from './sealing.js';
 export { UnsupportedAction } from './admission.js';
 export { checkConsistency, type ConsistencyProblem } from './consistency.js';
+export type { ResourceList } from './read.js';
 export * from './types.js';

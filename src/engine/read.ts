@@ -110,7 +110,7 @@ export async function list(
   ctx: EngineContext,
   typeName: string,
   options: { maxResults?: unknown; nextToken?: unknown; filters?: Record<string, unknown>; version?: string },
-): Promise<{ resourceDescriptions: ResourceDescription[]; nextToken: string | null }> {
+): Promise<ResourceList> {
   const compiled = await ctx.registry.get(typeName, options.version);
   const type = compiled.type;
   assertSupported(type, 'list');
@@ -122,12 +122,26 @@ export async function list(
     properties: recorded(type, r.properties),
     ...(r.observed ? { observed: r.observed } : {}),
   });
+  // Read before the page: a change after it is in the page or after this version (a watch from it
+  // sees it), never lost between the two.
+  const resourceVersion = String(await ctx.store.latestVersion());
   if (filters.length === 0) {
     const page = await ctx.store.listResources(type.typeName, { limit, ...(nextToken ? { nextToken } : {}) });
-    return { resourceDescriptions: page.items.map(describe), nextToken: page.nextToken ?? null };
+    return {
+      resourceDescriptions: page.items.map(describe),
+      nextToken: page.nextToken ?? null,
+      resourceVersion,
+    };
   }
   const page = await filteredPage(ctx, type.typeName, filters, limit, nextToken);
-  return { resourceDescriptions: page.items.map(describe), nextToken: page.nextToken };
+  return { resourceDescriptions: page.items.map(describe), nextToken: page.nextToken, resourceVersion };
+}
+
+/** A page of a list, and the version of the change log to watch from (see docs/watch.md). */
+export interface ResourceList {
+  resourceDescriptions: ResourceDescription[];
+  nextToken: string | null;
+  resourceVersion: string;
 }
 
 /** Rows read in batches of this many while filtering. */

@@ -18,13 +18,15 @@ export async function listRequests(
   ctx: EngineContext,
   filter: { operation?: Operation[]; status?: OperationStatus[] },
   options: { maxResults?: unknown; nextToken?: unknown },
-): Promise<{ progressEvents: ProgressEvent[]; nextToken: string | null }> {
+): Promise<{ progressEvents: ProgressEvent[]; nextToken: string | null; resourceVersion: string }> {
   const limit = parseMaxResults(options.maxResults);
   const nextToken = parseNextToken(options.nextToken);
+  // Read before the page, as a list of resources reads it (see read.ts).
+  const resourceVersion = String(await ctx.store.latestVersion());
   const page = await ctx.store.listOperations(filter, { limit, ...(nextToken ? { nextToken } : {}) });
   const events: ProgressEvent[] = [];
   for (const op of page.items) events.push(await toEvent(ctx, op));
-  return { progressEvents: events, nextToken: page.nextToken ?? null };
+  return { progressEvents: events, nextToken: page.nextToken ?? null, resourceVersion };
 }
 
 /** Cancel a pending or in-progress operation. */

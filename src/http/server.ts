@@ -59,6 +59,7 @@ import type { Stacks } from '../stacks/index.js';
 import type { CompiledPolicy, Policies } from '../policy/index.js';
 import type { HookRegistrations } from '../policy/hooks/index.js';
 import type { TypeConfigurations } from '../type-configuration/index.js';
+import type { Watches } from '../watch/index.js';
 
 /** Methods whose requests carry no body: an empty one, whatever its Content-Type, is none. */
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
@@ -99,6 +100,8 @@ export interface ServerOptions {
   telemetry?: Telemetry;
   /** Traces are on: each request, the front door's included, is served in a span of its own. */
   tracing?: boolean;
+  /** Watches (`?watch=true` on the resource and request lists); without it the lists answer a page. */
+  watches?: Watches;
 }
 
 /**
@@ -191,6 +194,7 @@ export async function buildServer({
   readiness,
   telemetry,
   tracing = false,
+  watches,
 }: ServerOptions): Promise<FastifyInstance> {
   let closing = false;
   const app = Fastify({
@@ -213,6 +217,8 @@ export async function buildServer({
   if (onRoute) app.addHook('onRoute', onRoute);
   app.addHook('preClose', (done) => {
     closing = true;
+    // A watch's connection is never idle: each is ended, with an event saying why, before closing.
+    watches?.close();
     done();
   });
   // Bounded JSON for every route (depth; prototype keys refused, not silently dropped); /v1/types
@@ -292,8 +298,8 @@ export async function buildServer({
   });
   await app.register(healthRoutes, readiness ? { readiness } : {});
   await app.register(typeRoutes, { registry, ...(configurations ? { configurations } : {}) });
-  await app.register(resourceRoutes, { engine });
-  await app.register(requestRoutes, { engine });
+  await app.register(resourceRoutes, { engine, ...(watches ? { watches } : {}) });
+  await app.register(requestRoutes, { engine, ...(watches ? { watches } : {}) });
   await app.register(tokenRoutes, { tokens });
   await app.register(artifactRoutes, { registry });
   if (stacks) await app.register(stackRoutes, { stacks });

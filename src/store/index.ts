@@ -16,6 +16,8 @@ export type {
   TypeUsage,
   StoreObserver,
   StoreStats,
+  Change,
+  ChangePage,
 } from './types.js';
 export { OperationMovedOn, DefaultVersionMoved, TypeChangedMeanwhile } from './types.js';
 export { resourceCursor } from './cursor.js';

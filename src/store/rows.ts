@@ -9,6 +9,7 @@ import type { ResourceType } from '../schema/index.js';
 import type { Verdict } from '../verdict.js';
 import type {
   ActiveOperationCount,
+  Change,
   BeginResult,
   ClaimAllowance,
   ClaimedOperation,
@@ -114,9 +115,79 @@ export function dueSql(at: string): string {
  * operations below the first seq that started at or after it (found by walking from the oldest).
  */
 export function expireOperationsSql(before: string): string {
-  return `DELETE FROM operations
-    WHERE seq < COALESCE((SELECT seq FROM operations WHERE started_at >= ${before} ORDER BY seq LIMIT 1), 9223372036854775807)
+  return `DELETE FROM operations WHERE ${expiredSql(before)}`;
+}
+
+function expiredSql(before: string): string {
+  return `seq < COALESCE((SELECT seq FROM operations WHERE started_at >= ${before} ORDER BY seq LIMIT 1), 9223372036854775807)
       AND status IN ${TERMINAL_SQL} AND event_time < ${before}`;
+}
+
+/**
+ * The statement, run before {@link expireOperationsSql} in its transaction, that raises the change
+ * log's horizon to the latest version of the operations about to go: a watch from before it has
+ * missed changes (`greatest`: the store's two-argument maximum, MAX in SQLite, GREATEST in PostgreSQL).
+ */
+export function raiseHorizonSql(before: string, greatest: string): string {
+  return `UPDATE change_horizon SET version = ${greatest}(version,
+    COALESCE((SELECT MAX(COALESCE(change_version, seq)) FROM operations WHERE ${expiredSql(before)}), 0))`;
+}
+
+/** Migrations another change in progress takes (empty: they change nothing). */
+export const RESERVED = (count: number): string[] => Array.from({ length: count }, () => '');
+
+/**
+ * The change log's migration, in both stores (`integer`: the store's 64-bit integer type). Part of
+ * released migrations: never edit it.
+ */
+export function changeLogMigration(integer: 'INTEGER' | 'bigint'): string {
+  return `
+  ALTER TABLE operations ADD COLUMN change_version ${integer};
+  ALTER TABLE operations ADD COLUMN resource_change TEXT;
+  CREATE INDEX operations_changes ON operations (change_version) WHERE change_version IS NOT NULL;
+  CREATE TABLE change_horizon (version ${integer} NOT NULL);
+  INSERT INTO change_horizon (version) VALUES (0);
+  `;
+}
+
+/** The columns a change is read with: the operation's, its versions and its resource change. */
+export const CHANGE_COLUMNS = `${OPERATION_COLUMNS}, change_version, resource_change`;
+
+/** An operation row as the change log reads it. */
+export interface ChangeRow extends OperationRow {
+  change_version: number | string | null;
+  resource_change: string | null;
+}
+
+/**
+ * The change log after `after` (the store's placeholder), oldest first: operations begun since and
+ * not changed since (their version is their seq), and operations changed since (the version of their
+ * latest change). Each branch walks an index from `after`: the rowid / primary key, and the partial
+ * index of changed operations.
+ */
+export function changesSql(after: string, upTo: string, limit: string): string {
+  return `SELECT * FROM (
+      SELECT ${CHANGE_COLUMNS} FROM operations WHERE seq > ${after} AND seq <= ${upTo} AND change_version IS NULL
+      UNION ALL
+      SELECT ${CHANGE_COLUMNS} FROM operations WHERE change_version > ${after} AND change_version <= ${upTo}
+    ) c ORDER BY COALESCE(change_version, seq) LIMIT ${limit}`;
+}
+
+export function toChange(row: ChangeRow): Change {
+  const begunAt = Number(row.seq);
+  const change: Change = {
+    version: row.change_version === null ? begunAt : Number(row.change_version),
+    begunAt,
+    operation: toOperationRecord(row),
+  };
+  if (row.resource_change === 'put' || row.resource_change === 'delete')
+    change.resourceChange = row.resource_change;
+  return change;
+}
+
+/** What a resource change is recorded as beside its operation (see {@link Change.resourceChange}). */
+export function resourceChangeOf(change: { kind: 'put' | 'delete' } | undefined): string | null {
+  return change?.kind ?? null;
 }
 
 /**

@@ -304,6 +304,33 @@ export interface AuditFilter {
   errorCode?: string;
 }
 
+/**
+ * One committed change, as the change log (the operations table) holds it: the operation as it
+ * stands at `version`, and the change to the resource index it made, if any. An operation that
+ * changes several times between two reads is read once, at its latest version.
+ */
+export interface Change {
+  /** Monotonically increasing across the store, assigned when the change commits. */
+  version: number;
+  /** The version the operation began at: a change whose operation began after a point is new there. */
+  begunAt: number;
+  operation: OperationRecord;
+  /** The resource index change committed with it: `put` (made or replaced) or `delete`. */
+  resourceChange?: 'put' | 'delete';
+}
+
+/** A page of the change log (see {@link Store.readChanges}). */
+export interface ChangePage {
+  changes: Change[];
+  /**
+   * The version the log is complete from: changes after it are all kept (those at or before it may
+   * have expired with their operations). A reader at an older version has missed some.
+   */
+  horizon: number;
+  /** The latest version committed: a reader that got every change up to it is current. */
+  latest: number;
+}
+
 export interface Store {
   // Types
   putType(type: StoredType): Promise<void>;
@@ -496,6 +523,20 @@ export interface Store {
   ): Promise<Page<string>>;
   /** Remove records made before `before`, never the last one (the chain goes on from it); how many went. */
   expireAuditRecords(before: Date): Promise<number>;
+
+  // Change log (watch)
+  /**
+   * Changes after version `after`, oldest first, at most `limit`, each committed (a change's version
+   * is assigned under the lock its commit takes, so none can commit behind a version already read).
+   */
+  readChanges(after: number, limit: number): Promise<ChangePage>;
+  /** The latest version committed: what a list read after it is at least as new as. */
+  latestVersion(): Promise<number>;
+  /**
+   * Calls `listener` after this process commits a change, and (PostgreSQL) when another replica says
+   * it did; returns the function that stops it. A wake-up only: the change log is the truth.
+   */
+  onChanges(listener: () => void): () => void;
 
   /**
    * Resolves when the store can serve: reachable, and its schema the one this Typeplane knows

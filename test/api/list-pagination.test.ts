@@ -18,10 +18,16 @@ const create = async (name: string) => {
   assert.equal(res.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(res.body));
 };
 
-test('an empty type lists an empty array and a null nextToken', async () => {
+test('an empty type lists an empty array, a null nextToken and the resourceVersion to watch from', async () => {
   const res = await svc.call('GET', `/v1/resources/${T}`);
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body, { typeName: WIDGET_TYPE, resourceDescriptions: [], nextToken: null });
+  assert.match(res.body.resourceVersion, /^[0-9]+$/);
+  assert.deepEqual(res.body, {
+    typeName: WIDGET_TYPE,
+    resourceDescriptions: [],
+    nextToken: null,
+    resourceVersion: res.body.resourceVersion,
+  });
 });
 
 test('pages follow nextToken to the end, each resource once, stable while resources are added', async () => {

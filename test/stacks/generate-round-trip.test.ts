@@ -239,3 +239,34 @@ test('a required write-only property is never emitted: a NoEcho parameter stands
   assert.equal(put.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(put.body.stack));
   assert.equal((await s.call('GET', '/v1/stacks/vaults/drift')).body.status, 'IN_SYNC');
 });
+
+test('a type that declares its references is linked only where it declares them', async (t) => {
+  const HOLDER = JSON.stringify({
+    typeName: 'Test::Shop::Holder',
+    description: 'Holds a widget, named in WidgetName.',
+    properties: { HolderName: { type: 'string' }, WidgetName: { type: 'string' }, Note: { type: 'string' } },
+    additionalProperties: false,
+    required: ['HolderName'],
+    primaryIdentifier: ['/properties/HolderName'],
+    traits: { references: [{ typeName: WIDGET_TYPE, ids: { Name: '/properties/WidgetName' } }] },
+  });
+  const s = await startTestService();
+  t.after(() => s.close());
+  for (const doc of [WIDGET, HOLDER]) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
+  for (const [type, desiredState] of [
+    [WIDGET_TYPE, { Name: 'ada' }],
+    ['Test::Shop::Holder', { HolderName: 'h1', WidgetName: 'ada', Note: 'ada' }],
+  ] as const) {
+    const made = await s.call('POST', `/v1/resources/${encodeURIComponent(type)}`, { desiredState });
+    assert.equal((await settle(s, made.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
+  }
+  const generated = await s.call(
+    'GET',
+    `/v1/generated-template?types=${encodeURIComponent('Test::Shop::*')}`,
+  );
+  assert.deepEqual(generated.body.template.Resources.HolderH1.Properties, {
+    HolderName: 'h1',
+    WidgetName: { Ref: 'WidgetAda' },
+    Note: 'ada',
+  });
+});

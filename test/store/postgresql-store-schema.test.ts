@@ -113,6 +113,7 @@ test(
     assert.deepEqual(indexes, [
       'operations_active',
       'operations_active_by_type',
+      'operations_changes',
       'operations_client_token',
       'operations_one_active',
       'operations_pkey',

@@ -53,6 +53,7 @@ test('the file is in WAL mode with the schema at the latest version', async (t) 
     .map((r) => r.name);
   assert.deepEqual(tables, [
     'audit_records',
+    'change_horizon',
     'kv',
     'operations',
     'resource_counts',
@@ -227,6 +228,8 @@ test('writing an operation updates only the indexes its reads need', async (t) =
     'operations_active',
     // Claims within a type's share (active operations only: small, written at begin and finish).
     'operations_active_by_type',
+    // The change log: only operations changed after they began enter it (partial), at its right edge.
+    'operations_changes',
     'operations_client_token',
     'operations_one_active',
     'sqlite_autoindex_operations_1', // request_token UNIQUE

@@ -8,6 +8,7 @@ import type { Operation, OperationStatus } from '../../engine/index.js';
 import { assertRequestVisible, typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
 import { maxResultsParam } from '../query.js';
+import { isWatch, serveWatch, type Watches } from '../../watch/index.js';
 
 const OPERATIONS: readonly Operation[] = ['CREATE', 'READ', 'UPDATE', 'DELETE', 'LIST'];
 const STATUSES: readonly OperationStatus[] = [
@@ -43,14 +44,19 @@ type ListQuery = {
   };
 };
 
-export async function requestRoutes(app: FastifyInstance, { engine }: { engine: Engine }): Promise<void> {
+export async function requestRoutes(
+  app: FastifyInstance,
+  { engine, watches }: { engine: Engine; watches?: Watches },
+): Promise<void> {
   app.get<{ Params: { requestToken: string } }>('/v1/requests/:requestToken', async (request) => {
     const progressEvent = await engine.getRequest(request.params.requestToken);
     assertRequestVisible(principalOf(request), progressEvent.typeName);
     return { progressEvent };
   });
 
-  app.get<ListQuery>('/v1/requests', async (request) => {
+  app.get<ListQuery>('/v1/requests', async (request, reply) => {
+    if (watches && isWatch(request.query))
+      return serveWatch(watches, request, reply, principalOf(request), { kind: 'requests' });
     const operation = listParam('operation', request.query.operation, OPERATIONS);
     const status = listParam('status', request.query.status, STATUSES);
     const page = await engine.listRequests(

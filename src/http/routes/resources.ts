@@ -13,6 +13,7 @@ import { principalOf } from '../auth.js';
 import { bodyObject } from './body-fields.js';
 import { maxResultsParam, versionParam, waitParam } from '../query.js';
 import { reviewing, warningHeaders } from '../verdicts.js';
+import { isWatch, serveWatch, type Watches } from '../../watch/index.js';
 
 export const RESOURCE_BODY_LIMIT = 1024 * 1024;
 const MAX_WAIT_SECONDS = 300;
@@ -33,7 +34,10 @@ function waitSeconds(value: string | undefined): number {
 /** The caller of a mutation: its token's client tokens and the types it may see. */
 const callerOfRequest = (request: FastifyRequest): Caller => callerOf(principalOf(request));
 
-export async function resourceRoutes(app: FastifyInstance, { engine }: { engine: Engine }): Promise<void> {
+export async function resourceRoutes(
+  app: FastifyInstance,
+  { engine, watches }: { engine: Engine; watches?: Watches },
+): Promise<void> {
   const accepted = async (reply: FastifyReply, event: ProgressEvent, wait: number) => {
     const latest =
       wait > 0 && !TERMINAL_STATUSES.has(event.operationStatus)
@@ -60,8 +64,10 @@ export async function resourceRoutes(app: FastifyInstance, { engine }: { engine:
     },
   );
 
-  app.get<TypeParams>('/v1/resources/:typeName', async (request) => {
+  app.get<TypeParams>('/v1/resources/:typeName', async (request, reply) => {
     const { typeName } = request.params;
+    if (watches && isWatch(request.query))
+      return serveWatch(watches, request, reply, principalOf(request), { kind: 'resources', typeName });
     // Every other query parameter is a filter on a top-level property (the engine checks them);
     // `version` names the type version whose schema they are checked against.
     const { maxResults, nextToken, version, ...filters } = request.query as Record<string, unknown>;

@@ -197,17 +197,53 @@ function identifierMembers(type: ResourceType, identifier: string): Record<strin
  * a `Ref` to it, or to exactly one other's top-level read-only attribute a `Fn::GetAtt` of it; a
  * reference that would close a cycle is left a literal value.
  */
+interface Target {
+  logicalId: string;
+  typeName: string;
+  /** Absent: the resource's identifier (a Ref), whose properties are `identifies`; else a read-only attribute (a Fn::GetAtt). */
+  attribute?: string;
+  identifies?: string[];
+}
+
+/**
+ * The single-property references a type declares (traits `references`, CloudFormation's
+ * `relationshipRef`): which of its members (a pointer pattern, `*` an item) holds what of which type.
+ */
+function declaredReferences(type: ResourceType): { member: RegExp; accepts: (t: Target) => boolean }[] {
+  return type.traits.references.flatMap((r) => {
+    if (r.ids.length !== 1) return [];
+    const { member, target } = r.ids[0]!;
+    const pattern = member.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]+');
+    const name = target.replace(/^\/properties\//, '');
+    return [
+      {
+        member: new RegExp(`^${pattern}$`),
+        accepts: (t: Target) =>
+          t.typeName === r.typeName &&
+          (t.attribute === undefined
+            ? target === '' || (t.identifies ?? []).join('|') === name
+            : t.attribute === name),
+      },
+    ];
+  });
+}
+
 function linkResources(found: readonly Found[]): Map<string, Record<string, unknown>> {
-  const targets = new Map<string, { logicalId: string; attribute?: string }[]>();
-  const offer = (value: unknown, target: { logicalId: string; attribute?: string }) => {
+  const targets = new Map<string, Target[]>();
+  const offer = (value: unknown, target: Target) => {
     if (typeof value !== 'string' || value === '') return;
     targets.set(value, [...(targets.get(value) ?? []), target]);
   };
   for (const f of found) {
-    offer(f.identifier, { logicalId: f.logicalId });
+    offer(f.identifier, {
+      logicalId: f.logicalId,
+      typeName: f.type.typeName,
+      identifies: f.type.primaryIdentifier.map((p) => p.replace(/^\/properties\//, '')),
+    });
     for (const pointer of f.type.readOnlyProperties) {
       const name = pointer.replace(/^\/properties\//, '');
-      if (!name.includes('/')) offer(f.model[name], { logicalId: f.logicalId, attribute: name });
+      if (!name.includes('/'))
+        offer(f.model[name], { logicalId: f.logicalId, typeName: f.type.typeName, attribute: name });
     }
   }
   const edges = new Map<string, Set<string>>(found.map((f) => [f.logicalId, new Set<string>()]));
@@ -226,12 +262,18 @@ function linkResources(found: readonly Found[]): Map<string, Record<string, unkn
   const out = new Map<string, Record<string, unknown>>();
   for (const f of found) {
     const own = new Set(f.type.primaryIdentifier);
+    const declared = declaredReferences(f.type);
     const link = (value: unknown, pointer: string): unknown => {
       if (Array.isArray(value)) return value.map((v, i) => link(v, `${pointer}/${i}`));
       if (typeof value === 'object' && value !== null)
         return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, link(v, `${pointer}/${k}`)]));
       if (typeof value !== 'string' || own.has(pointer)) return value;
-      const candidates = (targets.get(value) ?? []).filter((t) => t.logicalId !== f.logicalId);
+      let candidates = (targets.get(value) ?? []).filter((t) => t.logicalId !== f.logicalId);
+      // A type that declares its references is linked there only, to the type and property declared.
+      if (declared.length > 0) {
+        const reference = declared.find((d) => d.member.test(pointer));
+        candidates = reference ? candidates.filter((t) => reference.accepts(t)) : [];
+      }
       if (candidates.length !== 1) return value;
       const target = candidates[0]!;
       if (reaches(target.logicalId, f.logicalId)) return value; // it would close a cycle

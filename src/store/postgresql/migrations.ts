@@ -10,6 +10,7 @@
  * pagination orders identifiers the same way in both stores.
  */
 import type pg from 'pg';
+import { RESERVED, changeLogMigration } from '../rows.js';
 
 const ACTIVE = `('PENDING','IN_PROGRESS','CANCEL_IN_PROGRESS')`;
 const TERMINAL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
@@ -157,6 +158,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE operations ADD COLUMN requested_by text;
   `,
+  // 11–13: reserved for changes in progress elsewhere.
+  ...RESERVED(3),
+  // 14: the change log (watch), as the SQLite store's migration 17. Versions are drawn from the
+  // sequence of operations.seq, which never goes back: the horizon only says what expired.
+  changeLogMigration('bigint'),
 ];
 
 /** Schema names Typeplane accepts: plain lower-case identifiers, so they never need quoting. */

@@ -60,8 +60,14 @@ import {
   type TokenRow,
   type TypeRow,
   startedAs,
+  changesSql,
+  raiseHorizonSql,
+  resourceChangeOf,
+  toChange,
+  type ChangeRow,
 } from '../rows.js';
 import {
+  type ChangePage,
   DefaultVersionMoved,
   OperationMovedOn,
   TypeChangedMeanwhile,
@@ -136,6 +142,7 @@ const INSERT_COLUMNS = [
   'lease_until',
   'warnings_json',
   'requested_by',
+  'resource_change',
 ] as const;
 
 /** The columns saveOperation and finishOperation set, in order ($2…), after request_token ($1). */
@@ -153,15 +160,30 @@ const UPDATE_COLUMNS = [
   'attempts',
 ] as const;
 
+/**
+ * The change log's lock (see PostgresStore.safeVersion), taken shared by every statement that takes a
+ * version, before it takes it; its number is the last parameter.
+ */
+const CHANGES_LOCKED = (n: number) => `(SELECT pg_advisory_xact_lock_shared($${n}::bigint)) changes_lock`;
+
+/** The first key of every schema's listener lock (see PostgresStore.listen): "tpwl". */
+const LISTENER_LOCK = 0x7470776c;
+
+/** The identity sequence of operations.seq: every version of the change log is drawn from it. */
+const NEXT_VERSION = `nextval('operations_seq_seq')`;
+
 const INSERT_OPERATION = `INSERT INTO operations (${INSERT_COLUMNS.join(', ')})
-  VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+  SELECT ${INSERT_COLUMNS.map((c, i) => `$${i + 1}${c === 'attempts' ? '::integer' : ''}`).join(', ')}
+  FROM ${CHANGES_LOCKED(INSERT_COLUMNS.length + 1)}`;
 
 /** Guarded: only an active operation, and with an owner ($13) only while that worker holds the lease. */
 function guardedUpdate(finish: boolean): string {
   const sets = UPDATE_COLUMNS.map((c, i) => `${c} = $${i + 2}`);
-  if (finish) sets.push('lease_owner = NULL', 'lease_until = NULL');
   const owner = `$${UPDATE_COLUMNS.length + 2}`;
-  return `UPDATE operations SET ${sets.join(', ')}
+  sets.push(`change_version = ${NEXT_VERSION}`);
+  if (finish)
+    sets.push('lease_owner = NULL', 'lease_until = NULL', `resource_change = $${UPDATE_COLUMNS.length + 4}`);
+  return `UPDATE operations SET ${sets.join(', ')} FROM ${CHANGES_LOCKED(UPDATE_COLUMNS.length + 3)}
     WHERE request_token = $1 AND status IN ${ACTIVE_SQL} AND (${owner}::text IS NULL OR lease_owner = ${owner})`;
 }
 const SAVE_OPERATION = guardedUpdate(false);
@@ -244,16 +266,27 @@ export class PostgresStore implements Store {
         cause: error,
       });
     }
-    return new PostgresStore(pool, schema, options.observer);
+    return new PostgresStore(pool, schema, options.observer, url);
   }
+
+  /** The change log's lock (see safeVersion), one per schema. */
+  private readonly changesLock: string;
+  /** The channel replicas of this store NOTIFY on after committing a change. */
+  private readonly channel: string;
+  /** The second key of the schema's listener lock (the first is LISTENER_LOCK). */
+  private readonly listenerKey: number;
 
   private constructor(
     pool: pg.Pool,
     schema: string,
     private readonly observer: StoreObserver | undefined,
+    private readonly url: string,
   ) {
     this.pool = pool;
     this.schema = schema;
+    this.changesLock = lockNumber(`changes:${schema}`);
+    this.listenerKey = createHash('sha256').update(schema, 'utf8').digest().readInt32BE(0);
+    this.channel = `typeplane_changes_${schema}`;
   }
 
   // ---- Types ----
@@ -524,9 +557,11 @@ export class PostgresStore implements Store {
                 requestHash ?? null,
                 lease?.owner ?? null,
                 lease?.until.toISOString() ?? null,
+                this.changesLock,
               ),
             },
           ]);
+          this.committedChange();
           return startedAs(operation, params);
         },
         ...operationLocks(operation),
@@ -558,12 +593,20 @@ export class PostgresStore implements Store {
           await tx.commit([
             {
               text: INSERT_OPERATION,
-              values: insertValues(operationParams(record), requestHash ?? null, null, null),
+              values: insertValues(
+                operationParams(record),
+                requestHash ?? null,
+                null,
+                null,
+                this.changesLock,
+                outcome.status === 'SUCCESS' ? resourceChangeOf(outcome.change) : null,
+              ),
             },
             // The resource's absence was checked above, under the resource's lock.
             ...(outcome.status === 'SUCCESS' ? await changeStatements(c, record, outcome.change, false) : []),
           ]);
           Object.assign(operation, record);
+          this.committedChange();
           return { kind: 'started', operation };
         },
         ...operationLocks(operation),
@@ -576,24 +619,33 @@ export class PostgresStore implements Store {
     let changed: number;
     try {
       changed =
-        (await this.pool.query(SAVE_OPERATION, updateValues(operationParams(operation), owner))).rowCount ??
-        0;
+        (
+          await this.pool.query(
+            SAVE_OPERATION,
+            updateValues(operationParams(operation), owner, this.changesLock),
+          )
+        ).rowCount ?? 0;
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
     }
     if (changed === 0) throw await this.notWritten(operation.requestToken);
+    this.committedChange();
   }
 
   async finishOperation(operation: OperationRecord, change?: ResourceChange, owner?: string): Promise<void> {
     try {
       await this.transaction(
         async (c, tx) => {
-          const result = await c.query(FINISH_OPERATION, updateValues(operationParams(operation), owner));
+          const result = await c.query(
+            FINISH_OPERATION,
+            updateValues(operationParams(operation), owner, this.changesLock, resourceChangeOf(change)),
+          );
           if ((result.rowCount ?? 0) === 0) throw await this.notWritten(operation.requestToken, c);
           await tx.commit(await changeStatements(c, operation, change, true));
         },
         changeKey(change) ?? operationKey(operation),
       );
+      this.committedChange();
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
     }
@@ -743,8 +795,138 @@ export class PostgresStore implements Store {
   }
 
   async expireTokens(before: Date): Promise<number> {
-    const result = await this.pool.query(expireOperationsSql('$1'), [before.toISOString()]);
-    return result.rowCount ?? 0;
+    const at = [before.toISOString()];
+    return this.transaction(async (c) => {
+      await c.query(raiseHorizonSql('$1', 'GREATEST'), at);
+      return (await c.query(expireOperationsSql('$1'), at)).rowCount ?? 0;
+    });
+  }
+
+  // ---- Change log ----
+
+  async readChanges(after: number, limit: number): Promise<ChangePage> {
+    checkLimit(limit);
+    const latest = await this.safeVersion();
+    const { rows } = await this.pool.query<ChangeRow & { horizon: string }>(
+      `SELECT c.*, (SELECT version FROM change_horizon) AS horizon FROM (${changesSql('$1', '$2', '$3')}) c`,
+      [after, latest, limit],
+    );
+    const horizon =
+      rows[0]?.horizon ??
+      (await this.pool.query<{ version: string }>('SELECT version FROM change_horizon')).rows[0]?.version;
+    return { changes: rows.map(toChange), horizon: Number(horizon ?? 0), latest };
+  }
+
+  /** A version every change up to which has committed, at most a second old (see safeVersion). */
+  async latestVersion(): Promise<number> {
+    if (this.safe && performance.now() - this.safe.at < 1000) return this.safe.version;
+    return this.safeVersion();
+  }
+
+  private safe: { version: number; at: number } | undefined;
+
+  /**
+   * The latest version every change up to which has committed or rolled back. Versions come from a
+   * sequence, drawn in each transaction before it commits, so a later one may commit first: a reader
+   * that went on from it would never see the earlier. Every statement that draws a version holds the
+   * change log's lock shared until its transaction ends; taking it exclusively here waits for those
+   * in flight (holding back new ones meanwhile, a commit's time) and reads the sequence while no
+   * transaction holds an uncommitted version.
+   */
+  private async safeVersion(): Promise<number> {
+    const at = performance.now();
+    const { rows } = await this.pool.query<{ version: string }>(
+      `SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END AS version
+       FROM (SELECT pg_advisory_xact_lock($1::bigint)) l, LATERAL (SELECT last_value, is_called FROM operations_seq_seq) s`,
+      [this.changesLock],
+    );
+    const version = Number(rows[0]?.version ?? 0);
+    if (!this.safe || version >= this.safe.version) this.safe = { version, at };
+    return version;
+  }
+
+  private readonly changeListeners = new Set<() => void>();
+  /** The connection that LISTENs for other replicas' changes, while anyone listens here. */
+  private listening: pg.Client | undefined;
+  private notifyTimer: NodeJS.Timeout | undefined;
+
+  onChanges(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    if (!this.listening) this.listen();
+    return () => {
+      this.changeListeners.delete(listener);
+      if (this.changeListeners.size === 0) this.unlisten();
+    };
+  }
+
+  /**
+   * LISTENs on a connection of its own, which also holds the schema's listener lock (shared) while it
+   * is open: other replicas NOTIFY only while some connection holds it (see notifyOthers).
+   */
+  private listen(): void {
+    const client = new pg.Client({ connectionString: this.url, options: `-c search_path=${this.schema}` });
+    this.listening = client;
+    client.on('error', () => {
+      // Dropped: the periodic reads of the change log go on; the next listener connects again.
+      if (this.listening === client) this.listening = undefined;
+    });
+    client.on('notification', () => this.wake());
+    client
+      .connect()
+      .then(() => client.query('SELECT pg_advisory_lock_shared($1, $2)', [LISTENER_LOCK, this.listenerKey]))
+      .then(() => client.query(`LISTEN ${this.channel}`))
+      .catch(() => {
+        if (this.listening === client) this.listening = undefined;
+        void client.end().catch(() => undefined);
+      });
+  }
+
+  private unlisten(): void {
+    const client = this.listening;
+    this.listening = undefined;
+    void client?.end().catch(() => undefined);
+  }
+
+  private wake(): void {
+    for (const listener of this.changeListeners) listener();
+  }
+
+  /**
+   * After a change commits: this process's listeners at once, other replicas' through one NOTIFY per
+   * 20 ms at most (each NOTIFY takes a lock every committing NOTIFY waits for: never one a change).
+   */
+  private committedChange(): void {
+    this.wake();
+    if (this.notifyTimer || this.closed || performance.now() < this.nobodyListensUntil) return;
+    this.notifyTimer = setTimeout(() => {
+      this.notifyTimer = undefined;
+      if (!this.closed) this.notifyOthers().catch(() => undefined);
+    }, 20);
+    this.notifyTimer.unref();
+  }
+
+  /** Until then, no other connection held the listener lock a moment ago: nobody to NOTIFY. */
+  private nobodyListensUntil = 0;
+
+  /**
+   * One NOTIFY, sent only when another replica's listening connection holds the schema's listener
+   * lock; when none does, none is looked for again for a second (a replica that starts listening
+   * meanwhile reads the log every `pollMs` anyway).
+   */
+  private async notifyOthers(): Promise<void> {
+    const { rowCount } = await this.pool.query(
+      `SELECT pg_notify($1, '') FROM pg_locks
+       WHERE locktype = 'advisory' AND classid = $2 AND objid = $3 AND objsubid = 2 AND pid <> $4
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+       LIMIT 1`,
+      [
+        this.channel,
+        LISTENER_LOCK,
+        this.listenerKey,
+        (this.listening as (pg.Client & { processID?: number }) | undefined)?.processID ?? 0,
+      ],
+    );
+    if (!rowCount) this.nobodyListensUntil = performance.now() + 1000;
   }
 
   // ---- Provider state ----
@@ -861,6 +1043,8 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.notifyTimer);
+    this.unlisten();
     await this.pool.end();
   }
 
@@ -1341,19 +1525,28 @@ function insertValues(
   requestHash: string | null,
   leaseOwner: string | null,
   leaseUntil: string | null,
+  changesLock: string,
+  resourceChange: string | null = null,
 ): unknown[] {
   const row: Record<(typeof INSERT_COLUMNS)[number], unknown> = {
     ...storable(params),
     request_hash: requestHash,
     lease_owner: leaseOwner,
     lease_until: leaseUntil,
+    resource_change: resourceChange,
   };
-  return INSERT_COLUMNS.map((c) => row[c]);
+  return [...INSERT_COLUMNS.map((c) => row[c]), changesLock];
 }
 
-function updateValues(params: OperationParams, owner: string | undefined): unknown[] {
+/** SAVE_OPERATION's values; FINISH_OPERATION's with the resource change it records (`finished`). */
+function updateValues(
+  params: OperationParams,
+  owner: string | undefined,
+  changesLock: string,
+  ...finished: [resourceChange: string | null] | []
+): unknown[] {
   const row = storable(params);
-  return [row.request_token, ...UPDATE_COLUMNS.map((c) => row[c]), owner ?? null];
+  return [row.request_token, ...UPDATE_COLUMNS.map((c) => row[c]), owner ?? null, changesLock, ...finished];
 }
 
 // ---- Errors ----

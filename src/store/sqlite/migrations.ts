@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 
-import { ACTIVE_SQL, TERMINAL_SQL } from '../rows.js';
+import { ACTIVE_SQL, RESERVED, TERMINAL_SQL, changeLogMigration } from '../rows.js';
 
 /** Every column of the operations table (migration 5 copies them). */
 const OPERATION_TABLE_COLUMNS = `seq, request_token, type_name, identifier, operation, status, event_time,
@@ -233,6 +233,15 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE operations ADD COLUMN requested_by TEXT;
   `,
+  // 14–16: reserved for changes in progress elsewhere.
+  ...RESERVED(3),
+  // 17: the change log (watch), the same in both stores. An operation's version is its seq while it
+  // has not changed since it began (a record-backed create writes nothing more than before); each
+  // later change (progress, the end of an asynchronous operation) takes the next version into
+  // change_version, found through a partial index that only those rows enter, at its right edge. seq
+  // and change_version share one counter, which the horizon (the latest version expiry removed)
+  // keeps from ever going back.
+  changeLogMigration('INTEGER'),
 ];
 
 /** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */

@@ -50,6 +50,11 @@ import {
   type TypeRow,
   startedAs,
   activeCountsSql,
+  changesSql,
+  raiseHorizonSql,
+  resourceChangeOf,
+  toChange,
+  type ChangeRow,
   toActiveOperationCount,
   toClaimedOperation,
   type ActiveCountRow,
@@ -60,6 +65,7 @@ import {
   OperationMovedOn,
   TypeChangedMeanwhile,
   type ActiveOperationCount,
+  type ChangePage,
   type ClaimedOperation,
   type StoreObserver,
   type StoreStats,
@@ -416,10 +422,10 @@ export class SqliteStore implements Store {
   async saveOperation(operation: OperationRecord, owner?: string): Promise<void> {
     let changes: number;
     try {
-      changes = await this.grouped(
-        false,
-        () => this.sql.saveOperation.run({ ...operationParams(operation), owner: owner ?? null }).changes,
-      );
+      changes = await this.grouped(false, () => {
+        this.changed = true;
+        return this.sql.saveOperation.run({ ...operationParams(operation), owner: owner ?? null }).changes;
+      });
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
     }
@@ -437,7 +443,11 @@ export class SqliteStore implements Store {
   async finishOperation(operation: OperationRecord, change?: ResourceChange, owner?: string): Promise<void> {
     try {
       await this.grouped(true, () =>
-        this.tx.finish(operation, { ...operationParams(operation), owner: owner ?? null }, change),
+        this.tx.finish(
+          operation,
+          { ...operationParams(operation), owner: owner ?? null, resource_change: resourceChangeOf(change) },
+          change,
+        ),
       );
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
@@ -539,6 +549,27 @@ export class SqliteStore implements Store {
    */
   async expireTokens(before: Date): Promise<number> {
     return this.tx.expire.immediate(before.toISOString());
+  }
+
+  // ---- Change log ----
+
+  /** Read in one transaction: the page, the horizon and the latest version agree. */
+  async readChanges(after: number, limit: number): Promise<ChangePage> {
+    checkLimit(limit);
+    return this.tx.changes.deferred(after, limit);
+  }
+
+  async latestVersion(): Promise<number> {
+    return this.sql.latestVersion.get()!;
+  }
+
+  private readonly changeListeners = new Set<() => void>();
+  /** A group wrote an operation: the listeners are told once it commits. */
+  private changed = false;
+
+  onChanges(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   // ---- Provider state ----
@@ -693,6 +724,10 @@ export class SqliteStore implements Store {
       if (outcome.ok) item.resolve(outcome.value);
       else item.reject(outcome.error);
     });
+    if (this.changed) {
+      this.changed = false;
+      for (const listener of this.changeListeners) listener();
+    }
   }
 
   /** Runs a group (see runPieces); traced, as a span of its own. */
@@ -878,6 +913,7 @@ export class SqliteStore implements Store {
             lease ? lease.until.toISOString() : null,
           ),
         );
+        this.changed = true;
         return startedAs(operation, params);
       },
 
@@ -910,14 +946,23 @@ export class SqliteStore implements Store {
         } else if (outcome.resourceModel) {
           operation.resourceModel = outcome.resourceModel;
         }
-        this.sql.insertOperation.run(...insertValues(operationParams(operation), requestHash, null, null));
+        const changed = outcome.status === 'SUCCESS' ? resourceChangeOf(outcome.change) : null;
+        this.sql.insertOperation.run(
+          ...insertValues(operationParams(operation), requestHash, null, null, changed),
+        );
+        this.changed = true;
         // The resource's absence was checked above, under the same lock.
         if (outcome.status === 'SUCCESS') this.applyChange(operation, outcome.change, false);
         return { kind: 'started', operation };
       },
 
-      finish: (operation: OperationRecord, params: GuardedParams, change: ResourceChange | undefined) => {
+      finish: (
+        operation: OperationRecord,
+        params: GuardedParams & { resource_change: string | null },
+        change: ResourceChange | undefined,
+      ) => {
         if (this.sql.finishOperation.run(params).changes === 0) throw this.notWritten(operation.requestToken);
+        this.changed = true;
         this.applyChange(operation, change);
       },
 
@@ -944,12 +989,29 @@ export class SqliteStore implements Store {
         },
       ),
 
-      expire: this.db.transaction(
-        (before: string): number => this.sql.expireOperations.run({ before }).changes,
-      ),
+      expire: this.db.transaction((before: string): number => {
+        this.sql.raiseHorizon.run({ before });
+        return this.sql.expireOperations.run({ before }).changes;
+      }),
+      changes: this.db.transaction((after: number, limit: number): ChangePage => {
+        const latest = this.sql.latestVersion.get()!;
+        return {
+          changes: this.sql.changes.all({ after, upTo: latest, limit }).map(toChange),
+          horizon: this.sql.horizon.get()!,
+          latest,
+        };
+      }),
     };
   }
 }
+
+/**
+ * The change log's next version: one more than the latest seq, change_version and horizon (each the
+ * right edge of a b-tree). Evaluated under the write lock, in the statement that takes it.
+ */
+const NEXT_VERSION = `(MAX(COALESCE((SELECT MAX(seq) FROM operations), 0),
+  COALESCE((SELECT MAX(change_version) FROM operations WHERE change_version IS NOT NULL), 0),
+  (SELECT version FROM change_horizon)) + 1)`;
 
 function prepareStatements(db: Database.Database) {
   const latestTypes = `SELECT type_name, version, model_json, source, registered_at FROM types t
@@ -1080,23 +1142,24 @@ function prepareStatements(db: Database.Database) {
     ),
     // With its client token's request hash and, when the worker that begins it runs it, its lease: one
     // write. Positional parameters (see insertValues): binding by name costs a lookup per column.
+    // Its seq is the next version of the change log (see NEXT_VERSION): no statement more.
     insertOperation: db.prepare<InsertValues>(
-      `INSERT INTO operations (request_token, type_name, identifier, operation, status, event_time, resource_model_json,
+      `INSERT INTO operations (seq, request_token, type_name, identifier, operation, status, event_time, resource_model_json,
          status_message, error_code, retry_after, request_json, callback_context_json, started_at, deadline_at, attempts,
-         client_token, request_hash, lease_owner, lease_until, warnings_json, requested_by)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         client_token, request_hash, lease_owner, lease_until, warnings_json, requested_by, resource_change)
+       VALUES (${NEXT_VERSION}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     // Both guarded: only an active operation, and with @owner only while that worker holds the lease.
     saveOperation: db.prepare<GuardedParams>(
-      `UPDATE operations SET identifier = @identifier, status = @status, event_time = @event_time,
+      `UPDATE operations SET change_version = ${NEXT_VERSION}, identifier = @identifier, status = @status, event_time = @event_time,
          resource_model_json = @resource_model_json, status_message = @status_message, error_code = @error_code,
          retry_after = @retry_after, request_json = @request_json, callback_context_json = @callback_context_json,
          deadline_at = @deadline_at, attempts = @attempts
        WHERE request_token = @request_token AND status IN ${ACTIVE_SQL}
          AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
-    finishOperation: db.prepare<GuardedParams>(
-      `UPDATE operations SET identifier = @identifier, status = @status, event_time = @event_time,
+    finishOperation: db.prepare<GuardedParams & { resource_change: string | null }>(
+      `UPDATE operations SET change_version = ${NEXT_VERSION}, resource_change = @resource_change, identifier = @identifier, status = @status, event_time = @event_time,
          resource_model_json = @resource_model_json, status_message = @status_message, error_code = @error_code,
          retry_after = @retry_after, request_json = @request_json, callback_context_json = @callback_context_json,
          deadline_at = @deadline_at, attempts = @attempts, lease_owner = NULL, lease_until = NULL
@@ -1128,6 +1191,12 @@ function prepareStatements(db: Database.Database) {
       `SELECT ${OPERATION_COLUMNS}, request_hash FROM operations WHERE client_token = ?`,
     ),
     expireOperations: db.prepare<{ before: string }>(expireOperationsSql('@before')),
+    raiseHorizon: db.prepare<{ before: string }>(raiseHorizonSql('@before', 'MAX')),
+    changes: db.prepare<{ after: number; upTo: number; limit: number }, ChangeRow>(
+      changesSql('@after', '@upTo', '@limit'),
+    ),
+    horizon: db.prepare<[], number>('SELECT version FROM change_horizon').pluck(),
+    latestVersion: db.prepare<[], number>(`SELECT ${NEXT_VERSION} - 1`).pluck(),
 
     kvGet: db.prepare<[string, string], KvRow>(
       `SELECT key, value_json, written_by FROM kv WHERE namespace = ? AND key = ?`,
@@ -1189,6 +1258,7 @@ function insertValues(
   requestHash: string | null,
   leaseOwner: string | null,
   leaseUntil: string | null,
+  resourceChange: string | null = null,
 ): InsertValues {
   return [
     p.request_token,
@@ -1212,6 +1282,7 @@ function insertValues(
     leaseUntil,
     p.warnings_json,
     p.requested_by,
+    resourceChange,
   ];
 }
 
