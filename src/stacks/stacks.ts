@@ -207,6 +207,11 @@ export class Stacks {
     return generateTemplate(this.core, globs, visible);
   }
 
+  /** Whether stack `name` is a nested stack (its parent deploys and deletes it; nested/). */
+  async isNested(name: string): Promise<boolean> {
+    return (await this.records.getStack(name))?.record.parentId !== undefined;
+  }
+
   async describe(name: string): Promise<StackView> {
     return describe(this.core, name);
   }

@@ -100,6 +100,15 @@ test('a nested stack is deployed with its parameters, its outputs read by the pa
   assert.deepEqual(child.parameters, { Prefix: 'shop', Color: 'red' });
   assert.equal((await widget('shop-w')).body.properties.Color, 'red');
   assert.equal((await widget('front')).body.properties.Color, 'red');
+  // It is its parent's to change: deploying or deleting it on its own is refused.
+  const direct = await s.call('DELETE', `/v1/stacks/${childName}`);
+  assert.equal(direct.status, 400, JSON.stringify(direct.body));
+  assert.match(direct.body.message, /is a nested stack: its parent deploys and deletes it/);
+  const redeployed = await s.call('PUT', `/v1/stacks/${childName}`, {
+    template: CHILD(),
+    parameters: { Prefix: 'shop', Color: 'pink' },
+  });
+  assert.equal(redeployed.status, 400, JSON.stringify(redeployed.body));
   // The parent's drift leaves the nested stack to its own (CloudFormation's too): both in sync.
   assert.equal((await s.call('GET', '/v1/stacks/parent/drift')).body.status, 'IN_SYNC');
   assert.equal((await s.call('GET', `/v1/stacks/${childName}/drift`)).body.status, 'IN_SYNC');

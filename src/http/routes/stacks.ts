@@ -21,6 +21,18 @@ import { isRecipeStack } from '../../recipes/index.js';
 import { verdictsOf } from '../verdicts.js';
 import { packageTemplate } from '../../stacks/nested/index.js';
 
+/**
+ * A nested stack is changed through its parent only: deployed or deleted on its own, it would differ
+ * from what the parent holds of it (as CloudFormation, which updates nested stacks from the root).
+ */
+async function notNestedStack(stacks: Stacks, name: string): Promise<void> {
+  if (await stacks.isNested(name))
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `stack ${name} is a nested stack: its parent deploys and deletes it; change the nested template in the root stack's deployment instead`,
+    );
+}
+
 /** A recipe instance's stack is changed through its instance only (its resource, or its upgrade). */
 function notRecipeStack(name: string): void {
   if (isRecipeStack(name))
@@ -168,6 +180,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
 
   app.put<Named>('/v1/stacks/:stackName', { bodyLimit: STACK_BODY_LIMIT }, async (request, reply) => {
     notRecipeStack(request.params.stackName);
+    await notNestedStack(stacks, request.params.stackName);
     const wait = waitSeconds(request.query.wait);
     const body = bodyObject(request.body);
     if (body.clientToken !== undefined && typeof body.clientToken !== 'string')
@@ -198,6 +211,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     notRecipeStack(request.params.stackName);
     const wait = waitSeconds(request.query.wait);
     await reached(request, request.params.stackName);
+    await notNestedStack(stacks, request.params.stackName);
     const started = await stacks.delete(request.params.stackName, authorizer(request), callerOf(request));
     const stack =
       wait > 0
@@ -265,6 +279,7 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     const wait = waitSeconds(request.query.wait);
     const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);
     await reached(request, request.params.stackName, request.params.planId);
+    await notNestedStack(stacks, request.params.stackName);
     const started = await stacks.applyPlan(request.params.stackName, request.params.planId, {
       noRollback: body.noRollback === true,
       authorize: authorizer(request),
