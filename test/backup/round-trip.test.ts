@@ -110,6 +110,12 @@ async function createWidget(svc: TestService, desiredState: Record<string, unkno
   assert.equal(body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(body));
 }
 
+function withoutVersion(list: Record<string, unknown>): Record<string, unknown> {
+  const { resourceVersion, ...rest } = list;
+  assert.match(String(resourceVersion), /^[0-9]+$/);
+  return rest;
+}
+
 /** What the API says of everything a backup must bring back. */
 async function seen(svc: TestService) {
   const requests = await ok(svc, 'GET', '/v1/requests?maxResults=100');
@@ -120,7 +126,8 @@ async function seen(svc: TestService) {
     widgets: (await ok(svc, 'GET', `${W}?maxResults=100`)).resourceDescriptions.filter(
       (r: { identifier: string }) => r.identifier !== 'held',
     ),
-    configured: await ok(svc, 'GET', `/v1/resources/${encodeURIComponent(CONFIGURED)}`),
+    // Without the change log's version: the operation in flight moves it on after the restore.
+    configured: withoutVersion(await ok(svc, 'GET', `/v1/resources/${encodeURIComponent(CONFIGURED)}`)),
     configuration: await ok(svc, 'GET', `/v1/types/${encodeURIComponent(CONFIGURED)}/configuration`),
     tokens: await ok(svc, 'GET', '/v1/tokens'),
     stack: await ok(svc, 'GET', '/v1/stacks/shop'),
