@@ -74,7 +74,7 @@ async function deploy(stack: string, template: string, parameters: Record<string
 const outputs = (stack: { outputs: { name: string; value: unknown }[] }) =>
   Object.fromEntries(stack.outputs.map((o) => [o.name, o.value]));
 
-test('a cfn-response handler creates, updates, replaces and deletes a custom resource', async () => {
+test('a cfn-response handler creates, updates, replaces and deletes a custom resource; its ServiceToken cannot change', async () => {
   let mark = seen.length;
   const created = await deploy('greeting', TEMPLATE(handlerUrl), { Name: 'ana' });
   assert.equal(created.status, 'CREATE_COMPLETE', JSON.stringify(created));
@@ -120,6 +120,13 @@ test('a cfn-response handler creates, updates, replaces and deletes a custom res
   assert.equal(cleanup!.RequestType, 'Delete');
   assert.equal(cleanup!.PhysicalResourceId, 'greeter-ana');
   assert.equal(cleanup!.ResourceProperties.Name, 'ana');
+
+  // Another handler may not take the resource over: the update fails, and the stack rolls back.
+  mark = seen.length;
+  const moved = await deploy('greeting', TEMPLATE(`${handlerUrl}-v2`), { Name: 'bo', Count: '4' });
+  assert.equal(moved.status, 'UPDATE_ROLLBACK_COMPLETE', JSON.stringify(moved));
+  assert.match(moved.statusReason, /Greeter: NotUpdatable: a custom resource's ServiceToken cannot change/);
+  assert.deepEqual(requests(mark), []);
 
   mark = seen.length;
   const deleted = await s.call('DELETE', '/v1/stacks/greeting?wait=60');

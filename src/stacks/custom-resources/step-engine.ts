@@ -127,6 +127,19 @@ export function withCustomResources(engine: StackEngine, custom: CustomResources
         return engine.update(typeName, identifier, patch, clientToken, caller, version);
       const old = appliedProperties(identifier);
       const properties = applyPatch(custom.typeOf(typeName)!.type, old, patch);
+      // As in CloudFormation: the handler that made the resource is the one that updates and deletes it.
+      if (old.ServiceToken !== undefined && properties.ServiceToken !== old.ServiceToken)
+        return Promise.resolve<ProgressEvent>({
+          typeName,
+          identifier,
+          requestToken: `custom-resource.${identifier}`,
+          operation: 'UPDATE',
+          operationStatus: 'FAILED',
+          eventTime: new Date().toISOString(),
+          errorCode: 'NotUpdatable',
+          statusMessage:
+            "a custom resource's ServiceToken cannot change: its handler is the one that made it; give the resource a new logical id to have another handler make it",
+        });
       return run(
         'UPDATE',
         { requestType: 'Update', typeName, physicalId: identifier, properties, oldProperties: old },
