@@ -3,7 +3,8 @@
  * with the body and headers of AWS's `cfn-response` helper (an empty Content-Type) runs as a child
  * process; Typeplane POSTs it Create, Update and Delete requests and reads what it PUTs back to the
  * one-time ResponseURL. A ServiceToken outside the server's allow-list is refused before anything is
- * called; a NoEcho answer's Data never shows; a FAILED answer rolls the stack back.
+ * called; a NoEcho answer's Data never shows; a FAILED answer rolls the stack back. On SQLite, and
+ * on PostgreSQL for the store's part (what is pending, the one-time URL).
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,6 +12,8 @@ import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { api, startTestService, type TestService } from '../helpers/service.js';
+import { serviceOn } from '../helpers/each-store.js';
+import { pgSkip } from '../helpers/postgres.js';
 
 const HANDLER = fileURLToPath(
   new URL('../fixtures/custom-resource-handler/cfn-response-handler.mjs', import.meta.url),
@@ -271,3 +274,32 @@ async function waitEnded(stack: string) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+test(
+  'on PostgreSQL, the pending request and its one-time ResponseURL are kept in its store alike',
+  { skip: pgSkip },
+  async (t) => {
+    const port = /:(\d+)\//.exec(handlerUrl)![1];
+    const pg = await serviceOn(t, 'postgresql', {
+      customResources: { serviceTokens: [`http://127.0.0.1:${port}/handlers/`] },
+    });
+    const mark = seen.length;
+    const put = await pg.call('PUT', '/v1/stacks/on-pg?wait=60', {
+      template: TEMPLATE(handlerUrl),
+      parameters: { Name: 'pg' },
+    });
+    assert.equal(put.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(put.body));
+    assert.deepEqual(outputs(put.body.stack), { Greeting: 'hello pg', Id: 'greeter-pg' });
+    const [create] = requests(mark);
+    const again = await api(pg.url).call('PUT', new URL(create!.ResponseURL).pathname, '{}', {
+      'content-type': '',
+    });
+    assert.equal(again.status, 404);
+    const deleted = await pg.call('DELETE', '/v1/stacks/on-pg?wait=60');
+    assert.equal(deleted.body.stack.status, 'DELETE_COMPLETE', JSON.stringify(deleted.body));
+    assert.deepEqual(
+      requests(mark).map((r) => r.RequestType),
+      ['Create', 'Delete'],
+    );
+  },
+);
