@@ -13,7 +13,7 @@ import type { Caller } from './caller.js';
 import { checkModel, contractViolation } from './check-answer.js';
 import type { EngineContext } from './context.js';
 import { MAX_RESULTS_LIMIT, parseMaxResults, parseNextToken } from './input.js';
-import { askProvider } from './read.js';
+import { askProvider, readSucceeded } from './read.js';
 import { additionalKeys, recordedNew } from './record-backed.js';
 import { recordedReferences } from './references.js';
 import { findResource } from './sealing.js';
@@ -53,21 +53,16 @@ export async function adopt(
       `${type.typeName} ${held.identifier} is already recorded: Typeplane manages it (read it with 'typeplane resource get')`,
     );
   const event = await askProvider(ctx, provider, type, 'read', { desiredState: asked });
-  if (event.status === 'FAILED') {
-    const code = event.errorCode ?? 'GeneralServiceException';
-    if (code === 'NotFound')
-      throw new TypeplaneError(
+  await readSucceeded(
+    ctx,
+    provider,
+    event,
+    (said) =>
+      new TypeplaneError(
         'NotFound',
-        `the provider has no ${type.typeName} ${identifier}${event.message ? ` (it said: ${event.message})` : ''}: nothing to import`,
-      );
-    throw new TypeplaneError(code, event.message ?? `read failed with ${code}`);
-  }
-  if (event.status !== 'SUCCESS')
-    throw contractViolation(
-      ctx.log,
-      provider,
-      'read answered IN_PROGRESS; read handlers must answer at once',
-    );
+        `the provider has no ${type.typeName} ${identifier}${said ? ` (it said: ${said})` : ''}: nothing to import`,
+      ),
+  );
   const model = checkModel(ctx.log, provider, compiled, event.resourceModel, undefined);
   const read = identifierOf(type, model);
   if (read !== identifier)

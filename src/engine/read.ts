@@ -42,20 +42,10 @@ export async function read(
   const event = await askProvider(ctx, provider, type, 'read', {
     desiredState: opened(ctx.sealer, stored).properties,
   });
-  if (event.status === 'FAILED') {
-    const code = event.errorCode ?? 'GeneralServiceException';
-    if (code === 'NotFound') {
-      await observe(ctx, stored, notFoundNow());
-      throw providerLost(type.typeName, primary, event.message);
-    }
-    throw new TypeplaneError(code, event.message ?? `read failed with ${code}`);
-  }
-  if (event.status !== 'SUCCESS')
-    throw contractViolation(
-      ctx.log,
-      provider,
-      'read answered IN_PROGRESS; read handlers must answer at once',
-    );
+  await readSucceeded(ctx, provider, event, async (said) => {
+    await observe(ctx, stored, notFoundNow());
+    return providerLost(type.typeName, primary, said);
+  });
   // What the provider reports as recorded may keep violating a later version of the type.
   const model = checkModel(ctx.log, provider, compiled, event.resourceModel, primary, stored.properties);
   await observe(ctx, stored, undefined);
@@ -87,6 +77,29 @@ export async function askProvider(
   if (callLimit.aborted && !typeLimit.aborted)
     throw contractViolation(ctx.log, provider, tooSlow(action, ctx.callLimits.read));
   return event;
+}
+
+/**
+ * Throws unless a read answered SUCCESS: NotFound as `notFound` makes it, another failure with its
+ * code, IN_PROGRESS as a contract violation.
+ */
+export async function readSucceeded(
+  ctx: EngineContext,
+  provider: Provider,
+  event: HandlerEvent,
+  notFound: (said: string | undefined) => Promise<TypeplaneError> | TypeplaneError,
+): Promise<void> {
+  if (event.status === 'FAILED') {
+    const code = event.errorCode ?? 'GeneralServiceException';
+    if (code === 'NotFound') throw await notFound(event.message);
+    throw new TypeplaneError(code, event.message ?? `read failed with ${code}`);
+  }
+  if (event.status !== 'SUCCESS')
+    throw contractViolation(
+      ctx.log,
+      provider,
+      'read answered IN_PROGRESS; read handlers must answer at once',
+    );
 }
 
 /**

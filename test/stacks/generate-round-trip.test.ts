@@ -16,18 +16,51 @@ import { memoryProvider } from '../helpers/providers.js';
 
 const GADGET_TYPE = 'Test::Shop::Gadget';
 
-test('generate → validate → deploy --import round-trips: Import with no difference, nothing created, in sync after', async (t) => {
-  const s = await startTestService();
+/** A resource schema of string properties, identified by the first, with `extra` members (read-only, traits…). */
+function stringType(typeName: string, names: string[], extra: object = {}): string {
+  return JSON.stringify({
+    typeName,
+    description: `${typeName}, for generate tests.`,
+    properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])),
+    additionalProperties: false,
+    required: [names[0]],
+    primaryIdentifier: [`/properties/${names[0]}`],
+    ...extra,
+  });
+}
+
+/** A server (with `providers`) with `types` registered and `resources` made: their identifiers. */
+async function serverWith(
+  t: import('node:test').TestContext,
+  types: string[],
+  resources: [string, object][],
+  providers?: Map<string, ReturnType<typeof memoryProvider>>,
+) {
+  const s = await startTestService(providers ? { providers } : {});
   t.after(() => s.close());
-  for (const doc of [WIDGET, GADGET]) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
-  const create = async (typeName: string, desiredState: object) => {
+  for (const doc of types) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
+  const identifiers: string[] = [];
+  for (const [typeName, desiredState] of resources) {
     const made = await s.call('POST', `/v1/resources/${encodeURIComponent(typeName)}`, { desiredState });
     const done = await settle(s, made.body.progressEvent.requestToken);
     assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
-    return done.identifier as string;
-  };
-  await create(WIDGET_TYPE, { Name: 'ada', Color: 'red', Secret: 'never-shown-42', Labels: ['a', 'b'] });
-  const gadget = await create(GADGET_TYPE, { WidgetName: 'ada', Note: 'first gadget', Port: 8080 });
+    identifiers.push(done.identifier as string);
+  }
+  return { s, identifiers };
+}
+
+test('generate → validate → deploy --import round-trips: Import with no difference, nothing created, in sync after', async (t) => {
+  const {
+    s,
+    identifiers: [, gadget],
+  } = await serverWith(
+    t,
+    [WIDGET, GADGET],
+    [
+      [WIDGET_TYPE, { Name: 'ada', Color: 'red', Secret: 'never-shown-42', Labels: ['a', 'b'] }],
+      [GADGET_TYPE, { WidgetName: 'ada', Note: 'first gadget', Port: 8080 }],
+    ],
+  );
   const held = `Resources:\n  Held:\n    Type: ${WIDGET_TYPE}\n    Properties: { Name: held }\n`;
   assert.equal(
     (await s.call('PUT', '/v1/stacks/other?wait=20', { template: held })).body.stack.status,
@@ -132,13 +165,7 @@ test('generate → validate → deploy --import round-trips: Import with no diff
 });
 
 test('generate reads only the types the token may read, and says so when nothing is left', async (t) => {
-  const s = await startTestService();
-  t.after(() => s.close());
-  for (const doc of [WIDGET, GADGET]) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
-  const made = await s.call('POST', `/v1/resources/${encodeURIComponent(WIDGET_TYPE)}`, {
-    desiredState: { Name: 'ada' },
-  });
-  await settle(s, made.body.progressEvent.requestToken);
+  const { s } = await serverWith(t, [WIDGET, GADGET], [[WIDGET_TYPE, { Name: 'ada' }]]);
   const reader = (await s.call('POST', '/v1/tokens', { role: 'reader', types: [GADGET_TYPE] })).body.token;
   const none = await typeplaneCli(s.url, reader, ['stack', 'generate', '--types', 'Test::*']);
   assert.equal(none.code, 1, none.stderr);
@@ -153,15 +180,7 @@ test('generate reads only the types the token may read, and says so when nothing
 
 test("a value that is another resource's read-only attribute is generated as Fn::GetAtt, and imports with no difference", async (t) => {
   // Bins are served by a provider that sets their read-only Arn; widgets by the state provider.
-  const BIN = JSON.stringify({
-    typeName: 'Test::Shop::Bin',
-    description: 'A bin with an ARN its provider sets.',
-    properties: { Name: { type: 'string' }, Arn: { type: 'string' } },
-    additionalProperties: false,
-    required: ['Name'],
-    primaryIdentifier: ['/properties/Name'],
-    readOnlyProperties: ['/properties/Arn'],
-  });
+  const BIN = stringType('Test::Shop::Bin', ['Name', 'Arn'], { readOnlyProperties: ['/properties/Arn'] });
   const bins = memoryProvider({
     create: (req, store) => {
       const model = { ...req.desiredState, Arn: `arn:bin:${String(req.desiredState.Name)}` };
@@ -169,16 +188,15 @@ test("a value that is another resource's read-only attribute is generated as Fn:
       return { status: 'SUCCESS', resourceModel: model };
     },
   });
-  const s = await startTestService({ providers: new Map([['Test::Shop::Bin', bins]]) });
-  t.after(() => s.close());
-  for (const doc of [WIDGET, BIN]) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
-  for (const [type, desiredState] of [
-    ['Test::Shop::Bin', { Name: 'one' }],
-    [WIDGET_TYPE, { Name: 'ada', Color: 'arn:bin:one' }],
-  ] as const) {
-    const made = await s.call('POST', `/v1/resources/${encodeURIComponent(type)}`, { desiredState });
-    assert.equal((await settle(s, made.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
-  }
+  const { s } = await serverWith(
+    t,
+    [WIDGET, BIN],
+    [
+      ['Test::Shop::Bin', { Name: 'one' }],
+      [WIDGET_TYPE, { Name: 'ada', Color: 'arn:bin:one' }],
+    ],
+    new Map([['Test::Shop::Bin', bins]]),
+  );
   const generated = await s.call(
     'GET',
     `/v1/generated-template?types=${encodeURIComponent('Test::Shop::*')}`,
@@ -205,22 +223,15 @@ test("a value that is another resource's read-only attribute is generated as Fn:
 });
 
 test('a required write-only property is never emitted: a NoEcho parameter stands for it, given when importing', async (t) => {
-  const VAULT = JSON.stringify({
-    typeName: 'Test::Shop::Vault',
-    description: 'A vault with a password only its creator knows.',
-    properties: { Name: { type: 'string' }, Password: { type: 'string' } },
-    additionalProperties: false,
+  const VAULT = stringType('Test::Shop::Vault', ['Name', 'Password'], {
     required: ['Name', 'Password'],
-    primaryIdentifier: ['/properties/Name'],
     writeOnlyProperties: ['/properties/Password'],
   });
-  const s = await startTestService();
-  t.after(() => s.close());
-  assert.equal((await s.call('POST', '/v1/types', VAULT)).status, 201);
-  const made = await s.call('POST', `/v1/resources/${encodeURIComponent('Test::Shop::Vault')}`, {
-    desiredState: { Name: 'v1', Password: 'pw-never-shown-7' },
-  });
-  assert.equal((await settle(s, made.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
+  const { s } = await serverWith(
+    t,
+    [VAULT],
+    [['Test::Shop::Vault', { Name: 'v1', Password: 'pw-never-shown-7' }]],
+  );
   const generated = await s.call('GET', '/v1/generated-template?types=Test::Shop::Vault');
   assert.equal(generated.status, 200, JSON.stringify(generated.body));
   assert.doesNotMatch(JSON.stringify(generated.body), /pw-never-shown-7/);
@@ -241,25 +252,17 @@ test('a required write-only property is never emitted: a NoEcho parameter stands
 });
 
 test('a type that declares its references is linked only where it declares them', async (t) => {
-  const HOLDER = JSON.stringify({
-    typeName: 'Test::Shop::Holder',
-    description: 'Holds a widget, named in WidgetName.',
-    properties: { HolderName: { type: 'string' }, WidgetName: { type: 'string' }, Note: { type: 'string' } },
-    additionalProperties: false,
-    required: ['HolderName'],
-    primaryIdentifier: ['/properties/HolderName'],
+  const HOLDER = stringType('Test::Shop::Holder', ['HolderName', 'WidgetName', 'Note'], {
     traits: { references: [{ typeName: WIDGET_TYPE, ids: { Name: '/properties/WidgetName' } }] },
   });
-  const s = await startTestService();
-  t.after(() => s.close());
-  for (const doc of [WIDGET, HOLDER]) assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
-  for (const [type, desiredState] of [
-    [WIDGET_TYPE, { Name: 'ada' }],
-    ['Test::Shop::Holder', { HolderName: 'h1', WidgetName: 'ada', Note: 'ada' }],
-  ] as const) {
-    const made = await s.call('POST', `/v1/resources/${encodeURIComponent(type)}`, { desiredState });
-    assert.equal((await settle(s, made.body.progressEvent.requestToken)).operationStatus, 'SUCCESS');
-  }
+  const { s } = await serverWith(
+    t,
+    [WIDGET, HOLDER],
+    [
+      [WIDGET_TYPE, { Name: 'ada' }],
+      ['Test::Shop::Holder', { HolderName: 'h1', WidgetName: 'ada', Note: 'ada' }],
+    ],
+  );
   const generated = await s.call(
     'GET',
     `/v1/generated-template?types=${encodeURIComponent('Test::Shop::*')}`,
