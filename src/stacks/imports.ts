@@ -20,6 +20,16 @@ export function importsIn(value: unknown, names = new Set<string>()): Set<string
   return names;
 }
 
+/** Whether a value imports by a name it computes (`!ImportValue !Sub '${Stack}-VpcId'`). */
+export function hasComputedImport(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasComputedImport);
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  if (Object.keys(record).length === 1 && 'Fn::ImportValue' in record)
+    return typeof record['Fn::ImportValue'] !== 'string';
+  return Object.values(record).some(hasComputedImport);
+}
+
 export function importedNames(template: Template): Set<string> {
   const names = new Set<string>();
   for (const r of template.resources.values()) importsIn(r.properties, names);
@@ -33,12 +43,14 @@ export interface Imported {
   secret: boolean;
 }
 
+/** The values of the exports `names` (by default, those the template imports by a literal name). */
 export async function importedValues(
   records: StackStore,
   template: Template,
+  names: ReadonlySet<string> = importedNames(template),
 ): Promise<Map<string, Imported>> {
   const out = new Map<string, Imported>();
-  for (const name of importedNames(template)) {
+  for (const name of names) {
     const held = await records.getExport(name);
     if (held)
       out.set(name, {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Diagnostic } from '../schema/index.js';
 import type { StacksCore } from './core.js';
-import { importedValues } from './imports.js';
+import { importValuesOf } from './import-names.js';
 import { computePlan, type PlannedChange } from './plan.js';
 import { planNotFound, typesIn, typesOf, unnamed, type Authorize } from './reach.js';
 import type { PlanRecord, ResourceRecord, StackCaller, StackRecord } from './records.js';
@@ -111,7 +111,11 @@ export async function changesOf(
   /** The resources an import brings in (import/): its plan changes nothing else, or is refused. */
   importing?: ReadonlyMap<string, Importing>,
 ): Promise<PlannedChange[]> {
-  const imports = await importedValues(core.records, analysis.template);
+  const imports = await importValuesOf(core.records, analysis.template, {
+    parameters: analysis.parameters,
+    stackName: name,
+    pseudo: core.ctx.pseudo,
+  });
   const changes = computePlan(analysis, records, {
     stackName: name,
     stackId: stack?.stackId ?? 'known after apply',

@@ -7,7 +7,7 @@ import { escapePointerToken } from '../schema/diagnostics.js';
 import { maskedForms } from '../engine/index.js';
 import { touchesWriteOnly } from '../model/index.js';
 import type { ParameterValue } from './intrinsics.js';
-import { importsIn } from './imports.js';
+import { hasComputedImport, importsIn } from './imports.js';
 import { Matcher } from './matcher.js';
 import { MASK } from './parameters.js';
 import { referencesIn } from './references.js';
@@ -26,7 +26,9 @@ export interface SecretSources {
 export function fromSecret(expression: unknown, sources: SecretSources): boolean {
   return (
     referencesIn(expression, '').some((r) => r.kind === 'ref' && sources.parameters.has(r.name)) ||
-    [...importsIn(expression)].some((name) => sources.imports.has(name))
+    [...importsIn(expression)].some((name) => sources.imports.has(name)) ||
+    // An import by a computed name may be of a secret export: taken as one while the stack has any.
+    (sources.imports.size > 0 && hasComputedImport(expression))
   );
 }
 

@@ -8,7 +8,9 @@ import type { Diagnostic, ResourceType } from '../schema/index.js';
 import { hasErrors } from '../schema/index.js';
 import { analyzeTemplate, type Analysis } from './analyze.js';
 import type { StacksCore } from './core.js';
-import { importedNames, importedValues, secretImports } from './imports.js';
+import { importedValues, secretImports } from './imports.js';
+import { importNames } from './import-names.js';
+import { resolveParameters } from './parameters.js';
 import { recordedTypes, typesOf, unnamed, type Authorize } from './reach.js';
 import { capDiagnostics, invalidTemplate } from './rules.js';
 import { assertStackName } from './status.js';
@@ -66,18 +68,25 @@ export async function analyzeForStack(
     languageExtensions({ parameters, pseudo: core.ctx.pseudo, stackName: name }),
   );
   if (!loaded.template || hasErrors(loaded.diagnostics)) throw invalidTemplate(loaded.diagnostics);
+  // SSM parameter types read the server's own parameters, as this caller may (read anew each time).
+  authorizeStoreReads(loaded.template, authorize);
+  const fromStore = await resolveParameterTypes(loaded.template, parameters, core.ctx.parameterStore);
+  // The exports imported, by names computed from the parameters too (a value refused is left to the
+  // analysis, which reports it).
+  const names = importNames(loaded.template, {
+    parameters: resolveParameters(loaded.template, fromStore.parameters).values,
+    stackName: name,
+    pseudo: core.ctx.pseudo,
+  });
   // An imported value is another stack's: the caller must reach that stack's every type to read it.
-  for (const exportName of importedNames(loaded.template)) {
+  for (const exportName of names) {
     const holder = await core.records.getExport(exportName);
     if (holder)
       await unnamed(`the stack exporting ${exportName}`, async () =>
         authorize(await recordedTypes(core.records, holder.stack)),
       );
   }
-  // SSM parameter types read the server's own parameters, as this caller may (read anew each time).
-  authorizeStoreReads(loaded.template, authorize);
-  const fromStore = await resolveParameterTypes(loaded.template, parameters, core.ctx.parameterStore);
-  const imports = await importedValues(core.records, loaded.template);
+  const imports = await importedValues(core.records, loaded.template, names);
   const result = await analyzeTemplate(loaded.template, {
     types: scopedTypes(core.ctx.types, authorize),
     parameters: fromStore.parameters,

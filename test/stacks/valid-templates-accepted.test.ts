@@ -357,3 +357,46 @@ Outputs:
     'teal',
   );
 });
+
+test("an export named by a computed name (!ImportValue !Sub '${NetworkStack}-VpcId', the common form) is imported at plan and deploy", async () => {
+  await deploysClean(
+    'network',
+    `
+Resources:
+  W: { Type: Test::Shop::Widget, Properties: { Name: network } }
+Outputs:
+  VpcId: { Value: vpc-0a1b2c3d, Export: { Name: !Sub '\${AWS::StackName}-VpcId' } }
+  Zone: { Value: zone-a, Export: { Name: !Join [':', [!Ref AWS::StackName, Zone]] } }
+`,
+  );
+  const importer = `
+Parameters:
+  NetworkStack: { Type: String, Default: network }
+Resources:
+  W:
+    Type: Test::Shop::Widget
+    Properties:
+      Name: computed-importer
+      Color: !ImportValue { 'Fn::Sub': '\${NetworkStack}-VpcId' }
+      Labels: [!ImportValue { 'Fn::Join': [':', [!Ref NetworkStack, Zone]] }]
+Outputs:
+  Vpc: { Value: !ImportValue { 'Fn::Sub': '\${NetworkStack}-VpcId' } }
+`;
+  const planned = await s.call('POST', '/v1/stacks/computed-importer/plans', { template: importer });
+  assert.equal(planned.status, 201, JSON.stringify(planned.body));
+  assert.equal(planned.body.changes[0].properties.Color, 'vpc-0a1b2c3d');
+  const stack = await deploysClean('computed-importer', importer);
+  assert.deepEqual(outputsOf(stack), { Vpc: 'vpc-0a1b2c3d' });
+  const widget = await s.call('GET', '/v1/resources/Test::Shop::Widget/computed-importer');
+  assert.deepEqual(
+    [widget.body.properties.Color, widget.body.properties.Labels],
+    ['vpc-0a1b2c3d', ['zone-a']],
+  );
+  // Another stack name than any that exports: refused, naming the export it computed.
+  const missing = await s.call('PUT', '/v1/stacks/computed-missing?wait=5', {
+    template: importer.replace('Name: computed-importer', 'Name: computed-missing'),
+    parameters: { NetworkStack: 'elsewhere' },
+  });
+  assert.equal(missing.status, 400);
+  assert.match(missing.body.details[0].message, /no stack exports 'elsewhere-VpcId'/);
+});

@@ -4,7 +4,9 @@
  * (NoEcho parameters, secret imports, the Data of custom resources answered NoEcho).
  */
 import { analyzeTemplate } from '../analyze.js';
-import { importedValues, secretImports } from '../imports.js';
+import { secretImports } from '../imports.js';
+import { importValuesOf } from '../import-names.js';
+import { resolveParameters } from '../parameters.js';
 import { openParameters } from '../stored-parameters.js';
 import { loadTemplateYielding } from '../template.js';
 import { resolveParameterTypes } from '../parameter-store/index.js';
@@ -16,7 +18,11 @@ import { noEchoTexts } from '../custom-resources/index.js';
 export async function load(d: DeploymentState): Promise<void> {
   // Begun here moments ago, from the same template and parameters: analysed already.
   if (d.begun && d.record.kind === 'deploy') {
-    d.imports = await importedValues(d.ctx.records, d.begun.template);
+    d.imports = await importValuesOf(d.ctx.records, d.begun.template, {
+      parameters: d.begun.parameters,
+      stackName: d.name,
+      pseudo: d.ctx.pseudo,
+    });
     d.analysis = d.begun;
     d.secrets = [...d.begun.secretValues, ...noEchoTexts(d.resources.values())];
     return;
@@ -28,11 +34,15 @@ export async function load(d: DeploymentState): Promise<void> {
     languageExtensions({ parameters, pseudo: d.ctx.pseudo, stackName: d.name }),
   );
   if (!loaded.template) return d.fail('the template can no longer be read');
-  d.imports = await importedValues(d.ctx.records, loaded.template);
   // Read again, as when it began (its caller's access was checked then).
   const fromStore = await resolveParameterTypes(loaded.template, parameters, d.ctx.parameterStore);
   if (fromStore.diagnostics.length > 0)
     return d.fail(`the template's parameters no longer resolve: ${fromStore.diagnostics[0]!.message}`);
+  d.imports = await importValuesOf(d.ctx.records, loaded.template, {
+    parameters: resolveParameters(loaded.template, fromStore.parameters).values,
+    stackName: d.name,
+    pseudo: d.ctx.pseudo,
+  });
   const result = await analyzeTemplate(loaded.template, {
     types: d.ctx.types,
     parameters: fromStore.parameters,
