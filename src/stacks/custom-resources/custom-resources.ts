@@ -166,6 +166,12 @@ export class CustomResources {
       const entry = await this.store.kvGet(PENDING, key);
       const now = entry?.value as Pending | undefined;
       if (now?.response) return now;
+      // Settled and let go by another server running this step (its deployment's lease passed here).
+      if (!now)
+        throw new TypeplaneError(
+          'ResourceConflict',
+          "the custom resource's request was settled by another server running this deployment",
+        );
       const left = deadline - Date.now();
       if (left <= 0)
         throw new TypeplaneError(
