@@ -51,6 +51,8 @@ const LONGEST = [
   'test/schema/pattern-verdicts.test.ts',
   'test/contract/builtin-providers.test.ts',
   'test/cli/first-use.test.ts',
+  'test/cli/api-parity.test.ts',
+  'test/policy/policy-commands.test.ts',
   'test/contract/broken-providers.test.ts',
   'test/stacks/sigkill-mid-deploy.test.ts',
   'test/recipes/sigkill-mid-recipe.test.ts',
