@@ -17,6 +17,7 @@ import { EXIT, UsageError, jsonFlag, wholeNumberFlag } from './usage.js';
 import { yaml } from './yaml.js';
 import { FILES, readLocal } from './local-files.js';
 import { withQuery } from './output.js';
+import { eventLine, followWatch } from './watch-output.js';
 
 export interface Common {
   endpoint?: string;
@@ -367,6 +368,15 @@ function resourceTable(rows: ListedResource[], wide: boolean): string {
       ];
     }),
   );
+}
+
+/** A changed resource's scalar properties as `Name=value` pairs (a watch's table line). */
+function changeCells(properties: unknown): string {
+  return Object.entries((properties ?? {}) as Record<string, unknown>)
+    .filter(([, v]) => v !== null && typeof v !== 'object')
+    .slice(0, 6)
+    .map(([k, v]) => `${k}=${cell(v, 40)}`)
+    .join(' ');
 }
 
 /** A key/value table of a model's properties. */
@@ -792,11 +802,16 @@ export function registerApiCommands(program: Command): void {
           'only resources whose top-level property equals the value (repeat: all must match)',
           (value: string, previous: string[]) => [...previous, value],
           [] as string[],
+        )
+        .option(
+          '-w, --watch',
+          'after the list, print each change as it commits, until the server ends the watch',
         ),
       ['table', 'wide', 'json', 'yaml'],
     ),
     [
       'typeplane resource list Typeplane.Data/postgresDatabases',
+      'typeplane resource list Typeplane.Data/postgresDatabases --watch',
       'typeplane resource list Typeplane.Data/postgresDatabases -o wide --all',
       'typeplane resource list Test::Shop::Widget --filter Size=L --filter Color=red',
       'typeplane resource list Typeplane::Local::File --unmanaged',
@@ -811,9 +826,14 @@ export function registerApiCommands(program: Command): void {
           all?: boolean;
           unmanaged?: boolean;
           filter: string[];
+          watch?: boolean;
         },
       ) => {
         const maxResults = maxResultsFlag(options.maxResults);
+        if (options.watch && (options.unmanaged || options.filter.length > 0))
+          throw new UsageError(
+            `--watch: a watch sends every change of the type's records; leave out ${options.unmanaged ? '--unmanaged' : '--filter'} or --watch`,
+          );
         if (options.unmanaged && options.filter.length > 0)
           throw new UsageError(
             "--filter: the provider's own list is not filtered; leave out --unmanaged or --filter",
@@ -822,6 +842,7 @@ export function registerApiCommands(program: Command): void {
         const listed = options.unmanaged ? 'unmanaged-resources' : 'resources';
         const client = clientFor(options);
         const all: ListedResource[] = [];
+        let resourceVersion: string | undefined;
         let nextToken = options.nextToken;
         let last: string | null;
         do {
@@ -832,24 +853,39 @@ export function registerApiCommands(program: Command): void {
           const page = await client.call<{
             resourceDescriptions: ListedResource[];
             nextToken: string | null;
+            resourceVersion?: string;
           }>('GET', `/v1/${listed}/${enc(typeName)}?${query}`);
+          // The first page's: a change after it is in a later page or in the watch.
+          resourceVersion ??= page.resourceVersion;
           all.push(...page.resourceDescriptions);
           last = page.nextToken;
           nextToken = page.nextToken ?? undefined;
         } while (options.all && nextToken);
         const out = { resourceDescriptions: all, nextToken: last };
         const table = options.output === 'table' || options.output === 'wide';
-        if (table && all.length === 0 && !last)
-          return nothingFound(
+        if (table && all.length === 0 && !last) {
+          const none = nothingFound(
             options.unmanaged
               ? `The provider lists no ${typeName} that Typeplane has no record of`
               : `No resources found of ${typeName}`,
           );
-        process.stdout.write(
-          (table
-            ? resourceTable(all, options.output === 'wide') + (last ? `\n(more: --next-token ${last})` : '')
-            : render(out, options.output)) + '\n',
-        );
+          if (!options.watch) return none;
+        } else
+          process.stdout.write(
+            (table
+              ? resourceTable(all, options.output === 'wide') + (last ? `\n(more: --next-token ${last})` : '')
+              : options.watch && options.output === 'json'
+                ? JSON.stringify(out)
+                : render(out, options.output)) + '\n',
+          );
+        if (options.watch)
+          return followWatch(
+            client,
+            `/v1/resources/${enc(typeName)}?watch=true&resourceVersion=${resourceVersion ?? ''}`,
+            options.output,
+            (event) =>
+              eventLine(event, [String(event.object.identifier), changeCells(event.object.properties)]),
+          );
       },
     ),
   );
@@ -884,41 +920,73 @@ export function registerApiCommands(program: Command): void {
         .option('--operation <ops>', 'CREATE, UPDATE, DELETE (comma-separated)')
         .option('--status <statuses>', 'PENDING, IN_PROGRESS, SUCCESS, FAILED, … (comma-separated)')
         .option('--max-results <n>', `page size (1 to ${MAX_RESULTS_LIMIT})`)
-        .option('--next-token <token>', 'continue from a previous page'),
+        .option('--next-token <token>', 'continue from a previous page')
+        .option(
+          '-w, --watch',
+          'after the list, print each operation as it begins, progresses and ends (every operation the token may see)',
+        ),
     ),
-    ['typeplane request list', 'typeplane request list --status FAILED --operation CREATE,UPDATE'],
+    [
+      'typeplane request list',
+      'typeplane request list --status FAILED --operation CREATE,UPDATE',
+      'typeplane request list --watch',
+    ],
   ).action(
     action(
       async (
-        options: Common & { operation?: string; status?: string; maxResults?: string; nextToken?: string },
+        options: Common & {
+          operation?: string;
+          status?: string;
+          maxResults?: string;
+          nextToken?: string;
+          watch?: boolean;
+        },
       ) => {
         const maxResults = maxResultsFlag(options.maxResults);
+        if (options.watch && (options.operation || options.status))
+          throw new UsageError(
+            `--watch: a watch sends every operation the token may see; leave out ${options.operation ? '--operation' : '--status'} or --watch`,
+          );
         const query = new URLSearchParams();
         if (options.operation) query.set('operation', options.operation);
         if (options.status) query.set('status', options.status);
         if (maxResults) query.set('maxResults', maxResults);
         if (options.nextToken) query.set('nextToken', options.nextToken);
-        const out = await clientFor(options).call<{
+        const client = clientFor(options);
+        const out = await client.call<{
           progressEvents: ProgressEvent[];
           nextToken: string | null;
+          resourceVersion?: string;
         }>('GET', `/v1/requests?${query}`);
-        if (options.output === 'table' && out.progressEvents.length === 0 && !out.nextToken)
-          return nothingFound('No requests found');
-        process.stdout.write(
-          render(out, options.output, () =>
-            columns(
-              ['REQUEST TOKEN', 'OPERATION', 'STATUS', 'TYPE', 'IDENTIFIER', 'ERROR'],
-              out.progressEvents.map((e) => [
-                e.requestToken,
-                e.operation,
-                e.operationStatus,
-                e.typeName,
-                e.identifier ?? '-',
-                e.errorCode ?? '',
-              ]),
-            ),
-          ) + '\n',
-        );
+        const cells = (e: ProgressEvent) => [
+          e.requestToken,
+          e.operation,
+          e.operationStatus,
+          e.typeName,
+          e.identifier ?? '-',
+          e.errorCode ?? '',
+        ];
+        if (options.output === 'table' && out.progressEvents.length === 0 && !out.nextToken) {
+          const none = nothingFound('No requests found');
+          if (!options.watch) return none;
+        } else
+          process.stdout.write(
+            (options.watch && options.output === 'json'
+              ? JSON.stringify(out)
+              : render(out, options.output, () =>
+                  columns(
+                    ['REQUEST TOKEN', 'OPERATION', 'STATUS', 'TYPE', 'IDENTIFIER', 'ERROR'],
+                    out.progressEvents.map(cells),
+                  ),
+                )) + '\n',
+          );
+        if (options.watch)
+          return followWatch(
+            client,
+            `/v1/requests?watch=true&resourceVersion=${out.resourceVersion ?? ''}`,
+            options.output,
+            (event) => eventLine(event, cells(event.object as unknown as ProgressEvent)),
+          );
       },
     ),
   );

@@ -13,6 +13,12 @@ import { yaml } from './yaml.js';
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:4780';
 
+/** One event of a watch (see docs/watch.md). */
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: Record<string, unknown>;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -109,6 +115,40 @@ export class Client {
     if (status >= 200 && status <= 299) return response;
     const text = await readText(response).catch(() => '');
     throw refusal(status, response.statusMessage ?? '', text, text === '' ? undefined : safeJson(text));
+  }
+
+  /**
+   * Watches `path` (a list route with `watch=true`): each event, parsed, to `onEvent` as it arrives.
+   * Resolves with the ERROR event that ended the watch, or undefined when the server closed it
+   * without one. Refused or unreachable, it rejects as {@link call} does.
+   */
+  async watch(path: string, onEvent: (event: WatchEvent) => void): Promise<WatchEvent | undefined> {
+    let response: IncomingMessage;
+    try {
+      const headers = { ...this.headers(), accept: 'application/x-ndjson' };
+      response = await openExchange('GET', this.url(path), headers, undefined, this.ca);
+    } catch (e) {
+      throw await this.unreachable(e);
+    }
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      const text = await readText(response).catch(() => '');
+      throw refusal(status, response.statusMessage ?? '', text, text === '' ? undefined : safeJson(text));
+    }
+    response.setEncoding('utf8');
+    let rest = '';
+    let ended: WatchEvent | undefined;
+    for await (const chunk of response as AsyncIterable<string>) {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        const event = safeJson(line) as WatchEvent;
+        if (event.type === 'ERROR') ended = event;
+        else onEvent(event);
+      }
+    }
+    return ended;
   }
 
   /** What to say when no HTTP answer came: TLS, a server that is no Typeplane, or none at all. */
