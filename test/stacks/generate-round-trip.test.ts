@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { settle, startTestService, tempDir, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 import { exits, GADGET, typeplaneCli } from './helpers.js';
 import { memoryProvider } from '../helpers/providers.js';
+import { AWS_CORPUS, corpusSkip } from '../helpers/requirements.js';
 
 const GADGET_TYPE = 'Test::Shop::Gadget';
 
@@ -27,6 +28,23 @@ function stringType(typeName: string, names: string[], extra: object = {}): stri
     primaryIdentifier: [`/properties/${names[0]}`],
     ...extra,
   });
+}
+
+/** The generated template, planned with its ResourcesToImport: every resource an Import with no difference. */
+async function assertImportsCleanly(
+  s: Awaited<ReturnType<typeof startTestService>>,
+  generated: { template: { Resources: object }; resourcesToImport: unknown[] },
+  stackName: string,
+): Promise<void> {
+  const plan = await s.call('POST', `/v1/stacks/${stackName}/plans`, {
+    template: JSON.stringify(generated.template),
+    resourcesToImport: generated.resourcesToImport,
+  });
+  assert.equal(plan.status, 201, JSON.stringify(plan.body));
+  assert.deepEqual(
+    plan.body.changes.map((c: { action: string; differences: unknown[] }) => [c.action, c.differences]),
+    Object.keys(generated.template.Resources).map(() => ['Import', []]),
+  );
 }
 
 /** A server (with `providers`) with `types` registered and `resources` made: their identifiers. */
@@ -208,18 +226,7 @@ test("a value that is another resource's read-only attribute is generated as Fn:
     Size: 'S',
     Color: { 'Fn::GetAtt': ['BinOne', 'Arn'] },
   });
-  const plan = await s.call('POST', '/v1/stacks/adopted/plans', {
-    template: JSON.stringify(generated.body.template),
-    resourcesToImport: generated.body.resourcesToImport,
-  });
-  assert.equal(plan.status, 201, JSON.stringify(plan.body));
-  assert.deepEqual(
-    plan.body.changes.map((c: { action: string; differences: unknown[] }) => [c.action, c.differences]),
-    [
-      ['Import', []],
-      ['Import', []],
-    ],
-  );
+  await assertImportsCleanly(s, generated.body, 'adopted');
 });
 
 test('a required write-only property is never emitted: a NoEcho parameter stands for it, given when importing', async (t) => {
@@ -273,3 +280,35 @@ test('a type that declares its references is linked only where it declares them'
     Note: 'ada',
   });
 });
+
+test(
+  'AWS resources made through the API (synthesized ids) generate a template whose subnet refers to its VPC, imported with no difference',
+  { skip: corpusSkip() },
+  async (t) => {
+    const s = await startTestService({ stateProvider: { synthesize: ['AWS::*'] } });
+    t.after(() => s.close());
+    for (const name of ['AWS_EC2_VPC', 'AWS_EC2_Subnet'])
+      assert.equal(
+        (await s.call('POST', '/v1/types', readFileSync(join(AWS_CORPUS, `${name}.json`), 'utf8'))).status,
+        201,
+      );
+    const make = async (typeName: string, desiredState: object) => {
+      const made = await s.call('POST', `/v1/resources/${encodeURIComponent(typeName)}`, { desiredState });
+      const done = await settle(s, made.body.progressEvent.requestToken);
+      assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
+      return done.identifier as string;
+    };
+    const vpc = await make('AWS::EC2::VPC', { CidrBlock: '10.0.0.0/16' });
+    await make('AWS::EC2::Subnet', { VpcId: vpc, CidrBlock: '10.0.1.0/24' });
+    const generated = await s.call('GET', '/v1/generated-template?types=AWS::EC2::*');
+    assert.equal(generated.status, 200, JSON.stringify(generated.body));
+    const resources = generated.body.template.Resources as Record<
+      string,
+      { Type: string; Properties: object }
+    >;
+    const vpcId = Object.keys(resources).find((id) => resources[id]!.Type === 'AWS::EC2::VPC')!;
+    const subnet = Object.values(resources).find((r) => r.Type === 'AWS::EC2::Subnet')!;
+    assert.deepEqual(subnet.Properties, { VpcId: { Ref: vpcId }, CidrBlock: '10.0.1.0/24' });
+    await assertImportsCleanly(s, generated.body, 'network');
+  },
+);

@@ -240,7 +240,9 @@ function linkResources(found: readonly Found[]): Map<string, Record<string, unkn
       typeName: f.type.typeName,
       identifies: f.type.primaryIdentifier.map((p) => p.replace(/^\/properties\//, '')),
     });
+    // Its identifier's own properties are what a Ref gives: not offered again as attributes.
     for (const pointer of f.type.readOnlyProperties) {
+      if (f.type.primaryIdentifier.includes(pointer)) continue;
       const name = pointer.replace(/^\/properties\//, '');
       if (!name.includes('/'))
         offer(f.model[name], { logicalId: f.logicalId, typeName: f.type.typeName, attribute: name });
