@@ -315,6 +315,15 @@ const planChanges = new Tally();
 const deleteFailures = new Tally();
 const run = performance.now();
 
+interface Deployable {
+  file: string;
+  text: string;
+  parameters: Record<string, string>;
+}
+/** Templates deployed, and what their export names hold after the stack's name (`:ClusterName`). */
+const exporters = new Map<Deployable, Set<string>>();
+const importers: { template: Deployable; missing: string[] }[] = [];
+
 for (const [i, { file, text }] of templates.entries()) {
   if (i % 50 === 0) process.stderr.write(`${i} of ${templates.length}\n`);
   const scope = outOfScope(text);
@@ -353,7 +362,57 @@ for (const [i, { file, text }] of templates.entries()) {
   await storeReferenced(loaded.template!);
   // Short: templates build names of limited length from the stack's (`${AWS::StackName}-service`).
   const stack = `t${i}-${file.replace(/\.[^.]+$/, '').replace(/[^A-Za-z0-9]+/g, '-')}`.slice(0, 24);
+  const missing = await deployPlanDelete({ file, text, parameters }, stack);
+  // One that imports what no stack exports yet is tried again once every template has run.
+  if (missing.length > 0) importers.push({ template: { file, text, parameters }, missing });
+}
+/**
+ * An importer is deployed again beside a stack of the template whose exports it names: an export
+ * `<stack><sep><suffix>` of a deployed template is deployed as the stack `<prefix>` the import asks
+ * for (`production:ClusterName` → the cluster template as `production`), then deleted.
+ */
+for (const { template, missing } of importers) {
+  let prefix = '';
+  const exporter = [...exporters].find(([, suffixes]) =>
+    [...suffixes].some((suffix) => {
+      if (!missing[0]!.endsWith(suffix)) return false;
+      prefix = missing[0]!.slice(0, -suffix.length);
+      return missing.every((name) => name.startsWith(prefix) && suffixes.has(name.slice(prefix.length)));
+    }),
+  );
+  const put =
+    exporter && /^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(prefix) ? await deployed(exporter[0], prefix) : false;
+  if (!put || (await deployPlanDelete(template, `i-${prefix}`.slice(0, 24))).length > 0)
+    deployFailures.add(
+      `TP4021 no stack exports ${missing[0]}: no template deployed here exports it, or it did not deploy again`,
+      template.file,
+    );
+  if (put) await call('DELETE', `/v1/stacks/${prefix}?wait=120`);
+}
+await service.close();
+
+/** Whether `template` deploys as `stack` (left in place). */
+async function deployed(template: Deployable, stack: string): Promise<boolean> {
+  const put = await call('PUT', `/v1/stacks/${stack}?wait=120`, {
+    template: template.text,
+    parameters: template.parameters,
+  });
+  if (put.status === 202 && put.body.stack.status === 'CREATE_COMPLETE') return true;
+  if (put.status === 202) await call('DELETE', `/v1/stacks/${stack}?wait=120`);
+  return false;
+}
+
+/**
+ * Deploy, plan again and delete, counting each; the export names it lacks when the deploy was
+ * refused for them (TP4021), counted then by the caller.
+ */
+async function deployPlanDelete({ file, text, parameters }: Deployable, stack: string): Promise<string[]> {
   const put = await call('PUT', `/v1/stacks/${stack}?wait=120`, { template: text, parameters });
+  const imports = (put.status === 400 ? (put.body.details ?? []) : [])
+    .filter((d: Json) => d.rule === 'TP4021')
+    .map((d: Json) => /no stack exports '([^']*)'/.exec(d.message)?.[1])
+    .filter((name: string | undefined) => name !== undefined);
+  if (imports.length > 0) return imports;
   if (put.status !== 202 || put.body.stack.status !== 'CREATE_COMPLETE') {
     const body = put.body ?? {};
     const diagnostic = (body.details ?? body.diagnostics ?? []).find((d: Json) => d.severity !== 'warning');
@@ -366,9 +425,14 @@ for (const [i, { file, text }] of templates.entries()) {
       file,
     );
     if (put.status === 202) await call('DELETE', `/v1/stacks/${stack}?wait=120`);
-    continue;
+    return [];
   }
   counts.deployed++;
+  const suffixes = new Set<string>();
+  for (const output of put.body.stack.outputs as { exportName?: string }[])
+    if (output.exportName?.startsWith(stack) && output.exportName.length > stack.length)
+      suffixes.add(output.exportName.slice(stack.length));
+  if (suffixes.size > 0) exporters.set({ file, text, parameters }, suffixes);
 
   const plan = await call('POST', `/v1/stacks/${stack}/plans`, { template: text, parameters });
   const changed = (plan.body?.changes ?? []).filter((c: Json) => c.action !== 'NoChange');
@@ -393,8 +457,8 @@ for (const [i, { file, text }] of templates.entries()) {
       ),
       file,
     );
+  return [];
 }
-await service.close();
 
 const inScope = counts.templates - counts.outOfScope;
 const pct = (n: number, of: number) => `${fmt((100 * n) / Math.max(1, of), 1)} %`;
