@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { removeLeftSnapshots } from '../../src/backup/index.js';
 import { Client } from '../../src/cli/client.js';
+import { pino } from 'pino';
 import { api, spawnServer, startTestService, tempDir, WIDGET } from '../helpers/service.js';
 
 const snapshots = (dir: string) =>
@@ -17,7 +18,7 @@ const snapshots = (dir: string) =>
     .filter((f) => f.includes('typeplane-backup'))
     .sort();
 
-test('the snapshot file of a server killed mid-backup is removed at its next start, nothing else', async () => {
+test('the snapshot file of a server killed mid-backup is removed at its next start, nothing else', async (t) => {
   const dataDir = tempDir('typeplane-left-snapshot-');
   const first = await spawnServer(dataDir);
   assert.equal((await api(first.url, first.token).call('POST', '/v1/types', WIDGET)).status, 201);
@@ -32,8 +33,8 @@ test('the snapshot file of a server killed mid-backup is removed at its next sta
   const left = snapshots(dataDir).find((f) => f.startsWith(killed))!;
   assert.ok(left, 'the killed server left its snapshot file');
 
-  // This test's own process runs: its (planted) snapshot is another server's, under way.
-  const running = `.typeplane-backup-${process.pid}-0123456789ab.db`;
+  // The test runner's process runs: its (planted) snapshot is another server's, under way.
+  const running = `.typeplane-backup-${process.ppid}-0123456789ab.db`;
   const lookAlikes = [
     '.typeplane-backup-notes.db',
     'typeplane-backup-1-0123456789ab.db',
@@ -41,19 +42,22 @@ test('the snapshot file of a server killed mid-backup is removed at its next sta
   ];
   for (const name of [running, ...lookAlikes]) writeFileSync(join(dataDir, name), 'not mine to remove');
 
-  const second = await spawnServer(dataDir);
-  try {
-    assert.deepEqual(snapshots(dataDir), [running, ...lookAlikes].sort());
-    assert.match(second.logs(), /removed the snapshot files of a backup its server stopped/);
-    assert.ok(second.logs().includes(left), 'the log names the file removed');
-    // The data is untouched, and backups go on.
-    const types = await api(second.url, second.token).call('GET', '/v1/types');
-    assert.equal(types.body.types.length, 1);
-    const again = await api(second.url, second.token).call('GET', '/v1/backup');
-    assert.equal(again.status, 200);
-  } finally {
-    second.child.kill('SIGKILL');
-  }
+  // The next start, in this process (the same start as `typeplane serve`'s, a process start fewer).
+  let logs = '';
+  const second = await startTestService({
+    dataDir,
+    adminToken: first.token,
+    logger: pino({ level: 'info' }, { write: (line: string) => void (logs += line) }),
+  });
+  t.after(() => second.close());
+  assert.deepEqual(snapshots(dataDir), [running, ...lookAlikes].sort());
+  assert.match(logs, /removed the snapshot files of a backup its server stopped/);
+  assert.ok(logs.includes(left), 'the log names the file removed');
+  // The data is untouched, and backups go on.
+  const types = await second.call('GET', '/v1/types');
+  assert.equal(types.body.types.length, 1);
+  const again = await second.call('GET', '/v1/backup');
+  assert.equal(again.status, 200);
 });
 
 test('a snapshot this process holds is not taken for a left one', async (t) => {
