@@ -22,6 +22,27 @@ export default tseslint.config(
     },
   },
   {
+    // An enabled AsyncLocalStorage makes Node run async hooks for every promise of the process: pass
+    // what a call needs along with it (see src/engine/review.ts), or disable the store when idle.
+    files: ['src/**/*.ts'],
+    ignores: ['src/telemetry/**', 'src/stacks/custom-resources/step-engine.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'node:async_hooks',
+              importNames: ['AsyncLocalStorage', 'createHook'],
+              message:
+                'async context taxes every promise of every request: pass the value with the call instead (src/telemetry and the stack step context excepted)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON answers loosely; production code may not.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
