@@ -27,6 +27,8 @@ interface ServeOptions {
   shutdownDelay: string;
   requestTimeout: string;
   maxConnections?: string;
+  watchLimit?: string;
+  watchLimitPerToken?: string;
   handlers?: string;
   handlersPerType?: string;
   provider?: string[];
@@ -201,6 +203,14 @@ export function registerServe(program: Command): void {
       '--max-connections <n>',
       'client connections open at once; more are closed as they arrive (default 10000, fewer where the open-file limit is lower)',
     )
+    .option(
+      '--watch-limit <n>',
+      'watches (?watch=true) open at once on this server; more are refused with 429 (default 10000)',
+    )
+    .option(
+      '--watch-limit-per-token <n>',
+      'watches one token may hold open at once; more are refused with 429 (default 64)',
+    )
     .option('--handlers <n>', 'handler invocations running at once in this server (default 64)')
     .option(
       '--handlers-per-type <n>',
@@ -354,6 +364,22 @@ Examples:
           shutdownDelayMs: Math.round(shutdownDelay * 1000),
           deletedStackRetentionMs,
           operationConcurrency,
+          watch: {
+            ...(options.watchLimit !== undefined
+              ? { total: wholeNumber(command, '--watch-limit', options.watchLimit, 1, 1_000_000) }
+              : {}),
+            ...(options.watchLimitPerToken !== undefined
+              ? {
+                  perToken: wholeNumber(
+                    command,
+                    '--watch-limit-per-token',
+                    options.watchLimitPerToken,
+                    1,
+                    1_000_000,
+                  ),
+                }
+              : {}),
+          },
           connectionLimits: {
             requestMs: Math.round(requestTimeout * 1000),
             ...(maxConnections !== undefined ? { maxConnections } : {}),

@@ -96,12 +96,12 @@ export class Watches {
     if (mine >= this.limits.perToken)
       throw new TypeplaneError(
         'Throttling',
-        `this token has ${mine} watches open, the most one token may: close one first (the server's limit is --watch-limit-per-token)`,
+        `this token has ${mine} watches open, the most one token may (typeplane serve --watch-limit-per-token): close one first`,
       );
     if (this.total >= this.limits.total)
       throw new TypeplaneError(
         'Throttling',
-        `the server has ${this.total} watches open, the most it serves: try again later`,
+        `the server has ${this.total} watches open, the most it serves (typeplane serve --watch-limit): try again later`,
       );
     const stream = new WatchStream(
       response,
