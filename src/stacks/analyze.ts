@@ -26,6 +26,7 @@ import {
   type Scope,
 } from './intrinsics.js';
 import { resolveParameters } from './parameters.js';
+import { checkTemplateRules } from './template-rules.js';
 import { fromSecret, maskReason, secretTexts, type SecretSources } from './secrets.js';
 import { referencesIn, type Reference } from './references.js';
 import { DiagnosticList, closest, stackDiagnostic, type StackRuleId } from './rules.js';
@@ -131,6 +132,9 @@ export async function analyzeTemplate(
   // unknown to what refers to it: its references are not errors of their own.
   for (const name of template.parameters.keys())
     if (!resolved.values.has(name)) parameterValues.set(name, new Unknown([name]));
+  // The Rules section: assertions on the parameters' values, checked before anything else uses them.
+  const root = template.document.value as Record<string, unknown>;
+  for (const d of checkTemplateRules(root.Rules, template.parameters, parameterValues)) diagnostics.add(d);
 
   // Types.
   const compiled = new Map<string, CompiledType>();

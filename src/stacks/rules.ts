@@ -34,6 +34,8 @@ export const STACK_RULES = {
   TP4025: { severity: 'warning', title: 'parameter has no value yet' },
   TP4026: { severity: 'warning', title: "Fn::GetAtt of a read-only property the type's provider never sets" },
   TP4027: { severity: 'error', title: 'dynamic reference is malformed or misplaced' },
+  TP4028: { severity: 'error', title: "a template rule's assertion fails" },
+  TP4029: { severity: 'warning', title: 'a template rule cannot be checked here' },
 } as const satisfies Record<string, RuleInfo>;
 
 export type StackRuleId = keyof typeof STACK_RULES;
