@@ -15,6 +15,8 @@ export interface FeedSubscriber {
 
 /** Changes read at once; a longer backlog is read in pages, a turn of the event loop between them. */
 export const PAGE = 500;
+/** The least time between two reads of the log. */
+const READ_GAP_MS = 10;
 
 export class ChangeFeed {
   /** Every change up to it has been read; undefined while nobody is attached. */
@@ -25,6 +27,8 @@ export class ChangeFeed {
   private unlisten: (() => void) | undefined;
   private reading = false;
   private again = false;
+  private scheduled: NodeJS.Timeout | undefined;
+  private lastRead = 0;
 
   constructor(
     private readonly store: Store,
@@ -65,43 +69,60 @@ export class ChangeFeed {
 
   stop(): void {
     clearInterval(this.timer);
+    clearTimeout(this.scheduled);
+    this.scheduled = undefined;
     this.timer = undefined;
     this.unlisten?.();
     this.unlisten = undefined;
     this.position = undefined;
   }
 
-  /** Reads the log now, or once more after the read in progress. */
+  /**
+   * Reads the log soon: at once, or once more after the read in progress, and never sooner than
+   * {@link READ_GAP_MS} after the last read began — a busy store commits every few milliseconds, and
+   * changes read together go to each watch in one write.
+   */
   wake(): void {
     if (this.reading) {
       this.again = true;
       return;
     }
+    if (this.scheduled) return;
+    const wait = this.lastRead + READ_GAP_MS - performance.now();
+    if (wait > 0) {
+      this.scheduled = setTimeout(() => {
+        this.scheduled = undefined;
+        this.wake();
+      }, wait);
+      return;
+    }
+    this.lastRead = performance.now();
     this.reading = true;
     this.read()
       .catch(this.failed)
       .finally(() => {
         this.reading = false;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
       });
   }
 
   private async read(): Promise<void> {
-    do {
-      this.again = false;
-      for (;;) {
-        const from = this.position;
-        if (from === undefined) return;
-        const page = await this.store.readChanges(from, PAGE);
-        const prepared = await this.events.prepare(page.changes);
-        // Stopped meanwhile, or restarted from elsewhere: this page is no one's.
-        if (this.position !== from) return;
-        const full = page.changes.length === PAGE;
-        const position = full ? page.changes.at(-1)!.version : Math.max(from, page.latest);
-        this.position = position;
-        for (const subscriber of this.subscribers) subscriber.deliver(prepared, position);
-        if (!full) break;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    } while (this.again);
+    for (;;) {
+      const from = this.position;
+      if (from === undefined) return;
+      const page = await this.store.readChanges(from, PAGE);
+      const prepared = await this.events.prepare(page.changes);
+      // Stopped meanwhile, or restarted from elsewhere: this page is no one's.
+      if (this.position !== from) return;
+      const full = page.changes.length === PAGE;
+      const position = full ? page.changes.at(-1)!.version : Math.max(from, page.latest);
+      this.position = position;
+      for (const subscriber of this.subscribers) subscriber.deliver(prepared, position);
+      if (!full) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 }

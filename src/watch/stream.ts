@@ -39,7 +39,7 @@ export class WatchStream implements FeedSubscriber {
   ) {
     this.sent = from;
     this.bookmarks = setInterval(() => {
-      if (this.pending === undefined) this.write(this.sent, bookmarkJson(this.sent));
+      if (this.pending === undefined) this.write(this.framed(this.sent, bookmarkJson(this.sent)));
     }, bookmarkMs);
     this.bookmarks.unref();
     response.on('close', () => this.finish());
@@ -103,19 +103,25 @@ export class WatchStream implements FeedSubscriber {
     this.sent = Math.max(this.sent, position);
   }
 
+  /** Sends the changes this watch has not sent and may see, in one write. */
   private send(changes: readonly PreparedChange[]): void {
+    let text = '';
     for (const change of changes) {
       if (change.version <= this.sent) continue;
       const event = this.select(change, this.sent);
       this.sent = change.version;
-      if (event !== undefined) this.write(change.version, event);
-      if (this.ended) return;
+      if (event !== undefined) text += this.framed(change.version, event);
     }
+    if (text !== '') this.write(text);
   }
 
-  private write(version: number, json: string): void {
+  private framed(version: number, json: string): string {
+    return this.format === 'sse' ? `id: ${version}\ndata: ${json}\n\n` : `${json}\n`;
+  }
+
+  private write(text: string): void {
     if (this.ended) return;
-    this.response.write(this.format === 'sse' ? `id: ${version}\ndata: ${json}\n\n` : `${json}\n`);
+    this.response.write(text);
     if (this.response.writableLength > this.maxBufferedBytes)
       this.end(
         'Throttling',
