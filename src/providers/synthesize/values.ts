@@ -258,8 +258,9 @@ export class ValueWriter {
   private array(schema: Schema, at: Position): Written {
     const least = typeof schema.minItems === 'number' ? schema.minItems : 0;
     const most = typeof schema.maxItems === 'number' ? schema.maxItems : Infinity;
-    // One item where any number may be: `!Select [0, !GetAtt …]` is how templates read a list.
-    const count = least > 0 || this.minimal(at) ? least : Math.min(1, most);
+    // Three items where any number may be: templates read a list with `!Select [i, !GetAtt …]`, a
+    // network interface's secondary addresses or a directory's DNS servers at 0 and 1.
+    const count = least > 0 || this.minimal(at) ? least : Math.min(3, most);
     if (count > MAX_ITEMS || count > most) return undefined;
     const items: unknown[] = [];
     const seen = new Set<string>();
