@@ -2,10 +2,13 @@
  * What a watch may see and cost, over real HTTP on each store: a token scoped to some types is
  * refused (403) a watch on another and sees only its types' operations; a revoked token's watch
  * ends with an ERROR event; watches per token are limited (429); a client that reads too slowly
- * is cut with an ERROR event saying so instead of the server buffering for it.
+ * is cut with an ERROR event saying so instead of the server buffering for it; a watch outlives the
+ * request timeout; closing the server ends its watches with an ERROR event.
  */
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eachStoreService, type StoreService } from '../helpers/each-store.js';
+import { startTestService } from '../helpers/service.js';
 import { openWatch } from '../helpers/watch-client.js';
 
 const type = (typeName: string) => ({
@@ -120,3 +123,33 @@ eachStoreService(
   },
   () => ({ watch: { maxBufferedBytes: 256 * 1024 } }),
 );
+
+eachStoreService(
+  'a watch outlives the request timeout: the deadline is for the request to arrive, not the answer',
+  async (svc) => {
+    await register(svc);
+    const watch = await openWatch(svc.url, `${path(MINE)}?watch=true`, svc.token);
+    assert.equal(watch.status, 200);
+    // Past the 1 s deadline, the stream is still open and keeps getting BOOKMARKs.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await svc.call('POST', `${path(MINE)}?wait=10`, { desiredState: { Name: 'late' } });
+    const added = await watch.next((e) => e.type === 'ADDED', 3_000);
+    assert.equal(added.object.identifier, 'late');
+    assert.ok(watch.events.some((e) => e.type === 'BOOKMARK'));
+    watch.close();
+  },
+  () => ({ connectionLimits: { requestMs: 1_000, headersMs: 1_000 }, watch: { bookmarkMs: 300 } }),
+);
+
+test('closing the server ends its watches with an ERROR event, and does not wait for them', async () => {
+  const svc = await startTestService();
+  const watch = await openWatch(svc.url, '/v1/requests?watch=true', svc.token);
+  assert.equal(watch.status, 200);
+  const started = performance.now();
+  await svc.close();
+  assert.ok(performance.now() - started < 5_000, 'closed without waiting for the watch');
+  const error = await watch.next((e) => e.type === 'ERROR');
+  assert.equal(error.object.code, 503);
+  assert.match(error.object.message, /shutting down/);
+  await watch.ended;
+});
