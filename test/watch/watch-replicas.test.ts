@@ -7,14 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serviceOn } from '../helpers/each-store.js';
-import { PG_URL, pgSkip } from '../helpers/postgres.js';
+import { PG_URL, pgQuery, pgSkip } from '../helpers/postgres.js';
 import { startTestService, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 import { openWatch } from '../helpers/watch-client.js';
 
 const T = encodeURIComponent(WIDGET_TYPE);
 
 test(
-  'a watch on one replica sees a change made through another within a second',
+  'a watch on one replica sees a change made through another within a second, also after its listening connection dropped',
   { skip: pgSkip },
   async (t) => {
     // Polls far apart: only the notification can deliver within the second.
@@ -39,7 +39,17 @@ test(
     const requests = await openWatch(one.url, `/v1/requests?watch=true&resourceVersion=${from}`, one.token);
     // Let the first replica's reader settle on its listening connection.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    for (const name of ['far1', 'far2']) {
+    for (const name of ['far1', 'far2', 'after-reconnect']) {
+      if (name === 'after-reconnect') {
+        // The listening connection is dropped (as a database restart drops it): it connects again.
+        const listening = await pgQuery<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE query = $1`,
+          [`LISTEN typeplane_changes_${one.schema!}`],
+        );
+        assert.equal(listening.length, 1);
+        await pgQuery('SELECT pg_terminate_backend($1)', [listening[0]!.pid]);
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+      }
       const made = await other.call('POST', `/v1/resources/${T}?wait=10`, { desiredState: { Name: name } });
       assert.equal(made.body.progressEvent.operationStatus, 'SUCCESS');
       const committed = performance.now();

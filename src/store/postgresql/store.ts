@@ -866,19 +866,23 @@ export class PostgresStore implements Store {
   private listen(): void {
     const client = new pg.Client({ connectionString: this.url, options: `-c search_path=${this.schema}` });
     this.listening = client;
-    client.on('error', () => {
-      // Dropped: the periodic reads of the change log go on; the next listener connects again.
-      if (this.listening === client) this.listening = undefined;
-    });
+    // Dropped or refused (the database restarting): the periodic reads of the change log go on, and
+    // it connects again a second later while anyone listens here.
+    const lost = () => {
+      if (this.listening !== client) return;
+      this.listening = undefined;
+      void client.end().catch(() => undefined);
+      setTimeout(() => {
+        if (!this.closed && !this.listening && this.changeListeners.size > 0) this.listen();
+      }, 1000).unref();
+    };
+    client.on('error', lost);
     client.on('notification', () => this.wake());
     client
       .connect()
       .then(() => client.query('SELECT pg_advisory_lock_shared($1, $2)', [LISTENER_LOCK, this.listenerKey]))
       .then(() => client.query(`LISTEN ${this.channel}`))
-      .catch(() => {
-        if (this.listening === client) this.listening = undefined;
-        void client.end().catch(() => undefined);
-      });
+      .catch(lost);
   }
 
   private unlisten(): void {
