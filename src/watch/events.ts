@@ -8,6 +8,7 @@ import { stripNulls, stripWriteOnly, type Model } from '../model/index.js';
 import type { Change, Store } from '../store/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { Engine } from '../engine/index.js';
+import type { ResourceType } from '../schema/index.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -85,6 +86,38 @@ export class EventMaker {
     if (!model) return undefined;
     return stripNulls(type.writeOnlyProperties.length === 0 ? model : stripWriteOnly(type, model));
   }
+}
+
+/**
+ * The resources of `type` as they stand, as ADDED events at `version` (a watch from now starts with
+ * them, as Kubernetes' does), a page of stored records at a time; `send` waits for the client.
+ */
+export async function currentResources(
+  store: Store,
+  type: ResourceType,
+  version: number,
+  send: (events: string[]) => Promise<boolean>,
+): Promise<void> {
+  const resourceVersion = String(version);
+  let nextToken: string | undefined;
+  do {
+    const page = await store.listResources(type.typeName, {
+      limit: 100,
+      ...(nextToken ? { nextToken } : {}),
+    });
+    const events = page.items.map((r) =>
+      eventJson('ADDED', {
+        typeName: type.typeName,
+        identifier: r.identifier,
+        properties: stripNulls(
+          type.writeOnlyProperties.length === 0 ? r.properties : stripWriteOnly(type, r.properties),
+        ),
+        resourceVersion,
+      }),
+    );
+    if (!(await send(events))) return;
+    nextToken = page.nextToken;
+  } while (nextToken !== undefined);
 }
 
 export function eventJson(type: WatchEventType, object: unknown): string {

@@ -103,6 +103,16 @@ export class WatchStream implements FeedSubscriber {
     this.sent = Math.max(this.sent, position);
   }
 
+  /**
+   * Sends `events` (already JSON) at the version the watch starts from, then waits for the client to
+   * take them; false once the watch has ended.
+   */
+  async sendCurrent(events: readonly string[]): Promise<boolean> {
+    if (events.length > 0) this.write(events.map((e) => this.framed(this.sent, e)).join(''));
+    await this.drained();
+    return !this.ended;
+  }
+
   /** Sends the changes this watch has not sent and may see, in one write. */
   private send(changes: readonly PreparedChange[]): void {
     let text = '';

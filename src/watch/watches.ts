@@ -10,7 +10,7 @@ import { typeVisible, type Principal, type Tokens } from '../auth/index.js';
 import type { Engine } from '../engine/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { Store } from '../store/index.js';
-import { EventMaker, type PreparedChange } from './events.js';
+import { EventMaker, currentResources, type PreparedChange } from './events.js';
 import { ChangeFeed, PAGE } from './feed.js';
 import { watchLimits, type WatchLimits } from './limits.js';
 import { WatchStream, type Selector, type WatchFormat } from './stream.js';
@@ -132,6 +132,14 @@ export class Watches {
         'x-accel-buffering': 'no',
       });
       response.flushHeaders();
+      // From now: the type's resources as they stand first (a change meanwhile may come twice).
+      if (request.from === undefined && request.target.kind === 'resources')
+        await currentResources(
+          this.store,
+          (await this.registry.get(request.target.typeName)).type,
+          from,
+          (events) => stream.sendCurrent(events),
+        );
       await stream.replay(this.store, this.events, {
         changes,
         full: first.changes.length === PAGE,

@@ -2,7 +2,7 @@
  * Watching a type's resources over real HTTP, on each store: a list's resourceVersion to watch
  * from, ADDED / MODIFIED / DELETED as they commit (never a write-only value), NDJSON and Server-Sent
  * Events (Last-Event-ID resumes), a replay from an older version, 410 for one the change log no
- * longer reaches, and BOOKMARKs.
+ * longer reaches, BOOKMARKs, and a watch from now that starts with the resources as they stand.
  */
 import assert from 'node:assert/strict';
 import { eachStoreService } from '../helpers/each-store.js';
@@ -130,4 +130,30 @@ eachStoreService(
     idle.close();
   },
   () => ({ watch: { bookmarkMs: 200 } }),
+);
+
+eachStoreService(
+  'a watch without a resourceVersion starts with every resource as it stands, ADDED, then the changes',
+  async (svc) => {
+    await svc.call('POST', '/v1/types', WIDGET, { 'content-type': 'application/json' });
+    for (const Name of ['s1', 's2', 's3'])
+      await svc.call('POST', `/v1/resources/${T}?wait=10`, { desiredState: { Name, Secret: 'hush' } });
+    const watch = await openWatch(svc.url, `/v1/resources/${T}?watch=true`, svc.token);
+    const current = [await watch.next(isChange), await watch.next(isChange), await watch.next(isChange)];
+    assert.deepEqual(
+      current.map((e) => [e.type, e.object.identifier]),
+      [
+        ['ADDED', 's1'],
+        ['ADDED', 's2'],
+        ['ADDED', 's3'],
+      ],
+    );
+    assert.deepEqual(current[0]!.object.properties, { Name: 's1', Size: 'S' });
+    await svc.call('DELETE', `/v1/resources/${T}/s2?wait=10`, {});
+    const deleted = await watch.next(isChange);
+    assert.deepEqual([deleted.type, deleted.object.identifier], ['DELETED', 's2']);
+    assert.ok(Number(deleted.object.resourceVersion) > Number(current[0]!.object.resourceVersion));
+    assert.ok(!JSON.stringify(watch.events).includes('hush'));
+    watch.close();
+  },
 );
