@@ -13,8 +13,12 @@
  * The server runs on a core of its own and this process (the creates and every watch's client) on
  * the others, when taskset can pin them (`--no-pin`: not).
  *
- *   npm run bench:watch -- [--watchers 1000] [--rate 200] [--seconds 10] [--dist] [--no-pin]
+ * With --database-url the server keeps its state in that PostgreSQL database, in a schema of its own
+ * (dropped at the end).
+ *
+ *   npm run bench:watch -- [--watchers 1000] [--rate 200] [--seconds 10] [--dist] [--no-pin] [--database-url postgres://…]
  */
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -32,14 +36,18 @@ import {
   quantile,
   removeAtExit,
   startServer,
+  stringArg,
   type Server,
 } from './harness.js';
+import pg from 'pg';
 
 const WATCHERS = numberArg('watchers', 1000);
 const RATE = numberArg('rate', 200);
 const SECONDS = numberArg('seconds', 10);
 const PATH = `/v1/resources/${encodeURIComponent(WIDGET_TYPE)}`;
 const MARK = '"identifier":"';
+const DATABASE_URL = stringArg('database-url');
+const SCHEMA = `tp_bench_watch_${randomBytes(4).toString('hex')}`;
 
 /** When each create was sent and answered, by the identifier it made. */
 const sent = new Map<string, { at: number; answered?: number }>();
@@ -101,7 +109,13 @@ async function main(): Promise<void> {
   removeAtExit(dataDir);
   const server = await startServer(
     dataDir,
-    ['--watch-limit-per-token', String(WATCHERS + 1), '--watch-limit', String(WATCHERS + 1)],
+    [
+      '--watch-limit-per-token',
+      String(WATCHERS + 1),
+      '--watch-limit',
+      String(WATCHERS + 1),
+      ...(DATABASE_URL ? ['--database-url', DATABASE_URL, '--database-schema', SCHEMA] : []),
+    ],
     flag('dist'),
   );
   const pid = server.child.pid;
@@ -112,7 +126,7 @@ async function main(): Promise<void> {
     if ((await api.call('POST', '/v1/types', WIDGET_SCHEMA)).status !== 201)
       throw new Error('registering failed');
     console.log(
-      `${WATCHERS} watchers of one type, ${RATE} creates/s for ${SECONDS} s; ${pinning.description}; load average before: ${loadavg()
+      `${WATCHERS} watchers of one type, ${RATE} creates/s for ${SECONDS} s, ${DATABASE_URL ? `PostgreSQL schema ${SCHEMA}` : 'SQLite'}; ${pinning.description}; load average before: ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}`,
     );
@@ -173,6 +187,12 @@ async function main(): Promise<void> {
   } finally {
     api.close();
     await server.stop();
+    if (DATABASE_URL) {
+      const admin = new pg.Client({ connectionString: DATABASE_URL });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+      await admin.end();
+    }
   }
 }
 
