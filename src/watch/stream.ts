@@ -77,6 +77,13 @@ export class WatchStream implements FeedSubscriber {
       if (!page.full || this.ended) break;
       await this.drained();
       const read = await store.readChanges(this.sent, PAGE);
+      // The operations after where the replay is expired meanwhile: what it would send is gone.
+      if (read.horizon > this.sent)
+        return this.end(
+          'NotFound',
+          410,
+          `the change log expired past resourceVersion ${this.sent} while the watch replayed it: list again and watch from the list's resourceVersion`,
+        );
       page = { changes: await events.prepare(read.changes), full: read.changes.length === PAGE };
     }
     const pending = this.pending ?? [];
