@@ -48,26 +48,40 @@ eachStoreService(
       10_000,
     );
     const seen = requests.events.filter((e) => e.object.requestToken === token);
-    assert.equal(seen[0]!.type, 'ADDED', 'the first event of an operation the watch had not seen is ADDED');
+    const told = JSON.stringify(
+      seen.map((e) => [e.type, e.object.operationStatus, e.object.resourceVersion]),
+    );
+    assert.equal(
+      seen[0]!.type,
+      'ADDED',
+      `the first event of an operation the watch had not seen is ADDED: ${told}`,
+    );
     assert.ok(
       seen.slice(1).every((e) => e.type === 'MODIFIED'),
-      JSON.stringify(seen.map((e) => e.type)),
+      told,
     );
     const versions = seen.map((e) => Number(e.object.resourceVersion));
     assert.deepEqual(
       versions,
       [...versions].sort((a, b) => a - b),
+      told,
     );
 
     const added = await resources.next(isChange, 10_000);
+    // What came besides, should an assertion below fail.
+    const resourceEvents = JSON.stringify(resources.events.map((e) => [e.type, e.object.resourceVersion]));
     assert.equal(added.type, 'ADDED');
     assert.deepEqual(added.object.properties, { Name: 'later', Size: 'S' });
     assert.equal(
       added.object.resourceVersion,
       ended.object.resourceVersion,
-      'the resource changed as its operation ended',
+      `the resource changed as its operation ended: ${told} ${resourceEvents}`,
     );
-    assert.equal(resources.events.filter(isChange).length, 1, 'nothing for the resource at the begin');
+    assert.equal(
+      resources.events.filter(isChange).length,
+      1,
+      `nothing for the resource at the begin: ${resourceEvents}`,
+    );
 
     // From before the begin, after the end: the end once.
     const replay = await openWatch(

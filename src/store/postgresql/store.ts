@@ -804,17 +804,30 @@ export class PostgresStore implements Store {
 
   // ---- Change log ----
 
+  /**
+   * Read holding the change log's lock (see safeVersion) from before the sequence is read until the
+   * page is: no transaction holds an uncommitted version, and none changes an operation meanwhile, so
+   * the page is the log as of `latest` (an operation read at its begin has not moved on unseen).
+   * Writers that take a version wait that long: a read of one page by its indexes.
+   */
   async readChanges(after: number, limit: number): Promise<ChangePage> {
     checkLimit(limit);
-    const latest = await this.safeVersion();
-    const { rows } = await this.pool.query<ChangeRow & { horizon: string }>(
-      `SELECT c.*, (SELECT version FROM change_horizon) AS horizon FROM (${changesSql('$1', '$2', '$3')}) c`,
-      [after, latest, limit],
+    const { rows } = await this.transaction(
+      (c) =>
+        c.query<ChangeRow & { horizon: string; latest: string }>(
+          `WITH latest AS (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS version FROM operations_seq_seq)
+           SELECT c.*, h.version AS horizon, l.version AS latest
+           FROM latest l CROSS JOIN change_horizon h
+             LEFT JOIN LATERAL (${changesSql('$1', 'l.version', '$2')}) c ON true
+           ORDER BY COALESCE(c.change_version, c.seq)`,
+          [after, limit],
+        ),
+      `changes:${this.schema}`,
     );
-    const horizon =
-      rows[0]?.horizon ??
-      (await this.pool.query<{ version: string }>('SELECT version FROM change_horizon')).rows[0]?.version;
-    return { changes: rows.map(toChange), horizon: Number(horizon ?? 0), latest };
+    const latest = Number(rows[0]?.latest ?? 0);
+    if (!this.safe || latest >= this.safe.version) this.safe = { version: latest, at: performance.now() };
+    const changes = rows.filter((r) => r.seq !== null).map(toChange);
+    return { changes, horizon: Number(rows[0]?.horizon ?? 0), latest };
   }
 
   /** A version every change up to which has committed, at most a second old (see safeVersion). */
