@@ -158,7 +158,8 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE operations ADD COLUMN requested_by text;
   `,
-  // 11–13: reserved for changes in progress elsewhere.
+  // 11–13: empty — numbers once set aside for work that turned out to need none. They stay empty: a
+  // store already past them would never run anything put there later (append only).
   ...RESERVED(3),
   // 14: the change log (watch), as the SQLite store's migration 17. Versions are drawn from the
   // sequence of operations.seq, which never goes back: the horizon only says what expired.

@@ -233,7 +233,8 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE operations ADD COLUMN requested_by TEXT;
   `,
-  // 14–16: reserved for changes in progress elsewhere.
+  // 14–16: empty — numbers once set aside for work that turned out to need none. They stay empty: a
+  // store already past them would never run anything put there later (append only).
   ...RESERVED(3),
   // 17: the change log (watch), the same in both stores. An operation's version is its seq while it
   // has not changed since it began (a record-backed create writes nothing more than before); each
