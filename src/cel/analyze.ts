@@ -9,6 +9,7 @@
  * @bufbuild/cel's own checker types constants and identifiers only, hence this one.
  */
 import type { parse } from '@bufbuild/cel';
+import { patternProblem } from './patterns.js';
 import { DYN, typeName, type ValueType } from './types.js';
 
 export type Expr = ReturnType<typeof parse>['expr'];
@@ -312,9 +313,19 @@ export class Analyzer {
       case 'matches': {
         const [str, pattern] = target ? [target, a] : [a, b];
         if (!isA(str, 'string') || !isA(pattern, 'string')) return { type: noOverload(), cost: 0 };
-        const literal = argExprs[target ? 0 : 1]?.exprKind;
-        if (literal?.case === 'constExpr' && literal.value.constantKind.case === 'stringValue')
-          this.patterns.add(literal.value.constantKind.value);
+        const literalExpr = argExprs[target ? 0 : 1];
+        const literal = literalExpr?.exprKind;
+        if (literal?.case === 'constExpr' && literal.value.constantKind.case === 'stringValue') {
+          const pattern = literal.value.constantKind.value;
+          // Refused now, where it is written, rather than on every value it is given.
+          const wrong = patternProblem(pattern);
+          if (wrong !== undefined)
+            return {
+              type: this.problem(literalExpr!.id, `matches() pattern is not valid RE2: ${wrong}`),
+              cost: 0,
+            };
+          this.patterns.add(pattern);
+        }
         // RE2 is linear in the text, with a factor growing with the pattern.
         return { type: BOOL, cost: mul(1 + tenth(this.size(str)), 1 + Math.ceil(this.size(pattern) / 4)) };
       }

@@ -38,6 +38,20 @@ function compile(pattern: string): Matcher {
   return compileRe2(pattern);
 }
 
+/** Why `pattern` is no RE2 expression (@bufbuild/cel's `matches` syntax); undefined when it is one. */
+export function patternProblem(pattern: string): string | undefined {
+  // A check, not a compilation the counters should show.
+  const counted = celCounters.patternCompilations;
+  try {
+    compile(pattern);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  } finally {
+    celCounters.patternCompilations = counted;
+  }
+}
+
 class KeptPattern implements Matcher {
   private matcher: Matcher | undefined;
   private scanned = 0;

@@ -211,7 +211,8 @@ test('an error found directly is the interpreter’s error, with its message', (
     ['(9223372036854775807 + self.i) > 0', { i: 1 }],
     ['self.i / self.j > 0', { i: 1, j: 0 }],
     ['self.x < 1', { x: 'a' }],
-    ["self.s.matches('(')", { s: 'a' }],
+    // A pattern from a value (a literal one is refused when compiled: see below).
+    ['self.s.matches(self.t)', { s: 'a', t: '(' }],
   ];
   for (const [source, value] of cases) {
     const expression = compiled(source)!;
@@ -220,6 +221,16 @@ test('an error found directly is the interpreter’s error, with its message', (
     assert.ok('error' in expected, `${source} is an error for the interpreter`);
     assert.deepEqual(ours(expression, self), expected, source);
   }
+});
+
+test('a literal matches() pattern that is no RE2 expression is refused when compiled, at the pattern', () => {
+  const r = compileExpression("self.s.size() > 0 && self.s.matches('([a-z')", { self: SELF });
+  assert.equal(r.ok, false);
+  assert.match(
+    r.ok ? '' : r.problems[0]!.message,
+    /matches\(\) pattern is not valid RE2: .*missing closing \]/,
+  );
+  assert.equal(r.ok ? 0 : r.problems[0]!.column, 37, 'located at the literal');
 });
 
 test('ordinary values are evaluated without the interpreter, a literal pattern compiled once', () => {

@@ -163,6 +163,19 @@ eachStoreService(
     assert.equal(detail.pointer, '/x-typeplane-validations/0/rule');
     assert.match(detail.message, /undefined field 'MaxReplica'/);
 
+    // A literal pattern that is no RE2 expression: refused here, not on every value it would be given.
+    const pattern = structuredClone(SCALER) as any;
+    pattern.properties.Tier['x-typeplane-validations'] = [{ rule: "self.matches('^(dev|prod')" }];
+    const badPattern = await svc.call('POST', '/v1/types', pattern);
+    assert.equal(badPattern.status, 400, JSON.stringify(badPattern.body));
+    const patternDetail = badPattern.body.details.find((d: any) => d.rule === 'TP9002');
+    assert.equal(
+      patternDetail?.pointer,
+      '/properties/Tier/x-typeplane-validations/0/rule',
+      JSON.stringify(badPattern.body),
+    );
+    assert.match(patternDetail.message, /matches\(\) pattern is not valid RE2/);
+
     const costly = structuredClone(SCALER) as any;
     costly.properties.Items['x-typeplane-validations'] = [
       { rule: 'self.all(a, self.all(b, self.all(c, a + b != c)))' },
