@@ -111,21 +111,27 @@ export function recordedNew(
   references: ResourceKey[] | undefined,
   keys: AdditionalIdentifier[] | undefined,
 ): Completion {
-  const type = compiled.type;
   const now = new Date().toISOString();
+  return recordPut(compiled.type, identifier, model, versionOf(compiled), now, now, references, keys);
+}
+
+/** A successful completion that writes the resource's record, with its references and identifiers. */
+function recordPut(
+  type: ResourceType,
+  identifier: string,
+  model: Model,
+  version: { typeVersion?: string },
+  createdAt: string,
+  updatedAt: string,
+  references: ResourceKey[] | undefined,
+  keys: AdditionalIdentifier[] | undefined,
+): Completion {
   return {
     status: 'SUCCESS',
     resourceModel: stripWriteOnly(type, model),
     change: {
       kind: 'put',
-      resource: {
-        typeName: type.typeName,
-        identifier,
-        properties: model,
-        ...versionOf(compiled),
-        createdAt: now,
-        updatedAt: now,
-      },
+      resource: { typeName: type.typeName, identifier, properties: model, ...version, createdAt, updatedAt },
       ...(references ? { references } : {}),
       ...(keys ? { identifiers: keys } : {}),
     },
@@ -158,23 +164,16 @@ export async function replaceInRecord(
       };
     if (JSON.stringify(current.properties) !== baseJson)
       throw new ChangedMeanwhile(type.typeName, identifier);
-    return {
-      status: 'SUCCESS',
-      resourceModel: stripWriteOnly(type, model),
-      change: {
-        kind: 'put',
-        resource: {
-          typeName: type.typeName,
-          identifier,
-          properties: model,
-          ...(typeVersion !== undefined ? { typeVersion } : {}),
-          createdAt: current.createdAt,
-          updatedAt: new Date().toISOString(),
-        },
-        ...(references ? { references } : {}),
-        ...(keys ? { identifiers: keys } : {}),
-      },
-    };
+    return recordPut(
+      type,
+      identifier,
+      model,
+      typeVersion !== undefined ? { typeVersion } : {},
+      current.createdAt,
+      new Date().toISOString(),
+      references,
+      keys,
+    );
   };
 }
 
