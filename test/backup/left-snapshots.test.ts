@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { test } from 'node:test';
 import { removeLeftSnapshots } from '../../src/backup/index.js';
 import { Client } from '../../src/cli/client.js';
@@ -20,6 +21,17 @@ const snapshots = (dir: string) =>
 
 test('the snapshot file of a server killed mid-backup is removed at its next start, nothing else', async (t) => {
   const dataDir = tempDir('typeplane-left-snapshot-');
+  // A store holding 48 MB of free pages, as a long-lived one holds its deleted rows' space: the
+  // snapshot copies every page, so its payload is more than loopback's socket buffers take, and the
+  // server is still sending it when it is killed (a small one would be sent, and removed, at once).
+  const filler = new Database(join(dataDir, 'typeplane.db'));
+  filler.exec('CREATE TABLE filler (b BLOB)');
+  filler.exec(
+    'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 48) ' +
+      'INSERT INTO filler SELECT zeroblob(1048576) FROM n',
+  );
+  filler.exec('DROP TABLE filler');
+  filler.close();
   const first = await spawnServer(dataDir);
   assert.equal((await api(first.url, first.token).call('POST', '/v1/types', WIDGET)).status, 201);
   // The backup's answer has begun; its client reads nothing, so the server holds its snapshot.

@@ -1367,7 +1367,29 @@ export interface FuzzAnswer {
   body: string;
 }
 
-export function send(agent: http.Agent, url: URL, request: FuzzRequest): Promise<FuzzAnswer> {
+/**
+ * Sends a request; one whose kept-alive connection the server had already closed (its idle timeout
+ * passed while this side was busy: Node's documented race, `req.reusedSocket`) is sent once more on a
+ * new connection, and `onResent` is told. A server that hangs up on a request itself still fails: the
+ * second attempt, on a fresh connection, meets the same end.
+ */
+export async function send(
+  agent: http.Agent,
+  url: URL,
+  request: FuzzRequest,
+  onResent?: () => void,
+): Promise<FuzzAnswer> {
+  try {
+    return await sendOnce(agent, url, request);
+  } catch (e) {
+    if (!(e as { reusedSocket?: boolean }).reusedSocket || (e as NodeJS.ErrnoException).code !== 'ECONNRESET')
+      throw e;
+    onResent?.();
+    return sendOnce(false, url, request);
+  }
+}
+
+function sendOnce(agent: http.Agent | false, url: URL, request: FuzzRequest): Promise<FuzzAnswer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -1390,7 +1412,7 @@ export function send(agent: http.Agent, url: URL, request: FuzzRequest): Promise
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    req.on('error', (e) => reject(Object.assign(e, { reusedSocket: req.reusedSocket })));
     req.end(request.body);
   });
 }
@@ -1540,6 +1562,8 @@ export interface FuzzReport {
    * naming another type, by operation: each must be refused, whatever the others answer.
    */
   outOfScope: Record<string, Record<string, number>>;
+  /** Requests sent again on a new connection: the server had closed their idle kept-alive one (see send). */
+  resent: number;
 }
 
 /** Answers this slow are kept in {@link FuzzReport.spans}: half what the watchdog lets the loop be held. */
@@ -1612,6 +1636,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     slowest: [],
     spans: [],
     outOfScope: {},
+    resent: 0,
   };
   const started = performance.now();
   const runs = Math.ceil(options.requests / batchSize);
@@ -1640,7 +1665,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
               const sent = performance.now();
               const sentAt = Date.now();
               try {
-                answer = await send(agent, url, request);
+                answer = await send(agent, url, request, () => report.resent++);
               } catch (e) {
                 answer = { status: 0, body: `transport error: ${(e as Error).message}` };
               }

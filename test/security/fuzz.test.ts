@@ -75,6 +75,7 @@ for (const [kind, REQUESTS] of [
             `(${Math.round((report.requests / report.durationMs) * 1000)}/s); answers by status and errorCode:`,
         );
         for (const line of formatTally(report.tally).split('\n')) t.diagnostic(line);
+        t.diagnostic(`${report.resent} sent again on a new connection (their kept-alive one had timed out)`);
         t.diagnostic('slowest answers:');
         for (const { ms, request } of report.slowest) t.diagnostic(`  ${Math.round(ms)} ms  ${request}`);
         t.diagnostic(
