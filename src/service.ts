@@ -11,6 +11,7 @@ import { cloudControlFrontDoor } from './cloudcontrol/index.js';
 import { alsoOnEnd, Engine, engineLogger, type EngineOptions } from './engine/index.js';
 import { buildServer, type ServerOptions } from './http/index.js';
 import { Watches, type WatchLimits } from './watch/index.js';
+import { Fairness, type FairnessOptions } from './fairness/index.js';
 import { listenForMetrics } from './http/metrics-listener.js';
 import {
   createStateProvider,
@@ -130,6 +131,8 @@ export interface ServiceOptions {
   tracing?: boolean;
   /** What watches may cost and how often they are kept alive (defaults in docs/watch.md). */
   watch?: Partial<WatchLimits>;
+  /** Fair queuing by token and its limits (docs/fairness.md); `false` serves first come, first served. */
+  fairness?: FairnessOptions | false;
 }
 
 export interface Service {
@@ -367,8 +370,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       logger,
       ...(options.watch ? { limits: options.watch } : {}),
     });
+    const fairness = options.fairness === false ? undefined : new Fairness(options.fairness);
+    if (fairness) telemetry?.watchFairness(fairness);
     const app = await buildServer({
       watches,
+      ...(fairness ? { fairness } : {}),
       readiness,
       engine,
       registry,
@@ -393,6 +399,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         tokens,
         logger,
         ...(auditor ? { audit: auditor } : {}),
+        ...(fairness ? { fairness } : {}),
         ...(telemetry
           ? {
               observe: (action, status, seconds) =>
@@ -438,6 +445,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           if (options.shutdownDelayMs)
             await new Promise((resolve) => setTimeout(resolve, options.shutdownDelayMs));
           await app.close();
+          fairness?.close();
           await metricsListener?.close();
           recipes.stop();
           await stacks.stop();

@@ -27,6 +27,9 @@ export interface Principal {
   types?: string[];
   /** The token's description, as its creator wrote it (what admission policies see of who asks). */
   description?: string;
+  /** The token's own rate, in requests per second, and burst, when it has them (see src/fairness). */
+  rate?: number;
+  burst?: number;
 }
 
 /** What a route does, for the role check. */

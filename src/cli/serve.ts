@@ -31,6 +31,10 @@ interface ServeOptions {
   watchLimitPerToken?: string;
   handlers?: string;
   handlersPerType?: string;
+  fairness: string;
+  fairnessSeats?: string;
+  fairnessSystemSeats?: string;
+  fairnessQueueLength?: string;
   provider?: string[];
   config?: string;
   secretKeyFile?: string;
@@ -213,6 +217,23 @@ export function registerServe(program: Command): void {
     )
     .option('--handlers <n>', 'handler invocations running at once in this server (default 64)')
     .option(
+      '--fairness <on|off>',
+      'fair queuing of requests by token (docs/fairness.md): a token over its share waits or gets 429, the others keep theirs; off serves first come, first served',
+      'on',
+    )
+    .option(
+      '--fairness-seats <n>',
+      'requests of writer and reader tokens running at once, shared fairly among tokens (default 32)',
+    )
+    .option(
+      '--fairness-system-seats <n>',
+      'requests of admin and monitor tokens running at once, apart from the others (default 8)',
+    )
+    .option(
+      '--fairness-queue-length <n>',
+      'requests one token may have waiting for a seat; more get 429 with Retry-After (default 50)',
+    )
+    .option(
       '--handlers-per-type <n>',
       'of those, the most for one type (default three quarters): a type whose handlers hang, or whose writer floods it, leaves the other types a quarter of the slots',
     )
@@ -274,6 +295,21 @@ Examples:
           ? { perType: wholeNumber(command, '--handlers-per-type', options.handlersPerType, 1, 10_000) }
           : {}),
       };
+      if (options.fairness !== 'on' && options.fairness !== 'off')
+        usage(command, `--fairness must be on or off, not '${options.fairness.slice(0, 20)}'`);
+      const limit = (flag: string, raw: string | undefined, min: number) =>
+        raw === undefined ? undefined : wholeNumber(command, flag, raw, min, 100_000);
+      const seats = limit('--fairness-seats', options.fairnessSeats, 1);
+      const systemSeats = limit('--fairness-system-seats', options.fairnessSystemSeats, 1);
+      const queueLength = limit('--fairness-queue-length', options.fairnessQueueLength, 0);
+      const fairness =
+        options.fairness === 'off'
+          ? (false as const)
+          : {
+              ...(seats !== undefined ? { seats } : {}),
+              ...(systemSeats !== undefined ? { systemSeats } : {}),
+              ...(queueLength !== undefined ? { queueLength } : {}),
+            };
       if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
         usage(command, 'give both --tls-cert and --tls-key, or neither');
       let tls: { cert: Buffer; key: Buffer } | undefined;
@@ -364,6 +400,7 @@ Examples:
           shutdownDelayMs: Math.round(shutdownDelay * 1000),
           deletedStackRetentionMs,
           operationConcurrency,
+          fairness,
           watch: {
             ...(options.watchLimit !== undefined
               ? { total: wholeNumber(command, '--watch-limit', options.watchLimit, 1, 1_000_000) }

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { Auditor } from '../audit/index.js';
 import type { Principal, Tokens } from '../auth/index.js';
 import type { Engine } from '../engine/index.js';
+import { holdSeat, type Fairness, type Throttled } from '../fairness/index.js';
 import type { Verdict } from '../verdict.js';
 import {
   answeringBeforeBody,
@@ -26,6 +27,7 @@ import { CloudControlError } from './errors.js';
 import { OPERATION_SPECS } from './operations.js';
 import {
   authenticate,
+  type Caller,
   CONTENT_TYPE,
   errorAnswer,
   INTERNAL_FAILURE,
@@ -45,11 +47,18 @@ export interface FrontDoorOptions {
   observe?: (action: string, status: number, seconds: number) => void;
   /** The audit trail: changes and refusals are recorded (see audit.ts), a change run once it can be. */
   audit?: Auditor;
+  /** Fair queuing by token, the access key counting as its token (see src/fairness). */
+  fairness?: Fairness;
 }
 
 function isOwn(request: IncomingMessage): boolean {
   const url = request.url;
   return request.method === 'POST' && (url === '/' || (url !== undefined && url.startsWith('/?')));
+}
+
+/** Over the caller's share: the AWS SDKs retry a ThrottlingException with backoff. */
+function throttling(refusal: Throttled): CloudControlError {
+  return new CloudControlError('ThrottlingException', refusal.message);
 }
 
 function tooLarge(limit: number): CloudControlError {
@@ -118,6 +127,7 @@ export function cloudControlFrontDoor({
   bodyLimit = RESOURCE_BODY_LIMIT,
   observe,
   audit,
+  fairness,
 }: FrontDoorOptions): FrontDoor {
   function answer(
     response: ServerResponse,
@@ -209,6 +219,23 @@ export function cloudControlFrontDoor({
     authenticate(tokens, headers, (error, caller) => {
       if (error || !caller) return fail(error);
       principal = caller.principal;
+      if (!fairness) return serve(caller);
+      // Seated before the body is read: a waiting request costs no reading.
+      const flow = fairness.flowOf(principal);
+      const admitted = fairness.enter(flow);
+      if (admitted === true) {
+        holdSeat(response, flow);
+        return serve(caller);
+      }
+      if (admitted !== false) return fail(throttling(admitted));
+      fairness.wait(flow, (refusal) => {
+        if (refusal) return fail(throttling(refusal));
+        if (response.destroyed) return fairness.leave(flow);
+        holdSeat(response, flow);
+        serve(caller);
+      });
+    });
+    function serve(caller: Caller): void {
       readBody(request, bodyLimit, (tooLarge, body) => {
         if (tooLarge) return fail(tooLarge);
         bodyRead = true;
@@ -238,7 +265,7 @@ export function cloudControlFrontDoor({
         if (waiting) waiting.then(go, fail);
         else go();
       });
-    });
+    }
     return true;
   };
 }

@@ -16,6 +16,8 @@ import type { Registry } from '../registry/registry.js';
 import type { Tokens } from '../auth/index.js';
 import { TypeplaneError } from '../errors.js';
 import { registerAuth } from './auth.js';
+import { registerFairness } from './fairness-hook.js';
+import type { Fairness } from '../fairness/index.js';
 import { registerAuditHook } from './audit-hook.js';
 import type { Auditor } from '../audit/index.js';
 import { parseJsonBody } from './body.js';
@@ -102,6 +104,8 @@ export interface ServerOptions {
   tracing?: boolean;
   /** Watches (`?watch=true` on the resource and request lists); without it the lists answer a page. */
   watches?: Watches;
+  /** Fair queuing of requests by token (see src/fairness); without it, first come, first served. */
+  fairness?: Fairness;
 }
 
 /**
@@ -195,6 +199,7 @@ export async function buildServer({
   telemetry,
   tracing = false,
   watches,
+  fairness,
 }: ServerOptions): Promise<FastifyInstance> {
   let closing = false;
   const app = Fastify({
@@ -266,6 +271,8 @@ export async function buildServer({
   // route's recorded by a hook of its own: registered before any route.
   if (telemetry) recordRoutes(app, telemetry);
   registerAuth(app, tokens);
+  // Right after authentication, which names the flow; before anything reads the body.
+  if (fairness) registerFairness(app, fairness);
   // No type name, identifier, request token or token id holds U+0000 (nor can PostgreSQL text):
   // refused for every store alike, after authentication.
   app.addHook('onRequest', (request, _reply, done) => {

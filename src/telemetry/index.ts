@@ -11,6 +11,8 @@ import type { RequestRecorder, RouteRecorder } from './http.js';
 import { engineObserver, watchEngine, type EngineSources } from './engine.js';
 import { stacksObserver } from './stacks.js';
 import { storeObserver, watchStore } from './store.js';
+import { watchFairness } from './fairness.js';
+import type { Fairness } from '../fairness/index.js';
 import type { EngineObserver } from '../engine/index.js';
 import type { StacksObserver } from '../stacks/index.js';
 import type { StoreObserver, StoreStats } from '../store/index.js';
@@ -32,6 +34,8 @@ export interface Telemetry {
   watchEngine(sources: EngineSources): void;
   /** Read the store's own figures (WAL size and checkpoints, or the pool) from `stats` at each scrape. */
   watchStore(stats: () => StoreStats): void;
+  /** Read fairness's seats, queues, waits and refusals per priority level and flow at each scrape. */
+  watchFairness(fairness: Fairness): void;
   /** Every metric, as Prometheus scrapes them. */
   exposition(): Promise<string>;
 }
@@ -48,6 +52,7 @@ export function createTelemetry(): Telemetry {
     storeObserver: storeObserver(metrics),
     watchEngine: (sources) => watchEngine(metrics, sources),
     watchStore: (stats) => watchStore(metrics, registry, stats),
+    watchFairness: (fairness) => watchFairness(metrics, registry, fairness),
     exposition: () => registry.metrics(),
   };
 }

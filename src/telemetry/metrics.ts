@@ -43,6 +43,13 @@ export function defineMetrics(registry: Registry) {
     checkpoints?: Reader<Counter>;
     poolConnections?: Reader<Gauge<'state'>>;
     poolWaiting?: Reader<Gauge>;
+    fairnessSeats?: Reader<Gauge<'priority_level'>>;
+    fairnessSeatsInUse?: Reader<Gauge<'priority_level'>>;
+    fairnessWaiting?: Reader<Gauge<'priority_level' | 'flow'>>;
+    fairnessDispatched?: Reader<Counter<'priority_level' | 'flow'>>;
+    fairnessQueued?: Reader<Counter<'priority_level' | 'flow'>>;
+    fairnessWaitSeconds?: Reader<Counter<'priority_level' | 'flow'>>;
+    fairnessRejected?: Reader<Counter<'priority_level' | 'flow' | 'reason'>>;
   } = {};
   // Event-loop lag, heap, GC, file descriptors, CPU: the library's own, on this registry.
   collectDefaultMetrics({ register: registry });
@@ -177,6 +184,70 @@ export function defineMetrics(registry: Registry) {
       registers: [],
       collect() {
         return readers.poolWaiting?.(this);
+      },
+    }),
+    // Fairness (src/fairness), registered when it is on. A flow is a token id, never a token.
+    fairnessSeats: new Gauge({
+      name: 'typeplane_fairness_seats',
+      help: 'Requests a priority level runs at once (its seats).',
+      labelNames: ['priority_level'] as const,
+      registers: [],
+      collect() {
+        return readers.fairnessSeats?.(this);
+      },
+    }),
+    fairnessSeatsInUse: new Gauge({
+      name: 'typeplane_fairness_seats_in_use',
+      help: 'Requests running now, by priority level.',
+      labelNames: ['priority_level'] as const,
+      registers: [],
+      collect() {
+        return readers.fairnessSeatsInUse?.(this);
+      },
+    }),
+    fairnessWaiting: new Gauge({
+      name: 'typeplane_fairness_queue_length',
+      help: 'Requests waiting for a seat now, by priority level and flow (token id).',
+      labelNames: ['priority_level', 'flow'] as const,
+      registers: [],
+      collect() {
+        return readers.fairnessWaiting?.(this);
+      },
+    }),
+    fairnessDispatched: new Counter({
+      name: 'typeplane_fairness_dispatched_requests_total',
+      help: 'Requests given a seat, at once or after waiting, by priority level and flow (token id).',
+      labelNames: ['priority_level', 'flow'] as const,
+      registers: [],
+      collect() {
+        return readers.fairnessDispatched?.(this);
+      },
+    }),
+    fairnessQueued: new Counter({
+      name: 'typeplane_fairness_queued_requests_total',
+      help: 'Requests that waited in a queue for a seat, by priority level and flow (token id).',
+      labelNames: ['priority_level', 'flow'] as const,
+      registers: [],
+      collect() {
+        return readers.fairnessQueued?.(this);
+      },
+    }),
+    fairnessWaitSeconds: new Counter({
+      name: 'typeplane_fairness_wait_seconds_total',
+      help: 'Time queued requests waited for a seat (or for their refusal), summed, by priority level and flow (token id); divided by the queued requests, the mean wait.',
+      labelNames: ['priority_level', 'flow'] as const,
+      registers: [],
+      collect() {
+        return readers.fairnessWaitSeconds?.(this);
+      },
+    }),
+    fairnessRejected: new Counter({
+      name: 'typeplane_fairness_rejected_requests_total',
+      help: "Requests refused with 429 (ThrottlingException on Cloud Control), by priority level, flow (token id) and reason: rate (the token's own), queue-full, queue-timeout.",
+      labelNames: ['priority_level', 'flow', 'reason'] as const,
+      registers: [],
+      collect() {
+        return readers.fairnessRejected?.(this);
       },
     }),
   };

@@ -13,6 +13,7 @@ import { principalOf } from '../auth.js';
 import { bodyObject } from './body-fields.js';
 import { maxResultsParam, versionParam, waitParam } from '../query.js';
 import { reviewing, warningHeaders } from '../verdicts.js';
+import { releaseSeat } from '../../fairness/index.js';
 import { isWatch, serveWatch, type Watches } from '../../watch/index.js';
 
 export const RESOURCE_BODY_LIMIT = 1024 * 1024;
@@ -39,10 +40,12 @@ export async function resourceRoutes(
   { engine, watches }: { engine: Engine; watches?: Watches },
 ): Promise<void> {
   const accepted = async (reply: FastifyReply, event: ProgressEvent, wait: number) => {
-    const latest =
-      wait > 0 && !TERMINAL_STATUSES.has(event.operationStatus)
-        ? await engine.waitFor(event.requestToken, wait * 1000)
-        : event;
+    let latest = event;
+    if (wait > 0 && !TERMINAL_STATUSES.has(event.operationStatus)) {
+      // Waiting for the operation's end holds no seat (src/fairness): another request runs meanwhile.
+      releaseSeat(reply.raw);
+      latest = await engine.waitFor(event.requestToken, wait * 1000);
+    }
     warningHeaders(reply, latest.warnings);
     return reply.status(202).send({ progressEvent: latest });
   };

@@ -1,0 +1,163 @@
+/**
+ * @module Fairness between tenants, modelled on Kubernetes' API Priority and Fairness: each request
+ * is classified into a flow (its token) of a priority level; the level's seats are shared fairly
+ * among its flows (see priority-level.ts); a token may also have a rate of its own (a token bucket).
+ *
+ * Levels: `system` for admin and monitor tokens (and so the metrics' scrapes), with seats of its own,
+ * so no tenant's load ever starves those who run the server; `workload` for every other caller.
+ * `/healthz` and `/readyz` are exempt, as Kubernetes exempts its probes: never queued.
+ */
+import { Flow, type Grant } from './flow.js';
+import { PriorityLevel, type LevelLimits } from './priority-level.js';
+import { formatRate } from './rate.js';
+import { Throttled } from './throttled.js';
+
+export interface FairnessOptions {
+  /** Requests of writer and reader tokens (and of callers without one) running at once (default 32). */
+  seats?: number;
+  /** Requests of admin and monitor tokens running at once (default 8). */
+  systemSeats?: number;
+  /** Requests one flow may have waiting for a seat (default 50, as Kubernetes' queueLengthLimit). */
+  queueLength?: number;
+  /** The longest a request waits for a seat before it is refused (default 15 s, as Kubernetes'). */
+  maxWaitMs?: number;
+}
+
+export const DEFAULT_SEATS = 32;
+export const DEFAULT_SYSTEM_SEATS = 8;
+export const DEFAULT_QUEUE_LENGTH = 50;
+export const DEFAULT_MAX_WAIT_MS = 15_000;
+
+/** Who a request is from, as far as fairness is concerned. */
+export interface Caller {
+  tokenId: string;
+  role: string;
+  /** The token's requests per second and burst, when it has a rate of its own. */
+  rate?: number;
+  burst?: number;
+}
+
+/** The flow of requests without a token (the console's files, custom resource responses). */
+export const ANONYMOUS_FLOW = 'anonymous';
+
+/** Flows kept at most; idle ones are forgotten past it (a revoked token's flow is never used again). */
+const MAX_FLOWS = 10_000;
+
+/** One flow's figures, for the metrics (the flow is a token id, never a token). */
+export interface FlowStats {
+  level: string;
+  flow: string;
+  inFlight: number;
+  waiting: number;
+  dispatched: number;
+  queued: number;
+  waitSeconds: number;
+  rejected: { rate: number; 'queue-full': number; 'queue-timeout': number };
+}
+
+export interface LevelStats {
+  level: string;
+  seats: number;
+  inUse: number;
+  waiting: number;
+}
+
+export class Fairness {
+  readonly system: PriorityLevel;
+  readonly workload: PriorityLevel;
+  private readonly flows = new Map<string, Flow>();
+  private anonymous: Flow;
+
+  constructor(options: FairnessOptions = {}) {
+    const queueing = {
+      queueLength: options.queueLength ?? DEFAULT_QUEUE_LENGTH,
+      maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
+    };
+    this.system = new PriorityLevel('system', {
+      seats: options.systemSeats ?? DEFAULT_SYSTEM_SEATS,
+      ...queueing,
+    } satisfies LevelLimits);
+    this.workload = new PriorityLevel('workload', { seats: options.seats ?? DEFAULT_SEATS, ...queueing });
+    this.anonymous = new Flow(ANONYMOUS_FLOW, this.workload);
+  }
+
+  /** The flow of a caller (undefined: a request without a token), its limits as its token has them now. */
+  flowOf(caller: Caller | undefined): Flow {
+    if (caller === undefined) return this.anonymous;
+    let flow = this.flows.get(caller.tokenId);
+    if (flow === undefined) {
+      if (this.flows.size >= MAX_FLOWS) this.forgetIdle();
+      const level = caller.role === 'admin' || caller.role === 'monitor' ? this.system : this.workload;
+      flow = new Flow(caller.tokenId, level);
+      this.flows.set(caller.tokenId, flow);
+    }
+    // A token's limits change with its record (read again within a second of a change).
+    if (flow.rate !== (caller.rate ?? 0)) flow.limit(caller.rate ?? 0, caller.burst ?? 0);
+    else if (caller.burst !== undefined && flow.burst !== caller.burst) flow.limit(flow.rate, caller.burst);
+    return flow;
+  }
+
+  /**
+   * Admits a request of `flow`: `true` when it took a seat (give it back with {@link leave}),
+   * `false` when it must {@link wait} for one, or the refusal when the token is over its rate.
+   */
+  enter(flow: Flow): boolean | Throttled {
+    const wait = flow.take();
+    if (wait > 0) {
+      flow.rejectedRate++;
+      const seconds = Math.max(1, Math.ceil(wait));
+      return new Throttled(
+        'rate',
+        seconds,
+        `this token is over its rate of ${formatRate(flow.rate)} (burst ${flow.burst}); retry after ${seconds} s, or ask an admin for a higher rate ('typeplane token update <id> --rate …')`,
+      );
+    }
+    return flow.level.tryEnter(flow);
+  }
+
+  /** Queues a request that {@link enter} could not seat; `grant` is called once, seated or refused. */
+  wait(flow: Flow, grant: Grant): void {
+    flow.level.wait(flow, grant);
+  }
+
+  /** A seated request ended (answered, or its client gone). */
+  leave(flow: Flow): void {
+    flow.level.leave(flow);
+  }
+
+  /** Refuses whatever waits and stops the timers (the server closes). */
+  close(): void {
+    this.system.close();
+    this.workload.close();
+  }
+
+  levels(): LevelStats[] {
+    return [this.system, this.workload].map((level) => ({
+      level: level.name,
+      seats: level.limits.seats,
+      inUse: level.inUse,
+      waiting: level.waiting,
+    }));
+  }
+
+  flowStats(): FlowStats[] {
+    return [this.anonymous, ...this.flows.values()].map((flow) => ({
+      level: flow.level.name,
+      flow: flow.id,
+      inFlight: flow.inFlight,
+      waiting: flow.queue.length,
+      dispatched: flow.dispatched,
+      queued: flow.queued,
+      waitSeconds: flow.waitSeconds,
+      rejected: {
+        rate: flow.rejectedRate,
+        'queue-full': flow.rejectedQueueFull,
+        'queue-timeout': flow.rejectedTimeout,
+      },
+    }));
+  }
+
+  private forgetIdle(): void {
+    for (const [id, flow] of this.flows) if (flow.idle) this.flows.delete(id);
+  }
+}
