@@ -53,6 +53,25 @@ export interface SchemaRule {
   self: ValueType;
 }
 
+/**
+ * A definition that refers to itself (a tree node whose `children` are nodes): its rules are in the
+ * rule list at its first use, and apply again at every depth a value nests it, which no fixed path
+ * can say. The value is finite, so the walk ends; what it costs is the request's rule budget's.
+ */
+export interface RuleLoop {
+  /** Where the definition is first used: a model path, relative to the loop that holds this one. */
+  entry: readonly string[];
+  /** Where, below a use of it, the definition is used again (each of its references to itself). */
+  steps: readonly (readonly string[])[];
+  /** What applies at each use after the first: its rules and loops, their paths relative to the use. */
+  body: RuleSet;
+}
+
+export interface RuleSet {
+  rules: readonly SchemaRule[];
+  loops: readonly RuleLoop[];
+}
+
 export interface RuleProblem {
   rule: RuleId;
   /** JSON pointer into the model's schema. */
@@ -72,14 +91,15 @@ export function mayHoldRules(text: string): boolean {
 
 /**
  * The rules of a model schema, compiled, and the problems found. Rules inside definitions apply
- * wherever the definition is referred to (a definition that refers to itself: at its first level).
+ * wherever the definition is referred to; a definition that refers to itself gives a loop, whose
+ * rules apply again at every depth (`rules` holds them at its first use only).
  */
 export function compileSchemaRules(
   schema: JsonSchema,
   sizeLimit = DEFAULT_SIZE_LIMIT,
-): { rules: SchemaRule[]; problems: RuleProblem[] } {
+): { rules: SchemaRule[]; loops: RuleLoop[]; problems: RuleProblem[] } {
   const walk = new RuleWalk(schema, sizeLimit);
-  walk.visit(schema, '', [], { underItems: false, cardinality: 1, refs: new Set(), branch: false });
+  walk.visit(schema, '', [], { underItems: false, cardinality: 1, refs: new Map(), branch: false });
   // Definitions nothing refers to are checked too: their problems are the author's all the same.
   if (isNode(schema.definitions)) {
     for (const [name, def] of Object.entries(schema.definitions)) {
@@ -87,18 +107,25 @@ export function compileSchemaRules(
         walk.visit(def, `/definitions/${escapePointerToken(name)}`, undefined, {
           underItems: false,
           cardinality: 1,
-          refs: new Set(),
+          refs: new Map(),
           branch: false,
         });
     }
   }
-  return { rules: walk.rules, problems: walk.problems };
+  return { rules: walk.rules, loops: walk.loops, problems: walk.problems };
+}
+
+/** A definition being walked: where it was entered, and where it was met again below that. */
+interface Entered {
+  path: readonly string[] | undefined;
+  steps: string[][];
 }
 
 interface Context {
   underItems: boolean;
   cardinality: number;
-  refs: ReadonlySet<string>;
+  /** The definitions being walked, by their `$ref`. */
+  refs: ReadonlyMap<string, Entered>;
   /** Inside anyOf/oneOf: the node applies to some values only. */
   branch: boolean;
 }
@@ -107,6 +134,7 @@ type Compiled = Omit<SchemaRule, 'path' | 'name'> | undefined;
 
 class RuleWalk {
   readonly rules: SchemaRule[] = [];
+  readonly loops: RuleLoop[] = [];
   readonly problems: RuleProblem[] = [];
   private readonly compiled = new Map<string, Compiled>();
   private total = 0;
@@ -119,10 +147,15 @@ class RuleWalk {
 
   /** `path` undefined: checked for problems only (a definition visited on its own). */
   visit(node: Node, at: string, path: readonly string[] | undefined, ctx: Context): void {
-    if (typeof node.$ref === 'string' && node.$ref.startsWith('#/') && !ctx.refs.has(node.$ref)) {
-      const target = resolve(this.root, node.$ref);
-      if (target)
-        this.visit(target, node.$ref.slice(1), path, { ...ctx, refs: new Set([...ctx.refs, node.$ref]) });
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/')) {
+      const entered = ctx.refs.get(ref);
+      if (entered) {
+        if (entered.path && path) entered.steps.push(path.slice(entered.path.length));
+      } else {
+        const target = resolve(this.root, ref);
+        if (target) this.enter(target, ref, path, ctx);
+      }
     }
     for (const keyword of VALIDATION_KEYWORDS) {
       if (node[keyword] !== undefined) this.site(node, at, keyword, path, ctx);
@@ -171,6 +204,24 @@ class RuleWalk {
           this.visit(sub, `${at}/${key}/${i}`, path, key === 'allOf' ? ctx : { ...ctx, branch: true });
       });
     }
+  }
+
+  /** Walks a definition; when it meets itself below, what it holds becomes a loop. */
+  private enter(target: Node, ref: string, path: readonly string[] | undefined, ctx: Context): void {
+    const entered: Entered = { path, steps: [] };
+    const rules = this.rules.length;
+    const loops = this.loops.length;
+    this.visit(target, ref.slice(1), path, { ...ctx, refs: new Map([...ctx.refs, [ref, entered]]) });
+    if (!path || entered.steps.length === 0) return;
+    const depth = path.length;
+    this.loops.push({
+      entry: path,
+      steps: entered.steps,
+      body: {
+        rules: this.rules.slice(rules).map((r) => ({ ...r, path: r.path.slice(depth) })),
+        loops: this.loops.slice(loops).map((l) => ({ ...l, entry: l.entry.slice(depth) })),
+      },
+    });
   }
 
   private site(
