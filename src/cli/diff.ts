@@ -8,7 +8,7 @@ import { diffAgainst, diffApiVersions, diffDocuments, type Change, type DiffResu
 import type { ResourceType } from '../schema/index.js';
 import { action, CA_FILE_HELP, clientFor, examples, type Common } from './api-commands.js';
 import { FILES, readLocal } from './local-files.js';
-import { ApiError, render } from './client.js';
+import { ApiError, render, type Client } from './client.js';
 import { plural, withQuery } from './output.js';
 
 interface DiffOptions extends Common {
@@ -86,8 +86,17 @@ async function runDiff(first: string, second: string | undefined, options: DiffO
 
 /** The registered type as the server describes it: every part a comparison reads. */
 async function registeredType(typeName: string, options: DiffOptions): Promise<ResourceType> {
-  const query = options.version !== undefined ? `?version=${encodeURIComponent(options.version)}` : '';
-  const detail = await clientFor(options).call<
+  return fetchRegisteredType(clientFor(options), typeName, options.version);
+}
+
+/** A registered type (its default version, or `version`) as a ResourceType, from a server of any age. */
+export async function fetchRegisteredType(
+  client: Client,
+  typeName: string,
+  version?: string,
+): Promise<ResourceType> {
+  const query = version !== undefined ? `?version=${encodeURIComponent(version)}` : '';
+  const detail = await client.call<
     Omit<ResourceType, 'conditionalCreateOnlyProperties' | 'deprecatedProperties'> &
       Partial<Pick<ResourceType, 'conditionalCreateOnlyProperties' | 'deprecatedProperties'>>
   >('GET', `/v1/types/${encodeURIComponent(typeName)}${query}`);

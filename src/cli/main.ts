@@ -38,6 +38,7 @@ const COMMANDS: [names: string[], load: () => Promise<Register[]>][] = [
   [['audit'], () => import('./audit-commands.js').then((m) => [m.registerAuditCommands])],
   [['test'], () => import('./test-command.js').then((m) => [m.registerTest])],
   [['diff'], () => import('./diff.js').then((m) => [m.registerDiff])],
+  [['lsp'], () => import('./lsp.js').then((m) => [m.registerLsp])],
   [['completion'], () => import('./completion.js').then((m) => [m.registerCompletion])],
 ];
 

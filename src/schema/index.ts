@@ -10,6 +10,7 @@ export {
 } from './validate.js';
 export {
   loadTypes,
+  checkAcrossDocuments,
   findDocuments,
   type LoadOptions,
   type LoadResult,
@@ -19,6 +20,7 @@ export {
   parseSource,
   parseSourceYielding,
   jsonDepthOffset,
+  detectFormat,
   LIMITS,
   type ParseResult,
   type SourceDocument,
@@ -36,6 +38,7 @@ export {
   type Traits,
 } from './model.js';
 export { COMMON_SCHEMAS } from './common.js';
+export { otherDocument, HOOK_SCHEMA, STACK_TEMPLATE } from './other-documents.js';
 export { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM } from './regex.js';
 export {
   valueProblems,

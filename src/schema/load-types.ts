@@ -29,6 +29,11 @@ export interface LoadOptions {
    * `typeplane validate` does. They define no types.
    */
   checkHook?: (content: Buffer, file: string) => Promise<Pick<ValidationResult, 'valid' | 'diagnostics'>>;
+  /**
+   * `false`: leave out the checks across documents (a type defined twice, references), which
+   * {@link checkAcrossDocuments} makes later: an editor's workspace, whose open documents change.
+   */
+  acrossDocuments?: boolean;
 }
 
 /** A file a folder held that is no type document, and what it is instead. */
@@ -199,8 +204,7 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
     // Let a progress bar paint and signals arrive during long runs.
     if (options.onProgress && i % 64 === 63) await new Promise((resolve) => setImmediate(resolve));
   }
-  flagDuplicateTypes(results);
-  checkReferencesAcrossDocuments(results, contents);
+  if (options.acrossDocuments !== false) checkAcrossDocuments(results, contents);
   const types = results.filter((r) => r.valid).flatMap((r) => r.types);
   const valid = results.every((r) => r.valid);
   if (!options.keepContents) return { results, types, valid, skipped };
@@ -209,15 +213,35 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
   return { results, types, valid, contents, skipped };
 }
 
-/** The same type name and version defined in two files: both are in error. */
-function flagDuplicateTypes(results: ValidationResult[]): void {
+/**
+ * The checks across the documents loaded together, in place: a type defined twice (TP1011) and
+ * references between types (TP1012–TP1014). `contents` places the findings of the documents it
+ * holds; `only`, when given, is the one result whose findings are wanted (the others' are not made).
+ */
+export function checkAcrossDocuments(
+  results: ValidationResult[],
+  contents: ReadonlyMap<ValidationResult, Buffer | string>,
+  only?: ValidationResult,
+): void {
+  const definedTwice = flagDuplicateTypes(results, only);
+  checkReferencesAcrossDocuments(results, contents, only, definedTwice);
+}
+
+/**
+ * The same type name and version defined in two files: the later file is in error, and its types
+ * are left out. Only `only` is changed when given; every such result is returned.
+ */
+function flagDuplicateTypes(results: ValidationResult[], only?: ValidationResult): Set<ValidationResult> {
   const firstSeen = new Map<string, string>();
+  const flagged = new Set<ValidationResult>();
   for (const result of results) {
     const extra: Diagnostic[] = [];
     for (const type of result.types) {
       const key = type.apiVersion ? `${type.typeName}@${type.apiVersion}` : type.typeName;
       const other = firstSeen.get(key);
       if (other !== undefined) {
+        flagged.add(result);
+        if (only && result !== only) continue;
         extra.push({
           ...diagnostic(
             'TP1011',
@@ -239,6 +263,7 @@ function flagDuplicateTypes(results: ValidationResult[]): void {
       result.types = [];
     }
   }
+  return flagged;
 }
 
 /**
@@ -255,10 +280,13 @@ function flagDuplicateTypes(results: ValidationResult[]): void {
  */
 function checkReferencesAcrossDocuments(
   results: ValidationResult[],
-  contents: ReadonlyMap<ValidationResult, Buffer>,
+  contents: ReadonlyMap<ValidationResult, Buffer | string>,
+  only: ValidationResult | undefined,
+  definedTwice: ReadonlySet<ValidationResult>,
 ): void {
   const loaded = new Map<string, ResourceType[]>();
   for (const r of results) {
+    if (definedTwice.has(r)) continue;
     for (const t of r.types) loaded.set(t.typeName, [...(loaded.get(t.typeName) ?? []), t]);
   }
   const resolvers = new Map<ResourceType, PointerResolver>();
@@ -267,7 +295,7 @@ function checkReferencesAcrossDocuments(
     if (!resolver) resolvers.set(t, (resolver = new PointerResolver(t.schema as Record<string, unknown>)));
     return resolver;
   };
-  for (const result of results) {
+  for (const result of only ? [only] : results) {
     const findings = new Map<string, Finding>();
     const add = (finding: Finding) =>
       findings.set(`${finding.rule} ${finding.pointer} ${finding.message}`, finding);
@@ -335,7 +363,11 @@ function checkReferencesAcrossDocuments(
 }
 
 /** Findings placed in their document's text; at its start when the text is not at hand. */
-function place(findings: Finding[], result: ValidationResult, content: Buffer | undefined): Diagnostic[] {
+function place(
+  findings: Finding[],
+  result: ValidationResult,
+  content: Buffer | string | undefined,
+): Diagnostic[] {
   const file = result.file === undefined ? {} : { file: result.file };
   const document = content === undefined ? undefined : parseSource(content, { ...file }).document;
   if (document) {

@@ -45,6 +45,9 @@ export function isHookSchema(value: unknown): boolean {
   );
 }
 
+/** What a stack template is said to be where types are looked for. */
+export const STACK_TEMPLATE = 'this is a stack template: use `typeplane stack validate`';
+
 /** What `text` is instead of a type document, or undefined when it may be a broken one. */
 export function otherDocument(text: string): string | undefined {
   let value: unknown;
@@ -64,7 +67,7 @@ export function otherDocument(text: string): string | undefined {
   // What names a dialect is a type document, however broken.
   if ('typeName' in doc || 'types' in doc || 'namespace' in doc) return undefined;
   if ('AWSTemplateFormatVersion' in doc || (typeof doc.Resources === 'object' && doc.Resources !== null))
-    return 'this is a stack template: use `typeplane stack validate`';
+    return STACK_TEMPLATE;
   if ('resources' in doc && 'settings' in doc)
     return 'a Bicep extension index (as `typeplane generate bicep` writes), not a type document';
   if (typeof doc.$schema === 'string' && /json-schema\.org/.test(doc.$schema))

@@ -17,3 +17,6 @@ export type { StackCaller, StackEvent, StackStatus } from './records.js';
 export { loadTemplate, locate, type Template, type ParameterDeclaration } from './template.js';
 export { intrinsicOf, getAttTarget, subPieces } from './intrinsics.js';
 export { parseTypeReference } from './types.js';
+// What an editor (src/lsp) checks a template with, as `typeplane stack validate` does.
+export { validateTemplate, type TemplateCheck } from './validate.js';
+export type { TypeSource } from './analyze.js';

@@ -6,7 +6,8 @@
 import { TypeplaneError } from '../errors.js';
 import type { Diagnostic, ResourceType } from '../schema/index.js';
 import { hasErrors } from '../schema/index.js';
-import { analyzeTemplate, type Analysis } from './analyze.js';
+import { analyzeTemplate, type Analysis, type TypeSource } from './analyze.js';
+import type { PseudoParameters } from './intrinsics.js';
 import type { StacksCore } from './core.js';
 import { importedValues, secretImports } from './imports.js';
 import { importNames } from './import-names.js';
@@ -30,18 +31,44 @@ export async function validate(
   parameters: Record<string, unknown> | undefined,
   authorize: Authorize,
 ): Promise<{ valid: boolean; diagnostics: Diagnostic[]; types: string[] }> {
+  return validateTemplate(text, {
+    types: scopedTypes(core.ctx.types, authorize),
+    ...(parameters ? { parameters } : {}),
+    pseudo: core.ctx.pseudo,
+    readOnlyNeverSet: readOnlyNeverSet(core),
+  });
+}
+
+/** What {@link validateTemplate} checks a template against. */
+export interface TemplateCheck {
+  types: TypeSource;
+  /** The values to check with; without them, each parameter lacking a value is a warning (TP4025). */
+  parameters?: Record<string, unknown>;
+  pseudo: PseudoParameters;
+  readOnlyNeverSet?: (type: ResourceType) => readonly string[];
+}
+
+/**
+ * `typeplane stack validate`'s findings on a template, against `types`: what the server answers, and
+ * what an editor shows (src/lsp) with the types it knows.
+ */
+export async function validateTemplate(
+  text: string,
+  check: TemplateCheck,
+): Promise<{ valid: boolean; diagnostics: Diagnostic[]; types: string[] }> {
+  const { parameters } = check;
   const loaded = await loadTemplateYielding(
     text,
     undefined,
-    languageExtensions({ ...(parameters ? { parameters } : {}), pseudo: core.ctx.pseudo }),
+    languageExtensions({ ...(parameters ? { parameters } : {}), pseudo: check.pseudo }),
   );
   if (!loaded.template) return { valid: false, diagnostics: capDiagnostics(loaded.diagnostics), types: [] };
   const result = await analyzeTemplate(loaded.template, {
-    types: scopedTypes(core.ctx.types, authorize),
+    types: check.types,
     parameters: parameters ?? {},
     requireValues: parameters !== undefined,
-    pseudo: core.ctx.pseudo,
-    readOnlyNeverSet: readOnlyNeverSet(core),
+    pseudo: check.pseudo,
+    ...(check.readOnlyNeverSet ? { readOnlyNeverSet: check.readOnlyNeverSet } : {}),
   });
   const diagnostics = capDiagnostics([...loaded.diagnostics, ...result.diagnostics]);
   return {

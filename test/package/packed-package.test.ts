@@ -256,6 +256,7 @@ test('every command of the installed CLI answers --help, and --version', async (
     'audit',
     'test',
     'diff',
+    'lsp',
     'completion',
   ]);
   const groups: Record<string, string[]> = {

@@ -1,0 +1,53 @@
+/**
+ * @module What an open document is, recognised as `typeplane validate` recognises files, and its
+ * findings from the very validators the commands run: a type document (resource schema, manifest)
+ * as `typeplane validate` checks it among its workspace's; a hook schema as its registration checks
+ * it; a stack template as `typeplane stack validate` checks it, against the types the workspace and
+ * the server have. Anything else (settings, generated files) has no findings.
+ */
+import {
+  HOOK_SCHEMA,
+  STACK_TEMPLATE,
+  otherDocument,
+  validateDocument,
+  type Diagnostic,
+  type ValidationResult,
+} from '../schema/index.js';
+import { DEFAULT_PSEUDO, validateTemplate } from '../stacks/index.js';
+import type { Workspace } from './workspace.js';
+
+export type DocumentKind = 'resource-schema' | 'manifest' | 'hook' | 'template' | 'other';
+
+export interface Recognised {
+  kind: DocumentKind;
+  diagnostics: Diagnostic[];
+  /** A type document's result as validateDocument gave it, for the workspace to hold. */
+  result?: ValidationResult;
+}
+
+/** Check `text` (the file `file`, as shown) as the commands would. */
+export async function recognise(text: string, file: string, workspace: Workspace): Promise<Recognised> {
+  const result = validateDocument(text, { file, bicepWarnings: true });
+  if (!result.diagnostics.some((d) => d.rule === 'TP1008')) {
+    const raw = { ...result, diagnostics: [...result.diagnostics] };
+    workspace.checkAmongOthers(file, result, text);
+    return {
+      kind: result.dialect === 'manifest' ? 'manifest' : 'resource-schema',
+      diagnostics: result.diagnostics,
+      result: raw,
+    };
+  }
+  const other = otherDocument(text);
+  if (other === STACK_TEMPLATE) {
+    const checked = await validateTemplate(text, { types: workspace.typeSource(), pseudo: DEFAULT_PSEUDO });
+    return { kind: 'template', diagnostics: checked.diagnostics };
+  }
+  if (other === HOOK_SCHEMA) {
+    const { checkHookSchema } = await import('../policy/hooks/index.js');
+    return { kind: 'hook', diagnostics: checkHookSchema(text, { file }).diagnostics };
+  }
+  // Named on its own, such a file is validate's error; in an editor it is one of the many JSON and
+  // YAML files a workspace holds, as a folder walk skips them.
+  if (other !== undefined) return { kind: 'other', diagnostics: [] };
+  return { kind: 'resource-schema', diagnostics: result.diagnostics };
+}
