@@ -11,6 +11,7 @@ import { Analyzer } from './analyze.js';
 import { chargeOf, estimate } from './charge.js';
 import { keptPatterns, re2, withPatterns } from './patterns.js';
 import { compileDirect } from './direct.js';
+import { unguardedReads } from './null-guards.js';
 import { celCounters } from './counters.js';
 import { DEFAULT_SIZE_LIMIT, typeName, type ValueType } from './types.js';
 
@@ -71,6 +72,11 @@ export interface CompileOptions {
    * values only the request body bounds): a costlier one is refused as an overrun budget is.
    */
   callLimit?: number;
+  /**
+   * Variables that may be `null`, each with what to do about a read that does not first make sure it
+   * is not (refused: a type checker of optionals would refuse it).
+   */
+  nullable?: Readonly<Record<string, string>>;
 }
 
 /** Longer expressions are refused before parsing (Kubernetes' rules are a line or a few). */
@@ -131,6 +137,10 @@ export function compileExpression(
         `the expression's value must be a ${want}, not ${typeName(analysis.type)}`,
       ),
     );
+  }
+  for (const [name, fix] of Object.entries(options.nullable ?? {})) {
+    if (problems.length > 0) break;
+    for (const id of unguardedReads(parsed.expr, name)) problems.push(locate(source, where(id), fix));
   }
   if (problems.length > 0) return { ok: false, problems };
   const names = Object.keys(variables);

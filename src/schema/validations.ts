@@ -33,6 +33,14 @@ export const RULE_REASONS = [
 
 const ENTRY_KEYS = ['rule', 'message', 'messageExpression', 'fieldPath', 'reason', 'optionalOldSelf'];
 
+/**
+ * Why a rule with `optionalOldSelf: true` may not read `oldSelf` unguarded: Kubernetes types it an
+ * optional there, and `self >= oldSelf` does not compile; here it is null on a create, and the rule
+ * would refuse every create as one it cannot evaluate.
+ */
+const UNGUARDED_OLD_SELF =
+  "oldSelf is read without a null guard, and with optionalOldSelf: true it is null where there is no value before (every create): guard it, as in 'oldSelf == null || self >= oldSelf' or '(oldSelf == null ? 0 : oldSelf) <= self' (Kubernetes' '!oldSelf.hasValue() || self >= oldSelf.value()' and 'oldSelf.orValue(0)')";
+
 /** What all a type's rules may cost together, each times the values it applies to (StaticEstimatedCRDCostLimit). */
 export const TYPE_RULES_COST_LIMIT = 100_000_000;
 
@@ -326,7 +334,14 @@ class RuleWalk {
       else fieldTokens = parsed ?? [];
     }
     const variables = { self, oldSelf: self };
-    const rule = this.expression(`${at}/rule`, entry.rule, variables, 'bool');
+    const rule = this.expression(
+      `${at}/rule`,
+      entry.rule,
+      variables,
+      'bool',
+      'TP9002',
+      optionalOldSelf === true ? { oldSelf: UNGUARDED_OLD_SELF } : undefined,
+    );
     if (!rule) return undefined;
     const transition = rule.uses.has('oldSelf');
     if (transition && ctx.underItems) {
@@ -371,8 +386,13 @@ class RuleWalk {
     variables: Record<string, ValueType>,
     expect: 'bool' | 'string',
     rule: RuleId = 'TP9002',
+    nullable?: Record<string, string>,
   ): CompiledExpression | undefined {
-    const result = compileExpression(text, variables, { expect, sizeLimit: this.sizeLimit });
+    const result = compileExpression(text, variables, {
+      expect,
+      sizeLimit: this.sizeLimit,
+      ...(nullable ? { nullable } : {}),
+    });
     if (!result.ok) {
       for (const p of result.problems) {
         this.problems.push({

@@ -2,15 +2,16 @@
  * `optionalOldSelf: true` as docs/policy.md describes it, over real HTTP: the CEL library parses no
  * optionals, so `oldSelf` is `null` where there is no value before (a create, a value an update
  * adds) and the value before otherwise. A rule guarded with `oldSelf == null` judges creates and
- * updates; an unguarded one cannot be evaluated on a create, which is refused saying so; Kubernetes'
- * optional functions are refused at registration, located.
+ * updates; an unguarded one is refused at registration (as Kubernetes' type checker refuses it, its
+ * `oldSelf` an optional), located at the read with how to guard it; Kubernetes' optional functions
+ * are refused at registration, located.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { serviceOn } from '../helpers/each-store.js';
 
 const T = 'Test::Rules::Grower';
-const schema = (sizeRule: string) => ({
+const schema = (sizeRule: string, countRule = 'oldSelf == null || self >= oldSelf') => ({
   typeName: T,
   description: 'A size that may only grow, checked on creates too.',
   additionalProperties: false,
@@ -24,7 +25,7 @@ const schema = (sizeRule: string) => ({
     },
     Count: {
       type: 'integer',
-      'x-kubernetes-validations': [{ rule: 'self >= oldSelf', optionalOldSelf: true }],
+      'x-kubernetes-validations': [{ rule: countRule, optionalOldSelf: true }],
     },
   },
   required: ['Name'],
@@ -54,11 +55,35 @@ test('optionalOldSelf binds oldSelf to null where there is no value before; opti
   );
   assert.equal((await patch(3)).status, 202);
 
-  const unguarded = await create({ Name: 'g2', Count: 1 });
-  assert.equal(unguarded.status, 400);
-  assert.deepEqual(
-    unguarded.body.details.map((d: any) => d.pointer),
-    ['/Count'],
-  );
-  assert.match(unguarded.body.details[0].message, /^the rule could not be evaluated/);
+  assert.equal((await create({ Name: 'g2', Count: 1 })).status, 202, 'the guarded rule passes a create');
+});
+
+test('optionalOldSelf refuses at registration a rule that reads oldSelf unguarded, located at the read', async (t) => {
+  const svc = await serviceOn(t, 'sqlite');
+  const guard = /TP9002.*oldSelf is read without a null guard.*'oldSelf == null \|\| self >= oldSelf'/;
+  for (const [rule, column] of [
+    ['self >= oldSelf', 9],
+    ['self == oldSelf', 9],
+    ['(oldSelf == null && self > 0) || self >= oldSelf', 42],
+  ] as const) {
+    const refused = await svc.call('POST', '/v1/types', schema('oldSelf == null || self >= oldSelf', rule));
+    assert.equal(refused.status, 400, rule);
+    const [detail] = refused.body.details;
+    assert.equal(detail.pointer, '/properties/Count/x-kubernetes-validations/0/rule', rule);
+    assert.match(`${detail.rule} ${detail.message}`, guard, rule);
+    assert.match(detail.message, new RegExp(`column ${column} of the expression`), rule);
+  }
+  // Guards on either side of || and &&, in a conditional, and negated, all register.
+  for (const [i, rule] of [
+    'self >= oldSelf || oldSelf == null',
+    'oldSelf != null && self >= oldSelf || oldSelf == null',
+    '!(oldSelf == null) ? self >= oldSelf : true',
+    'self > 0 && (null == oldSelf || self >= oldSelf)',
+  ].entries()) {
+    const made = await svc.call('POST', '/v1/types', {
+      ...schema('oldSelf == null || self >= oldSelf', rule),
+      typeName: `Test::Rules::Guarded${i}`,
+    });
+    assert.equal(made.status, 201, `${rule}: ${JSON.stringify(made.body)}`);
+  }
 });
