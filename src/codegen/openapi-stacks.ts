@@ -186,6 +186,11 @@ export const STACK_SCHEMAS: Schema = {
     properties: {
       deploymentId: STRING,
       startedAt: { type: 'string', format: 'date-time' },
+            dependsOn: {
+              type: 'array',
+              items: STRING,
+              description: 'The logical ids of the resources it depends on (among those shown).',
+            },
       stack: ref('Stack'),
     },
   },

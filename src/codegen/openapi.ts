@@ -584,6 +584,64 @@ function generalPaths(): Schema {
                 version: { type: 'string' },
                 contract: { type: 'object' },
               },
+    '/v1/types/{typeName}/diff': {
+      parameters: [typeName],
+      get: {
+        operationId: 'diffTypeVersions',
+        summary: 'What changed between two registered versions, each change with its verdict',
+        parameters: [
+          {
+            name: 'from',
+            in: 'query',
+            required: true,
+            schema: { type: 'string', pattern: '^[1-9][0-9]{0,8}$' },
+          },
+          {
+            name: 'to',
+            in: 'query',
+            required: true,
+            schema: { type: 'string', pattern: '^[1-9][0-9]{0,8}$' },
+          },
+        ],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['typeName', 'from', 'to', 'counts', 'changes'],
+              properties: {
+                typeName: { type: 'string' },
+                from: { type: 'string' },
+                to: { type: 'string' },
+                counts: {
+                  type: 'object',
+                  properties: {
+                    breaking: { type: 'integer' },
+                    dangerous: { type: 'integer' },
+                    safe: { type: 'integer' },
+                  },
+                },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['rule', 'verdict', 'message'],
+                    properties: {
+                      rule: { type: 'string' },
+                      verdict: { enum: ['breaking', 'dangerous', 'safe'] },
+                      message: { type: 'string' },
+                      property: { type: 'string' },
+                      pointer: { type: 'string' },
+                    },
+                  },
+                },
+              },
+            },
+            'The changes, breaking first.',
+          ),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
             },
             'Attached: whether the provider passed.',
           ),
@@ -649,6 +707,18 @@ function generalPaths(): Schema {
           ...GONE,
           ...ERROR_RESPONSES,
         },
+          {
+            name: 'typeName',
+            in: 'query',
+            description: "One type's operations only.",
+            schema: { type: 'string' },
+          },
+          {
+            name: 'identifier',
+            in: 'query',
+            description: "With typeName: one resource's operations (its primary identifier), its history.",
+            schema: { type: 'string' },
+          },
       },
     },
     '/v1/requests/{requestToken}': {

@@ -330,7 +330,7 @@ export class Engine {
   }
 
   listRequests(
-    filter: { operation?: Operation[]; status?: OperationStatus[] },
+    filter: { operation?: Operation[]; status?: OperationStatus[]; typeName?: string; identifier?: string },
     options: { maxResults?: unknown; nextToken?: unknown },
   ): Promise<{ progressEvents: ProgressEvent[]; nextToken: string | null; resourceVersion: string }> {
     return listRequests(this.ctx, filter, options);

@@ -16,7 +16,7 @@ export async function getRequest(ctx: EngineContext, requestToken: string): Prom
 
 export async function listRequests(
   ctx: EngineContext,
-  filter: { operation?: Operation[]; status?: OperationStatus[] },
+  filter: { operation?: Operation[]; status?: OperationStatus[]; typeName?: string; identifier?: string },
   options: { maxResults?: unknown; nextToken?: unknown },
 ): Promise<{ progressEvents: ProgressEvent[]; nextToken: string | null; resourceVersion: string }> {
   const limit = parseMaxResults(options.maxResults);

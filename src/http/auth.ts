@@ -20,6 +20,7 @@ import {
 import { errorBody } from './errors.js';
 import { HEALTH_ROUTES } from './routes/health.js';
 import { METRICS_ROUTE } from './routes/metrics.js';
+import { CONSOLE_ROUTES } from './routes/console.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,7 +37,8 @@ declare module 'fastify' {
   }
 }
 
-const OPEN_ROUTES = new Set(HEALTH_ROUTES);
+// The console's files hold code, no data: its pages call the API with the signed-in token.
+const OPEN_ROUTES = new Set([...HEALTH_ROUTES, ...CONSOLE_ROUTES]);
 const BEARER = /^Bearer +(\S+) *$/i;
 
 const HOW_TO_GET_ONE =

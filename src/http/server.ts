@@ -54,6 +54,7 @@ import { backupRoutes } from './routes/backup.js';
 import type { Backups } from '../backup/index.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { consoleRoutes } from './routes/console.js';
 import { nameRoute, serveInSpan, type Telemetry } from '../telemetry/index.js';
 import type { Readiness } from '../health/index.js';
 import type { Recipes } from '../recipes/index.js';
@@ -304,6 +305,7 @@ export async function buildServer({
     done();
   });
   await app.register(healthRoutes, readiness ? { readiness } : {});
+  await app.register(consoleRoutes);
   await app.register(typeRoutes, { registry, ...(configurations ? { configurations } : {}) });
   await app.register(resourceRoutes, { engine, ...(watches ? { watches } : {}) });
   await app.register(requestRoutes, { engine, ...(watches ? { watches } : {}) });

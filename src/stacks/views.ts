@@ -25,7 +25,15 @@ export interface StackView {
   rootId?: string;
   parameters: Record<string, unknown>;
   outputs: { name: string; value: unknown; description?: string; exportName?: string }[];
-  resources: { logicalId: string; type: string; identifier?: string; status: string; updatedAt: string }[];
+  resources: {
+    logicalId: string;
+    type: string;
+    identifier?: string;
+    status: string;
+    updatedAt: string;
+    /** The logical ids it depends on (the edges of the stack's graph, as the console draws it). */
+    dependsOn: string[];
+  }[];
 }
 
 /** A deployment (or deletion) just begun: the stack as it stands, and when the server began it. */
@@ -65,6 +73,7 @@ export function viewOf(s: StackRecord, resources: Map<string, ResourceRecord>): 
       ...(r.identifier !== undefined ? { identifier: r.identifier } : {}),
       status: r.status,
       updatedAt: r.updatedAt,
+      dependsOn: [...(r.dependsOn ?? [])],
     })),
   };
 }

@@ -115,6 +115,8 @@ export interface OperationFilter {
   operation?: Operation[];
   status?: OperationStatus[];
   typeName?: string;
+  /** One resource's operations (with typeName): its history. */
+  identifier?: string;
 }
 
 /** Outcome of {@link Store.beginOperation}. */

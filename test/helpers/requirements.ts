@@ -67,3 +67,15 @@ export function awsCliSkip(): string | false {
       : false,
   );
 }
+
+/** Debian's Chromium, which the console's browser tests drive (`apt-get install chromium`). */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Why the browser tests skip, or false when Chromium is installed (throws under CI). */
+export function chromiumSkip(): string | false {
+  return requirement(
+    existsSync(CHROMIUM)
+      ? false
+      : `Chromium is not installed at ${CHROMIUM}; install it (apt-get install --no-install-recommends chromium) to run the console's browser tests`,
+  );
+}

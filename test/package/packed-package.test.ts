@@ -495,6 +495,14 @@ test('typeplane test and typeplane serve load TypeScript providers (.ts and .mts
     ).progressEvent;
     assert.equal(event.operationStatus, 'SUCCESS');
     assert.equal(event.resourceModel.Text, 'Bonjour, ada!');
+    // The web console ships built in the package: its page and the assets it names.
+    const page = await fetch(`${url}/console`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    const html = await page.text();
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    assert.ok(script, html);
+    assert.equal((await fetch(`${url}${script}`)).status, 200);
   } finally {
     server.kill('SIGTERM');
     await new Promise((r) => (server.exitCode === null ? server.once('exit', r) : r(null)));

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
 import type { Engine } from '../../engine/index.js';
 import type { Operation, OperationStatus } from '../../engine/index.js';
-import { assertRequestVisible, typeVisible } from '../../auth/index.js';
+import { assertRequestVisible, assertTypeVisible, typeVisible } from '../../auth/index.js';
 import { principalOf } from '../auth.js';
 import { maxResultsParam } from '../query.js';
 import { isWatch, serveWatch, type Watches } from '../../watch/index.js';
@@ -35,10 +35,37 @@ function listParam<T extends string>(
   return values as T[];
 }
 
+/** `?typeName=T[&identifier=I]`: one type's operations, or one resource's (its history). */
+function resourceParams(query: ListQuery['Querystring']): { typeName?: string; identifier?: string } {
+  const single = (name: 'typeName' | 'identifier'): string | undefined => {
+    const value = query[name];
+    if (value === undefined) return undefined;
+    if (Array.isArray(value) || value === '')
+      throw new TypeplaneError('InvalidRequest', `give ${name} once, not empty`, [
+        { pointer: `/query/${name}`, message: 'one non-empty value' },
+      ]);
+    return value;
+  };
+  const typeName = single('typeName');
+  const identifier = single('identifier');
+  if (identifier !== undefined && typeName === undefined)
+    throw new TypeplaneError(
+      'InvalidRequest',
+      'identifier names a resource of a type: give typeName with it',
+      [{ pointer: '/query/identifier', message: 'needs typeName' }],
+    );
+  return {
+    ...(typeName !== undefined ? { typeName } : {}),
+    ...(identifier !== undefined ? { identifier } : {}),
+  };
+}
+
 type ListQuery = {
   Querystring: {
     operation?: string | string[];
     status?: string | string[];
+    typeName?: string | string[];
+    identifier?: string | string[];
     maxResults?: string;
     nextToken?: string;
   };
@@ -59,8 +86,11 @@ export async function requestRoutes(
       return serveWatch(watches, request, reply, principalOf(request), { kind: 'requests' });
     const operation = listParam('operation', request.query.operation, OPERATIONS);
     const status = listParam('status', request.query.status, STATUSES);
+    const resource = resourceParams(request.query);
+    // A history of a type the token does not see is refused, as reading the type is (403).
+    if (resource.typeName !== undefined) assertTypeVisible(principalOf(request), resource.typeName);
     const page = await engine.listRequests(
-      { ...(operation ? { operation } : {}), ...(status ? { status } : {}) },
+      { ...(operation ? { operation } : {}), ...(status ? { status } : {}), ...resource },
       { maxResults: maxResultsParam(request.query.maxResults), nextToken: request.query.nextToken },
     );
     // A type-scoped token sees its types only; a page may then hold fewer events than maxResults.

@@ -114,6 +114,16 @@ function authorizer(request: FastifyRequest): (typeNames: string[]) => void {
 }
 
 /** Whether the caller's token reaches `typeName`. */
+/** The resources of types the caller sees, each with its edges to those only. */
+function shownResources(
+  resources: StackView['resources'],
+  visible: (typeName: string) => boolean,
+): StackView['resources'] {
+  const shown = resources.filter((r) => visible(r.type));
+  const ids = new Set(shown.map((r) => r.logicalId));
+  return shown.map((r) => ({ ...r, dependsOn: r.dependsOn.filter((d) => ids.has(d)) }));
+}
+
 function visibleTo(request: FastifyRequest): (typeName: string) => boolean {
   const principal = principalOf(request);
   return (typeName) => typeVisible(principal, typeName);
@@ -144,7 +154,8 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
       ...rest,
       parameters: {},
       outputs: [],
-      resources: view.resources.filter((r) => visible(r.type)),
+      // Edges to resources of types out of reach would name them: only edges among those shown.
+      resources: shownResources(view.resources, visible),
     };
   };
 

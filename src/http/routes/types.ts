@@ -2,7 +2,7 @@
  * @module /v1/types — register, list, describe and deregister resource types and their versions.
  */
 import type { FastifyInstance } from 'fastify';
-import { summarize } from '../../diff/index.js';
+import { diffTypes, summarize } from '../../diff/index.js';
 import { TypeplaneError } from '../../errors.js';
 import type { Registration, Registry } from '../../registry/registry.js';
 import type { StoredType } from '../../store/types.js';
@@ -150,6 +150,29 @@ export async function typeRoutes(
         ...typeDetail(described),
         contract: (await registry.contractStatus(described.record)) ?? null,
       };
+    },
+  );
+
+  // What changed from one registered version to another, each change with its verdict, as a
+  // registration reports it (the console's diff between versions; `typeplane diff` for documents).
+  app.get<{ Params: { typeName: string }; Querystring: { from?: string; to?: string } }>(
+    '/v1/types/:typeName/diff',
+    async (request) => {
+      const from = versionParam(request.query.from);
+      const to = versionParam(request.query.to);
+      if (from === undefined || to === undefined)
+        throw new TypeplaneError(
+          'InvalidRequest',
+          'give the two versions to compare: ?from=1&to=2 (GET /v1/types/{typeName} lists them)',
+          [{ pointer: `/query/${from === undefined ? 'from' : 'to'}`, message: 'a version number' }],
+        );
+      const { typeName } = request.params;
+      const [before, after] = await Promise.all([
+        registry.record(typeName, from),
+        registry.record(typeName, to),
+      ]);
+      const changes = diffTypes(before.model, after.model);
+      return { typeName, from: before.version, to: after.version, counts: summarize(changes), changes };
     },
   );
 

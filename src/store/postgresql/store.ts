@@ -680,6 +680,7 @@ export class PostgresStore implements Store {
       return `$${values.length}`;
     };
     if (filter.typeName !== undefined) where.push(`type_name = ${bind(filter.typeName)}`);
+    if (filter.identifier !== undefined) where.push(`identifier = ${bind(filter.identifier)}`);
     if (filter.operation !== undefined && filter.operation.length > 0)
       where.push(`operation = ANY(${bind(filter.operation)}::text[])`);
     if (filter.status !== undefined && filter.status.length > 0)

@@ -482,6 +482,10 @@ export class SqliteStore implements Store {
       where.push('type_name = @typeName');
       params.typeName = filter.typeName;
     }
+    if (filter.identifier !== undefined) {
+      where.push('identifier = @identifier');
+      params.identifier = filter.identifier;
+    }
     if (filter.operation !== undefined && filter.operation.length > 0) {
       where.push('operation IN (SELECT value FROM json_each(@operations))');
       params.operations = JSON.stringify(filter.operation);

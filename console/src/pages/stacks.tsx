@@ -1,0 +1,313 @@
+/**
+ * Stacks: the list, and a stack's page — its dependency graph coloured by status (refreshed every
+ * second while a deployment runs), its events as a timeline, its outputs (NoEcho ones as the API
+ * masks them, `****`), a plan's changes as before → after, and drift as expected → actual.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { get, seg, send } from '../api';
+import { href } from '../router';
+import { ErrorBox, Loading, Show, Status, Table, Value, useLoad, when } from '../components/common';
+import { Graph } from '../components/graph';
+
+interface StackSummary {
+  stackName: string;
+  status: string;
+  updatedAt?: string;
+  description?: string;
+}
+
+interface StackView extends StackSummary {
+  statusReason?: string;
+  parameters: Record<string, unknown>;
+  outputs: { name: string; value: unknown; description?: string; exportName?: string }[];
+  resources: { logicalId: string; type: string; identifier?: string; status: string; dependsOn?: string[] }[];
+}
+
+interface StackEvent {
+  eventId: string;
+  time: string;
+  logicalId: string;
+  type: string;
+  identifier?: string;
+  status: string;
+  reason?: string;
+}
+
+export function StacksPage() {
+  const loaded = useLoad(() => get<{ stacks: StackSummary[] }>('/v1/stacks'), 'stacks');
+  return (
+    <>
+      <h1>Stacks</h1>
+      <Show loaded={loaded}>
+        {({ stacks }) =>
+          stacks.length === 0 ? (
+            <p>No stack this token may see.</p>
+          ) : (
+            <Table caption="Stacks" columns={['Stack', 'Status', 'Updated']}>
+              {stacks.map((s) => (
+                <tr key={s.stackName}>
+                  <td>
+                    <a href={href(['stacks', s.stackName])}>{s.stackName}</a>
+                  </td>
+                  <td>
+                    <Status value={s.status} />
+                  </td>
+                  <td>{when(s.updatedAt)}</td>
+                </tr>
+              ))}
+            </Table>
+          )
+        }
+      </Show>
+    </>
+  );
+}
+
+/** The stack and its events, read again every second while it moves, every 5 s otherwise. */
+function useStack(name: string) {
+  const [stack, setStack] = useState<StackView>();
+  const [events, setEvents] = useState<StackEvent[]>([]);
+  const [error, setError] = useState<Error>();
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let current = true;
+    const path = `/v1/stacks/${seg(name)}`;
+    const read = async () => {
+      try {
+        const [view, page] = await Promise.all([
+          get<StackView>(path),
+          get<{ events: StackEvent[] }>(`${path}/events?maxResults=100`),
+        ]);
+        if (!current) return;
+        setStack(view);
+        setEvents([...page.events].sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0)));
+        setError(undefined);
+        timer = setTimeout(read, /IN_PROGRESS/.test(view.status) ? 1000 : 5000);
+      } catch (e) {
+        if (current) setError(e as Error);
+      }
+    };
+    void read();
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [name]);
+  return { stack, events, error };
+}
+
+export function StackPage({ name }: { name: string }) {
+  const { stack, events, error } = useStack(name);
+  if (error) return <ErrorBox error={error} />;
+  if (!stack) return <Loading />;
+  const nodes = stack.resources.map((r) => ({
+    id: r.logicalId,
+    label: r.logicalId,
+    status: r.status,
+    dependsOn: r.dependsOn ?? [],
+  }));
+  return (
+    <>
+      <h1>Stack {stack.stackName}</h1>
+      <p>
+        <Status value={stack.status} /> {stack.statusReason ?? ''}
+      </p>
+      {stack.description && <p>{stack.description}</p>}
+      <h2>Resources</h2>
+      {nodes.length === 0 ? (
+        <p>No resource yet.</p>
+      ) : (
+        <>
+          <div class="graph-frame">
+            <Graph nodes={nodes} title={`Dependency graph of stack ${stack.stackName}`} />
+          </div>
+          <Table
+            caption={`Resources of stack ${stack.stackName}`}
+            columns={['Resource', 'Type', 'Identifier', 'Status', 'Depends on']}
+          >
+            {stack.resources.map((r) => (
+              <tr key={r.logicalId}>
+                <td>{r.logicalId}</td>
+                <td>{r.type}</td>
+                <td>
+                  {r.identifier ? <a href={href(['resources', r.type, r.identifier])}>{r.identifier}</a> : ''}
+                </td>
+                <td>
+                  <Status value={r.status} />
+                </td>
+                <td>{(r.dependsOn ?? []).join(', ')}</td>
+              </tr>
+            ))}
+          </Table>
+        </>
+      )}
+      <h2>Outputs</h2>
+      {stack.outputs.length === 0 ? (
+        <p>No output.</p>
+      ) : (
+        <dl class="facts" data-testid="outputs">
+          {stack.outputs.map((o) => (
+            <>
+              <dt key={`n-${o.name}`}>
+                {o.name}
+                {o.exportName ? ` (exported as ${o.exportName})` : ''}
+              </dt>
+              <dd key={`v-${o.name}`}>
+                <Value value={o.value} />
+              </dd>
+            </>
+          ))}
+        </dl>
+      )}
+      <h2>Events</h2>
+      <ol class="timeline" data-testid="events">
+        {events.map((e) => (
+          <li key={e.eventId}>
+            <time dateTime={e.time}>{when(e.time)}</time> <strong>{e.logicalId}</strong>{' '}
+            <Status value={e.status} /> {e.reason ?? ''}
+          </li>
+        ))}
+      </ol>
+      <Drift name={stack.stackName} />
+      <Plan name={stack.stackName} />
+    </>
+  );
+}
+
+interface DriftAnswer {
+  status: string;
+  resources: {
+    logicalId: string;
+    status: string;
+    differences: { path: string; expected?: unknown; actual?: unknown; kind: string }[];
+  }[];
+}
+
+function Drift({ name }: { name: string }) {
+  const [drift, setDrift] = useState<DriftAnswer>();
+  const [error, setError] = useState<Error>();
+  const [busy, setBusy] = useState(false);
+  const detect = () => {
+    setBusy(true);
+    setError(undefined);
+    get<DriftAnswer>(`/v1/stacks/${seg(name)}/drift`)
+      .then(setDrift, setError)
+      .finally(() => setBusy(false));
+  };
+  return (
+    <section aria-labelledby="drift-title">
+      <h2 id="drift-title">Drift</h2>
+      <button type="button" onClick={detect} disabled={busy}>
+        Detect drift
+      </button>
+      {error && <ErrorBox error={error} />}
+      {drift && (
+        <div data-testid="drift">
+          <p>
+            Stack: <Status value={drift.status} />
+          </p>
+          <Table
+            caption="Drift by resource"
+            columns={['Resource', 'Status', 'Property', 'Expected', 'Actual']}
+          >
+            {drift.resources.flatMap((r) =>
+              (r.differences.length > 0 ? r.differences : [undefined]).map((d, i) => (
+                <tr key={`${r.logicalId}-${i}`}>
+                  <td>{r.logicalId}</td>
+                  <td>
+                    <Status value={r.status} />
+                  </td>
+                  <td>{d ? <code>{d.path}</code> : ''}</td>
+                  <td>{d && 'expected' in d ? <Value value={d.expected} /> : ''}</td>
+                  <td>{d && 'actual' in d ? <Value value={d.actual} /> : ''}</td>
+                </tr>
+              )),
+            )}
+          </Table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+interface PlanAnswer {
+  planId: string;
+  changes: {
+    logicalId: string;
+    type: string;
+    action: string;
+    patch?: { op: string; path: string; value?: unknown }[];
+    before?: Record<string, unknown>;
+    properties?: Record<string, unknown>;
+    replacement?: { properties: string[] };
+  }[];
+}
+
+function Plan({ name }: { name: string }) {
+  const [plan, setPlan] = useState<PlanAnswer>();
+  const [error, setError] = useState<Error>();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const template = (form.elements.namedItem('template') as HTMLTextAreaElement).value;
+    const parametersText = (form.elements.namedItem('parameters') as HTMLTextAreaElement).value.trim();
+    setError(undefined);
+    let parameters: unknown;
+    try {
+      parameters = parametersText === '' ? {} : JSON.parse(parametersText);
+    } catch {
+      setError(new Error('Parameters must be a JSON object, such as {"Size": "M"}'));
+      return;
+    }
+    send<PlanAnswer>('POST', `/v1/stacks/${seg(name)}/plans`, { template, parameters }).then(
+      (answer) => setPlan(answer),
+      setError,
+    );
+  };
+  return (
+    <section aria-labelledby="plan-title">
+      <h2 id="plan-title">Plan a change</h2>
+      <form onSubmit={submit}>
+        <label for="plan-template">Template (YAML or JSON)</label>
+        <textarea id="plan-template" name="template" rows={8} required spellcheck={false} />
+        <label for="plan-parameters">Parameters (JSON object)</label>
+        <textarea id="plan-parameters" name="parameters" rows={2} spellcheck={false} />
+        <button type="submit">Plan</button>
+      </form>
+      {error && <ErrorBox error={error} />}
+      {plan && (
+        <Table
+          caption={`Plan ${plan.planId}`}
+          columns={['Resource', 'Action', 'Property', 'Before', 'After']}
+          testid="plan"
+          showCaption
+        >
+          {plan.changes.flatMap((c) => {
+            const patch = c.patch ?? [];
+            const lines =
+              patch.length > 0
+                ? patch.map((p) => ({
+                    path: p.path,
+                    before: c.before?.[p.path],
+                    after: p.op === 'remove' ? undefined : p.value,
+                  }))
+                : Object.entries(c.properties ?? {}).map(([k, v]) => ({
+                    path: `/${k}`,
+                    before: undefined,
+                    after: v,
+                  }));
+            return (lines.length > 0 ? lines : [undefined]).map((l, i) => (
+              <tr key={`${c.logicalId}-${i}`}>
+                <td>{c.logicalId}</td>
+                <td>{c.action}</td>
+                <td>{l ? <code>{l.path}</code> : ''}</td>
+                <td>{l && l.before !== undefined ? <Value value={l.before} /> : ''}</td>
+                <td>{l && l.after !== undefined ? <Value value={l.after} /> : ''}</td>
+              </tr>
+            ));
+          })}
+        </Table>
+      )}
+    </section>
+  );
+}
