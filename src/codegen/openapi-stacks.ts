@@ -175,6 +175,11 @@ export const STACK_SCHEMAS: Schema = {
             identifier: STRING,
             status: STRING,
             updatedAt: { type: 'string', format: 'date-time' },
+            dependsOn: {
+              type: 'array',
+              items: STRING,
+              description: 'The logical ids of the resources it depends on (among those shown).',
+            },
           },
         },
       },
@@ -186,11 +191,6 @@ export const STACK_SCHEMAS: Schema = {
     properties: {
       deploymentId: STRING,
       startedAt: { type: 'string', format: 'date-time' },
-            dependsOn: {
-              type: 'array',
-              items: STRING,
-              description: 'The logical ids of the resources it depends on (among those shown).',
-            },
       stack: ref('Stack'),
     },
   },

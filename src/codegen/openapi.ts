@@ -567,23 +567,6 @@ function generalPaths(): Schema {
         responses: { '200': json(ref('TypeDetail'), 'The type.'), ...ERROR_RESPONSES },
       },
     },
-    '/v1/types/{typeName}/contract-report': {
-      parameters: [typeName],
-      post: {
-        operationId: 'attachContractReport',
-        summary:
-          "Attach a 'typeplane test -o json' report to a type version (admin; the default, or ?version=)",
-        parameters: [VERSION],
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
-        responses: {
-          '201': json(
-            {
-              type: 'object',
-              properties: {
-                typeName: { type: 'string' },
-                version: { type: 'string' },
-                contract: { type: 'object' },
-              },
     '/v1/types/{typeName}/diff': {
       parameters: [typeName],
       get: {
@@ -642,6 +625,23 @@ function generalPaths(): Schema {
         },
       },
     },
+    '/v1/types/{typeName}/contract-report': {
+      parameters: [typeName],
+      post: {
+        operationId: 'attachContractReport',
+        summary:
+          "Attach a 'typeplane test -o json' report to a type version (admin; the default, or ?version=)",
+        parameters: [VERSION],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+        responses: {
+          '201': json(
+            {
+              type: 'object',
+              properties: {
+                typeName: { type: 'string' },
+                version: { type: 'string' },
+                contract: { type: 'object' },
+              },
             },
             'Attached: whether the provider passed.',
           ),
@@ -690,6 +690,18 @@ function generalPaths(): Schema {
           ...PAGE,
           { name: 'operation', in: 'query', schema: { type: 'string' } },
           { name: 'status', in: 'query', schema: { type: 'string' } },
+          {
+            name: 'typeName',
+            in: 'query',
+            description: "One type's operations only.",
+            schema: { type: 'string' },
+          },
+          {
+            name: 'identifier',
+            in: 'query',
+            description: "With typeName: one resource's operations (its primary identifier), its history.",
+            schema: { type: 'string' },
+          },
           ...WATCH,
         ],
         responses: {
@@ -707,18 +719,6 @@ function generalPaths(): Schema {
           ...GONE,
           ...ERROR_RESPONSES,
         },
-          {
-            name: 'typeName',
-            in: 'query',
-            description: "One type's operations only.",
-            schema: { type: 'string' },
-          },
-          {
-            name: 'identifier',
-            in: 'query',
-            description: "With typeName: one resource's operations (its primary identifier), its history.",
-            schema: { type: 'string' },
-          },
       },
     },
     '/v1/requests/{requestToken}': {

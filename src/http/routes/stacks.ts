@@ -113,7 +113,6 @@ function authorizer(request: FastifyRequest): (typeNames: string[]) => void {
   };
 }
 
-/** Whether the caller's token reaches `typeName`. */
 /** The resources of types the caller sees, each with its edges to those only. */
 function shownResources(
   resources: StackView['resources'],
@@ -124,6 +123,7 @@ function shownResources(
   return shown.map((r) => ({ ...r, dependsOn: r.dependsOn.filter((d) => ids.has(d)) }));
 }
 
+/** Whether the caller's token reaches `typeName`. */
 function visibleTo(request: FastifyRequest): (typeName: string) => boolean {
   const principal = principalOf(request);
   return (typeName) => typeVisible(principal, typeName);
