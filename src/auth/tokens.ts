@@ -10,6 +10,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
+import { checkBurst, defaultBurst, parseRate } from '../fairness/index.js';
 import type { KvEntry, Store } from '../store/index.js';
 import type { AccessKeyPair, AccessKeys } from './access-keys.js';
 import { isRole, parseTypeGlobs, type Principal, type Role } from './policy.js';
@@ -31,6 +32,9 @@ export interface TokenRecord {
   createdAt: string;
   /** The id of the AWS-style access key pair issued with the token (`--aws-keys`), if any. */
   accessKeyId?: string;
+  /** The token's own rate, in requests per second, and burst (see src/fairness); absent: no rate of its own. */
+  rate?: number;
+  burst?: number;
 }
 
 /**
@@ -72,6 +76,7 @@ function toRecord(value: unknown): TokenRecord | undefined {
     ...(typeof v.description === 'string' ? { description: v.description } : {}),
     createdAt: v.createdAt,
     ...(typeof v.accessKeyId === 'string' ? { accessKeyId: v.accessKeyId } : {}),
+    ...(typeof v.rate === 'number' && typeof v.burst === 'number' ? { rate: v.rate, burst: v.burst } : {}),
   };
 }
 
@@ -81,7 +86,36 @@ function principalOf(record: TokenRecord): Principal {
     role: record.role,
     ...(record.types ? { types: record.types } : {}),
     ...(record.description !== undefined ? { description: record.description } : {}),
+    ...(record.rate !== undefined ? { rate: record.rate, burst: record.burst! } : {}),
   };
+}
+
+/**
+ * A token's limits as given (`rate`: `100/s`, `6000/m`, a number per second, or null for none;
+ * `burst`: a whole number, twice the rate by default), checked; undefined when neither is given.
+ */
+function limitsOf(
+  rate: unknown,
+  burst: unknown,
+  current?: TokenRecord,
+): { rate: number; burst: number } | null | undefined {
+  if (rate === undefined && burst === undefined) return undefined;
+  if (rate === null) {
+    if (burst !== undefined)
+      throw new TypeplaneError('InvalidRequest', 'a burst needs a rate: give both, or rate null alone');
+    return null;
+  }
+  const perSecond =
+    rate === undefined
+      ? current?.rate
+      : typeof rate === 'number'
+        ? parseRate(String(rate))
+        : typeof rate === 'string'
+          ? parseRate(rate)
+          : parseRate(JSON.stringify(rate) ?? '');
+  if (perSecond === undefined)
+    throw new TypeplaneError('InvalidRequest', 'a burst needs a rate: this token has none; give --rate too');
+  return { rate: perSecond, burst: burst === undefined ? defaultBurst(perSecond) : checkBurst(burst) };
 }
 
 function entry(record: TokenRecord): KvEntry {
@@ -95,6 +129,15 @@ export interface NewToken {
   description?: string;
   /** Also issue an access key pair acting as the token, for requests signed with SigV4. */
   accessKey?: boolean;
+  /** Requests per second of its own (`100/s`, `6000/m`, or a number) and burst; see src/fairness. */
+  rate?: unknown;
+  burst?: unknown;
+}
+
+/** A change to a token's limits: a rate and burst, or `rate: null` to drop its own rate. */
+export interface TokenLimits {
+  rate?: unknown;
+  burst?: unknown;
 }
 
 /**
@@ -201,6 +244,24 @@ export class Tokens {
     return (await this.entries()).map((e) => e.record);
   }
 
+  /**
+   * Sets or drops a token's own rate and burst; undefined when no token has this id. The change
+   * reaches requests within a second (the time a token is remembered), on every replica.
+   */
+  async limit(id: string, change: TokenLimits): Promise<TokenRecord | undefined> {
+    const found = (await this.entries()).find((e) => e.record.id === id);
+    if (!found) return undefined;
+    const limits = limitsOf(change.rate, change.burst, found.record);
+    if (limits === undefined)
+      throw new TypeplaneError('InvalidRequest', 'give a rate, a burst, or rate null (no rate of its own)');
+    const { rate: _rate, burst: _burst, ...rest } = found.record;
+    const record: TokenRecord = { ...rest, ...(limits ? limits : {}) };
+    await this.store.kvReplace(NAMESPACE, found.key, entry(record));
+    for (const [token, cached] of this.known) if (cached.key === found.key) this.known.delete(token);
+    if (record.accessKeyId !== undefined) this.knownKeys.delete(record.accessKeyId);
+    return record;
+  }
+
   /** False when no token has this id. */
   async revoke(id: string): Promise<boolean> {
     const found = (await this.entries()).find((e) => e.record.id === id);
@@ -266,6 +327,7 @@ export class Tokens {
       (typeof input.description !== 'string' || input.description.length > 256)
     )
       throw new TypeplaneError('InvalidRequest', 'description must be a string of at most 256 characters');
+    const limits = limitsOf(input.rate, input.burst);
     const record: TokenRecord = {
       id: randomUUID(),
       role: input.role,
@@ -273,6 +335,7 @@ export class Tokens {
       ...(input.description ? { description: input.description } : {}),
       createdAt: new Date().toISOString(),
       ...(accessKeyId !== undefined ? { accessKeyId } : {}),
+      ...(limits ? limits : {}),
     };
     if (!(await this.store.kvInsert(NAMESPACE, hashToken(token), entry(record))))
       throw new TypeplaneError('InternalFailure', 'token collision; try again');

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { exchange, openExchange, readText } from './exchange.js';
+import { isThrottled, retryDelaySeconds, THROTTLE_RETRIES } from './throttle-retry.js';
 import { readCaFile, speaksTls, tlsProblem, withProtocol } from './tls-problems.js';
 import { queried } from './output.js';
 import { UsageError } from './usage.js';
@@ -77,16 +78,26 @@ export class Client {
   }
 
   async call<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
-    let response: { status: number; statusText: string; text: string };
+    let response: Awaited<ReturnType<typeof exchange>>;
+    let parsed: unknown;
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const headers = this.headers(payload === undefined ? undefined : contentType);
-    try {
-      response = await exchange(method, this.url(path), headers, payload, this.ca);
-    } catch (e) {
-      throw await this.unreachable(e);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        response = await exchange(method, this.url(path), headers, payload, this.ca);
+      } catch (e) {
+        throw await this.unreachable(e);
+      }
+      parsed = response.text === '' ? undefined : safeJson(response.text);
+      if (attempt > THROTTLE_RETRIES || !isThrottled(response.status, parsed)) break;
+      // Over this token's share of the server (docs/fairness.md): refused before any work, so sent again.
+      const seconds = retryDelaySeconds(response.headers['retry-after'], attempt);
+      process.stderr.write(
+        `the server is throttling this token (429 Throttling); retrying in ${seconds.toFixed(1)} s (retry ${attempt} of ${THROTTLE_RETRIES})\n`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     }
     const text = response.text;
-    const parsed: unknown = text === '' ? undefined : safeJson(text);
     if (response.status < 200 || response.status > 299)
       throw refusal(response.status, response.statusText, text, parsed);
     if (typeof parsed === 'string') {

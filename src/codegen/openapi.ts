@@ -180,8 +180,25 @@ const COMMON_SCHEMAS: Schema = {
       types: { type: 'array', items: { type: 'string' } },
       description: { type: 'string' },
       createdAt: { type: 'string', format: 'date-time' },
+      rate: {
+        type: 'number',
+        description: "The token's own rate, in requests per second (docs/fairness.md).",
+      },
+      burst: { type: 'integer', description: 'Requests the token may send at once after a quiet spell.' },
     },
   },
+};
+
+/** A token's own rate (src/fairness): `100/s`, `6000/m`, `50000/h`, or a number per second. */
+const TOKEN_RATE: Schema = {
+  type: ['string', 'number'],
+  description:
+    'Requests per second, minute or hour (100/s, 6000/m, 100); over it, 429 Throttling with Retry-After.',
+};
+const TOKEN_BURST: Schema = {
+  type: 'integer',
+  minimum: 1,
+  description: 'Requests the token may send at once after a quiet spell (default: twice the rate).',
 };
 
 function progressEvent(model: unknown): Schema {
@@ -769,6 +786,8 @@ function generalPaths(): Schema {
               role: { enum: ['admin', 'writer', 'reader', 'monitor'] },
               types: { type: 'array', items: { type: 'string' } },
               description: { type: 'string' },
+              rate: TOKEN_RATE,
+              burst: TOKEN_BURST,
             },
           },
           'The token to make.',
@@ -788,6 +807,18 @@ function generalPaths(): Schema {
         operationId: 'revokeToken',
         summary: 'Revoke a token (admin)',
         responses: { '204': { description: 'Revoked.' }, ...ERROR_RESPONSES },
+      },
+      patch: {
+        operationId: 'limitToken',
+        summary: "Set, change or drop a token's own rate and burst (admin)",
+        requestBody: json(
+          {
+            type: 'object',
+            properties: { rate: { ...TOKEN_RATE, type: ['string', 'number', 'null'] }, burst: TOKEN_BURST },
+          },
+          'The limits; rate null drops the rate of its own.',
+        ),
+        responses: { '200': json(ref('Token'), 'The token, as changed.'), ...ERROR_RESPONSES },
       },
     },
     '/v1/backup': {

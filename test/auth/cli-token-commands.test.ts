@@ -52,8 +52,8 @@ test('token create prints the token alone; list shows it without the secret; rev
     }),
   ]);
   exits(list, 0);
-  assert.match(list.stdout, /^ID\s+ROLE\s+TYPES\s+AWS ACCESS KEY\s+CREATED\s+DESCRIPTION\n/);
-  assert.match(list.stdout, /\sreader\s+Test::\*,Other::\*\s+-\s+\S+\s+ci\n/);
+  assert.match(list.stdout, /^ID\s+ROLE\s+TYPES\s+AWS ACCESS KEY\s+RATE\s+CREATED\s+DESCRIPTION\n/);
+  assert.match(list.stdout, /\sreader\s+Test::\*,Other::\*\s+-\s+-\s+\S+\s+ci\n/);
   assert.match(list.stdout, /\sadmin\s+\*\s/);
   assert.ok(!list.stdout.includes(token) && !list.stdout.includes(svc.token));
   exits(listJson, 0);

@@ -155,12 +155,12 @@ test('token list shows which tokens carry an AWS access key', async () => {
   await svc.call('POST', '/v1/tokens', { role: 'reader', description: 'plain' });
   const list = await typeplane(['token', 'list']);
   exits(list, 0);
-  assert.match(list.stdout, /^ID\s+ROLE\s+TYPES\s+AWS ACCESS KEY\s+CREATED\s+DESCRIPTION$/m);
+  assert.match(list.stdout, /^ID\s+ROLE\s+TYPES\s+AWS ACCESS KEY\s+RATE\s+CREATED\s+DESCRIPTION$/m);
   assert.match(
     list.stdout,
-    new RegExp(`^${keyed.body.id}\\s+reader\\s+\\*\\s+${keyed.body.accessKeyId}\\s+\\S+\\s+keyed$`, 'm'),
+    new RegExp(`^${keyed.body.id}\\s+reader\\s+\\*\\s+${keyed.body.accessKeyId}\\s+-\\s+\\S+\\s+keyed$`, 'm'),
   );
-  assert.match(list.stdout, /^\S+\s+reader\s+\*\s+-\s+\S+\s+plain$/m);
+  assert.match(list.stdout, /^\S+\s+reader\s+\*\s+-\s+-\s+\S+\s+plain$/m);
 });
 
 test('--query prints what a JMESPath expression selects: text by default, JSON or YAML with -o', async () => {

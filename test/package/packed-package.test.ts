@@ -288,7 +288,7 @@ test('every command of the installed CLI answers --help, and --version', async (
     request: ['get', 'list', 'cancel'],
     recipe: ['register', 'check', 'list', 'show', 'delete'],
     environment: ['create', 'list', 'show', 'delete'],
-    token: ['create', 'list', 'revoke'],
+    token: ['create', 'list', 'update', 'revoke'],
     policy: ['create', 'list', 'show', 'delete', 'test'],
     hook: ['register', 'list', 'show', 'configure', 'configuration', 'deregister'],
     audit: ['verify', 'export'],
