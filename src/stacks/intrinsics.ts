@@ -45,6 +45,8 @@ export type ParameterValue = string | number | string[] | number[];
 /** What one resource looks like to its dependants once it has been applied. */
 export interface AppliedResource {
   identifier: string;
+  /** What `Ref` gives, when not the identifier (see ref-value.ts). */
+  ref?: string;
   /** Its model as last read (write-only values excluded). */
   model: Record<string, unknown>;
 }
@@ -538,7 +540,7 @@ function ref(name: string, scope: Scope, pointer: string): Value {
   if (scope.declared(name)) {
     assertIncluded(name, scope, pointer);
     const applied = scope.applied(name);
-    return applied ? applied.identifier : new Unknown([name]);
+    return applied ? (applied.ref ?? applied.identifier) : new Unknown([name]);
   }
   throw new EvaluationError(
     'TP4007',

@@ -13,10 +13,12 @@ import {
   KNOWN_AFTER_APPLY,
   Unknown,
   evaluateProperties,
+  type AppliedResource,
   type ParameterValue,
   type PseudoParameters,
 } from './intrinsics.js';
 import { decideNamed, namedProperty } from './physical-names.js';
+import { refValue } from './ref-value.js';
 import { MASK } from './parameters.js';
 import type { ResourceRecord } from './records.js';
 import { retained } from './retention.js';
@@ -74,7 +76,7 @@ export function computePlan(
 ): PlannedChange[] {
   const secrets = analysis.secretValues;
   /** What a dependant sees of each resource: recorded, merged with its new properties, or unknown. */
-  const applied = new Map<string, { identifier: string; model: Record<string, unknown> }>();
+  const applied = new Map<string, AppliedResource>();
   const scope = createScope({
     template: analysis.template,
     parameters: new Map<string, ParameterValue>(analysis.parameters),
@@ -110,7 +112,7 @@ export function computePlan(
     const importing = rec ? undefined : context.importing?.get(logicalId);
     if (importing) {
       changes.push(importChange(logicalId, type, evaluated, importing, secrets));
-      applied.set(logicalId, importing);
+      applied.set(logicalId, appliedOf(type, importing.identifier, importing.model));
       continue;
     }
     const { decision, desired } = decideNamed(
@@ -128,14 +130,14 @@ export function computePlan(
       case 'Modify':
         change.patch = decision.patch!.map((op) => maskOperation(op, type, secrets));
         change.before = valuesBefore(rec!.properties, decision.patch!, type, secrets);
-        applied.set(logicalId, { identifier: rec!.identifier!, model: { ...rec!.model, ...desired } });
+        applied.set(logicalId, appliedOf(type, rec!.identifier!, { ...rec!.model, ...desired }));
         break;
       case 'Replace':
         change.replacement = { properties: decision.createOnly!, deleteFirst: decision.deleteFirst! };
         change.properties = mask(plain(desired), secrets, type) as Record<string, unknown>;
         break;
       case 'NoChange':
-        applied.set(logicalId, { identifier: rec!.identifier!, model: rec!.model });
+        applied.set(logicalId, appliedOf(type, rec!.identifier!, rec!.model));
         break;
     }
     changes.push(change);
@@ -184,3 +186,9 @@ export function pending(change: PlannedChange): boolean {
 }
 
 export { KNOWN_AFTER_APPLY };
+
+/** A resource as its dependants see it: identifier, model, and what `Ref` gives. */
+function appliedOf(type: ResourceType, identifier: string, model: Record<string, unknown>): AppliedResource {
+  const ref = refValue(type, identifier, model);
+  return ref === identifier ? { identifier, model } : { identifier, model, ref };
+}

@@ -10,6 +10,8 @@
  *   resource itself: `Name`, `<Kind>Name`, or `<X>Name` where the type's last part ends with X (a
  *   SecurityGroup's `GroupName`, a Queue's `QueueName`) — never one naming another resource, such
  *   as a DBInstance's `DBSubnetGroupName`.
+ * - The parts of a compound primary identifier a caller may leave out (writable, not required): the
+ *   service derives them, as a scaling policy's `ScalableDimension` from its `ScalingTargetId`.
  */
 import { resolverOf } from '../../model/index.js';
 import type { ResourceType } from '../../schema/index.js';
@@ -17,7 +19,10 @@ import type { ResourceType } from '../../schema/index.js';
 export interface Plan {
   /** Top-level names generated when the caller leaves them out. */
   names: string[];
-  /** Top-level read-only parts of the primary identifier. */
+  /**
+   * Top-level parts of the primary identifier synthesized when absent: the read-only ones, and a
+   * compound identifier's writable ones that are not required.
+   */
   identifierParts: string[];
   /** The other read-only pointers, parents before their members. */
   readOnly: string[];
@@ -89,10 +94,15 @@ function makePlan(type: ResourceType): Plan {
       writable(name) &&
       (name === identifierName || (createOnly.has(name) && ownName(name))),
   );
+  // Read-only parts, and of a compound identifier the writable parts a caller may leave out: the
+  // service derives them (a scaling policy's ScalableDimension from its target, an ECS service's
+  // Cluster is the default one), or no identifier could be made without them.
+  const derived = (name: string) =>
+    type.primaryIdentifier.length > 1 && !required.has(name) && writable(name);
   const identifierParts = type.primaryIdentifier
-    .filter((p) => readOnly.has(p))
-    .map(top)
-    .filter((name): name is string => name !== undefined);
+    .map((p) => [p, top(p)] as const)
+    .filter(([p, name]) => name !== undefined && (readOnly.has(p) || derived(name)))
+    .map(([, name]) => name!);
   const parts = new Set(identifierParts.map((name) => `/properties/${name}`));
   // A pointer that names no declared property, or one also write-only (never returned), is left alone.
   const writeOnlyPointers = new Set(type.writeOnlyProperties);

@@ -17,6 +17,7 @@ import type { ResourceToImport } from '../import/index.js';
 import { heldKey } from '../records.js';
 import { RESOURCE_PAGE_BYTES } from '../../store/index.js';
 import { MAX_RESOURCES } from '../template.js';
+import { refValue } from '../ref-value.js';
 
 export interface GeneratedTemplate {
   template: {
@@ -235,10 +236,16 @@ function linkResources(found: readonly Found[]): Map<string, Record<string, unkn
     targets.set(value, [...(targets.get(value) ?? []), target]);
   };
   for (const f of found) {
-    offer(f.identifier, {
+    // What Ref gives: the identifier, or of a compound one its generated part alone (ref-value.ts).
+    const ref = refValue(f.type, f.identifier, f.model);
+    const referred =
+      ref === f.identifier
+        ? f.type.primaryIdentifier
+        : f.type.primaryIdentifier.filter((p) => f.type.readOnlyProperties.includes(p));
+    offer(ref, {
       logicalId: f.logicalId,
       typeName: f.type.typeName,
-      identifies: f.type.primaryIdentifier.map((p) => p.replace(/^\/properties\//, '')),
+      identifies: referred.map((p) => p.replace(/^\/properties\//, '')),
     });
     // Its identifier's own properties are what a Ref gives: not offered again as attributes.
     for (const pointer of f.type.readOnlyProperties) {

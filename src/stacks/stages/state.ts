@@ -37,6 +37,7 @@ import type { ReviewedStackChange, StacksObserver } from '../observer.js';
 import { inSpan, traced } from '../../telemetry/spans.js';
 import type { ParameterStore } from '../parameter-store/index.js';
 import { inStep } from '../custom-resources/index.js';
+import { refValue } from '../ref-value.js';
 
 /** The engine as stacks use it: its public operations. */
 export type StackEngine = Pick<
@@ -134,7 +135,10 @@ export class DeploymentState {
       pseudo: this.ctx.pseudo,
       applied: (logicalId) => {
         const r = this.resources.get(logicalId);
-        return r && r.identifier !== undefined ? { identifier: r.identifier, model: r.model } : undefined;
+        if (r?.identifier === undefined) return undefined;
+        const type = analysis.resources.get(logicalId)?.compiled.type;
+        const ref = type ? refValue(type, r.identifier, r.model) : r.identifier;
+        return { identifier: r.identifier, model: r.model, ...(ref === r.identifier ? {} : { ref }) };
       },
       importValue: (name) => this.imports.get(name)?.value,
       secret: this.secretSources(analysis),
