@@ -21,6 +21,8 @@ const PAIRED = new Set([
   'test/faults/crash-during-creates.test.ts',
   'test/security/fuzz.test.ts',
   'test/faults/lease-fencing.test.ts',
+  // A browser (Chromium) and a server beside the test: about 10 s of CPU, no duration asserted.
+  'test/console/console.test.ts',
 ]);
 
 /** Time budgets: the corpus in 5 s, hostile inputs refused within a second or two, latencies. */

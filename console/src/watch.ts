@@ -43,6 +43,11 @@ export function watch<T>(
           const body = (await answer.json().catch(() => ({}))) as { errorCode?: string; message?: string };
           throw new ApiError(answer.status, body.errorCode ?? 'Error', body.message ?? answer.statusText);
         }
+        // A server without this watch answers the list as a page: the caller reads pages instead.
+        if (!(answer.headers.get('content-type') ?? '').includes('ndjson')) {
+          void answer.body.cancel();
+          throw new ApiError(501, 'NotSupported', `${path} cannot be watched on this server`);
+        }
         handlers.live?.(true);
         await readLines(answer.body, (line) => {
           const event = JSON.parse(line) as WatchEvent<T>;
@@ -58,7 +63,7 @@ export function watch<T>(
       } catch (error) {
         if (abort.signal.aborted) return;
         handlers.live?.(false);
-        if (error instanceof ApiError && [400, 401, 403, 404, 410].includes(error.status)) {
+        if (error instanceof ApiError && [400, 401, 403, 404, 410, 501].includes(error.status)) {
           handlers.failed(error);
           return;
         }

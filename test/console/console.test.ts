@@ -119,6 +119,11 @@ test(
     assert.ok(!page.url().includes(admin.token!), 'the token is in no URL');
     assert.ok(await page.getByRole('link', { name: 'Other::Team::Thing', exact: true }).isVisible());
     await axeClean('types');
+    // Keyboard: the first Tab reaches "Skip to content", which moves the focus to the page's content.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
   },
 );
 
@@ -163,6 +168,12 @@ test(
       true,
     );
     await axeClean('resources');
+    await page.fill('#filter', 'Color=red');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.locator('tr[data-identifier="gizmo"]').waitFor({ state: 'detached' });
+    await page.fill('#filter', 'Color=blue');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.locator('tr[data-identifier="gizmo"]').waitFor();
 
     await page.getByRole('link', { name: 'gizmo', exact: true }).click();
     await page.locator('[data-testid=operations] tr', { hasText: 'CREATE' }).waitFor();
@@ -228,6 +239,14 @@ test(
     assert.match(text, /DRIFTED/);
     assert.match(text, /A\s*MODIFIED\s*\/Color\s*red\s*green/);
     await axeClean('stack-drift');
+
+    await page.fill('#plan-template', STACK(true).replace('Color: red', 'Color: purple'));
+    await page.fill('#plan-parameters', JSON.stringify({ Password: 'plan-time-value' }));
+    await page.getByRole('button', { name: 'Plan', exact: true }).click();
+    const plan = page.locator('[data-testid=plan]');
+    await plan.waitFor();
+    assert.match(await plan.innerText(), /A\s*Modify\s*\/Color\s*red\s*purple/);
+    await axeClean('stack-plan');
   },
 );
 

@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { get, seg, send } from '../api';
+import { watch } from '../watch';
 import { href } from '../router';
 import { ErrorBox, Loading, Show, Status, Table, Value, useLoad, when } from '../components/common';
 import { Graph } from '../components/graph';
@@ -63,41 +64,97 @@ export function StacksPage() {
   );
 }
 
-/** The stack and its events, read again every second while it moves, every 5 s otherwise. */
+const byTime = (a: StackEvent, b: StackEvent) =>
+  a.time < b.time ? 1 : a.time > b.time ? -1 : a.eventId < b.eventId ? 1 : -1;
+
+/**
+ * The stack and its events, live: the stack's events are watched, and the stack read again as they
+ * come (its graph's colours change with them). Where the server cannot watch a stack's events, both
+ * are read every second while a deployment runs, every 5 s otherwise.
+ */
 function useStack(name: string) {
   const [stack, setStack] = useState<StackView>();
-  const [events, setEvents] = useState<StackEvent[]>([]);
+  const [events, setEvents] = useState<Map<string, StackEvent>>(new Map());
   const [error, setError] = useState<Error>();
+  const [live, setLive] = useState(false);
   useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
     let current = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let again: ReturnType<typeof setTimeout> | undefined;
+    let last: string | undefined;
     const path = `/v1/stacks/${seg(name)}`;
-    const read = async () => {
+    setEvents(new Map());
+    const readView = async (): Promise<StackView | undefined> => {
       try {
-        const [view, page] = await Promise.all([
-          get<StackView>(path),
-          get<{ events: StackEvent[] }>(`${path}/events?maxResults=100`),
-        ]);
-        if (!current) return;
-        setStack(view);
-        setEvents([...page.events].sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0)));
-        setError(undefined);
-        timer = setTimeout(read, /IN_PROGRESS/.test(view.status) ? 1000 : 5000);
+        const view = await get<StackView>(path);
+        if (current) {
+          setStack(view);
+          setError(undefined);
+        }
+        return view;
+      } catch (e) {
+        if (current) setError(e as Error);
+        return undefined;
+      }
+    };
+    const add = (list: StackEvent[]) => {
+      if (list.length === 0) return;
+      last = list[list.length - 1]!.eventId;
+      setEvents((old) => {
+        const copy = new Map(old);
+        for (const e of list) copy.set(e.eventId, e);
+        // The latest 500 are enough to read; the API keeps them all.
+        return copy.size > 500
+          ? new Map(
+              [...copy.values()]
+                .sort(byTime)
+                .slice(0, 500)
+                .map((e) => [e.eventId, e]),
+            )
+          : copy;
+      });
+    };
+    const poll = async () => {
+      const view = await readView();
+      try {
+        const page = await get<{ events: StackEvent[] }>(
+          `${path}/events?maxResults=100${last ? `&after=${encodeURIComponent(last)}` : ''}`,
+        );
+        if (current) add(page.events);
       } catch (e) {
         if (current) setError(e as Error);
       }
+      if (current && view) timer = setTimeout(poll, /IN_PROGRESS/.test(view.status) ? 1000 : 5000);
     };
-    void read();
+    void readView();
+    const stop = watch<StackEvent>(`${path}/events`, undefined, {
+      event(event) {
+        if (event.type !== 'ADDED') return;
+        add([event.object]);
+        // Several events come at once: the stack is read once for them.
+        again ??= setTimeout(() => {
+          again = undefined;
+          void readView();
+        }, 200);
+      },
+      failed(e) {
+        if ((e as { status?: number }).status === 501) void poll();
+        else setError(e);
+      },
+      live: setLive,
+    });
     return () => {
       current = false;
+      stop();
       clearTimeout(timer);
+      clearTimeout(again);
     };
   }, [name]);
-  return { stack, events, error };
+  return { stack, events: [...events.values()].sort(byTime), error, live };
 }
 
 export function StackPage({ name }: { name: string }) {
-  const { stack, events, error } = useStack(name);
+  const { stack, events, error, live } = useStack(name);
   if (error) return <ErrorBox error={error} />;
   if (!stack) return <Loading />;
   const nodes = stack.resources.map((r) => ({
@@ -110,7 +167,10 @@ export function StackPage({ name }: { name: string }) {
     <>
       <h1>Stack {stack.stackName}</h1>
       <p>
-        <Status value={stack.status} /> {stack.statusReason ?? ''}
+        <Status value={stack.status} /> {stack.statusReason ?? ''}{' '}
+        <span class={`live ${live ? 'on' : 'off'}`} aria-live="polite">
+          {live ? 'live' : 'refreshed every few seconds'}
+        </span>
       </p>
       {stack.description && <p>{stack.description}</p>}
       <h2>Resources</h2>
