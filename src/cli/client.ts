@@ -131,9 +131,10 @@ export class Client {
   /**
    * Watches `path` (a list route with `watch=true`): each event, parsed, to `onEvent` as it arrives.
    * Resolves with the ERROR event that ended the watch, or undefined when the server closed it
-   * without one. Refused or unreachable, it rejects as {@link call} does.
+   * without one, or `onEvent` returned false (it has seen what it waited for: the watch is closed).
+   * Refused or unreachable, it rejects as {@link call} does.
    */
-  async watch(path: string, onEvent: (event: WatchEvent) => void): Promise<WatchEvent | undefined> {
+  async watch(path: string, onEvent: (event: WatchEvent) => boolean | void): Promise<WatchEvent | undefined> {
     let response: IncomingMessage;
     try {
       const headers = { ...this.headers(), accept: 'application/x-ndjson' };
@@ -156,7 +157,8 @@ export class Client {
         if (line.trim() === '') continue;
         const event = safeJson(line) as WatchEvent;
         if (event.type === 'ERROR') ended = event;
-        else onEvent(event);
+        // Leaving the loop closes the response, and so the watch.
+        else if (onEvent(event) === false) return undefined;
       }
     }
     return ended;

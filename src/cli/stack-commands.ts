@@ -11,6 +11,7 @@ import { FILES, readLocal } from './local-files.js';
 import { templateWithNested } from './nested-templates.js';
 import { notPlannedLines, withNestedChanges } from './nested-plan.js';
 import { stackProgress, type StackEventView, type StackProgress } from './stack-progress.js';
+import { followStackEvents } from './stack-follow.js';
 import { yaml } from './yaml.js';
 import { aroundDifference } from './output.js';
 import { EXIT } from './usage.js';
@@ -611,7 +612,10 @@ export function registerStackCommands(program: Command): void {
       .description(
         "a stack's events: time, logical id, identifier, status, reason (a deleted stack's too: the name's last, or --stack-id)",
       )
-      .option('--follow', 'keep printing new events until the running deployment ends')
+      .option(
+        '--follow',
+        'then each new event as it is written (a watch), until the running deployment ends (-o json: one event a line)',
+      )
       .option(
         '--stack-id <id>',
         'the events of this stack of the name (a deleted one: see stack list --deleted)',
@@ -619,30 +623,19 @@ export function registerStackCommands(program: Command): void {
   ).action(
     action(async (name: string, options: Common & { follow?: boolean; stackId?: string }) => {
       const client = clientFor(options);
-      const events = await eventsAfter(client, name, '0', options.stackId);
       if (options.follow) {
-        // A deleted stack has ended: its events are all there is to show.
+        // The stack first: a deployment running then ends in the events listed next, or after them.
         const view = await client.call<StackView>('GET', `/v1/stacks/${enc(name)}`).catch((e: unknown) => {
           if (e instanceof ApiError && e.status === 404) return undefined;
           throw e;
         });
-        const progress = stackProgress(process.stdout);
-        progress.add(events);
-        if (view?.deploymentId === undefined || (options.stackId && view.stackId !== options.stackId))
-          return 0;
-        const first = events.findLast((e) => e.type === 'Typeplane::Stack' && /_IN_PROGRESS$/.test(e.status));
-        const ended = await follow(
-          client,
-          name,
-          {
-            deploymentId: view.deploymentId,
-            startedAt: first?.time ?? new Date(0).toISOString(),
-            stack: view,
-          },
-          progress,
-        );
-        return ended === undefined || SUCCEEDED.has(ended.status) ? 0 : 1;
+        const listed = await eventsAfter(client, name, '0', options.stackId);
+        // A deleted stack has ended: its events are all there is to show.
+        const running =
+          view?.deploymentId !== undefined && (!options.stackId || view.stackId === options.stackId);
+        return followStackEvents(client, name, listed, running, options.output, options.stackId);
       }
+      const events = await eventsAfter(client, name, '0', options.stackId);
       process.stdout.write(
         render({ events }, options.output, () =>
           columns(

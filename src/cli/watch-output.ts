@@ -29,17 +29,17 @@ export async function followWatch(
     );
   });
   if (!ended) return EXIT.ok;
-  const { errorCode, message, code } = ended.object as {
+  throw watchEnded(ended, 'the watch ended');
+}
+
+/** The error a watch's ERROR event (or its end without one) says, after `what`. */
+export function watchEnded(ended: WatchEvent | undefined, what: string): ApiError {
+  const { errorCode, message, code } = (ended?.object ?? {}) as {
     errorCode?: string;
     message?: string;
     code?: number;
   };
-  throw new ApiError(
-    code ?? 0,
-    errorCode ?? 'WatchEnded',
-    `the watch ended: ${message ?? 'no reason given'}`,
-    [],
-  );
+  return new ApiError(code ?? 0, errorCode ?? 'WatchEnded', `${what}: ${message ?? 'no reason given'}`, []);
 }
 
 /** A table line of a change: its type, then `cells`, two spaces apart (a table's header is printed before). */

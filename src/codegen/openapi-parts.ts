@@ -62,7 +62,7 @@ export const WATCH = [
     name: 'resourceVersion',
     in: 'query',
     description:
-      "With watch: the changes after this version (a list's resourceVersion, or an event's); without it, every resource as it stands (ADDED), then the changes (operations: from now). Last-Event-ID does the same for Server-Sent Events. Older than the change log keeps: 410.",
+      "With watch: the changes after this version (a list's resourceVersion, or an event's); without it or with 0 (Kubernetes' any version), every resource as it stands (ADDED), then the changes (operations: from now). Last-Event-ID does the same for Server-Sent Events. Older than the change log keeps: 410.",
     schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
   },
   {

@@ -2,7 +2,7 @@
  * @module The /v1/stacks part of the OpenAPI document: validate, deploy, describe, list, events,
  * outputs, drift, plans and their application, delete (shapes as docs/api.md describes them).
  */
-import { body, ERROR_RESPONSES, json, PAGE, pathParam, ref, verdict, WAIT } from './openapi-parts.js';
+import { body, ERROR_RESPONSES, json, PAGE, pathParam, ref, verdict, WAIT, WATCH } from './openapi-parts.js';
 
 type Schema = Record<string, unknown>;
 
@@ -383,9 +383,19 @@ export function stackPaths(): Schema {
       parameters: [stackName],
       get: {
         operationId: 'stackEvents',
-        summary: "A stack's events, oldest first",
+        summary: "A stack's events, oldest first, or watch them as they are written",
         parameters: [
           ...PAGE,
+          ...WATCH.map((p) =>
+            p.name === 'resourceVersion'
+              ? {
+                  ...p,
+                  description:
+                    'With watch: the events after this one (an eventId, the resourceVersion an event gave); without it or with 0, every event kept, then the new ones. Last-Event-ID does the same for Server-Sent Events.',
+                  schema: { type: 'string', pattern: '^[0-9]{1,15}(-[0-9a-f]{8})?$' },
+                }
+              : p,
+          ),
           {
             name: 'after',
             in: 'query',
@@ -425,7 +435,8 @@ export function stackPaths(): Schema {
                 nextToken: { type: ['string', 'null'] },
               },
             },
-            'A page of events.',
+            // The stream is described, not typed: a typed client's answer stays the page's JSON.
+            'A page of events. With watch=true, a stream of WatchEvent instead (application/x-ndjson, or text/event-stream whose event ids are the eventIds): each event as ADDED, its eventId its resourceVersion.',
           ),
           ...ERROR_RESPONSES,
         },

@@ -311,7 +311,7 @@ export async function buildServer({
   await app.register(requestRoutes, { engine, ...(watches ? { watches } : {}) });
   await app.register(tokenRoutes, { tokens });
   await app.register(artifactRoutes, { registry });
-  if (stacks) await app.register(stackRoutes, { stacks });
+  if (stacks) await app.register(stackRoutes, { stacks, ...(watches ? { watches } : {}) });
   if (recipes) await app.register(recipeRoutes, { recipes, engine });
   if (telemetry) await app.register(metricsRoutes, { telemetry });
   if (backups) await app.register(backupRoutes, { backups });

@@ -125,7 +125,7 @@ export function eventJson(type: WatchEventType, object: unknown): string {
 }
 
 /** A BOOKMARK: the watch has every change it may see up to `version`. */
-export function bookmarkJson(version: number): string {
+export function bookmarkJson(version: number | string): string {
   return eventJson('BOOKMARK', { resourceVersion: String(version) });
 }
 

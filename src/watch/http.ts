@@ -8,6 +8,7 @@ import { TypeplaneError } from '../errors.js';
 import type { Principal } from '../auth/index.js';
 import type { WatchFormat } from './stream.js';
 import type { Watches, WatchTarget } from './watches.js';
+import type { StackEventSource } from './stack-events.js';
 
 /** The query parameters a watch reads (besides `watch`); others are refused on a watch. */
 export const WATCH_PARAMETERS = ['watch', 'resourceVersion', 'allowWatchBookmarks'] as const;
@@ -39,7 +40,9 @@ function versionFrom(raw: unknown, where: string): number | undefined {
         },
       ],
     );
-  return Number(raw);
+  // "0" is Kubernetes' "any version": the watch starts as one without a version does.
+  const version = Number(raw);
+  return version === 0 ? undefined : version;
 }
 
 /** The stream's format and media type for an Accept header; 406 when it accepts neither. */
@@ -66,6 +69,53 @@ function formatFor(accept: string | undefined): { format: WatchFormat; contentTy
   );
 }
 
+/**
+ * Refuses the query parameters a watch does not take: a list's paging (a watch has no pages, and
+ * `paging` names them with what to use instead) and any but `accepted` (the watch's own and the
+ * route's filters).
+ */
+function refuseOthers(
+  query: Record<string, unknown>,
+  accepted: readonly string[],
+  paging: Readonly<Record<string, string>>,
+): void {
+  const paged = Object.keys(query).filter((k) => Object.hasOwn(paging, k));
+  if (paged.length > 0)
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `a watch has no pages: ${paged.map((k) => `${k} ${paging[k]}`).join('; ')}`,
+      paged.map((k) => ({ pointer: `/query/${k}`, message: 'not taken by a watch' })),
+    );
+  const unknown = Object.keys(query).filter((k) => !accepted.includes(k));
+  if (unknown.length > 0)
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `a watch takes only ${accepted.join(', ')} as query parameters, not ${unknown.join(', ')}`,
+      unknown.map((k) => ({ pointer: `/query/${k}`, message: 'not a watch parameter' })),
+    );
+}
+
+/** What a list's paging parameters are instead on a watch. */
+const LIST_PAGING = {
+  maxResults: 'is for a page of a list',
+  nextToken: 'is for a page of a list (watch from a resourceVersion instead)',
+};
+
+/** The bearer token as sent: a watch checks it again while it lasts. */
+function bearer(request: FastifyRequest): string {
+  return (request.headers.authorization ?? '').replace(/^Bearer +/i, '').trim();
+}
+
+/** The reply's stream begins: what the framework's hooks set (x-request-id) goes out with its headers. */
+function hijacked(reply: FastifyReply): () => void {
+  const headers = reply.getHeaders();
+  return () => {
+    reply.hijack();
+    for (const [name, value] of Object.entries(headers))
+      if (value !== undefined) reply.raw.setHeader(name, value as string);
+  };
+}
+
 /** Serves `?watch=true` on a list route: refusals answered as the API's errors, then the stream. */
 export async function serveWatch(
   watches: Watches,
@@ -75,24 +125,59 @@ export async function serveWatch(
   target: WatchTarget,
 ): Promise<void> {
   const query = request.query as Record<string, unknown>;
-  const unknown = Object.keys(query).filter((k) => !(WATCH_PARAMETERS as readonly string[]).includes(k));
-  if (unknown.length > 0)
-    throw new TypeplaneError(
-      'InvalidRequest',
-      `a watch takes only ${WATCH_PARAMETERS.join(', ')} as query parameters, not ${unknown.join(', ')}: it sends every change the token may see`,
-      unknown.map((k) => ({ pointer: `/query/${k}`, message: 'not a watch parameter' })),
-    );
+  refuseOthers(query, WATCH_PARAMETERS, LIST_PAGING);
   const { format, contentType } = formatFor(request.headers.accept);
   const from =
     versionFrom(query.resourceVersion, 'resourceVersion') ??
     (format === 'sse' ? versionFrom(request.headers['last-event-id'], 'Last-Event-ID') : undefined);
-  const authorization = request.headers.authorization ?? '';
-  const token = authorization.replace(/^Bearer +/i, '').trim();
-  const headers = reply.getHeaders();
-  await watches.serve({ target, principal, token, from, format, contentType }, reply.raw, () => {
-    reply.hijack();
-    // What the framework's hooks set (x-request-id) goes out with the stream's own headers.
-    for (const [name, value] of Object.entries(headers))
-      if (value !== undefined) reply.raw.setHeader(name, value as string);
+  const token = bearer(request);
+  await watches.serve({ target, principal, token, from, format, contentType }, reply.raw, hijacked(reply));
+}
+
+/** A stack event's id (`<15-digit ms>-<8 hex>`), or a time in ms alone: events after that instant. */
+const EVENT_KEY = /^\d{1,15}(-[0-9a-f]{8})?$/;
+
+function eventIdFrom(raw: unknown, where: string): string | undefined {
+  if (raw === undefined || raw === '' || raw === '0') return undefined;
+  if (typeof raw !== 'string' || !EVENT_KEY.test(raw))
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `${where} must be a stack event's id as an event gave it (its resourceVersion), not ${JSON.stringify(raw).slice(0, 40)}`,
+      [
+        {
+          pointer: where === 'resourceVersion' ? '/query/resourceVersion' : '/headers/last-event-id',
+          message: 'not a stack event id',
+        },
+      ],
+    );
+  // Padded as event ids are, so that ids compare as text.
+  return raw.includes('-') ? raw : raw.padStart(15, '0');
+}
+
+/**
+ * Serves `?watch=true` on a stack's events: each event once as ADDED, its id its resourceVersion;
+ * `stackId` (which stack of the name) is taken as on the list.
+ */
+export async function serveStackEventsWatch(
+  watches: Watches,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  principal: Principal,
+  source: StackEventSource,
+): Promise<void> {
+  const query = request.query as Record<string, unknown>;
+  refuseOthers(query, [...WATCH_PARAMETERS, 'stackId'], {
+    ...LIST_PAGING,
+    after: 'is for a page of a list: watch from a resourceVersion (an event id) instead',
   });
+  const { format, contentType } = formatFor(request.headers.accept);
+  const from =
+    eventIdFrom(query.resourceVersion, 'resourceVersion') ??
+    (format === 'sse' ? eventIdFrom(request.headers['last-event-id'], 'Last-Event-ID') : undefined);
+  const token = bearer(request);
+  await watches.serveStackEvents(
+    { source, principal, token, from, format, contentType },
+    reply.raw,
+    hijacked(reply),
+  );
 }

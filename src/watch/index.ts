@@ -8,5 +8,6 @@
  * // in a list route: if (isWatch(request.query)) return serveWatch(watches, request, reply, principal, target);
  */
 export { Watches, WatchExpired, type WatchesOptions, type WatchTarget } from './watches.js';
-export { isWatch, serveWatch, WATCH_PARAMETERS } from './http.js';
+export { isWatch, serveStackEventsWatch, serveWatch, WATCH_PARAMETERS } from './http.js';
+export type { StackEventSource } from './stack-events.js';
 export { DEFAULT_WATCH_LIMITS, watchLimits, type WatchLimits } from './limits.js';

@@ -39,7 +39,10 @@ export class WatchStream implements FeedSubscriber {
   ) {
     this.sent = from;
     this.bookmarks = setInterval(() => {
-      if (this.pending === undefined) this.write(this.framed(this.sent, bookmarkJson(this.sent)));
+      if (this.pending === undefined) {
+        const version = this.versionSent();
+        this.write(this.framed(version, bookmarkJson(version)));
+      }
     }, bookmarkMs);
     this.bookmarks.unref();
     response.on('close', () => this.finish());
@@ -48,6 +51,12 @@ export class WatchStream implements FeedSubscriber {
   get open(): boolean {
     return !this.ended;
   }
+
+  /**
+   * The version a BOOKMARK names, and a slow client is told to watch again from: the change log's
+   * (a number); a stack's events' watch sets its own (the last event id it sent).
+   */
+  versionSent: () => string = () => String(this.sent);
 
   /** Whether the watch may go on for a token's (re-read) principal; set by whoever opened it. */
   visibleTo: (principal: Principal) => boolean = () => true;
@@ -120,6 +129,32 @@ export class WatchStream implements FeedSubscriber {
     return !this.ended;
   }
 
+  /**
+   * Sends events that carry their own versions (a stack's events: their ids), in one write, then
+   * waits for the client to take them; false once the watch has ended. The first call makes the
+   * watch live: BOOKMARKs go out from then on.
+   */
+  async sendVersioned(events: readonly { version: string; json: string }[]): Promise<boolean> {
+    this.pending = undefined;
+    if (events.length > 0) this.write(events.map((e) => this.framed(e.version, e.json)).join(''));
+    await this.drained();
+    return !this.ended;
+  }
+
+  /** Resolves once the watch has ended, or after `ms`, whichever comes first. */
+  pause(ms: number): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.response.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.response.on('close', done);
+    });
+  }
+
   /** Sends the changes this watch has not sent and may see, in one write. */
   private send(changes: readonly PreparedChange[]): void {
     let text = '';
@@ -132,7 +167,7 @@ export class WatchStream implements FeedSubscriber {
     if (text !== '') this.write(text);
   }
 
-  private framed(version: number, json: string): string {
+  private framed(version: number | string, json: string): string {
     return this.format === 'sse' ? `id: ${version}\ndata: ${json}\n\n` : `${json}\n`;
   }
 
@@ -143,7 +178,7 @@ export class WatchStream implements FeedSubscriber {
       this.end(
         'Throttling',
         429,
-        `the client read too slowly: more than ${this.maxBufferedBytes} bytes of events waited for it, so the watch was ended; watch again from resourceVersion ${this.sent}`,
+        `the client read too slowly: more than ${this.maxBufferedBytes} bytes of events waited for it, so the watch was ended; watch again from resourceVersion ${this.versionSent()}`,
       );
   }
 

@@ -14,6 +14,7 @@ import { EventMaker, currentResources, type PreparedChange } from './events.js';
 import { ChangeFeed, PAGE } from './feed.js';
 import { watchLimits, type WatchLimits } from './limits.js';
 import { WatchStream, type Selector, type WatchFormat } from './stream.js';
+import { followStackEvents, type StackEventSource } from './stack-events.js';
 
 export interface WatchesOptions {
   store: Store;
@@ -38,6 +39,14 @@ export interface WatchRequest {
   format: WatchFormat;
   /** The answer's media type (`text/event-stream`, `application/x-ndjson`, `application/json;stream=watch`). */
   contentType: string;
+}
+
+/** A watch of one stack's events (they are the stack's records, not the change log). */
+export interface StackEventsWatchRequest extends Omit<WatchRequest, 'target' | 'from'> {
+  /** Reads the stack's events as a principal sees them (the stack pinned by its id). */
+  source: StackEventSource;
+  /** The event id to watch after; undefined: every event kept, then the new ones. */
+  from: string | undefined;
 }
 
 /** A change log version older than the log keeps: the client lists again (Kubernetes' 410 Expired). */
@@ -89,29 +98,8 @@ export class Watches {
    * before anything is written; once `started` is called the response is the stream's.
    */
   async serve(request: WatchRequest, response: ServerResponse, started: () => void): Promise<void> {
-    if (this.closed) throw new TypeplaneError('ServiceInternalError', 'the server is shutting down', [], 503);
-    const select = await this.selector(request);
-    const tokenId = request.principal.tokenId;
-    const mine = this.perTokenId.get(tokenId) ?? 0;
-    if (mine >= this.limits.perToken)
-      throw new TypeplaneError(
-        'Throttling',
-        `this token has ${mine} watches open, the most one token may (typeplane serve --watch-limit-per-token): close one first`,
-      );
-    if (this.total >= this.limits.total)
-      throw new TypeplaneError(
-        'Throttling',
-        `the server has ${this.total} watches open, the most it serves (typeplane serve --watch-limit): try again later`,
-      );
-    const stream = new WatchStream(
-      response,
-      request.format,
-      select,
-      0,
-      this.limits.maxBufferedBytes,
-      this.limits.bookmarkMs,
-      (ended) => this.ended(request.token, tokenId, ended),
-    );
+    this.admit(request);
+    const stream = this.stream(request, response, await this.selector(request));
     if (request.target.kind === 'resources') {
       const typeName = request.target.typeName;
       stream.visibleTo = (principal) => typeVisible(principal, typeName);
@@ -124,14 +112,7 @@ export class Watches {
       if (first.horizon > from) throw new WatchExpired(from, first.horizon);
       stream.startAt(from);
       const changes = await this.events.prepare(first.changes);
-      started();
-      response.writeHead(200, {
-        'content-type': request.contentType,
-        'cache-control': 'no-cache, no-store',
-        // A proxy that buffers answers (nginx) would hold the events back.
-        'x-accel-buffering': 'no',
-      });
-      response.flushHeaders();
+      begin(request, response, started);
       // From now: the type's resources as they stand first (a change meanwhile may come twice).
       if (request.from === undefined && request.target.kind === 'resources')
         await currentResources(
@@ -145,17 +126,82 @@ export class Watches {
         full: first.changes.length === PAGE,
       });
     } catch (error) {
-      if (!response.headersSent) {
-        stream.abandon();
-        throw error;
-      }
-      this.logger.error({ err: error }, 'a watch failed');
-      stream.end(
-        'InternalFailure',
-        500,
-        'the watch failed on the server; watch again from the last resourceVersion',
-      );
+      this.failed(stream, response, error);
     }
+  }
+
+  /**
+   * Serves a watch of a stack's events on `response`, under the same limits as every watch;
+   * refusals (the stack missing or out of reach, 429) are thrown before anything is written.
+   */
+  async serveStackEvents(
+    request: StackEventsWatchRequest,
+    response: ServerResponse,
+    started: () => void,
+  ): Promise<void> {
+    this.admit(request);
+    const stream = this.stream(request, response, () => undefined);
+    this.opened(request, stream);
+    const { token, principal } = request;
+    try {
+      await followStackEvents(
+        stream,
+        request.source,
+        () => this.byToken.get(token)?.principal ?? principal,
+        request.from,
+        this.limits.pollMs,
+        () => begin(request, response, started),
+      );
+    } catch (error) {
+      this.failed(stream, response, error);
+    }
+  }
+
+  /** Refuses a watch past the limits, or while the server closes. */
+  private admit(request: Pick<WatchRequest, 'principal'>): void {
+    if (this.closed) throw new TypeplaneError('ServiceInternalError', 'the server is shutting down', [], 503);
+    const mine = this.perTokenId.get(request.principal.tokenId) ?? 0;
+    if (mine >= this.limits.perToken)
+      throw new TypeplaneError(
+        'Throttling',
+        `this token has ${mine} watches open, the most one token may (typeplane serve --watch-limit-per-token): close one first`,
+      );
+    if (this.total >= this.limits.total)
+      throw new TypeplaneError(
+        'Throttling',
+        `the server has ${this.total} watches open, the most it serves (typeplane serve --watch-limit): try again later`,
+      );
+  }
+
+  private stream(
+    request: Pick<WatchRequest, 'principal' | 'token' | 'format'>,
+    response: ServerResponse,
+    select: Selector,
+  ): WatchStream {
+    const tokenId = request.principal.tokenId;
+    return new WatchStream(
+      response,
+      request.format,
+      select,
+      0,
+      this.limits.maxBufferedBytes,
+      this.limits.bookmarkMs,
+      (ended) => this.ended(request.token, tokenId, ended),
+    );
+  }
+
+  /** A watch that failed: a refusal still to answer is thrown; a stream begun ends with an ERROR event. */
+  private failed(stream: WatchStream, response: ServerResponse, error: unknown): void {
+    if (!response.headersSent) {
+      stream.abandon();
+      throw error;
+    }
+    this.logger.error({ err: error }, 'a watch failed');
+    stream.end(
+      'InternalFailure',
+      500,
+      'the watch failed on the server; watch again from the last resourceVersion',
+    );
   }
 
   /** Ends every watch (the server is closing): each gets an ERROR event saying so. */
@@ -190,14 +236,17 @@ export class Watches {
   }
 
   /** The principal a token's watches see with, updated by the revocation check. */
-  private byTokenHolder(request: WatchRequest): { principal: Principal; streams: Set<WatchStream> } {
+  private byTokenHolder(request: Pick<WatchRequest, 'principal' | 'token'>): {
+    principal: Principal;
+    streams: Set<WatchStream>;
+  } {
     let entry = this.byToken.get(request.token);
     if (!entry)
       this.byToken.set(request.token, (entry = { principal: request.principal, streams: new Set() }));
     return entry;
   }
 
-  private opened(request: WatchRequest, stream: WatchStream): void {
+  private opened(request: Pick<WatchRequest, 'principal' | 'token'>, stream: WatchStream): void {
     this.byTokenHolder(request).streams.add(stream);
     const tokenId = request.principal.tokenId;
     this.perTokenId.set(tokenId, (this.perTokenId.get(tokenId) ?? 0) + 1);
@@ -247,4 +296,20 @@ export class Watches {
         stream.end('InvalidCredentials', 401, 'the token this watch was opened with was revoked');
     }
   }
+}
+
+/** The stream's headers: from here on the response is the watch's. */
+function begin(
+  request: Pick<WatchRequest, 'contentType'>,
+  response: ServerResponse,
+  started: () => void,
+): void {
+  started();
+  response.writeHead(200, {
+    'content-type': request.contentType,
+    'cache-control': 'no-cache, no-store',
+    // A proxy that buffers answers (nginx) would hold the events back.
+    'x-accel-buffering': 'no',
+  });
+  response.flushHeaders();
 }

@@ -14,6 +14,8 @@ test('a replay overtaken by the expiry of the log ends with a 410 ERROR event', 
   const svc = await startTestService({ watch: { maxBufferedBytes: 16 * 1024 * 1024 } });
   t.after(() => svc.close());
   await svc.call('POST', '/v1/types', WIDGET, { 'content-type': 'application/json' });
+  // A version past 0: resourceVersion=0 is "any version" (the resources as they stand), not a replay.
+  await svc.call('POST', `/v1/resources/${T}?wait=10`, { desiredState: { Name: 'before' } });
   const from = (await svc.call('GET', `/v1/resources/${T}`)).body.resourceVersion as string;
   // More than a page (500) of changes, large enough that a page outgrows the socket's buffers.
   const color = 'c'.repeat(20_000);

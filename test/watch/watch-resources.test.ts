@@ -79,6 +79,8 @@ eachStoreService(
   'Server-Sent Events carry the resourceVersion as the event id, and Last-Event-ID resumes after it',
   async (svc) => {
     await svc.call('POST', '/v1/types', WIDGET, { 'content-type': 'application/json' });
+    // A version past 0: resourceVersion=0 is "any version" (the resources as they stand).
+    await svc.call('POST', `/v1/resources/${T}?wait=10`, { desiredState: { Name: 'x0' } });
     const from = (await svc.call('GET', `/v1/resources/${T}`)).body.resourceVersion as string;
     await svc.call('POST', `/v1/resources/${T}?wait=10`, { desiredState: { Name: 'x1' } });
     await svc.call('POST', `/v1/resources/${T}?wait=10`, { desiredState: { Name: 'x2' } });
@@ -111,6 +113,8 @@ eachStoreService(
   'a version older than the change log keeps answers 410 Gone, and a BOOKMARK keeps an idle watch alive',
   async (svc) => {
     await svc.call('POST', '/v1/types', WIDGET, { 'content-type': 'application/json' });
+    // A version past 0 (resourceVersion=0 is "any version", never 410).
+    await svc.call('POST', `/v1/resources/${T}?wait=10`, { desiredState: { Name: 'first' } });
     const old = (await svc.call('GET', `/v1/resources/${T}`)).body.resourceVersion as string;
     await svc.call('POST', `/v1/resources/${T}?wait=10`, { desiredState: { Name: 'gone' } });
     // Every ended operation expires, as the retention would make them.

@@ -20,6 +20,7 @@ import { bodyObject, parametersOf } from './body-fields.js';
 import { isRecipeStack } from '../../recipes/index.js';
 import { verdictsOf } from '../verdicts.js';
 import { packageTemplate } from '../../stacks/nested/index.js';
+import { isWatch, serveStackEventsWatch, type StackEventSource, type Watches } from '../../watch/index.js';
 
 /**
  * A nested stack is changed through its parent only: deployed or deleted on its own, it would differ
@@ -129,7 +130,10 @@ function visibleTo(request: FastifyRequest): (typeName: string) => boolean {
   return (typeName) => typeVisible(principal, typeName);
 }
 
-export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: Stacks }): Promise<void> {
+export async function stackRoutes(
+  app: FastifyInstance,
+  { stacks, watches }: { stacks: Stacks; watches?: Watches },
+): Promise<void> {
   const settled = async (name: string, deploymentId: string, wait: number) =>
     wait > 0 ? await stacks.waitFor(name, deploymentId, wait * 1000) : undefined;
 
@@ -237,7 +241,18 @@ export async function stackRoutes(app: FastifyInstance, { stacks }: { stacks: St
     });
   });
 
-  app.get<Named>('/v1/stacks/:stackName/events', async (request) => {
+  app.get<Named>('/v1/stacks/:stackName/events', async (request, reply) => {
+    if (watches && isWatch(request.query)) {
+      const name = request.params.stackName;
+      const stackId = request.query.stackId;
+      // Each read as the token is now (its scope is checked again while the watch lasts).
+      const source: StackEventSource = async (principal, page) => {
+        const visible = (typeName: string) => typeVisible(principal, typeName);
+        if (principal.types !== undefined) await stacks.assertReached(name, visible);
+        return stacks.events(name, { ...page, ...(stackId ? { stackId } : {}) }, visible);
+      };
+      return serveStackEventsWatch(watches, request, reply, principalOf(request), source);
+    }
     // Past the stack of this name, a deleted one's events are reached by its own types (stacks.events).
     await reached(request, request.params.stackName);
     const max = limit(request.query.maxResults);
