@@ -28,7 +28,7 @@ function page(route: Route) {
     case 'operations':
       return <OperationsPage />;
     case 'stacks':
-      return first ? <StackPage name={first} /> : <StacksPage />;
+      return first ? <StackPage name={first} /> : <StacksPage query={route.query} />;
     case 'tokens':
       return <TokensPage />;
     default:

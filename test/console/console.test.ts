@@ -7,6 +7,7 @@
  * to $TEST_ARTIFACTS (or the temp folder), never the checkout.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumSkip } from '../helpers/requirements.js';
@@ -67,6 +68,9 @@ before(async () => {
   admin = api(server.url, server.token);
   for (const document of [WIDGET, WIDGET_V2, OTHER])
     assert.ok([200, 201].includes((await admin.call('POST', '/v1/types', document)).status));
+  const queues = readFileSync(new URL('../../examples/queues.yaml', import.meta.url), 'utf8');
+  const manifest = await admin.call('POST', '/v1/types', queues, { 'content-type': 'application/yaml' });
+  assert.equal(manifest.status, 201);
   const reader = await admin.call('POST', '/v1/tokens', { role: 'reader', types: ['Test::Shop::*'] });
   readerToken = reader.body.token;
   browser = await launchBrowser();
@@ -146,8 +150,19 @@ test(
     assert.match(await diff.innerText(), /safe[\s\S]*Shape/);
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download JSON Schema' }).click();
-    assert.match((await download).suggestedFilename(), /\.json$/);
+    assert.equal((await download).suggestedFilename(), 'Test.Shop.Widget.json');
+    const bicep = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download Bicep types' }).click();
+    assert.equal((await bicep).suggestedFilename(), 'Test.Shop.types.json');
     await axeClean('type');
+
+    // A manifest (Radius-style) type: its schema's properties, the same marks.
+    await go('types', 'Typeplane.Messaging/queues');
+    await row('retentionHours').waitFor();
+    assert.match(await row('retentionHours').innerText(), /maximum: 336/);
+    assert.match(await row('url').innerText(), /read-only/);
+    assert.match(await row('name').innerText(), /identifier/);
+    await axeClean('type-manifest');
   },
 );
 
@@ -205,7 +220,10 @@ test(
       parameters: { Password: NO_ECHO },
     });
     assert.equal(first.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(first.body));
-    await go('stacks', 'shop');
+    await go('stacks');
+    await page.locator('tr', { hasText: 'shop' }).filter({ hasText: 'CREATE_COMPLETE' }).waitFor();
+    await axeClean('stacks');
+    await page.getByRole('link', { name: 'shop', exact: true }).click();
     const node = (id: string) => page.locator(`svg.graph [data-node="${id}"]`);
     await node('B').and(page.locator('[data-status=CREATE_COMPLETE]')).waitFor();
     assert.equal(await page.locator('svg.graph .edge').count(), 1, 'A -> B');
@@ -290,6 +308,7 @@ test(
     await go('types');
     await page.getByRole('link', { name: 'Test::Shop::Widget', exact: true }).waitFor();
     assert.equal(await page.getByText('Other::Team::Thing').count(), 0);
+    assert.equal(await page.getByText('Typeplane.Messaging/queues').count(), 0);
     assert.equal(await page.getByRole('link', { name: 'Tokens' }).count(), 0);
     await go('types', 'Other::Team::Thing');
     await page.getByRole('alert').filter({ hasText: 'AccessDenied' }).waitFor();

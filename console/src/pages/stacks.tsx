@@ -34,14 +34,18 @@ interface StackEvent {
   reason?: string;
 }
 
-export function StacksPage() {
-  const loaded = useLoad(() => get<{ stacks: StackSummary[] }>('/v1/stacks'), 'stacks');
+const STACKS_PAGE = 50;
+
+export function StacksPage({ query }: { query: URLSearchParams }) {
+  const pageToken = query.get('page') ?? undefined;
+  const path = `/v1/stacks?maxResults=${STACKS_PAGE}${pageToken ? `&nextToken=${encodeURIComponent(pageToken)}` : ''}`;
+  const loaded = useLoad(() => get<{ stacks: StackSummary[]; nextToken?: string | null }>(path), path);
   return (
     <>
       <h1>Stacks</h1>
       <Show loaded={loaded}>
         {({ stacks }) =>
-          stacks.length === 0 ? (
+          stacks.length === 0 && !pageToken ? (
             <p>No stack this token may see.</p>
           ) : (
             <Table caption="Stacks" columns={['Stack', 'Status', 'Updated']}>
@@ -59,6 +63,14 @@ export function StacksPage() {
             </Table>
           )
         }
+      </Show>
+      <Show loaded={loaded}>
+        {({ nextToken }) => (
+          <nav class="row" aria-label="Pages">
+            {pageToken && <a href={href(['stacks'])}>First page</a>}
+            {nextToken && <a href={href(['stacks'], { page: nextToken })}>Next page</a>}
+          </nav>
+        )}
       </Show>
     </>
   );

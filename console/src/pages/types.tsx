@@ -345,7 +345,7 @@ function Downloads({ typeName }: { typeName: string }) {
   };
   const jsonSchema = async () => {
     const { schemas } = await get<{ schemas: { name: string; url: string }[] }>('/v1/artifacts/json-schema');
-    const mine = schemas.find((s) => s.name.toLowerCase().startsWith(fileName.toLowerCase()));
+    const mine = schemas.find((s) => s.name.toLowerCase() === `${fileName.toLowerCase()}.json`);
     if (!mine) throw new Error(`the server lists no JSON Schema for ${typeName}`);
     await download(mine.url, mine.name);
   };
@@ -353,8 +353,11 @@ function Downloads({ typeName }: { typeName: string }) {
     const { extensions } = await get<{ extensions: { namespace: string; index: string }[] }>(
       '/v1/artifacts/bicep',
     );
-    const lower = typeName.toLowerCase().replace(/::/g, '.');
-    const mine = extensions.find((e) => lower.startsWith(`${e.namespace.toLowerCase()}`));
+    // The server's Bicep namespace of a type: a manifest's before its '/', else Org.Service.
+    const namespace = typeName.includes('/')
+      ? typeName.slice(0, typeName.indexOf('/'))
+      : typeName.split('::').slice(0, 2).join('.');
+    const mine = extensions.find((e) => e.namespace.toLowerCase() === namespace.toLowerCase());
     if (!mine) throw new Error(`the server lists no Bicep extension for ${typeName}`);
     await download(mine.index.replace(/index\.json$/, 'types.json'), `${mine.namespace}.types.json`);
   };
