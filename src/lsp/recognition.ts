@@ -25,9 +25,22 @@ export interface Recognised {
   result?: ValidationResult;
 }
 
-/** Check `text` (the file `file`, as shown) as the commands would. */
-export async function recognise(text: string, file: string, workspace: Workspace): Promise<Recognised> {
+/** Syntax errors: a text that has them is no value yet, of either kind. */
+const SYNTAX = new Set(['TP1005', 'TP1006']);
+
+/**
+ * Check `text` (the file `file`, as shown) as the commands would. `previous` is what the document
+ * was at its last check: a template being typed stays a template while its text does not parse.
+ */
+export async function recognise(
+  text: string,
+  file: string,
+  workspace: Workspace,
+  previous?: DocumentKind,
+): Promise<Recognised> {
   const result = validateDocument(text, { file, bicepWarnings: true });
+  const broken = result.diagnostics.some((d) => SYNTAX.has(d.rule));
+  if (previous === 'template' && broken) return checkTemplate(text, workspace);
   if (!result.diagnostics.some((d) => d.rule === 'TP1008')) {
     const raw = { ...result, diagnostics: [...result.diagnostics] };
     workspace.checkAmongOthers(file, result, text);
@@ -38,10 +51,7 @@ export async function recognise(text: string, file: string, workspace: Workspace
     };
   }
   const other = otherDocument(text);
-  if (other === STACK_TEMPLATE) {
-    const checked = await validateTemplate(text, { types: workspace.typeSource(), pseudo: DEFAULT_PSEUDO });
-    return { kind: 'template', diagnostics: checked.diagnostics };
-  }
+  if (other === STACK_TEMPLATE) return checkTemplate(text, workspace);
   if (other === HOOK_SCHEMA) {
     const { checkHookSchema } = await import('../policy/hooks/index.js');
     return { kind: 'hook', diagnostics: checkHookSchema(text, { file }).diagnostics };
@@ -50,4 +60,9 @@ export async function recognise(text: string, file: string, workspace: Workspace
   // YAML files a workspace holds, as a folder walk skips them.
   if (other !== undefined) return { kind: 'other', diagnostics: [] };
   return { kind: 'resource-schema', diagnostics: result.diagnostics };
+}
+
+async function checkTemplate(text: string, workspace: Workspace): Promise<Recognised> {
+  const checked = await validateTemplate(text, { types: workspace.typeSource(), pseudo: DEFAULT_PSEUDO });
+  return { kind: 'template', diagnostics: checked.diagnostics };
 }

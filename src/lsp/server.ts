@@ -6,6 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import {
+  CodeActionKind,
   TextDocuments,
   TextDocumentSyncKind,
   type Connection,
@@ -13,9 +14,14 @@ import {
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { BreakingChangeLens, type Baseline } from './breaking-changes.js';
+import { codeActions } from './code-actions.js';
+import { complete } from './completion.js';
 import { toLspDiagnostics } from './diagnostics.js';
 import { OpenDocument } from './documents.js';
+import { hover } from './hover.js';
+import { definition, references } from './navigation.js';
 import { recognise } from './recognition.js';
+import { documentSymbols } from './symbols.js';
 import { Workspace, type RegistryClient } from './workspace.js';
 
 export interface LanguageServerOptions {
@@ -50,6 +56,12 @@ export function serveLanguage(connection: Connection, options: LanguageServerOpt
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: false },
+        completionProvider: { triggerCharacters: ['"', ':', ' ', '/', '.', '!', '[', ','] },
+        hoverProvider: true,
+        definitionProvider: true,
+        referencesProvider: true,
+        documentSymbolProvider: true,
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
       },
       serverInfo: { name: 'typeplane' },
     };
@@ -71,7 +83,7 @@ export function serveLanguage(connection: Connection, options: LanguageServerOpt
     const version = doc.text.version;
     const text = doc.text.getText();
     const file = doc.path ? workspace.shown(doc.path) : doc.text.uri;
-    const found = await recognise(text, file, workspace);
+    const found = await recognise(text, file, workspace, doc.kind);
     const changes =
       lens && doc.path && found.result?.valid
         ? await lens.changes(text, doc.path, file, found.result.types)
@@ -117,6 +129,32 @@ export function serveLanguage(connection: Connection, options: LanguageServerOpt
     timers.delete(e.document.uri);
     open.delete(e.document.uri);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+  });
+
+  // Requests read the document as last checked (its kind) and as it is now (its text).
+  connection.onCompletion(async (params) => {
+    const doc = documentOf(params.textDocument.uri);
+    return doc ? complete(doc, params.position, workspace) : [];
+  });
+  connection.onHover(async (params) => {
+    const doc = documentOf(params.textDocument.uri);
+    return doc ? hover(doc, params.position, workspace) : null;
+  });
+  connection.onDefinition((params) => {
+    const doc = documentOf(params.textDocument.uri);
+    return doc ? definition(doc, params.position, workspace) : [];
+  });
+  connection.onReferences((params) => {
+    const doc = documentOf(params.textDocument.uri);
+    return doc ? references(doc, params.position, params.context.includeDeclaration) : [];
+  });
+  connection.onDocumentSymbol((params) => {
+    const doc = documentOf(params.textDocument.uri);
+    return doc ? documentSymbols(doc) : [];
+  });
+  connection.onCodeAction((params) => {
+    const doc = documentOf(params.textDocument.uri);
+    return doc ? codeActions(doc, params.context.diagnostics) : [];
   });
 
   documents.listen(connection);

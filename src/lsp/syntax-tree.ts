@@ -179,3 +179,16 @@ export function stringOf(node: SyntaxNode | undefined): string | undefined {
   if (!node || node.type === 'object' || node.type === 'array') return undefined;
   return node.value === undefined || node.value === null ? undefined : String(node.value);
 }
+
+/** The plain value a node holds (what a parser would give), bounded by the tree it was read from. */
+export function valueOf(node: SyntaxNode | undefined): unknown {
+  if (!node) return undefined;
+  if (node.type === 'object') {
+    const value: Record<string, unknown> = {};
+    for (const child of node.children)
+      if (child.key !== undefined && child.key !== '__proto__') value[child.key] = valueOf(child);
+    return value;
+  }
+  if (node.type === 'array') return node.children.map(valueOf);
+  return node.value;
+}

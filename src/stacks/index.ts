@@ -7,7 +7,7 @@ export type { StackState, StackView, Started } from './views.js';
 export type { ResourceDrift, DriftDifference } from './drift.js';
 export type { ReviewedStackChange, StacksObserver } from './observer.js';
 export { STACK_RULES, invalidTemplate, type StackRuleId } from './rules.js';
-export { DEFAULT_PSEUDO, type PseudoParameters } from './intrinsics.js';
+export { DEFAULT_PSEUDO, PSEUDO_NAMES, type PseudoParameters } from './intrinsics.js';
 export { parseParameterPairs, MASK } from './parameters.js';
 export { reviewsTo } from './review-plan.js';
 export type { PlannedChange } from './plan.js';
