@@ -16,7 +16,8 @@
  * input, so transition rules hold). An update that breaks a rule on values it changed first takes
  * those values back from its create input (a rule does not check what an update leaves as it was), a
  * few rounds at most. Rules generation cannot satisfy on a fixed sample make a `problem`, naming the
- * rule. `violation` goes the other way: valid inputs with one property changed until a rule fails.
+ * rule. `violation` goes the other way (violations.ts): valid inputs changed until a rule fails, one
+ * for each rule where one can be found, and the rules none was found for.
  *
  * Patterns are RE2. fast-check generates strings for a JavaScript RegExp, so a pattern is translated
  * where the dialects differ in syntax only (`(?i)`, `(?s)`, `\A`, `\z`, `[[:alpha:]]`, `\pL`, …) and
@@ -32,6 +33,7 @@ import { compilePattern } from '../schema/regex.js';
 import { additionalIdentifiersOf, cloneJson, identifierOf, stripReadOnly } from '../model/index.js';
 import { pointerTokens } from '../schema/diagnostics.js';
 import type { Verdict } from '../verdict.js';
+import { ruleViolations } from './violations.js';
 
 /** A create input and the update input that follows it. */
 export interface InputPair {
@@ -65,6 +67,10 @@ export interface InputGenerator {
   absent: fc.Arbitrary<Model>;
   /** Inputs that break a validation rule of the schema (and nothing else), or why there are none. */
   violation: fc.Arbitrary<InvalidInput> | string;
+  /** One input for each rule that could be broken: the suite tries each before random ones. */
+  violationExamples?: InvalidInput[];
+  /** The rules no breaking input was found for, each with why. */
+  unbrokenRules?: string[];
 }
 
 export interface GenerateOptions {
@@ -206,13 +212,22 @@ function buildGenerator(
       );
       return new Set(keys).size === keys.length;
     });
-  const violation = compiled.checkRules
-    ? ruleViolations(rules, create, pair, cleanCreate, {
-        create: new Set(identifierTop),
-        update: new Set([...fixed, ...identifierTop]),
-      })
-    : `${type.typeName} has no validation rules`;
-  return { warnings, create, pair, several, absent, violation };
+  if (!compiled.checkRules)
+    return { warnings, create, pair, several, absent, violation: `${type.typeName} has no validation rules` };
+  const violations = ruleViolations(type, rules, create, pair, cleanCreate, {
+    create: new Set(identifierTop),
+    update: new Set([...fixed, ...identifierTop]),
+  });
+  return {
+    warnings,
+    create,
+    pair,
+    several,
+    absent,
+    violation: violations.arbitrary,
+    violationExamples: violations.examples,
+    unbrokenRules: violations.unbroken,
+  };
 }
 
 /** `count` create inputs drawn with `seed`: the same seed gives the same inputs. */
@@ -327,70 +342,6 @@ function describeVerdict(v: Verdict): string {
 
 function jsonEqualish(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
-}
-
-/**
- * Valid inputs made to break a rule: one top-level property changed — to another generated input's
- * value, or to a value near its own (a number ±1, 0 or negated, a string emptied or doubled, a list
- * emptied or shortened, a flag flipped, one member of an object so changed, the property removed) —
- * until the schema still holds and a rule fails. An update changes what an update may change, from a
- * valid update input, so transition rules (`oldSelf`) are broken too. `keep`: the properties a change
- * leaves alone (identifiers; for updates create-only values too).
- */
-function ruleViolations(
-  rules: TypeRules,
-  create: fc.Arbitrary<Model>,
-  pair: fc.Arbitrary<InputPair>,
-  other: fc.Arbitrary<Model>,
-  keep: { create: ReadonlySet<string>; update: ReadonlySet<string> },
-): fc.Arbitrary<InvalidInput> | string {
-  const breakOne = (good: Model, donor: Model, kept: ReadonlySet<string>, before?: Model) => {
-    const names = [...new Set([...Object.keys(good), ...Object.keys(donor)])].filter((n) => !kept.has(n));
-    for (const name of names) {
-      for (const value of nearby(good[name], donor[name])) {
-        const candidate = cloneJson(good);
-        if (value === undefined) delete candidate[name];
-        else candidate[name] = value;
-        if (rules.schemaRefuses(candidate)) continue;
-        const verdicts = rules.verdicts(candidate, before);
-        if (verdicts.length > 0)
-          return {
-            ...(before ? { before } : {}),
-            desired: candidate,
-            rules: [...new Set(verdicts.map((v) => v.name))],
-          } satisfies InvalidInput;
-      }
-    }
-    return undefined;
-  };
-  const kinds: fc.Arbitrary<InvalidInput>[] = [];
-  const made = (arb: fc.Arbitrary<InvalidInput | undefined>) => {
-    const found = fc.sample(arb, { seed: 0x5eed, numRuns: SCHEMA_SAMPLE }).some((v) => v !== undefined);
-    if (found) kinds.push(arb.filter((v): v is InvalidInput => v !== undefined));
-  };
-  made(fc.tuple(create, other).map(([good, donor]) => breakOne(good, donor, keep.create)));
-  made(fc.tuple(pair, other).map(([p, donor]) => breakOne(p.update, donor, keep.update, p.create)));
-  if (kinds.length === 0)
-    return `no input breaking a validation rule was found among ${SCHEMA_SAMPLE} valid inputs with one property changed`;
-  return kinds.length === 1 ? kinds[0]! : fc.oneof(...kinds);
-}
-
-/** Values to put in place of `value`: `donor`'s, then ones near `value`, then none (removed). */
-function nearby(value: unknown, donor: unknown, depth = 0): unknown[] {
-  const out: unknown[] = [];
-  if (donor !== undefined && !jsonEqualish(donor, value)) out.push(donor);
-  if (typeof value === 'number') out.push(value + 1, value - 1, 0, -value, value * 2 + 1);
-  else if (typeof value === 'string') out.push('', value + value, value.slice(1), value.toUpperCase());
-  else if (typeof value === 'boolean') out.push(!value);
-  else if (Array.isArray(value)) out.push([], value.slice(1), [...value, ...value]);
-  else if (isObject(value) && depth === 0)
-    for (const [k, v] of Object.entries(value))
-      for (const near of nearby(v, undefined, depth + 1)) {
-        const { [k]: _old, ...rest } = value;
-        out.push(near === undefined ? rest : { ...rest, [k]: near });
-      }
-  if (value !== undefined) out.push(undefined);
-  return out.filter((v) => v === undefined || !jsonEqualish(v, value));
 }
 
 /**

@@ -304,13 +304,19 @@ class SuiteRun {
       });
     const generator = this.generator!;
     if (generator.problem) return done({ status: 'error', reason: generator.problem, runs: 0 });
-    if (test.input === 'invalid' && typeof generator.violation === 'string')
+    // A rule no input could be found to break is said, so a pass does not seem to cover it.
+    const invalid = test.input === 'invalid';
+    if (invalid) for (const rule of generator.unbrokenRules ?? []) notes.add(`not tested: ${rule}`);
+    if (invalid && typeof generator.violation === 'string')
       return done({
         status: 'skip',
         reason: `generated inputs are valid by construction, and none breaks a validation rule (${generator.violation}); invalid ones come from inputs_N_invalid.json (--inputs)`,
         runs: 0,
+        notes: [...notes],
       });
     const arbitrary = this.arbitraryFor(test.input, generator);
+    // Each rule's own breaking input first, then random ones.
+    const examples = invalid ? (generator.violationExamples ?? []).map((e) => [e] as [unknown]) : [];
     let lastFailure: { failures: Failure[]; input: unknown } | undefined;
     let shrinkBudget = this.options.maxShrinks ?? DEFAULT_MAX_SHRINKS;
     let shrinkUntil = Infinity;
@@ -334,7 +340,8 @@ class SuiteRun {
     });
     const details = await fc.check(property, {
       seed: testSeed(this.seed, test.name),
-      numRuns: this.runs,
+      numRuns: Math.max(this.runs, examples.length),
+      ...(examples.length > 0 ? { examples } : {}),
       maxSkipsPerRun: 20,
     });
     if (this.interrupted) return done({ status: 'skip', reason: 'interrupted', runs, notes: [...notes] });

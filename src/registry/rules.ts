@@ -106,7 +106,7 @@ function check(type: ResourceType, set: RunSet, desired: Model, current: Model |
   const judge: Judge = (runs, base, baseTokens, nested) => {
     for (const run of runs) {
       if (spent) return false;
-      for (const { tokens, value } of instances(base, run[0]!.path, baseTokens)) {
+      for (const { tokens, value } of valuesAtPath(base, run[0]!.path, baseTokens)) {
         const old = current === undefined ? undefined : at(current, tokens);
         if (old && jsonEqual(old.value, value)) continue;
         if (nested) seedFromUse(converted, base, value, tokens.slice(baseTokens.length));
@@ -208,13 +208,13 @@ function judgeLoops(
   converted: Map<unknown, unknown>,
 ): boolean {
   for (const loop of loops) {
-    let level = instances(base, loop.entry, baseTokens);
+    let level = valuesAtPath(base, loop.entry, baseTokens);
     while (level.length > 0) {
       const next: typeof level = [];
       for (const use of level) {
         const cel = converted.get(use.value);
         for (const step of loop.steps) {
-          for (const found of instances(use.value, step, use.tokens)) {
+          for (const found of valuesAtPath(use.value, step, use.tokens)) {
             next.push(found);
             if (cel === undefined || converted.has(found.value)) continue;
             const within = celAt(cel, found.tokens.slice(use.tokens.length));
@@ -279,7 +279,7 @@ function messageOf(
 }
 
 /** The values at a rule's path (`*`: every item or member) below `model` at `base`, with where they are. */
-function instances(
+export function valuesAtPath(
   model: unknown,
   path: readonly string[],
   base: string[],
