@@ -423,7 +423,7 @@ eachStore('expireTokens forgets old terminal operations and their client tokens'
   assert.equal(await store.expireTokens(new Date(T0.getTime() + 10_000)), 0);
 });
 
-eachStore('listOperations filters by type, operation and status, newest first', async (t, kind) => {
+eachStore('listOperations filters by type, resource, operation and status, newest first', async (t, kind) => {
   const { store } = await freshStoreOf(t, kind);
   const a = operation({ identifier: 'a' });
   const b = operation({ identifier: 'b', operation: 'UPDATE' });
@@ -445,6 +445,9 @@ eachStore('listOperations filters by type, operation and status, newest first', 
     [d, c, a].map((o) => o.requestToken),
   );
   assert.deepEqual(await tokens({ status: ['FAILED'] }), [d.requestToken]);
+  // One resource's history: its type and identifier.
+  assert.deepEqual(await tokens({ typeName: 'Acme::Test::Thing', identifier: 'b' }), [b.requestToken]);
+  assert.deepEqual(await tokens({ typeName: 'Acme::Test::Other', identifier: 'b' }), []);
   assert.deepEqual(
     await tokens({ status: [] }),
     [d, c, b, a].map((o) => o.requestToken),
