@@ -21,7 +21,7 @@ export interface AuditSettings {
   /** `--audit-retention`: how long the store keeps records (default 30 days). */
   retentionMs?: number;
   /** The store trail's batching and bounds (see store-trail.ts; its defaults otherwise). */
-  batch?: Pick<StoreTrailOptions, 'maxWaitMs' | 'maxBatch' | 'bufferSize' | 'admitTimeoutMs'>;
+  batch?: Pick<StoreTrailOptions, 'maxWaitMs' | 'maxBatch' | 'bufferSize' | 'reserve' | 'admitTimeoutMs'>;
   /** `--audit-level` (default Metadata). */
   level?: AuditLevel;
   /** `--audit-log-max-size` in bytes (default 100 MiB). */

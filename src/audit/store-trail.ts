@@ -4,12 +4,14 @@
  * trail's last (under a lock every replica takes), so a create gets no commit of its own and every
  * replica's records form one chain.
  *
- * Nothing is ever dropped. The buffer is bounded (10,000 records, as the Kubernetes API server's
- * batch backend's): when it is full, a request that would change something waits for room before it
- * runs (blocking, as that server's `blocking` mode waits for its backend), and is refused with 429
- * Throttling if none comes within 10 s (the store is down or too slow), before anything is changed
- * — fail closed. A batch that cannot be written is kept and tried again; records still buffered when
- * the server stops are written on close.
+ * The buffer holds at most 10,000 records (as the Kubernetes API server's batch backend's), exactly.
+ * Once 9,000 wait, a request that would change something waits for room before it runs (blocking, as
+ * that server's `blocking` mode waits for its backend), and is refused with 429 Throttling if none
+ * comes within 10 s (the store is down or too slow), before anything is changed — fail closed. The
+ * last 1,000 places are for what is already under way and cannot wait: the ends of operations in
+ * flight, the records of requests admitted before, and of refusals. A record that finds even those
+ * taken is dropped, counted ({@link StoreTrail.dropped}) and reported. A batch that cannot be written
+ * is kept and tried again; records still buffered when the server stops are written on close.
  */
 import { TypeplaneError } from '../errors.js';
 import type { AuditEntry, AuditFilter, AuditLink, Page, Store } from '../store/types.js';
@@ -27,8 +29,13 @@ export interface StoreTrailOptions {
   maxWaitMs?: number;
   /** Records a batch holds at most; a full batch is written at once (default 500). */
   maxBatch?: number;
-  /** Records buffered at most before requests wait for room (default 10,000). */
+  /** Records buffered at most (default 10,000); past it a record is dropped and counted. */
   bufferSize?: number;
+  /**
+   * Of the buffer, the places changes are not admitted to (default a tenth): room for the records of
+   * what is under way (operations in flight end, requests admitted before are answered).
+   */
+  reserve?: number;
   /** How long a request waits for room before it is refused (default 10 s). */
   admitTimeoutMs?: number;
   /** Told when a batch could not be written (it is kept and tried again). */
@@ -58,13 +65,17 @@ export class StoreTrail {
   private readonly maxWaitMs: number;
   private readonly maxBatch: number;
   private readonly bufferSize: number;
+  /** Changes are admitted while fewer records than this wait. */
+  private readonly admitBelow: number;
   private readonly admitTimeoutMs: number;
+  private droppedRecords = 0;
   private readonly stopExpiry: (() => void) | undefined;
 
   constructor(private readonly options: StoreTrailOptions) {
     this.maxWaitMs = options.maxWaitMs ?? 100;
     this.maxBatch = options.maxBatch ?? 500;
     this.bufferSize = options.bufferSize ?? 10_000;
+    this.admitBelow = Math.max(1, this.bufferSize - (options.reserve ?? Math.floor(this.bufferSize / 10)));
     this.admitTimeoutMs = options.admitTimeoutMs ?? 10_000;
     this.stopExpiry =
       options.retentionMs !== undefined
@@ -72,7 +83,28 @@ export class StoreTrail {
         : undefined;
   }
 
+  /** Records dropped because the buffer was full (the store down or too slow for that long). */
+  get dropped(): number {
+    return this.droppedRecords;
+  }
+
+  /** Records waiting to be stored. */
+  get waiting(): number {
+    return this.buffer.length;
+  }
+
   append(event: AuditEvent): void {
+    if (this.buffer.length >= this.bufferSize) {
+      this.droppedRecords++;
+      // Once per thousand, not per record: the log would drown in them as the store is down.
+      if (this.droppedRecords % 1000 === 1)
+        this.options.onError(
+          new Error(
+            `the audit trail's buffer is full (${this.bufferSize} records wait for the store): a record (${event.verb} ${event.requestURI}) was dropped, ${this.droppedRecords} so far`,
+          ),
+        );
+      return;
+    }
     this.buffer.push(event);
     if (this.buffer.length >= this.maxBatch) this.schedule(0);
     else this.schedule(this.maxWaitMs);
@@ -83,7 +115,7 @@ export class StoreTrail {
    * has, or rejects with Throttling after the admit timeout.
    */
   admit(): Promise<void> | undefined {
-    if (this.buffer.length < this.bufferSize) return undefined;
+    if (this.buffer.length < this.admitBelow) return undefined;
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== wake);
@@ -154,7 +186,7 @@ export class StoreTrail {
       return false;
     }
     this.buffer.splice(0, batch.length);
-    const room = this.bufferSize - this.buffer.length;
+    const room = this.admitBelow - this.buffer.length;
     for (const wake of this.waiters.splice(0, Math.max(0, room))) wake();
     return true;
   }

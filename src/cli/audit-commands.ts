@@ -50,6 +50,7 @@ interface ExportOptions {
   caFile?: string;
   since?: string;
   until?: string;
+  stage?: string;
   out?: string;
 }
 
@@ -62,6 +63,7 @@ async function exportTrail(options: ExportOptions): Promise<void> {
   const filter = new URLSearchParams({ maxResults: '1000' });
   if (options.since !== undefined) filter.set('since', options.since);
   if (options.until !== undefined) filter.set('until', options.until);
+  if (options.stage !== undefined) filter.set('stage', options.stage);
   const pages: unknown[][] = [];
   for (let nextToken: string | undefined; ;) {
     const query = new URLSearchParams(filter);
@@ -91,6 +93,10 @@ export function registerAuditCommands(program: Command): void {
       )
       .option('--since <time>', 'records made at or after this ISO 8601 time')
       .option('--until <time>', 'records made before this ISO 8601 time')
+      .option(
+        '--stage <stage>',
+        "only this stage's records: ResponseComplete (requests answered) or OperationComplete (operations ended); such an export skips the others' places in the chain, which verify reports as removed",
+      )
       .option('--out <file>', 'write to this file (mode 0600) instead of stdout')
       .option('--endpoint <url>', `Typeplane server (env TYPEPLANE_ENDPOINT; default ${DEFAULT_ENDPOINT})`)
       .option('--token <token>', 'API token (env TYPEPLANE_TOKEN)')

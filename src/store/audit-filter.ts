@@ -36,12 +36,15 @@ export function auditRow(entry: AuditEntry, head: AuditChainHead, record: string
 
 /**
  * The query for one page of `filter` (values in order; `placeholder(n)` spells the n-th, from 1):
- * a row more than `limit` is asked for, to know whether a page follows.
+ * a row more than `limit` is asked for, to know whether a page follows. `stageOf` is the store's SQL
+ * for the record's top-level `stage` (no column holds it: read from the record's JSON as parsed,
+ * which no value within a record can pass for).
  */
 export function auditListQuery(
   filter: AuditFilter,
   options: { limit: number; nextToken?: string },
   placeholder: (n: number) => string,
+  stageOf: string,
 ): { text: string; values: unknown[] } {
   checkLimit(options.limit);
   const below = decodeCursor('audit', options.nextToken);
@@ -63,6 +66,7 @@ export function auditListQuery(
     where((p) => `code < ${p}`, filter.statusClass * 100 + 100);
   }
   if (filter.errorCode !== undefined) where((p) => `error_code = ${p}`, filter.errorCode);
+  if (filter.stage !== undefined) where((p) => `${stageOf} = ${p}`, filter.stage);
   values.push(options.limit + 1);
   const text = `SELECT sequence, record FROM audit_records${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}
     ORDER BY sequence DESC LIMIT ${placeholder(values.length)}`;

@@ -302,6 +302,8 @@ export interface AuditFilter {
   tokenId?: string;
   /** A class of statuses (`2` for 2xx … `5`), or one status. */
   statusClass?: number;
+  /** The record's stage: a request answered, or (its end) an operation that ended. */
+  stage?: 'ResponseComplete' | 'OperationComplete';
   code?: number;
   errorCode?: string;
 }

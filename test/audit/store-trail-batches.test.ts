@@ -1,15 +1,17 @@
 /**
  * The store's trail is written in batches, never a commit per request: with the trail on, a create
  * costs the SQLite store the same statements and one transaction as with it off, and the records of
- * many creates are appended later in one transaction. Its buffer is bounded and drops nothing: once
- * full, a change waits for room and, none coming, is refused (429 Throttling) before it changes
- * anything.
+ * many creates are appended later in one transaction. Its buffer is bounded: once all but its
+ * reserve is taken, a change waits for room and, none coming, is refused (429 Throttling) before it
+ * changes anything, its refusal recorded in the reserve; past the whole buffer a record is dropped
+ * and counted, and the buffer never holds more (a trail whose store is down, real SQLite).
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ServiceOptions } from '../../src/service.js';
 import { openSqliteStore } from '../../src/store/index.js';
+import { operationEndEvent, StoreTrail } from '../../src/audit/index.js';
 import { startTestService, tempDir, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 import { meterStatements, type StatementTally } from '../helpers/sqlite-meter.js';
 
@@ -75,7 +77,7 @@ test('a create gets no audit commit of its own: the records are appended in one 
 
 test('a full buffer holds changes back and refuses them before they run, dropping no record', async () => {
   const svc = await startTestService({
-    audit: { store: true, batch: { maxWaitMs: 60_000, bufferSize: 2, admitTimeoutMs: 300 } },
+    audit: { store: true, batch: { maxWaitMs: 60_000, bufferSize: 4, reserve: 2, admitTimeoutMs: 300 } },
   });
   try {
     assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
@@ -104,3 +106,62 @@ test('a full buffer holds changes back and refuses them before they run, droppin
     [429, 202, 200, 201],
   );
 });
+
+test('the buffer never holds more than its size: past it a record is dropped and counted, the rest stored', async () => {
+  const store = await openSqliteStore(join(tempDir('typeplane-trail-full-'), 'typeplane.db'));
+  let down = true;
+  const errors: string[] = [];
+  const trail = new StoreTrail({
+    store: {
+      appendAuditRecords: (entries, link) =>
+        down ? Promise.reject(new Error('the store is down')) : store.appendAuditRecords(entries, link),
+      listAuditRecords: (filter, options) => store.listAuditRecords(filter, options),
+      expireAuditRecords: (before) => store.expireAuditRecords(before),
+    },
+    key: Buffer.alloc(32, 7),
+    maxWaitMs: 5,
+    bufferSize: 10,
+    admitTimeoutMs: 50,
+    onError: (e) => errors.push(String(e)),
+  });
+  try {
+    // A tenth of the buffer is kept for what is under way: changes wait from the ninth record on.
+    for (let i = 0; i < 8; i++) trail.append(operationEnd(i));
+    assert.equal(trail.admit(), undefined, 'room for a change');
+    trail.append(operationEnd(8));
+    await assert.rejects(trail.admit()!, /the audit trail is behind/);
+    // Ends of operations in flight keep coming while the store is down: the buffer stops at 10.
+    for (let i = 9; i < 30; i++) trail.append(operationEnd(i));
+    assert.equal(trail.waiting, 10);
+    assert.equal(trail.dropped, 20);
+    assert.ok(
+      errors.some((e) => /buffer is full \(10 records .*dropped, 1 so far/.test(e)),
+      errors.join('\n'),
+    );
+    down = false;
+    await trail.close();
+    const stored = await store.listAuditRecords({}, { limit: 100 });
+    assert.deepEqual(
+      stored.items.map((r) => JSON.parse(r).objectRef.requestToken).reverse(),
+      Array.from({ length: 10 }, (_, i) => `op-${i}`),
+      'the first ten, in order; none of those dropped',
+    );
+  } finally {
+    await store.close();
+  }
+});
+
+/** The record of the `i`th operation's end. */
+function operationEnd(i: number) {
+  return operationEndEvent(
+    {
+      typeName: WIDGET_TYPE,
+      operation: 'CREATE',
+      status: 'SUCCESS',
+      requestToken: `op-${i}`,
+      startedAt: new Date().toISOString(),
+      eventTime: new Date().toISOString(),
+    },
+    'Metadata',
+  );
+}

@@ -2,7 +2,8 @@
  * @module GET /v1/audit — the store's audit trail (`serve --audit-store`), every replica's records in
  * one chain, newest first, admins only (the auth hook checks the role). Filters: `since`, `until`
  * (ISO times, of the record), `verb`, `typeName`, `tokenId`, `outcome` (`2xx` … `5xx`, a status
- * such as `403`, or an error code such as `AccessDenied`); pages with `maxResults` (default 100, at
+ * such as `403`, or an error code such as `AccessDenied`), `stage` (`ResponseComplete`: a request
+ * answered; `OperationComplete`: an operation's end); pages with `maxResults` (default 100, at
  * most 1000) and `nextToken`. The records are answered as they are stored, byte for byte, so an
  * export of them verifies with `typeplane audit verify`.
  */
@@ -14,7 +15,8 @@ import { maxResultsParam } from '../query.js';
 
 export const AUDIT_ROUTE = '/v1/audit';
 
-const FILTERS = ['since', 'until', 'verb', 'typeName', 'tokenId', 'outcome'] as const;
+const FILTERS = ['since', 'until', 'verb', 'typeName', 'tokenId', 'outcome', 'stage'] as const;
+const STAGES = ['ResponseComplete', 'OperationComplete'] as const;
 const KNOWN = new Set<string>([...FILTERS, 'maxResults', 'nextToken']);
 
 type Query = Partial<Record<(typeof FILTERS)[number] | 'maxResults' | 'nextToken', unknown>>;
@@ -41,6 +43,17 @@ function outcomeFilter(outcome: string | undefined): Partial<AuditFilter> {
     `outcome must be a class of statuses (2xx … 5xx), a status (403) or an error code (AccessDenied), not '${outcome.slice(0, 40)}'`,
     [{ pointer: '/query/outcome', message: 'like 4xx, 403 or AccessDenied' }],
   );
+}
+
+function stageFilter(stage: string | undefined): Partial<AuditFilter> {
+  if (stage === undefined) return {};
+  if (!(STAGES as readonly string[]).includes(stage))
+    throw new TypeplaneError(
+      'InvalidRequest',
+      `stage must be ${STAGES.join(' (a request answered) or ')} (an operation's end), not '${stage.slice(0, 40)}'`,
+      [{ pointer: '/query/stage', message: `one of ${STAGES.join(', ')}` }],
+    );
+  return { stage: stage as (typeof STAGES)[number] };
 }
 
 function timeFilter(query: Query, name: 'since' | 'until'): string | undefined {
@@ -79,6 +92,7 @@ export async function auditRoutes(app: FastifyInstance, { trail }: { trail: Even
         ...(typeName !== undefined ? { typeName } : {}),
         ...(tokenId !== undefined ? { tokenId } : {}),
         ...outcomeFilter(text(query, 'outcome')),
+        ...stageFilter(text(query, 'stage')),
       },
       { limit, ...(nextToken !== undefined ? { nextToken } : {}) },
     );

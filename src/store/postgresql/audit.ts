@@ -42,7 +42,7 @@ export class PostgresAuditTrail {
   }
 
   async list(filter: AuditFilter, options: { limit: number; nextToken?: string }): Promise<Page<string>> {
-    const { text, values } = auditListQuery(filter, options, (n) => `$${n}`);
+    const { text, values } = auditListQuery(filter, options, (n) => `$${n}`, "(record::json ->> 'stage')");
     const { rows } = await this.pool.query<{ sequence: string; record: string }>(text, values);
     return auditPage(rows, options.limit);
   }

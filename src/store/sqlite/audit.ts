@@ -42,7 +42,7 @@ export class SqliteAuditTrail {
   }
 
   list(filter: AuditFilter, options: { limit: number; nextToken?: string }): Page<string> {
-    const { text, values } = auditListQuery(filter, options, () => '?');
+    const { text, values } = auditListQuery(filter, options, () => '?', "json_extract(record, '$.stage')");
     let statement = this.lists.get(text);
     if (!statement) this.lists.set(text, (statement = this.db.prepare<unknown[], Row>(text)));
     return auditPage(statement.all(...values), options.limit);
