@@ -91,7 +91,7 @@ export interface ServiceOptions {
   /** The longest one handler invocation may take (default 60 s create/update/delete, 30 s read/list; tests shorten them). */
   callLimitsMs?: EngineOptions['callLimitsMs'];
   /** Most handler invocations at once, and of one type (default 64, and three quarters of it; tests lower them). */
-  operationConcurrency?: { total?: number; perType?: number };
+  operationConcurrency?: { total?: number; perType?: number; perToken?: number };
   /** Refuse operations on types whose provider has no passing contract report (`--require-contract-report`). */
   requirePassingContract?: boolean;
   /** The key sealing write-only values at rest, as base64 of 32 bytes (`TYPEPLANE_SECRET_KEY`); wins over the file. */
@@ -299,6 +299,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ...(options.requirePassingContract ? { requirePassingContract: true } : {}),
       ...(options.operationConcurrency?.total !== undefined
         ? { concurrency: options.operationConcurrency.total }
+        : {}),
+      ...(options.operationConcurrency?.perToken !== undefined
+        ? { concurrencyPerFlow: options.operationConcurrency.perToken }
         : {}),
       ...(options.operationConcurrency?.perType !== undefined
         ? { concurrencyPerType: options.operationConcurrency.perType }

@@ -31,6 +31,7 @@ interface ServeOptions {
   watchLimitPerToken?: string;
   handlers?: string;
   handlersPerType?: string;
+  handlersPerToken?: string;
   fairness: string;
   fairnessSeats?: string;
   fairnessSystemSeats?: string;
@@ -217,6 +218,10 @@ export function registerServe(program: Command): void {
     )
     .option('--handlers <n>', 'handler invocations running at once in this server (default 64)')
     .option(
+      '--handlers-per-token <n>',
+      "of those, the most for one token's operations, its stacks' and recipes' included (default three quarters): a token that floods the worker leaves the other tokens a quarter of the slots",
+    )
+    .option(
       '--fairness <on|off>',
       'fair queuing of requests by token (docs/fairness.md): a token over its share waits or gets 429, the others keep theirs; off serves first come, first served',
       'on',
@@ -293,6 +298,9 @@ Examples:
           : {}),
         ...(options.handlersPerType !== undefined
           ? { perType: wholeNumber(command, '--handlers-per-type', options.handlersPerType, 1, 10_000) }
+          : {}),
+        ...(options.handlersPerToken !== undefined
+          ? { perToken: wholeNumber(command, '--handlers-per-token', options.handlersPerToken, 1, 10_000) }
           : {}),
       };
       if (options.fairness !== 'on' && options.fairness !== 'off')

@@ -72,7 +72,7 @@ async function beginHere(ctx: EngineContext, args: BeginArgs): Promise<ProgressE
   const now = Date.now();
   const nowIso = new Date(now).toISOString();
   // Started here when there is room: leased to this worker at once and run without a claim.
-  const runHere = !decide && ctx.worker.hasRoom(type.typeName);
+  const runHere = !decide && ctx.worker.hasRoom(type.typeName, args.requestedBy);
   const requestToken = args.requestToken ?? newRequestToken();
   const record: OperationRecord = {
     requestToken,

@@ -64,6 +64,11 @@ export interface EngineOptions {
    * every slot, and one type alone still runs nearly as many at once as the server can.
    */
   concurrencyPerType?: number;
+  /**
+   * Most of those for one caller, a token (default three quarters of `concurrency`): one token's
+   * backlog, its stacks' and recipes' included, leaves the other tokens room (docs/fairness.md).
+   */
+  concurrencyPerFlow?: number;
   /** Milliseconds in a "minute" of a handler's timeoutInMinutes (tests shorten it; default 60,000). */
   minuteMs?: number;
   /** The longest one handler invocation may take (default 60 s for create/update/delete, 30 s for read/list; tests shorten them). */
@@ -94,6 +99,10 @@ export class Engine {
       concurrencyPerType: Math.min(
         concurrency,
         options.concurrencyPerType ?? Math.max(1, concurrency - Math.ceil(concurrency / 4)),
+      ),
+      concurrencyPerFlow: Math.min(
+        concurrency,
+        options.concurrencyPerFlow ?? Math.max(1, concurrency - Math.ceil(concurrency / 4)),
       ),
       step: (op, signal, fresh) => step(ctx, op, signal, fresh),
       ...(options.observer ? { observer: options.observer } : {}),

@@ -23,6 +23,12 @@ export interface WorkerOptions {
    * floods it, takes no more than its share, and the others' operations still run at once.
    */
   concurrencyPerType: number;
+  /**
+   * Most of those running at once for one caller (an operation's `requestedBy`, a token id; its
+   * stacks' and recipes' operations included): a token that floods the worker leaves the others
+   * room, as fairness shares the server's front between tokens (src/fairness).
+   */
+  concurrencyPerFlow: number;
   step: StepRunner;
   /** Told of operations taken over from another owner. */
   observer?: Pick<EngineObserver, 'leaseTakenOver'>;
@@ -36,8 +42,11 @@ export class Worker {
   private readonly pollIntervalMs: number;
   private readonly concurrency: number;
   private readonly perType: number;
+  private readonly perFlow: number;
   /** Steps running here, by type name. */
   private readonly runningByType = new Map<string, number>();
+  /** Steps running here, by caller (operations of no caller are not counted). */
+  private readonly runningByFlow = new Map<string, number>();
   private readonly events = new EventEmitter();
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -57,6 +66,7 @@ export class Worker {
     this.pollIntervalMs = options.pollIntervalMs;
     this.concurrency = options.concurrency;
     this.perType = options.concurrencyPerType;
+    this.perFlow = options.concurrencyPerFlow;
     this.step = options.step;
     this.observer = options.observer;
     this.events.setMaxListeners(0);
@@ -100,12 +110,13 @@ export class Worker {
     return this.runningByType;
   }
 
-  /** Whether an operation of `typeName` begun now can run here at once. */
-  hasRoom(typeName: string): boolean {
+  /** Whether an operation of `typeName`, asked for by `requestedBy`, begun now can run here at once. */
+  hasRoom(typeName: string, requestedBy: string | undefined): boolean {
     return (
       !this.isStopped &&
       this.running.size < this.concurrency &&
-      (this.runningByType.get(typeName) ?? 0) < this.perType
+      (this.runningByType.get(typeName) ?? 0) < this.perType &&
+      (requestedBy === undefined || (this.runningByFlow.get(requestedBy) ?? 0) < this.perFlow)
     );
   }
 
@@ -161,6 +172,8 @@ export class Worker {
           const ops = await this.store.claimOperations(this.owner, new Date(), this.leaseMs, room, {
             perType: this.perType,
             running: this.runningByType,
+            perFlow: this.perFlow,
+            runningByFlow: this.runningByFlow,
           });
           for (const op of ops) {
             if (op.takenOver) this.observer?.leaseTakenOver(op.typeName);
@@ -188,6 +201,8 @@ export class Worker {
     );
     renew.unref();
     this.runningByType.set(op.typeName, (this.runningByType.get(op.typeName) ?? 0) + 1);
+    const flow = op.requestedBy;
+    if (flow !== undefined) this.runningByFlow.set(flow, (this.runningByFlow.get(flow) ?? 0) + 1);
     const done = this.step(op, abort.signal, fresh)
       .catch((e: unknown) => {
         if (e instanceof OperationMovedOn) {
@@ -207,10 +222,14 @@ export class Worker {
         const left = (this.runningByType.get(op.typeName) ?? 1) - 1;
         if (left > 0) this.runningByType.set(op.typeName, left);
         else this.runningByType.delete(op.typeName);
+        const flowLeft = flow === undefined ? 0 : (this.runningByFlow.get(flow) ?? 1) - 1;
+        if (flow !== undefined)
+          if (flowLeft > 0) this.runningByFlow.set(flow, flowLeft);
+          else this.runningByFlow.delete(flow);
         this.events.emit(op.requestToken);
-        // A finished slot lets queued work in; without a backlog the poll loop is enough. A type that
-        // was at its share may have operations waiting that the last claim left out.
-        if (this.backlog || left + 1 >= this.perType) this.kick();
+        // A finished slot lets queued work in; without a backlog the poll loop is enough. A type or a
+        // caller that was at its share may have operations waiting that the last claim left out.
+        if (this.backlog || left + 1 >= this.perType || flowLeft + 1 >= this.perFlow) this.kick();
       });
     this.running.set(op.requestToken, { abort, done });
   }

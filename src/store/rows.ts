@@ -203,34 +203,69 @@ export const ACTIVE_TYPES_SQL = `WITH RECURSIVE t(name) AS (
   )
   SELECT name FROM t WHERE name IS NOT NULL`;
 
+/** The callers (token ids) that have operations not terminal, found as the types are (a loose index scan). */
+export const ACTIVE_REQUESTERS_SQL = `WITH RECURSIVE t(name) AS (
+    SELECT (SELECT MIN(requested_by) FROM operations WHERE status IN ${ACTIVE_SQL} AND requested_by IS NOT NULL)
+    UNION ALL
+    SELECT (SELECT MIN(requested_by) FROM operations WHERE status IN ${ACTIVE_SQL} AND requested_by > t.name)
+    FROM t WHERE t.name IS NOT NULL
+  )
+  SELECT name FROM t WHERE name IS NOT NULL`;
+
 /** How many more of `typeName`'s operations a claim within `allowance` may take, at most `limit`. */
 export function roomFor(typeName: string, allowance: ClaimAllowance, limit: number): number {
   return Math.max(0, Math.min(limit, allowance.perType - (allowance.running.get(typeName) ?? 0)));
 }
 
-/**
- * Whether the oldest due rows, taken as they are, stay within the allowance: then they are the
- * claim (one query, the usual case), and the types need not be asked one by one.
- */
-export function withinAllowance(rows: readonly { type_name: string }[], allowance: ClaimAllowance): boolean {
-  const counts = new Map<string, number>();
-  for (const row of rows) {
-    const count = (counts.get(row.type_name) ?? 0) + 1;
-    if (count > roomFor(row.type_name, allowance, Infinity)) return false;
-    counts.set(row.type_name, count);
-  }
-  return true;
+/** How many more operations of caller `flow` a claim within `allowance` may take, at most `limit`. */
+export function flowRoomFor(flow: string | null, allowance: ClaimAllowance, limit: number): number {
+  if (flow === null || allowance.perFlow === undefined) return limit;
+  return Math.max(0, Math.min(limit, allowance.perFlow - (allowance.runningByFlow?.get(flow) ?? 0)));
 }
 
-/** The `limit` oldest of each type's oldest due rows (every list within its type's room). */
-export function oldestOf<Row extends { seq: number | string }>(
-  lists: readonly Row[][],
+/** A due row as a claim weighs it: its place, its type and its caller. */
+export interface DueRow {
+  seq: number | string;
+  type_name: string;
+  requested_by: string | null;
+}
+
+/**
+ * Whether the oldest due rows, taken as they are, stay within the allowance: then they are the
+ * claim (one query, the usual case), and the types and callers need not be asked one by one.
+ */
+export function withinAllowance(rows: readonly DueRow[], allowance: ClaimAllowance): boolean {
+  return fairlyChosen([rows], allowance, Infinity).length === rows.length;
+}
+
+/**
+ * The claim from candidate lists (each type's oldest due within its room, each caller's within its
+ * room): the oldest first, each taken while its type and its caller have room, at most `limit`.
+ */
+export function fairlyChosen<Row extends DueRow>(
+  lists: readonly (readonly Row[])[],
+  allowance: ClaimAllowance,
   limit: number,
 ): Row[] {
-  return lists
-    .flat()
-    .sort((a, b) => Number(a.seq) - Number(b.seq))
-    .slice(0, limit);
+  const byType = new Map<string, number>();
+  const byFlow = new Map<string, number>();
+  const seen = new Set<string>();
+  const chosen: Row[] = [];
+  for (const row of lists.flat().sort((a, b) => Number(a.seq) - Number(b.seq))) {
+    if (chosen.length >= limit) break;
+    const key = String(row.seq);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const ofType = byType.get(row.type_name) ?? 0;
+    if (ofType >= roomFor(row.type_name, allowance, Infinity)) continue;
+    const flow = row.requested_by;
+    const ofFlow = flow === null ? 0 : (byFlow.get(flow) ?? 0);
+    if (ofFlow >= flowRoomFor(flow, allowance, Infinity)) continue;
+    byType.set(row.type_name, ofType + 1);
+    if (flow !== null) byFlow.set(flow, ofFlow + 1);
+    chosen.push(row);
+  }
+  return chosen;
 }
 
 /** `limit + 1` rows → a page of `limit` and, when there were more, the cursor of its last item. */

@@ -254,12 +254,20 @@ export interface ActiveOperationCount {
   inProgress: number;
 }
 
-/** How many of one type's operations a claimer takes (see `Store.claimOperations`). */
+/** How many of one type's, and of one caller's, operations a claimer takes (see `Store.claimOperations`). */
 export interface ClaimAllowance {
   /** The most operations of one type the claimer runs at once. */
   perType: number;
   /** The operations it runs now, by type name. */
   running: ReadonlyMap<string, number>;
+  /**
+   * The most operations of one caller (`requestedBy`, a token id: its stacks' and recipes' included)
+   * the claimer runs at once, so one token's backlog leaves the others room (src/fairness); operations
+   * of no caller are not counted.
+   */
+  perFlow?: number;
+  /** The operations it runs now, by caller. */
+  runningByFlow?: ReadonlyMap<string, number>;
 }
 
 /**

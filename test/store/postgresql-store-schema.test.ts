@@ -112,6 +112,7 @@ test(
     ).map((r) => r.indexname);
     assert.deepEqual(indexes, [
       'operations_active',
+      'operations_active_by_requester',
       'operations_active_by_type',
       'operations_changes',
       'operations_client_token',

@@ -226,6 +226,8 @@ test('writing an operation updates only the indexes its reads need', async (t) =
     .map((r) => r.name);
   assert.deepEqual(indexes, [
     'operations_active',
+    // Claims within a caller's share (active operations of a caller only, as the one by type).
+    'operations_active_by_requester',
     // Claims within a type's share (active operations only: small, written at begin and finish).
     'operations_active_by_type',
     // The change log: only operations changed after they began enter it (partial), at its right edge.

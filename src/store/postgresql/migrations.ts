@@ -164,6 +164,12 @@ export const MIGRATIONS: readonly string[] = [
   // 14: the change log (watch), as the SQLite store's migration 17. Versions are drawn from the
   // sequence of operations.seq, which never goes back: the horizon only says what expired.
   changeLogMigration('bigint'),
+  // 15: a claim within a caller's share (src/fairness) asks each caller for its oldest due operations,
+  // found without walking another caller's backlog.
+  `
+  CREATE INDEX operations_active_by_requester ON operations (requested_by, seq)
+    WHERE status IN ${ACTIVE} AND requested_by IS NOT NULL;
+  `,
 ];
 
 /** Schema names Typeplane accepts: plain lower-case identifiers, so they never need quoting. */

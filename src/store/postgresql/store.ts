@@ -32,7 +32,9 @@ import {
   toClaimedOperation,
   type ActiveCountRow,
   type ClaimableRow,
-  oldestOf,
+  fairlyChosen,
+  flowRoomFor,
+  ACTIVE_REQUESTERS_SQL,
   roomFor,
   withinAllowance,
   identifierTaken,
@@ -745,25 +747,30 @@ export class PostgresStore implements Store {
     allowance: ClaimAllowance,
   ): Promise<ClaimedOperation[]> {
     return this.transaction(async (client) => {
-      type Due = { seq: string; type_name: string; lease_owner: string | null };
-      const due = `SELECT seq, type_name, lease_owner FROM operations WHERE ${dueSql('$1')}`;
+      type Due = { seq: string; type_name: string; requested_by: string | null; lease_owner: string | null };
+      const due = `SELECT seq, type_name, requested_by, lease_owner FROM operations WHERE ${dueSql('$1')}`;
       let rows = (await client.query<Due>(`${due} ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [at, limit]))
         .rows;
       if (!withinAllowance(rows, allowance)) {
+        // Each type's and each caller's oldest due within its room (see the SQLite store).
         const lists: Due[][] = [];
+        const listOf = async (column: 'type_name' | 'requested_by', name: string, room: number) =>
+          (
+            await client.query<Due>(
+              `${due} AND ${column} = $3 ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
+              [at, room, name],
+            )
+          ).rows;
         for (const { name } of (await client.query<{ name: string }>(ACTIVE_TYPES_SQL)).rows) {
           const room = roomFor(name, allowance, limit);
-          if (room > 0)
-            lists.push(
-              (
-                await client.query<Due>(
-                  `${due} AND type_name = $3 ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
-                  [at, room, name],
-                )
-              ).rows,
-            );
+          if (room > 0) lists.push(await listOf('type_name', name, room));
         }
-        rows = oldestOf(lists, limit);
+        if (allowance.perFlow !== undefined)
+          for (const { name } of (await client.query<{ name: string }>(ACTIVE_REQUESTERS_SQL)).rows) {
+            const room = flowRoomFor(name, allowance, limit);
+            if (room > 0) lists.push(await listOf('requested_by', name, room));
+          }
+        rows = fairlyChosen(lists, allowance, limit);
       }
       if (rows.length === 0) return [];
       const leased = await client.query<OperationRow>(

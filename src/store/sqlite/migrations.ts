@@ -243,6 +243,12 @@ export const MIGRATIONS: readonly string[] = [
   // and change_version share one counter, which the horizon (the latest version expiry removed)
   // keeps from ever going back.
   changeLogMigration('INTEGER'),
+  // 18: a claim within a caller's share (src/fairness) asks each caller for its oldest due operations,
+  // found without walking another caller's backlog.
+  `
+  CREATE INDEX operations_active_by_requester ON operations (requested_by, seq)
+    WHERE status IN ${ACTIVE_SQL} AND requested_by IS NOT NULL;
+  `,
 ];
 
 /** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */

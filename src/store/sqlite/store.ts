@@ -21,9 +21,11 @@ import {
   alreadyExists,
   ACTIVE_TYPES_SQL,
   dueSql,
-  oldestOf,
+  fairlyChosen,
+  flowRoomFor,
   roomFor,
   withinAllowance,
+  ACTIVE_REQUESTERS_SQL,
   identifierTaken,
   expireOperationsSql,
   isoTime,
@@ -980,13 +982,19 @@ export class SqliteStore implements Store {
         ): ClaimedOperation[] => {
           let rows = this.sql.claimable.all(now, now, limit);
           if (allowance && !withinAllowance(rows, allowance)) {
-            // A type's share is reached: each type's oldest due within its room, oldest of all first.
+            // A type's or a caller's share is reached: each type's and each caller's oldest due within
+            // its room, the oldest of all first while both its type and its caller have room.
             const lists: ClaimableRow[][] = [];
             for (const { name } of this.sql.activeTypes.all()) {
               const room = roomFor(name, allowance, limit);
               if (room > 0) lists.push(this.sql.claimableOfType.all(name, now, now, room));
             }
-            rows = oldestOf(lists, limit);
+            if (allowance.perFlow !== undefined)
+              for (const { name } of this.sql.activeRequesters.all()) {
+                const room = flowRoomFor(name, allowance, limit);
+                if (room > 0) lists.push(this.sql.claimableOfRequester.all(name, now, now, room));
+              }
+            rows = fairlyChosen(lists, allowance, limit);
           }
           for (const row of rows) this.sql.lease.run(owner, until, row.seq);
           return rows.map((row) => toClaimedOperation(row, owner));
@@ -1179,6 +1187,12 @@ function prepareStatements(db: Database.Database) {
        ORDER BY seq LIMIT ?`,
     ),
     activeTypes: db.prepare<[], { name: string }>(ACTIVE_TYPES_SQL),
+    // The same for one caller (on operations_active_by_requester), and the callers that have any.
+    claimableOfRequester: db.prepare<[string, string, string, number], ClaimableRow>(
+      `SELECT ${OPERATION_COLUMNS}, lease_owner FROM operations WHERE requested_by = ? AND ${dueSql('?')}
+       ORDER BY seq LIMIT ?`,
+    ),
+    activeRequesters: db.prepare<[], { name: string }>(ACTIVE_REQUESTERS_SQL),
     activeCounts: db.prepare<[string, string], ActiveCountRow>(activeCountsSql('?')),
     lease: db.prepare<[string, string, number]>(
       `UPDATE operations SET lease_owner = ?, lease_until = ? WHERE seq = ?`,
