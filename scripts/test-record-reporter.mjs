@@ -1,10 +1,14 @@
 // A node:test reporter for scripts/run-tests.mjs: one JSON line per test that was skipped (with its
 // reason) or failed (with its error), and the duration of each top-level test, so the runner can say
-// at the end what was skipped and why, what failed and how, and which files took longest.
+// at the end what was skipped and why, what failed and how, and which files took longest. A test run
+// from the TypeScript mirror (scripts/ts-mirror.mjs) is located in it: it counts for its .ts file.
+import { sourceOf } from './ts-mirror.mjs';
+
 export default async function* recordReporter(source) {
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
-    const { name, skip, details, nesting, file } = event.data;
+    const { name, skip, details, nesting } = event.data;
+    const { file } = sourceOf(event.data.file);
     if (nesting === 0 && file !== undefined)
       yield `${JSON.stringify({ kind: 'time', file, ms: details?.duration_ms ?? 0 })}\n`;
     // A name filter skips what it does not match: that is what was asked, not a missing need.

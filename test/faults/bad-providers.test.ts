@@ -24,6 +24,7 @@ import { createRemoteProvider } from '../../src/providers/remote/index.js';
 import type { Provider } from '../../src/handler/types.js';
 import { WIDGET, WIDGET_TYPE, startTestService, type TestService } from '../helpers/service.js';
 import { memoryProvider } from '../helpers/providers.js';
+import { TS_NODE } from '../helpers/typescript.js';
 import { authHeaders, fetchJson, quantile, sleep } from './helpers.js';
 
 /** A "minute" of handler timeouts: the default 120 minutes become 1.8 s. */
@@ -66,7 +67,7 @@ async function freePort(): Promise<number> {
 /** The misbehaving provider in its own process, on `port`. */
 async function startProviderProcess(port: number): Promise<ChildProcess> {
   const script = fileURLToPath(new URL('./fixtures/misbehaving-provider.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), script], {
+  const child = spawn(process.execPath, [...TS_NODE, script], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, PORT: String(port) },
   });

@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnServer, tempDir } from '../helpers/service.js';
+import { TS_NODE } from '../helpers/typescript.js';
 import { authHeaders, fetchJson, sleep, stopServer } from './helpers.js';
 
 const TYPE = 'Test::Faults::Slow';
@@ -20,7 +21,7 @@ const SLOW_MS = 2000;
 
 async function startProvider(): Promise<{ child: ChildProcess; url: string }> {
   const script = fileURLToPath(new URL('./fixtures/misbehaving-provider.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), script], {
+  const child = spawn(process.execPath, [...TS_NODE, script], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, PORT: '0', SLOW_MS: String(SLOW_MS) },
   });

@@ -1,19 +1,20 @@
 /**
  * How tests start `typeplane`: the built `dist/cli/main.js` when dist/ is current with src/ (after
  * `npm run build`, which .ci/run runs before the tests; see scripts/dist-current.mjs), else the
- * sources through tsx. The built CLI starts in a third of the time; a dist/ older than any source
- * file is never used, so what runs is always the source as it is. TYPEPLANE_TEST_FROM=src forces the
- * sources.
+ * sources (as test/helpers/typescript.ts starts them). The built CLI starts in a third of the time;
+ * a dist/ older than any source file is never used, so what runs is always the source as it is.
+ * TYPEPLANE_TEST_FROM=src forces the sources.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { distIsCurrent, root } from '../../scripts/dist-current.mjs';
+import { TS_NODE } from './typescript.js';
 
 /** The node arguments that run the CLI; the command's own arguments follow. */
 export const CLI: readonly string[] = distIsCurrent()
   ? [join(root, 'dist/cli/main.js')]
-  : ['--import', import.meta.resolve('tsx'), join(root, 'src/cli/main.ts')];
+  : [...TS_NODE, join(root, 'src/cli/main.ts')];
 
 /** What a CLI run left: its exit code and its output. */
 export interface CliRun {

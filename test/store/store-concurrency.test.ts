@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { TS_NODE } from '../helpers/typescript.js';
 import { T0, eachStore, freshStoreOf, openSpec, operation, resource, type StoreSpec } from './fixtures.js';
 
 const worker = fileURLToPath(new URL('./workers/store-worker.ts', import.meta.url));
-const tsx = import.meta.resolve('tsx');
 
 /** A worker process answering one JSON line per command. */
 class Worker {
@@ -15,7 +15,7 @@ class Worker {
   private stderr = '';
 
   constructor() {
-    this.child = spawn(process.execPath, ['--import', tsx, worker]);
+    this.child = spawn(process.execPath, [...TS_NODE, worker]);
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
     this.lines = createInterface({ input: this.child.stdout })[Symbol.asyncIterator]();
   }
