@@ -20,6 +20,12 @@ export function whenSignedOut(callback: () => void): void {
   onSignedOut = callback;
 }
 
+/** The token was refused (or a watch ended for it): forget it and show the sign-in form. */
+export function signOut(): void {
+  forgetToken();
+  onSignedOut();
+}
+
 export function authorization(token = storedToken()): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
@@ -34,10 +40,7 @@ async function failure(answer: Response): Promise<ApiError> {
   } catch {
     /* not JSON: the status says it */
   }
-  if (answer.status === 401) {
-    forgetToken();
-    onSignedOut();
-  }
+  if (answer.status === 401) signOut();
   return new ApiError(answer.status, code, message);
 }
 

@@ -4,7 +4,7 @@
  * Resumes from the last version seen when the stream ends; a 410 (the version expired) asks the page
  * to list again.
  */
-import { authorization, ApiError } from './api';
+import { authorization, ApiError, signOut } from './api';
 
 export interface WatchEvent<T = Record<string, unknown>> {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -64,6 +64,8 @@ export function watch<T>(
         if (abort.signal.aborted) return;
         handlers.live?.(false);
         if (error instanceof ApiError && [400, 401, 403, 404, 410, 501].includes(error.status)) {
+          // A watch ends with 401 when its token is revoked: the console signs out, as a request would.
+          if (error.status === 401) signOut();
           handlers.failed(error);
           return;
         }

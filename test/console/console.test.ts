@@ -43,6 +43,7 @@ Outputs:
 
 let admin: Api;
 let readerToken: string;
+let readerId: string;
 let browser: Browser;
 let page: Page;
 /** Every finished /v1 answer the page received, as text. */
@@ -73,6 +74,7 @@ before(async () => {
   assert.equal(manifest.status, 201);
   const reader = await admin.call('POST', '/v1/tokens', { role: 'reader', types: ['Test::Shop::*'] });
   readerToken = reader.body.token;
+  readerId = reader.body.id;
   browser = await launchBrowser();
   page = await browser.newPage();
   page.on('console', (message) => {
@@ -297,7 +299,7 @@ test(
 );
 
 test(
-  "a reader scoped to Test::Shop::* sees none of another scope's types, and no Tokens page",
+  "a reader scoped to Test::Shop::* sees none of another scope's types, and no Tokens page; revoked, it is signed out",
   { skip },
   async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -314,6 +316,13 @@ test(
     await page.getByRole('alert').filter({ hasText: 'AccessDenied' }).waitFor();
     assert.ok(!(await page.locator('main').innerText()).includes('A type of another team'));
     await axeClean('reader-denied');
+
+    // Revoked while a page watches: the watch ends (401) and the console signs out by itself.
+    await go('resources', 'Test::Shop::Widget');
+    await page.locator('.live.on').waitFor();
+    assert.equal((await admin.call('DELETE', `/v1/tokens/${readerId}`)).status, 204);
+    await page.locator('#token').waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('typeplane.token')), null);
   },
 );
 
@@ -321,6 +330,9 @@ test(
   'no write-only value, NoEcho value or admin token reached the page or its traffic; no CSP violation',
   { skip },
   async () => {
+    await page.fill('#token', admin.token!);
+    await page.click('button[type=submit]');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
     await go('stacks', 'shop');
     await page.locator('svg.graph').waitFor();
     const dom = await page.content();
