@@ -371,15 +371,28 @@ for (const [i, { file, text }] of templates.entries()) {
  * `<stack><sep><suffix>` of a deployed template is deployed as the stack `<prefix>` the import asks
  * for (`production:ClusterName` → the cluster template as `production`), then deleted.
  */
-for (const { template, missing } of importers) {
+for (const { template: asGiven, missing } of importers) {
   let prefix = '';
+  let suffix = '';
   const exporter = [...exporters].find(([, suffixes]) =>
-    [...suffixes].some((suffix) => {
-      if (!missing[0]!.endsWith(suffix)) return false;
-      prefix = missing[0]!.slice(0, -suffix.length);
+    [...suffixes].some((s) => {
+      if (!missing[0]!.endsWith(s)) return false;
+      prefix = missing[0]!.slice(0, -s.length);
+      suffix = s;
       return missing.every((name) => name.startsWith(prefix) && suffixes.has(name.slice(prefix.length)));
     }),
   );
+  let template = asGiven;
+  // A prefix that is no stack name came from a parameter the bench left empty or made up
+  // (`${PortfolioStackName}-Portfolio`): the exporter gets a stack name of its own, handed over in
+  // that parameter, as its user would.
+  const named = new RegExp(`\\$\\{(\\w+)\\}${suffix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).exec(
+    asGiven.text,
+  )?.[1];
+  if (exporter && !/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(prefix) && named !== undefined) {
+    prefix = `x-${named}`.slice(0, 24);
+    template = { ...asGiven, parameters: { ...asGiven.parameters, [named]: prefix } };
+  }
   const put =
     exporter && /^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(prefix) ? await deployed(exporter[0], prefix) : false;
   if (!put || (await deployPlanDelete(template, `i-${prefix}`.slice(0, 24))).length > 0)
@@ -390,6 +403,18 @@ for (const { template, missing } of importers) {
   if (put) await call('DELETE', `/v1/stacks/${prefix}?wait=120`);
 }
 await service.close();
+
+/**
+ * Deletes what a deleted stack retained (`DeletionPolicy: Retain`): the next template, or the same
+ * one's other form, names its bucket alike, as its user would clean up before deploying it again.
+ */
+async function removeRetained(resources: { type: string; identifier?: string }[]): Promise<void> {
+  for (const { type, identifier } of resources) {
+    if (identifier === undefined) continue;
+    const path = `/v1/resources/${encodeURIComponent(type)}/${encodeURIComponent(identifier)}`;
+    if ((await call('GET', path)).status === 200) await call('DELETE', `${path}?wait=60`);
+  }
+}
 
 /** Whether `template` deploys as `stack` (left in place). */
 async function deployed(template: Deployable, stack: string): Promise<boolean> {
@@ -448,8 +473,10 @@ async function deployPlanDelete({ file, text, parameters }: Deployable, stack: s
   else counts.plannedClean++;
 
   const deleted = await call('DELETE', `/v1/stacks/${stack}?wait=120`);
-  if (deleted.status === 202 && deleted.body.stack.status === 'DELETE_COMPLETE') counts.deleted++;
-  else
+  if (deleted.status === 202 && deleted.body.stack.status === 'DELETE_COMPLETE') {
+    counts.deleted++;
+    await removeRetained(put.body.stack.resources);
+  } else
     deleteFailures.add(
       cause(
         deleted.body?.stack?.status ?? `HTTP ${deleted.status}`,

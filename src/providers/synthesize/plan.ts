@@ -12,6 +12,9 @@
  *   as a DBInstance's `DBSubnetGroupName`.
  * - The parts of a compound primary identifier a caller may leave out (writable, not required): the
  *   service derives them, as a scaling policy's `ScalableDimension` from its `ScalingTargetId`.
+ * - What the service chooses when the caller does not: a top-level `AvailabilityZone` that is
+ *   neither required nor read-only (EC2, RDS, Redshift, Neptune … place the resource in one, and
+ *   templates read it back: `!GetAtt Instance.AvailabilityZone`).
  */
 import { resolverOf } from '../../model/index.js';
 import type { ResourceType } from '../../schema/index.js';
@@ -24,6 +27,8 @@ export interface Plan {
    * compound identifier's writable ones that are not required.
    */
   identifierParts: string[];
+  /** Top-level writable properties the service chooses a value for when none is given. */
+  chosen: string[];
   /** The other read-only pointers, parents before their members. */
   readOnly: string[];
   /** The top-level property holding the resource's own name, if any (given or generated). */
@@ -46,6 +51,9 @@ const LOWER_CASE_SERVICES = new Set([
   'OpenSearchService',
   'Elasticsearch',
 ]);
+
+/** Properties a service gives a value of its choosing when the caller leaves them out. */
+const SERVICE_CHOSEN = ['AvailabilityZone'];
 
 type Schema = Record<string, unknown>;
 
@@ -106,9 +114,14 @@ function makePlan(type: ResourceType): Plan {
   const parts = new Set(identifierParts.map((name) => `/properties/${name}`));
   // A pointer that names no declared property, or one also write-only (never returned), is left alone.
   const writeOnlyPointers = new Set(type.writeOnlyProperties);
+  const chosen = SERVICE_CHOSEN.filter(
+    (name) =>
+      properties.includes(name) && !required.has(name) && writable(name) && !identifierParts.includes(name),
+  );
   return {
     names,
     identifierParts,
+    chosen,
     readOnly: type.readOnlyProperties
       .filter((p) => !parts.has(p) && !writeOnlyPointers.has(p) && resolver.resolves(p))
       .sort((a, b) => a.split('/').length - b.split('/').length),

@@ -59,7 +59,7 @@ export function synthesize(
     );
     if (written) model[name] = written.value;
   }
-  for (const name of plan.identifierParts) {
+  for (const name of [...plan.identifierParts, ...plan.chosen]) {
     const schema = schemaAt(`/properties/${escapePointerToken(name)}`);
     if (model[name] !== undefined || schema === undefined) continue;
     const written = writer.value(schema, [name], subject.seed.derive(name));
@@ -160,7 +160,7 @@ export function synthesizedPointers(type: ResourceType, emulated: Emulated): str
     pointers = [
       ...names,
       ...[
-        ...plan.identifierParts.map((name) => `/properties/${escapePointerToken(name)}`),
+        ...[...plan.identifierParts, ...plan.chosen].map((name) => `/properties/${escapePointerToken(name)}`),
         ...plan.readOnly,
       ].filter(writes),
     ];
