@@ -54,7 +54,7 @@ const cspReports: string[] = [];
 const hash = (...parts: string[]) => `#/${parts.map(encodeURIComponent).join('/')}`;
 
 async function go(...parts: string[]): Promise<void> {
-  await page.evaluate((h) => (location.hash = h), hash(...parts));
+  await page.evaluate(`location.hash = ${JSON.stringify(hash(...parts))}`);
 }
 
 async function axeClean(name: string): Promise<void> {
@@ -120,16 +120,16 @@ test(
     await page.fill('#token', admin.token!);
     await page.click('button[type=submit]');
     await page.getByRole('link', { name: 'Test::Shop::Widget', exact: true }).waitFor();
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('typeplane.token')), admin.token);
-    assert.equal(await page.evaluate(() => document.cookie), '');
+    assert.equal(await page.evaluate('sessionStorage.getItem("typeplane.token")'), admin.token);
+    assert.equal(await page.evaluate('document.cookie'), '');
     assert.ok(!page.url().includes(admin.token!), 'the token is in no URL');
     assert.ok(await page.getByRole('link', { name: 'Other::Team::Thing', exact: true }).isVisible());
     await axeClean('types');
     // Keyboard: the first Tab reaches "Skip to content", which moves the focus to the page's content.
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Skip to content');
     await page.keyboard.press('Enter');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
+    assert.equal(await page.evaluate('document.activeElement?.id'), 'main');
   },
 );
 
@@ -174,16 +174,13 @@ test(
   async () => {
     await go('resources', 'Test::Shop::Widget');
     await page.locator('.live.on').waitFor();
-    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await page.evaluate('window.notReloaded = true');
     const created = await admin.call('POST', '/v1/resources/Test::Shop::Widget', {
       desiredState: { Name: 'gizmo', Color: 'blue', Secret: WRITE_ONLY },
     });
     assert.equal(created.status, 202);
     await page.locator('tr[data-identifier="gizmo"]').waitFor();
-    assert.equal(
-      await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded),
-      true,
-    );
+    assert.equal(await page.evaluate('window.notReloaded'), true);
     await axeClean('resources');
     await page.fill('#filter', 'Color=red');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -232,7 +229,7 @@ test(
     assert.match(await page.locator('[data-testid=outputs]').innerText(), /Password\s*\*\*\*\*/);
 
     // Deployed while the page is open: the new resource appears and turns green without a reload.
-    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await page.evaluate('window.notReloaded = true');
     const update = await admin.call('PUT', '/v1/stacks/shop', {
       template: STACK(true),
       parameters: { Password: NO_ECHO },
@@ -241,10 +238,7 @@ test(
     await page.locator('svg.graph [data-node="C"][data-status=CREATE_COMPLETE]').waitFor({ timeout: 20_000 });
     await page.locator('.status', { hasText: 'UPDATE_COMPLETE' }).first().waitFor({ timeout: 20_000 });
     assert.equal(await page.locator('svg.graph .edge').count(), 2);
-    assert.equal(
-      await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded),
-      true,
-    );
+    assert.equal(await page.evaluate('window.notReloaded'), true);
     assert.ok((await page.locator('[data-testid=events] li').count()) >= 3, 'the events timeline');
     await axeClean('stack');
 
@@ -303,7 +297,7 @@ test(
   { skip },
   async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('typeplane.token')), null);
+    assert.equal(await page.evaluate('sessionStorage.getItem("typeplane.token")'), null);
     await page.fill('#token', readerToken);
     await page.click('button[type=submit]');
     await page.getByRole('navigation').getByRole('link', { name: 'Types' }).waitFor();
@@ -322,7 +316,7 @@ test(
     await page.locator('.live.on').waitFor();
     assert.equal((await admin.call('DELETE', `/v1/tokens/${readerId}`)).status, 204);
     await page.locator('#token').waitFor();
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('typeplane.token')), null);
+    assert.equal(await page.evaluate('sessionStorage.getItem("typeplane.token")'), null);
   },
 );
 
