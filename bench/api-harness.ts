@@ -189,13 +189,17 @@ export class Connection {
   private buffer: Buffer = Buffer.alloc(0);
   private pending: { resolve: (reply: Reply) => void; reject: (error: Error) => void } | undefined;
 
-  constructor(private readonly server: Server) {}
+  /** `token`: the one sent as `Authorization: Bearer` (the benchmarks' admin token by default). */
+  constructor(
+    private readonly server: Server,
+    private readonly token = ADMIN_TOKEN,
+  ) {}
 
   request(method: string, path: string, body?: string): Promise<Reply> {
     if (this.pending) return Promise.reject(new Error('connection busy'));
     const socket = this.open();
     // Both servers get the token (the bare one ignores it), so both parse the same bytes.
-    const head = `${method} ${path} HTTP/1.1\r\nHost: ${this.server.host}:${this.server.port}\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n`;
+    const head = `${method} ${path} HTTP/1.1\r\nHost: ${this.server.host}:${this.server.port}\r\nAuthorization: Bearer ${this.token}\r\n`;
     const promise = new Promise<Reply>((resolve, reject) => (this.pending = { resolve, reject }));
     socket.write(
       body === undefined

@@ -228,7 +228,7 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--fairness-seats <n>',
-      'requests of writer and reader tokens running at once, shared fairly among tokens (default 32)',
+      'requests of writer and reader tokens running at once, shared fairly among tokens (default 16)',
     )
     .option(
       '--fairness-system-seats <n>',
