@@ -4,6 +4,7 @@
  * and its upgrade to the recipe's latest version. A token sees the recipes of the types it reaches;
  * a recipe's template, and the types it makes, only when it reaches all of those too.
  */
+import { releaseSeat } from '../../fairness/index.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TypeplaneError } from '../../errors.js';
 import { assertTypeVisible, callerOf, typeVisible } from '../../auth/index.js';
@@ -175,10 +176,12 @@ export async function recipeRoutes(
       request.params.identifier,
       callerOf(principal),
     );
-    const latest =
-      wait > 0 && !TERMINAL_STATUSES.has(event.operationStatus)
-        ? await engine.waitFor(event.requestToken, wait * 1000)
-        : event;
+    let latest = event;
+    if (wait > 0 && !TERMINAL_STATUSES.has(event.operationStatus)) {
+      // Waiting for the operation's end holds no seat (src/fairness).
+      releaseSeat(reply.raw);
+      latest = await engine.waitFor(event.requestToken, wait * 1000);
+    }
     return reply.status(202).send({ progressEvent: latest });
   });
 }

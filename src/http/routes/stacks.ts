@@ -5,7 +5,8 @@
  * it; events, outputs and drift follow its read scope, and a stack whose types it reaches none of
  * answers as a missing one.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { releaseSeat } from '../../fairness/index.js';
 import { TypeplaneError } from '../../errors.js';
 import { assertTypeVisible, typeVisible } from '../../auth/index.js';
 import {
@@ -134,8 +135,12 @@ export async function stackRoutes(
   app: FastifyInstance,
   { stacks, watches }: { stacks: Stacks; watches?: Watches },
 ): Promise<void> {
-  const settled = async (name: string, deploymentId: string, wait: number) =>
-    wait > 0 ? await stacks.waitFor(name, deploymentId, wait * 1000) : undefined;
+  // Waiting for a deployment's end holds no seat (src/fairness): another request runs meanwhile.
+  const settled = async (reply: FastifyReply, name: string, deploymentId: string, wait: number) => {
+    if (wait <= 0) return undefined;
+    releaseSeat(reply.raw);
+    return stacks.waitFor(name, deploymentId, wait * 1000);
+  };
 
   /** A stack out of the caller's reach answers as a missing one (404, the same body). */
   const reached = async (request: FastifyRequest, name: string, planId?: string) => {
@@ -209,7 +214,8 @@ export async function stackRoutes(
       caller: reviewsTo(callerOf(request), verdictsOf(request)),
       ...(resourcesToImport ? { resourcesToImport } : {}),
     });
-    const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
+    const stack =
+      (await settled(reply, request.params.stackName, started.deploymentId, wait)) ?? started.stack;
     return reply.status(202).send({
       deploymentId: started.deploymentId,
       startedAt: started.startedAt,
@@ -229,9 +235,7 @@ export async function stackRoutes(
     await notNestedStack(stacks, request.params.stackName);
     const started = await stacks.delete(request.params.stackName, authorizer(request), callerOf(request));
     const stack =
-      wait > 0
-        ? await stacks.waitFor(request.params.stackName, started.deploymentId, wait * 1000)
-        : started.stack;
+      (await settled(reply, request.params.stackName, started.deploymentId, wait)) ?? started.stack;
     return reply.status(202).send({
       deploymentId: started.deploymentId,
       startedAt: started.startedAt,
@@ -311,7 +315,8 @@ export async function stackRoutes(
       authorize: authorizer(request),
       caller: callerOf(request),
     });
-    const stack = (await settled(request.params.stackName, started.deploymentId, wait)) ?? started.stack;
+    const stack =
+      (await settled(reply, request.params.stackName, started.deploymentId, wait)) ?? started.stack;
     return reply.status(202).send({
       deploymentId: started.deploymentId,
       startedAt: started.startedAt,
