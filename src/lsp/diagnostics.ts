@@ -7,7 +7,7 @@ import { DiagnosticSeverity, type Diagnostic as LspDiagnostic, type Range } from
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Change } from '../diff/index.js';
 import type { Diagnostic } from '../schema/index.js';
-import { walk, type SyntaxTree } from './syntax-tree.js';
+import { createScanner, SyntaxKind } from 'jsonc-parser';
 
 export const SOURCE = 'typeplane';
 
@@ -28,12 +28,11 @@ export function toLspDiagnostics(
   changes: readonly Change[],
   baseline: string,
   document: TextDocument,
-  tree: () => SyntaxTree | undefined,
+  format: 'json' | 'yaml',
 ): LspDiagnostic[] {
   if (diagnostics.length === 0 && changes.length === 0) return [];
-  const spans = spansOf(tree());
   const made: LspDiagnostic[] = diagnostics.map((d) => ({
-    range: rangeAt(document, d.line ?? 1, d.column ?? 1, spans),
+    range: rangeAt(document, d.line ?? 1, d.column ?? 1, format),
     severity: d.severity === 'error' ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,
     code: d.rule,
     source: SOURCE,
@@ -42,7 +41,7 @@ export function toLspDiagnostics(
   }));
   for (const c of changes)
     made.push({
-      range: rangeAt(document, c.line ?? 1, c.column ?? 1, spans),
+      range: rangeAt(document, c.line ?? 1, c.column ?? 1, format),
       severity: VERDICT_SEVERITY[c.verdict],
       code: c.rule,
       source: SOURCE,
@@ -54,16 +53,38 @@ export function toLspDiagnostics(
 
 type Span = { offset: number; length: number };
 
-/** Where each name and scalar starts, and its length. */
-export function spansOf(tree: SyntaxTree | undefined): Map<number, Span> {
-  const spans = new Map<number, Span>();
-  for (const node of walk(tree?.root)) {
-    if (node.keyOffset !== undefined)
-      spans.set(node.keyOffset, { offset: node.keyOffset, length: node.keyLength ?? 0 });
-    if (node.type !== 'object' && node.type !== 'array' && node.length > 0 && !spans.has(node.offset))
-      spans.set(node.offset, { offset: node.offset, length: node.length });
+/**
+ * The span of the token starting at `offset`: a JSON string or literal (jsonc-parser's scanner), a
+ * quoted YAML scalar, or a plain one up to its end (`: `, ` #`, a flow indicator or the line's end).
+ * Read from the text alone: a keystroke's check builds no tree for it.
+ */
+export function tokenAt(text: string, offset: number, format: 'json' | 'yaml'): Span | undefined {
+  const first = text[offset];
+  if (first === undefined || first === '\n') return undefined;
+  if (format === 'json') {
+    const scanner = createScanner(text, true);
+    scanner.setPosition(offset);
+    const kind = scanner.scan();
+    const token = scanner.getTokenLength();
+    return kind === SyntaxKind.OpenBraceToken || kind === SyntaxKind.OpenBracketToken || token === 0
+      ? undefined
+      : { offset, length: token };
   }
-  return spans;
+  if (first === '"' || first === "'") {
+    for (let i = offset + 1; i < text.length && text[i] !== '\n'; i++) {
+      if (first === '"' && text[i] === '\\') i++;
+      else if (text[i] === first) {
+        if (first === "'" && text[i + 1] === "'") i++;
+        else return { offset, length: i + 1 - offset };
+      }
+    }
+    return undefined;
+  }
+  if ('{[|>-'.includes(first)) return undefined;
+  const end = /(:\s|:$| #|[,\]}]|\n|$)/m.exec(text.slice(offset, offset + 4096));
+  const length = end ? end.index : 0;
+  const trimmed = text.slice(offset, offset + length).trimEnd().length;
+  return trimmed > 0 ? { offset, length: trimmed } : undefined;
 }
 
 /** The range of what starts at a 1-based line and column. */
@@ -71,10 +92,11 @@ export function rangeAt(
   document: TextDocument,
   line: number,
   column: number,
-  spans: Map<number, Span>,
+  format: 'json' | 'yaml',
 ): Range {
+  const text = document.getText();
   const start = document.offsetAt({ line: line - 1, character: column - 1 });
-  const span = spans.get(start) ?? restOfLine(document.getText(), start);
+  const span = tokenAt(text, start, format) ?? restOfLine(text, start);
   return { start: document.positionAt(span.offset), end: document.positionAt(span.offset + span.length) };
 }
 

@@ -5,15 +5,17 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { detectFormat, LIMITS } from '../schema/index.js';
+import { detectFormat, LIMITS, type Diagnostic } from '../schema/index.js';
 import type { DocumentKind } from './recognition.js';
 import { syntaxTree, type SyntaxTree } from './syntax-tree.js';
 
 /**
- * Findings that say the validators refused to read the text whole (too large, too deep, too many
- * values or tokens): such a text gets no syntax tree either, so completion and the rest cost nothing.
+ * Whether a finding says the validators refused to read the text whole (too large, too deep, too
+ * many values or tokens): such a text gets no syntax tree either, so completion and the rest cost
+ * nothing.
  */
-const REFUSED = new Set(['TP1004', 'TP1007', 'TP4001']);
+const refusal = (d: Pick<Diagnostic, 'rule' | 'message'>) =>
+  d.rule === 'TP1004' || d.rule === 'TP1007' || (d.rule === 'TP4001' && /over the .* limit/.test(d.message));
 
 export class OpenDocument {
   kind: DocumentKind = 'other';
@@ -33,9 +35,9 @@ export class OpenDocument {
   }
 
   /** Note what the last check found, for the features that read the tree. */
-  checked(kind: DocumentKind, rules: readonly string[]): void {
+  checked(kind: DocumentKind, diagnostics: readonly Diagnostic[]): void {
     this.kind = kind;
-    this.refused = rules.some((rule) => REFUSED.has(rule));
+    this.refused = diagnostics.some(refusal);
   }
 
   syntax(): SyntaxTree | undefined {

@@ -91,16 +91,11 @@ export function serveLanguage(connection: Connection, options: LanguageServerOpt
     // A newer version is on its way to be checked: these findings are already stale.
     if (documents.get(uri)?.version !== version) return;
     if (doc.path) workspace.update(file, found.result);
-    doc.checked(
-      found.kind,
-      found.diagnostics.map((d) => d.rule),
-    );
+    doc.checked(found.kind, found.diagnostics);
     await connection.sendDiagnostics({
       uri,
       version,
-      diagnostics: toLspDiagnostics(found.diagnostics, changes, lens?.label ?? '', doc.text, () =>
-        doc.syntax(),
-      ),
+      diagnostics: toLspDiagnostics(found.diagnostics, changes, lens?.label ?? '', doc.text, doc.format),
     });
   };
 

@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { toLspDiagnostics } from '../../src/lsp/diagnostics.js';
 import { recognise } from '../../src/lsp/recognition.js';
-import { syntaxTree } from '../../src/lsp/syntax-tree.js';
 import { Workspace } from '../../src/lsp/workspace.js';
 import { loadTypes } from '../../src/schema/index.js';
 import { AWS_CORPUS, corpusSkip } from '../helpers/requirements.js';
@@ -58,7 +57,7 @@ test('each finding is placed at a range starting where validate places it', { sk
     const text = readFileSync(join(CORPUS, result.file!), 'utf8');
     const document = TextDocument.create('file:///x', 'json', 1, text);
     const format = result.file!.endsWith('.json') ? 'json' : 'yaml';
-    const lsp = toLspDiagnostics(result.diagnostics, [], '', document, () => syntaxTree(text, format));
+    const lsp = toLspDiagnostics(result.diagnostics, [], '', document, format);
     result.diagnostics.forEach((d, i) => {
       const range = lsp[i]!.range;
       assert.deepEqual(
