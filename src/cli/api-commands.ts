@@ -830,9 +830,9 @@ export function registerApiCommands(program: Command): void {
         },
       ) => {
         const maxResults = maxResultsFlag(options.maxResults);
-        if (options.watch && (options.unmanaged || options.filter.length > 0))
+        if (options.watch && options.unmanaged)
           throw new UsageError(
-            `--watch: a watch sends every change of the type's records; leave out ${options.unmanaged ? '--unmanaged' : '--filter'} or --watch`,
+            "--watch: a watch sends the changes of the type's records, not the provider's own list; leave out --unmanaged or --watch",
           );
         if (options.unmanaged && options.filter.length > 0)
           throw new UsageError(
@@ -878,14 +878,14 @@ export function registerApiCommands(program: Command): void {
                 ? JSON.stringify(out)
                 : render(out, options.output)) + '\n',
           );
-        if (options.watch)
-          return followWatch(
-            client,
-            `/v1/resources/${enc(typeName)}?watch=true&resourceVersion=${resourceVersion ?? ''}`,
-            options.output,
-            (event) =>
-              eventLine(event, [String(event.object.identifier), changeCells(event.object.properties)]),
+        if (options.watch) {
+          // The list's filters narrow the watch too.
+          const watched = new URLSearchParams({ watch: 'true', resourceVersion: resourceVersion ?? '' });
+          for (const [name, value] of filters) watched.append(name, value);
+          return followWatch(client, `/v1/resources/${enc(typeName)}?${watched}`, options.output, (event) =>
+            eventLine(event, [String(event.object.identifier), changeCells(event.object.properties)]),
           );
+        }
       },
     ),
   );
@@ -943,10 +943,6 @@ export function registerApiCommands(program: Command): void {
         },
       ) => {
         const maxResults = maxResultsFlag(options.maxResults);
-        if (options.watch && (options.operation || options.status))
-          throw new UsageError(
-            `--watch: a watch sends every operation the token may see; leave out ${options.operation ? '--operation' : '--status'} or --watch`,
-          );
         const query = new URLSearchParams();
         if (options.operation) query.set('operation', options.operation);
         if (options.status) query.set('status', options.status);
@@ -983,7 +979,13 @@ export function registerApiCommands(program: Command): void {
         if (options.watch)
           return followWatch(
             client,
-            `/v1/requests?watch=true&resourceVersion=${out.resourceVersion ?? ''}`,
+            // The list's filters narrow the watch too.
+            `/v1/requests?${new URLSearchParams({
+              watch: 'true',
+              resourceVersion: out.resourceVersion ?? '',
+              ...(options.operation ? { operation: options.operation } : {}),
+              ...(options.status ? { status: options.status } : {}),
+            })}`,
             options.output,
             (event) => eventLine(event, cells(event.object as unknown as ProgressEvent)),
           );

@@ -55,7 +55,7 @@ export const WATCH = [
     name: 'watch',
     in: 'query',
     description:
-      'true: stream the changes instead of answering a page — Server-Sent Events with Accept: text/event-stream, NDJSON with application/x-ndjson or application/json;stream=watch. Other query parameters but resourceVersion are refused.',
+      'true: stream the changes instead of answering a page — Server-Sent Events with Accept: text/event-stream, NDJSON with application/x-ndjson or application/json;stream=watch. The list filters narrow the watch; maxResults and nextToken are refused.',
     schema: { enum: ['true', 'false', '1', '0'] },
   },
   {

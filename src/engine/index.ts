@@ -20,4 +20,5 @@ export { maskQuoted, maskedForms, resourceWithSecrets } from './sealing.js';
 export { UnsupportedAction } from './admission.js';
 export { checkConsistency, type ConsistencyProblem } from './consistency.js';
 export type { ResourceList } from './read.js';
+export { matches, parseFilters, type ListFilter } from './list-filter.js';
 export * from './types.js';

@@ -18,8 +18,28 @@ export interface PreparedChange {
   typeName: string;
   /** The resource event (ADDED, MODIFIED or DELETED), when the change put or deleted a resource. */
   resource?: string;
-  /** The operation's event: ADDED to a watch that has not seen it begin, MODIFIED to one that has. */
-  request: { begunAt: number; added: string; modified: string };
+  /** What `resource` says, as values: what a filtered watch tests, and sends as another event. */
+  resourceEvent?: { type: WatchEventType; object: ResourceObject };
+  /**
+   * The operation's event: ADDED to a watch that has not seen it begin, MODIFIED to one that has;
+   * with its operation and status (what a filtered watch tests).
+   */
+  request: {
+    begunAt: number;
+    added: string;
+    modified: string;
+    operation: string;
+    status: string;
+    identifier?: string;
+  };
+}
+
+/** A resource as a watch sends it. */
+export interface ResourceObject {
+  typeName: string;
+  identifier: string;
+  properties?: Model;
+  resourceVersion: string;
 }
 
 /** Makes the events of changes, reading what a change does not say itself (see {@link prepare}). */
@@ -47,6 +67,9 @@ export class EventMaker {
         begunAt: change.begunAt,
         added: eventJson('ADDED', described),
         modified: eventJson('MODIFIED', described),
+        operation: op.operation,
+        status: described.operationStatus,
+        ...(op.identifier !== undefined ? { identifier: op.identifier } : {}),
       },
     };
     if (change.resourceChange !== undefined && op.identifier !== undefined) {
@@ -56,12 +79,14 @@ export class EventMaker {
         change.resourceChange === 'delete'
           ? undefined
           : await this.model(op.typeName, op.identifier, op.resourceModel);
-      prepared.resource = eventJson(type, {
+      const object: ResourceObject = {
         typeName: op.typeName,
         identifier: op.identifier,
         ...(properties ? { properties } : {}),
         resourceVersion,
-      });
+      };
+      prepared.resource = eventJson(type, object);
+      prepared.resourceEvent = { type, object };
     }
     return prepared;
   }
@@ -97,6 +122,7 @@ export async function currentResources(
   type: ResourceType,
   version: number,
   send: (events: string[]) => Promise<boolean>,
+  keep: (identifier: string, properties: Model) => boolean = () => true,
 ): Promise<void> {
   const resourceVersion = String(version);
   let nextToken: string | undefined;
@@ -105,16 +131,21 @@ export async function currentResources(
       limit: 100,
       ...(nextToken ? { nextToken } : {}),
     });
-    const events = page.items.map((r) =>
-      eventJson('ADDED', {
-        typeName: type.typeName,
-        identifier: r.identifier,
-        properties: stripNulls(
-          type.writeOnlyProperties.length === 0 ? r.properties : stripWriteOnly(type, r.properties),
-        ),
-        resourceVersion,
-      }),
-    );
+    const events: string[] = [];
+    for (const r of page.items) {
+      const properties = stripNulls(
+        type.writeOnlyProperties.length === 0 ? r.properties : stripWriteOnly(type, r.properties),
+      );
+      if (keep(r.identifier, properties))
+        events.push(
+          eventJson('ADDED', {
+            typeName: type.typeName,
+            identifier: r.identifier,
+            properties,
+            resourceVersion,
+          }),
+        );
+    }
     if (!(await send(events))) return;
     nextToken = page.nextToken;
   } while (nextToken !== undefined);

@@ -116,16 +116,28 @@ function hijacked(reply: FastifyReply): () => void {
   };
 }
 
-/** Serves `?watch=true` on a list route: refusals answered as the API's errors, then the stream. */
+/**
+ * Serves `?watch=true` on a list route: refusals answered as the API's errors, then the stream.
+ * `filters` are the query parameters the route's target took as filters; for a type's resources,
+ * every parameter but the watch's own is one of its properties (checked against the type).
+ */
 export async function serveWatch(
   watches: Watches,
   request: FastifyRequest,
   reply: FastifyReply,
   principal: Principal,
   target: WatchTarget,
+  filters: readonly string[] = [],
 ): Promise<void> {
   const query = request.query as Record<string, unknown>;
-  refuseOthers(query, WATCH_PARAMETERS, LIST_PAGING);
+  if (target.kind === 'resources') {
+    refuseOthers(query, Object.keys(query), {
+      ...LIST_PAGING,
+      version: "is for a list's filters: a watch checks them against the type's default version",
+    });
+    const own = new Set<string>(WATCH_PARAMETERS);
+    target = { ...target, filters: Object.fromEntries(Object.entries(query).filter(([k]) => !own.has(k))) };
+  } else refuseOthers(query, [...WATCH_PARAMETERS, ...filters], LIST_PAGING);
   const { format, contentType } = formatFor(request.headers.accept);
   const from =
     versionFrom(query.resourceVersion, 'resourceVersion') ??

@@ -15,6 +15,8 @@ import { ChangeFeed, PAGE } from './feed.js';
 import { watchLimits, type WatchLimits } from './limits.js';
 import { WatchStream, type Selector, type WatchFormat } from './stream.js';
 import { followStackEvents, type StackEventSource } from './stack-events.js';
+import { requestMatches, ResourceFilter, type RequestFilter } from './filters.js';
+import { parseFilters } from '../engine/index.js';
 
 export interface WatchesOptions {
   store: Store;
@@ -25,8 +27,13 @@ export interface WatchesOptions {
   limits?: Partial<WatchLimits>;
 }
 
-/** What a watch is of. */
-export type WatchTarget = { kind: 'resources'; typeName: string } | { kind: 'requests' };
+/**
+ * What a watch is of, narrowed as the list's filters narrow a page: a type's resources by top-level
+ * properties (the list's `?Property=value`), operations by operation and status.
+ */
+export type WatchTarget =
+  | { kind: 'resources'; typeName: string; filters?: Record<string, unknown> }
+  | ({ kind: 'requests' } & RequestFilter);
 
 /** One watch asked for, as the HTTP layer read it. */
 export interface WatchRequest {
@@ -99,7 +106,8 @@ export class Watches {
    */
   async serve(request: WatchRequest, response: ServerResponse, started: () => void): Promise<void> {
     this.admit(request);
-    const stream = this.stream(request, response, await this.selector(request));
+    const { select, filter } = await this.selector(request);
+    const stream = this.stream(request, response, select);
     if (request.target.kind === 'resources') {
       const typeName = request.target.typeName;
       stream.visibleTo = (principal) => typeVisible(principal, typeName);
@@ -120,6 +128,7 @@ export class Watches {
           (await this.registry.get(request.target.typeName)).type,
           from,
           (events) => stream.sendCurrent(events),
+          filter && ((identifier, properties) => filter.current(identifier, properties)),
         );
       await stream.replay(this.store, this.events, {
         changes,
@@ -218,21 +227,36 @@ export class Watches {
     clearInterval(this.revocationTimer);
   }
 
-  private async selector(request: WatchRequest): Promise<Selector> {
+  /** Which changes the watch sends, and (a filtered watch of resources) its filter. */
+  private async selector(request: WatchRequest): Promise<{ select: Selector; filter?: ResourceFilter }> {
     const { target } = request;
     if (target.kind === 'requests') {
       const { token, principal } = request;
+      const narrowed = Object.keys(target).length > 1;
       // As the token is now: the revocation check reads it again.
-      return (change, seenUpTo) =>
-        typeVisible(this.byToken.get(token)?.principal ?? principal, change.typeName)
-          ? change.request.begunAt > seenUpTo
-            ? change.request.added
-            : change.request.modified
-          : undefined;
+      return {
+        select: (change, seenUpTo) =>
+          typeVisible(this.byToken.get(token)?.principal ?? principal, change.typeName) &&
+          (!narrowed || requestMatches(change, target))
+            ? change.request.begunAt > seenUpTo
+              ? change.request.added
+              : change.request.modified
+            : undefined,
+      };
     }
-    // The type as registered (404 for none), under its canonical name.
-    const typeName = (await this.registry.get(target.typeName)).type.typeName;
-    return (change: PreparedChange) => (change.typeName === typeName ? change.resource : undefined);
+    // The type as registered (404 for none), under its canonical name; its filters checked against it.
+    const type = (await this.registry.get(target.typeName)).type;
+    const typeName = type.typeName;
+    const filters = parseFilters(type, target.filters);
+    if (filters.length === 0)
+      return {
+        select: (change: PreparedChange) => (change.typeName === typeName ? change.resource : undefined),
+      };
+    const filter = new ResourceFilter(filters, request.from !== undefined);
+    return {
+      select: (change: PreparedChange) => (change.typeName === typeName ? filter.select(change) : undefined),
+      filter,
+    };
   }
 
   /** The principal a token's watches see with, updated by the revocation check. */

@@ -84,11 +84,28 @@ test('request list --watch prints a table line for each operation as it changes'
   assert.match(done.stdout, /\nADDED +\S+ +DELETE +SUCCESS +Test::Shop::Widget +listed/);
 });
 
-test('--watch with a filter is a usage error naming both flags', async () => {
-  const done = await runCli(
-    ['resource', 'list', WIDGET_TYPE, '--watch', '--filter', 'Size=S', '--endpoint', svc.url],
-    { env: { PATH: process.env.PATH, TYPEPLANE_TOKEN: svc.token } },
+test('resource list --filter --watch: the filter narrows the watch as it narrows the list', async () => {
+  const { token, id } = await reader();
+  const T = encodeURIComponent(WIDGET_TYPE);
+  const { run, seen } = watching(
+    ['resource', 'list', WIDGET_TYPE, '--filter', 'Color=green', '--watch', '-o', 'json'],
+    token,
   );
-  exits(done, 2);
-  assert.match(done.stderr, /--watch: .*--filter or --watch/);
+  await seen('"resourceDescriptions"');
+  await svc.call('POST', `/v1/resources/${T}?wait=10`, { desiredState: { Name: 'grey', Color: 'grey' } });
+  await svc.call('POST', `/v1/resources/${T}?wait=10`, { desiredState: { Name: 'green', Color: 'green' } });
+  await seen('"green"');
+  await svc.call('DELETE', `/v1/tokens/${id}`);
+  const done = await run;
+  exits(done, 1);
+  const events = done.stdout
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    events.map((e) => `${e.type} ${e.object.identifier}`),
+    ['ADDED green'],
+    'grey never',
+  );
 });

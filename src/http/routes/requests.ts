@@ -82,13 +82,21 @@ export async function requestRoutes(
   });
 
   app.get<ListQuery>('/v1/requests', async (request, reply) => {
-    if (watches && isWatch(request.query))
-      return serveWatch(watches, request, reply, principalOf(request), { kind: 'requests' });
     const operation = listParam('operation', request.query.operation, OPERATIONS);
     const status = listParam('status', request.query.status, STATUSES);
     const resource = resourceParams(request.query);
     // A history of a type the token does not see is refused, as reading the type is (403).
     if (resource.typeName !== undefined) assertTypeVisible(principalOf(request), resource.typeName);
+    if (watches && isWatch(request.query))
+      // The list's filters narrow the watch as they narrow a page.
+      return serveWatch(
+        watches,
+        request,
+        reply,
+        principalOf(request),
+        { kind: 'requests', ...(operation ? { operation } : {}), ...(status ? { status } : {}), ...resource },
+        ['operation', 'status', 'typeName', 'identifier'],
+      );
     const page = await engine.listRequests(
       { ...(operation ? { operation } : {}), ...(status ? { status } : {}), ...resource },
       { maxResults: maxResultsParam(request.query.maxResults), nextToken: request.query.nextToken },
