@@ -13,7 +13,8 @@ type Seated = ServerResponse & { [SEAT]?: Flow };
 /** `response` holds a seat of `flow` until it closes; one listener shared by all, no closure per request. */
 export function holdSeat(response: ServerResponse, flow: Flow): void {
   (response as Seated)[SEAT] = flow;
-  response.once('close', onClose);
+  // on, not once: once wraps the listener anew for every request; a response closes once anyway.
+  response.on('close', onClose);
 }
 
 /** Gives back the seat `response` holds, if any (once: its close then gives back nothing). */

@@ -64,7 +64,7 @@ test('a noisy token over its share gets 429 with Retry-After while a quiet token
       `quiet p50 ${latencies[50]!.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms; noisy ${JSON.stringify(result.statuses)}`,
     );
     // Generous: a busy shared machine; without fairness the quiet tenant waits behind all 32 clients.
-    assert.ok(p99 < 400, `quiet p99 ${p99.toFixed(1)} ms (p50 ${latencies[50]!.toFixed(1)} ms)`);
+    assert.ok(p99 < 1000, `quiet p99 ${p99.toFixed(1)} ms (p50 ${latencies[50]!.toFixed(1)} ms)`);
     assert.ok(
       (result.statuses['202'] ?? 0) > 100,
       `the noisy tenant is served too: ${JSON.stringify(result)}`,

@@ -48,12 +48,9 @@ test('waiting on ?wait and watching hold no seat; holding one makes the next req
   const watch = await openWatch(svc.url, `${path}?watch=true`, slow);
   assert.equal(watch.status, 200);
   await new Promise((r) => setTimeout(r, 200));
-  const started = Date.now();
+  // Answered, not refused: had the seat been held, this request would have waited for it and been
+  // refused 429 after the longest wait (1 s).
   assert.equal((await api(svc.url, other).call('GET', path)).status, 200);
-  assert.ok(
-    Date.now() - started < 500,
-    `answered in ${Date.now() - started} ms, not after a wait for the seat`,
-  );
 
   release();
   assert.equal((await waiting).body.progressEvent.operationStatus, 'SUCCESS');
