@@ -196,8 +196,11 @@ function readTemplate(parsed: ParseResult, file: string | undefined, expand?: Ex
     problem('TP4001', '', 'a template is a mapping with Resources (and Parameters, Outputs, …)');
     return { diagnostics: diagnostics.map((d) => locate(d, document, file)) };
   }
+  // A transform Typeplane does not run (SAM, a macro) may read sections of its own (SAM's Globals):
+  // its refusal, below, says what is wrong; naming each such section too would only bury it.
+  const transformRefused = root.Transform !== undefined && readTransform(root.Transform).refused.length > 0;
   for (const key of Object.keys(root))
-    if (!SECTIONS.has(key))
+    if (!SECTIONS.has(key) && !transformRefused)
       problem(
         'TP4001',
         `/${escapePointerToken(key)}`,
