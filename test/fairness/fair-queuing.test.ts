@@ -1,0 +1,90 @@
+/**
+ * Fair queuing within a priority level and a token's bucket, on the values themselves (the HTTP
+ * tests prove them over a server): freed seats go round the waiting flows, a newly waiting flow next
+ * in line; a full queue, a wait past the longest and a closing server refuse; a rate admits its burst
+ * and then one request per its interval.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Fairness, Throttled, type Flow } from '../../src/fairness/index.js';
+
+const writer = (tokenId: string, limits: { rate?: number; burst?: number } = {}) => ({
+  tokenId,
+  role: 'writer',
+  ...limits,
+});
+
+test('freed seats go round the waiting flows, however many requests one of them queued', () => {
+  const fairness = new Fairness({ seats: 2, queueLength: 10 });
+  const noisy = fairness.flowOf(writer('noisy'));
+  const quiet = fairness.flowOf(writer('quiet'));
+  const order: string[] = [];
+  const queue = (flow: Flow, name: string) =>
+    fairness.wait(flow, (refusal) => order.push(refusal ? `${name} refused` : name));
+  assert.equal(fairness.enter(noisy), true);
+  assert.equal(fairness.enter(noisy), true);
+  // Both seats taken: requests wait, the noisy flow's five before the quiet one's two.
+  assert.equal(fairness.enter(noisy), false);
+  for (let i = 0; i < 5; i++) queue(noisy, `n${i}`);
+  queue(quiet, 'q0');
+  queue(quiet, 'q1');
+  assert.deepEqual(fairness.levels()[1], { level: 'workload', seats: 2, inUse: 2, waiting: 7 });
+  // Six seats free one by one (each seated request leaving at once): the quiet flow joined the round
+  // next in line, then the two alternate.
+  for (let i = 0; i < 6; i++) fairness.leave(noisy);
+  assert.deepEqual(order, ['q0', 'n0', 'q1', 'n1', 'n2', 'n3']);
+  // While anyone waits, a newcomer waits too: no overtaking of the queue.
+  assert.equal(fairness.enter(fairness.flowOf(writer('third'))), false);
+  const stats = fairness.flowStats().find((f) => f.flow === 'quiet')!;
+  assert.equal(stats.dispatched, 2);
+  assert.equal(stats.queued, 2);
+  fairness.close();
+  assert.deepEqual(order.slice(6), ['n4 refused']);
+});
+
+test('a full queue, a wait past the longest and a closing server refuse with Retry-After', async () => {
+  const fairness = new Fairness({ seats: 1, queueLength: 1, maxWaitMs: 150 });
+  const flow = fairness.flowOf(writer('a'));
+  assert.equal(fairness.enter(flow), true);
+  const refusals: (Throttled | undefined)[] = [];
+  fairness.wait(flow, (r) => refusals.push(r));
+  fairness.wait(flow, (r) => refusals.push(r));
+  assert.equal(refusals[0]?.reason, 'queue-full');
+  assert.equal(refusals[0]?.retryAfterSeconds, 1);
+  await new Promise((r) => setTimeout(r, 400));
+  assert.equal(refusals[1]?.reason, 'queue-timeout');
+  fairness.wait(flow, (r) => refusals.push(r));
+  fairness.close();
+  assert.match(refusals[2]!.message, /shutting down/);
+  const stats = fairness.flowStats().find((f) => f.flow === 'a')!;
+  // A refusal at shutdown is no throttling: not counted.
+  assert.deepEqual(stats.rejected, { rate: 0, 'queue-full': 1, 'queue-timeout': 1 });
+  assert.ok(stats.waitSeconds >= 0.15);
+});
+
+test('admin and monitor tokens have seats of their own, apart from the workload', () => {
+  const fairness = new Fairness({ seats: 1, systemSeats: 1 });
+  const tenant = fairness.flowOf(writer('t'));
+  assert.equal(fairness.enter(tenant), true);
+  assert.equal(fairness.enter(fairness.flowOf(writer('u'))), false);
+  assert.equal(fairness.enter(fairness.flowOf({ tokenId: 'root', role: 'admin' })), true);
+  fairness.close();
+});
+
+test("a token's rate admits its burst, then one request per interval, saying when the next may come", async () => {
+  const fairness = new Fairness({ seats: 100 });
+  const flow = fairness.flowOf(writer('r', { rate: 10, burst: 3 }));
+  for (let i = 0; i < 3; i++) assert.equal(fairness.enter(flow), true);
+  const refused = fairness.enter(flow);
+  assert.ok(refused instanceof Throttled);
+  assert.equal(refused.reason, 'rate');
+  assert.equal(refused.retryAfterSeconds, 1);
+  assert.match(refused.message, /over its rate of 10\/s \(burst 3\)/);
+  await new Promise((r) => setTimeout(r, 120));
+  assert.equal(fairness.enter(flow), true);
+  // A changed rate starts the bucket full; no rate at all admits everything.
+  assert.equal(fairness.enter(fairness.flowOf(writer('r', { rate: 10, burst: 5 }))), true);
+  const unlimited = fairness.flowOf(writer('r'));
+  for (let i = 0; i < 50; i++) assert.equal(fairness.enter(unlimited), true);
+  fairness.close();
+});
