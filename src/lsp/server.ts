@@ -122,7 +122,10 @@ export function serveLanguage(connection: Connection, options: LanguageServerOpt
   documents.onDidClose((e) => {
     clearTimeout(timers.get(e.document.uri));
     timers.delete(e.document.uri);
+    const path = open.get(e.document.uri)?.path;
     open.delete(e.document.uri);
+    // What the editor held unsaved is gone: the other documents are checked against the file again.
+    if (path) void workspace.reload(path).catch(() => undefined);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });
 

@@ -69,6 +69,21 @@ export class Workspace {
     this.ordered = undefined;
   }
 
+  /** Read one file again as it is on disk (a document closed unsaved goes back to what the file holds). */
+  async reload(path: string): Promise<void> {
+    const file = this.shown(path);
+    const { results } = await loadTypes([path], {
+      cwd: this.root,
+      bicepWarnings: true,
+      acrossDocuments: false,
+    });
+    const result = results.find((r) => r.file === file && !r.diagnostics.some((d) => d.rule === 'TP1001'));
+    this.update(
+      file,
+      result?.dialect === 'resource-schema' || result?.dialect === 'manifest' ? result : undefined,
+    );
+  }
+
   /** The path `typeplane validate` shows for `path`. */
   shown(path: string): string {
     return relative(this.root, path) || path;

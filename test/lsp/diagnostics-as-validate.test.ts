@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { checkHookSchema } from '../../src/policy/hooks/index.js';
 import { loadTypes } from '../../src/schema/index.js';
 import { startLsp, type LspClient } from './lsp-client.js';
 
@@ -122,4 +123,62 @@ test('a template is checked as stack validate checks it, against the workspace t
 test('a JSON file that is no type document (settings) has no diagnostics', async () => {
   const uri = lsp.open(join(folder, 'tsconfig.json'), '{"compilerOptions": {"strict": true}}');
   assert.deepEqual(await lsp.diagnostics(uri), []);
+});
+
+test('a hook schema gets what its registration reports', async () => {
+  const hook = readFileSync(
+    new URL('../../examples/hooks/python/require-tags.json', import.meta.url),
+    'utf8',
+  );
+  const broken = hook.replace('"preCreate"', '"create"');
+  const uri = lsp.open(join(folder, 'hook.json'), broken);
+  const diagnostics = await lsp.diagnostics(uri);
+  const expected = checkHookSchema(broken, { file: 'hook.json' }).diagnostics;
+  assert.ok(expected.length > 0);
+  assert.deepEqual(
+    diagnostics.map((d) => `${d.code} ${d.range.start.line + 1}:${d.range.start.character + 1} ${d.message}`),
+    expected.map((d) => `${d.rule} ${d.line}:${d.column} ${d.message}`),
+  );
+});
+
+test('a template over its size limit gets the limit finding, and nothing more is read from it', async () => {
+  const padding = `# ${'x'.repeat(1000)}\n`.repeat(1100);
+  const text = `${TEMPLATE}${padding}`;
+  const uri = lsp.open(join(folder, 'large.template'), text, 'yaml');
+  const diagnostics = await lsp.diagnostics(uri);
+  assert.deepEqual(
+    diagnostics.map((d) => d.code),
+    ['TP4001'],
+  );
+  assert.match(diagnostics[0]!.message, /over the 1048576 limit/);
+  const items = await lsp.request<unknown[]>('textDocument/completion', {
+    textDocument: { uri },
+    position: { line: 5, character: 10 },
+  });
+  assert.deepEqual(items, []);
+  const symbols = await lsp.request<unknown[]>('textDocument/documentSymbol', { textDocument: { uri } });
+  assert.deepEqual(symbols, []);
+});
+
+test('a document closed unsaved no longer counts: the file on disk does again', async () => {
+  // An open, unsaved copy of widget.json renamed its type: another document defining the old name
+  // is then the only one; closed, the file's definition is back and that one is defined twice.
+  const other = WIDGET;
+  const renamed = lsp.open(
+    join(folder, 'widget.json'),
+    WIDGET.replace('Test::Shop::Widget', 'Test::Shop::Renamed'),
+  );
+  await lsp.diagnostics(renamed);
+  const second = lsp.open(join(folder, 'zz-widget-copy.json'), other);
+  assert.ok(!(await lsp.diagnostics(second)).some((d) => d.code === 'TP1011'));
+  await lsp.connection.sendNotification('textDocument/didClose', { textDocument: { uri: renamed } });
+  // Checked again after a change: now widget.json (on disk) defines the type first.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const version = lsp.change(second, [
+    { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: ' ' },
+  ]);
+  const again = await lsp.diagnostics(second, version);
+  const twice = again.find((d) => d.code === 'TP1011');
+  assert.ok(twice, JSON.stringify(again));
+  assert.match(twice.message, /already defined in widget\.json/);
 });
