@@ -50,6 +50,8 @@ let page: Page;
 const answers: string[] = [];
 /** What the browser reported of the page's Content-Security-Policy (none expected). */
 const cspReports: string[] = [];
+/** What the page's watches streamed (NDJSON), read through the DevTools protocol as it arrived. */
+const streamed: string[] = [];
 
 const hash = (...parts: string[]) => `#/${parts.map(encodeURIComponent).join('/')}`;
 
@@ -77,6 +79,22 @@ before(async () => {
   readerId = reader.body.id;
   browser = await launchBrowser();
   page = await browser.newPage();
+  // A watch's answer never finishes while the page watches: its bytes are taken as they arrive.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  const watches = new Set<string>();
+  const text = (data: string | undefined) => (data ? Buffer.from(data, 'base64').toString('utf8') : '');
+  cdp.on('Network.responseReceived', ({ requestId, response }) => {
+    if (!response.mimeType.includes('ndjson')) return;
+    watches.add(requestId);
+    cdp.send('Network.streamResourceContent', { requestId }).then(
+      ({ bufferedData }) => streamed.push(text(bufferedData)),
+      () => {},
+    );
+  });
+  cdp.on('Network.dataReceived', ({ requestId, data }) => {
+    if (watches.has(requestId)) streamed.push(text(data));
+  });
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) cspReports.push(message.text());
   });
@@ -321,7 +339,7 @@ test(
 );
 
 test(
-  'no write-only value, NoEcho value or admin token reached the page or its traffic; no CSP violation',
+  'no write-only value, NoEcho value or admin token reached the page, its answers or its watch streams; no CSP violation',
   { skip },
   async () => {
     await page.fill('#token', admin.token!);
@@ -331,9 +349,12 @@ test(
     await page.locator('svg.graph').waitFor();
     const dom = await page.content();
     assert.ok(answers.length > 10, `the page's answers were recorded (${answers.length})`);
+    const watched = streamed.join('');
+    assert.match(watched, /"identifier":"gizmo"/, "the watches' events were recorded");
     for (const secret of [WRITE_ONLY, NO_ECHO, admin.token!]) {
       assert.ok(!dom.includes(secret), `${secret.slice(0, 8)}… is not in the page`);
       assert.ok(!answers.some((a) => a.includes(secret)), `${secret.slice(0, 8)}… is in no answer`);
+      assert.ok(!watched.includes(secret), `${secret.slice(0, 8)}… is in no watch event`);
     }
     assert.deepEqual(cspReports, []);
   },
