@@ -2,7 +2,7 @@
 // reason) or failed (with its error), and the duration of each top-level test, so the runner can say
 // at the end what was skipped and why, what failed and how, and which files took longest. A test run
 // from the TypeScript mirror (scripts/ts-mirror.mjs) is located in it: it counts for its .ts file.
-import { sourceOf } from './ts-mirror.mjs';
+import { sourceOf } from './ts-source-map.cjs';
 
 export default async function* recordReporter(source) {
   for await (const event of source) {

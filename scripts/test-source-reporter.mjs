@@ -3,7 +3,7 @@
 // and node:test takes a test's location from V8, without source maps, so it would name the mirror.
 import { Readable } from 'node:stream';
 import { spec, tap } from 'node:test/reporters';
-import { sourceOf } from './ts-mirror.mjs';
+import { sourceOf } from './ts-source-map.cjs';
 
 async function* located(source) {
   for await (const event of source) {

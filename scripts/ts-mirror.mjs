@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { SourceMap, createRequire } from 'node:module';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Buffer } from 'node:buffer';
@@ -159,28 +159,4 @@ export async function prepareMirror() {
   writeWhole(join(mirror, 'package.json'), `${JSON.stringify({ type: 'module', private: true })}\n`);
   writeWhole(manifestPath, JSON.stringify({ salt, files }));
   return { transformed: stale.length, files: sources.size };
-}
-
-const maps = new Map();
-
-/**
- * Where a place in the mirror is in the .ts source (a test's location, which node:test takes from
- * V8 without source maps): `{ file, line, column }`, 1-based; a place outside the mirror as it is.
- */
-export function sourceOf(file, line, column) {
-  if (typeof file !== 'string' || !file.startsWith(`${mirror}/`)) return { file, line, column };
-  const source = join(root, relative(mirror, file)).replace(/js$/, 'ts');
-  if (!maps.has(file)) {
-    const inline = /sourceMappingURL=data:application\/json;base64,(\S+)\s*$/.exec(
-      readFileSync(file, 'utf8'),
-    );
-    maps.set(
-      file,
-      inline ? new SourceMap(JSON.parse(Buffer.from(inline[1], 'base64').toString())) : undefined,
-    );
-  }
-  const entry = line === undefined ? undefined : maps.get(file)?.findEntry(line - 1, (column ?? 1) - 1);
-  return entry?.originalLine === undefined
-    ? { file: source, line, column }
-    : { file: source, line: entry.originalLine + 1, column: entry.originalColumn + 1 };
 }
