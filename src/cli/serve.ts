@@ -236,7 +236,7 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--fairness-queue-length <n>',
-      'requests one token may have waiting for a seat; more get 429 with Retry-After (default 50)',
+      'requests one token may have waiting for a seat; more get 429 with Retry-After (default 300)',
     )
     .option(
       '--handlers-per-type <n>',

@@ -17,7 +17,10 @@ export interface FairnessOptions {
   seats?: number;
   /** Requests of admin and monitor tokens running at once (default 8). */
   systemSeats?: number;
-  /** Requests one flow may have waiting for a seat (default 50, as Kubernetes' queueLengthLimit). */
+  /**
+   * Requests one flow may have waiting for a seat (default 300: Kubernetes shuffle-shards a flow over
+   * a hand of 6 queues of 50, so a flow alone may have 300 waiting there).
+   */
   queueLength?: number;
   /** The longest a request waits for a seat before it is refused (default 15 s, as Kubernetes'). */
   maxWaitMs?: number;
@@ -30,7 +33,7 @@ export interface FairnessOptions {
  */
 export const DEFAULT_SEATS = 16;
 export const DEFAULT_SYSTEM_SEATS = 8;
-export const DEFAULT_QUEUE_LENGTH = 50;
+export const DEFAULT_QUEUE_LENGTH = 300;
 export const DEFAULT_MAX_WAIT_MS = 15_000;
 
 /** Who a request is from, as far as fairness is concerned. */
