@@ -9,6 +9,7 @@ import { identifierModel, identifierOf, stripNulls, stripWriteOnly, type Model }
 import type { Completion } from '../store/types.js';
 import { assertSupported } from './admission.js';
 import { askedBy, begin } from './begin.js';
+import { reviewChange, warned } from './review.js';
 import type { Caller } from './caller.js';
 import { checkModel, contractViolation } from './check-answer.js';
 import type { EngineContext } from './context.js';
@@ -22,7 +23,8 @@ import type { ProgressEvent, ResourceDescription } from './types.js';
 /**
  * Recorded as a CREATE completed at once (so it shows in the requests), under the checks a create's
  * record has: not while another operation is active on the identifier, its additional identifiers
- * unique, its references to recorded resources.
+ * unique, its references to recorded resources; and reviewed as a create is (admission policies,
+ * hooks), with the properties read: a resource Typeplane takes charge of is judged as one it makes.
  */
 export async function adopt(
   ctx: EngineContext,
@@ -73,6 +75,13 @@ export async function adopt(
     );
   const references = await recordedReferences(ctx, type, model);
   const keys = additionalKeys(type, model);
+  const verdicts = await reviewChange(ctx, {
+    operation: 'CREATE',
+    compiled,
+    identifier,
+    object: model,
+    ...(caller ? { caller } : {}),
+  });
   return begin(ctx, {
     compiled,
     operation: 'CREATE',
@@ -82,6 +91,7 @@ export async function adopt(
     hashOf: {},
     ...askedBy(caller),
     statusMessage: `imported: read through the provider and recorded (nothing was created)`,
+    ...warned(verdicts),
     decide: (current): Completion => {
       if (current)
         return {

@@ -29,7 +29,7 @@ import { deleteResource } from './delete.js';
 import { forget } from './forget.js';
 import type { EngineLogger } from './logger.js';
 import type { EngineObserver } from './observer.js';
-import { previewChange, type Reviewer, type ReviewRequest } from './review.js';
+import { previewChange, reviewChange, type Reviewer, type ReviewRequest } from './review.js';
 import { put } from './put.js';
 import { recordRefusal } from './refusal.js';
 import { list, read, type ResourceList } from './read.js';
@@ -246,6 +246,20 @@ export class Engine {
         ? (compiled.checkRules?.(change.object, change.oldObject) ?? [])
         : [];
     return [...rules, ...(await previewChange(this.ctx, { ...change, compiled }))];
+  }
+
+  /**
+   * Puts a change the engine does not make itself — a resource a stack imports, recorded by the
+   * stack — to the reviewer (admission policies, hooks) as the change would be: the verdicts it may
+   * proceed with; `DeniedByVerdicts` when one denies it. The type's rules are not checked: the
+   * resource is what it is, and a rule judges what a caller asks for.
+   */
+  async review(
+    typeName: string,
+    change: Pick<ReviewRequest, 'operation' | 'identifier' | 'object' | 'oldObject' | 'caller'>,
+  ): Promise<readonly Verdict[]> {
+    const compiled = await this.ctx.registry.get(typeName);
+    return reviewChange(this.ctx, { ...change, compiled });
   }
 
   /** Drops Typeplane's record of a resource without calling its provider: see `forget.ts`. */

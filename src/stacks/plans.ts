@@ -53,7 +53,7 @@ export async function makePlan(
     resourcesToImport && (await resolveImports(core, name, analysis, resourcesToImport, records, authorize));
   const changes = await changesOf(core, name, analysis, current?.record, records, importing);
   await planNestedStacks(core, name, changes, records, authorize);
-  await reviewPlan(core, changes, records, callerOfStack(caller, name));
+  await reviewPlan(core, changes, records, callerOfStack(caller, name), importing || undefined);
   const plan: PlanRecord = {
     planId: randomUUID(),
     stack: name,

@@ -2,8 +2,9 @@
  * @module A plan's changes put to the server's reviewer (admission policies, hooks) before anything
  * runs, as the engine will put them when they are made: each change whose properties are known now
  * gets its verdicts — an add as a CREATE, a modify as an UPDATE of the recorded properties, a remove
- * as a DELETE — and one whose values are known only after apply is reviewed when it is made. A plan
- * shows them; a deployment whose plan is denied fails before it creates anything.
+ * as a DELETE, an import as a CREATE of the resource as read (Typeplane takes charge of it as if it
+ * made it) — and one whose values are known only after apply is reviewed when it is made. A plan
+ * shows them; a deployment whose plan is denied fails before it creates or imports anything.
  */
 import { callerOf } from '../auth/index.js';
 import type { Caller } from '../engine/index.js';
@@ -12,6 +13,7 @@ import { hasUnknown, plain } from './changes.js';
 import type { StacksCore } from './core.js';
 import { KNOWN_AFTER_APPLY } from './intrinsics.js';
 import { MASK } from './parameters.js';
+import type { Importing } from './import/index.js';
 import type { PlannedChange } from './plan.js';
 import type { ResourceRecord, StackCaller } from './records.js';
 
@@ -24,11 +26,12 @@ export async function reviewPlan(
   changes: PlannedChange[],
   records: ReadonlyMap<string, ResourceRecord>,
   caller: Caller | undefined,
+  importing?: ReadonlyMap<string, Importing>,
 ): Promise<PlanVerdict[]> {
   const all: PlanVerdict[] = [];
   for (const change of changes) {
     const record = records.get(change.logicalId);
-    const request = reviewed(change, record);
+    const request = reviewed(change, record, importing?.get(change.logicalId));
     if (!request) {
       const notJudged = notJudgedNow(change, record);
       if (notJudged) change.notJudged = notJudged;
@@ -109,8 +112,14 @@ function known(value: unknown): boolean {
   return !hasUnknown(value) && !JSON.stringify(value).includes(JSON.stringify(MASK));
 }
 
-function reviewed(change: PlannedChange, record: ResourceRecord | undefined): Reviewed | undefined {
+function reviewed(
+  change: PlannedChange,
+  record: ResourceRecord | undefined,
+  importing: Importing | undefined,
+): Reviewed | undefined {
   switch (change.action) {
+    case 'Import':
+      return importing && { operation: 'CREATE', object: importing.model };
     case 'Add':
     case 'Replace':
       return change.properties && known(change.properties)

@@ -36,7 +36,7 @@ import type { PlannedChange } from './plan.js';
 import { callerOfStack, reviewPlan } from './review-plan.js';
 import { DeniedByVerdicts } from '../verdict.js';
 import { changedSincePlan } from './parameter-store/index.js';
-import { resolveImports, type ResourceToImport } from './import/index.js';
+import { resolveImports, type Importing, type ResourceToImport } from './import/index.js';
 
 export async function deploy(
   core: StacksCore,
@@ -159,7 +159,7 @@ async function begin(
   await checkExports(core, name, existing?.record, analysis, options.authorize ?? (() => {}));
   const imports =
     options.resourcesToImport && (await importsOf(core, name, analysis, existing?.record, held, options));
-  // An import changes nothing but what it imports, and an Import is no change a policy judges.
+  // An import changes nothing but what it imports (its review is importsOf's).
   if (!imports)
     await refuseDenied(core, name, analysis, existing?.record, held, options.caller, options.planned);
   const id = randomUUID();
@@ -289,7 +289,9 @@ async function markStarted(
 
 /**
  * The resources an import brings in, checked (import/) as its plan checks them, now: the identifier of
- * each by logical id. Refused when the deployment would change anything else.
+ * each by logical id. Refused when the deployment would change anything else, or when admission
+ * policies or hooks deny taking charge of one (reviewed as a create of it as read; each is reviewed
+ * again when its step imports it, as a create is when it is made).
  */
 async function importsOf(
   core: StacksCore,
@@ -297,7 +299,12 @@ async function importsOf(
   analysis: Analysis,
   stack: StackRecord | undefined,
   held: Map<string, ResourceRecord>,
-  options: { resourcesToImport?: ResourceToImport[]; authorize?: Authorize },
+  options: {
+    resourcesToImport?: ResourceToImport[];
+    authorize?: Authorize;
+    caller?: StackCaller;
+    planned?: readonly PlannedChange[];
+  },
 ): Promise<Record<string, string>> {
   const importing = await resolveImports(
     core,
@@ -308,7 +315,8 @@ async function importsOf(
     options.authorize ?? (() => {}),
   );
   const records = stack && !NEVER_CREATED.has(stack.status) ? held : new Map<string, ResourceRecord>();
-  await changesOf(core, name, analysis, stack, records, importing);
+  const changes = await changesOf(core, name, analysis, stack, records, importing);
+  await refuseDeniedChanges(core, name, changes, records, options.caller, options.planned, importing);
   return Object.fromEntries([...importing].map(([logicalId, i]) => [logicalId, i.identifier]));
 }
 
@@ -366,10 +374,23 @@ async function refuseDenied(
   } catch {
     return;
   }
+  await refuseDeniedChanges(core, name, changes, records, caller, planned);
+}
+
+/** Refuses `changes` when their review (or their stored plan's, when they are still its) denies one. */
+async function refuseDeniedChanges(
+  core: StacksCore,
+  name: string,
+  changes: PlannedChange[],
+  records: ReadonlyMap<string, ResourceRecord>,
+  caller: StackCaller | undefined,
+  planned: readonly PlannedChange[] | undefined,
+  importing?: ReadonlyMap<string, Importing>,
+): Promise<void> {
   const verdicts =
     planned && sameChanges(changes, planned)
       ? planned.flatMap((c) => (c.verdicts ?? []).map((v) => ({ ...v, logicalId: c.logicalId })))
-      : await reviewPlan(core, changes, records, callerOfStack(caller, name));
+      : await reviewPlan(core, changes, records, callerOfStack(caller, name), importing);
   if (verdicts.some((v) => v.action === 'Deny'))
     throw new DeniedByVerdicts(verdicts.filter((v) => v.action !== 'Audit'));
 }

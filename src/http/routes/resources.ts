@@ -155,10 +155,13 @@ export async function resourceRoutes(
 
   // Records a resource the provider has and Typeplane had none of, read through the provider: done
   // at once, 200 with the completed operation (a CREATE that created nothing).
-  app.post<ResourceParams>('/v1/resources/:typeName/:identifier/import', async (request) => {
+  // Reviewed as a create is (admission policies, hooks): its verdicts are the request's, its
+  // warnings sent as headers.
+  app.post<ResourceParams>('/v1/resources/:typeName/:identifier/import', async (request, reply) => {
     const { typeName, identifier } = request.params;
     const caller = callerOfRequest(request);
-    const event = await engine.adopt(typeName, identifier, caller);
+    const event = await engine.adopt(typeName, identifier, reviewing(request, caller));
+    warningHeaders(reply, event.warnings);
     request.log.info(
       { typeName, identifier: event.identifier, requestToken: event.requestToken, by: caller.id },
       'resource imported',

@@ -165,6 +165,8 @@ export function withCustomResources(engine: StackEngine, custom: CustomResources
     readOnlyNeverSet: (type) => (isCustomResourceType(type.typeName) ? [] : engine.readOnlyNeverSet(type)),
     preview: async (typeName, change) =>
       isCustomResourceType(typeName) ? [] : engine.preview(typeName, change),
+    review: async (typeName, change) =>
+      isCustomResourceType(typeName) ? [] : engine.review(typeName, change),
   };
 }
 

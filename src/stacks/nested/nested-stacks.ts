@@ -81,6 +81,8 @@ export function withNestedStacks(engine: StackEngine, host: () => NestedStackHos
     readOnlyNeverSet: (type) => (type.typeName === NESTED_STACK_TYPE ? [] : engine.readOnlyNeverSet(type)),
     preview: async (typeName, change) =>
       typeName === NESTED_STACK_TYPE ? [] : engine.preview(typeName, change),
+    review: async (typeName, change) =>
+      typeName === NESTED_STACK_TYPE ? [] : engine.review(typeName, change),
   };
 }
 

@@ -150,5 +150,6 @@ export function resolvingEngine(engine: StackEngine, store: ParameterStore): Sta
     waitFor: (...args) => engine.waitFor(...args),
     readOnlyNeverSet: (...args) => engine.readOnlyNeverSet(...args),
     preview: (...args) => engine.preview(...args),
+    review: (...args) => engine.review(...args),
   };
 }

@@ -42,7 +42,7 @@ import { refValue } from '../ref-value.js';
 /** The engine as stacks use it: its public operations. */
 export type StackEngine = Pick<
   Engine,
-  'create' | 'update' | 'delete' | 'read' | 'waitFor' | 'readOnlyNeverSet' | 'preview'
+  'create' | 'update' | 'delete' | 'read' | 'waitFor' | 'readOnlyNeverSet' | 'preview' | 'review'
 >;
 
 export interface DeploymentContext {
@@ -235,6 +235,30 @@ export class DeploymentState {
     }
     void logicalId;
     return event;
+  }
+
+  /**
+   * A change the stack makes itself (an import) put to the reviewer by `review` (an engine call made
+   * as a step's is, with the step's caller), the audit trail told what it said: its verdicts, or its
+   * refusal thrown.
+   */
+  async review(
+    logicalId: string,
+    identifier: string,
+    review: () => Promise<readonly Verdict[]>,
+  ): Promise<readonly Verdict[]> {
+    const reviews: ReviewedChange[] = [];
+    let verdicts: readonly Verdict[];
+    try {
+      verdicts = await collectReviews(reviews, review);
+    } catch (e) {
+      if (e instanceof TypeplaneError)
+        for (const r of reviews)
+          this.tellReviewed(logicalId, r, { deniedWith: e.code, message: this.masked(e.message) });
+      throw e;
+    }
+    for (const r of reviews) this.tellReviewed(logicalId, r, { identifier });
+    return verdicts;
   }
 
   /** Tell the audit trail what a review of this step said; messages masked as the step's events are. */
