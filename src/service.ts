@@ -375,6 +375,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     });
     const fairness = options.fairness === false ? undefined : new Fairness(options.fairness);
     if (fairness) telemetry?.watchFairness(fairness);
+    telemetry?.watchWatches(watches);
     const app = await buildServer({
       watches,
       ...(fairness ? { fairness } : {}),

@@ -12,6 +12,7 @@ import { engineObserver, watchEngine, type EngineSources } from './engine.js';
 import { stacksObserver } from './stacks.js';
 import { storeObserver, watchStore } from './store.js';
 import { watchFairness } from './fairness.js';
+import { watchWatches, type WatchSource } from './watches.js';
 import type { Fairness } from '../fairness/index.js';
 import type { EngineObserver } from '../engine/index.js';
 import type { StacksObserver } from '../stacks/index.js';
@@ -36,6 +37,8 @@ export interface Telemetry {
   watchStore(stats: () => StoreStats): void;
   /** Read fairness's seats, queues, waits and refusals per priority level and flow at each scrape. */
   watchFairness(fairness: Fairness): void;
+  /** Read the watches open, what they sent and why they ended, at each scrape. */
+  watchWatches(watches: WatchSource): void;
   /** Every metric, as Prometheus scrapes them. */
   exposition(): Promise<string>;
 }
@@ -53,6 +56,7 @@ export function createTelemetry(): Telemetry {
     watchEngine: (sources) => watchEngine(metrics, sources),
     watchStore: (stats) => watchStore(metrics, registry, stats),
     watchFairness: (fairness) => watchFairness(metrics, registry, fairness),
+    watchWatches: (watches) => watchWatches(metrics, registry, watches),
     exposition: () => registry.metrics(),
   };
 }

@@ -50,6 +50,10 @@ export function defineMetrics(registry: Registry) {
     fairnessQueued?: Reader<Counter<'priority_level' | 'flow'>>;
     fairnessWaitSeconds?: Reader<Counter<'priority_level' | 'flow'>>;
     fairnessRejected?: Reader<Counter<'priority_level' | 'flow' | 'reason'>>;
+    watchesOpen?: Reader<Gauge>;
+    watchEvents?: Reader<Counter>;
+    watchBytes?: Reader<Counter>;
+    watchesEnded?: Reader<Counter<'reason'>>;
   } = {};
   // Event-loop lag, heap, GC, file descriptors, CPU: the library's own, on this registry.
   collectDefaultMetrics({ register: registry });
@@ -248,6 +252,40 @@ export function defineMetrics(registry: Registry) {
       registers: [],
       collect() {
         return readers.fairnessRejected?.(this);
+      },
+    }),
+    // Watches (src/watch): read from its counts at each scrape; the watch path only counts.
+    watchesOpen: new Gauge({
+      name: 'typeplane_watches_open',
+      help: 'Watches open now (resources, operations and stack events).',
+      registers: [],
+      collect() {
+        return readers.watchesOpen?.(this);
+      },
+    }),
+    watchEvents: new Counter({
+      name: 'typeplane_watch_events_sent_total',
+      help: 'Events sent to watches: changes, BOOKMARKs and the ERROR that ends one.',
+      registers: [],
+      collect() {
+        return readers.watchEvents?.(this);
+      },
+    }),
+    watchBytes: new Counter({
+      name: 'typeplane_watch_sent_bytes_total',
+      help: 'Bytes of events written to watches (SSE or NDJSON framing included).',
+      registers: [],
+      collect() {
+        return readers.watchBytes?.(this);
+      },
+    }),
+    watchesEnded: new Counter({
+      name: 'typeplane_watches_ended_total',
+      help: 'Watches ended, by reason: client_closed, slow_consumer (429), revoked (401), forbidden (403), not_found (404), expired (410), shutdown (503), failed (500).',
+      labelNames: ['reason'] as const,
+      registers: [],
+      collect() {
+        return readers.watchesEnded?.(this);
       },
     }),
   };

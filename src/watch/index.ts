@@ -11,3 +11,4 @@ export { Watches, WatchExpired, type WatchesOptions, type WatchTarget } from './
 export { isWatch, serveStackEventsWatch, serveWatch, WATCH_PARAMETERS } from './http.js';
 export type { StackEventSource } from './stack-events.js';
 export { DEFAULT_WATCH_LIMITS, watchLimits, type WatchLimits } from './limits.js';
+export type { WatchCounts, WatchEndReason } from './stream.js';

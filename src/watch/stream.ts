@@ -14,6 +14,40 @@ export type WatchFormat = 'sse' | 'ndjson';
 /** Which changes a watch sends, and as which event. */
 export type Selector = (change: PreparedChange, seenUpTo: number) => string | undefined;
 
+/** Why a watch ended, as its metrics count it (the ERROR event's status, or the client's leaving). */
+export type WatchEndReason =
+  | 'client_closed'
+  | 'slow_consumer'
+  | 'revoked'
+  | 'forbidden'
+  | 'not_found'
+  | 'expired'
+  | 'shutdown'
+  | 'failed';
+
+const END_REASONS: Record<number, WatchEndReason> = {
+  401: 'revoked',
+  403: 'forbidden',
+  404: 'not_found',
+  410: 'expired',
+  429: 'slow_consumer',
+  503: 'shutdown',
+};
+
+/** What a server's watches sent, and why they ended: counted as they go, read by its metrics. */
+export interface WatchCounts {
+  events: number;
+  bytes: number;
+  ended: Record<WatchEndReason, number>;
+}
+
+export function newWatchCounts(): WatchCounts {
+  const ended = {} as Record<WatchEndReason, number>;
+  for (const reason of ['client_closed', 'failed', ...Object.values(END_REASONS)] as WatchEndReason[])
+    ended[reason] = 0;
+  return { events: 0, bytes: 0, ended };
+}
+
 /** How long a cut client has to take its final event before its connection is closed. */
 const LINGER_MS = 2_000;
 /** Live changes a watch holds while it replays the log. */
@@ -27,6 +61,10 @@ export class WatchStream implements FeedSubscriber {
   private pendingPosition = 0;
   private ended = false;
   private readonly bookmarks: NodeJS.Timeout;
+  /** Why it ended; undefined while it has not, or when its client left. */
+  private endedWith: WatchEndReason | undefined;
+  /** Where what it sends and why it ends are counted (the server's, for its metrics). */
+  counts: WatchCounts | undefined;
 
   constructor(
     private readonly response: ServerResponse,
@@ -41,7 +79,7 @@ export class WatchStream implements FeedSubscriber {
     this.bookmarks = setInterval(() => {
       if (this.pending === undefined) {
         const version = this.versionSent();
-        this.write(this.framed(version, bookmarkJson(version)));
+        this.write(this.framed(version, bookmarkJson(version)), 1);
       }
     }, bookmarkMs);
     this.bookmarks.unref();
@@ -68,6 +106,8 @@ export class WatchStream implements FeedSubscriber {
 
   /** Drops a watch refused before it sent anything (its response answers the refusal). */
   abandon(): void {
+    // Refused: it was never open, so nothing of it is counted.
+    this.counts = undefined;
     this.finish();
   }
 
@@ -124,7 +164,7 @@ export class WatchStream implements FeedSubscriber {
    * take them; false once the watch has ended.
    */
   async sendCurrent(events: readonly string[]): Promise<boolean> {
-    if (events.length > 0) this.write(events.map((e) => this.framed(this.sent, e)).join(''));
+    if (events.length > 0) this.write(events.map((e) => this.framed(this.sent, e)).join(''), events.length);
     await this.drained();
     return !this.ended;
   }
@@ -136,7 +176,8 @@ export class WatchStream implements FeedSubscriber {
    */
   async sendVersioned(events: readonly { version: string; json: string }[]): Promise<boolean> {
     this.pending = undefined;
-    if (events.length > 0) this.write(events.map((e) => this.framed(e.version, e.json)).join(''));
+    if (events.length > 0)
+      this.write(events.map((e) => this.framed(e.version, e.json)).join(''), events.length);
     await this.drained();
     return !this.ended;
   }
@@ -158,22 +199,29 @@ export class WatchStream implements FeedSubscriber {
   /** Sends the changes this watch has not sent and may see, in one write. */
   private send(changes: readonly PreparedChange[]): void {
     let text = '';
+    let events = 0;
     for (const change of changes) {
       if (change.version <= this.sent) continue;
       const event = this.select(change, this.sent);
       this.sent = change.version;
-      if (event !== undefined) text += this.framed(change.version, event);
+      if (event === undefined) continue;
+      text += this.framed(change.version, event);
+      events++;
     }
-    if (text !== '') this.write(text);
+    if (text !== '') this.write(text, events);
   }
 
   private framed(version: number | string, json: string): string {
     return this.format === 'sse' ? `id: ${version}\ndata: ${json}\n\n` : `${json}\n`;
   }
 
-  private write(text: string): void {
+  private write(text: string, events: number): void {
     if (this.ended) return;
     this.response.write(text);
+    if (this.counts) {
+      this.counts.events += events;
+      this.counts.bytes += Buffer.byteLength(text);
+    }
     if (this.response.writableLength > this.maxBufferedBytes)
       this.end(
         'Throttling',
@@ -200,7 +248,13 @@ export class WatchStream implements FeedSubscriber {
   end(errorCode: string, code: number, message: string): void {
     if (this.ended) return;
     const json = errorJson(errorCode, code, message);
-    this.response.end(this.format === 'sse' ? `data: ${json}\n\n` : `${json}\n`);
+    const text = this.format === 'sse' ? `data: ${json}\n\n` : `${json}\n`;
+    this.response.end(text);
+    if (this.counts) {
+      this.counts.events++;
+      this.counts.bytes += Buffer.byteLength(text);
+    }
+    this.endedWith = END_REASONS[code] ?? 'failed';
     this.finish();
     setTimeout(() => this.response.destroy(), LINGER_MS).unref();
   }
@@ -208,6 +262,7 @@ export class WatchStream implements FeedSubscriber {
   private finish(): void {
     if (this.ended) return;
     this.ended = true;
+    if (this.counts) this.counts.ended[this.endedWith ?? 'client_closed']++;
     clearInterval(this.bookmarks);
     this.pending = undefined;
     this.onEnd(this);

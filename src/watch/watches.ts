@@ -13,7 +13,7 @@ import type { Store } from '../store/index.js';
 import { EventMaker, currentResources, type PreparedChange } from './events.js';
 import { ChangeFeed, PAGE } from './feed.js';
 import { watchLimits, type WatchLimits } from './limits.js';
-import { WatchStream, type Selector, type WatchFormat } from './stream.js';
+import { newWatchCounts, WatchStream, type Selector, type WatchCounts, type WatchFormat } from './stream.js';
 import { followStackEvents, type StackEventSource } from './stack-events.js';
 import { requestMatches, ResourceFilter, type RequestFilter } from './filters.js';
 import { parseFilters } from '../engine/index.js';
@@ -99,6 +99,9 @@ export class Watches {
   get open(): number {
     return this.total;
   }
+
+  /** What the watches sent, and why they ended, since the server started (its metrics read them). */
+  readonly counts: WatchCounts = newWatchCounts();
 
   /**
    * Serves a watch on `response`. Refusals (TypeplaneError: 404 no such type, 410, 429) are thrown
@@ -188,7 +191,7 @@ export class Watches {
     select: Selector,
   ): WatchStream {
     const tokenId = request.principal.tokenId;
-    return new WatchStream(
+    const stream = new WatchStream(
       response,
       request.format,
       select,
@@ -197,6 +200,8 @@ export class Watches {
       this.limits.bookmarkMs,
       (ended) => this.ended(request.token, tokenId, ended),
     );
+    stream.counts = this.counts;
+    return stream;
   }
 
   /** A watch that failed: a refusal still to answer is thrown; a stream begun ends with an ERROR event. */
