@@ -39,6 +39,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
 };
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
+const vite = join(root, 'node_modules/vite/bin/vite.js');
 const checkImports = join(root, 'scripts/check-imports.mjs');
 
 let work: string; // holds the staging folder, the tarball and the user's folder
@@ -81,7 +82,8 @@ function distIsFresh(): boolean {
           .filter((f) => ext.test(f))
       : [];
   const sources = list(join(root, 'src'), /\.ts$/).filter((f) => !f.endsWith('.d.ts'));
-  const built = list(join(root, 'dist'), /\.js$/);
+  // dist/console is the web console's build (Vite's, from console/): see consoleIsFresh.
+  const built = list(join(root, 'dist'), /\.js$/).filter((f) => !f.startsWith('console'));
   const expected = sources.map((f) => f.replace(/\.ts$/, '.js')).sort();
   if (built.length === 0 || JSON.stringify(built.sort()) !== JSON.stringify(expected)) return false;
   const newestSource = Math.max(
@@ -89,6 +91,16 @@ function distIsFresh(): boolean {
     ...sources.map((f) => statSync(join(root, 'src', f)).mtimeMs),
   );
   return Math.min(...built.map((f) => statSync(join(root, 'dist', f)).mtimeMs)) > newestSource;
+}
+
+/** Whether dist/console is the build of the web console's sources (console/) as they are. */
+function consoleIsFresh(): boolean {
+  const index = join(root, 'dist/console/index.html');
+  if (!existsSync(index)) return false;
+  const sources = readdirSync(join(root, 'console'), { recursive: true }).map((f) =>
+    join(root, 'console', String(f)),
+  );
+  return statSync(index).mtimeMs > Math.max(...sources.map((f) => statSync(f).mtimeMs));
 }
 
 before(() => {
@@ -108,6 +120,22 @@ before(() => {
         stdio: 'pipe',
       },
     );
+  // The web console, built as `npm run build` builds it, unless dist/console is that build already.
+  if (!consoleIsFresh())
+    execFileSync(
+      process.execPath,
+      [
+        vite,
+        'build',
+        '--config',
+        join(root, 'console/vite.config.ts'),
+        '--outDir',
+        join(stage, 'dist/console'),
+      ],
+      { stdio: 'pipe' },
+    );
+  else if (!existsSync(join(stage, 'dist/console')))
+    cpSync(join(root, 'dist/console'), join(stage, 'dist/console'), { recursive: true });
   const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
     cwd: stage,
     encoding: 'utf8',
