@@ -234,8 +234,9 @@ export async function stackRoutes(
     await reached(request, request.params.stackName);
     await notNestedStack(stacks, request.params.stackName);
     const started = await stacks.delete(request.params.stackName, authorizer(request), callerOf(request));
+    // A stack deleted while waited for is gone: undefined, answered as DELETE_COMPLETE.
     const stack =
-      (await settled(reply, request.params.stackName, started.deploymentId, wait)) ?? started.stack;
+      wait > 0 ? await settled(reply, request.params.stackName, started.deploymentId, wait) : started.stack;
     return reply.status(202).send({
       deploymentId: started.deploymentId,
       startedAt: started.startedAt,
