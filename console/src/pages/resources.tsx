@@ -147,8 +147,6 @@ function short(value: unknown): string {
 export function ResourcePage({ typeName, identifier }: { typeName: string; identifier: string }) {
   const path = `/v1/resources/${seg(typeName)}/${seg(identifier)}`;
   const model = useLoad(() => get<{ properties: Record<string, unknown> }>(path), path);
-  const historyPath = `/v1/requests?typeName=${seg(typeName)}&identifier=${seg(identifier)}&maxResults=50`;
-  const history = useLoad(() => get<{ progressEvents: ProgressEvent[] }>(historyPath), historyPath);
   return (
     <>
       <h1>
@@ -173,15 +171,48 @@ export function ResourcePage({ typeName, identifier }: { typeName: string; ident
         )}
       </Show>
       <h2>Operations</h2>
-      <Show loaded={history}>
-        {({ progressEvents }) =>
-          progressEvents.length === 0 ? (
-            <p>No operation on record (they expire 7 days after they end).</p>
-          ) : (
-            <OperationRows events={progressEvents} />
-          )
-        }
-      </Show>
+      <History key={`${typeName}/${identifier}`} typeName={typeName} identifier={identifier} />
     </>
+  );
+}
+
+interface HistoryPage {
+  progressEvents: ProgressEvent[];
+  nextToken?: string | null;
+}
+
+/** A resource's operations, newest first, 50 at a time: older ones on asking. */
+function History({ typeName, identifier }: { typeName: string; identifier: string }) {
+  const first = `/v1/requests?typeName=${seg(typeName)}&identifier=${seg(identifier)}&maxResults=50`;
+  const history = useLoad(() => get<HistoryPage>(first), first);
+  const [older, setOlder] = useState<HistoryPage[]>([]);
+  const [error, setError] = useState<Error>();
+  const next = older.length > 0 ? older[older.length - 1]!.nextToken : history.data?.nextToken;
+  const more = () =>
+    get<HistoryPage>(`${first}&nextToken=${encodeURIComponent(next!)}`).then(
+      (p) => setOlder((o) => [...o, p]),
+      setError,
+    );
+  return (
+    <Show loaded={history}>
+      {({ progressEvents }) => {
+        const events = [...progressEvents, ...older.flatMap((p) => p.progressEvents)];
+        return (
+          <>
+            {events.length === 0 ? (
+              <p>No operation on record (they expire 7 days after they end).</p>
+            ) : (
+              <OperationRows events={events} />
+            )}
+            {next && (
+              <button type="button" onClick={more}>
+                Older operations
+              </button>
+            )}
+            {error && <ErrorBox error={error} />}
+          </>
+        );
+      }}
+    </Show>
   );
 }
