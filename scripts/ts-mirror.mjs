@@ -8,7 +8,7 @@
 // A file is transformed again only when its source changed (its digest is in manifest.json).
 // scripts/run-tests.mjs prepares the mirror at the start of a run; scripts/ts-run.cjs runs from it.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -112,7 +112,7 @@ function writeWhole(path, text) {
 /**
  * Bring the mirror up to date with the TypeScript under src/, test/, scripts/, bench/ and
  * examples/; resolves to how many files were transformed and how many there are. A file esbuild
- * cannot transform is left out (running it then fails as it would under tsx, through tsx).
+ * cannot transform throws its error where it is imported.
  */
 export async function prepareMirror() {
   const sources = new Set(
@@ -149,13 +149,21 @@ export async function prepareMirror() {
         try {
           writeWhole(mirrored(path), await transform(esbuild, path, source, sources));
           files[key] = hash;
-        } catch {
-          // Left out of the manifest (and so tried again next time).
+        } catch (error) {
+          // Its mirror throws esbuild's error where it is imported (never runs an older version of
+          // it); left out of the manifest, so tried again next time.
+          const message = `${relative(root, path)} cannot be transformed: ${error.message}`;
+          writeWhole(mirrored(path), `throw new SyntaxError(${JSON.stringify(message)});\n`);
         }
       }),
     );
     await esbuild.stop?.();
   }
+  // A module whose source is gone goes too: importing it must fail, as it would from the tree.
+  const kept = new Set([...sources].map(mirrored));
+  for (const entry of readdirSync(mirror, { recursive: true, withFileTypes: true }))
+    if (entry.isFile() && /\.m?js$/.test(entry.name) && !kept.has(join(entry.parentPath, entry.name)))
+      rmSync(join(entry.parentPath, entry.name), { force: true });
   writeWhole(join(mirror, 'package.json'), `${JSON.stringify({ type: 'module', private: true })}\n`);
   writeWhole(manifestPath, JSON.stringify({ salt, files }));
   return { transformed: stale.length, files: sources.size };
