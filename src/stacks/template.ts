@@ -14,7 +14,7 @@ import { allowedPatternProblem } from './lookaround.js';
 import { stackDiagnostic } from './rules.js';
 import { isCustomResourceType } from './custom-resources/type.js';
 import { TEMPLATE_TAGS, unknownTagMessage } from './yaml-tags.js';
-import { readTransform, withoutLoops } from './language-extensions/transforms.js';
+import { extensionFunctions, readTransform, withoutLoops } from './language-extensions/transforms.js';
 import { ssmParameterType } from './parameter-store/ssm-types.js';
 import { readPolicy, type DeletionPolicy, type ReplacePolicy } from './retention.js';
 import { NESTED_TEMPLATES } from './nested/names.js';
@@ -237,8 +237,10 @@ function readTemplate(parsed: ParseResult, file: string | undefined, expand?: Ex
   }
   // A transform runs before the other sections are read, with the parameters' values.
   let transformDiagnostics: Diagnostic[] = [];
+  let extended = false;
   if (root.Transform !== undefined) {
     const transform = readTransform(root.Transform);
+    extended = transform.languageExtensions;
     for (const refused of transform.refused) problem('TP4018', refused.pointer, refused.message);
     if (transform.languageExtensions && expand) {
       const expanded = expand(document, template.parameters);
@@ -259,6 +261,8 @@ function readTemplate(parsed: ParseResult, file: string | undefined, expand?: Ex
         'Fn::ForEach is a loop of the AWS::LanguageExtensions transform: declare `Transform: AWS::LanguageExtensions` to have it expanded',
       );
     body = unexpanded.root;
+    if (!extended)
+      for (const used of extensionFunctions(unexpanded.root)) problem('TP4018', used.pointer, used.message);
   }
   const mappings = section('Mappings');
   for (const [name, map] of Object.entries(mappings)) {

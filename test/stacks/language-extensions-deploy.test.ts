@@ -124,6 +124,42 @@ test("validate locates a generated resource's problem in the loop as written, an
   assert.match(put.body.message, /the template is invalid: 1 error, first: TP4005/);
 });
 
+test('Fn::Length, Fn::ToJsonString and FindInMap DefaultValue without the transform are refused where written, saying to add it', async () => {
+  const template = [
+    'Parameters:',
+    '  Colors: { Type: CommaDelimitedList, Default: "red,green" }',
+    'Mappings:',
+    '  Sizes: { red: { Size: L } }',
+    'Resources:',
+    '  W:',
+    '    Type: Test::Shop::Widget',
+    '    Properties:',
+    '      Name: w',
+    '      Size: !FindInMap [Sizes, red, Size, { DefaultValue: S }]',
+    '      Count: !Length { Ref: Colors }',
+    '      Labels:',
+    '        - { "Fn::ToJsonString": { all: !Ref Colors } }',
+    '',
+  ].join('\n');
+  const r = await s.call('POST', '/v1/stacks/validate', { template });
+  assert.equal(r.body.valid, false, JSON.stringify(r.body));
+  assert.deepEqual(
+    r.body.diagnostics.map((d: any) => `${d.line} ${d.rule} ${d.pointer}`),
+    [
+      '11 TP4018 /Resources/W/Properties/Count/Fn::Length',
+      '13 TP4018 /Resources/W/Properties/Labels/0/Fn::ToJsonString',
+      '10 TP4018 /Resources/W/Properties/Size/Fn::FindInMap/3/DefaultValue',
+    ],
+  );
+  for (const d of r.body.diagnostics)
+    assert.match(d.message, /declare `Transform: AWS::LanguageExtensions` at the top of the template/);
+  // With the transform the same template validates.
+  const fixed = await s.call('POST', '/v1/stacks/validate', {
+    template: `Transform: AWS::LanguageExtensions\n${template}`,
+  });
+  assert.equal(fixed.body.valid, true, JSON.stringify(fixed.body));
+});
+
 const skip = corpusSkip();
 const FIXTURES = new URL('../fixtures/cloudformation-templates/', import.meta.url);
 

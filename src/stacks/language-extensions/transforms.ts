@@ -86,3 +86,42 @@ export function withoutLoops(root: Record<string, unknown>): {
   }
   return { root: out, loops };
 }
+
+/** Most places {@link extensionFunctions} reports (the first ones say what to do). */
+const MAX_REPORTED = 20;
+
+/**
+ * Where a template not expanded uses a function only `AWS::LanguageExtensions` defines — `Fn::Length`,
+ * `Fn::ToJsonString`, `Fn::FindInMap` with a `DefaultValue` — each with what to do: CloudFormation
+ * refuses them without the transform. Walked without recursion, over the template's own values.
+ */
+export function extensionFunctions(root: Record<string, unknown>): { pointer: string; message: string }[] {
+  const found: { pointer: string; message: string }[] = [];
+  const fix = 'declare `Transform: AWS::LanguageExtensions` at the top of the template to have it evaluated';
+  const pending: { value: unknown; pointer: string }[] = [{ value: root, pointer: '' }];
+  while (pending.length > 0 && found.length < MAX_REPORTED) {
+    const { value, pointer } = pending.pop()!;
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => pending.push({ value: v, pointer: `${pointer}/${i}` }));
+      continue;
+    }
+    if (!isObject(value)) continue;
+    const keys = Object.keys(value);
+    if (keys.length === 1 && (keys[0] === 'Fn::Length' || keys[0] === 'Fn::ToJsonString'))
+      found.push({
+        pointer: `${pointer}/${keys[0]}`,
+        message: `${keys[0]} is a function of the AWS::LanguageExtensions transform: ${fix}`,
+      });
+    else if (keys.length === 1 && keys[0] === 'Fn::FindInMap') {
+      const args = value['Fn::FindInMap'];
+      if (Array.isArray(args) && args.length === 4 && isObject(args[3]) && 'DefaultValue' in args[3])
+        found.push({
+          pointer: `${pointer}/Fn::FindInMap/3/DefaultValue`,
+          message: `Fn::FindInMap's DefaultValue is a feature of the AWS::LanguageExtensions transform: ${fix}, or drop the DefaultValue`,
+        });
+    }
+    for (const [k, v] of Object.entries(value))
+      pending.push({ value: v, pointer: `${pointer}/${escapePointerToken(k)}` });
+  }
+  return found.sort((a, b) => (a.pointer < b.pointer ? -1 : 1));
+}
