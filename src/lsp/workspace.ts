@@ -43,7 +43,8 @@ export interface LocalType {
 export class Workspace {
   /** Each file's result as validateDocument gave it (before the checks across documents), by shown path. */
   private readonly results = new Map<string, ValidationResult>();
-  private ordered: string[] | undefined;
+  /** The files defining each type name (valid or not), to check a document among those that matter. */
+  private readonly definers = new Map<string, Set<string>>();
   private readonly compiled = new WeakMap<ResourceType, CompiledType>();
   private registryNames: { at: number; types: Promise<RegisteredTypeSummary[]> } | undefined;
   private readonly registryTypes = new Map<string, { at: number; type: Promise<ResourceType | undefined> }>();
@@ -65,8 +66,7 @@ export class Workspace {
       checkHook: async (content, file) =>
         (await import('../policy/hooks/index.js')).checkHookSchema(content, { file }),
     });
-    for (const result of results) if (result.file !== undefined) this.results.set(result.file, result);
-    this.ordered = undefined;
+    for (const result of results) if (result.file !== undefined) this.update(result.file, result);
   }
 
   /** Read one file again as it is on disk (a document closed unsaved goes back to what the file holds). */
@@ -91,21 +91,40 @@ export class Workspace {
 
   /** Keep a document's result (as validateDocument gave it) in place of what its file held. */
   update(file: string, result: ValidationResult | undefined): void {
-    const had = this.results.has(file);
+    for (const type of this.results.get(file)?.types ?? []) this.definers.get(type.typeName)?.delete(file);
     if (result) this.results.set(file, result);
     else this.results.delete(file);
-    if (had !== (result !== undefined)) this.ordered = undefined;
+    for (const type of result?.types ?? []) {
+      let files = this.definers.get(type.typeName);
+      if (!files) this.definers.set(type.typeName, (files = new Set()));
+      files.add(file);
+    }
   }
 
   /**
    * `result` (fresh from validateDocument, for `file`) checked among the workspace's other type
-   * documents, in place, as loadTypes checks the files it read together.
+   * documents, in place, as loadTypes checks the files it read together. Only the documents that can
+   * change its findings take part, in loadTypes' order: those defining a type it defines or refers
+   * to, and those defining a type any of these define (whether they define one twice decides
+   * whether their types count).
    */
   checkAmongOthers(file: string, result: ValidationResult, text: string): void {
-    this.ordered ??= [...new Set([...this.results.keys()])].sort();
-    const files = this.results.has(file) ? this.ordered : [...this.ordered, file].sort();
+    const near = new Set<string>();
+    for (const type of result.types) {
+      near.add(type.typeName);
+      for (const reference of type.traits.references) near.add(reference.typeName);
+    }
+    const files = new Set<string>([file]);
+    const definersOf = (names: Iterable<string>) => {
+      const found = new Set<string>();
+      for (const name of names) for (const f of this.definers.get(name) ?? []) if (f !== file) found.add(f);
+      return found;
+    };
+    const first = definersOf(near);
+    const second = definersOf([...first].flatMap((f) => this.results.get(f)!.types.map((t) => t.typeName)));
+    for (const f of [...first, ...second]) files.add(f);
     // Only `result` is changed by the checks: the others stay as validateDocument gave them.
-    const all = files.map((f) => (f === file ? result : this.results.get(f)!));
+    const all = [...files].sort().map((f) => (f === file ? result : this.results.get(f)!));
     checkAcrossDocuments(all, new Map([[result, text]]), result);
   }
 
