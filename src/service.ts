@@ -376,6 +376,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const fairness = options.fairness === false ? undefined : new Fairness(options.fairness);
     if (fairness) telemetry?.watchFairness(fairness);
     telemetry?.watchWatches(watches);
+    const auditTrail = auditor?.trail;
+    if (auditTrail) telemetry?.watchAuditTrail(() => auditTrail.dropped);
     const app = await buildServer({
       watches,
       ...(fairness ? { fairness } : {}),

@@ -37,6 +37,8 @@ export interface EventSink {
   append(event: AuditEvent): void;
   /** Undefined when a record can be taken now; else when one can (see store-trail.ts). */
   admit(): Promise<void> | undefined;
+  /** Records dropped because its buffer was full (see store-trail.ts). */
+  readonly dropped: number;
   /** The stored trail's records, newest first. */
   list(filter: AuditFilter, options: { limit: number; nextToken?: string }): Promise<Page<string>>;
   close(): Promise<void>;

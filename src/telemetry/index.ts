@@ -37,6 +37,8 @@ export interface Telemetry {
   watchStore(stats: () => StoreStats): void;
   /** Read fairness's seats, queues, waits and refusals per priority level and flow at each scrape. */
   watchFairness(fairness: Fairness): void;
+  /** Read how many records the store's audit trail dropped (`dropped`), at each scrape. */
+  watchAuditTrail(dropped: () => number): void;
   /** Read the watches open, what they sent and why they ended, at each scrape. */
   watchWatches(watches: WatchSource): void;
   /** Every metric, as Prometheus scrapes them. */
@@ -57,6 +59,13 @@ export function createTelemetry(): Telemetry {
     watchStore: (stats) => watchStore(metrics, registry, stats),
     watchFairness: (fairness) => watchFairness(metrics, registry, fairness),
     watchWatches: (watches) => watchWatches(metrics, registry, watches),
+    watchAuditTrail: (dropped) => {
+      registry.registerMetric(metrics.auditDropped);
+      metrics.readers.auditDropped = (counter) => {
+        counter.reset();
+        counter.inc(dropped());
+      };
+    },
     exposition: () => registry.metrics(),
   };
 }

@@ -54,6 +54,7 @@ export function defineMetrics(registry: Registry) {
     watchEvents?: Reader<Counter>;
     watchBytes?: Reader<Counter>;
     watchesEnded?: Reader<Counter<'reason'>>;
+    auditDropped?: Reader<Counter>;
   } = {};
   // Event-loop lag, heap, GC, file descriptors, CPU: the library's own, on this registry.
   collectDefaultMetrics({ register: registry });
@@ -277,6 +278,14 @@ export function defineMetrics(registry: Registry) {
       registers: [],
       collect() {
         return readers.watchBytes?.(this);
+      },
+    }),
+    auditDropped: new Counter({
+      name: 'typeplane_audit_records_dropped_total',
+      help: "Audit records the store's trail dropped: its buffer was full (the store down or too slow while operations in flight ended).",
+      registers: [],
+      collect() {
+        return readers.auditDropped?.(this);
       },
     }),
     watchesEnded: new Counter({

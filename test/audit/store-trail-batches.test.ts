@@ -14,6 +14,7 @@ import { openSqliteStore } from '../../src/store/index.js';
 import { operationEndEvent, StoreTrail } from '../../src/audit/index.js';
 import { startTestService, tempDir, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 import { meterStatements, type StatementTally } from '../helpers/sqlite-meter.js';
+import { scrape, total } from '../telemetry/scrape.js';
 
 const N = 8;
 
@@ -75,7 +76,7 @@ test('a create gets no audit commit of its own: the records are appended in one 
   assert.equal(on.after.transactions, 1, on.after.log.join(' | '));
 });
 
-test('a full buffer holds changes back and refuses them before they run, dropping no record', async () => {
+test('a full buffer holds changes back and refuses them before they run; past it a record is dropped and counted', async () => {
   const svc = await startTestService({
     audit: { store: true, batch: { maxWaitMs: 60_000, bufferSize: 4, reserve: 2, admitTimeoutMs: 300 } },
   });
@@ -95,6 +96,13 @@ test('a full buffer holds changes back and refuses them before they run, droppin
     assert.equal((await svc.call('GET', `/v1/resources/${WIDGET_TYPE}/b`)).status, 404);
     // Reads are not held.
     assert.equal((await svc.call('GET', `/v1/resources/${WIDGET_TYPE}/a`)).status, 200);
+    // The buffer is full now (four records): the next refusal's record is dropped, and counted.
+    const again = await svc.call('POST', `/v1/resources/${WIDGET_TYPE}?wait=10`, {
+      desiredState: { Name: 'c' },
+    });
+    assert.equal(again.status, 429);
+    const metrics = await scrape(svc);
+    assert.equal(total(metrics, 'typeplane_audit_records_dropped_total'), 1);
   } finally {
     await svc.close();
   }
