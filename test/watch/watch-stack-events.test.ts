@@ -102,6 +102,12 @@ eachStoreService(
     assert.equal(malformed.body.details[0].pointer, '/query/resourceVersion');
     const missing = await openWatch(svc.url, '/v1/stacks/nothing/events?watch=true', svc.token);
     assert.equal(missing.status, 404);
+    // Scoped as the list: a token reaching none of the stack's types is answered as for no stack.
+    const other = await svc.call('POST', '/v1/tokens', { role: 'reader', types: ['Test::Other::*'] });
+    assert.equal(other.status, 201, JSON.stringify(other.body));
+    const outOfReach = await openWatch(svc.url, '/v1/stacks/shop/events?watch=true', other.body.token);
+    assert.equal(outOfReach.status, 404);
+    assert.equal(outOfReach.body.message, missing.body.message.replace('nothing', 'shop'), 'as for no stack');
   },
   () => {
     held = heldProvider();
