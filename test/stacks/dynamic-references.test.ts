@@ -251,3 +251,47 @@ Resources:
     'nothing was made',
   );
 });
+
+test('in Outputs, a {{resolve:ssm}} reference is resolved and a secure one stays the reference, as CloudFormation shows them; one naming nothing fails the deployment', async (t) => {
+  const { s, call, answers } = await watchedService(t);
+  for (const doc of [SECRET, LOGIN, SSM_PARAMETER])
+    assert.equal((await s.call('POST', '/v1/types', doc)).status, 201);
+  for (const desiredState of [
+    { Name: '/app/host', Type: 'String', Value: 'pg.internal' },
+    { Name: '/app/key', Type: 'String', Value: 'pw-keyx-1234' },
+  ]) {
+    const made = await s.call('POST', '/v1/resources/AWS::SSM::Parameter?wait=10', { desiredState });
+    assert.equal(made.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(made.body));
+  }
+  const secret = await s.call('POST', '/v1/resources/AWS::SecretsManager::Secret?wait=10', {
+    desiredState: { Name: 'db-credentials', SecretString: JSON.stringify({ password: PASSWORD }) },
+  });
+  assert.equal(secret.body.progressEvent.operationStatus, 'SUCCESS');
+  const template = (host: string) => `
+Resources:
+  Admin:
+    Type: Test::Vault::Login
+    Properties: { Name: admin }
+Outputs:
+  Host: { Value: 'db.{{resolve:ssm:${host}}}:5432' }
+  Key: { Value: '{{resolve:ssm-secure:/app/key}}' }
+  Password: { Value: '{{resolve:secretsmanager:db-credentials:SecretString:password}}' }
+`;
+  const put = await call('PUT', '/v1/stacks/outs?wait=20', { template: template('/app/host') });
+  assert.equal(put.body.stack.status, 'CREATE_COMPLETE', JSON.stringify(put.body));
+  const outputs = (await call('GET', '/v1/stacks/outs/outputs')).body.outputs;
+  assert.deepEqual(
+    Object.fromEntries(outputs.map((o: { name: string; value: unknown }) => [o.name, o.value])),
+    {
+      Host: 'db.pg.internal:5432',
+      Key: '{{resolve:ssm-secure:/app/key}}',
+      Password: '{{resolve:secretsmanager:db-credentials:SecretString:password}}',
+    },
+  );
+  assert.ok(!answers.join('\n').includes(PASSWORD), 'the secret is in no answer');
+  assert.ok(!answers.join('\n').includes('pw-keyx-1234'), 'the secure string is in no answer');
+
+  const lost = await call('PUT', '/v1/stacks/outs?wait=20', { template: template('/app/none') });
+  assert.equal(lost.body.stack.status, 'UPDATE_ROLLBACK_COMPLETE', JSON.stringify(lost.body));
+  assert.match(lost.body.stack.statusReason, /output: .*\{\{resolve:ssm:\/app\/none\}\}/);
+});

@@ -18,6 +18,7 @@ import { storeParameters } from './parameter-types.js';
 import {
   UnresolvedReference,
   holdsReference,
+  isSecure,
   parseReferences,
   resolveReferences,
   typeRead,
@@ -111,6 +112,38 @@ export async function withReferencesResolved(
     // Nor is a value shown to a caller who does not reach the type it is read from.
     if (e instanceof UnresolvedReference || (e instanceof TypeplaneError && e.code === 'AccessDenied'))
       return value;
+    throw e;
+  }
+}
+
+/**
+ * An output's value with its `{{resolve:ssm:…}}` references resolved, as CloudFormation resolves them
+ * in Outputs; `ssm-secure` and `secretsmanager` ones stay the reference's text, as CloudFormation
+ * shows them there (it never returns a secure value). A reference that names nothing, or reads a type
+ * the caller does not reach, fails the output, saying which.
+ */
+export async function outputReferencesResolved(
+  value: unknown,
+  store: ParameterStore,
+  caller: Caller | undefined,
+): Promise<unknown> {
+  try {
+    return (
+      await resolveReferences(
+        value,
+        store,
+        (reference) => {
+          if (caller && !caller.canSee(typeRead(reference)))
+            throw new TypeplaneError(
+              'AccessDenied',
+              `${reference.text} reads the server's ${typeRead(reference)} resources, which the token deploying this stack cannot reach`,
+            );
+        },
+        (reference) => !isSecure(reference),
+      )
+    ).value;
+  } catch (e) {
+    if (e instanceof UnresolvedReference) throw new TypeplaneError('InvalidRequest', e.message);
     throw e;
   }
 }

@@ -138,6 +138,8 @@ export async function resolveReferences(
   store: ParameterStore,
   /** Throws when the reference may not be read (its caller does not reach the type it reads). */
   mayRead: (reference: DynamicReference) => void = () => {},
+  /** Which references to resolve (the others stay as written); all by default. */
+  wanted: (reference: DynamicReference) => boolean = () => true,
 ): Promise<{ value: unknown; secrets: string[] }> {
   const resolved = new Map<string, string>();
   const secrets: string[] = [];
@@ -155,7 +157,7 @@ export async function resolveReferences(
       if (!holdsReference(v)) return v;
       const parsed = parseReferences(v);
       if (typeof parsed === 'string') throw new UnresolvedReference(parsed);
-      for (const reference of parsed) await lookup(reference);
+      for (const reference of parsed) if (wanted(reference)) await lookup(reference);
       return v.replace(REFERENCE, (text) => resolved.get(text) ?? text);
     }
     if (Array.isArray(v)) {

@@ -28,7 +28,7 @@ export async function forward(d: DeploymentState): Promise<boolean> {
   if (result.failed.length > 0) return false;
   // Outputs are part of the deployment: one that cannot be evaluated fails it.
   try {
-    d.outputs = evaluateOutputs(d, scope);
+    d.outputs = await evaluateOutputs(d, scope);
   } catch (e) {
     await d.fail(`output: ${asEvaluationError(e, '/Outputs').message}`);
     return false;

@@ -1,15 +1,18 @@
 /**
  * @module The outputs stage, and a successful deployment's end: outputs evaluated (secret ones
  * sealed), exports and imports recorded, the stack's new template, parameters and status written.
+ * An output's `{{resolve:ssm:…}}` references are resolved, as CloudFormation resolves them in Outputs;
+ * secure ones (`ssm-secure`, `secretsmanager`) stay the reference's text, never the secret.
  */
 import { asEvaluationError } from '../analyze.js';
 import { plain } from '../changes.js';
 import { evaluate, type Scope } from '../intrinsics.js';
 import type { StackOutput, StackRecord, StackStatus, StoredValue } from '../records.js';
+import { outputReferencesResolved } from '../parameter-store/index.js';
 import { fromSecret, holdsSecret } from '../secrets.js';
 import type { DeploymentState, EvaluatedOutputs } from './state.js';
 
-export function evaluateOutputs(d: DeploymentState, scope: Scope): EvaluatedOutputs {
+export async function evaluateOutputs(d: DeploymentState, scope: Scope): Promise<EvaluatedOutputs> {
   const outputs: StackOutput[] = [];
   const exports = new Map<string, StoredValue>();
   const analysis = d.analysis!;
@@ -17,7 +20,9 @@ export function evaluateOutputs(d: DeploymentState, scope: Scope): EvaluatedOutp
     const at = `/Outputs/${output.name}`;
     if (output.condition !== undefined && scope.condition(output.condition, `${at}/Condition`) !== true)
       continue;
-    const value = plain({ v: evaluate(output.value, scope, `${at}/Value`) }).v;
+    let value = plain({ v: evaluate(output.value, scope, `${at}/Value`) }).v;
+    if (JSON.stringify(value).includes('{{resolve:'))
+      value = await outputReferencesResolved(value, d.ctx.parameterStore, d.caller);
     // An output built from a NoEcho parameter (or a secret import) is as secret as the parameter.
     const secret = holdsSecret(value, d.secrets) || fromSecret(output.value, d.secretSources(analysis));
     const stored = secret ? d.ctx.records.seal(value, `stack-output:${d.name}/${output.name}`) : { value };
@@ -37,7 +42,7 @@ export async function finishSuccess(d: DeploymentState): Promise<void> {
   const analysis = d.analysis!;
   const scope = d.scope(analysis);
   try {
-    d.outputs ??= evaluateOutputs(d, scope);
+    d.outputs ??= await evaluateOutputs(d, scope);
   } catch (e) {
     // Resumed after its forward phase, with outputs that no longer evaluate: it ends, failed.
     const reason = `output: ${asEvaluationError(e, '/Outputs').message}`;
