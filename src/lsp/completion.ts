@@ -63,7 +63,7 @@ export async function complete(
   position: Position,
   workspace: Workspace,
 ): Promise<CompletionItem[]> {
-  if (doc.kind === 'other' || doc.kind === 'hook') return [];
+  if (!doc.kind || doc.kind === 'other' || doc.kind === 'hook') return [];
   const tree = doc.syntax();
   if (!tree && doc.refused) return [];
   const text = doc.text.getText();

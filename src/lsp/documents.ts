@@ -18,7 +18,8 @@ const refusal = (d: Pick<Diagnostic, 'rule' | 'message'>) =>
   d.rule === 'TP1004' || d.rule === 'TP1007' || (d.rule === 'TP4001' && /over the .* limit/.test(d.message));
 
 export class OpenDocument {
-  kind: DocumentKind = 'other';
+  /** What the last check found it is (undefined before the first). */
+  kind: DocumentKind | undefined;
   /** The text was refused by a bound (or not checked yet): nothing more is read from it. */
   refused = true;
   private tree: { version: number; tree: SyntaxTree | undefined } | undefined;

@@ -19,7 +19,7 @@ export async function hover(
   workspace: Workspace,
 ): Promise<Hover | null> {
   const tree = doc.syntax();
-  if (!tree || doc.kind === 'other') return null;
+  if (!tree || !doc.kind || doc.kind === 'other') return null;
   const offset = doc.text.offsetAt(position);
   const at = nodeAt(tree, offset);
   if (!at) return null;

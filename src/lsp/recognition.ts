@@ -25,6 +25,9 @@ export interface Recognised {
   result?: ValidationResult;
 }
 
+/** A manifest's top-level keys, as the dialect is told from a value (`types`, `namespace`). */
+const MANIFEST_KEYS = /^["']?(types|namespace)["']?\s*:/m;
+
 /** Syntax errors: a text that has them is no value yet, of either kind. */
 const SYNTAX = new Set(['TP1005', 'TP1006']);
 
@@ -45,7 +48,11 @@ export async function recognise(
     const raw = { ...result, diagnostics: [...result.diagnostics] };
     workspace.checkAmongOthers(file, result, text);
     return {
-      kind: result.dialect === 'manifest' ? 'manifest' : 'resource-schema',
+      // A text that does not parse keeps the dialect it had (or its top-level keys say): completion
+      // goes on in it.
+      kind:
+        result.dialect ??
+        (previous === 'manifest' || (!previous && MANIFEST_KEYS.test(text)) ? 'manifest' : 'resource-schema'),
       diagnostics: result.diagnostics,
       result: raw,
     };

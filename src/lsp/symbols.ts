@@ -22,7 +22,7 @@ const TEMPLATE_KINDS: Record<string, SymbolKind> = {
 
 export function documentSymbols(doc: OpenDocument): DocumentSymbol[] {
   const tree = doc.syntax();
-  if (!tree?.root || tree.root.type !== 'object' || doc.kind === 'other') return [];
+  if (!tree?.root || tree.root.type !== 'object' || !doc.kind || doc.kind === 'other') return [];
   let count = 0;
   const symbol = (
     node: SyntaxNode,

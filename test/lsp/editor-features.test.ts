@@ -315,3 +315,55 @@ test("document symbols: a template's sections and declarations, a schema's prope
     ['Part'],
   );
 });
+
+test("completion in a JSON template: Ref, GetAtt attributes, DependsOn and a type's properties", async () => {
+  const text = JSON.stringify(
+    {
+      Parameters: { Size: { Type: 'String' } },
+      Resources: {
+        V: {
+          Type: 'Test::Shop::Widget',
+          Properties: { Name: { Ref: '' }, Color: { 'Fn::GetAtt': ['G', ''] } },
+        },
+        G: { Type: 'Test::Shop::Gadget', DependsOn: [''] },
+      },
+    },
+    null,
+    2,
+  );
+  const uri = lsp.open(join(folder, 'app.json'), text);
+  await lsp.diagnostics(uri);
+  const refs = await completion(uri, at(text, '"Ref": ""', '"Ref": "'.length));
+  assert.deepEqual(
+    refs.filter((i) => !i.label.startsWith('AWS::')).map((i) => i.label),
+    ['Size', 'V', 'G'],
+  );
+  const attributes = await completion(uri, at(text, '"G",\n            ""', '"G",\n            "'.length));
+  assert.deepEqual(attributes.map((i) => i.label).sort(), ['Id', 'Note', 'Part', 'Part.Serial']);
+  // Read-only attributes (what a resource gives back) come first.
+  assert.equal([...attributes].sort((a, b) => a.sortText!.localeCompare(b.sortText!))[0]!.label, 'Id');
+  const depends = await completion(
+    uri,
+    at(text, '"DependsOn": [\n        ""', '"DependsOn": [\n        "'.length),
+  );
+  assert.deepEqual(
+    depends.map((i) => i.label),
+    ['V'],
+  );
+  const properties = await completion(uri, at(text, '"Name": {', 1));
+  assert.deepEqual(properties.map((i) => i.label).sort(), ['Color', 'Name', 'Size']);
+  assert.equal(properties.find((i) => i.label === 'Name')!.textEdit!.newText, '"Name"');
+});
+
+test("completion in a manifest: its keywords, from the manifest dialect's tables", async () => {
+  const text = readFileSync(new URL('../../examples/postgresDatabases.yaml', import.meta.url), 'utf8');
+  const edited = text.replace('              default: S\n', '              default: S\n              max\n');
+  const uri = lsp.open(join(folder, 'databases.yaml'), edited);
+  await lsp.diagnostics(uri);
+  const keywords = await completion(uri, at(edited, '              max\n', 17));
+  const labels = keywords.map((i) => i.label);
+  for (const keyword of ['maxLength', 'minLength', 'pattern', 'enum', 'x-radius-sensitive'])
+    assert.ok(labels.includes(keyword), `${keyword} in ${labels.join()}`);
+  const top = await completion(uri, at(edited, 'namespace', 2));
+  assert.ok(top.some((i) => i.label === 'types') && top.some((i) => i.label === 'namespace'));
+});
