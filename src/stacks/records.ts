@@ -17,6 +17,8 @@ import type { Verdict } from '../verdict.js';
 const STACKS = 'typeplane:stacks';
 const DEPLOYMENTS = 'typeplane:stack-deployments';
 const EXPORTS = 'typeplane:stack-exports';
+/** Resources being imported, by {@link heldKey}: the deployment bringing each in (see claimImport). */
+const IMPORT_CLAIMS = 'typeplane:stack-import-claims';
 const resourcesOf = (stack: string) => `typeplane:stack/${stack}/resources`;
 const eventsOf = (stack: string) => `typeplane:stack/${stack}/events`;
 const plansOf = (stack: string) => `typeplane:stack/${stack}/plans`;
@@ -615,6 +617,34 @@ export class StackStore {
       await nextTurn();
     }
     return found;
+  }
+
+  /**
+   * Claims the resource `key` ({@link heldKey}) for `deployment`, an import into `stack`: two imports
+   * of one resource racing past {@link holders} (which reads what stacks hold, not what is being
+   * brought in) cannot both go on. The claim is an insert that fails when the key exists, atomic on
+   * every store; a claim whose deployment has ended (its record deleted) is stale and taken over
+   * (compare-and-swap). Undefined when claimed; else the stack whose deployment holds it.
+   */
+  async claimImport(key: string, stack: string, deployment: string): Promise<string | undefined> {
+    const claim = entry({ stack, deployment }, deployment);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await this.store.kvInsert(IMPORT_CLAIMS, key, claim)) return undefined;
+      const held = await this.store.kvGet(IMPORT_CLAIMS, key);
+      if (!held) continue;
+      const by = held.value as { stack: string; deployment: string };
+      if (by.deployment === deployment) return undefined;
+      if (await this.getDeployment(by.deployment)) return by.stack;
+      if (await this.store.kvSwap(IMPORT_CLAIMS, key, claim, held.writtenBy)) return undefined;
+    }
+    return stack;
+  }
+
+  /** Drops the claims `deployment` holds on `keys` (a claim another deployment took over stays). */
+  async releaseImports(keys: readonly string[], deployment: string): Promise<void> {
+    for (const key of keys)
+      if ((await this.store.kvStamp(IMPORT_CLAIMS, key)) === deployment)
+        await this.store.kvDelete(IMPORT_CLAIMS, key);
   }
 
   async deleteResource(stack: string, logicalId: string): Promise<void> {

@@ -19,6 +19,7 @@ import type {
   StackStatus,
   StackStore,
 } from './records.js';
+import { heldKey } from './records.js';
 import type { Launch } from './resume.js';
 
 /** Where a nested stack sits: its parent's stackId, and its tree's root's. */
@@ -182,6 +183,7 @@ async function begin(
     startedAt: new Date().toISOString(),
   };
   const stamp = await records.insertDeployment(deployment);
+  if (imports) await claimImports(core, name, id, analysis, imports);
   let started: { record: StackRecord; inserted: boolean };
   try {
     started = await markStarted(
@@ -318,6 +320,36 @@ async function importsOf(
   const changes = await changesOf(core, name, analysis, stack, records, importing);
   await refuseDeniedChanges(core, name, changes, records, options.caller, options.planned, importing);
   return Object.fromEntries([...importing].map(([logicalId, i]) => [logicalId, i.identifier]));
+}
+
+/**
+ * Claims each resource an import brings in for its deployment (records.claimImport), so two imports
+ * of one resource at once are not both begun: the second is refused with 409, its deployment record
+ * dropped and its claims released. A claim ends with its deployment (then the stack holds the resource).
+ */
+async function claimImports(
+  core: StacksCore,
+  name: string,
+  deployment: string,
+  analysis: Analysis,
+  imports: Record<string, string>,
+): Promise<void> {
+  const claimed: string[] = [];
+  for (const [logicalId, identifier] of Object.entries(imports)) {
+    const typeName = analysis.resources.get(logicalId)!.compiled.type.typeName;
+    const key = heldKey(typeName, identifier);
+    const holder = await core.records.claimImport(key, name, deployment);
+    if (holder === undefined) {
+      claimed.push(key);
+      continue;
+    }
+    await core.records.releaseImports(claimed, deployment);
+    await core.records.deleteDeployment(deployment);
+    throw new TypeplaneError(
+      'ResourceConflict',
+      `${typeName} ${identifier} is being imported into stack ${holder} by a deployment in progress; a resource belongs to one stack: wait for that deployment to end (the resource is then in stack ${holder}, unless it rolled back)`,
+    );
+  }
 }
 
 /** Export names must be free (or ours); an export another stack imports cannot go away. */

@@ -4,7 +4,8 @@
  * read differ from the template's, the deployment creates nothing, the stack then holds them (drift
  * sees the same differences), and a retained one leaves the stack to be imported again (both on
  * SQLite and PostgreSQL). Refused: a resource without DeletionPolicy Retain, one in another stack, one
- * Typeplane has no record of, and any other change in the same deployment.
+ * Typeplane has no record of, and any other change in the same deployment; of two imports of one
+ * resource at once, the second (409, on both stores).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -255,3 +256,65 @@ test('an import into an existing stack leaves its resources as they are; its cli
   assert.equal(other.status, 400, 'the same client token with other resources to import is another request');
   assert.match(other.body.message, /clientToken was already used for a different request/);
 });
+
+for (const kind of ['sqlite', 'postgresql'] as const)
+  test(
+    `two imports of one resource into two stacks at once: one is begun, the other refused with 409 [${kind}]`,
+    { skip: kind === 'postgresql' && pgSkip },
+    async (t) => {
+      // Each import reads the resource before it begins: both reads are held until both arrived, so
+      // both requests have checked that no stack holds it before either begins.
+      let arrived = 0;
+      let release!: () => void;
+      const both = new Promise<void>((r) => (release = r));
+      const provider = memoryProvider({
+        read: async (req, store) => {
+          if (++arrived === 2) release();
+          await Promise.race([both, new Promise((r) => setTimeout(r, 5000))]);
+          const model = store.get(String(req.desiredState.Name));
+          return model
+            ? { status: 'SUCCESS', resourceModel: model }
+            : { status: 'FAILED', errorCode: 'NotFound' };
+        },
+      });
+      provider.store.set('legacy', { Name: 'legacy', Color: 'red' });
+      const s = await serviceOn(t, kind, { providers: new Map([[WIDGET_TYPE, provider]]) });
+      assert.equal((await s.call('POST', '/v1/types', WIDGET)).status, 201);
+      assert.equal((await s.call('POST', `/v1/resources/${T}/legacy/import`)).status, 200);
+      arrived = 0;
+      const [a, b] = await Promise.all(
+        ['one', 'two'].map((stack) =>
+          s.call('PUT', `/v1/stacks/${stack}`, {
+            template: legacy('red'),
+            resourcesToImport: [toImport('Legacy', 'legacy')],
+          }),
+        ),
+      );
+      const statuses = [a!.status, b!.status].sort();
+      assert.equal(statuses[1], 409, `${JSON.stringify(a!.body)} ${JSON.stringify(b!.body)}`);
+      assert.ok(statuses[0]! < 300, JSON.stringify([a!.body, b!.body]));
+      const won = a!.status === 409 ? 'two' : 'one';
+      const refused = a!.status === 409 ? a! : b!;
+      assert.equal(refused.body.errorCode, 'ResourceConflict');
+      assert.match(
+        refused.body.message,
+        new RegExp(
+          `Test::Shop::Widget legacy is being imported into stack ${won} by a deployment in progress`,
+        ),
+      );
+      let stack;
+      for (let i = 0; i < 100; i++) {
+        stack = (await s.call('GET', `/v1/stacks/${won}`)).body;
+        if (!String(stack.status).endsWith('IN_PROGRESS')) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(stack.status, 'CREATE_COMPLETE', JSON.stringify(stack));
+      assert.deepEqual(
+        stack.resources.map((r: { identifier: string }) => r.identifier),
+        ['legacy'],
+      );
+      // The refused one began nothing: no stack, or one that never held the resource.
+      const other = await s.call('GET', `/v1/stacks/${won === 'one' ? 'two' : 'one'}`);
+      assert.ok(other.status === 404 || other.body.resources.length === 0, JSON.stringify(other.body));
+    },
+  );
