@@ -53,6 +53,15 @@ async function creates(
 const auditWrites = (t: StatementTally) =>
   t.log.filter((sql) => /audit_records/.test(sql) && /^INSERT/.test(sql));
 
+/**
+ * A create's statements but the API token's lookup: the token is kept a second, so on a loaded machine
+ * a create now and then reads it again, with the trail on or off alike.
+ */
+const ownStatements = (t: StatementTally) =>
+  t.log.filter(
+    (sql) => sql !== 'SELECT … FROM kv WHERE namespace = ? AND key = ?' && !/^(BEGIN|COMMIT)/.test(sql),
+  );
+
 test('a create gets no audit commit of its own: the records are appended in one batch', async () => {
   const off = await creates(undefined);
   // A batch is written at most every minute here: every record waits for the close.
@@ -63,9 +72,9 @@ test('a create gets no audit commit of its own: the records are appended in one 
       0,
       `create ${i} wrote to the trail: ${on.each[i]!.log.join(' | ')}`,
     );
-    assert.equal(
-      on.each[i]!.statements,
-      off.each[i]!.statements,
+    assert.deepEqual(
+      ownStatements(on.each[i]!),
+      ownStatements(off.each[i]!),
       `create ${i}: ${on.each[i]!.log.join(' | ')}`,
     );
     assert.equal(on.each[i]!.transactions, off.each[i]!.transactions);
