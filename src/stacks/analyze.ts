@@ -192,7 +192,8 @@ export async function analyzeTemplate(
           continue;
         }
         const type = compiled.get(ref.logicalId)?.type;
-        if (!type) continue;
+        // An attribute a Ref names is known when the template is evaluated, and checked then.
+        if (!type || ref.path.length === 0) continue;
         const pointer = `/properties/${ref.path.map(escapePointerToken).join('/')}`;
         if (!resolverOf(type.schema).resolves(pointer)) {
           const top = Object.keys((type.schema.properties ?? {}) as object);

@@ -572,6 +572,22 @@ function assertIncluded(logicalId: string, scope: Scope, pointer: string): void 
 }
 
 /** The logical id and the attribute path (`Endpoint.Port` → ['Endpoint', 'Port']) of a GetAtt. */
+/**
+ * Whether a GetAtt's `[LogicalId, Attribute]` names its attribute with a `Ref` (to a parameter), as
+ * CloudFormation allows: known when the template is evaluated, not when it is read.
+ */
+export function isNamedLater(parts: readonly Value[]): boolean {
+  const [id, attribute] = parts;
+  return (
+    typeof id === 'string' &&
+    typeof attribute === 'object' &&
+    attribute !== null &&
+    !Array.isArray(attribute) &&
+    Object.keys(attribute).length === 1 &&
+    'Ref' in attribute
+  );
+}
+
 export function getAttTarget(argument: Value): { logicalId: string; path: string[] } | undefined {
   let parts: Value[] | undefined;
   if (typeof argument === 'string') {
@@ -585,6 +601,14 @@ export function getAttTarget(argument: Value): { logicalId: string; path: string
 }
 
 function getAtt(argument: Value, scope: Scope, pointer: string): Value {
+  // `[LogicalId, {Ref: Parameter}]`: CloudFormation takes the attribute's name from a parameter.
+  if (Array.isArray(argument) && argument.length === 2 && isNamedLater(argument)) {
+    const name = evaluateValue(argument[1], scope, `${pointer}/1`);
+    if (name instanceof Unknown) return name;
+    if (typeof name !== 'string' || name === '')
+      fail(`${pointer}/1`, "Fn::GetAtt's attribute, given by a function, must be a non-empty string");
+    argument = [argument[0], name];
+  }
   const target = getAttTarget(argument);
   if (!target) fail(pointer, 'Fn::GetAtt takes [LogicalId, Attribute] (attributes nest with dots)');
   const { logicalId, path } = target;

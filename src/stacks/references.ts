@@ -4,11 +4,12 @@
  * validator's target checks both come from here.
  */
 import { escapePointerToken } from '../schema/diagnostics.js';
-import { getAttTarget, intrinsicOf, subPieces } from './intrinsics.js';
+import { getAttTarget, intrinsicOf, isNamedLater, subPieces } from './intrinsics.js';
 
 export type Reference =
   /** `Ref X` or `${X}`: a parameter, a resource or a pseudo parameter. */
   | { kind: 'ref'; name: string; pointer: string }
+  /** `path` empty when a `Ref` names the attribute (known when evaluated, checked then). */
   | { kind: 'getatt'; logicalId: string; path: string[]; pointer: string }
   | { kind: 'condition'; name: string; pointer: string };
 
@@ -39,6 +40,10 @@ export function referencesIn(value: unknown, pointer: string, out: Reference[] =
     case 'Fn::GetAtt': {
       const target = getAttTarget(argument);
       if (target) out.push({ kind: 'getatt', ...target, pointer: at });
+      else if (Array.isArray(argument) && argument.length === 2 && isNamedLater(argument)) {
+        out.push({ kind: 'getatt', logicalId: argument[0] as string, path: [], pointer: at });
+        referencesIn(argument[1], `${at}/1`, out);
+      }
       return out;
     }
     case 'Fn::Sub': {
