@@ -7,6 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import {
   CodeActionKind,
+  DidChangeWatchedFilesNotification,
   TextDocuments,
   TextDocumentSyncKind,
   type Connection,
@@ -44,8 +45,10 @@ export function serveLanguage(connection: Connection, options: LanguageServerOpt
   let workspace = new Workspace(process.cwd(), options.registry);
   let ready: Promise<void> = Promise.resolve();
   let lens: BreakingChangeLens | undefined;
+  let watchFiles = false;
 
   connection.onInitialize((params): InitializeResult => {
+    watchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     const folders = (params.workspaceFolders ?? []).map((f) => fileURLToPath(f.uri));
     if (folders.length === 0 && params.rootUri) folders.push(fileURLToPath(params.rootUri));
     const init = (params.initializationOptions ?? {}) as { debounceMs?: unknown };
@@ -127,6 +130,24 @@ export function serveLanguage(connection: Connection, options: LanguageServerOpt
     // What the editor held unsaved is gone: the other documents are checked against the file again.
     if (path) void workspace.reload(path).catch(() => undefined);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+  });
+
+  // Files changed outside the editor (a checkout, another tool): the workspace reads them again, and
+  // the open documents are checked against them.
+  connection.onInitialized(() => {
+    if (watchFiles)
+      void connection.client.register(DidChangeWatchedFilesNotification.type, {
+        watchers: [{ globPattern: '**/*.{json,yaml,yml}' }],
+      });
+  });
+  connection.onDidChangeWatchedFiles(async (params) => {
+    await ready;
+    const changed = params.changes
+      .filter((c) => c.uri.startsWith('file:') && !documents.get(c.uri))
+      .map((c) => workspace.reload(fileURLToPath(c.uri)).catch(() => undefined));
+    if (changed.length === 0) return;
+    await Promise.all(changed);
+    for (const uri of open.keys()) schedule(uri, debounceMs);
   });
 
   // Requests read the document as last checked (its kind) and as it is now (its text).

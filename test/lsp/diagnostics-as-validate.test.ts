@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { checkHookSchema } from '../../src/policy/hooks/index.js';
 import { loadTypes } from '../../src/schema/index.js';
-import { startLsp, type LspClient } from './lsp-client.js';
+import { startLsp, uriOf, type LspClient } from './lsp-client.js';
 
 const WIDGET = readFileSync(new URL('../../examples/shop/widget-v1.json', import.meta.url), 'utf8');
 
@@ -181,4 +181,25 @@ test('a document closed unsaved no longer counts: the file on disk does again', 
   const twice = again.find((d) => d.code === 'TP1011');
   assert.ok(twice, JSON.stringify(again));
   assert.match(twice.message, /already defined in widget\.json/);
+});
+
+test('a type document written on disk outside the editor counts once the editor says it changed', async () => {
+  const template = ['Resources:', '  L:', '    Type: Test::Shop::Later', ''].join('\n');
+  const uri = lsp.open(join(folder, 'later.template'), template, 'yaml');
+  assert.ok(
+    (await lsp.diagnostics(uri)).some((d) => d.message.includes('Test::Shop::Later is not registered')),
+  );
+  const path = join(folder, 'later.json');
+  writeFileSync(path, WIDGET.replace('Test::Shop::Widget', 'Test::Shop::Later'));
+  const seen = lsp.publications(uri);
+  await lsp.connection.sendNotification('workspace/didChangeWatchedFiles', {
+    changes: [{ uri: uriOf(path), type: 1 }],
+  });
+  const after = await lsp.publishedAfter(uri, seen);
+  // The type is known now: what the template lacks of it is what is said.
+  assert.deepEqual(
+    after.map((d) => d.message),
+    ["Test::Shop::Later.Name: required property 'Name' is missing"],
+  );
+  rmSync(path);
 });

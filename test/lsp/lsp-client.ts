@@ -28,6 +28,10 @@ export interface LspClient {
   change(uri: string, changes: TextDocumentContentChangeEvent[]): number;
   /** The diagnostics published for `uri` at `version` (the latest version when not given). */
   diagnostics(uri: string, version?: number, timeoutMs?: number): Promise<Diagnostic[]>;
+  /** How many times diagnostics were published for `uri` so far. */
+  publications(uri: string): number;
+  /** The diagnostics of the publication for `uri` after the first `count`. */
+  publishedAfter(uri: string, count: number, timeoutMs?: number): Promise<Diagnostic[]>;
   request<T>(method: string, params: unknown): Promise<T>;
   close(): Promise<void>;
 }
@@ -66,12 +70,14 @@ export async function startLsp(
     published.set(params.uri, [...(published.get(params.uri) ?? []), params]);
     for (const wake of waiters.splice(0)) wake();
   });
+  // The server asks to be told of changed files (the test tells it itself).
+  connection.onRequest('client/registerCapability', () => null);
   connection.listen();
   await connection.sendRequest('initialize', {
     processId: process.pid,
     rootUri: uriOf(folder),
     workspaceFolders: [{ uri: uriOf(folder), name: 'workspace' }],
-    capabilities: {},
+    capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } },
     initializationOptions: { debounceMs },
   });
   await connection.sendNotification('initialized', {});
@@ -104,6 +110,19 @@ export async function startLsp(
         if (found) return found.diagnostics;
         if (Date.now() > deadline)
           throw new Error(`no diagnostics for ${uri} at version ${version}\n${stderr}`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 200);
+          waiters.push(() => (clearTimeout(timer), resolve()));
+        });
+      }
+    },
+    publications: (uri) => published.get(uri)?.length ?? 0,
+    async publishedAfter(uri, count, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = published.get(uri)?.[count];
+        if (found) return found.diagnostics;
+        if (Date.now() > deadline) throw new Error(`no new diagnostics for ${uri}\n${stderr}`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 200);
           waiters.push(() => (clearTimeout(timer), resolve()));
