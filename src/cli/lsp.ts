@@ -71,7 +71,7 @@ function usageProblem(options: LspOptions): string | undefined {
   if (!options.stdio) return 'give --stdio: the server talks to the editor over standard input and output';
   if (options.baseline !== undefined && options.baselineRegistered)
     return 'give one baseline: --baseline <revision> or --baseline-registered';
-  if (options.baseline !== undefined && !/^[^-\s][^\s]*$/.test(options.baseline))
+  if (options.baseline !== undefined && !/^[^-\s:][^\s:]*$/.test(options.baseline))
     return `--baseline must be a git revision (a branch, tag or commit), not '${options.baseline}'`;
   if (!/^\d{1,5}$/.test(options.debounce ?? ''))
     return `--debounce must be a number of milliseconds, not '${options.debounce}'`;

@@ -41,7 +41,7 @@ export function serveLanguage(connection: Connection, options: LanguageServerOpt
   const documents = new TextDocuments(TextDocument);
   const open = new Map<string, OpenDocument>();
   const timers = new Map<string, NodeJS.Timeout>();
-  let debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+  const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   let workspace = new Workspace(process.cwd(), options.registry);
   let ready: Promise<void> = Promise.resolve();
   let lens: BreakingChangeLens | undefined;
@@ -51,8 +51,6 @@ export function serveLanguage(connection: Connection, options: LanguageServerOpt
     watchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     const folders = (params.workspaceFolders ?? []).map((f) => fileURLToPath(f.uri));
     if (folders.length === 0 && params.rootUri) folders.push(fileURLToPath(params.rootUri));
-    const init = (params.initializationOptions ?? {}) as { debounceMs?: unknown };
-    if (typeof init.debounceMs === 'number' && init.debounceMs >= 0) debounceMs = init.debounceMs;
     workspace = new Workspace(folders[0] ?? process.cwd(), options.registry);
     if (options.baseline) lens = new BreakingChangeLens(options.baseline, workspace);
     ready = folders.length > 0 ? workspace.load(folders).catch(() => undefined) : Promise.resolve();

@@ -53,11 +53,15 @@ export async function startLsp(
     TYPEPLANE_ENDPOINT: _e,
     ...inherited
   } = process.env;
-  const child = spawn(process.execPath, [...CLI, 'lsp', '--stdio', ...args], {
-    cwd: root,
-    env: { ...inherited, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...CLI, 'lsp', '--stdio', '--debounce', String(debounceMs), ...args],
+    {
+      cwd: root,
+      env: { ...inherited, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const connection = createMessageConnection(
@@ -78,7 +82,6 @@ export async function startLsp(
     rootUri: uriOf(folder),
     workspaceFolders: [{ uri: uriOf(folder), name: 'workspace' }],
     capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } },
-    initializationOptions: { debounceMs },
   });
   await connection.sendNotification('initialized', {});
   const versions = new Map<string, number>();
