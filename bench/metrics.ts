@@ -6,6 +6,7 @@
  *
  *   npm run bench:metrics   (ROUNDS=3 DURATION_S=5 CLIENTS=16 WARMUP_S=2 SCRAPE_S=5)
  *   run it under `flock /tmp/bench.lock` on a shared machine, and read "other" in each phase's line.
+ *   CALIBRATE=1 npm run bench:metrics   (both servers with metrics off: the bench's own bias, A/A)
  */
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -37,6 +38,11 @@ import {
 } from './api-harness.js';
 
 const SCRAPE_S = Number(process.env.SCRAPE_S ?? 5);
+/**
+ * CALIBRATE=1: both servers with metrics off, nothing scraped — an A/A run, whose ratios show what the
+ * bench itself makes of two equal servers on this machine (1.0 if it is fair).
+ */
+const CALIBRATE = process.env.CALIBRATE === '1';
 /** Issue #33: bench:api with metrics on at 0.97 of metrics off, or better. */
 const TARGET = 0.97;
 
@@ -96,13 +102,13 @@ async function main(): Promise<void> {
   );
   const typeFile = join(tempDir('typeplane-bench-type-'), 'widget.json');
   writeFileSync(typeFile, JSON.stringify(TYPE_SCHEMA, null, 2));
-  const on = await startTypeplane(typeFile, true);
+  const on = await startTypeplane(typeFile, !CALIBRATE);
   const off = await startTypeplane(typeFile, false);
   const servers = { tp: on, bare: off };
   const names = { tp: 'metrics on', bare: 'metrics off' };
   const onConns = connections(on);
   const offConns = connections(off);
-  const scraper = scraping(on);
+  const scraper = CALIBRATE ? { stop: () => ({ scrapes: 0, bytes: 0 }) } : scraping(on);
   try {
     await warmUp(on, onConns);
     await warmUp(off, offConns);
@@ -132,7 +138,7 @@ async function main(): Promise<void> {
     const [createOn, createOff] = [pooled(creates.map((r) => r.tp)), pooled(creates.map((r) => r.bare))];
     const [readOn, readOff] = [pooled(reads.map((r) => r.tp)), pooled(reads.map((r) => r.bare))];
     console.log(
-      `\n==== summary: ${CLIENTS} clients, ${ROUNDS} rounds of ${DURATION_S} s phases, load average before ${loadBefore}, after ${load()}; ${scraped.scrapes} scrapes of ${fmt(scraped.bytes)} bytes ====`,
+      `\n==== summary${CALIBRATE ? ' (CALIBRATE: both servers with metrics off)' : ''}: ${CLIENTS} clients, ${ROUNDS} rounds of ${DURATION_S} s phases, load average before ${loadBefore}, after ${load()}; ${scraped.scrapes} scrapes of ${fmt(scraped.bytes)} bytes ====`,
     );
     row('(rounds pooled)', 'on', 'off', 'ratio', "target: median of the rounds' on/off ratios");
     row(
