@@ -7,6 +7,13 @@ import type { OpenDocument } from './documents.js';
 import { typeLabel } from './properties.js';
 import { member, nameSpan, stringOf, valueOf, type SyntaxNode } from './syntax-tree.js';
 
+/** A property's type as the outline shows it; a half-written one (no schema yet) has none. */
+function label(value: unknown): string | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? typeLabel(value as Record<string, unknown>)
+    : undefined;
+}
+
 /** Bounds on the outline: this deep, this many symbols. */
 const MAX_DEPTH = 6;
 const MAX_SYMBOLS = 5_000;
@@ -67,12 +74,7 @@ export function documentSymbols(doc: OpenDocument): DocumentSymbol[] {
       ? []
       : members(node).map((p) => {
           const nested = member(p, 'properties') ?? member(member(p, 'items'), 'properties');
-          return symbol(
-            p,
-            SymbolKind.Property,
-            typeLabel(valueOf(p) as Record<string, unknown>),
-            properties(nested, depth + 1),
-          );
+          return symbol(p, SymbolKind.Property, label(valueOf(p)), properties(nested, depth + 1));
         });
   if (doc.kind === 'manifest') {
     return members(tree.root).map((section) => {

@@ -367,3 +367,27 @@ test("completion in a manifest: its keywords, from the manifest dialect's tables
   const top = await completion(uri, at(edited, 'namespace', 2));
   assert.ok(top.some((i) => i.label === 'types') && top.some((i) => i.label === 'namespace'));
 });
+
+test('the outline of a half-written manifest lists a property that has no schema yet', async () => {
+  const text = [
+    'namespace: Acme.Things',
+    'types:',
+    '  widgets:',
+    '    apiVersions:',
+    "      '2025-01-01':",
+    '        schema:',
+    '          properties:',
+    '            size:',
+    '',
+  ].join('\n');
+  const uri = lsp.open(join(folder, 'half.yaml'), text);
+  await lsp.diagnostics(uri);
+  const symbols = await lsp.request<DocumentSymbol[]>('textDocument/documentSymbol', {
+    textDocument: { uri },
+  });
+  const version = symbols.find((s) => s.name === 'types')!.children![0]!.children![0]!;
+  assert.deepEqual(
+    version.children!.map((c) => [c.name, c.detail]),
+    [['size', undefined]],
+  );
+});
