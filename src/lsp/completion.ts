@@ -181,8 +181,10 @@ async function completeTemplate(context: Context, workspace: Workspace): Promise
     if (/!Condition\s+\w*$|!If\s*\[\s*\w*$/.test(prefix)) return conditions(context);
     const map = /!FindInMap\s*\[\s*(?:([\w-]+)\s*,\s*(?:([\w-]+)\s*,\s*)?)?[\w-]*$/.exec(prefix);
     if (map) return mapKeys(context, map[1], map[2]);
-    const sub = /!Sub\s+.*\$\{([\w:]*)$/.exec(prefix);
-    if (sub) return refTargets(context, false);
+    // In !Sub's string: `${Name}` a parameter or resource, `${Resource.Attribute}` its attribute.
+    const subAttribute = /!Sub\s+.*\$\{([A-Za-z0-9]+)\.[\w.]*$/.exec(prefix);
+    if (subAttribute) return attributes(context, workspace, subAttribute[1]!, `${subAttribute[1]!}.`);
+    if (/!Sub\s+.*\$\{\w*$/.test(prefix)) return refTargets(context, false);
   }
   const last = path.at(-1);
   const holder = tree ? nodeAtPath(tree, path.slice(0, -1)) : undefined;

@@ -132,6 +132,24 @@ test("completion in a template: types, a type's properties with required marks, 
     atts.map((i) => i.label).join(),
   );
   assert.ok(atts.some((i) => i.label === 'V.Size'));
+  // In !Sub's string: names, then a resource's attributes.
+  const subbed = edited.replace('      Name: main\n', "      Name: !Sub '${V.Na}-x'\n");
+  const subVersion = lsp.change(templateUri, [{ range: whole(edited), text: subbed }]);
+  await lsp.diagnostics(templateUri, subVersion);
+  const subAtts = await completion(templateUri, at(subbed, '${V.Na}', '${V.Na'.length));
+  assert.ok(
+    subAtts.some(
+      (i) =>
+        i.label === 'V.Name' &&
+        i.textEdit &&
+        'range' in i.textEdit &&
+        i.textEdit.range.start.character === at(subbed, 'V.Na}').character,
+    ),
+  );
+  const subNames = await completion(templateUri, at(subbed, '${V.Na}', 3));
+  assert.ok(subNames.some((i) => i.label === 'Size') && subNames.some((i) => i.label === 'V'));
+  const restored = lsp.change(templateUri, [{ range: whole(subbed), text: edited }]);
+  await lsp.diagnostics(templateUri, restored);
   // DependsOn: the other resources. A resource's Condition: the conditions.
   const depends = await completion(templateUri, at(edited, 'DependsOn: V', 'DependsOn: '.length));
   assert.deepEqual(
