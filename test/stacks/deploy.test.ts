@@ -73,7 +73,10 @@ Outputs:
     (await s.call('PUT', '/v1/stacks/exporter?wait=20', { template: exporter })).body.stack.status,
     'CREATE_COMPLETE',
   );
+  // Fn::ToJsonString and FindInMap's DefaultValue are the language extensions': CloudFormation takes
+  // them only under the transform.
   const template = `
+Transform: AWS::LanguageExtensions
 Parameters:
   Env: { Type: String, Default: prod, AllowedValues: [dev, prod] }
   Ports: { Type: "List<Number>", Default: "80,443" }

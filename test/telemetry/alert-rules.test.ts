@@ -39,7 +39,10 @@ test('promtool check rules accepts the documented alert rules', (t) => {
   writeFileSync(file, rules);
   const run = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' });
   assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
-  assert.match(run.stdout, /SUCCESS: 6 rules found/);
+  // promtool found every rule documented, not fewer.
+  const documented = rules.match(/^\s*- alert: /gm)?.length ?? 0;
+  assert.ok(documented >= 7, `${documented} rules documented`);
+  assert.match(run.stdout, new RegExp(`SUCCESS: ${documented} rules found`));
 });
 
 eachStoreService('the alert rules name metrics the server exposes', async (svc, _t, kind) => {
