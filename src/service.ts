@@ -373,7 +373,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       logger,
       ...(options.watch ? { limits: options.watch } : {}),
     });
-    const fairness = options.fairness === false ? undefined : new Fairness(options.fairness);
+    const fairness =
+      options.fairness === false
+        ? undefined
+        : new Fairness({ store: options.database ? 'postgresql' : 'sqlite', ...options.fairness });
     if (fairness) telemetry?.watchFairness(fairness);
     telemetry?.watchWatches(watches);
     const auditTrail = auditor?.trail;

@@ -13,8 +13,13 @@ import { formatRate } from './rate.js';
 import { Throttled } from './throttled.js';
 
 export interface FairnessOptions {
-  /** Requests of writer and reader tokens (and of callers without one) running at once (default 16). */
+  /**
+   * Requests of writer and reader tokens (and of callers without one) running at once (default
+   * {@link DEFAULT_SEATS}: 4 on SQLite, 16 on PostgreSQL).
+   */
   seats?: number;
+  /** The store, which sets the default seats. */
+  store?: keyof typeof DEFAULT_SEATS;
   /** Requests of admin and monitor tokens running at once (default 8). */
   systemSeats?: number;
   /**
@@ -27,11 +32,13 @@ export interface FairnessOptions {
 }
 
 /**
- * A create costs the event loop ~0.15 ms: 16 running at once keep the loop and the store's group
- * commits busy, while another token's request waits for one of them to end, then shares the loop
- * with 15, not with a tenant's whole backlog (32 clients: its p99 went from 7 ms to 30 ms, issue #38).
+ * What may run at once. On SQLite a create is event-loop work from end to end (~0.15 ms; the store
+ * commits on the loop too), so another token's request waits behind every request running: with 4
+ * seats a quiet tenant's p99 beside a saturating one was 1.03× its p99 alone, with 16 it was 6.4×,
+ * and the saturating tenant kept 0.97× its throughput (bench:fairness, 2 cores; 2 seats: 0.71×). On
+ * PostgreSQL a request spends most of its time waiting for the database, off the loop: 16.
  */
-export const DEFAULT_SEATS = 16;
+export const DEFAULT_SEATS = { sqlite: 4, postgresql: 16 } as const;
 export const DEFAULT_SYSTEM_SEATS = 8;
 export const DEFAULT_QUEUE_LENGTH = 300;
 export const DEFAULT_MAX_WAIT_MS = 15_000;
@@ -85,7 +92,10 @@ export class Fairness {
       seats: options.systemSeats ?? DEFAULT_SYSTEM_SEATS,
       ...queueing,
     } satisfies LevelLimits);
-    this.workload = new PriorityLevel('workload', { seats: options.seats ?? DEFAULT_SEATS, ...queueing });
+    this.workload = new PriorityLevel('workload', {
+      seats: options.seats ?? DEFAULT_SEATS[options.store ?? 'sqlite'],
+      ...queueing,
+    });
     this.anonymous = new Flow(ANONYMOUS_FLOW, this.workload);
   }
 

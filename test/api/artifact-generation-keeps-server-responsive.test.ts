@@ -115,9 +115,7 @@ before(async () => {
     .sort();
   // The server registers the corpus as it starts (the quickest way in); this process reads the same
   // documents meanwhile, on the other core.
-  // Seats enough for every reader's requests at once: the burst below must reach the generators'
-  // queue, which fairness's 16 seats would otherwise keep it from (they hold the rest back instead).
-  const starting = spawnServer(tempDir(), ['--types', AWS_CORPUS, '--fairness-seats', '64']);
+  const starting = spawnServer(tempDir(), ['--types', AWS_CORPUS]);
   types = [];
   for (const file of files) {
     const result = validateDocument(readFileSync(AWS_CORPUS + file, 'utf8'), { file });

@@ -23,6 +23,7 @@ import { TypeplaneError } from '../../errors.js';
 import type { Registry } from '../../registry/registry.js';
 import { ArtifactSources, type TypeSource, type TypeStamp } from '../artifact-sources.js';
 import { principalOf } from '../auth.js';
+import { releaseSeat } from '../../fairness/index.js';
 
 /** The version the OpenAPI document states: the API's path version. */
 export const OPENAPI_DOCUMENT_VERSION = 'v1';
@@ -136,6 +137,9 @@ export async function artifactRoutes(
         })().finally(() => inFlight.delete(etag));
         inFlight.set(etag, making);
       }
+      // Made off the event loop, in the generators' own bounded queue (per token too): waiting for it
+      // holds no seat, or a token's artifacts would keep every other token's requests waiting.
+      releaseSeat(reply.raw);
       let answer;
       try {
         answer = await making;
