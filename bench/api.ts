@@ -67,7 +67,12 @@ function startTypeplane(dataDir: string, typeFile: string, profileName?: string)
   return startServer(
     'typeplane',
     'src/cli/main.ts',
-    ['serve', '--port', '0', '--data-dir', dataDir, '--types', typeFile, '--log-level', 'warn'],
+    [
+      'serve',
+      ...['--port', '0', '--data-dir', dataDir, '--types', typeFile, '--log-level', 'warn'],
+      // TYPEPLANE_ARGS: more serve flags, e.g. '--fairness off' to see what fairness costs.
+      ...(process.env.TYPEPLANE_ARGS ?? '').split(' ').filter(Boolean),
+    ],
     nodeArgs,
   );
 }
