@@ -22,6 +22,15 @@ const TEMPLATE = JSON.stringify({
 });
 const isEvent = (e: WatchEvent) => e.type !== 'BOOKMARK';
 const summary = (e: { logicalId: string; status: string }) => `${e.logicalId} ${e.status}`;
+/** The events of the stack's creation, in the order they are written. */
+const CREATED = [
+  'shop CREATE_IN_PROGRESS',
+  'ONE CREATE_IN_PROGRESS',
+  'ONE CREATE_COMPLETE',
+  'TWO CREATE_IN_PROGRESS',
+  'TWO CREATE_COMPLETE',
+  'shop CREATE_COMPLETE',
+];
 
 let held: ReturnType<typeof heldProvider>;
 
@@ -62,14 +71,7 @@ eachStoreService(
       listed.map((e) => e.eventId),
       'each event once, in order',
     );
-    assert.deepEqual(listed.map(summary), [
-      'shop CREATE_IN_PROGRESS',
-      'ONE CREATE_IN_PROGRESS',
-      'ONE CREATE_COMPLETE',
-      'TWO CREATE_IN_PROGRESS',
-      'TWO CREATE_COMPLETE',
-      'shop CREATE_COMPLETE',
-    ]);
+    assert.deepEqual(listed.map(summary), CREATED);
     assert.ok(
       streamed.every((e) => e.id === e.object.eventId && e.object.resourceVersion === e.object.eventId),
     );
@@ -140,14 +142,7 @@ test('stack events --follow -o json prints each event a line as it is written, a
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as { eventId: string; logicalId: string; status: string });
-  assert.deepEqual(lines.map(summary), [
-    'shop CREATE_IN_PROGRESS',
-    'ONE CREATE_IN_PROGRESS',
-    'ONE CREATE_COMPLETE',
-    'TWO CREATE_IN_PROGRESS',
-    'TWO CREATE_COMPLETE',
-    'shop CREATE_COMPLETE',
-  ]);
+  assert.deepEqual(lines.map(summary), CREATED);
   const listed = (await svc.call('GET', '/v1/stacks/shop/events')).body.events as { eventId: string }[];
   assert.deepEqual(
     lines.map((e) => e.eventId),
