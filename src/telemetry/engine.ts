@@ -6,6 +6,7 @@
  */
 import type { EngineObserver } from '../engine/index.js';
 import type { Metrics } from './metrics.js';
+import { SeriesByValues } from './series.js';
 
 /** One type's operations not ended: due (claimable now), and held or waiting for a callback delay. */
 export interface ActiveOperations {
@@ -39,17 +40,28 @@ export const RESOURCE_COUNT_TTL_MS = 30_000;
  */
 export const ACTIVE_COUNT_TTL_MS = 5_000;
 
+/** Counts and times into series found once per label set (`series.ts`): a call makes no object. */
 export function engineObserver(metrics: Metrics): EngineObserver {
+  const ended = new SeriesByValues((type_name, operation, status) =>
+    metrics.operations.series({ type_name, operation, status }),
+  );
+  const handlerCalls = new SeriesByValues((type_name, operation) =>
+    metrics.handlerDuration.series({ type_name, operation }),
+  );
+  const errors = new SeriesByValues((type_name, error_code) =>
+    metrics.providerErrors.series({ type_name, error_code }),
+  );
+  const takeovers = new SeriesByValues((type_name) => metrics.leaseTakeovers.series({ type_name }));
   return {
     operationEnded(typeName, operation, status) {
-      metrics.operations.inc({ type_name: typeName, operation, status });
+      ended.find(typeName, operation, status).value++;
     },
     handlerInvoked(typeName, action, seconds, errorCode) {
-      metrics.handlerDuration.observe({ type_name: typeName, operation: action }, seconds);
-      if (errorCode !== undefined) metrics.providerErrors.inc({ type_name: typeName, error_code: errorCode });
+      metrics.handlerDuration.observe(handlerCalls.find(typeName, action), seconds);
+      if (errorCode !== undefined) errors.find(typeName, errorCode).value++;
     },
     leaseTakenOver(typeName) {
-      metrics.leaseTakeovers.inc({ type_name: typeName });
+      takeovers.find(typeName).value++;
     },
   };
 }

@@ -9,6 +9,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RequestDurations } from './http.js';
+import { OwnCounter, OwnHistogram } from './series.js';
 
 /**
  * OpenTelemetry's advice for HTTP durations, with two finer buckets below: most of this API's
@@ -66,25 +67,26 @@ export function defineMetrics(registry: Registry) {
       HTTP_BUCKETS,
       registry,
     ),
-    operations: new Counter({
-      name: 'typeplane_operations_total',
-      help: 'Operations (create, update, delete) that ended, by type, operation and terminal status.',
-      labelNames: ['type_name', 'operation', 'status'] as const,
-      registers: [registry],
-    }),
-    handlerDuration: new Histogram({
-      name: 'typeplane_handler_duration_seconds',
-      help: "Duration of providers' handler invocations, by type and handler (create, update, delete).",
-      labelNames: ['type_name', 'operation'] as const,
-      buckets: HANDLER_BUCKETS,
-      registers: [registry],
-    }),
-    providerErrors: new Counter({
-      name: 'typeplane_provider_errors_total',
-      help: 'Handler invocations that failed, by type and error code (the handler contract error codes).',
-      labelNames: ['type_name', 'error_code'] as const,
-      registers: [registry],
-    }),
+    // Fed on every operation or handler call: series of their own (series.ts), not prom-client's.
+    operations: new OwnCounter(
+      'typeplane_operations_total',
+      'Operations (create, update, delete) that ended, by type, operation and terminal status.',
+      ['type_name', 'operation', 'status'],
+      [registry],
+    ),
+    handlerDuration: new OwnHistogram(
+      'typeplane_handler_duration_seconds',
+      "Duration of providers' handler invocations, by type and handler (create, update, delete).",
+      ['type_name', 'operation'],
+      HANDLER_BUCKETS,
+      [registry],
+    ),
+    providerErrors: new OwnCounter(
+      'typeplane_provider_errors_total',
+      'Handler invocations that failed, by type and error code (the handler contract error codes).',
+      ['type_name', 'error_code'],
+      [registry],
+    ),
     slotsInUse: new Gauge({
       name: 'typeplane_handler_slots_in_use',
       help: 'Handler invocations running in this process now, by type (each type has at most its share of the slots).',
@@ -121,12 +123,12 @@ export function defineMetrics(registry: Registry) {
         return readers.operationsInProgress?.(this);
       },
     }),
-    leaseTakeovers: new Counter({
-      name: 'typeplane_lease_takeovers_total',
-      help: "Operations this process claimed whose lease had run out under another worker (a stopped or stalled one's), by type.",
-      labelNames: ['type_name'] as const,
-      registers: [registry],
-    }),
+    leaseTakeovers: new OwnCounter(
+      'typeplane_lease_takeovers_total',
+      "Operations this process claimed whose lease had run out under another worker (a stopped or stalled one's), by type.",
+      ['type_name'],
+      [registry],
+    ),
     deployments: new Counter({
       name: 'typeplane_stack_deployments_total',
       help: "Stack deployments and deletions that ended, by the stack's final status (recipes' instances included).",
@@ -152,12 +154,13 @@ export function defineMetrics(registry: Registry) {
       labelNames: ['status'] as const,
       registers: [registry],
     }),
-    transactionDuration: new Histogram({
-      name: 'typeplane_store_transaction_duration_seconds',
-      help: "Duration of the store's write transactions (SQLite: group commits; PostgreSQL: transactions of more than one statement).",
-      buckets: TRANSACTION_BUCKETS,
-      registers: [registry],
-    }),
+    transactionDuration: new OwnHistogram(
+      'typeplane_store_transaction_duration_seconds',
+      "Duration of the store's write transactions (SQLite: group commits; PostgreSQL: transactions of more than one statement).",
+      [],
+      TRANSACTION_BUCKETS,
+      [registry],
+    ),
     walBytes: new Gauge({
       name: 'typeplane_sqlite_wal_bytes',
       help: "Size of the SQLite store's write-ahead log (the -wal file), in bytes.",

@@ -7,9 +7,13 @@ import type { StoreObserver, StoreStats } from '../store/index.js';
 import type { Metrics, Registry } from './metrics.js';
 
 export function storeObserver(metrics: Metrics): StoreObserver {
+  const durations = metrics.transactionDuration;
+  // Its one series, kept (asked for again once the metric is reset).
+  let series = durations.series({});
   return {
     transactionEnded(seconds) {
-      metrics.transactionDuration.observe(seconds);
+      if (!series.live) series = durations.series({});
+      durations.observe(series, seconds);
     },
   };
 }
