@@ -15,7 +15,8 @@ import { Throttled } from './throttled.js';
 export interface FairnessOptions {
   /**
    * Requests of writer and reader tokens (and of callers without one) running at once (default
-   * {@link DEFAULT_SEATS}: 4 on SQLite, 16 on PostgreSQL).
+   * {@link DEFAULT_SEATS}: 12 on SQLite, 16 on PostgreSQL), a quarter of them kept for flows with
+   * nothing running or waiting.
    */
   seats?: number;
   /** The store, which sets the default seats. */
@@ -32,16 +33,30 @@ export interface FairnessOptions {
 }
 
 /**
- * What may run at once. On SQLite a create is event-loop work from end to end (~0.15 ms; the store
- * commits on the loop too), so another token's request waits behind every request running: with 4
- * seats a quiet tenant's p99 beside a saturating one was 1.03× its p99 alone, with 16 it was 6.4×,
- * and the saturating tenant kept 0.97× its throughput (bench:fairness, 2 cores; 2 seats: 0.71×). On
- * PostgreSQL a request spends most of its time waiting for the database, off the loop: 16.
+ * What may run at once. On SQLite a create is event-loop work from end to end (0.2–0.3 ms of the
+ * main thread's CPU with its HTTP; the store commits on the loop too, the writes of one turn of the
+ * loop in one transaction), so the seats are the requests whose work shares a turn and its commit:
+ * fewer make the commits small (more of them per create), more make the turn another token's
+ * request waits for longer. A quarter of the seats is kept for flows with nothing running or waiting
+ * (see priority-level.ts), so a quiet token's request runs in the turn it arrives in instead of after
+ * the next one: 12 seats (9 open) cost a quiet tenant beside a saturating one what 4 shared seats did
+ * (the server's main-thread CPU between its create's sending and its answer: p50 3.8 ms, p99 22 ms
+ * against 3.8 and 28 ms; 15 and 265 ms without fairness), with commits of 9 creates instead of 4
+ * (bench:fairness, 2 cores under load). On PostgreSQL a request spends most of its time waiting for
+ * the database, off the loop: 16.
  */
-export const DEFAULT_SEATS = { sqlite: 4, postgresql: 16 } as const;
+export const DEFAULT_SEATS = { sqlite: 12, postgresql: 16 } as const;
 export const DEFAULT_SYSTEM_SEATS = 8;
 export const DEFAULT_QUEUE_LENGTH = 300;
 export const DEFAULT_MAX_WAIT_MS = 15_000;
+
+/**
+ * The seats kept for flows with nothing running or waiting: a quarter, none below 4 seats (one seat
+ * kept of fewer would leave a backlogged flow too few).
+ */
+function keptSeats(seats: number): number {
+  return Math.floor(seats / 4);
+}
 
 /** Who a request is from, as far as fairness is concerned. */
 export interface Caller {
@@ -88,14 +103,14 @@ export class Fairness {
       queueLength: options.queueLength ?? DEFAULT_QUEUE_LENGTH,
       maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
     };
+    // Only the tenants' level keeps seats: the system level's few trusted flows are apart from them already.
     this.system = new PriorityLevel('system', {
       seats: options.systemSeats ?? DEFAULT_SYSTEM_SEATS,
+      kept: 0,
       ...queueing,
     } satisfies LevelLimits);
-    this.workload = new PriorityLevel('workload', {
-      seats: options.seats ?? DEFAULT_SEATS[options.store ?? 'sqlite'],
-      ...queueing,
-    });
+    const seats = options.seats ?? DEFAULT_SEATS[options.store ?? 'sqlite'];
+    this.workload = new PriorityLevel('workload', { seats, kept: keptSeats(seats), ...queueing });
     this.anonymous = new Flow(ANONYMOUS_FLOW, this.workload);
   }
 

@@ -9,6 +9,15 @@
  * that starts waiting joins the round next in line (as fair queuing's virtual time puts a newly
  * active flow ahead of the backlogged ones). Requests cost one seat each: a request's cost is known
  * only once it ran.
+ *
+ * Some seats are kept: never handed to a queue, taken only by a request of a flow with nothing
+ * running or waiting, at once, even while others wait. Fair queuing would seat such a flow next
+ * anyway; keeping seats for it seats it now instead of when a seat frees, which on SQLite is the
+ * next commit of the store: the loop runs a turn of seated requests, commits their writes together,
+ * answers them and seats the next (a request holds its seat while it waits for its commit, so that
+ * a turn's work stays bounded: with seats given back at the commit, a turn would run every waiting
+ * request, as with no fairness). A flow cannot take more than its share through the kept seats: one
+ * of its requests running or waiting makes it wait like any other.
  */
 import type { Flow, Grant } from './flow.js';
 import { Throttled } from './throttled.js';
@@ -16,6 +25,8 @@ import { Throttled } from './throttled.js';
 export interface LevelLimits {
   /** Requests running at once. */
   seats: number;
+  /** Of the seats, those kept for a request of a flow with nothing running or waiting. */
+  kept: number;
   /** Requests one flow may have waiting. */
   queueLength: number;
   /** The longest a request waits for a seat before it is refused. */
@@ -41,9 +52,13 @@ export class PriorityLevel {
     readonly limits: LevelLimits,
   ) {}
 
-  /** Takes a seat now when one is free and nobody waits for one. */
+  /**
+   * Takes a seat now: an open one (not kept) while nobody waits for one, or any free one for a flow
+   * with nothing running or waiting.
+   */
   tryEnter(flow: Flow): boolean {
-    if (this.inUse >= this.limits.seats || this.waiting > 0) return false;
+    const open = this.waiting === 0 && this.inUse < this.limits.seats - this.limits.kept;
+    if (!open && !(flow.idle && this.inUse < this.limits.seats)) return false;
     this.inUse++;
     flow.inFlight++;
     flow.dispatched++;
@@ -86,7 +101,8 @@ export class PriorityLevel {
     if (this.dispatching) return;
     this.dispatching = true;
     try {
-      while (this.inUse < this.limits.seats && this.waiting > 0) {
+      // Queued requests get open seats only: the kept ones stay free for flows that are not waiting.
+      while (this.inUse < this.limits.seats - this.limits.kept && this.waiting > 0) {
         if (this.next >= this.round.length) this.next = 0;
         const flow = this.round[this.next]!;
         const waiter = flow.queue.shift()!;

@@ -42,6 +42,55 @@ test('freed seats go round the waiting flows, however many requests one of them 
   assert.deepEqual(order.slice(6), ['n4 refused']);
 });
 
+test('a quarter of the seats is kept for flows with nothing running or waiting, one request each', () => {
+  // 8 seats: 6 open to anyone, 2 kept for a request of an idle flow.
+  const fairness = new Fairness({ seats: 8, queueLength: 10 });
+  const noisy = fairness.flowOf(writer('noisy'));
+  const order: string[] = [];
+  const queue = (flow: Flow, name: string) =>
+    fairness.wait(flow, (refusal) => order.push(refusal ? `${name} refused` : name));
+  for (let i = 0; i < 6; i++) assert.equal(fairness.enter(noisy), true);
+  // Two seats are free, but a flow with requests running takes none of them: it waits its turn, so
+  // a flow's share is the open seats, however often it sends.
+  assert.equal(fairness.enter(noisy), false);
+  queue(noisy, 'n0');
+  assert.deepEqual(order, []);
+  // A flow with nothing running or waiting is seated at once, although the noisy one waits: it does
+  // not wait for the noisy flow's requests to end. Its second request waits like any other.
+  const quiet = fairness.flowOf(writer('quiet'));
+  assert.equal(fairness.enter(quiet), true);
+  assert.equal(fairness.enter(quiet), false);
+  queue(quiet, 'q1');
+  // The last kept seat goes to another idle flow; then none is left, and an idle flow waits too.
+  assert.equal(fairness.enter(fairness.flowOf(writer('third'))), true);
+  const fourth = fairness.flowOf(writer('fourth'));
+  assert.equal(fairness.enter(fourth), false);
+  queue(fourth, 'f0');
+  assert.deepEqual(fairness.levels()[1], { level: 'workload', seats: 8, inUse: 8, waiting: 3 });
+  // Freed seats go round the waiting flows, but only while fewer than the open six are taken: the
+  // kept ones are never handed to a queue. Three requests end: 8 → 5 in use, one seat to dispatch.
+  fairness.leave(noisy);
+  fairness.leave(noisy);
+  assert.deepEqual(order, []);
+  fairness.leave(noisy);
+  assert.deepEqual(order, ['f0']);
+  assert.equal(fairness.levels()[1]!.inUse, 6);
+  fairness.leave(noisy);
+  assert.deepEqual(order, ['f0', 'q1']);
+  fairness.leave(quiet);
+  assert.deepEqual(order, ['f0', 'q1', 'n0']);
+  assert.deepEqual(fairness.levels()[1], { level: 'workload', seats: 8, inUse: 6, waiting: 0 });
+  fairness.close();
+});
+
+test('with fewer than four seats none is kept', () => {
+  const fairness = new Fairness({ seats: 3 });
+  const flow = fairness.flowOf(writer('a'));
+  for (let i = 0; i < 3; i++) assert.equal(fairness.enter(flow), true);
+  assert.equal(fairness.enter(fairness.flowOf(writer('b'))), false);
+  fairness.close();
+});
+
 test('a full queue, a wait past the longest and a closing server refuse with Retry-After', async () => {
   const fairness = new Fairness({ seats: 1, queueLength: 1, maxWaitMs: 150 });
   const flow = fairness.flowOf(writer('a'));

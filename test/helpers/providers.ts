@@ -56,10 +56,31 @@ export function memoryProvider(
   };
 }
 
-/** A memory provider whose creates wait until `release` is called (a deployment held as long as a test needs). */
-export function heldProvider(): { provider: ReturnType<typeof memoryProvider>; release: () => void } {
+/** A promise that resolves once `release` is called. */
+function gate(): { released: Promise<void>; release: () => void } {
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
+  return { released, release };
+}
+
+/**
+ * A memory provider whose reads wait until `release` is called, then answer as they would have (a
+ * read request held on its fairness seat as long as a test needs).
+ */
+export function heldReadsProvider(): { provider: ReturnType<typeof memoryProvider>; release: () => void } {
+  const { released, release } = gate();
+  const provider = memoryProvider();
+  const read = provider.read;
+  provider.read = async (req) => {
+    await released;
+    return read(req);
+  };
+  return { provider, release };
+}
+
+/** A memory provider whose creates wait until `release` is called (a deployment held as long as a test needs). */
+export function heldProvider(): { provider: ReturnType<typeof memoryProvider>; release: () => void } {
+  const { released, release } = gate();
   const provider = memoryProvider({
     create: async (req, store) => {
       await released;
