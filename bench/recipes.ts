@@ -6,7 +6,9 @@
  * - 200 instances of the Radius sample type (MyCompany.Resources/postgresDatabases) through a
  *   two-resource recipe against the same 400 resources created directly, with the same properties;
  *   32 clients at once on both sides, each create waited for (`?wait=`); a direct client makes the
- *   first resource, then the second that references it, as the recipe's order does. Two pairs:
+ *   first resource, then the second that references it, as the recipe's order does. Each side first
+ *   makes as many again, unmeasured (`--warmup`, other names): measured cold, each round's first
+ *   requests ran code not yet compiled, which weighed more on the side with more code. Two pairs:
  *   `state`, a database and a login both served by the state provider (record-backed: the recipe's
  *   own overhead shows whole), the issue's figure; and `file`, two files of the built-in file
  *   provider (each create writes and syncs a file: a provider with latency of its own).
@@ -15,7 +17,7 @@
  * - the registration type-check of a generated 50-resource recipe: POST /v1/recipes/check over HTTP
  *   and Recipes.check in this process. Target < 200 ms.
  *
- *   npm run bench:recipes -- [--instances 200] [--rounds 3] [--checks 20] [--only state|file]
+ *   npm run bench:recipes -- [--instances 200] [--warmup 200] [--rounds 3] [--checks 20] [--only state|file]
  *                              [--concurrency 32] [--dist]
  *   SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench:recipes -- --rounds 1 --only state
  *     (profiles the servers: the first is the direct side's, the second the recipe side's)
@@ -49,11 +51,15 @@ const CHECKS = numberArg('checks', 20);
 const CHECK_RESOURCES = 50;
 /** As the stacks benchmark drives direct creates: 32 clients (by default), each waiting for its create. */
 const CONCURRENCY = numberArg('concurrency', 32);
+/** Made first on each fresh server, unmeasured: the figure is a warm server's, as one serving for hours is. */
+const WARMUP = numberArg('warmup', 200);
 const useDist = flag('dist');
 const SAMPLE_MANIFEST_FILE = fileURLToPath(
   new URL('../test/fixtures/radius/radius-design-postgresDatabases.yaml', import.meta.url),
 );
 
+/** Warm-up instances are numbered from here: never the measured ones' names. */
+const WARM_FROM = 50_000;
 const instance = (i: number) => `i${String(i).padStart(5, '0')}`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -302,6 +308,7 @@ async function compare(scenario: Scenario): Promise<number> {
     const sides = [
       async () => {
         const { server, api } = await fresh(scenario);
+        await pool(WARMUP, (i) => scenario.direct(api, WARM_FROM + i));
         direct = await measured(server.child.pid, () => pool(INSTANCES, (i) => scenario.direct(api, i)));
         api.close();
         await server.stop();
@@ -309,6 +316,7 @@ async function compare(scenario: Scenario): Promise<number> {
       async () => {
         const { server, api } = await fresh(scenario);
         await register(api, scenario.recipe);
+        await pool(WARMUP, (i) => throughRecipe(api, WARM_FROM + i));
         recipe = await measured(server.child.pid, () => pool(INSTANCES, (i) => throughRecipe(api, i)));
         api.close();
         await server.stop();

@@ -29,7 +29,7 @@ import { deleteResource } from './delete.js';
 import { forget } from './forget.js';
 import type { EngineLogger } from './logger.js';
 import type { EngineObserver } from './observer.js';
-import { previewChange, reviewChange, type Reviewer, type ReviewRequest } from './review.js';
+import { concerned, previewChange, reviewChange, type Reviewer, type ReviewRequest } from './review.js';
 import { put } from './put.js';
 import { recordRefusal } from './refusal.js';
 import { list, read, type ResourceList } from './read.js';
@@ -246,6 +246,17 @@ export class Engine {
         ? (compiled.checkRules?.(change.object, change.oldObject) ?? [])
         : [];
     return [...rules, ...(await previewChange(this.ctx, { ...change, compiled }))];
+  }
+
+  /**
+   * Whether {@link preview} could give a change of `typeName` (its default version) any verdict: its
+   * type has rules (for a create or update), or the reviewer would judge it. A plan of changes nothing
+   * judges need not be worked out to be reviewed.
+   */
+  async judges(typeName: string, operation: 'CREATE' | 'UPDATE' | 'DELETE'): Promise<boolean> {
+    const compiled = await this.ctx.registry.get(typeName);
+    if (operation !== 'DELETE' && compiled.checkRules) return true;
+    return concerned(this.ctx, { operation, compiled, caller: undefined, dryRun: true });
   }
 
   /**

@@ -36,7 +36,11 @@ export interface ReviewRequest {
 }
 
 /** What tells whether a change will be reviewed: its operation, type and path (the caller). */
-export type ReviewedBy = Pick<ReviewRequest, 'operation' | 'compiled'> & { caller: Caller | undefined };
+export type ReviewedBy = Pick<ReviewRequest, 'operation' | 'compiled'> & {
+  caller: Caller | undefined;
+  /** A change only planned (a preview): what judges plans too. */
+  dryRun?: boolean;
+};
 
 export interface Reviewer {
   /** Every verdict on the change, `Deny` ones included (the engine refuses on those). */
@@ -51,7 +55,7 @@ export interface Reviewer {
 }
 
 /** Whether the reviewer would judge such a change: false without one, at once where it can say. */
-function concerned(ctx: EngineContext, change: ReviewedBy): boolean | Promise<boolean> {
+export function concerned(ctx: EngineContext, change: ReviewedBy): boolean | Promise<boolean> {
   const reviewer = ctx.reviewer;
   if (!reviewer) return false;
   return reviewer.concerns ? reviewer.concerns(change) : true;

@@ -312,6 +312,11 @@ export class Registry {
    */
   async get(typeName: string, version?: string): Promise<CompiledType> {
     if (version !== undefined) {
+      // The default version, checked within STAMP_TTL_MS, is the one named (an operation's usually
+      // is): served from memory as a `get` of the default is.
+      const fresh = this.latest.get(typeName);
+      if (fresh && fresh.compiled.version === version && Date.now() - fresh.checkedAt < STAMP_TTL_MS)
+        return fresh.compiled;
       const record = await this.store.getType(typeName, version);
       if (!record) throw await this.versionNotRegistered(typeName, version);
       return this.compile(record);

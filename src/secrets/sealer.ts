@@ -14,7 +14,7 @@
  * const box = sealer.seal('hunter2', 'resource:Test::Widget:w1');
  * sealer.open(box, 'resource:Test::Widget:w1'); // → 'hunter2'
  */
-import { createCipheriv, createDecipheriv, hash, hkdfSync, randomFillSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hash, hkdfSync, randomFillSync } from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
 
 /** The bytes of a key (AES-256). */
@@ -64,7 +64,8 @@ export function createSealer(key: Buffer): Sealer {
   if (key.length !== KEY_BYTES) throw new Error(`a secret key has ${KEY_BYTES} bytes, not ${key.length}`);
   const derive = (purpose: string, bytes: number) =>
     Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `typeplane/${purpose}`, bytes));
-  const sealKey = derive('seal/v1', KEY_BYTES);
+  // A key object, made once: a cipher made from raw key bytes imports them again on every seal.
+  const sealKey = createSecretKey(derive('seal/v1', KEY_BYTES));
   const macKey = derive('request-hash/v1', KEY_BYTES);
   const keyId = derive('key-id/v1', 6).toString('base64url');
   const header = `${VERSION}.${keyId}.`;

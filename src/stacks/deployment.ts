@@ -12,7 +12,7 @@
  */
 import type { DeploymentRecord } from './records.js';
 import type { Begun } from './resume.js';
-import { cleanup } from './stages/cleanup.js';
+import { cleanup, cleansUp } from './stages/cleanup.js';
 import { deleteStack } from './stages/delete.js';
 import { forward } from './stages/forward.js';
 import { load } from './stages/load.js';
@@ -79,7 +79,9 @@ export class Deployment {
     if (d.record.phase === 'forward') {
       const ok = d.analysis !== undefined && (await forward(d));
       if (d.lost()) return;
-      if (ok) await d.setPhase('cleanup');
+      // Nothing to clean up: the phase is not written (resumed in forward, the deployment does the same).
+      if (ok && !cleansUp(d)) d.enterUnwritten('cleanup');
+      else if (ok) await d.setPhase('cleanup');
       else if (d.record.noRollback) return d.finish(d.record.update ? 'UPDATE_FAILED' : 'CREATE_FAILED');
       else await d.setPhase('rollback');
     }

@@ -576,9 +576,15 @@ export class StackStore {
    * Write a resource record; `stored` says whether one is likely there already (tried first: one write).
    * Sealed in a turn of its own: a deployment's steps often end together (their writes committed in
    * one go), and sealing each one's record (megabytes, with its previous values) one after the other
-   * would hold the event loop for all of them.
+   * would hold the event loop for all of them. `beside` is written in the same turn, so in the same
+   * commit (the step's event).
    */
-  async putResource(stack: string, record: ResourceRecord, stored = true): Promise<void> {
+  async putResource(
+    stack: string,
+    record: ResourceRecord,
+    stored = true,
+    beside?: () => Promise<unknown>,
+  ): Promise<void> {
     await nextTurn();
     const { properties, model, previous, replaced, ...plain } = record;
     const state: ResourceState = {
@@ -594,11 +600,14 @@ export class StackStore {
     };
     const e = entry(value, 'stacks');
     const namespace = resourcesOf(stack);
-    if (stored) {
-      if (!(await this.store.kvReplace(namespace, record.logicalId, e)))
-        await this.store.kvInsert(namespace, record.logicalId, e);
-    } else if (!(await this.store.kvInsert(namespace, record.logicalId, e)))
-      await this.store.kvReplace(namespace, record.logicalId, e);
+    const written = async () => {
+      if (stored) {
+        if (!(await this.store.kvReplace(namespace, record.logicalId, e)))
+          await this.store.kvInsert(namespace, record.logicalId, e);
+      } else if (!(await this.store.kvInsert(namespace, record.logicalId, e)))
+        await this.store.kvReplace(namespace, record.logicalId, e);
+    };
+    await Promise.all([written(), beside?.()]);
   }
 
   /**

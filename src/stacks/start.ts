@@ -182,11 +182,8 @@ async function begin(
     leaseUntil: new Date(Date.now() + core.leaseMs).toISOString(),
     startedAt: new Date().toISOString(),
   };
-  const stamp = await records.insertDeployment(deployment);
-  if (imports) await claimImports(core, name, id, analysis, imports);
-  let started: { record: StackRecord; inserted: boolean };
-  try {
-    started = await markStarted(
+  const mark = () =>
+    markStarted(
       records,
       name,
       id,
@@ -195,39 +192,75 @@ async function begin(
       options.baseVersion,
       options.nestedIn,
     );
-  } catch (e) {
-    await records.deleteDeployment(id);
-    throw e;
+  let stamp: string;
+  let started: { record: StackRecord; inserted: boolean };
+  if (imports) {
+    // An import claims its resources between the two: the stack is not marked for a claim refused.
+    stamp = await records.insertDeployment(deployment);
+    await claimImports(core, name, id, analysis, imports);
+    started = await mark().catch(async (e: unknown) => {
+      await records.deleteDeployment(id);
+      throw e;
+    });
+  } else {
+    // The deployment's record and the stack's mark in one commit; the record goes again if the stack
+    // refused the mark (another deployment runs).
+    const [inserted, marked] = await Promise.allSettled([records.insertDeployment(deployment), mark()]);
+    if (inserted.status === 'rejected') {
+      if (marked.status === 'fulfilled') await unmark(records, name, id, marked.value, existing?.record);
+      throw inserted.reason;
+    }
+    stamp = inserted.value;
+    if (marked.status === 'rejected') {
+      await records.deleteDeployment(id);
+      throw marked.reason;
+    }
+    started = marked.value;
   }
-  if (options.clientToken)
-    await rememberToken(
-      core.store,
-      core.sealer,
-      name,
-      options.clientToken,
-      {
-        deploymentId: id,
-        startedAt: deployment.startedAt,
-        stackId: started.record.stackId,
-      },
-      {
-        text,
-        parameters,
-        noRollback: options.noRollback === true,
-        ...(options.resourcesToImport ? { resourcesToImport: options.resourcesToImport } : {}),
-      },
-    );
-  await records.addEvent(name, {
-    logicalId: name,
-    type: 'Typeplane::Stack',
-    identifier: started.record.stackId,
-    status: update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
-  });
+  // The client token and the stack's first event in one commit.
+  await Promise.all([
+    options.clientToken &&
+      rememberToken(
+        core.store,
+        core.sealer,
+        name,
+        options.clientToken,
+        {
+          deploymentId: id,
+          startedAt: deployment.startedAt,
+          stackId: started.record.stackId,
+        },
+        {
+          text,
+          parameters,
+          noRollback: options.noRollback === true,
+          ...(options.resourcesToImport ? { resourcesToImport: options.resourcesToImport } : {}),
+        },
+      ),
+    records.addEvent(name, {
+      logicalId: name,
+      type: 'Typeplane::Stack',
+      identifier: started.record.stackId,
+      status: update ? 'UPDATE_IN_PROGRESS' : 'CREATE_IN_PROGRESS',
+    }),
+  ]);
   // A stack this deployment made has the records listed before it (none, unless left by a deletion
   // that dropped them before its record was gone): its deployment need not list them again.
   launch(deployment, stamp, { analysis, ...(started.inserted ? { resources: new Map(held) } : {}) });
   // The stack as its deployment began: the record just written, and the resources it held.
   return { stack: viewOf(started.record, held), deploymentId: id, startedAt: deployment.startedAt };
+}
+
+/** Undo {@link markStarted} when the deployment it marked could not be written: the stack as it was. */
+async function unmark(
+  records: StackStore,
+  name: string,
+  id: string,
+  marked: { record: StackRecord; inserted: boolean },
+  before: StackRecord | undefined,
+): Promise<void> {
+  if (marked.inserted || !before) return records.deleteStack(name);
+  await records.updateStack(name, (s) => (s.deployment === id ? { ...before, version: s.version + 1 } : s));
 }
 
 async function markStarted(
@@ -400,6 +433,9 @@ async function refuseDenied(
   planned: readonly PlannedChange[] | undefined,
 ): Promise<void> {
   const records = stack && !NEVER_CREATED.has(stack.status) ? held : new Map<string, ResourceRecord>();
+  // Nothing judges a change of any type the stack makes or holds (and no stored plan's verdicts
+  // stand): no plan to work out, the usual case.
+  if (!planned && !(await anyJudged(core, [...typesOf(analysis), ...typesIn(records)]))) return;
   let changes;
   try {
     changes = await changesOf(core, name, analysis, stack, records);
@@ -407,6 +443,15 @@ async function refuseDenied(
     return;
   }
   await refuseDeniedChanges(core, name, changes, records, caller, planned);
+}
+
+/** Whether a type's rules, a policy or a hook would judge any change of any of `types`. */
+async function anyJudged(core: StacksCore, types: readonly string[]): Promise<boolean> {
+  for (const type of new Set(types))
+    for (const operation of ['CREATE', 'UPDATE', 'DELETE'] as const)
+      // A type that cannot be read now is judged as the plan will tell.
+      if (await core.ctx.engine.judges(type, operation).catch(() => true)) return true;
+  return false;
 }
 
 /** Refuses `changes` when their review (or their stored plan's, when they are still its) denies one. */

@@ -7,17 +7,27 @@ import type { ResourceRecord } from '../records.js';
 import { stepToken, type DeploymentState } from './state.js';
 
 export async function cleanup(d: DeploymentState): Promise<void> {
-  const analysis = d.analysis!;
-  const scope = d.scope(analysis);
   for (const rec of [...d.resources.values()]) {
     const old = rec.replaced;
     if (!old || rec.deployment !== d.id) continue;
     await d.resourceStep(rec.logicalId, old.type, () => deleteReplaced(d, rec, old));
   }
-  const removed = [...d.resources.values()].filter(
+  await deleteInReverse(d, removedBy(d), 'remove');
+}
+
+/** Whether cleanup has anything to delete: a resource this deployment replaced, or one it removed. */
+export function cleansUp(d: DeploymentState): boolean {
+  for (const rec of d.resources.values()) if (rec.replaced && rec.deployment === d.id) return true;
+  return removedBy(d).length > 0;
+}
+
+/** The stack's resources the template no longer has, or whose condition is now false. */
+function removedBy(d: DeploymentState) {
+  const analysis = d.analysis!;
+  const scope = d.scope(analysis);
+  return [...d.resources.values()].filter(
     (r) => !analysis.resources.has(r.logicalId) || scope.included(r.logicalId) === false,
   );
-  await deleteInReverse(d, removed, 'remove');
 }
 
 /** The resource `rec` replaced, deleted (or kept, by its UpdateReplacePolicy), and `rec` saved without it. */

@@ -87,7 +87,7 @@ async function forwardStep(d: DeploymentState, logicalId: string, scope: Scope):
     case 'Add':
       return create(d, logicalId, type, desired, base, 'create');
     case 'Modify': {
-      await d.resourceEvent(logicalId, type.typeName, rec!.identifier, 'UPDATE_IN_PROGRESS');
+      d.resourceEventSoon(logicalId, type.typeName, rec!.identifier, 'UPDATE_IN_PROGRESS');
       const event = await d.operate(logicalId, () =>
         d.ctx.engine.update(
           type.typeName,
@@ -190,7 +190,7 @@ async function create(
   action: string,
   reason?: string,
 ): Promise<boolean> {
-  await d.resourceEvent(logicalId, type.typeName, undefined, 'CREATE_IN_PROGRESS', reason);
+  d.resourceEventSoon(logicalId, type.typeName, undefined, 'CREATE_IN_PROGRESS', reason);
   const event = await d.operate(logicalId, () =>
     d.ctx.engine.create(type.typeName, desired, stepToken(d.id, action, logicalId), d.caller),
   );

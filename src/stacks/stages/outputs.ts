@@ -56,7 +56,9 @@ export async function finishSuccess(d: DeploymentState): Promise<void> {
   for (const name of d.stack.imports)
     if (!d.imports.has(name)) await d.ctx.records.setImport(name, d.name, false);
   const status: StackStatus = d.record.update ? 'UPDATE_COMPLETE' : 'CREATE_COMPLETE';
-  await d.ctx.records.updateStack(d.name, (s) => {
+  // The stack's record and its event in one commit (the record says the status already: the event
+  // alone); the deployment's record goes only once the stack no longer names it.
+  const updated = d.ctx.records.updateStack(d.name, (s) => {
     const next: StackRecord = {
       ...s,
       status,
@@ -72,8 +74,7 @@ export async function finishSuccess(d: DeploymentState): Promise<void> {
     delete next.deployment;
     return next;
   });
-  // The record says the status already: the event alone.
-  await d.event(status);
+  await Promise.all([updated, d.event(status), d.written()]);
   await d.ctx.records.deleteDeployment(d.id);
   d.ended(status);
 }

@@ -42,7 +42,7 @@ import { refValue } from '../ref-value.js';
 /** The engine as stacks use it: its public operations. */
 export type StackEngine = Pick<
   Engine,
-  'create' | 'update' | 'delete' | 'read' | 'waitFor' | 'readOnlyNeverSet' | 'preview' | 'review'
+  'create' | 'update' | 'delete' | 'read' | 'waitFor' | 'readOnlyNeverSet' | 'preview' | 'review' | 'judges'
 >;
 
 export interface DeploymentContext {
@@ -302,11 +302,34 @@ export class DeploymentState {
     return (await this.ctx.engine.read(type.typeName, identifier)).properties;
   }
 
-  async save(record: ResourceRecord): Promise<void> {
+  /** Save a resource record (and write `beside` in the same commit). */
+  async save(record: ResourceRecord, beside?: () => Promise<unknown>): Promise<void> {
     // The records were read when the deployment began (under its lease): one absent then is new.
     const stored = this.resources.has(record.logicalId);
     this.resources.set(record.logicalId, record);
-    await this.ctx.records.putResource(this.name, record, stored);
+    await Promise.all([this.ctx.records.putResource(this.name, record, stored, beside), this.written()]);
+  }
+
+  /** Events written without waiting (see {@link soon}), not yet known to be stored. */
+  private unsettled: Promise<unknown>[] = [];
+
+  /**
+   * Write an event now and wait for it later: it joins the store's next group commit with the write
+   * that follows (the step's engine operation), instead of costing a commit and a turn of its own.
+   * {@link written} waits for it (and throws its failure) before any record says the step moved on.
+   */
+  private soon(write: Promise<unknown>): void {
+    // Its failure is thrown by written(); until then it is not an unhandled rejection.
+    write.catch(() => {});
+    this.unsettled.push(write);
+  }
+
+  /** Every event written by {@link soon} is stored (or its failure thrown). */
+  async written(): Promise<void> {
+    if (this.unsettled.length === 0) return;
+    const writes = this.unsettled;
+    this.unsettled = [];
+    await Promise.all(writes);
   }
 
   async forget(logicalId: string): Promise<void> {
@@ -318,18 +341,30 @@ export class DeploymentState {
 
   async setPhase(phase: DeploymentRecord['phase']): Promise<void> {
     this.record = { ...this.record, phase };
-    await this.persist(this.record);
+    await Promise.all([this.persist(this.record), this.written()]);
+  }
+
+  /**
+   * The next phase, not written: for a phase that, resumed from the one before, would do the same
+   * (forward's steps are each skipped once done), so a crash before the deployment ends loses nothing.
+   */
+  enterUnwritten(phase: DeploymentRecord['phase']): void {
+    this.record = { ...this.record, phase };
   }
 
   async finish(status: StackStatus, reason?: string): Promise<void> {
-    await this.ctx.records.updateStack(this.name, (s) => {
-      const next: StackRecord = { ...s, status, version: s.version + 1 };
-      if (reason !== undefined) next.statusReason = this.masked(reason);
-      delete next.deployment;
-      return next;
-    });
-    // The record says the status already: the event alone.
-    await this.event(status, reason);
+    // The stack's record and its event in one commit (the record says the status already: the event
+    // alone); the deployment's record goes only once the stack no longer names it.
+    await Promise.all([
+      this.ctx.records.updateStack(this.name, (s) => {
+        const next: StackRecord = { ...s, status, version: s.version + 1 };
+        if (reason !== undefined) next.statusReason = this.masked(reason);
+        delete next.deployment;
+        return next;
+      }),
+      this.event(status, reason),
+      this.written(),
+    ]);
     await this.ctx.records.deleteDeployment(this.id);
     this.ended(status);
   }
@@ -340,9 +375,13 @@ export class DeploymentState {
   }
 
   async stackEvent(status: StackStatus | 'DELETE_COMPLETE', reason?: string): Promise<void> {
-    await this.event(status, reason);
-    if (status !== 'DELETE_COMPLETE')
-      await this.ctx.records.updateStack(this.name, (s) => (s.deployment === this.id ? { ...s, status } : s));
+    // Written together: one commit.
+    await Promise.all([
+      this.event(status, reason),
+      status === 'DELETE_COMPLETE'
+        ? undefined
+        : this.ctx.records.updateStack(this.name, (s) => (s.deployment === this.id ? { ...s, status } : s)),
+    ]);
   }
 
   /** The stack's event of `status`, its record left as it is. */
@@ -367,8 +406,8 @@ export class DeploymentState {
       ...(record.identifier !== undefined ? { identifier: record.identifier } : {}),
       status,
     });
-    await this.save({ ...record, status, event });
-    await this.ctx.records.insertEvent(this.name, event);
+    // Both in one commit: the event is the record's own, so it is written by id only once either way.
+    await this.save({ ...record, status, event }, () => this.ctx.records.insertEvent(this.name, event));
   }
 
   /** Resumed: write again the events of steps this deployment saved as done (written once, by id). */
@@ -376,6 +415,20 @@ export class DeploymentState {
     for (const record of this.resources.values())
       if (record.deployment === this.id && record.event)
         await this.ctx.records.insertEvent(this.name, record.event);
+  }
+
+  /**
+   * A step's event before its engine operation (`…_IN_PROGRESS`), written without waiting: see
+   * {@link soon}. The event's id is its time, so it keeps its place among the stack's events.
+   */
+  resourceEventSoon(
+    logicalId: string,
+    type: string,
+    identifier: string | undefined,
+    status: ResourceStatus,
+    reason?: string,
+  ): void {
+    this.soon(this.resourceEvent(logicalId, type, identifier, status, reason));
   }
 
   async resourceEvent(
