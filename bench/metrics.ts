@@ -1,13 +1,15 @@
 /**
  * Benchmark (not a test): what collecting metrics costs. Two Typeplane servers as bench:api runs them,
  * one with metrics on (and scraped every SCRAPE_S seconds, as Prometheus would) and one with
- * `--no-metrics`, take the same creates and then the same reads in PAIRS pairs of short slices
- * (SLICE_MS each) that alternate between them (bench/paired.ts), so that the other work of a shared
- * machine weighs on both sides of a pair alike. The verdict is issue #33's target on the median of the
- * pairs' on/off ratios, printed with their interquartile range and the median's 95% confidence
- * interval; the servers' CPU per request (each thread's CPU time, to the nanosecond) is compared too.
+ * `--no-metrics`, pinned together to one core, take the same creates and then the same reads at the
+ * same time, in PAIRS short slices (SLICE_MS each; bench/paired.ts), so that the other work of a
+ * shared machine weighs on both alike. ROUNDS rounds, each a fresh pair of servers: two identical
+ * servers can differ by several percent for their whole life. The verdict is issue #33's target on
+ * the median of all slices' on/off ratios, printed with their interquartile range, the median's 95%
+ * confidence interval and each round's median; the servers' CPU per request (each thread's CPU time,
+ * to the nanosecond) is compared too.
  *
- *   npm run bench:metrics   (PAIRS=60 SLICE_MS=200 CLIENTS=16 WARMUP_S=2 SCRAPE_S=5)
+ *   npm run bench:metrics   (ROUNDS=5 PAIRS=40 SLICE_MS=200 CLIENTS=16 WARMUP_S=2 SCRAPE_S=5)
  *   run it under `flock /tmp/bench.lock` on a shared machine.
  *   CALIBRATE=1 npm run bench:metrics   (both servers with metrics off: the bench's own bias, A/A)
  */
@@ -23,6 +25,7 @@ import {
   createOp,
   fmt,
   loadAverage,
+  median,
   machineUserSeconds,
   readOp,
   row,
@@ -52,6 +55,11 @@ import {
 } from './paired.js';
 
 const SCRAPE_S = Number(process.env.SCRAPE_S ?? 5);
+/**
+ * Rounds, each a fresh pair of servers: pinned together, two identical servers still differed by up
+ * to 10% for a whole round (A/A on a loaded machine), so one pair of processes decides nothing.
+ */
+const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 5));
 /**
  * CALIBRATE=1: both servers with metrics off, nothing scraped — an A/A run, whose ratios show what the
  * bench itself makes of two equal servers on this machine (1.00 with a narrow spread if it is fair).
@@ -105,12 +113,16 @@ function scraping(server: Server) {
   };
 }
 
-/** What one kind of request did on both servers, over all its pairs of slices. */
+/** What one kind of request did on both servers, over all its pairs of slices (of one round, or several). */
 interface Kind {
   pairs: Sides<Slice>[];
-  /** Each server's CPU per success over the whole run, the time between its slices included (µs). */
-  cpuPerOk: Sides<number>;
-  /** Cores' worth of user-mode CPU other processes used meanwhile. */
+  /** Each server's CPU over the whole run, the time between its slices included (seconds). */
+  cpu: Sides<number>;
+  /** Each server's successes. */
+  ok: Sides<number>;
+  /** Each round's median of its pairs' ratios of rate, then of CPU per success. */
+  rounds: { rate: number; cpu: number }[];
+  /** Core-seconds of user-mode CPU other processes used meanwhile. */
   otherCpu: number;
   seconds: number;
 }
@@ -123,19 +135,18 @@ async function run(
   const start = performance.now();
   const machine0 = machineUserSeconds();
   const client0 = process.cpuUsage();
-  const cpu0 = { tp: threadCpuSeconds(servers.tp.child.pid), bare: threadCpuSeconds(servers.bare.child.pid) };
-  const user0 = { tp: cpuSeconds(servers.tp.child.pid).user, bare: cpuSeconds(servers.bare.child.pid).user };
+  const pid = { tp: servers.tp.child.pid, bare: servers.bare.child.pid };
+  const cpu0 = { tp: threadCpuSeconds(pid.tp), bare: threadCpuSeconds(pid.bare) };
+  const user0 = { tp: cpuSeconds(pid.tp).user, bare: cpuSeconds(pid.bare).user };
   const pairs = await pairedSlices(servers, ops, during);
   const seconds = (performance.now() - start) / 1000;
   const ownUser =
-    cpuSeconds(servers.tp.child.pid).user -
+    cpuSeconds(pid.tp).user -
     user0.tp +
-    cpuSeconds(servers.bare.child.pid).user -
+    cpuSeconds(pid.bare).user -
     user0.bare +
     process.cpuUsage(client0).user / 1e6;
-  const perOk = (side: keyof Sides<Slice>) =>
-    ((threadCpuSeconds(servers[side].child.pid) - cpu0[side]) / pairs.reduce((n, p) => n + p[side].ok, 0)) *
-    1e6;
+  const ok = (side: keyof Sides<Slice>) => pairs.reduce((n, p) => n + p[side].ok, 0);
   for (const side of ['tp', 'bare'] as const) {
     const failed = pairs.reduce((n, p) => n + p[side].failed, 0);
     const first = pairs.find((p) => p[side].firstFailure !== undefined)?.[side].firstFailure;
@@ -143,9 +154,26 @@ async function run(
   }
   return {
     pairs,
-    cpuPerOk: { tp: perOk('tp'), bare: perOk('bare') },
-    otherCpu: Math.max(0, (machineUserSeconds() - machine0 - ownUser) / seconds),
+    cpu: { tp: threadCpuSeconds(pid.tp) - cpu0.tp, bare: threadCpuSeconds(pid.bare) - cpu0.bare },
+    ok: { tp: ok('tp'), bare: ok('bare') },
+    rounds: [
+      { rate: spread(pairRatios(pairs, rate)).median, cpu: spread(pairRatios(pairs, cpuPerOk)).median },
+    ],
+    otherCpu: Math.max(0, machineUserSeconds() - machine0 - ownUser),
     seconds,
+  };
+}
+
+/** Several rounds' figures of one kind as one. */
+function joined(kinds: Kind[]): Kind {
+  const sum = (f: (k: Kind) => number) => kinds.reduce((n, k) => n + f(k), 0);
+  return {
+    pairs: kinds.flatMap((k) => k.pairs),
+    cpu: { tp: sum((k) => k.cpu.tp), bare: sum((k) => k.cpu.bare) },
+    ok: { tp: sum((k) => k.ok.tp), bare: sum((k) => k.ok.bare) },
+    rounds: kinds.flatMap((k) => k.rounds),
+    otherCpu: sum((k) => k.otherCpu),
+    seconds: sum((k) => k.seconds),
   };
 }
 
@@ -154,40 +182,38 @@ function report(label: string, unit: string, kind: Kind): boolean {
   const rates = spread(pairRatios(kind.pairs, rate));
   const cpu = spread(pairRatios(kind.pairs, cpuPerOk));
   const pooled = pooledRate(kind.pairs, 'tp') / pooledRate(kind.pairs, 'bare');
+  const perOk = (side: keyof Sides<number>) => (kind.cpu[side] / kind.ok[side]) * 1e6;
   const met = rates.median >= TARGET;
+  const rounds = (f: (r: Kind['rounds'][number]) => number) =>
+    kind.rounds.length > 1 ? `; rounds ${kind.rounds.map((r) => fmt(f(r), 3)).join(', ')}` : '';
   row(
     `${label}/s`,
     fmt(pooledRate(kind.pairs, 'tp')),
     fmt(pooledRate(kind.pairs, 'bare')),
     fmt(rates.median, 3),
-    `>= ${TARGET} ${verdict(met)}  ${describeSpread(rates)}; pooled ${fmt(pooled, 3)}`,
+    `>= ${TARGET} ${verdict(met)}  ${describeSpread(rates)}; pooled ${fmt(pooled, 3)}${rounds((r) => r.rate)}`,
   );
   row(
     `server CPU per ${unit} (µs)`,
-    fmt(kind.cpuPerOk.tp),
-    fmt(kind.cpuPerOk.bare),
+    fmt(perOk('tp')),
+    fmt(perOk('bare')),
     fmt(cpu.median, 3),
-    `no target  ${describeSpread(cpu)}; whole run ${fmt(kind.cpuPerOk.tp / kind.cpuPerOk.bare, 3)}`,
+    `no target  ${describeSpread(cpu)}; whole run ${fmt(perOk('tp') / perOk('bare'), 3)}${rounds((r) => r.cpu)}`,
   );
   return met;
 }
 
-async function main(): Promise<void> {
-  const loadBefore = loadAverage();
-  console.log(
-    `metrics benchmark: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, load average ${loadBefore}`,
-  );
-  console.log(
-    `${CLIENTS} clients, ${PAIRS} pairs of ${SLICE_MS} ms slices per kind of request; ${CALIBRATE ? 'CALIBRATE: both servers with metrics off (A/A)' : `metrics on scraped every ${SCRAPE_S} s`}\n`,
-  );
-  const typeFile = join(tempDir('typeplane-bench-type-'), 'widget.json');
-  writeFileSync(typeFile, JSON.stringify(TYPE_SCHEMA, null, 2));
+/** One round: a fresh pair of servers, warmed, then the creates and the reads in paired slices. */
+async function round(
+  typeFile: string,
+  n: number,
+): Promise<{ creates: Kind; reads: Kind; scrapeCpuMs: number; scrapes: number; bytes: number }> {
   const on = await startTypeplane(typeFile, !CALIBRATE);
   const off = await startTypeplane(typeFile, false);
   const servers = { tp: on, bare: off };
   on.name = CALIBRATE ? 'metrics off (A)' : 'metrics on';
   off.name = CALIBRATE ? 'metrics off (B)' : 'metrics off';
-  console.log(shareOneCore(servers));
+  const pinned = shareOneCore(servers);
   const conns = { tp: connections(on), bare: connections(off) };
   try {
     // Both at once: neither sits idle warm while the other warms.
@@ -215,24 +241,46 @@ async function main(): Promise<void> {
       { tp: () => readOp(conns.tp, created.tp), bare: () => readOp(conns.bare, created.bare) },
       during,
     );
-    const scraped = scraper?.done() ?? { scrapes: 0, bytes: 0 };
+    const ratio = (k: Kind) => fmt(k.rounds[0]!.rate, 3);
     console.log(
-      `==== summary${CALIBRATE ? ' (CALIBRATE: A/A, both servers with metrics off; "on" is A, "off" is B)' : ''}: ${CLIENTS} clients, ${PAIRS} pairs of ${SLICE_MS} ms slices per kind; load average before ${loadBefore}, after ${loadAverage()} ====`,
+      `round ${n + 1}: ${pinned}; creates ${ratio(creates)}, reads ${ratio(reads)} (on/off, median of ${PAIRS} slices)`,
     );
-    row('(slices pooled)', 'on', 'off', 'ratio', "target: median of the pairs' on/off ratios");
-    report('creates (SUCCESS, ?wait=10)', 'create', creates);
-    report('reads', 'read', reads);
-    if (!CALIBRATE)
-      console.log(
-        `${scraped.scrapes} scrapes of ${fmt(scraped.bytes)} bytes; one costs the server ${fmt(scrapeCpuMs, 1)} ms of CPU (idle, 5 alone), ${fmt((scrapeCpuMs / 1000 / SCRAPE_S) * 100, 2)}% of a core at one per ${SCRAPE_S} s`,
-      );
-    console.log(
-      `other processes' CPU meanwhile: ${fmt(creates.otherCpu * 100)}% of a core during the creates (${fmt(creates.seconds)} s), ${fmt(reads.otherCpu * 100)}% during the reads (${fmt(reads.seconds)} s)`,
-    );
+    return { creates, reads, scrapeCpuMs, ...(scraper?.done() ?? { scrapes: 0, bytes: 0 }) };
   } finally {
     for (const c of [...conns.tp, ...conns.bare]) c.close();
     await Promise.all([on.stop(), off.stop()]);
   }
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadAverage();
+  console.log(
+    `metrics benchmark: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, load average ${loadBefore}`,
+  );
+  console.log(
+    `${ROUNDS} rounds (each a fresh pair of servers) of ${PAIRS} slices of ${SLICE_MS} ms per kind of request, ${CLIENTS} clients per server; ${CALIBRATE ? 'CALIBRATE: both servers with metrics off (A/A)' : `metrics on scraped every ${SCRAPE_S} s`}\n`,
+  );
+  const typeFile = join(tempDir('typeplane-bench-type-'), 'widget.json');
+  writeFileSync(typeFile, JSON.stringify(TYPE_SCHEMA, null, 2));
+  const rounds = [];
+  for (let n = 0; n < ROUNDS; n++) rounds.push(await round(typeFile, n));
+  const creates = joined(rounds.map((r) => r.creates));
+  const reads = joined(rounds.map((r) => r.reads));
+  console.log(
+    `\n==== summary${CALIBRATE ? ' (CALIBRATE: A/A, both servers with metrics off; "on" is A, "off" is B)' : ''}: ${ROUNDS} rounds of ${PAIRS} slices of ${SLICE_MS} ms per kind, ${CLIENTS} clients per server; load average before ${loadBefore}, after ${loadAverage()} ====`,
+  );
+  row('(slices pooled)', 'on', 'off', 'ratio', "target: median of all slices' on/off ratios");
+  report('creates (SUCCESS, ?wait=10)', 'create', creates);
+  report('reads', 'read', reads);
+  if (!CALIBRATE) {
+    const scrapeCpuMs = median(rounds.map((r) => r.scrapeCpuMs));
+    console.log(
+      `${rounds.reduce((n, r) => n + r.scrapes, 0)} scrapes of ${fmt(rounds.at(-1)!.bytes)} bytes; one costs the server ${fmt(scrapeCpuMs, 1)} ms of CPU (idle, 5 alone), ${fmt((scrapeCpuMs / 1000 / SCRAPE_S) * 100, 2)}% of a core at one per ${SCRAPE_S} s`,
+    );
+  }
+  console.log(
+    `other processes' CPU meanwhile: ${fmt((creates.otherCpu / creates.seconds) * 100)}% of a core during the creates (${fmt(creates.seconds)} s), ${fmt((reads.otherCpu / reads.seconds) * 100)}% during the reads (${fmt(reads.seconds)} s)`,
+  );
 }
 
 await runMain(main);

@@ -9,7 +9,7 @@
  * distribution-free 95% confidence interval of that median, so a verdict on a margin of a few
  * percent can be told from noise.
  *
- * Settings (environment): PAIRS=60 SLICE_MS=200 (and CLIENTS of the API harness, per server).
+ * Settings (environment): PAIRS=40 SLICE_MS=200 (and CLIENTS of the API harness, per server).
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { availableParallelism } from 'node:os';
 import { CLIENTS, fmt, type Op, type Server, type Sides } from './api-harness.js';
 import { closedLoop } from './closed-loop.js';
 
-export const PAIRS = Math.max(4, Number(process.env.PAIRS ?? 60));
+export const PAIRS = Math.max(4, Number(process.env.PAIRS ?? 40));
 export const SLICE_MS = Math.max(50, Number(process.env.SLICE_MS ?? 200));
 
 /** One server's share of a pair: its successes, failures, wall time and CPU time. */
@@ -89,7 +89,10 @@ export async function pairedSlices(
     const pid = servers[side].child.pid;
     const cpu0 = threadCpuSeconds(pid);
     const extra = during[side]?.();
-    const [loop] = await Promise.all([closedLoop(CLIENTS, SLICE_MS / 1000, ops[side](n)), extra]);
+    const [loop] = await Promise.all([
+      stalled(closedLoop(CLIENTS, SLICE_MS / 1000, ops[side](n)), `${servers[side].name}'s slice ${n + 1}`),
+      extra,
+    ]);
     return {
       ok: loop.ok,
       failed: loop.failed,
@@ -105,6 +108,18 @@ export async function pairedSlices(
     pairs.push(first === 'tp' ? { tp: a, bare: b } : { tp: b, bare: a });
   }
   return pairs;
+}
+
+/** `work`, or a failure naming `what` once it has run 30 s: a request that never gets an answer stops the run, not hangs it. */
+function stalled<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} has not ended after 30 s: a request got no answer`)),
+      30_000,
+    );
+  });
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
 }
 
 /** A sample's median, quartiles and the 95% confidence interval of its median. */
