@@ -208,8 +208,12 @@ async function round(
   typeFile: string,
   n: number,
 ): Promise<{ creates: Kind; reads: Kind; scrapeCpuMs: number; scrapes: number; bytes: number }> {
-  const on = await startTypeplane(typeFile, !CALIBRATE);
-  const off = await startTypeplane(typeFile, false);
+  // Which of the two starts first alternates from round to round, as a start's own effects might favour one.
+  const [first, second] = [
+    await startTypeplane(typeFile, n % 2 === 0 && !CALIBRATE),
+    await startTypeplane(typeFile, n % 2 === 1 && !CALIBRATE),
+  ];
+  const [on, off] = n % 2 === 0 ? [first, second] : [second, first];
   const servers = { tp: on, bare: off };
   on.name = CALIBRATE ? 'metrics off (A)' : 'metrics on';
   off.name = CALIBRATE ? 'metrics off (B)' : 'metrics off';
