@@ -14,6 +14,7 @@
 import { TypeplaneError } from '../errors.js';
 import type { Provider } from '../handler/index.js';
 import type { Registry } from '../registry/registry.js';
+import type { CompiledType } from '../registry/compile.js';
 import type { ResourceType } from '../schema/index.js';
 import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
@@ -32,13 +33,19 @@ import type { EngineObserver } from './observer.js';
 import { concerned, previewChange, reviewChange, type Reviewer, type ReviewRequest } from './review.js';
 import { put } from './put.js';
 import { recordRefusal } from './refusal.js';
-import { list, read, type ResourceList } from './read.js';
+import { list, read, readAnswer, type ResourceList } from './read.js';
 import { toEvent } from './progress-event.js';
 import type { OperationRecord } from '../store/types.js';
 import { references } from './references.js';
 import { cancel, getRequest, listRequests, waitFor } from './requests.js';
 import { step } from './step.js';
-import type { Operation, OperationStatus, ProgressEvent, ResourceDescription } from './types.js';
+import type {
+  Operation,
+  OperationStatus,
+  ProgressEvent,
+  RecordedDescription,
+  ResourceDescription,
+} from './types.js';
 import { againstDefaultVersion } from './default-version.js';
 import { update } from './update.js';
 import { Worker } from './worker.js';
@@ -312,8 +319,22 @@ export class Engine {
 
   /** The resource as its provider reports it now. */
   async read(typeName: string, identifier: string): Promise<ResourceDescription> {
-    await this.configured(typeName);
-    return read(this.ctx, typeName, identifier);
+    return read(this.ctx, await this.readable(typeName), identifier);
+  }
+
+  /**
+   * The resource as {@link read} answers it, or its recorded model's JSON text when that is the answer
+   * as it stands (`RecordedDescription`): the API's reads send it without parsing it.
+   */
+  async readAnswer(typeName: string, identifier: string): Promise<ResourceDescription | RecordedDescription> {
+    return readAnswer(this.ctx, await this.readable(typeName), identifier);
+  }
+
+  /** A type to read: one look-up, from memory while it is fresh (a read is the API's most frequent call). */
+  private async readable(typeName: string): Promise<CompiledType> {
+    const compiled = this.ctx.registry.fresh(typeName) ?? (await this.ctx.registry.get(typeName));
+    if (requiresConfiguration(compiled.type.typeConfiguration)) await this.configured(typeName);
+    return compiled;
   }
 
   list(

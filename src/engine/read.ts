@@ -7,6 +7,7 @@ import { stripNulls, stripWriteOnly, type Model } from '../model/index.js';
 import { RESOURCE_PAGE_BYTES, resourceCursor } from '../store/index.js';
 import type { StoredResource } from '../store/types.js';
 import type { ResourceType } from '../schema/index.js';
+import type { CompiledType } from '../registry/compile.js';
 import { assertAdmitted, assertSupported } from './admission.js';
 import { checkModel, contractViolation } from './check-answer.js';
 import { tooSlow, type HandlerEvent, type HandlerRequest, type Provider } from '../handler/index.js';
@@ -18,25 +19,49 @@ import { lazyChild } from './logger.js';
 import { notFoundNow, observe } from './observed.js';
 import { newRequestToken } from './request-token.js';
 import { findResource, opened } from './sealing.js';
-import type { ResourceDescription } from './types.js';
+import type { RecordedDescription, ResourceDescription } from './types.js';
 
 /** The resource as its provider reports it now. */
 export async function read(
   ctx: EngineContext,
-  typeName: string,
+  compiled: CompiledType,
   identifier: string,
 ): Promise<ResourceDescription> {
-  const compiled = await ctx.registry.get(typeName);
+  const answer = await readAnswer(ctx, compiled, identifier);
+  return 'propertiesJson' in answer
+    ? { identifier: answer.identifier, properties: JSON.parse(answer.propertiesJson) as Model }
+    : answer;
+}
+
+/**
+ * The resource as {@link read} answers it, or, when the recorded model is that answer as it stands
+ * (its provider reads from the record, the type has no write-only property, the model holds no null),
+ * its JSON text as stored: JSON.stringify's own, so answered as it is, unparsed.
+ */
+export async function readAnswer(
+  ctx: EngineContext,
+  compiled: CompiledType,
+  identifier: string,
+): Promise<ResourceDescription | RecordedDescription> {
   const type = compiled.type;
   assertSupported(type, 'read');
   // Awaited only where there is something to wait for: a read is the API's most frequent call.
   if (ctx.requirePassingContract) await assertAdmitted(ctx, compiled);
+  const provider = ctx.providerFor(type.typeName);
+  // Recorded models were checked against the schema when their operation finished: a read by the
+  // primary identifier, the usual one, reads nothing else of the record.
+  if (provider.readsFromRecord) {
+    const json = await ctx.store.getResourceJson(type.typeName, identifier);
+    if (json !== undefined)
+      return type.writeOnlyProperties.length === 0 && !json.includes('null')
+        ? { identifier, propertiesJson: json }
+        : { identifier, properties: recorded(type, JSON.parse(json) as Model) };
+    if (type.additionalIdentifiers.length === 0) throw doesNotExist(type, identifier);
+  }
   const stored = await findResource(ctx.store, type, identifier);
-  if (!stored) throw new TypeplaneError('NotFound', `${type.typeName} ${identifier} does not exist`);
+  if (!stored) throw doesNotExist(type, identifier);
   // Answered under its primary identifier, whichever identifier the caller named it by.
   const primary = stored.identifier;
-  const provider = ctx.providerFor(type.typeName);
-  // Recorded models were checked against the schema when their operation finished.
   if (provider.readsFromRecord) return { identifier: primary, properties: recorded(type, stored.properties) };
   // The provider is handed the whole recorded model, as for the other handlers.
   const event = await askProvider(ctx, provider, type, 'read', {
@@ -109,6 +134,10 @@ export async function readSucceeded(
  */
 function recorded(type: ResourceType, properties: Model): Model {
   return stripNulls(type.writeOnlyProperties.length === 0 ? properties : stripWriteOnly(type, properties));
+}
+
+function doesNotExist(type: ResourceType, identifier: string): TypeplaneError {
+  return new TypeplaneError('NotFound', `${type.typeName} ${identifier} does not exist`);
 }
 
 /** A read the provider answered NotFound for a resource Typeplane has recorded. */

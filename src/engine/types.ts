@@ -37,3 +37,12 @@ export interface ResourceDescription {
   /** In a list: what the last read saw when the record does not say it (the provider's NotFound). */
   observed?: Observation;
 }
+
+/**
+ * A read answered with the recorded model's JSON text as stored, which is its answer as it stands: no
+ * write-only property in the type, no null in the model (see `Engine.readAnswer`).
+ */
+export interface RecordedDescription {
+  identifier: string;
+  propertiesJson: string;
+}

@@ -344,6 +344,16 @@ export class Registry {
     return compiled;
   }
 
+  /**
+   * The default version of a type as `get` answers it, when this replica checked it against the store
+   * less than STAMP_TTL_MS ago; undefined otherwise (then `get` it). No promise: the API's reads take
+   * their type from here.
+   */
+  fresh(typeName: string): CompiledType | undefined {
+    const latest = this.latest.get(typeName);
+    return latest && Date.now() - latest.checkedAt < STAMP_TTL_MS ? latest.compiled : undefined;
+  }
+
   /** Forget what this replica knows of a type's default version: the next `get` reads the store. */
   forget(typeName: string): void {
     this.latest.delete(typeName);

@@ -391,6 +391,12 @@ export interface Store {
   // Resource index
   getResource(typeName: string, identifier: string): Promise<StoredResource | undefined>;
   /**
+   * The recorded model of the resource with this primary identifier, as the JSON text stored, or
+   * undefined when there is none: what a read answers for a type whose provider reads from the record,
+   * one column where {@link getResource} reads the whole record.
+   */
+  getResourceJson(typeName: string, identifier: string): Promise<string | undefined>;
+  /**
    * Ordered by identifier; `nextToken` is a keyset cursor (cost independent of the page's position).
    * The page stops before the resource that would take it past `maxBytes` bytes of stored rows
    * (default and most: `RESOURCE_PAGE_BYTES`, 4 MB; the first always fits).

@@ -3,25 +3,31 @@
  * would allocate on every request too, and unevenly): the bytes the server allocates per create and
  * per read of a resource — a real SQLite store, the server as configured by default (metrics on),
  * its client a worker thread (a heap of its own, not counted) over real loopback HTTP — summed over
- * V8's garbage collections. Prints `{ "create": <bytes>, "read": <bytes> }`, each the median of five
- * rounds after a warm-up.
+ * V8's garbage collections. Two reads: `read`, of the test widget (a write-only property: its model
+ * parsed and stripped), and `plainRead`, of the benchmarks' widget (none: its recorded JSON text
+ * answered as stored). Prints `{ "create": <bytes>, "read": <bytes>, "plainRead": <bytes> }`, each the
+ * median of five rounds after a warm-up.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { allocatedDuring } from '../helpers/allocations.js';
 import { api, startTestService, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
+import { widgetSchema } from '../helpers/widget-schema.js';
+
+const PLAIN_TYPE = 'Bench::Api::Widget';
 
 // No worker polls (they allocate too) while the requests are counted.
 const svc = await startTestService({ pollIntervalMs: 3_600_000 });
-assert.equal((await api(svc.url, svc.token).call('POST', '/v1/types', WIDGET)).status, 201);
+for (const doc of [WIDGET, JSON.stringify(widgetSchema(PLAIN_TYPE))])
+  assert.equal((await api(svc.url, svc.token).call('POST', '/v1/types', doc)).status, 201);
 
 /** The client: keep-alive requests one after another, each answer checked; told what to send. */
 const CLIENT = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-const { url, token, type } = workerData;
+const { url, token, type, plainType } = workerData;
 let made = 0;
 function send(method, path, body) {
   return new Promise((resolve, reject) => {
@@ -42,8 +48,11 @@ parentPort.on('message', async ({ kind, times }) => {
         const n = made++;
         const r = await send('POST', '/v1/resources/' + type + '?wait=5', JSON.stringify({ desiredState: { Name: 'w' + n, Color: 'red' }, clientToken: 't-' + n }));
         if (!r.text.includes('"SUCCESS"')) throw new Error(r.text);
+      } else if (kind === 'plainCreate') {
+        const r = await send('POST', '/v1/resources/' + plainType + '?wait=5', JSON.stringify({ desiredState: { Name: 'p' + i, Color: 'red', Count: i } }));
+        if (!r.text.includes('"SUCCESS"')) throw new Error(r.text);
       } else {
-        const r = await send('GET', '/v1/resources/' + type + '/w' + (i % 100));
+        const r = await send('GET', '/v1/resources/' + (kind === 'read' ? type + '/w' : plainType + '/p') + (i % 100));
         if (r.status !== 200) throw new Error(r.text);
       }
     }
@@ -55,9 +64,14 @@ parentPort.on('message', async ({ kind, times }) => {
 `;
 const worker = new Worker(CLIENT, {
   eval: true,
-  workerData: { url: svc.url, token: svc.token, type: encodeURIComponent(WIDGET_TYPE) },
+  workerData: {
+    url: svc.url,
+    token: svc.token,
+    type: encodeURIComponent(WIDGET_TYPE),
+    plainType: encodeURIComponent(PLAIN_TYPE),
+  },
 });
-async function requests(kind: 'create' | 'read', times: number): Promise<void> {
+async function requests(kind: 'create' | 'plainCreate' | 'read' | 'plainRead', times: number): Promise<void> {
   worker.postMessage({ kind, times });
   const [said] = (await once(worker, 'message')) as [string];
   if (said !== 'done') assert.fail(said);
@@ -65,12 +79,17 @@ async function requests(kind: 'create' | 'read', times: number): Promise<void> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 // Warm: the optimising compiler removes allocations as it goes; counted before, the figure drifts.
 await requests('create', 2000);
+await requests('plainCreate', 100);
 await requests('read', 3000);
-const per = { create: [] as number[], read: [] as number[] };
+await requests('plainRead', 3000);
+const per = { create: [] as number[], read: [] as number[], plainRead: [] as number[] };
 for (let round = 0; round < 5; round++) {
   per.create.push((await allocatedDuring(() => requests('create', 400))) / 400);
   per.read.push((await allocatedDuring(() => requests('read', 600))) / 600);
+  per.plainRead.push((await allocatedDuring(() => requests('plainRead', 600))) / 600);
 }
 await worker.terminate();
 await svc.close();
-console.log(JSON.stringify({ create: median(per.create), read: median(per.read) }));
+console.log(
+  JSON.stringify({ create: median(per.create), read: median(per.read), plainRead: median(per.plainRead) }),
+);

@@ -138,6 +138,11 @@ eachStore('finishOperation stores the terminal state and puts the resource in on
     createdAt: at(1000),
     updatedAt: at(5000),
   });
+  // A read's one column: the model as the JSON text written.
+  assert.equal(
+    await store.getResourceJson('Acme::Test::Thing', 'gen-1'),
+    JSON.stringify({ Name: 'gen-1', Size: 2 }),
+  );
 
   // A delete removes it.
   const del = operation({ operation: 'DELETE', identifier: 'gen-1' });
@@ -147,6 +152,7 @@ eachStore('finishOperation stores the terminal state and puts the resource in on
     { kind: 'delete', typeName: 'Acme::Test::Thing', identifier: 'gen-1' },
   );
   assert.equal(await store.getResource('Acme::Test::Thing', 'gen-1'), undefined);
+  assert.equal(await store.getResourceJson('Acme::Test::Thing', 'gen-1'), undefined);
   assert.equal((await store.getOperation(del.requestToken))?.status, 'SUCCESS');
 });
 

@@ -17,6 +17,8 @@ import { releaseSeat } from '../../fairness/index.js';
 import { isWatch, serveWatch, type Watches } from '../../watch/index.js';
 
 export const RESOURCE_BODY_LIMIT = 1024 * 1024;
+/** The Content-Type the framework gives the JSON it serialises. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 const MAX_WAIT_SECONDS = 300;
 
 type TypeParams = {
@@ -84,10 +86,16 @@ export async function resourceRoutes(
     return { typeName, ...page };
   });
 
-  app.get<ResourceParams>('/v1/resources/:typeName/:identifier', async (request) => {
+  app.get<ResourceParams>('/v1/resources/:typeName/:identifier', async (request, reply) => {
     const { typeName, identifier } = request.params;
-    const description = await engine.read(typeName, identifier);
-    return { typeName, ...description };
+    const answer = await engine.readAnswer(typeName, identifier);
+    if (!('propertiesJson' in answer)) return { typeName, ...answer };
+    // The recorded JSON text spliced in, unparsed: the bytes the serialiser would make of the model.
+    return reply
+      .type(JSON_TYPE)
+      .send(
+        `{"typeName":${JSON.stringify(typeName)},"identifier":${JSON.stringify(answer.identifier)},"properties":${answer.propertiesJson}}`,
+      );
   });
 
   app.patch<ResourceParams>(

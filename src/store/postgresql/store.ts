@@ -465,6 +465,14 @@ export class PostgresStore implements Store {
     return row && toStoredResource(row);
   }
 
+  async getResourceJson(typeName: string, identifier: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ properties_json: string }>(
+      'SELECT properties_json FROM resources WHERE type_name = $1 AND identifier = $2',
+      [typeName, identifier],
+    );
+    return rows[0]?.properties_json;
+  }
+
   async listResources(
     typeName: string,
     options: { limit: number; nextToken?: string; maxBytes?: number },

@@ -269,6 +269,10 @@ export class SqliteStore implements Store {
     return row && toStoredResource(resourceRowOf(row));
   }
 
+  async getResourceJson(typeName: string, identifier: string): Promise<string | undefined> {
+    return this.sql.getResourceJson.get(typeName, identifier);
+  }
+
   async listResources(
     typeName: string,
     options: { limit: number; nextToken?: string; maxBytes?: number },
@@ -1087,6 +1091,12 @@ function prepareStatements(db: Database.Database) {
          WHERE type_name = ? AND identifier = ?`,
       )
       .raw(true),
+    // The one column a read of a record-backed type answers (`pluck`: the value, not a row).
+    getResourceJson: db
+      .prepare<[string, string], string>(
+        'SELECT properties_json FROM resources WHERE type_name = ? AND identifier = ?',
+      )
+      .pluck(true),
     getResource: db.prepare<[string, string], ResourceRow>(
       `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version,
          observed_status, observed_since FROM resources
