@@ -18,7 +18,7 @@ import { matches, parseFilters, type ListFilter } from './list-filter.js';
 import { lazyChild } from './logger.js';
 import { notFoundNow, observe } from './observed.js';
 import { newRequestToken } from './request-token.js';
-import { findResource, opened } from './sealing.js';
+import { findByAdditionalIdentifier, findResource, opened } from './sealing.js';
 import type { RecordedDescription, ResourceDescription } from './types.js';
 
 /** The resource as its provider reports it now. */
@@ -50,15 +50,16 @@ export async function readAnswer(
   const provider = ctx.providerFor(type.typeName);
   // Recorded models were checked against the schema when their operation finished: a read by the
   // primary identifier, the usual one, reads nothing else of the record.
+  let stored: StoredResource | undefined;
   if (provider.readsFromRecord) {
     const json = await ctx.store.getResourceJson(type.typeName, identifier);
     if (json !== undefined)
       return type.writeOnlyProperties.length === 0 && !json.includes('null')
         ? { identifier, propertiesJson: json }
         : { identifier, properties: recorded(type, JSON.parse(json) as Model) };
-    if (type.additionalIdentifiers.length === 0) throw doesNotExist(type, identifier);
-  }
-  const stored = await findResource(ctx.store, type, identifier);
+    // Not a primary identifier: the store is not asked that again.
+    stored = await findByAdditionalIdentifier(ctx.store, type, identifier);
+  } else stored = await findResource(ctx.store, type, identifier);
   if (!stored) throw doesNotExist(type, identifier);
   // Answered under its primary identifier, whichever identifier the caller named it by.
   const primary = stored.identifier;

@@ -88,6 +88,15 @@ export async function findResource(
 ): Promise<StoredResource | undefined> {
   const stored = await store.getResource(type.typeName, identifier);
   if (stored || type.additionalIdentifiers.length === 0) return stored;
+  return findByAdditionalIdentifier(store, type, identifier);
+}
+
+/** The resource holding `identifier` as one of its additional identifiers (see {@link findResource}). */
+export async function findByAdditionalIdentifier(
+  store: Store,
+  type: ResourceType,
+  identifier: string,
+): Promise<StoredResource | undefined> {
   for (const pointers of type.additionalIdentifiers) {
     const primary = await store.findByIdentifier(type.typeName, pointers.join(','), identifier);
     if (primary !== undefined) return store.getResource(type.typeName, primary);
