@@ -25,7 +25,13 @@ const WRITES = [
   'kvSwap',
   'kvDelete',
 ] as const satisfies readonly (keyof Store)[];
-const READS = ['getResource', 'listResources', 'kvGet', 'kvList'] as const satisfies readonly (keyof Store)[];
+const READS = [
+  'getResource',
+  'getResourceJson',
+  'listResources',
+  'kvGet',
+  'kvList',
+] as const satisfies readonly (keyof Store)[];
 
 let s: TestService;
 const calls = new Map<string, number>();
