@@ -228,7 +228,7 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--fairness-seats <n>',
-      'requests of writer and reader tokens running at once, shared fairly among tokens, a quarter kept for tokens with nothing running or waiting (default 12 on SQLite, 16 on PostgreSQL)',
+      'requests of writer and reader tokens running at once, shared fairly among tokens, a quarter kept for tokens with nothing running or waiting (default 8 on SQLite, 16 on PostgreSQL)',
     )
     .option(
       '--fairness-system-seats <n>',

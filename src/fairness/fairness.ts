@@ -15,7 +15,7 @@ import { Throttled } from './throttled.js';
 export interface FairnessOptions {
   /**
    * Requests of writer and reader tokens (and of callers without one) running at once (default
-   * {@link DEFAULT_SEATS}: 12 on SQLite, 16 on PostgreSQL), a quarter of them kept for flows with
+   * {@link DEFAULT_SEATS}: 8 on SQLite, 16 on PostgreSQL), a quarter of them kept for flows with
    * nothing running or waiting.
    */
   seats?: number;
@@ -39,13 +39,13 @@ export interface FairnessOptions {
  * fewer make the commits small (more of them per create), more make the turn another token's
  * request waits for longer. A quarter of the seats is kept for flows with nothing running or waiting
  * (see priority-level.ts), so a quiet token's request runs in the turn it arrives in instead of after
- * the next one: 12 seats (9 open) cost a quiet tenant beside a saturating one what 4 shared seats did
- * (the server's main-thread CPU between its create's sending and its answer: p50 3.8 ms, p99 22 ms
- * against 3.8 and 28 ms; 15 and 265 ms without fairness), with commits of 9 creates instead of 4
- * (bench:fairness, 2 cores under load). On PostgreSQL a request spends most of its time waiting for
- * the database, off the loop: 16.
+ * the next one. 8 seats (6 open, 2 kept), measured on a quiet machine (bench:fairness, 6 rounds,
+ * twice): a quiet tenant's p99 beside a saturating one 1.52x and 1.61x its p99 alone, the saturating
+ * tenant's throughput 1.09x and 1.16x of fairness off, commits of 6 creates; 12 seats (9 open) gave
+ * 1.89x and 2.11x (1.16x, 1.10x), 4 shared seats 1.03x-1.78x (0.84x-0.97x). On PostgreSQL a request
+ * spends most of its time waiting for the database, off the loop: 16.
  */
-export const DEFAULT_SEATS = { sqlite: 12, postgresql: 16 } as const;
+export const DEFAULT_SEATS = { sqlite: 8, postgresql: 16 } as const;
 export const DEFAULT_SYSTEM_SEATS = 8;
 export const DEFAULT_QUEUE_LENGTH = 300;
 export const DEFAULT_MAX_WAIT_MS = 15_000;
