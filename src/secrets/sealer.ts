@@ -14,7 +14,14 @@
  * const box = sealer.seal('hunter2', 'resource:Test::Widget:w1');
  * sealer.open(box, 'resource:Test::Widget:w1'); // → 'hunter2'
  */
-import { createCipheriv, createDecipheriv, createSecretKey, hash, hkdfSync, randomFillSync } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  hash,
+  hkdfSync,
+  randomFillSync,
+} from 'node:crypto';
 import { TypeplaneError } from '../errors.js';
 
 /** The bytes of a key (AES-256). */

@@ -130,5 +130,8 @@ test('an instance created through a two-resource recipe costs the store no more 
   // stack's last record, its event and the events written beside the steps' operations); the two
   // direct creates commit once each.
   assert.ok(direct.commits <= 2, `two direct creates commit more often than they did: ${figures}`);
-  assert.ok(recipe.commits <= 11 + 3 * again, `the instance create commits more often than it did: ${figures}`);
+  assert.ok(
+    recipe.commits <= 11 + 3 * again,
+    `the instance create commits more often than it did: ${figures}`,
+  );
 });
