@@ -10,7 +10,7 @@ import { isErrorCode, TypeplaneError, type ErrorCode } from '../errors.js';
 import type { HandlerEvent, HandlerRequest, Provider } from '../handler/types.js';
 import { identifierOf, resolverOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
-import type { StackState, StackView, Stacks } from '../stacks/index.js';
+import type { BufferedDeployment, StackState, StackView, Stacks } from '../stacks/index.js';
 import { applicationOf, environmentOf, underWriteOnly, type RecipeContext } from './context.js';
 import { bindRecipe, type Bound } from './bind.js';
 import type { InstanceRecord, RecipeStore, RecipeVersion } from './records.js';
@@ -140,8 +140,35 @@ const failed = (code: ErrorCode, message: string): HandlerEvent => ({
   message,
 });
 
+/** A deployment's id derived from the instance's stack and the create's client token: the same when run again. */
+export function deploymentIdOf(stack: string, token: string): string {
+  const h = createHash('sha256').update(`${stack}\n${token}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Whether `done` settled within `ms`. */
+function within(done: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    done.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(resolve, ms, false);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** How long an ended buffered deployment is kept for its handler's next call (which comes at once). */
+const KEEP_ENDED_MS = 60_000;
+
 export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   const { stacks, records } = runtime;
+  /** Buffered deployments running (or just ended) in this process, by id. */
+  const inline = new Map<string, BufferedDeployment>();
+  const remember = (run: BufferedDeployment) => {
+    inline.set(run.deploymentId, run);
+    // Its handler forgets it when it sees it end; one whose operation never came back is forgotten later.
+    void run.done.then(() => setTimeout(() => inline.delete(run.deploymentId), KEEP_ENDED_MS).unref());
+  };
 
   const versionOf = async (record: InstanceRecord, version = record.version): Promise<RecipeVersion> => {
     const found = await records.getVersion(record.environment, record.typeName, record.recipe, version);
@@ -181,12 +208,25 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   };
 
   /** The underlying failure: the first resource that failed in this deployment, its code and words. */
-  const failureOf = async (name: string, progress: Progress, view: StackState | undefined) => {
+  const failureOf = async (name: string, progress: Progress, view: StackState | undefined) =>
+    failureIn(
+      async () =>
+        (
+          await stacks.events(name, {
+            after: String(Date.parse(progress.startedAt) - 1),
+            limit: 200,
+          })
+        ).events,
+      view,
+    );
+
+  /** The first resource that failed among the events `list` gives, its code and words. */
+  const failureIn = async (
+    list: () => Promise<{ type: string; status: string; reason?: string; logicalId: string }[]>,
+    view: StackState | undefined,
+  ) => {
     try {
-      const { events } = await stacks.events(name, {
-        after: String(Date.parse(progress.startedAt) - 1),
-        limit: 200,
-      });
+      const events = await list();
       const first = events.find(
         (e) => e.type !== 'Typeplane::Stack' && e.status.endsWith('_FAILED') && e.reason,
       );
@@ -231,9 +271,10 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     record: InstanceRecord,
     version: RecipeVersion,
     desired: Model,
+    run?: BufferedDeployment,
   ): Promise<Model> => {
     const model = structuredClone(desired);
-    const outputs = await stacks.outputValues(record.stack);
+    const outputs = await (run ? run.outputValues() : stacks.outputValues(record.stack));
     const loaded = loadRecipeTemplate(version.template);
     const doc = (loaded.template?.document.value ?? {}) as Record<string, unknown>;
     const { targets } = outputTargets(type, doc, readSpec(doc).spec);
@@ -268,8 +309,9 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     version: RecipeVersion,
     desired: Model,
     token: string,
+    run?: BufferedDeployment,
   ): Promise<HandlerEvent> => {
-    const model = await modelOf(type, record, version, desired);
+    const model = await modelOf(type, record, version, desired, run);
     const next: InstanceRecord = { ...record, version: version.version, model, phase: 'ready' };
     delete next.upgradeTo;
     await records.replaceInstance(next, token);
@@ -352,8 +394,21 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const record = held.record;
     const version = fresh ?? (await versionOf(record));
     let current = progress;
+    const deploymentId = progress?.deploymentId ?? deploymentIdOf(record.stack, token);
+    let run = inline.get(deploymentId);
     try {
-      current ??= await deploy(type, record, version, desired, token);
+      // A new instance's stack deploys with its records held (the stacks' buffered deployment): run
+      // again after a crash that lost them, it replays the operations it had begun.
+      if (!run && !progress && (fresh || !(await stackExists(record.stack)))) {
+        const bound = bindInstance(type, record, version, desired);
+        run = await stacks.deployBuffered(record.stack, bound.text, bound.parameters, {
+          deploymentId,
+          authorize: grantsOf(version),
+          caller: callerFor(version),
+        });
+        remember(run);
+      }
+      if (!run) current ??= await deploy(type, record, version, desired, token);
     } catch (e) {
       // Refused before its stack began (a value the recipe does not take): nothing was made, so the
       // name stays free for a create that fits.
@@ -361,6 +416,33 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         await records.deleteInstance(type.typeName, record.identifier);
       throw e;
     }
+    if (run) {
+      const at: Progress = { deploymentId, startedAt: run.startedAt, version: version.version };
+      if (!(await within(run.done, runtime.waitMs))) {
+        // Still running: its records are written from now on, so that it is seen and resumed.
+        if (!run.flushed) await run.flush();
+        return running(at, record);
+      }
+      inline.delete(deploymentId);
+      if (!run.flushed) {
+        const ended = await run.state();
+        if (ended && DONE.has(ended.status)) {
+          await run.flush();
+          return succeed(type, record, version, desired, token, run);
+        }
+        // Failed (rare): its stack is written as it ended, then deleted as any failed create's is, so
+        // that its events stay listed with the deleted stacks.
+        const failure = await failureIn(() => run!.events(200), ended);
+        await run.flush();
+        return cleanUp(type, record, { ...at, failure });
+      }
+      current ??= at;
+    }
+    if (current === undefined)
+      throw new TypeplaneError(
+        'InternalFailure',
+        `the recipe of ${type.typeName} ${identifier} did not start`,
+      );
     const view = await stacks.waitForState(record.stack, current.deploymentId, runtime.waitMs);
     if (view && DONE.has(view.status) && view.deploymentId === undefined)
       return succeed(type, record, version, desired, token);

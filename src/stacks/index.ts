@@ -20,3 +20,4 @@ export { parseTypeReference } from './types.js';
 // What an editor (src/lsp) checks a template with, as `typeplane stack validate` does.
 export { validateTemplate, type TemplateCheck } from './validate.js';
 export type { TypeSource } from './analyze.js';
+export type { BufferedDeployment } from './buffered.js';

@@ -10,7 +10,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { TypeplaneError } from '../errors.js';
 import type { Sealer } from '../secrets/index.js';
 import { encodeCursor } from '../store/cursor.js';
-import type { KvEntry, Store } from '../store/types.js';
+import type { KvEntry } from '../store/types.js';
+import type { KvStore } from './buffered-kv.js';
 import type { Policy } from './template.js';
 import type { Verdict } from '../verdict.js';
 
@@ -268,7 +269,7 @@ export class StackStore {
   private readonly lastSealed = new Map<string, { template: string; sealed: string }>();
 
   constructor(
-    readonly store: Store,
+    readonly store: KvStore,
     private readonly sealer: Sealer,
   ) {}
 

@@ -51,8 +51,18 @@ export class DeploymentRunner {
   }
 
   readonly run: Launch = (record, stamp, begun) => {
-    if (this.running.has(record.id)) return;
-    const { records, ctx, owner, leaseMs } = this.core;
+    this.launch(this.core, record, stamp, begun);
+  };
+
+  /**
+   * Run a deployment over `core`'s records (this runner's, or a buffered deployment's: buffered.ts,
+   * whose lease writes stay in memory until its records are flushed); ends when the deployment does.
+   */
+  launch(core: StacksCore, record: DeploymentRecord, stamp: string, begun?: Begun): Promise<void> {
+    const already = this.running.get(record.id);
+    if (already) return already;
+    const { records, ctx } = core;
+    const { owner, leaseMs } = this.core;
     let current = stamp;
     let lost = false;
     let chain: Promise<unknown> = Promise.resolve();
@@ -92,7 +102,8 @@ export class DeploymentRunner {
         this.running.delete(record.id);
       });
     this.running.set(record.id, done);
-  };
+    return done;
+  }
 
   private async resumeDue(): Promise<void> {
     if (this.stopped) return;

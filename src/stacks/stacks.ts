@@ -16,6 +16,7 @@ import type { Sealer } from '../secrets/index.js';
 import type { Store } from '../store/types.js';
 import type { Diagnostic } from '../schema/index.js';
 import type { StacksCore } from './core.js';
+import { deployBuffered, type BufferedDeployment } from './buffered.js';
 import { startDelete } from './delete.js';
 import { drift, type ResourceDrift } from './drift.js';
 import { events } from './events.js';
@@ -178,6 +179,19 @@ export class Stacks {
     } = {},
   ): Promise<Started> {
     return deploy(this.core, this.runner.run, name, text, parameters, options);
+  }
+
+  /**
+   * Start deploying a template to a new stack with its records held in memory until the caller
+   * flushes or drops them (see buffered.ts); `deploymentId` is the caller's, the same when run again.
+   */
+  async deployBuffered(
+    name: string,
+    text: string,
+    parameters: Record<string, unknown>,
+    options: { deploymentId: string; authorize?: (typeNames: string[]) => void; caller?: StackCaller },
+  ): Promise<BufferedDeployment> {
+    return deployBuffered(this.core, this.runner, name, text, parameters, options);
   }
 
   /** Apply a stored plan: refused when the stack changed since it was made. */

@@ -54,6 +54,8 @@ export async function deploy(
     resourcesToImport?: ResourceToImport[];
     /** A nested stack's parent and root (their stackIds): kept with the stack it makes. */
     nestedIn?: NestedIn;
+    /** The deployment's id, when the caller derives it (a buffered deployment run again: buffered.ts). */
+    deploymentId?: string;
   },
 ): Promise<Started> {
   const authorize = options.authorize ?? (() => {});
@@ -153,6 +155,7 @@ async function begin(
     nestedIn?: NestedIn;
     /** The stored plan's changes, with the verdicts it was given, when a plan is applied. */
     planned?: readonly PlannedChange[];
+    deploymentId?: string;
   },
 ): Promise<Started> {
   const { records } = core;
@@ -163,7 +166,7 @@ async function begin(
   // An import changes nothing but what it imports (its review is importsOf's).
   if (!imports)
     await refuseDenied(core, name, analysis, existing?.record, held, options.caller, options.planned);
-  const id = randomUUID();
+  const id = options.deploymentId ?? randomUUID();
   const update = existing !== undefined && !NEVER_CREATED.has(existing.record.status);
   const deployment: DeploymentRecord = {
     id,

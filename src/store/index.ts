@@ -20,7 +20,7 @@ export type {
   ChangePage,
 } from './types.js';
 export { OperationMovedOn, DefaultVersionMoved, TypeChangedMeanwhile } from './types.js';
-export { resourceCursor } from './cursor.js';
+export { resourceCursor, encodeCursor, decodeCursor } from './cursor.js';
 export { RESOURCE_PAGE_BYTES } from './rows.js';
 export { SqliteStore, openSqliteStore, type SqliteStoreOptions } from './sqlite/index.js';
 import type { PostgresStore, PostgresStoreOptions } from './postgresql/index.js';

@@ -55,86 +55,113 @@ Outputs:
 const NOTES = ['orders-a', 'orders-b', 'orders-c'];
 
 // The two stores at once: each mostly waits (for servers to start, leases to run out, slow notes).
+/**
+ * When the server dies: `early`, while the new instance's stack still has its records held in memory
+ * (its first note begun, nothing of the stack written: run again, the deployment replays it); `late`,
+ * once the first wait ran out and the stack's records are written (its deployment is resumed).
+ */
+const MOMENTS = ['early', 'late'] as const;
+
 describe('a server SIGKILLed mid-recipe', { concurrency: true }, () => {
   for (const kind of ['sqlite', 'postgresql'] as const)
-    it(
-      `the instance's operation resumes and succeeds with its outputs, no resource made twice, nothing leaked [${kind}]`,
-      { skip: kind === 'postgresql' ? pgSkip : false, timeout: 120_000 },
-      async (t) => {
-        const { root, first, standby, survivor } = await killableServers(kind, t, 'typeplane-recipe-kill-');
-        const admin = api(first.url, first.token);
-        const type = await admin.call('POST', '/v1/types', SAMPLE_MANIFEST, {
-          'content-type': 'application/yaml',
-        });
-        assert.equal(type.status, 201, JSON.stringify(type.body));
-        const reg = await admin.call('POST', '/v1/recipes', { typeName: SAMPLE_TYPE, template: RECIPE });
-        assert.equal(reg.status, 201, JSON.stringify(reg.body));
-        if (standby)
-          // The standby learns the type is a recipe's (it polls), before it may have to take over.
-          await until('the standby serves the type by its recipe', 10_000, async () => {
-            const r = await api(standby.url, standby.token).call('GET', '/v1/recipes');
-            return r.body.recipes.length === 1 ? true : undefined;
+    for (const moment of MOMENTS)
+      it(
+        `the instance's operation resumes and succeeds with its outputs, no resource made twice, nothing leaked [${kind}, ${moment}]`,
+        { skip: kind === 'postgresql' ? pgSkip : false, timeout: 120_000 },
+        async (t) => {
+          const { root, first, standby, survivor } = await killableServers(kind, t, 'typeplane-recipe-kill-');
+          const admin = api(first.url, first.token);
+          const type = await admin.call('POST', '/v1/types', SAMPLE_MANIFEST, {
+            'content-type': 'application/yaml',
           });
+          assert.equal(type.status, 201, JSON.stringify(type.body));
+          const reg = await admin.call('POST', '/v1/recipes', { typeName: SAMPLE_TYPE, template: RECIPE });
+          assert.equal(reg.status, 201, JSON.stringify(reg.body));
+          if (standby)
+            // The standby learns the type is a recipe's (it polls), before it may have to take over.
+            await until('the standby serves the type by its recipe', 10_000, async () => {
+              const r = await api(standby.url, standby.token).call('GET', '/v1/recipes');
+              return r.body.recipes.length === 1 ? true : undefined;
+            });
 
-        const created = await admin.call('POST', `/v1/resources/${enc(SAMPLE_TYPE)}`, {
-          desiredState: { name: 'orders', size: 'L' },
-        });
-        assert.equal(created.status, 202, JSON.stringify(created.body));
-        const requestToken: string = created.body.progressEvent.requestToken;
-        // Killed once the first note exists, while the second is being made.
-        await until('the first note created', 30_000, async () =>
-          createdLines(root).length >= 1 ? true : undefined,
-        );
-        const before = await admin.call('GET', `/v1/requests/${requestToken}`);
-        await killServer(first);
-        assert.equal(before.body.progressEvent.operationStatus, 'IN_PROGRESS', JSON.stringify(before.body));
-        const madeBeforeKill = createdLines(root).length;
-        assert.ok(madeBeforeKill < NOTES.length, 'the recipe had not finished when the server died');
+          const created = await admin.call('POST', `/v1/resources/${enc(SAMPLE_TYPE)}`, {
+            desiredState: { name: 'orders', size: 'L' },
+          });
+          assert.equal(created.status, 202, JSON.stringify(created.body));
+          const requestToken: string = created.body.progressEvent.requestToken;
+          const stack = stackNameOf(SAMPLE_TYPE, 'orders');
+          if (moment === 'early') {
+            // Killed once the first note's operation is begun, before the instance handler's first wait
+            // (1 s) ran out: its first step answers IN_PROGRESS, the file comes a second later.
+            await until('the first note begun', 30_000, async () => {
+              const r = await admin.call('GET', '/v1/requests');
+              const notes = r.body.progressEvents as { typeName: string }[];
+              return notes.some((e) => e.typeName === NOTE) ? true : undefined;
+            });
+            const held = await admin.call('GET', `/v1/stacks/${stack}`);
+            assert.equal(
+              held.status,
+              404,
+              `the stack's records are not written yet: ${JSON.stringify(held.body)}`,
+            );
+          } else {
+            // Killed once the stack is written and its second note begun.
+            await until('the stack written and the second note begun', 30_000, async () =>
+              createdLines(root).length >= 2 &&
+              (await admin.call('GET', `/v1/stacks/${stack}`)).status === 200
+                ? true
+                : undefined,
+            );
+          }
+          const before = await admin.call('GET', `/v1/requests/${requestToken}`);
+          await killServer(first);
+          assert.equal(before.body.progressEvent.operationStatus, 'IN_PROGRESS', JSON.stringify(before.body));
+          const madeBeforeKill = createdLines(root).length;
+          assert.ok(madeBeforeKill < NOTES.length, 'the recipe had not finished when the server died');
 
-        const server = await survivor();
-        const client: Api = api(server.url, server.token);
-        const done = await settle(client, requestToken, 60_000);
-        assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
+          const server = await survivor();
+          const client: Api = api(server.url, server.token);
+          const done = await settle(client, requestToken, 60_000);
+          assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
 
-        const read = await client.call('GET', `/v1/resources/${enc(SAMPLE_TYPE)}/orders`);
-        assert.equal(read.status, 200, JSON.stringify(read.body));
-        const props = read.body.resourceDescription?.properties ?? read.body.properties;
-        assert.deepEqual(props.status.binding, {
-          hostname: 'orders-c',
-          username: 'after orders-a',
-          secret: 'orders-a/secret',
-        });
-        assert.equal(props.status.recipe.templateVersion, '1');
-        const instances = await client.call('GET', `/v1/resources/${enc(SAMPLE_TYPE)}`);
-        assert.equal(instances.body.resourceDescriptions.length, 1, JSON.stringify(instances.body));
+          const read = await client.call('GET', `/v1/resources/${enc(SAMPLE_TYPE)}/orders`);
+          assert.equal(read.status, 200, JSON.stringify(read.body));
+          const props = read.body.resourceDescription?.properties ?? read.body.properties;
+          assert.deepEqual(props.status.binding, {
+            hostname: 'orders-c',
+            username: 'after orders-a',
+            secret: 'orders-a/secret',
+          });
+          assert.equal(props.status.recipe.templateVersion, '1');
+          const instances = await client.call('GET', `/v1/resources/${enc(SAMPLE_TYPE)}`);
+          assert.equal(instances.body.resourceDescriptions.length, 1, JSON.stringify(instances.body));
 
-        // One create operation per note; the notes on disk are exactly the recipe's.
-        assertCreatedOnce(root, NOTES);
-        assert.deepEqual(
-          notesOnDisk(root),
-          NOTES.map((n) => `${n}.txt`),
-        );
-        assert.equal(readFileSync(join(root, 'orders-c.txt'), 'utf8'), 'after orders-b');
-        const notes = await client.call('GET', `/v1/resources/${enc(NOTE)}`);
-        assert.equal(notes.body.resourceDescriptions.length, NOTES.length, JSON.stringify(notes.body));
-        const stack = stackNameOf(SAMPLE_TYPE, 'orders');
-        const events = (await client.call('GET', `/v1/stacks/${stack}/events?maxResults=1000`)).body.events;
-        for (const logicalId of ['First', 'Second', 'Third'])
-          assert.equal(
-            events.filter(
-              (e: { logicalId: string; status: string }) =>
-                e.logicalId === logicalId && e.status === 'CREATE_COMPLETE',
-            ).length,
-            1,
-            `${logicalId} completed once`,
+          // One create operation per note; the notes on disk are exactly the recipe's.
+          assertCreatedOnce(root, NOTES);
+          assert.deepEqual(
+            notesOnDisk(root),
+            NOTES.map((n) => `${n}.txt`),
           );
+          assert.equal(readFileSync(join(root, 'orders-c.txt'), 'utf8'), 'after orders-b');
+          const notes = await client.call('GET', `/v1/resources/${enc(NOTE)}`);
+          assert.equal(notes.body.resourceDescriptions.length, NOTES.length, JSON.stringify(notes.body));
+          const events = (await client.call('GET', `/v1/stacks/${stack}/events?maxResults=1000`)).body.events;
+          for (const logicalId of ['First', 'Second', 'Third'])
+            assert.equal(
+              events.filter(
+                (e: { logicalId: string; status: string }) =>
+                  e.logicalId === logicalId && e.status === 'CREATE_COMPLETE',
+              ).length,
+              1,
+              `${logicalId} completed once`,
+            );
 
-        const deleted = await client.call('DELETE', `/v1/resources/${enc(SAMPLE_TYPE)}/orders`);
-        assert.equal(deleted.status, 202, JSON.stringify(deleted.body));
-        const gone = await settle(client, deleted.body.progressEvent.requestToken, 60_000);
-        assert.equal(gone.operationStatus, 'SUCCESS', JSON.stringify(gone));
-        assert.deepEqual(notesOnDisk(root), [], 'nothing left after the delete');
-        assert.equal((await client.call('GET', `/v1/stacks/${stack}`)).status, 404);
-      },
-    );
+          const deleted = await client.call('DELETE', `/v1/resources/${enc(SAMPLE_TYPE)}/orders`);
+          assert.equal(deleted.status, 202, JSON.stringify(deleted.body));
+          const gone = await settle(client, deleted.body.progressEvent.requestToken, 60_000);
+          assert.equal(gone.operationStatus, 'SUCCESS', JSON.stringify(gone));
+          assert.deepEqual(notesOnDisk(root), [], 'nothing left after the delete');
+          assert.equal((await client.call('GET', `/v1/stacks/${stack}`)).status, 404);
+        },
+      );
 });
