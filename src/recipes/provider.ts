@@ -165,9 +165,11 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   /** Buffered deployments running (or just ended) in this process, by id. */
   const inline = new Map<string, BufferedDeployment>();
   const remember = (run: BufferedDeployment) => {
-    inline.set(run.deploymentId, run);
-    // Its handler forgets it when it sees it end; one whose operation never came back is forgotten later.
-    void run.done.then(() => setTimeout(() => inline.delete(run.deploymentId), KEEP_ENDED_MS).unref());
+    const id = run.deploymentId;
+    inline.set(id, run);
+    // Its handler forgets it when it sees it end; one whose operation never came back is forgotten
+    // later (the timer holds its id only: an ended deployment is not kept alive by it).
+    void run.done.then(() => setTimeout(() => inline.delete(id), KEEP_ENDED_MS).unref());
   };
 
   const versionOf = async (record: InstanceRecord, version = record.version): Promise<RecipeVersion> => {

@@ -314,18 +314,17 @@ export class Registry {
     if (version !== undefined) {
       // The default version, checked within STAMP_TTL_MS, is the one named (an operation's usually
       // is): served from memory as a `get` of the default is.
-      const fresh = this.latest.get(typeName);
-      if (fresh && fresh.compiled.version === version && Date.now() - fresh.checkedAt < STAMP_TTL_MS)
-        return fresh.compiled;
+      const fresh = this.fresh(typeName);
+      if (fresh?.version === version) return fresh;
       const record = await this.store.getType(typeName, version);
       if (!record) throw await this.versionNotRegistered(typeName, version);
       return this.compile(record);
     }
     // Within STAMP_TTL_MS a type is served from memory; after that a two-column query checks it is
     // still the registered version (another replica may have re-registered or removed it).
+    const fresh = this.fresh(typeName);
+    if (fresh) return fresh;
     const now = Date.now();
-    const fresh = this.latest.get(typeName);
-    if (fresh && now - fresh.checkedAt < STAMP_TTL_MS) return fresh.compiled;
     const stamp = await this.store.getTypeStamp(typeName);
     if (!stamp) {
       this.latest.delete(typeName);

@@ -12,13 +12,15 @@ export async function cleanup(d: DeploymentState): Promise<void> {
     if (!old || rec.deployment !== d.id) continue;
     await d.resourceStep(rec.logicalId, old.type, () => deleteReplaced(d, rec, old));
   }
-  await deleteInReverse(d, removedBy(d), 'remove');
+  await deleteInReverse(d, (d.removed ??= removedBy(d)), 'remove');
 }
 
 /** Whether cleanup has anything to delete: a resource this deployment replaced, or one it removed. */
 export function cleansUp(d: DeploymentState): boolean {
+  // Worked out once: the cleanup that follows deletes these (a step's save changes none of them).
+  d.removed = removedBy(d);
   for (const rec of d.resources.values()) if (rec.replaced && rec.deployment === d.id) return true;
-  return removedBy(d).length > 0;
+  return d.removed.length > 0;
 }
 
 /** The stack's resources the template no longer has, or whose condition is now false. */

@@ -85,6 +85,8 @@ export class DeploymentState {
   secrets: string[] = [];
   imports = new Map<string, Imported>();
   outputs: EvaluatedOutputs | undefined;
+  /** The resources cleanup deletes (the template no longer has them), once worked out (cleanup.ts). */
+  removed: ResourceRecord[] | undefined;
 
   constructor(
     readonly ctx: DeploymentContext,
