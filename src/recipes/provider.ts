@@ -428,10 +428,19 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       inline.delete(deploymentId);
       if (!run.flushed) {
         const ended = await run.state();
-        if (ended && DONE.has(ended.status)) {
+        const over = ended !== undefined && ended.deploymentId === undefined;
+        if (over && DONE.has(ended.status)) {
           await run.flush();
           return succeed(type, record, version, desired, token, run);
         }
+        if (!over || !FAILED_CREATE.has(ended.status))
+          // Stopped before its end (this server stops): nothing of it was written. The next call runs
+          // it again, with the same id, here or on the replica that takes the operation over.
+          return {
+            status: 'IN_PROGRESS',
+            callbackDelaySeconds: 1,
+            message: `recipe ${record.recipe}@${version.version} (environment ${record.environment}): stopped with this server, to be run again`,
+          };
         // Failed (rare): its stack is written as it ended, then deleted as any failed create's is, so
         // that its events stay listed with the deleted stacks.
         const failure = await failureIn(() => run!.events(200), ended);

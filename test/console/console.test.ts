@@ -209,6 +209,8 @@ test(
 
     await page.getByRole('link', { name: 'gizmo', exact: true }).click();
     await page.locator('[data-testid=operations] tr', { hasText: 'CREATE' }).waitFor();
+    // The model loads on its own: the operations may be shown first.
+    await page.waitForFunction(`/Color\\s*blue/.test(document.querySelector('main')?.innerText ?? '')`);
     assert.match(await page.locator('main').innerText(), /Color\s*blue/);
     assert.match(await page.locator('[data-testid=operations]').innerText(), /CREATE[\s\S]*SUCCESS/);
     await axeClean('resource');

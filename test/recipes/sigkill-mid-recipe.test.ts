@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { api, settle, type Api } from '../helpers/service.js';
 import { pgSkip } from '../helpers/postgres.js';
+import { stopServer } from '../faults/helpers.js';
 import {
   assertCreatedOnce,
   createdLines,
@@ -58,9 +59,11 @@ const NOTES = ['orders-a', 'orders-b', 'orders-c'];
 /**
  * When the server dies: `early`, while the new instance's stack still has its records held in memory
  * (its first note begun, nothing of the stack written: run again, the deployment replays it); `late`,
- * once the first wait ran out and the stack's records are written (its deployment is resumed).
+ * once the first wait ran out and the stack's records are written (its deployment is resumed);
+ * `stopped`, at the same moment as `early`, the server stopped gracefully (SIGTERM): what it held is
+ * written or left to be run again, whichever its stop reaches first.
  */
-const MOMENTS = ['early', 'late'] as const;
+const MOMENTS = ['early', 'late', 'stopped'] as const;
 
 describe('a server SIGKILLed mid-recipe', { concurrency: true }, () => {
   for (const kind of ['sqlite', 'postgresql'] as const)
@@ -90,7 +93,7 @@ describe('a server SIGKILLed mid-recipe', { concurrency: true }, () => {
           assert.equal(created.status, 202, JSON.stringify(created.body));
           const requestToken: string = created.body.progressEvent.requestToken;
           const stack = stackNameOf(SAMPLE_TYPE, 'orders');
-          if (moment === 'early') {
+          if (moment !== 'late') {
             // Killed once the first note's operation is begun, before the instance handler's first wait
             // (1 s) ran out: its first step answers IN_PROGRESS, the file comes a second later.
             await until('the first note begun', 30_000, async () => {
@@ -114,7 +117,8 @@ describe('a server SIGKILLed mid-recipe', { concurrency: true }, () => {
             );
           }
           const before = await admin.call('GET', `/v1/requests/${requestToken}`);
-          await killServer(first);
+          if (moment === 'stopped') await stopServer(first);
+          else await killServer(first);
           assert.equal(before.body.progressEvent.operationStatus, 'IN_PROGRESS', JSON.stringify(before.body));
           const madeBeforeKill = createdLines(root).length;
           assert.ok(madeBeforeKill < NOTES.length, 'the recipe had not finished when the server died');
