@@ -3,7 +3,8 @@
  * doing the least the same API shape needs, in one run; then list-page latency at 1k and at 200k
  * stored resources. Prints figures.
  *
- *   npm run bench:api            (ROUNDS=3 DURATION_S=5 CLIENTS=16 WARMUP_S=2 LIST_SAMPLES=1000 LIST_BIG=200000)
+ *   npm run bench:api            (ROUNDS=3 DURATION_S=5 CLIENTS=16 WARMUP_S=2 LIST_SAMPLES=1000 LIST_BIG=200000;
+ *                                 NO_CLIENT_TOKENS=1: creates without client tokens)
  *   PROFILE=1 npm run bench:api  (also writes --cpu-prof profiles of each Typeplane server to a temp folder;
  *                                  the main thread's is the largest file, the other is tsx's loader thread)
  *
