@@ -118,7 +118,7 @@ export function expireOperationsSql(before: string): string {
   return `DELETE FROM operations WHERE ${expiredSql(before)}`;
 }
 
-function expiredSql(before: string): string {
+export function expiredSql(before: string): string {
   return `seq < COALESCE((SELECT seq FROM operations WHERE started_at >= ${before} ORDER BY seq LIMIT 1), 9223372036854775807)
       AND status IN ${TERMINAL_SQL} AND event_time < ${before}`;
 }

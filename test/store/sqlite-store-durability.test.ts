@@ -54,6 +54,8 @@ test('the file is in WAL mode with the schema at the latest version', async (t) 
   assert.deepEqual(tables, [
     'audit_records',
     'change_horizon',
+    'client_token_index',
+    'client_token_watermark',
     'kv',
     'operations',
     'resource_counts',
@@ -62,13 +64,15 @@ test('the file is in WAL mode with the schema at the latest version', async (t) 
     'resources',
     'types',
   ]);
-  // A client token is found through its own index, not a scan of the operations.
+  // A client token is found through its own index (batches of them: client-tokens.ts), by key.
   const tokenPlan = db
-    .prepare<[], { detail: string }>(`EXPLAIN QUERY PLAN SELECT * FROM operations WHERE client_token = 't'`)
+    .prepare<[], { detail: string }>(
+      `EXPLAIN QUERY PLAN SELECT seq FROM client_token_index WHERE client_token = 't'`,
+    )
     .all()
     .map((r) => r.detail)
     .join('\n');
-  assert.match(tokenPlan, /USING INDEX operations_client_token/);
+  assert.match(tokenPlan, /SEARCH client_token_index USING PRIMARY KEY/);
   // Keyset paging uses the primary key: no sort step, no full scan.
   const plan = db
     .prepare<[], { detail: string }>(
@@ -232,7 +236,7 @@ test('writing an operation updates only the indexes its reads need', async (t) =
     'operations_active_by_type',
     // The change log: only operations changed after they began enter it (partial), at its right edge.
     'operations_changes',
-    'operations_client_token',
+    // No client-token index: tokens are indexed in batches, in client_token_index (client-tokens.ts).
     'operations_one_active',
     'sqlite_autoindex_operations_1', // request_token UNIQUE
   ]);

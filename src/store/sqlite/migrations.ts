@@ -266,6 +266,21 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE kv_rows RENAME TO kv;
   CREATE UNIQUE INDEX kv_by_key ON kv (namespace, key);
   `,
+  // 20: client tokens indexed in batches (client-tokens.ts), not by each create: a token's index entry
+  // sits at a random place, so each create wrote a page of the index of its own (4 KiB to the WAL and
+  // again to the database: a create with a token wrote 21 KiB, one without 12). A token whose batch is
+  // not yet indexed is found in memory, rebuilt at start from the operations after the watermark.
+  `
+  CREATE TABLE client_token_index (
+    client_token TEXT PRIMARY KEY,
+    seq          INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO client_token_index (client_token, seq)
+    SELECT client_token, seq FROM operations WHERE client_token IS NOT NULL ORDER BY client_token;
+  CREATE TABLE client_token_watermark (seq INTEGER NOT NULL);
+  INSERT INTO client_token_watermark (seq) SELECT COALESCE(MAX(seq), 0) FROM operations;
+  DROP INDEX operations_client_token;
+  `,
 ];
 
 /** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */

@@ -28,6 +28,7 @@ import {
   ACTIVE_REQUESTERS_SQL,
   identifierTaken,
   expireOperationsSql,
+  expiredSql,
   isoTime,
   missingOperation,
   operationParams,
@@ -93,6 +94,7 @@ import { MIGRATIONS, migrate } from './migrations.js';
 import type { AuditChainHead, AuditEntry, AuditFilter, AuditLink } from '../types.js';
 import { SqliteAuditTrail } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { ClientTokens, INDEX_EVERY_MS } from './client-tokens.js';
 import type { SpanContext } from '@opentelemetry/api';
 import { activeSpanContext, inGroupSpan } from '../../telemetry/spans.js';
 
@@ -106,6 +108,8 @@ export interface SqliteStoreOptions {
   checkpointerAfter?: number;
   /** Told how long each group commit took. */
   observer?: StoreObserver;
+  /** Client tokens held in memory before a batch indexes them (default INDEX_AFTER; client-tokens.ts). */
+  clientTokenBatch?: number;
 }
 
 /** Open (creating if needed) the SQLite store at `path`. */
@@ -132,6 +136,10 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly sql;
   private readonly tx;
+  /** The client tokens not yet in the token index, and the batches that index them (client-tokens.ts). */
+  private readonly tokens: ClientTokens;
+  private indexing = false;
+  private indexTimer: NodeJS.Timeout | undefined;
   /** Group commits still to go before the checkpointer starts; undefined for a store in memory. */
   private commitsBeforeCheckpointer: number | undefined;
   private checkpointer: Checkpointer | undefined;
@@ -182,7 +190,9 @@ export class SqliteStore implements Store {
     }
     this.db = db;
     this.sql = prepareStatements(db);
+    this.tokens = new ClientTokens(db, options.clientTokenBatch);
     this.tx = this.transactions();
+    this.indexTokensEvery();
     this.commitsBeforeCheckpointer = inMemory ? undefined : Math.max(0, options.checkpointerAfter ?? 100);
     this.observer = options.observer;
   }
@@ -354,13 +364,21 @@ export class SqliteStore implements Store {
     return version;
   }
 
-  /** Forgets the default versions read when another connection committed since; once per group. */
+  /**
+   * Once per group, when another connection committed since: forgets the default versions read, and
+   * reads in the client tokens it used (client-tokens.ts).
+   */
   private syncDefaults(): void {
     this.defaultsSynced = true;
+    this.syncWithOthers();
+  }
+
+  private syncWithOthers(): void {
     const version = this.sql.dataVersion.get() as number;
     if (version !== this.dataVersion) {
       this.dataVersion = version;
       this.defaults.clear();
+      this.tokens.othersCommitted();
     }
   }
 
@@ -468,7 +486,10 @@ export class SqliteStore implements Store {
   async getOperationByClientToken(
     clientToken: string,
   ): Promise<{ operation: OperationRecord; requestHash: string | null } | undefined> {
-    const row = this.sql.getToken.get(clientToken);
+    // Outside a group: what other processes committed is read in first.
+    this.syncWithOthers();
+    const seq = this.tokens.seqOf(clientToken);
+    const row = seq === undefined ? undefined : this.sql.getToken.get(seq);
     return row && { operation: toOperationRecord(row), requestHash: row.request_hash };
   }
 
@@ -558,7 +579,9 @@ export class SqliteStore implements Store {
    * client tokens; returns how many operations went.
    */
   async expireTokens(before: Date): Promise<number> {
-    return this.tx.expire.immediate(before.toISOString());
+    const { count, tokens } = this.tx.expire.immediate(before.toISOString());
+    this.tokens.forget(tokens);
+    return count;
   }
 
   // ---- Change log ----
@@ -667,6 +690,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.indexTimer);
     this.commitsBeforeCheckpointer = undefined;
     const checkpointer = this.checkpointer;
     this.checkpointer = undefined;
@@ -729,11 +753,13 @@ export class SqliteStore implements Store {
     } finally {
       this.observer?.transactionEnded((performance.now() - started) / 1000);
     }
+    this.tokens.committed();
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) item.resolve(outcome.value);
       else item.reject(outcome.error);
     });
+    if (this.tokens.due(false)) this.indexTokens();
     if (this.changed) {
       this.changed = false;
       for (const listener of this.changeListeners) listener();
@@ -759,6 +785,18 @@ export class SqliteStore implements Store {
    * functions of the store's state, so running one again decides the same.
    */
   private runPieces(batch: typeof this.pending): Outcome[] {
+    const start = this.tokens.mark();
+    try {
+      return this.runAttempts(batch);
+    } catch (error) {
+      // Nothing committed: no token its pieces used was.
+      this.tokens.undo(start);
+      throw error;
+    }
+  }
+
+  private runAttempts(batch: typeof this.pending): Outcome[] {
+    const start = this.tokens.mark();
     try {
       return this.tx.group.immediate(() =>
         batch.map((item): Outcome => {
@@ -771,25 +809,67 @@ export class SqliteStore implements Store {
       );
     } catch (error) {
       if (!(error instanceof PieceFailed)) throw error;
+      this.tokens.undo(start);
       // Alone in its group, the rollback undid just that piece: nothing to run again.
       if (batch.length === 1) return [{ ok: false, error: error.error }];
     }
     return this.tx.group.immediate(() =>
       batch.map((item): Outcome => {
+        const piece = this.tokens.mark();
         try {
           // A single statement is atomic by itself; several need a savepoint.
           return { ok: true, value: item.atomic ? this.tx.piece(item.work) : item.work() };
         } catch (error) {
+          this.tokens.undo(piece);
           return { ok: false, error };
         }
       }),
     );
   }
 
+  /**
+   * Index the client tokens held in memory, as a piece of the next group (one batch at a time); also
+   * every INDEX_EVERY_MS while any is held, so that the tail a restart rebuilds stays short.
+   */
+  private indexTokens(): void {
+    if (this.indexing || !this.db.open) return;
+    this.indexing = true;
+    this.grouped(true, () => this.tokens.index()).then(
+      (to) => {
+        this.indexing = false;
+        this.tokens.indexed(to);
+      },
+      () => {
+        // Tried again with the next batch: the tokens stay found in memory meanwhile.
+        this.indexing = false;
+      },
+    );
+  }
+
+  private indexTokensEvery(): void {
+    this.indexTimer = setInterval(() => {
+      if (this.tokens.due(true)) this.indexTokens();
+    }, INDEX_EVERY_MS);
+    this.indexTimer.unref();
+  }
+
+  /** The operation that used a client token, with its request's hash. */
+  private tokenRow(clientToken: string): TokenRow | undefined {
+    if (!this.defaultsSynced) this.syncDefaults();
+    const seq = this.tokens.seqOf(clientToken);
+    return seq === undefined ? undefined : this.sql.getToken.get(seq);
+  }
+
+  /** The operation just inserted used its client token (see client-tokens.ts). */
+  private usedToken(operation: OperationRecord, inserted: Database.RunResult): void {
+    if (operation.clientToken !== undefined)
+      this.tokens.add(operation.clientToken, Number(inserted.lastInsertRowid));
+  }
+
   /** A client token used before: the earlier operation (replayed or mismatched); undefined otherwise. */
   private checkToken(operation: OperationRecord, requestHash: string | null): BeginResult | undefined {
     if (operation.clientToken === undefined) return undefined;
-    const earlier = this.sql.getToken.get(operation.clientToken);
+    const earlier = this.tokenRow(operation.clientToken);
     if (!earlier) return undefined;
     return {
       kind: earlier.request_hash === requestHash ? 'replayed' : 'token-mismatch',
@@ -915,7 +995,7 @@ export class SqliteStore implements Store {
           const row = this.sql.getResource.get(operation.typeName, operation.identifier);
           precondition(row && toStoredResource(row));
         }
-        this.sql.insertOperation.run(
+        const inserted = this.sql.insertOperation.run(
           ...insertValues(
             params,
             requestHash,
@@ -923,6 +1003,7 @@ export class SqliteStore implements Store {
             lease ? lease.until.toISOString() : null,
           ),
         );
+        this.usedToken(operation, inserted);
         this.changed = true;
         return startedAs(operation, params);
       },
@@ -957,9 +1038,10 @@ export class SqliteStore implements Store {
           operation.resourceModel = outcome.resourceModel;
         }
         const changed = outcome.status === 'SUCCESS' ? resourceChangeOf(outcome.change) : null;
-        this.sql.insertOperation.run(
+        const inserted = this.sql.insertOperation.run(
           ...insertValues(operationParams(operation), requestHash, null, null, changed),
         );
+        this.usedToken(operation, inserted);
         this.changed = true;
         // The resource's absence was checked above, under the same lock.
         if (outcome.status === 'SUCCESS') this.applyChange(operation, outcome.change, false);
@@ -1005,9 +1087,10 @@ export class SqliteStore implements Store {
         },
       ),
 
-      expire: this.db.transaction((before: string): number => {
+      expire: this.db.transaction((before: string): { count: number; tokens: string[] } => {
         this.sql.raiseHorizon.run({ before });
-        return this.sql.expireOperations.run({ before }).changes;
+        const tokens = this.tokens.expiring(expiredSql('@before'), before);
+        return { count: this.sql.expireOperations.run({ before }).changes, tokens };
       }),
       changes: this.db.transaction((after: number, limit: number): ChangePage => {
         const latest = this.sql.latestVersion.get()!;
@@ -1215,8 +1298,8 @@ function prepareStatements(db: Database.Database) {
     ),
 
     // A client token is a column of its operation (unique among them): it lives as long as the operation.
-    getToken: db.prepare<[string], TokenRow>(
-      `SELECT ${OPERATION_COLUMNS}, request_hash FROM operations WHERE client_token = ?`,
+    getToken: db.prepare<[number], TokenRow>(
+      `SELECT ${OPERATION_COLUMNS}, request_hash FROM operations WHERE seq = ?`,
     ),
     expireOperations: db.prepare<{ before: string }>(expireOperationsSql('@before')),
     raiseHorizon: db.prepare<{ before: string }>(raiseHorizonSql('@before', 'MAX')),
