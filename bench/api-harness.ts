@@ -461,9 +461,11 @@ export async function interleaved(
   bareLabel: string,
   /** What the two sides are called in the lines printed. */
   names = { tp: 'typeplane', bare: 'bare' },
+  /** Which rounds to run (their numbers decide who goes first): all ROUNDS by default. */
+  which: readonly number[] = Array.from({ length: ROUNDS }, (_, i) => i),
 ): Promise<{ tp: PhaseResult; bare: PhaseResult }[]> {
   const rounds: { tp: PhaseResult; bare: PhaseResult }[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  for (const round of which) {
     const runs = { tp: undefined as PhaseResult | undefined, bare: undefined as PhaseResult | undefined };
     for (const side of round % 2 === 0 ? (['tp', 'bare'] as const) : (['bare', 'tp'] as const)) {
       const r = await phase(servers[side], DURATION_S, side === 'tp' ? tpOp(round) : bareOp(round));
@@ -486,6 +488,7 @@ export function createRounds(
   servers: Sides<Server>,
   conns: Sides<Connection[]>,
   created: Sides<string[]>,
+  which?: readonly number[],
 ): Promise<Sides<PhaseResult>[]> {
   return interleaved(
     servers,
@@ -493,6 +496,8 @@ export function createRounds(
     (round) => createOp(conns.bare, `c${round}-`, '?wait=10', created.bare, succeeded),
     'creates, ?wait=10, SUCCESS',
     'creates (one INSERT)',
+    undefined,
+    which,
   );
 }
 
@@ -501,6 +506,7 @@ export function readRounds(
   servers: Sides<Server>,
   conns: Sides<Connection[]>,
   created: Sides<string[]>,
+  which?: readonly number[],
 ): Promise<Sides<PhaseResult>[]> {
   return interleaved(
     servers,
@@ -508,6 +514,8 @@ export function readRounds(
     () => readOp(conns.bare, created.bare),
     'reads',
     'reads (one SELECT)',
+    undefined,
+    which,
   );
 }
 

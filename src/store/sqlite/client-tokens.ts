@@ -45,10 +45,13 @@ export class ClientTokens {
   }
 
   private readAfter(seq: number): void {
-    for (const row of this.sql.after.iterate(seq) as Iterable<{ client_token: string; seq: number }>)
+    // The last operation first: one committed while the rows are read comes after it, read next time
+    // (outside a group another connection may commit between two statements).
+    const last = this.sql.lastSeq.get() ?? 0;
+    for (const row of this.sql.between.iterate(seq, last) as Iterable<{ client_token: string; seq: number }>)
       this.tail.set(row.client_token, row.seq);
     // The operations without a token are not read again either.
-    this.seen = Math.max(seq, this.sql.lastSeq.get() ?? 0);
+    this.seen = Math.max(seq, last);
   }
 
   /**
@@ -143,8 +146,8 @@ function statements(db: Database.Database) {
     watermark: db.prepare<[], number>('SELECT seq FROM client_token_watermark').pluck(),
     lastSeq: db.prepare<[], number | null>('SELECT MAX(seq) FROM operations').pluck(),
     setWatermark: db.prepare<[number]>('UPDATE client_token_watermark SET seq = MAX(seq, ?)'),
-    after: db.prepare<[number]>(
-      'SELECT client_token, seq FROM operations WHERE seq > ? AND client_token IS NOT NULL',
+    between: db.prepare<[number, number]>(
+      'SELECT client_token, seq FROM operations WHERE seq > ? AND seq <= ? AND client_token IS NOT NULL',
     ),
     indexed: db
       .prepare<[string], number>('SELECT seq FROM client_token_index WHERE client_token = ?')
