@@ -36,7 +36,8 @@ import type { Imported } from '../imports.js';
 import type { ReviewedStackChange, StacksObserver } from '../observer.js';
 import { inSpan, traced } from '../../telemetry/spans.js';
 import type { ParameterStore } from '../parameter-store/index.js';
-import { inStep } from '../custom-resources/index.js';
+import { inStep, isCustomResourceType } from '../custom-resources/index.js';
+import { NESTED_STACK_TYPE } from '../nested/names.js';
 import { refValue } from '../ref-value.js';
 
 /** The engine as stacks use it: its public operations. */
@@ -178,21 +179,25 @@ export class DeploymentState {
     let event: ProgressEvent;
     const reviews: ReviewedChange[] = [];
     try {
-      // In the step's context: a custom resource's request is made of it (custom-resources/).
+      // In the step's context: a custom resource's request is made of it (custom-resources/), as a
+      // nested stack's is; another step runs without one, as an AsyncLocalStorage's hooks, while it
+      // is enabled, tax every promise of the process.
       event = await collectReviews(reviews, () =>
-        inStep(
-          {
-            stackName: this.name,
-            stackId: this.stack.stackId,
-            rootId: this.stack.rootId ?? this.stack.stackId,
-            logicalId,
-            ...(this.record.caller ? { caller: this.record.caller } : {}),
-            ...(this.caller ? { canSee: this.caller.canSee } : {}),
-            record: () => this.resources.get(logicalId),
-            secret: (texts) => (this.secrets = [...this.secrets, ...texts]),
-          },
-          start,
-        ),
+        !this.readsStep(logicalId)
+          ? start()
+          : inStep(
+              {
+                stackName: this.name,
+                stackId: this.stack.stackId,
+                rootId: this.stack.rootId ?? this.stack.stackId,
+                logicalId,
+                ...(this.record.caller ? { caller: this.record.caller } : {}),
+                ...(this.caller ? { canSee: this.caller.canSee } : {}),
+                record: () => this.resources.get(logicalId),
+                secret: (texts) => (this.secrets = [...this.secrets, ...texts]),
+              },
+              start,
+            ),
       );
     } catch (e) {
       if (!(e instanceof TypeplaneError)) throw e;
@@ -237,6 +242,16 @@ export class DeploymentState {
     }
     void logicalId;
     return event;
+  }
+
+  /** Whether a step of `logicalId` may reach a custom resource or a nested stack (their engines read the step). */
+  private readsStep(logicalId: string): boolean {
+    const rec = this.resources.get(logicalId);
+    const declared = this.analysis?.resources.get(logicalId)?.compiled.type.typeName;
+    const types = [declared, rec?.type, rec?.replaced?.type, rec?.previous?.type];
+    // Not known here (a step of a resource neither declared nor recorded): as one that may.
+    if (declared === undefined && rec === undefined) return true;
+    return types.some((t) => t !== undefined && (isCustomResourceType(t) || t === NESTED_STACK_TYPE));
   }
 
   /**
