@@ -488,8 +488,7 @@ export class SqliteStore implements Store {
   ): Promise<{ operation: OperationRecord; requestHash: string | null } | undefined> {
     // Outside a group: what other processes committed is read in first.
     this.syncWithOthers();
-    const seq = this.tokens.seqOf(clientToken);
-    const row = seq === undefined ? undefined : this.sql.getToken.get(seq);
+    const row = this.tokenRow(clientToken);
     return row && { operation: toOperationRecord(row), requestHash: row.request_hash };
   }
 
@@ -785,17 +784,7 @@ export class SqliteStore implements Store {
    * functions of the store's state, so running one again decides the same.
    */
   private runPieces(batch: typeof this.pending): Outcome[] {
-    const start = this.tokens.mark();
-    try {
-      return this.runAttempts(batch);
-    } catch (error) {
-      // Nothing committed: no token its pieces used was.
-      this.tokens.undo(start);
-      throw error;
-    }
-  }
-
-  private runAttempts(batch: typeof this.pending): Outcome[] {
+    // A group rolled back leaves none of the client tokens its pieces used (client-tokens.ts).
     const start = this.tokens.mark();
     try {
       return this.tx.group.immediate(() =>
@@ -808,23 +797,28 @@ export class SqliteStore implements Store {
         }),
       );
     } catch (error) {
-      if (!(error instanceof PieceFailed)) throw error;
       this.tokens.undo(start);
+      if (!(error instanceof PieceFailed)) throw error;
       // Alone in its group, the rollback undid just that piece: nothing to run again.
       if (batch.length === 1) return [{ ok: false, error: error.error }];
     }
-    return this.tx.group.immediate(() =>
-      batch.map((item): Outcome => {
-        const piece = this.tokens.mark();
-        try {
-          // A single statement is atomic by itself; several need a savepoint.
-          return { ok: true, value: item.atomic ? this.tx.piece(item.work) : item.work() };
-        } catch (error) {
-          this.tokens.undo(piece);
-          return { ok: false, error };
-        }
-      }),
-    );
+    try {
+      return this.tx.group.immediate(() =>
+        batch.map((item): Outcome => {
+          const piece = this.tokens.mark();
+          try {
+            // A single statement is atomic by itself; several need a savepoint.
+            return { ok: true, value: item.atomic ? this.tx.piece(item.work) : item.work() };
+          } catch (error) {
+            this.tokens.undo(piece);
+            return { ok: false, error };
+          }
+        }),
+      );
+    } catch (error) {
+      this.tokens.undo(start);
+      throw error;
+    }
   }
 
   /**
@@ -855,7 +849,6 @@ export class SqliteStore implements Store {
 
   /** The operation that used a client token, with its request's hash. */
   private tokenRow(clientToken: string): TokenRow | undefined {
-    if (!this.defaultsSynced) this.syncDefaults();
     const seq = this.tokens.seqOf(clientToken);
     return seq === undefined ? undefined : this.sql.getToken.get(seq);
   }
@@ -869,6 +862,8 @@ export class SqliteStore implements Store {
   /** A client token used before: the earlier operation (replayed or mismatched); undefined otherwise. */
   private checkToken(operation: OperationRecord, requestHash: string | null): BeginResult | undefined {
     if (operation.clientToken === undefined) return undefined;
+    // Inside a group: once per group, what other connections committed is read in first.
+    if (!this.defaultsSynced) this.syncDefaults();
     const earlier = this.tokenRow(operation.clientToken);
     if (!earlier) return undefined;
     return {
