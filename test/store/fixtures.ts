@@ -141,12 +141,16 @@ export async function createResource(
   store: Store,
   identifier: string,
   typeName = 'Acme::Test::Thing',
+  typeVersion?: string,
 ): Promise<void> {
   const op = operation({ typeName, identifier });
   const begun = await store.beginOperation(op);
   if (begun.kind !== 'started') throw new Error(`could not begin: ${begun.kind}`);
   await store.finishOperation(
     { ...op, status: 'SUCCESS' },
-    { kind: 'put', resource: resource(identifier, { typeName }) },
+    {
+      kind: 'put',
+      resource: resource(identifier, { typeName, ...(typeVersion === undefined ? {} : { typeVersion }) }),
+    },
   );
 }

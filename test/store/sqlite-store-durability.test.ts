@@ -59,6 +59,7 @@ test('the file is in WAL mode with the schema at the latest version', async (t) 
     'kv',
     'operations',
     'resource_counts',
+    'resource_counts_holder',
     'resource_identifiers',
     'resource_refs',
     'resources',

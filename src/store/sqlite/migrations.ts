@@ -281,6 +281,17 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO client_token_watermark (seq) SELECT COALESCE(MAX(seq), 0) FROM operations;
   DROP INDEX operations_client_token;
   `,
+  // Resource counts kept by each connection's own triggers, in memory, and applied at most once a
+  // second (resource-counts.ts): the triggers of migration 10 wrote the counts' page in every group
+  // commit. The holder is the connection holding changes not applied yet; one found at open means
+  // the counts are recounted from the resources.
+  `
+  DROP TRIGGER resources_count_insert;
+  DROP TRIGGER resources_count_delete;
+  DROP TRIGGER resources_count_version;
+  CREATE TABLE resource_counts_holder (holder TEXT);
+  INSERT INTO resource_counts_holder (holder) VALUES (NULL);
+  `,
 ];
 
 /** Bring the schema of `db` up to date. Throws if the file was written by a newer Typeplane. */

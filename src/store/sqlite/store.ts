@@ -95,6 +95,7 @@ import type { AuditChainHead, AuditEntry, AuditFilter, AuditLink } from '../type
 import { SqliteAuditTrail } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { ClientTokens, INDEX_EVERY_MS } from './client-tokens.js';
+import { FLUSH_EVERY_MS, ResourceCounts } from './resource-counts.js';
 import type { SpanContext } from '@opentelemetry/api';
 import { activeSpanContext, inGroupSpan } from '../../telemetry/spans.js';
 
@@ -138,8 +139,12 @@ export class SqliteStore implements Store {
   private readonly tx;
   /** The client tokens not yet in the token index, and the batches that index them (client-tokens.ts). */
   private readonly tokens: ClientTokens;
+  /** The resource counts' changes held in memory between flushes (resource-counts.ts). */
+  private readonly counts: ResourceCounts;
+  private flushingCounts = false;
   private indexing = false;
   private indexTimer: NodeJS.Timeout | undefined;
+  private countsTimer: NodeJS.Timeout | undefined;
   /** Group commits still to go before the checkpointer starts; undefined for a store in memory. */
   private commitsBeforeCheckpointer: number | undefined;
   private checkpointer: Checkpointer | undefined;
@@ -189,6 +194,8 @@ export class SqliteStore implements Store {
       throw error;
     }
     this.db = db;
+    // Before the statements: those reading counts read this connection's deltas too.
+    this.counts = new ResourceCounts(db);
     this.sql = prepareStatements(db);
     this.tokens = new ClientTokens(db, options.clientTokenBatch);
     this.tx = this.transactions();
@@ -268,7 +275,8 @@ export class SqliteStore implements Store {
 
   async countResourcesByVersion(typeName: string): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
-    for (const row of this.sql.countResourcesByVersion.all(typeName)) counts[row.type_version] = row.count;
+    for (const row of this.sql.countResourcesByVersion.all({ typeName }))
+      counts[row.type_version] = row.count;
     return counts;
   }
 
@@ -323,7 +331,7 @@ export class SqliteStore implements Store {
   }
 
   async countResources(typeName: string): Promise<number> {
-    return this.sql.countResources.get(typeName)?.count ?? 0;
+    return this.sql.countResources.get({ typeName })?.count ?? 0;
   }
 
   async typeUsage(typeName: string): Promise<TypeUsage> {
@@ -379,6 +387,7 @@ export class SqliteStore implements Store {
       this.dataVersion = version;
       this.defaults.clear();
       this.tokens.othersCommitted();
+      this.counts.othersCommitted();
     }
   }
 
@@ -690,11 +699,25 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.indexTimer);
+    clearInterval(this.countsTimer);
     this.commitsBeforeCheckpointer = undefined;
     const checkpointer = this.checkpointer;
     this.checkpointer = undefined;
     await checkpointer?.stop();
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    try {
+      // The counts' changes held are applied; left held, the next open counts the resources again.
+      this.db
+        .transaction(() => {
+          this.counts.begin();
+          this.counts.flush();
+        })
+        .immediate();
+    } catch {
+      // The file stays busy past busy_timeout: the holder stays written, and the next open recounts.
+    } finally {
+      this.db.close();
+    }
   }
 
   // ---- Group commit ----
@@ -845,6 +868,20 @@ export class SqliteStore implements Store {
       if (this.tokens.due(true)) this.indexTokens();
     }, INDEX_EVERY_MS);
     this.indexTimer.unref();
+    // A store gone quiet applies its counts' changes all the same, so that other processes see them.
+    this.countsTimer = setInterval(() => this.flushCounts(), FLUSH_EVERY_MS);
+    this.countsTimer.unref();
+  }
+
+  /** Applies the counts' changes held, as a piece of the next group, when due (see resource-counts.ts). */
+  private flushCounts(): void {
+    if (this.flushingCounts || !this.db.open || !this.counts.due()) return;
+    this.flushingCounts = true;
+    const done = () => {
+      this.flushingCounts = false;
+    };
+    // Refused (the file busy past busy_timeout), it is tried again at the next tick: nothing is lost.
+    this.grouped(true, () => this.counts.flush()).then(done, done);
   }
 
   /** The operation that used a client token, with its request's hash. */
@@ -920,19 +957,25 @@ export class SqliteStore implements Store {
   private transactions() {
     return {
       group: this.db.transaction((run: () => Outcome[]): Outcome[] => {
-        this.defaultsSynced = false;
-        return run();
+        // What other connections committed is read in first (data_version, once per group): the
+        // counts' holder may have changed with it.
+        this.syncDefaults();
+        this.counts.begin();
+        const outcomes = run();
+        this.counts.end();
+        return outcomes;
       }),
       // Nested in `group`: a savepoint.
       piece: this.db.transaction((work: () => unknown) => work()),
       deleteType: this.db.transaction((typeName: string): boolean => {
-        const count = this.sql.countResources.get(typeName)?.count ?? 0;
-        if (count > 0) {
-          throw typeInUse(typeName, count);
+        // The resources themselves say whether any remain (another connection's counts may lag).
+        if (this.sql.anyResource.get(typeName) === 1) {
+          throw typeInUse(typeName, Math.max(1, this.sql.countResources.get({ typeName })?.count ?? 0));
         }
         const active = this.sql.activeOperationOfType.get(typeName);
         if (active) throw typeBusy(typeName, active.request_token);
         this.sql.deleteResourceCounts.run(typeName);
+        this.counts.dropType(typeName);
         return this.sql.deleteType.run(typeName).changes > 0;
       }),
       addTypeVersion: this.db.transaction(
@@ -963,7 +1006,14 @@ export class SqliteStore implements Store {
         if (!this.sql.getTypeVersion.get(typeName, version)) return false;
         const versions = this.sql.countTypeVersions.get(typeName)?.count ?? 0;
         if (versions === 1) return this.tx.deleteType(typeName);
-        const resources = this.sql.countResourcesOfVersion.get(typeName, version)?.count ?? 0;
+        let resources = this.sql.countResourcesOfVersion.get({ typeName, version })?.count ?? 0;
+        // None by this connection's counts, but another holds changes it cannot see: the resources say.
+        if (
+          resources === 0 &&
+          this.counts.othersHold() &&
+          this.sql.anyResourceOfVersion.get(typeName, version) === 1
+        )
+          resources = 1;
         const isDefault = this.sql.getTypeStamp.get(typeName)?.version === version;
         if (resources > 0 || isDefault)
           throw versionInUse(typeName, version, { resources, versions, isDefault });
@@ -1152,12 +1202,26 @@ function prepareStatements(db: Database.Database) {
       `SELECT COUNT(*) AS count FROM types WHERE type_name = ?`,
     ),
     // Counted by triggers (migration 10); '' holds the resources written with no version.
-    countResourcesByVersion: db.prepare<[string], { type_version: string; count: number }>(
-      `SELECT type_version, count FROM resource_counts WHERE type_name = ? AND type_version <> '' AND count > 0`,
+    // Counted in resource_counts plus this connection's changes not applied yet (resource-counts.ts).
+    countResourcesByVersion: db.prepare<{ typeName: string }, { type_version: string; count: number }>(
+      `SELECT type_version, SUM(count) AS count FROM (
+         SELECT type_version, count FROM main.resource_counts WHERE type_name = @typeName
+         UNION ALL SELECT type_version, delta FROM temp.count_deltas WHERE type_name = @typeName)
+       WHERE type_version <> '' GROUP BY type_version HAVING SUM(count) > 0`,
     ),
-    countResourcesOfVersion: db.prepare<[string, string], { count: number }>(
-      `SELECT count FROM resource_counts WHERE type_name = ? AND type_version = ?`,
+    countResourcesOfVersion: db.prepare<{ typeName: string; version: string }, { count: number }>(
+      `SELECT (SELECT COALESCE(SUM(count), 0) FROM main.resource_counts WHERE type_name = @typeName AND type_version = @version)
+         + (SELECT COALESCE(SUM(delta), 0) FROM temp.count_deltas WHERE type_name = @typeName AND type_version = @version) AS count`,
     ),
+    anyResource: db
+      .prepare<[string], number>('SELECT EXISTS (SELECT 1 FROM resources WHERE type_name = ?)')
+      .pluck(true),
+    // Reads every resource of the type: only when the counts cannot tell (see deleteTypeVersion).
+    anyResourceOfVersion: db
+      .prepare<[string, string], number>(
+        'SELECT EXISTS (SELECT 1 FROM resources WHERE type_name = ? AND type_version IS ?)',
+      )
+      .pluck(true),
     deleteResourceCounts: db.prepare<[string]>(`DELETE FROM resource_counts WHERE type_name = ?`),
 
     // The same as an array: better-sqlite3 makes each column's name anew for every row it returns as
@@ -1191,11 +1255,13 @@ function prepareStatements(db: Database.Database) {
        WHERE type_name = ? AND identifier > ? ORDER BY identifier LIMIT ?`,
     ),
     activeOperationOfType: db.prepare<[string], { request_token: string }>(ACTIVE_OPERATION_OF_TYPE('?')),
-    countResources: db.prepare<[string], { count: number }>(
-      `SELECT COALESCE(SUM(count), 0) AS count FROM resource_counts WHERE type_name = ?`,
+    countResources: db.prepare<{ typeName: string }, { count: number }>(
+      `SELECT (SELECT COALESCE(SUM(count), 0) FROM main.resource_counts WHERE type_name = @typeName)
+         + (SELECT COALESCE(SUM(delta), 0) FROM temp.count_deltas WHERE type_name = @typeName) AS count`,
     ),
     typeUsage: db.prepare<{ typeName: string }, { resources: number; active: number }>(
-      `SELECT (SELECT COALESCE(SUM(count), 0) FROM resource_counts WHERE type_name = @typeName) AS resources,
+      `SELECT (SELECT COALESCE(SUM(count), 0) FROM main.resource_counts WHERE type_name = @typeName)
+         + (SELECT COALESCE(SUM(delta), 0) FROM temp.count_deltas WHERE type_name = @typeName) AS resources,
          (SELECT COUNT(*) FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name = @typeName) AS active`,
     ),
     putResource: db.prepare<[string, string, string, string | null, string, string, string | null]>(
