@@ -580,11 +580,74 @@ export class PostgresStore implements Store {
     );
   }
 
-  async completeOperation(
+  /**
+   * Completions issued in one turn of the event loop share one transaction (see completeTogether), as
+   * the SQLite store's group commit does: a record-backed create's commit, its BEGIN, its locks and its
+   * round trips are the larger part of what it costs either side.
+   */
+  completeOperation(
     operation: OperationRecord,
     requestHash: string | undefined,
     decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion,
   ): Promise<BeginResult> {
+    return new Promise<BeginResult>((resolve, reject) => {
+      this.completions.push({ operation, requestHash, decide, resolve, reject });
+      if (!this.completionsScheduled) {
+        this.completionsScheduled = true;
+        setImmediate(() => this.completeQueued());
+      }
+    });
+  }
+
+  private completions: Completing[] = [];
+  private completionsScheduled = false;
+
+  /** Runs the completions queued: together, each operation's key once (the rest wait for the next turn). */
+  private completeQueued(): void {
+    this.completionsScheduled = false;
+    const batch: Completing[] = [];
+    const later: Completing[] = [];
+    const keys = new Set<string>();
+    for (const item of this.completions) {
+      // Two of one resource (or one client token) decide one after the other, as apart they would.
+      const key = operationKey(item.operation);
+      const token = item.operation.clientToken;
+      if (
+        batch.length >= MAX_COMPLETIONS_TOGETHER ||
+        (key !== undefined && keys.has(key)) ||
+        (token !== undefined && keys.has(`token:${token}`))
+      ) {
+        later.push(item);
+        continue;
+      }
+      if (key !== undefined) keys.add(key);
+      if (token !== undefined) keys.add(`token:${token}`);
+      batch.push(item);
+    }
+    this.completions = later;
+    if (later.length > 0) {
+      this.completionsScheduled = true;
+      setImmediate(() => this.completeQueued());
+    }
+    if (batch.length === 1) {
+      const [item] = batch as [Completing];
+      this.completeAlone(item).then(item.resolve, item.reject);
+      return;
+    }
+    this.completeTogether(batch).then(
+      (outcomes) =>
+        outcomes.forEach((outcome, i) =>
+          outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error),
+        ),
+      // Refused as a whole (two raced for a key another transaction took, a unique value taken meanwhile):
+      // each is run alone, as it would have been, and decided again.
+      () => {
+        for (const item of batch) this.completeAlone(item).then(item.resolve, item.reject);
+      },
+    );
+  }
+
+  private completeAlone({ operation, requestHash, decide }: Completing): Promise<BeginResult> {
     return this.withTokenRetry(operation, async () =>
       this.transaction(
         async (c, tx): Promise<BeginResult> => {
@@ -593,25 +656,9 @@ export class PostgresStore implements Store {
           checkDefault(operation, seen);
           if (seen.active !== undefined) return { kind: 'conflict', activeRequestToken: seen.active };
           const outcome = decide(seen.resource, seen.referrers);
-          const record: OperationRecord = { ...operation, status: outcome.status };
-          if (outcome.status === 'FAILED') {
-            record.errorCode = outcome.errorCode;
-            record.statusMessage = outcome.statusMessage;
-          } else if (outcome.resourceModel) {
-            record.resourceModel = outcome.resourceModel;
-          }
+          const record = completed(operation, outcome);
           await tx.commit([
-            {
-              text: INSERT_OPERATION,
-              values: insertValues(
-                operationParams(record),
-                requestHash ?? null,
-                null,
-                null,
-                this.changesLock,
-                outcome.status === 'SUCCESS' ? resourceChangeOf(outcome.change) : null,
-              ),
-            },
+            this.insertCompleted(record, requestHash, outcome),
             // The resource's absence was checked above, under the resource's lock.
             ...(outcome.status === 'SUCCESS' ? await changeStatements(c, record, outcome.change, false) : []),
           ]);
@@ -623,6 +670,81 @@ export class PostgresStore implements Store {
         inspection(operation, { resource: true, referrers: operation.operation === 'DELETE' }),
       ),
     );
+  }
+
+  /**
+   * Several completions in one transaction: every lock they take (in one order), every inspection sent
+   * with BEGIN, each decided as completeAlone decides it, their writes sent with COMMIT. One that is
+   * refused by itself (a default version moved, a decision that throws) is refused alone; a refusal of
+   * the transaction (a unique value taken meanwhile) rejects, and the caller runs each alone.
+   */
+  private completeTogether(
+    batch: readonly Completing[],
+  ): Promise<({ ok: true; value: BeginResult } | { ok: false; error: unknown })[]> {
+    const locks = batch.map(({ operation }) => operationLocks(operation));
+    return this.transaction(
+      async (c, tx) => {
+        const outcomes: ({ ok: true; value: BeginResult } | { ok: false; error: unknown })[] = [];
+        const records: (OperationRecord | undefined)[] = [];
+        const statements: Statement[] = [];
+        for (let i = 0; i < batch.length; i++) {
+          const { operation, requestHash, decide } = batch[i]!;
+          try {
+            const seen = seenIn(tx.firsts[i]!, requestHash ?? null);
+            if (seen.earlier) {
+              outcomes.push({ ok: true, value: seen.earlier });
+              continue;
+            }
+            checkDefault(operation, seen);
+            if (seen.active !== undefined) {
+              outcomes.push({ ok: true, value: { kind: 'conflict', activeRequestToken: seen.active } });
+              continue;
+            }
+            const outcome = decide(seen.resource, seen.referrers);
+            const record = completed(operation, outcome);
+            const writes = [
+              this.insertCompleted(record, requestHash, outcome),
+              ...(outcome.status === 'SUCCESS'
+                ? await changeStatements(c, record, outcome.change, false)
+                : []),
+            ];
+            statements.push(...writes);
+            records[i] = record;
+            outcomes.push({ ok: true, value: { kind: 'started', operation } });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+        if (statements.length > 0) await tx.commit(statements);
+        records.forEach((record, i) => record && Object.assign(batch[i]!.operation, record));
+        if (statements.length > 0) this.committedChange();
+        return outcomes;
+      },
+      locks.map(([key]) => key).filter((key): key is string => key !== undefined),
+      locks.map(([, type]) => type).filter((type): type is string => type !== undefined),
+      batch.map(({ operation }) =>
+        inspection(operation, { resource: true, referrers: operation.operation === 'DELETE' }),
+      ),
+    );
+  }
+
+  /** The INSERT of an operation completed in its first transaction. */
+  private insertCompleted(
+    record: OperationRecord,
+    requestHash: string | undefined,
+    outcome: Completion,
+  ): Statement {
+    return {
+      text: INSERT_OPERATION,
+      values: insertValues(
+        operationParams(record),
+        requestHash ?? null,
+        null,
+        null,
+        this.changesLock,
+        outcome.status === 'SUCCESS' ? resourceChangeOf(outcome.change) : null,
+      ),
+    };
   }
 
   async saveOperation(operation: OperationRecord, owner?: string): Promise<void> {
@@ -1094,9 +1216,9 @@ export class PostgresStore implements Store {
     work: (client: pg.PoolClient, tx: Tx) => Promise<T>,
     /** Keys locked exclusively, always in one order (so that two transactions never wait on each other). */
     lockOn?: string | readonly string[],
-    /** A type whose lock is taken shared, after `lockOn`'s. */
-    shareLockOfType?: string,
-    first?: Statement,
+    /** Types whose locks are taken shared, after `lockOn`'s. */
+    shareLockOfType?: string | readonly string[],
+    first?: Statement | readonly Statement[],
   ): Promise<T> {
     // Traced, a span of its own (its wait for a connection included); untraced, no closure is made.
     if (!traced()) return this.transactionHere(work, lockOn, shareLockOfType, first);
@@ -1108,8 +1230,8 @@ export class PostgresStore implements Store {
   private async transactionHere<T>(
     work: (client: pg.PoolClient, tx: Tx) => Promise<T>,
     lockOn?: string | readonly string[],
-    shareLockOfType?: string,
-    first?: Statement,
+    shareLockOfType?: string | readonly string[],
+    first?: Statement | readonly Statement[],
   ): Promise<T> {
     const client = await this.pool.connect();
     const started = this.observer ? performance.now() : 0;
@@ -1122,14 +1244,23 @@ export class PostgresStore implements Store {
           ...[...new Set((typeof lockOn === 'string' ? [lockOn] : (lockOn ?? [])).map(lockNumber))]
             .sort()
             .map((n) => `SELECT pg_advisory_xact_lock(${n})`),
-          ...(shareLockOfType === undefined
-            ? []
-            : [`SELECT pg_advisory_xact_lock_shared(${typeLockNumber(shareLockOfType)})`]),
+          ...[
+            ...new Set(
+              (typeof shareLockOfType === 'string' ? [shareLockOfType] : (shareLockOfType ?? [])).map(
+                typeLockNumber,
+              ),
+            ),
+          ]
+            .sort()
+            .map((n) => `SELECT pg_advisory_xact_lock_shared(${n})`),
         ].join('; ');
+        const reads =
+          first === undefined ? [] : 'text' in first ? [first as Statement] : (first as Statement[]);
         // BEGIN's failure is the one thrown (the first in order), before work sends anything more.
-        const [, firstResult] = await sendTogether(client, [{ text: begin }, ...(first ? [first] : [])]);
+        const [, ...firsts] = await sendTogether(client, [{ text: begin }, ...reads]);
         const result = await work(client, {
-          first: firstResult,
+          first: firsts[0],
+          firsts,
           async commit(statements) {
             const results = await sendTogether(client, [...statements, { text: 'COMMIT' }]);
             committed = true;
@@ -1198,6 +1329,8 @@ interface Statement {
 interface Tx {
   /** The result of the read sent with BEGIN, if one was. */
   first: pg.QueryResult | undefined;
+  /** The results of the reads sent with BEGIN, in order. */
+  firsts: pg.QueryResult[];
   /**
    * Sends `statements` and COMMIT in one round trip; their results, or the first one's refusal (the
    * transaction is then rolled back: a COMMIT after a refusal ends it so).
@@ -1483,6 +1616,30 @@ function changeKey(change: ResourceChange | undefined): string | undefined {
  * begin only under the default version it was checked against, so that a new default version is
  * made either before (the check below sees it) or after (its own check sees this operation).
  */
+/** A completeOperation waiting for its turn's transaction. */
+interface Completing {
+  operation: OperationRecord;
+  requestHash: string | undefined;
+  decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion;
+  resolve: (result: BeginResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Completions in one transaction at most: its locks and inspections grow with them. */
+const MAX_COMPLETIONS_TOGETHER = 64;
+
+/** The operation as its completion leaves it. */
+function completed(operation: OperationRecord, outcome: Completion): OperationRecord {
+  const record: OperationRecord = { ...operation, status: outcome.status };
+  if (outcome.status === 'FAILED') {
+    record.errorCode = outcome.errorCode;
+    record.statusMessage = outcome.statusMessage;
+  } else if (outcome.resourceModel) {
+    record.resourceModel = outcome.resourceModel;
+  }
+  return record;
+}
+
 function operationLocks(operation: OperationRecord): [string | undefined, string | undefined] {
   return [
     operationKey(operation),
