@@ -13,9 +13,9 @@ import {
   type OperationRecord,
   type StoredResource,
 } from '../../src/store/index.js';
-import type { Completion } from '../../src/store/types.js';
+import { DefaultVersionMoved, type Completion } from '../../src/store/types.js';
 import { PG_URL, freshSchema, pgSkip } from '../helpers/postgres.js';
-import { operation, resource } from './fixtures.js';
+import { operation, resource, storedType } from './fixtures.js';
 
 async function fresh(t: TestContext) {
   let transactions = 0;
@@ -159,5 +159,31 @@ test(
     assert.ok(refused.reason instanceof TypeplaneError, String(refused.reason));
     const winner = started((succeeded[0] as PromiseFulfilledResult<BeginResult>).value).identifier;
     assert.equal(await store.findByIdentifier('Acme::Test::Thing', '/properties/Arn', 'arn:one'), winner);
+  },
+);
+
+test(
+  'a create its one round trip cannot write is decided again after reading: an operation in progress, a default moved',
+  { skip: pgSkip },
+  async (t) => {
+    const { store } = await fresh(t);
+    await store.putType(storedType('Acme::Test::Thing', '1'));
+    await store.putType(storedType('Acme::Test::Thing', '2'));
+    const busy = operation({ identifier: 'busy', status: 'IN_PROGRESS' });
+    assert.equal((await store.beginOperation(busy)).kind, 'started');
+    const conflict = await store.completeOperation(creating('busy'), 'h', createOf('busy'));
+    assert.deepEqual(conflict, { kind: 'conflict', activeRequestToken: busy.requestToken });
+
+    await assert.rejects(
+      store.completeOperation(creating('old', { checkedAgainstDefault: '1' }), 'h', createOf('old')),
+      (error: unknown) => error instanceof DefaultVersionMoved,
+    );
+    assert.equal(await store.getResource('Acme::Test::Thing', 'old'), undefined);
+    const current = await store.completeOperation(
+      creating('new', { checkedAgainstDefault: '2' }),
+      'h',
+      createOf('new'),
+    );
+    assert.equal(started(current).status, 'SUCCESS');
   },
 );

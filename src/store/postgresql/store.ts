@@ -629,6 +629,21 @@ export class PostgresStore implements Store {
       this.completionsScheduled = true;
       setImmediate(() => this.completeQueued());
     }
+    const decided = batch.map(newResourceOf);
+    if (decided.every((d) => d !== undefined)) {
+      this.completeNew(batch, decided as NewResource[]).then(
+        () => batch.forEach((item) => item.resolve({ kind: 'started', operation: item.operation })),
+        // Something stood in the way (the resource, the client token, an operation in progress, a
+        // default version moved): decided again after reading what is there.
+        () => this.completeRead(batch),
+      );
+      return;
+    }
+    this.completeRead(batch);
+  }
+
+  /** Completions decided after reading what is there: together, or one alone. */
+  private completeRead(batch: readonly Completing[]): void {
     if (batch.length === 1) {
       const [item] = batch as [Completing];
       this.completeAlone(item).then(item.resolve, item.reject);
@@ -726,6 +741,66 @@ export class PostgresStore implements Store {
         inspection(operation, { resource: true, referrers: operation.operation === 'DELETE' }),
       ),
     );
+  }
+
+  /**
+   * Creates of resources that do not exist yet, in one round trip: BEGIN and the locks, then for each
+   * the check that nothing stands in the way and its writes, then COMMIT. What a create decides when
+   * no resource is there is written as it is; the transaction is refused whole (and the caller decides
+   * them again after reading) when one does not hold: the resource's key taken (an INSERT, not the
+   * upsert), the client token used before (its unique index), an operation in progress on the
+   * resource or the default version moved (CHECK_FREE divides by zero).
+   */
+  private completeNew(batch: readonly Completing[], decided: readonly NewResource[]): Promise<void> {
+    const statements: Statement[] = [];
+    batch.forEach(({ operation, requestHash }, i) => {
+      const { outcome, record } = decided[i]!;
+      const { resource, references } = outcome.change;
+      statements.push({
+        text: NEW_CREATE,
+        values: [
+          operation.typeName,
+          operation.identifier,
+          operation.checkedAgainstDefault ?? null,
+          ...this.insertCompleted(record, requestHash, outcome).values!,
+          ...newResourceValues(resource),
+        ],
+      });
+      if (references && references.length > 0) statements.push(insertReferences(resource, references));
+    });
+    const locks = batch.map(({ operation }) => operationLocks(operation));
+    const run = async () => {
+      await this.roundTrip(
+        openingText(
+          locks.map(([key]) => key).filter((key): key is string => key !== undefined),
+          locks.map(([, type]) => type).filter((type): type is string => type !== undefined),
+        ),
+        statements,
+      );
+      batch.forEach(({ operation }, i) => Object.assign(operation, decided[i]!.record));
+      this.committedChange();
+    };
+    if (!traced()) return run();
+    return inSpan('postgresql transaction', TRANSACTION_SPAN_ATTRIBUTES, run);
+  }
+
+  /** A whole transaction in one round trip: `opening` (BEGIN and locks), `statements`, COMMIT. */
+  private async roundTrip(opening: string, statements: readonly Statement[]): Promise<void> {
+    const client = await this.pool.connect();
+    const started = this.observer ? performance.now() : 0;
+    let broken = false;
+    try {
+      await sendTogether(client, [{ text: opening }, ...statements, { text: 'COMMIT' }]);
+    } catch (error) {
+      // A refusal aborted the transaction and the COMMIT sent after it ended it; this only makes sure.
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+      this.observer?.transactionEnded((performance.now() - started) / 1000);
+    }
   }
 
   /** The INSERT of an operation completed in its first transaction. */
@@ -1239,21 +1314,7 @@ export class PostgresStore implements Store {
     let committed = false;
     try {
       try {
-        const begin = [
-          'BEGIN',
-          ...[...new Set((typeof lockOn === 'string' ? [lockOn] : (lockOn ?? [])).map(lockNumber))]
-            .sort()
-            .map((n) => `SELECT pg_advisory_xact_lock(${n})`),
-          ...[
-            ...new Set(
-              (typeof shareLockOfType === 'string' ? [shareLockOfType] : (shareLockOfType ?? [])).map(
-                typeLockNumber,
-              ),
-            ),
-          ]
-            .sort()
-            .map((n) => `SELECT pg_advisory_xact_lock_shared(${n})`),
-        ].join('; ');
+        const begin = openingText(lockOn, shareLockOfType);
         const reads =
           first === undefined ? [] : 'text' in first ? [first as Statement] : (first as Statement[]);
         // BEGIN's failure is the one thrown (the first in order), before work sends anything more.
@@ -1310,6 +1371,24 @@ export class PostgresStore implements Store {
       ? new OperationMovedOn(requestToken)
       : missingOperation(requestToken);
   }
+}
+
+/**
+ * BEGIN and the transaction's advisory locks, as one simple query (the locks' numbers are computed
+ * here, never user text): the keys locked exclusively in one order (so that two transactions never
+ * wait on each other), then the types' locks shared.
+ */
+function openingText(
+  lockOn?: string | readonly string[],
+  shareLockOfType?: string | readonly string[],
+): string {
+  const numbers = (keys: string | readonly string[] | undefined, number: (key: string) => string) =>
+    [...new Set((typeof keys === 'string' ? [keys] : (keys ?? [])).map((key) => number(key)))].sort();
+  return [
+    'BEGIN',
+    ...numbers(lockOn, lockNumber).map((n) => `SELECT pg_advisory_xact_lock(${n})`),
+    ...numbers(shareLockOfType, typeLockNumber).map((n) => `SELECT pg_advisory_xact_lock_shared(${n})`),
+  ].join('; ');
 }
 
 /** A transaction's span's attributes, as the SQLite store's group commit's (the SDK copies them). */
@@ -1479,12 +1558,36 @@ function seenIn(result: pg.QueryResult, requestHash: string | null): Seen {
   return seen;
 }
 
-/** The type's lock, shared: taken before the row is made, so a deregistration waits for this commit. */
-const PUT_RESOURCE = `INSERT INTO resources (${RESOURCE_WRITTEN})
-  SELECT $1, $2, $3, $4, $5, $6, $8 FROM (SELECT pg_advisory_xact_lock_shared($7::bigint)) l
+/**
+ * The type's lock, shared: taken before the row is made, so a deregistration waits for this commit.
+ * NEW_RESOURCE for a resource that must be new (its key taken refuses the transaction), PUT_RESOURCE
+ * for one that may be there.
+ */
+const NEW_RESOURCE = `INSERT INTO resources (${RESOURCE_WRITTEN})
+  SELECT $1, $2, $3, $4, $5, $6, $8 FROM (SELECT pg_advisory_xact_lock_shared($7::bigint)) l`;
+const PUT_RESOURCE = `${NEW_RESOURCE}
   ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json,
     sealed = excluded.sealed, updated_at = excluded.updated_at, type_version = excluded.type_version,
     observed_status = NULL, observed_since = NULL`;
+
+/** NEW_RESOURCE's and PUT_RESOURCE's values for `resource`. */
+function newResourceValues(resource: StoredResource): unknown[] {
+  return [
+    resource.typeName,
+    resource.identifier,
+    JSON.stringify(resource.properties),
+    resource.sealed ?? null,
+    isoTime(resource.createdAt, 'createdAt'),
+    isoTime(resource.updatedAt, 'updatedAt'),
+    typeLockNumber(resource.typeName),
+    resource.typeVersion ?? null,
+  ];
+}
+
+/** A statement's parameters renumbered from `offset` + 1, to join it with others in one statement. */
+function renumbered(sql: string, offset: number): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+}
 
 /**
  * The statements that apply an operation's resource change, to send with its COMMIT; what must be
@@ -1514,40 +1617,29 @@ async function changeStatements(
   ) {
     throw alreadyExists(resource);
   }
-  const statements: Statement[] = [
-    {
-      text: PUT_RESOURCE,
-      values: [
-        resource.typeName,
-        resource.identifier,
-        JSON.stringify(resource.properties),
-        resource.sealed ?? null,
-        isoTime(resource.createdAt, 'createdAt'),
-        isoTime(resource.updatedAt, 'updatedAt'),
-        typeLockNumber(resource.typeName),
-        resource.typeVersion ?? null,
-      ],
-    },
-  ];
+  const statements: Statement[] = [{ text: PUT_RESOURCE, values: newResourceValues(resource) }];
   if (change.identifiers) statements.push(...(await identifierStatements(c, resource, change.identifiers)));
   if (change.references) {
     statements.push({
       text: `DELETE FROM resource_refs WHERE from_type = $1 AND from_id = $2`,
       values: [resource.typeName, resource.identifier],
     });
-    if (change.references.length > 0)
-      statements.push({
-        text: `INSERT INTO resource_refs (from_type, from_id, to_type, to_id)
-           SELECT $1, $2, t, i FROM unnest($3::text[], $4::text[]) AS r(t, i) ON CONFLICT DO NOTHING`,
-        values: [
-          resource.typeName,
-          resource.identifier,
-          change.references.map((r) => r.typeName),
-          change.references.map((r) => r.identifier),
-        ],
-      });
+    if (change.references.length > 0) statements.push(insertReferences(resource, change.references));
   }
   return statements;
+}
+
+function insertReferences(resource: StoredResource, references: readonly ResourceKey[]): Statement {
+  return {
+    text: `INSERT INTO resource_refs (from_type, from_id, to_type, to_id)
+       SELECT $1, $2, t, i FROM unnest($3::text[], $4::text[]) AS r(t, i) ON CONFLICT DO NOTHING`,
+    values: [
+      resource.typeName,
+      resource.identifier,
+      references.map((r) => r.typeName),
+      references.map((r) => r.identifier),
+    ],
+  };
 }
 
 /**
@@ -1624,6 +1716,57 @@ interface Completing {
   resolve: (result: BeginResult) => void;
   reject: (error: unknown) => void;
 }
+
+/** A create decided as if its resource did not exist: what completeNew writes. */
+interface NewResource {
+  outcome: Completion & { status: 'SUCCESS'; change: Extract<ResourceChange, { kind: 'put' }> };
+  record: OperationRecord;
+}
+
+/**
+ * A create's decision when nothing is there yet, if it makes a resource whose writes need no reading
+ * first (no additional identifiers, whose holders are looked up); otherwise undefined.
+ */
+function newResourceOf({ operation, decide }: Completing): NewResource | undefined {
+  if (operation.operation !== 'CREATE' || operation.identifier === undefined) return undefined;
+  let outcome: Completion;
+  try {
+    outcome = decide(undefined, []);
+  } catch {
+    return undefined;
+  }
+  if (
+    outcome.status !== 'SUCCESS' ||
+    outcome.change.kind !== 'put' ||
+    outcome.change.identifiers !== undefined ||
+    outcome.change.resource.identifier !== operation.identifier ||
+    outcome.change.resource.typeName !== operation.typeName
+  )
+    return undefined;
+  return {
+    outcome: outcome as NewResource['outcome'],
+    record: completed(operation, outcome),
+  };
+}
+
+/**
+ * Refuses (division by zero) when an operation is in progress on the resource, or when the request was
+ * checked against a default version ($3) that is no longer the default.
+ */
+const CHECK_FREE = `SELECT 1 / (CASE WHEN EXISTS (SELECT 1 FROM operations
+     WHERE type_name = $1 AND identifier = $2 AND status IN ${ACTIVE_SQL})
+   OR ($3::text IS NOT NULL AND (SELECT version FROM types WHERE type_name = $1 ORDER BY seq DESC LIMIT 1)
+     IS DISTINCT FROM $3::text) THEN 0 ELSE 1 END)`;
+
+/**
+ * A new resource's create in one statement (see completeNew): CHECK_FREE ($1–$3), the operation
+ * (INSERT_OPERATION's values next), the resource (NEW_RESOURCE's last). The check is read by both
+ * writes, so its refusal (a division by zero) refuses the statement; one statement instead of three,
+ * parsed, bound and answered once.
+ */
+const NEW_CREATE = `WITH free AS MATERIALIZED (${CHECK_FREE} AS ok),
+  op AS (${renumbered(INSERT_OPERATION, 3)}, free WHERE free.ok = 1 RETURNING 1)
+  ${renumbered(NEW_RESOURCE, 3 + INSERT_COLUMNS.length + 1)}, free WHERE free.ok = 1`;
 
 /** Completions in one transaction at most: its locks and inspections grow with them. */
 const MAX_COMPLETIONS_TOGETHER = 64;
