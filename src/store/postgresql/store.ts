@@ -786,13 +786,23 @@ export class PostgresStore implements Store {
 
   /** A whole transaction in one round trip: `opening` (BEGIN and locks), `statements`, COMMIT. */
   private async roundTrip(opening: string, statements: readonly Statement[]): Promise<void> {
+    // A refusal aborts the transaction, and the COMMIT sent after it ends it (the ROLLBACK only makes sure).
+    await this.onConnection((client) =>
+      sendTogether(client, [{ text: opening }, ...statements, { text: 'COMMIT' }]),
+    );
+  }
+
+  /**
+   * A pool connection for one transaction's `work`: rolled back when it throws (dropped when that
+   * fails too: its state is unknown), released, and the transaction timed.
+   */
+  private async onConnection<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     const started = this.observer ? performance.now() : 0;
     let broken = false;
     try {
-      await sendTogether(client, [{ text: opening }, ...statements, { text: 'COMMIT' }]);
+      return await work(client);
     } catch (error) {
-      // A refusal aborted the transaction and the COMMIT sent after it ended it; this only makes sure.
       await client.query('ROLLBACK').catch(() => {
         broken = true;
       });
@@ -1308,39 +1318,25 @@ export class PostgresStore implements Store {
     shareLockOfType?: string | readonly string[],
     first?: Statement | readonly Statement[],
   ): Promise<T> {
-    const client = await this.pool.connect();
-    const started = this.observer ? performance.now() : 0;
-    let broken = false;
-    let committed = false;
-    try {
-      try {
-        const begin = openingText(lockOn, shareLockOfType);
-        const reads =
-          first === undefined ? [] : 'text' in first ? [first as Statement] : (first as Statement[]);
-        // BEGIN's failure is the one thrown (the first in order), before work sends anything more.
-        const [, ...firsts] = await sendTogether(client, [{ text: begin }, ...reads]);
-        const result = await work(client, {
-          first: firsts[0],
-          firsts,
-          async commit(statements) {
-            const results = await sendTogether(client, [...statements, { text: 'COMMIT' }]);
-            committed = true;
-            return results.slice(0, -1);
-          },
-        });
-        if (!committed) await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
-        throw error;
-      }
-    } finally {
-      // A connection whose rollback failed is in an unknown state: drop it rather than reuse it.
-      client.release(broken);
-      this.observer?.transactionEnded((performance.now() - started) / 1000);
-    }
+    return this.onConnection(async (client) => {
+      let committed = false;
+      const begin = openingText(lockOn, shareLockOfType);
+      const reads =
+        first === undefined ? [] : 'text' in first ? [first as Statement] : (first as Statement[]);
+      // BEGIN's failure is the one thrown (the first in order), before work sends anything more.
+      const [, ...firsts] = await sendTogether(client, [{ text: begin }, ...reads]);
+      const result = await work(client, {
+        first: firsts[0],
+        firsts,
+        async commit(statements) {
+          const results = await sendTogether(client, [...statements, { text: 'COMMIT' }]);
+          committed = true;
+          return results.slice(0, -1);
+        },
+      });
+      if (!committed) await client.query('COMMIT');
+      return result;
+    });
   }
 
   /**
