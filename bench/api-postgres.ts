@@ -1,9 +1,9 @@
 /**
  * Benchmark (not a test): the resource API over HTTP with its state in PostgreSQL, against a bare
  * fastify + `pg` server doing one INSERT per create and one SELECT per read (bench/bare-pg-server.ts),
- * in one run. Each server works in a scratch database of its own, made for the run and dropped after,
- * so that the CPU of its PostgreSQL backends (from /proc) is told apart and printed per request beside
- * the server's own: much of a create's cost lands there.
+ * in one run, each round on a fresh pair of servers. Each server works in a scratch database of its
+ * own, made for the round and dropped after, so that the CPU of its PostgreSQL backends (from /proc)
+ * is told apart and printed per request beside the server's own: much of a create's cost lands there.
  *
  *   npm run bench:api:pg            (ROUNDS=3 DURATION_S=5 CLIENTS=16 WARMUP_S=2
  *                                     POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test: where the
@@ -159,40 +159,54 @@ const CPU = {
   bothCpu: (r: PhaseResult) => (r.serverCpu + r.helperCpu!) / r.perSecond,
 };
 
-async function throughput(typeFile: string, databases: { tp: string; bare: string }): Promise<Throughput> {
-  const servers = {
-    tp: await startTypeplane(databases.tp, typeFile),
-    bare: await startBare(databases.bare),
-  };
-  const tpConns = connections(servers.tp);
-  const bareConns = connections(servers.bare);
-  try {
-    console.log(
-      `typeplane on http://${servers.tp.host}:${servers.tp.port} (pid ${servers.tp.child.pid}, database ${databases.tp}), bare on http://${servers.bare.host}:${servers.bare.port} (pid ${servers.bare.child.pid}, database ${databases.bare})`,
-    );
-    await warmUp(servers.tp, tpConns);
-    await warmUp(servers.bare, bareConns);
-    const conns = { tp: tpConns, bare: bareConns };
-    const created = { tp: [] as string[], bare: [] as string[] };
-    const creates = await createRounds(servers, conns, created);
-    const reads = await readRounds(servers, conns, created);
-    const ratio = (rounds: { tp: PhaseResult; bare: PhaseResult }[], of: (r: PhaseResult) => number) =>
-      rounds.map((r) => of(r.tp) / of(r.bare));
-    return {
-      tp: { create: pooledOf(creates, 'tp'), read: pooledOf(reads, 'tp') },
-      bare: { create: pooledOf(creates, 'bare'), read: pooledOf(reads, 'bare') },
-      ratios: {
-        creates: ratio(creates, (r) => r.perSecond),
-        reads: ratio(reads, (r) => r.perSecond),
-        serverCpu: ratio(creates, CPU.serverCpu),
-        databaseCpu: ratio(creates, CPU.databaseCpu),
-        bothCpu: ratio(creates, CPU.bothCpu),
-      },
-    };
-  } finally {
-    for (const c of [...tpConns, ...bareConns]) c.close();
-    await Promise.all([servers.tp.stop(), servers.bare.stop()]);
+/**
+ * Creates and reads on both servers, phases alternating, each round on a fresh pair of servers over
+ * fresh databases (as bench:api: about one Node process in five spends its life a fifth slower, and a
+ * pair for the whole run let one such process decide every round).
+ */
+async function throughput(typeFile: string): Promise<Throughput> {
+  const creates: { tp: PhaseResult; bare: PhaseResult }[] = [];
+  const reads: { tp: PhaseResult; bare: PhaseResult }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const databases = await scratchDatabases();
+    try {
+      const servers = {
+        tp: await startTypeplane(databases.tp, typeFile),
+        bare: await startBare(databases.bare),
+      };
+      const tpConns = connections(servers.tp);
+      const bareConns = connections(servers.bare);
+      try {
+        console.log(
+          `round ${round + 1}/${ROUNDS}: typeplane on http://${servers.tp.host}:${servers.tp.port} (pid ${servers.tp.child.pid}, database ${databases.tp}), bare on http://${servers.bare.host}:${servers.bare.port} (pid ${servers.bare.child.pid}, database ${databases.bare})`,
+        );
+        await warmUp(servers.tp, tpConns);
+        await warmUp(servers.bare, bareConns);
+        const conns = { tp: tpConns, bare: bareConns };
+        const created = { tp: [] as string[], bare: [] as string[] };
+        creates.push(...(await createRounds(servers, conns, created, [round])));
+        reads.push(...(await readRounds(servers, conns, created, [round])));
+      } finally {
+        for (const c of [...tpConns, ...bareConns]) c.close();
+        await Promise.all([servers.tp.stop(), servers.bare.stop()]);
+      }
+    } finally {
+      for (const name of Object.values(databases)) await dropDatabase(name);
+    }
   }
+  const ratio = (rounds: { tp: PhaseResult; bare: PhaseResult }[], of: (r: PhaseResult) => number) =>
+    rounds.map((r) => of(r.tp) / of(r.bare));
+  return {
+    tp: { create: pooledOf(creates, 'tp'), read: pooledOf(reads, 'tp') },
+    bare: { create: pooledOf(creates, 'bare'), read: pooledOf(reads, 'bare') },
+    ratios: {
+      creates: ratio(creates, (r) => r.perSecond),
+      reads: ratio(reads, (r) => r.perSecond),
+      serverCpu: ratio(creates, CPU.serverCpu),
+      databaseCpu: ratio(creates, CPU.databaseCpu),
+      bothCpu: ratio(creates, CPU.bothCpu),
+    },
+  };
 }
 
 function pooledOf(rounds: { tp: PhaseResult; bare: PhaseResult }[], side: 'tp' | 'bare'): PhaseResult {
@@ -211,18 +225,13 @@ async function main(): Promise<void> {
     `API benchmark on PostgreSQL ${version.server_version} (${new URL(POSTGRES_URL).host}): ${cores} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, load average ${loadBefore}`,
   );
   console.log(
-    `${CLIENTS} concurrent keep-alive clients, ${ROUNDS} rounds of ${DURATION_S} s phases after ${WARMUP_S} s warm-up; servers in child processes, each on a scratch database\n`,
+    `${CLIENTS} concurrent keep-alive clients, ${ROUNDS} rounds of ${DURATION_S} s phases after ${WARMUP_S} s warm-up; each round a fresh pair of servers in child processes, each on a scratch database of its own\n`,
   );
   const typeDir = tempDir('typeplane-bench-type-');
   const typeFile = join(typeDir, 'widget.json');
   writeFileSync(typeFile, JSON.stringify(TYPE_SCHEMA, null, 2));
-  const databases = await scratchDatabases();
-  try {
-    console.log('throughput, Typeplane (state provider) and bare fastify + pg, phases alternating:');
-    summary(await throughput(typeFile, databases), cores, loadBefore, load());
-  } finally {
-    for (const name of Object.values(databases)) await dropDatabase(name);
-  }
+  console.log('throughput, Typeplane (state provider) and bare fastify + pg, phases alternating:');
+  summary(await throughput(typeFile), cores, loadBefore, load());
   if (PROFILE) console.log(`\nCPU profiles of the Typeplane server (kept): ${profileDir}`);
 }
 
