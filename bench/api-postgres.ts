@@ -127,6 +127,8 @@ async function startTypeplane(database: string, typeFile: string): Promise<Serve
       typeFile,
       '--log-level',
       'warn',
+      // TYPEPLANE_ARGS: more serve flags, as bench:api takes them.
+      ...(process.env.TYPEPLANE_ARGS ?? '').split(' ').filter(Boolean),
     ],
     nodeArgs,
   );

@@ -232,7 +232,7 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--fairness-system-seats <n>',
-      'requests of admin and monitor tokens running at once, apart from the others (default 8)',
+      'requests of admin and monitor tokens running at once, apart from the others (default 8 on SQLite, 16 on PostgreSQL)',
     )
     .option(
       '--fairness-queue-length <n>',

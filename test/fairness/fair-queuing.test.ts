@@ -120,6 +120,19 @@ test('admin and monitor tokens have seats of their own, apart from the workload'
   fairness.close();
 });
 
+test('by default each level has 8 seats on SQLite and 16 on PostgreSQL, where requests wait on the database', () => {
+  const seats = (store: 'sqlite' | 'postgresql') => {
+    const fairness = new Fairness({ store });
+    try {
+      return Object.fromEntries(fairness.levels().map((l) => [l.level, l.seats]));
+    } finally {
+      fairness.close();
+    }
+  };
+  assert.deepEqual(seats('sqlite'), { system: 8, workload: 8 });
+  assert.deepEqual(seats('postgresql'), { system: 16, workload: 16 });
+});
+
 test("a token's rate admits its burst, then one request per interval, saying when the next may come", async () => {
   const fairness = new Fairness({ seats: 100 });
   const flow = fairness.flowOf(writer('r', { rate: 10, burst: 3 }));
