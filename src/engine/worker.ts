@@ -228,8 +228,16 @@ export class Worker {
           else this.runningByFlow.delete(flow);
         this.events.emit(op.requestToken);
         // A finished slot lets queued work in; without a backlog the poll loop is enough. A type or a
-        // caller that was at its share may have operations waiting that the last claim left out.
-        if (this.backlog || left + 1 >= this.perType || flowLeft + 1 >= this.perFlow) this.kick();
+        // caller that was at its share may have operations waiting that the last claim left out; and a
+        // claim under way counted this step as running, so it may leave out what this slot lets in
+        // (one pass more, once it ends).
+        if (
+          this.backlog ||
+          this.claiming !== undefined ||
+          left + 1 >= this.perType ||
+          flowLeft + 1 >= this.perFlow
+        )
+          this.kick();
       });
     this.running.set(op.requestToken, { abort, done });
   }
