@@ -44,6 +44,10 @@ const TEMP_SCHEMA = `
     INSERT INTO count_deltas (type_name, type_version, delta) VALUES (NEW.type_name, COALESCE(NEW.type_version, ''), 1)
       ON CONFLICT (type_name, type_version) DO UPDATE SET delta = delta + 1;
   END;
+  -- The counts as this connection sees them: the file's and its own changes not applied yet.
+  CREATE TEMP VIEW IF NOT EXISTS counts_now AS
+    SELECT type_name, type_version, count FROM main.resource_counts
+    UNION ALL SELECT type_name, type_version, delta FROM temp.count_deltas;
 `;
 
 /** The holder as a group found it: this connection, none, or another. */
@@ -142,8 +146,13 @@ export class ResourceCounts {
     return this.held && Date.now() - this.lastFlush >= FLUSH_EVERY_MS;
   }
 
-  /** In a group, after its start: the deltas held are applied, and the holder released. */
+  /**
+   * In a write transaction (a group's piece, or the close's): the deltas held are applied, and the
+   * holder released. The holder is read afresh: outside a group no data_version was read.
+   */
   flush(): void {
+    this.known = undefined;
+    this.begin();
     const mine = this.holder() === 'self';
     if (this.sql.anyDelta.get() === 1) {
       this.apply(mine);

@@ -200,6 +200,7 @@ export class SqliteStore implements Store {
     this.tokens = new ClientTokens(db, options.clientTokenBatch);
     this.tx = this.transactions();
     this.indexTokensEvery();
+    this.flushCountsEvery();
     this.commitsBeforeCheckpointer = inMemory ? undefined : Math.max(0, options.checkpointerAfter ?? 100);
     this.observer = options.observer;
   }
@@ -275,8 +276,7 @@ export class SqliteStore implements Store {
 
   async countResourcesByVersion(typeName: string): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
-    for (const row of this.sql.countResourcesByVersion.all({ typeName }))
-      counts[row.type_version] = row.count;
+    for (const row of this.sql.countResourcesByVersion.all(typeName)) counts[row.type_version] = row.count;
     return counts;
   }
 
@@ -331,7 +331,7 @@ export class SqliteStore implements Store {
   }
 
   async countResources(typeName: string): Promise<number> {
-    return this.sql.countResources.get({ typeName })?.count ?? 0;
+    return this.sql.countResources.get(typeName)?.count ?? 0;
   }
 
   async typeUsage(typeName: string): Promise<TypeUsage> {
@@ -707,12 +707,7 @@ export class SqliteStore implements Store {
     if (!this.db.open) return;
     try {
       // The counts' changes held are applied; left held, the next open counts the resources again.
-      this.db
-        .transaction(() => {
-          this.counts.begin();
-          this.counts.flush();
-        })
-        .immediate();
+      this.db.transaction(() => this.counts.flush()).immediate();
     } catch {
       // The file stays busy past busy_timeout: the holder stays written, and the next open recounts.
     } finally {
@@ -821,6 +816,7 @@ export class SqliteStore implements Store {
       );
     } catch (error) {
       this.tokens.undo(start);
+      this.counts.rolledBack();
       if (!(error instanceof PieceFailed)) throw error;
       // Alone in its group, the rollback undid just that piece: nothing to run again.
       if (batch.length === 1) return [{ ok: false, error: error.error }];
@@ -840,6 +836,7 @@ export class SqliteStore implements Store {
       );
     } catch (error) {
       this.tokens.undo(start);
+      this.counts.rolledBack();
       throw error;
     }
   }
@@ -868,7 +865,10 @@ export class SqliteStore implements Store {
       if (this.tokens.due(true)) this.indexTokens();
     }, INDEX_EVERY_MS);
     this.indexTimer.unref();
-    // A store gone quiet applies its counts' changes all the same, so that other processes see them.
+  }
+
+  /** A store gone quiet applies its counts' changes all the same, so that other processes see them. */
+  private flushCountsEvery(): void {
     this.countsTimer = setInterval(() => this.flushCounts(), FLUSH_EVERY_MS);
     this.countsTimer.unref();
   }
@@ -970,7 +970,7 @@ export class SqliteStore implements Store {
       deleteType: this.db.transaction((typeName: string): boolean => {
         // The resources themselves say whether any remain (another connection's counts may lag).
         if (this.sql.anyResource.get(typeName) === 1) {
-          throw typeInUse(typeName, Math.max(1, this.sql.countResources.get({ typeName })?.count ?? 0));
+          throw typeInUse(typeName, Math.max(1, this.sql.countResources.get(typeName)?.count ?? 0));
         }
         const active = this.sql.activeOperationOfType.get(typeName);
         if (active) throw typeBusy(typeName, active.request_token);
@@ -1006,7 +1006,7 @@ export class SqliteStore implements Store {
         if (!this.sql.getTypeVersion.get(typeName, version)) return false;
         const versions = this.sql.countTypeVersions.get(typeName)?.count ?? 0;
         if (versions === 1) return this.tx.deleteType(typeName);
-        let resources = this.sql.countResourcesOfVersion.get({ typeName, version })?.count ?? 0;
+        let resources = this.sql.countResourcesOfVersion.get(typeName, version)?.count ?? 0;
         // None by this connection's counts, but another holds changes it cannot see: the resources say.
         if (
           resources === 0 &&
@@ -1201,17 +1201,14 @@ function prepareStatements(db: Database.Database) {
     countTypeVersions: db.prepare<[string], { count: number }>(
       `SELECT COUNT(*) AS count FROM types WHERE type_name = ?`,
     ),
-    // Counted by triggers (migration 10); '' holds the resources written with no version.
-    // Counted in resource_counts plus this connection's changes not applied yet (resource-counts.ts).
-    countResourcesByVersion: db.prepare<{ typeName: string }, { type_version: string; count: number }>(
-      `SELECT type_version, SUM(count) AS count FROM (
-         SELECT type_version, count FROM main.resource_counts WHERE type_name = @typeName
-         UNION ALL SELECT type_version, delta FROM temp.count_deltas WHERE type_name = @typeName)
-       WHERE type_version <> '' GROUP BY type_version HAVING SUM(count) > 0`,
+    // Counted in resource_counts plus this connection's changes not applied yet (counts_now, a view
+    // of both: resource-counts.ts); '' holds the resources written with no version.
+    countResourcesByVersion: db.prepare<[string], { type_version: string; count: number }>(
+      `SELECT type_version, SUM(count) AS count FROM counts_now WHERE type_name = ? AND type_version <> ''
+       GROUP BY type_version HAVING SUM(count) > 0`,
     ),
-    countResourcesOfVersion: db.prepare<{ typeName: string; version: string }, { count: number }>(
-      `SELECT (SELECT COALESCE(SUM(count), 0) FROM main.resource_counts WHERE type_name = @typeName AND type_version = @version)
-         + (SELECT COALESCE(SUM(delta), 0) FROM temp.count_deltas WHERE type_name = @typeName AND type_version = @version) AS count`,
+    countResourcesOfVersion: db.prepare<[string, string], { count: number }>(
+      `SELECT COALESCE(SUM(count), 0) AS count FROM counts_now WHERE type_name = ? AND type_version = ?`,
     ),
     anyResource: db
       .prepare<[string], number>('SELECT EXISTS (SELECT 1 FROM resources WHERE type_name = ?)')
@@ -1255,13 +1252,11 @@ function prepareStatements(db: Database.Database) {
        WHERE type_name = ? AND identifier > ? ORDER BY identifier LIMIT ?`,
     ),
     activeOperationOfType: db.prepare<[string], { request_token: string }>(ACTIVE_OPERATION_OF_TYPE('?')),
-    countResources: db.prepare<{ typeName: string }, { count: number }>(
-      `SELECT (SELECT COALESCE(SUM(count), 0) FROM main.resource_counts WHERE type_name = @typeName)
-         + (SELECT COALESCE(SUM(delta), 0) FROM temp.count_deltas WHERE type_name = @typeName) AS count`,
+    countResources: db.prepare<[string], { count: number }>(
+      `SELECT COALESCE(SUM(count), 0) AS count FROM counts_now WHERE type_name = ?`,
     ),
     typeUsage: db.prepare<{ typeName: string }, { resources: number; active: number }>(
-      `SELECT (SELECT COALESCE(SUM(count), 0) FROM main.resource_counts WHERE type_name = @typeName)
-         + (SELECT COALESCE(SUM(delta), 0) FROM temp.count_deltas WHERE type_name = @typeName) AS resources,
+      `SELECT (SELECT COALESCE(SUM(count), 0) FROM counts_now WHERE type_name = @typeName) AS resources,
          (SELECT COUNT(*) FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name = @typeName) AS active`,
     ),
     putResource: db.prepare<[string, string, string, string | null, string, string, string | null]>(
