@@ -330,6 +330,24 @@ export function isoTime(value: string, field: string): string {
   return time.toISOString();
 }
 
+/**
+ * A resource's row as both stores write it, in their column order: type_name, identifier,
+ * properties_json, sealed, created_at, updated_at, type_version.
+ */
+export function resourceParams(
+  resource: StoredResource,
+): [string, string, string, string | null, string, string, string | null] {
+  return [
+    resource.typeName,
+    resource.identifier,
+    JSON.stringify(resource.properties),
+    resource.sealed ?? null,
+    isoTime(resource.createdAt, 'createdAt'),
+    isoTime(resource.updatedAt, 'updatedAt'),
+    resource.typeVersion ?? null,
+  ];
+}
+
 export function optionalIsoTime(value: string | undefined, field: string): string | null {
   return value === undefined ? null : isoTime(value, field);
 }

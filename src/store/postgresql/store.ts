@@ -40,6 +40,7 @@ import {
   identifierTaken,
   expireOperationsSql,
   isoTime,
+  resourceParams,
   missingOperation,
   operationParams,
   page,
@@ -662,29 +663,49 @@ export class PostgresStore implements Store {
     );
   }
 
-  private completeAlone({ operation, requestHash, decide }: Completing): Promise<BeginResult> {
+  private completeAlone(item: Completing): Promise<BeginResult> {
+    const { operation } = item;
     return this.withTokenRetry(operation, async () =>
       this.transaction(
         async (c, tx): Promise<BeginResult> => {
-          const seen = seenIn(tx.first!, requestHash ?? null);
-          if (seen.earlier) return seen.earlier;
-          checkDefault(operation, seen);
-          if (seen.active !== undefined) return { kind: 'conflict', activeRequestToken: seen.active };
-          const outcome = decide(seen.resource, seen.referrers);
-          const record = completed(operation, outcome);
-          await tx.commit([
-            this.insertCompleted(record, requestHash, outcome),
-            // The resource's absence was checked above, under the resource's lock.
-            ...(outcome.status === 'SUCCESS' ? await changeStatements(c, record, outcome.change, false) : []),
-          ]);
+          const { answer, record, writes } = await this.decided(c, item, tx.first!);
+          if (!record) return answer;
+          await tx.commit(writes);
           Object.assign(operation, record);
           this.committedChange();
-          return { kind: 'started', operation };
+          return answer;
         },
         ...operationLocks(operation),
-        inspection(operation, { resource: true, referrers: operation.operation === 'DELETE' }),
+        completionInspection(operation),
       ),
     );
+  }
+
+  /**
+   * A completion decided on what its inspection (`inspected`) found, under its locks: its answer, and when
+   * it starts, the operation as it ends and the writes that record it.
+   */
+  private async decided(
+    c: pg.PoolClient,
+    { operation, requestHash, decide }: Completing,
+    inspected: pg.QueryResult,
+  ): Promise<{ answer: BeginResult; record?: OperationRecord; writes: Statement[] }> {
+    const seen = seenIn(inspected, requestHash ?? null);
+    if (seen.earlier) return { answer: seen.earlier, writes: [] };
+    checkDefault(operation, seen);
+    if (seen.active !== undefined)
+      return { answer: { kind: 'conflict', activeRequestToken: seen.active }, writes: [] };
+    const outcome = decide(seen.resource, seen.referrers);
+    const record = completed(operation, outcome);
+    return {
+      answer: { kind: 'started', operation },
+      record,
+      writes: [
+        this.insertCompleted(record, requestHash, outcome),
+        // The resource's absence was checked above, under the resource's lock.
+        ...(outcome.status === 'SUCCESS' ? await changeStatements(c, record, outcome.change, false) : []),
+      ],
+    };
   }
 
   /**
@@ -696,36 +717,18 @@ export class PostgresStore implements Store {
   private completeTogether(
     batch: readonly Completing[],
   ): Promise<({ ok: true; value: BeginResult } | { ok: false; error: unknown })[]> {
-    const locks = batch.map(({ operation }) => operationLocks(operation));
+    const operations = batch.map(({ operation }) => operation);
     return this.transaction(
       async (c, tx) => {
         const outcomes: ({ ok: true; value: BeginResult } | { ok: false; error: unknown })[] = [];
         const records: (OperationRecord | undefined)[] = [];
         const statements: Statement[] = [];
         for (let i = 0; i < batch.length; i++) {
-          const { operation, requestHash, decide } = batch[i]!;
           try {
-            const seen = seenIn(tx.firsts[i]!, requestHash ?? null);
-            if (seen.earlier) {
-              outcomes.push({ ok: true, value: seen.earlier });
-              continue;
-            }
-            checkDefault(operation, seen);
-            if (seen.active !== undefined) {
-              outcomes.push({ ok: true, value: { kind: 'conflict', activeRequestToken: seen.active } });
-              continue;
-            }
-            const outcome = decide(seen.resource, seen.referrers);
-            const record = completed(operation, outcome);
-            const writes = [
-              this.insertCompleted(record, requestHash, outcome),
-              ...(outcome.status === 'SUCCESS'
-                ? await changeStatements(c, record, outcome.change, false)
-                : []),
-            ];
+            const { answer, record, writes } = await this.decided(c, batch[i]!, tx.firsts[i]!);
             statements.push(...writes);
             records[i] = record;
-            outcomes.push({ ok: true, value: { kind: 'started', operation } });
+            outcomes.push({ ok: true, value: answer });
           } catch (error) {
             outcomes.push({ ok: false, error });
           }
@@ -735,11 +738,8 @@ export class PostgresStore implements Store {
         if (statements.length > 0) this.committedChange();
         return outcomes;
       },
-      locks.map(([key]) => key).filter((key): key is string => key !== undefined),
-      locks.map(([, type]) => type).filter((type): type is string => type !== undefined),
-      batch.map(({ operation }) =>
-        inspection(operation, { resource: true, referrers: operation.operation === 'DELETE' }),
-      ),
+      ...batchLocks(operations),
+      operations.map(completionInspection),
     );
   }
 
@@ -763,20 +763,13 @@ export class PostgresStore implements Store {
           operation.identifier,
           operation.checkedAgainstDefault ?? null,
           ...this.insertCompleted(record, requestHash, outcome).values!,
-          ...newResourceValues(resource),
+          ...resourceValues(resource),
         ],
       });
       if (references && references.length > 0) statements.push(insertReferences(resource, references));
     });
-    const locks = batch.map(({ operation }) => operationLocks(operation));
     const run = async () => {
-      await this.roundTrip(
-        openingText(
-          locks.map(([key]) => key).filter((key): key is string => key !== undefined),
-          locks.map(([, type]) => type).filter((type): type is string => type !== undefined),
-        ),
-        statements,
-      );
+      await this.roundTrip(openingText(...batchLocks(batch.map(({ operation }) => operation))), statements);
       batch.forEach(({ operation }, i) => Object.assign(operation, decided[i]!.record));
       this.committedChange();
     };
@@ -1560,24 +1553,15 @@ function seenIn(result: pg.QueryResult, requestHash: string | null): Seen {
  * for one that may be there.
  */
 const NEW_RESOURCE = `INSERT INTO resources (${RESOURCE_WRITTEN})
-  SELECT $1, $2, $3, $4, $5, $6, $8 FROM (SELECT pg_advisory_xact_lock_shared($7::bigint)) l`;
+  SELECT $1, $2, $3, $4, $5, $6, $7 FROM (SELECT pg_advisory_xact_lock_shared($8::bigint)) l`;
 const PUT_RESOURCE = `${NEW_RESOURCE}
   ON CONFLICT (type_name, identifier) DO UPDATE SET properties_json = excluded.properties_json,
     sealed = excluded.sealed, updated_at = excluded.updated_at, type_version = excluded.type_version,
     observed_status = NULL, observed_since = NULL`;
 
-/** NEW_RESOURCE's and PUT_RESOURCE's values for `resource`. */
-function newResourceValues(resource: StoredResource): unknown[] {
-  return [
-    resource.typeName,
-    resource.identifier,
-    JSON.stringify(resource.properties),
-    resource.sealed ?? null,
-    isoTime(resource.createdAt, 'createdAt'),
-    isoTime(resource.updatedAt, 'updatedAt'),
-    typeLockNumber(resource.typeName),
-    resource.typeVersion ?? null,
-  ];
+/** NEW_RESOURCE's and PUT_RESOURCE's values for `resource`: its row, then its type's lock. */
+function resourceValues(resource: StoredResource): unknown[] {
+  return [...resourceParams(resource), typeLockNumber(resource.typeName)];
 }
 
 /** A statement's parameters renumbered from `offset` + 1, to join it with others in one statement. */
@@ -1613,7 +1597,7 @@ async function changeStatements(
   ) {
     throw alreadyExists(resource);
   }
-  const statements: Statement[] = [{ text: PUT_RESOURCE, values: newResourceValues(resource) }];
+  const statements: Statement[] = [{ text: PUT_RESOURCE, values: resourceValues(resource) }];
   if (change.identifiers) statements.push(...(await identifierStatements(c, resource, change.identifiers)));
   if (change.references) {
     statements.push({
@@ -1699,11 +1683,6 @@ function changeKey(change: ResourceChange | undefined): string | undefined {
   return undefined;
 }
 
-/**
- * The locks begin and complete take: the resource's; and the type's, shared, when the operation may
- * begin only under the default version it was checked against, so that a new default version is
- * made either before (the check below sees it) or after (its own check sees this operation).
- */
 /** A completeOperation waiting for its turn's transaction. */
 interface Completing {
   operation: OperationRecord;
@@ -1779,11 +1758,33 @@ function completed(operation: OperationRecord, outcome: Completion): OperationRe
   return record;
 }
 
+/**
+ * The locks begin and complete take: the resource's; and the type's, shared, when the operation may
+ * begin only under the default version it was checked against, so that a new default version is
+ * made either before (the check below sees it) or after (its own check sees this operation).
+ */
 function operationLocks(operation: OperationRecord): [string | undefined, string | undefined] {
   return [
     operationKey(operation),
     operation.checkedAgainstDefault === undefined ? undefined : operation.typeName,
   ];
+}
+
+/** Every lock of a batch of operations: the keys locked exclusively, and the types locked shared. */
+function batchLocks(operations: readonly OperationRecord[]): [string[], string[]] {
+  const keys: string[] = [];
+  const types: string[] = [];
+  for (const operation of operations) {
+    const [key, type] = operationLocks(operation);
+    if (key !== undefined) keys.push(key);
+    if (type !== undefined) types.push(type);
+  }
+  return [keys, types];
+}
+
+/** What a completion's decision reads, sent with its BEGIN. */
+function completionInspection(operation: OperationRecord): Statement {
+  return inspection(operation, { resource: true, referrers: operation.operation === 'DELETE' });
 }
 
 function checkDefault(operation: OperationRecord, seen: Seen): void {

@@ -30,6 +30,7 @@ import {
   expireOperationsSql,
   expiredSql,
   isoTime,
+  resourceParams,
   missingOperation,
   operationParams,
   page,
@@ -920,15 +921,7 @@ export class SqliteStore implements Store {
       ) {
         throw alreadyExists(resource);
       }
-      this.sql.putResource.run(
-        resource.typeName,
-        resource.identifier,
-        JSON.stringify(resource.properties),
-        resource.sealed ?? null,
-        isoTime(resource.createdAt, 'createdAt'),
-        isoTime(resource.updatedAt, 'updatedAt'),
-        resource.typeVersion ?? null,
-      );
+      this.sql.putResource.run(...resourceParams(resource));
       if (change.identifiers) {
         for (const key of change.identifiers) {
           const holder = this.sql.findByIdentifier.get(resource.typeName, key.name, key.value)?.identifier;
