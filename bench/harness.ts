@@ -257,12 +257,13 @@ export function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-/** `--name value` from argv, as a number, or the fallback. */
-export function numberArg(name: string, fallback: number): number {
+/** `--name value` from argv, as a number, or the fallback; 0 only where `zero` allows it (a warm-up). */
+export function numberArg(name: string, fallback: number, options: { zero?: boolean } = {}): number {
   const i = process.argv.indexOf(`--${name}`);
   if (i < 0) return fallback;
   const value = Number(process.argv[i + 1]);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !options.zero))
+    throw new Error(`--${name} needs a ${options.zero ? 'non-negative' : 'positive'} number`);
   return value;
 }
 

@@ -54,7 +54,7 @@ const CHECK_RESOURCES = 50;
 /** As the stacks benchmark drives direct creates: 32 clients (by default), each waiting for its create. */
 const CONCURRENCY = numberArg('concurrency', 32);
 /** Made first on each fresh server, unmeasured: the figure is a warm server's, as one serving for hours is. */
-const WARMUP = numberArg('warmup', 3000);
+const WARMUP = numberArg('warmup', 3000, { zero: true });
 const useDist = flag('dist');
 const SAMPLE_MANIFEST_FILE = fileURLToPath(
   new URL('../test/fixtures/radius/radius-design-postgresDatabases.yaml', import.meta.url),

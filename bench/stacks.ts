@@ -9,7 +9,13 @@
  * - a chain of 100 resources, each depending on the one before, against 100 direct creates one
  *   after another: the stack's overhead per resource.
  *
- *   npm run bench:stacks -- [--resources 1000] [--chain 100] [--rounds 3] [--dist]
+ * Each server first serves `--warmup` resources (3,000 by default) unmeasured, as the measured side
+ * would, with other names: the direct side that many creates, the stack side a stack of that many
+ * (planned, deployed, deleted). A server measured cold runs its first requests in code not yet
+ * compiled, which weighs most on the side whose work is spread over fewer calls (see
+ * bench/recipes.ts); `--warmup 0` measures cold.
+ *
+ *   npm run bench:stacks -- [--resources 1000] [--chain 100] [--rounds 3] [--warmup 3000] [--dist]
  *
  * Each figure is the median of its rounds; the two sides of a comparison alternate which goes first.
  */
@@ -30,18 +36,26 @@ import {
 const RESOURCES = numberArg('resources', 1000);
 const CHAIN = numberArg('chain', 100);
 const ROUNDS = numberArg('rounds', 3);
+/** Made first on each fresh server, unmeasured: the figures are a warm server's. */
+const WARMUP = numberArg('warmup', 3000, { zero: true });
 /** The stacks' default: most engine operations one deployment runs at once. */
 const CONCURRENCY = 32;
 const useDist = flag('dist');
 
 const name = (i: number) => `r${String(i).padStart(5, '0')}`;
+/** Warm-up resources are numbered from here (direct creates) and from STACK_WARM_FROM (stacks): never the measured ones' names. */
+const WARM_FROM = 50_000;
+const STACK_WARM_FROM = 70_000;
 
-function template(count: number, options: { chain?: boolean; color?: (i: number) => string } = {}): string {
+function template(
+  count: number,
+  options: { chain?: boolean; color?: (i: number) => string; from?: number } = {},
+): string {
   const resources: Record<string, unknown> = {};
-  for (let i = 0; i < count; i++)
+  for (let i = options.from ?? 0; i < (options.from ?? 0) + count; i++)
     resources[name(i).toUpperCase()] = {
       Type: WIDGET_TYPE,
-      ...(options.chain && i > 0 ? { DependsOn: name(i - 1).toUpperCase() } : {}),
+      ...(options.chain && i > (options.from ?? 0) ? { DependsOn: name(i - 1).toUpperCase() } : {}),
       Properties: { Name: name(i), Color: options.color?.(i) ?? 'red', Count: i },
     };
   return JSON.stringify({ Resources: resources });
@@ -65,10 +79,10 @@ async function timed(fn: () => Promise<void>): Promise<number> {
 }
 
 /** `count` direct creates, `workers` at a time, each waiting for its operation to succeed. */
-async function directCreates(api: Api, count: number, workers: number): Promise<void> {
-  let next = 0;
+async function directCreates(api: Api, count: number, workers: number, from = 0): Promise<void> {
+  let next = from;
   const worker = async () => {
-    for (let i = next++; i < count; i = next++) {
+    for (let i = next++; i < from + count; i = next++) {
       const r = await api.call('POST', `/v1/resources/${encodeURIComponent(WIDGET_TYPE)}?wait=60`, {
         desiredState: { Name: name(i), Color: 'red', Count: i },
       });
@@ -92,11 +106,33 @@ function plan(api: Api, stack: string, text: string): Promise<number> {
   });
 }
 
+/**
+ * The stack side's warm-up: stacks of WARMUP resources in all (at most 1,000 each, under the template's
+ * limit) planned, deployed, planned again and deleted, then a short chain.
+ */
+async function warmStacks(api: Api): Promise<void> {
+  for (let from = 0; from < WARMUP; from += 1000) {
+    const count = Math.min(1000, WARMUP - from);
+    const stack = `warm${from / 1000}`;
+    const warm = template(count, { from: STACK_WARM_FROM + from });
+    await plan(api, stack, warm);
+    await deployStack(api, stack, warm, 'CREATE_COMPLETE');
+    await plan(api, stack, template(count, { from: STACK_WARM_FROM + from, color: () => 'blue' }));
+    const r = await api.call('DELETE', `/v1/stacks/${stack}?wait=300`);
+    if (r.status >= 300)
+      throw new Error(`deleting warm-up stack ${stack}: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+  const chained = template(20, { from: STACK_WARM_FROM, chain: true });
+  await deployStack(api, 'warmchain', chained, 'CREATE_COMPLETE');
+  const d = await api.call('DELETE', '/v1/stacks/warmchain?wait=300');
+  if (d.status >= 300) throw new Error(`deleting the warm-up chain: ${d.status} ${JSON.stringify(d.body)}`);
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   console.log(
-    `stacks benchmark: ${RESOURCES} independent resources, a chain of ${CHAIN}, ${ROUNDS} rounds, concurrency ${CONCURRENCY}${useDist ? ', dist/' : ''}`,
+    `stacks benchmark: ${RESOURCES} independent resources, a chain of ${CHAIN}, ${ROUNDS} rounds, concurrency ${CONCURRENCY}, warm-up ${WARMUP}${useDist ? ', dist/' : ''}`,
   );
   const independent = template(RESOURCES);
   const recolored = template(RESOURCES, { color: (i) => (i % 2 === 0 ? 'blue' : 'red') });
@@ -113,12 +149,14 @@ async function main(): Promise<void> {
     const sides = [
       async () => {
         const { server, api } = await fresh();
+        if (WARMUP > 0) await directCreates(api, WARMUP, CONCURRENCY, WARM_FROM);
         rows.direct.push(await timed(() => directCreates(api, RESOURCES, CONCURRENCY)));
         api.close();
         await server.stop();
       },
       async () => {
         const { server, api } = await fresh();
+        if (WARMUP > 0) await warmStacks(api);
         rows.planNew.push(await plan(api, 'many', independent));
         rows.stack.push(await timed(() => deployStack(api, 'many', independent, 'CREATE_COMPLETE')));
         rows.planUpdate.push(await plan(api, 'many', recolored));
@@ -129,6 +167,10 @@ async function main(): Promise<void> {
     for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
     // The chain sides: direct creates one after another, on a server of their own.
     const { server, api } = await fresh();
+    if (WARMUP > 0) {
+      await directCreates(api, WARMUP, CONCURRENCY, WARM_FROM);
+      await warmStacks(api);
+    }
     const sequential = async () => chains.direct.push(await timed(() => directCreates(api, CHAIN, 1)));
     const stacked = async () =>
       chains.stack.push(await timed(() => deployStack(api, 'chain', chain, 'CREATE_COMPLETE')));
