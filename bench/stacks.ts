@@ -118,14 +118,21 @@ async function warmStacks(api: Api): Promise<void> {
     await plan(api, stack, warm);
     await deployStack(api, stack, warm, 'CREATE_COMPLETE');
     await plan(api, stack, template(count, { from: STACK_WARM_FROM + from, color: () => 'blue' }));
-    const r = await api.call('DELETE', `/v1/stacks/${stack}?wait=300`);
-    if (r.status >= 300)
-      throw new Error(`deleting warm-up stack ${stack}: ${r.status} ${JSON.stringify(r.body)}`);
+    await removeStack(api, stack);
   }
-  const chained = template(20, { from: STACK_WARM_FROM, chain: true });
-  await deployStack(api, 'warmchain', chained, 'CREATE_COMPLETE');
-  const d = await api.call('DELETE', '/v1/stacks/warmchain?wait=300');
-  if (d.status >= 300) throw new Error(`deleting the warm-up chain: ${d.status} ${JSON.stringify(d.body)}`);
+  await deployStack(
+    api,
+    'warmchain',
+    template(20, { from: STACK_WARM_FROM, chain: true }),
+    'CREATE_COMPLETE',
+  );
+  await removeStack(api, 'warmchain');
+}
+
+/** Delete a stack and wait for it, or fail. */
+async function removeStack(api: Api, stack: string): Promise<void> {
+  const r = await api.call('DELETE', `/v1/stacks/${stack}?wait=300`);
+  if (r.status >= 300) throw new Error(`deleting stack ${stack}: ${r.status} ${JSON.stringify(r.body)}`);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

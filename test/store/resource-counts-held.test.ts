@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { TypeplaneError } from '../../src/errors.js';
@@ -57,12 +57,18 @@ async function deleteResource(store: Store, identifier: string): Promise<void> {
   await store.finishOperation({ ...op, status: 'SUCCESS' }, { kind: 'delete', typeName: TYPE, identifier });
 }
 
-test('counts are exact at once where they change, and in the file within a second, with no holder left', async (t) => {
+/** A store on a fresh file holding resources a, b and c of version 1: its count changes held. */
+async function storeOfThree(t: TestContext): Promise<{ path: string; store: Store }> {
   const path = join(tempDir(t), 'typeplane.db');
   const store = await openSqliteStore(path);
   t.after(() => store.close());
   await store.putType(storedType(TYPE));
   for (const id of ['a', 'b', 'c']) await createResource(store, id, TYPE, '1');
+  return { path, store };
+}
+
+test('counts are exact at once where they change, and in the file within a second, with no holder left', async (t) => {
+  const { path, store } = await storeOfThree(t);
   await deleteResource(store, 'b');
   assert.equal(await store.countResources(TYPE), 2);
   assert.deepEqual(await store.countResourcesByVersion(TYPE), { '1': 2 });
@@ -103,11 +109,7 @@ test('a process killed while holding count changes leaves counts the next open r
 });
 
 test('a second connection opening while the first holds changes recounts, and nothing is counted twice', async (t) => {
-  const path = join(tempDir(t), 'typeplane.db');
-  const first = await openSqliteStore(path);
-  t.after(() => first.close());
-  await first.putType(storedType(TYPE));
-  for (const id of ['a', 'b', 'c']) await createResource(first, id, TYPE, '1');
+  const { path, store: first } = await storeOfThree(t);
   assert.notEqual(inFile(path).holder, null, 'the first holds its changes');
 
   const second = await openSqliteStore(path);
