@@ -18,6 +18,7 @@ export {
 export { ClientTokenReused, canonicalJson } from './client-token.js';
 export { maskQuoted, maskedForms, resourceWithSecrets } from './sealing.js';
 export { UnsupportedAction } from './admission.js';
+export { refusedEvent } from './refused.js';
 export { checkConsistency, type ConsistencyProblem } from './consistency.js';
 export type { ResourceList } from './read.js';
 export { matches, parseFilters, type ListFilter } from './list-filter.js';

@@ -5,12 +5,15 @@
  * it, and answers IN_PROGRESS until it ends; a crash between two calls loses nothing, since the
  * deployment is the stacks' (resumed under their lease) and is started again by the same client token.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { callerOf } from '../auth/index.js';
+import type { Caller } from '../engine/index.js';
 import { isErrorCode, TypeplaneError, type ErrorCode } from '../errors.js';
 import type { HandlerEvent, HandlerRequest, Provider } from '../handler/types.js';
 import { identifierOf, resolverOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import type { BufferedDeployment, StackState, StackView, Stacks } from '../stacks/index.js';
+import { makeDirect, removeMade, type DirectEngine } from './direct.js';
 import { applicationOf, environmentOf, underWriteOnly, type RecipeContext } from './context.js';
 import { bindRecipe, type Bound } from './bind.js';
 import type { InstanceRecord, RecipeStore, RecipeVersion } from './records.js';
@@ -25,6 +28,10 @@ export const TEMPLATE_KIND = 'cloudformation';
 export interface RecipeRuntime {
   stacks: Stacks;
   records: RecipeStore;
+  /** What an instance made without a stack (direct.ts) is made and deleted through. */
+  engine: DirectEngine;
+  /** A keyed hash (the server's): an instance's generated secrets, the same when its create runs again. */
+  mac(data: string): string;
   typeOf(typeName: string): Promise<ResourceType>;
   /** How long one handler call waits for the stack before answering IN_PROGRESS. */
   waitMs: number;
@@ -38,6 +45,8 @@ interface Progress {
   version?: number;
   /** A failed create being cleaned up: the failure to report once the stack is gone. */
   failure?: { code: ErrorCode; message: string };
+  /** A new instance being made without a stack (direct.ts). */
+  direct?: true;
 }
 
 /** The instance's stack: one per (type, identifier), a name no template chooses by chance. */
@@ -78,6 +87,17 @@ export function grantsOf(version: RecipeVersion): (typeNames: string[]) => void 
           `recipe ${version.name}@${version.version} was registered to make ${version.grants.join(', ') || 'nothing'}, not ${t}; register it again`,
         );
   };
+}
+
+/** The engine's caller a recipe's own operations run as, for the instance's stack `stack`. */
+function engineCallerFor(version: RecipeVersion, stack: string): Caller {
+  const asked = callerFor(version);
+  return callerOf({ tokenId: asked.id, ...asked, stack });
+}
+
+/** The stack id an instance made without a stack gets when its stack is written (`AWS::StackId`). */
+function stackIdOf(stack: string, deploymentId: string): string {
+  return `typeplane:stack/${stack}/${deploymentId}`;
 }
 
 /** The recipe a model names (`recipe.name`), else the environment's default one. */
@@ -267,16 +287,24 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     };
   };
 
-  /** The model an instance reports: what was asked, with the recipe's outputs where they land. */
+  /** The model an instance reports, from its stack's outputs. */
   const modelOf = async (
     type: ResourceType,
     record: InstanceRecord,
     version: RecipeVersion,
     desired: Model,
     run?: BufferedDeployment,
-  ): Promise<Model> => {
+  ): Promise<Model> =>
+    modelFrom(type, version, desired, await (run ? run.outputValues() : stacks.outputValues(record.stack)));
+
+  /** The model an instance reports: what was asked, with the recipe's outputs where they land. */
+  const modelFrom = (
+    type: ResourceType,
+    version: RecipeVersion,
+    desired: Model,
+    outputs: { name: string; value: unknown; secret: boolean }[],
+  ): Model => {
     const model = structuredClone(desired);
-    const outputs = await (run ? run.outputValues() : stacks.outputValues(record.stack));
     const loaded = loadRecipeTemplate(version.template);
     const doc = (loaded.template?.document.value ?? {}) as Record<string, unknown>;
     const { targets } = outputTargets(type, doc, readSpec(doc).spec);
@@ -341,6 +369,82 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       }
     };
 
+  /** Direct creates running (or just ended) in this process, by deployment id: a call waits a while for one. */
+  const jobs = new Map<string, Promise<HandlerEvent>>();
+
+  /**
+   * A new instance made without a stack (direct.ts), recorded once its resources are made; undefined
+   * when its bound template needs a stack's records. Answers IN_PROGRESS while it runs past the
+   * handler's wait; the next call waits for it here, or (in another process, or after a crash) runs
+   * it again, every operation it had begun replayed by its token.
+   */
+  const createDirect = async (
+    type: ResourceType,
+    record: InstanceRecord,
+    version: RecipeVersion,
+    desired: Model,
+    token: string,
+  ): Promise<HandlerEvent | undefined> => {
+    const deploymentId = deploymentIdOf(record.stack, token);
+    let job = jobs.get(deploymentId);
+    if (!job) {
+      const bound = bindInstance(type, record, version, desired);
+      const stackId = stackIdOf(record.stack, deploymentId);
+      const template = await stacks.direct(record.stack, bound.text, bound.parameters, {
+        seed: deploymentId,
+        stackId,
+        authorize: grantsOf(version),
+      });
+      if (!template) return undefined;
+      const caller = engineCallerFor(version, record.stack);
+      job = (async (): Promise<HandlerEvent> => {
+        const outcome = await makeDirect(runtime.engine, runtime.typeOf, template, deploymentId, caller);
+        if (!outcome.ok) return failed(outcome.code, outcome.message);
+        const model = modelFrom(type, version, desired, outcome.outputs);
+        const made: InstanceRecord = {
+          ...record,
+          model,
+          phase: 'ready',
+          direct: { deploymentId, stackId, asked: desired, made: outcome.made },
+        };
+        if (await records.insertInstance(made, token)) return { status: 'SUCCESS', resourceModel: model };
+        const now = await records.getInstance(type.typeName, record.identifier);
+        if (now?.record.createdBy === token && now.record.model)
+          return { status: 'SUCCESS', resourceModel: now.record.model };
+        // The name was taken meanwhile (the engine lets one create of a name run at a time: this
+        // is a record left behind): what was made goes again.
+        await removeMade(runtime.engine, outcome.made, deploymentId, caller);
+        return failed('AlreadyExists', `${type.typeName} ${record.identifier} already exists`);
+      })();
+      jobs.set(deploymentId, job);
+      void job.then(
+        () => setTimeout(() => jobs.delete(deploymentId), KEEP_ENDED_MS).unref(),
+        () => jobs.delete(deploymentId),
+      );
+    }
+    if (
+      !(await within(
+        job.then(() => undefined),
+        runtime.waitMs,
+      ))
+    ) {
+      const at: Progress = {
+        deploymentId,
+        startedAt: new Date().toISOString(),
+        version: version.version,
+        direct: true,
+      };
+      return {
+        status: 'IN_PROGRESS',
+        callbackContext: at as unknown as Record<string, unknown>,
+        callbackDelaySeconds: 0,
+        message: `recipe ${record.recipe}@${version.version} (environment ${record.environment}): making its resources`,
+      };
+    }
+    jobs.delete(deploymentId);
+    return job;
+  };
+
   const create = async (request: HandlerRequest): Promise<HandlerEvent> => {
     const { type, identifier } = await identified(request);
     const token = request.clientRequestToken;
@@ -351,39 +455,60 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     let fresh: RecipeVersion | undefined;
     if (held && held.record.createdBy !== token)
       return failed('AlreadyExists', `${type.typeName} ${identifier} already exists`);
+    // Made without a stack, and recorded: this create ran again after its end (a replica's restart).
+    if (held?.record.direct && held.record.model)
+      return { status: 'SUCCESS', resourceModel: held.record.model };
     if (progress?.failure) return cleanUp(type, held?.record, progress);
     if (!held) {
       const environment = environmentOf(desired, DEFAULT_ENVIRONMENT);
       const recipeName = recipeNameOf(desired);
-      const head = await records.getHead(environment, type.typeName, recipeName);
-      if (!head) {
-        const env = await records.getEnvironment(environment);
-        return failed(
-          'InvalidRequest',
-          env || environment === DEFAULT_ENVIRONMENT
-            ? `environment ${environment} has no recipe ${recipeName} for ${type.typeName}: an admin registers one (typeplane recipe register ${type.typeName} <template> --environment ${environment}${recipeName === DEFAULT_RECIPE ? '' : ` --name ${recipeName}`})`
-            : `environment ${environment} does not exist: an admin creates it (typeplane environment create ${environment}), or name another`,
-        );
+      // A direct create runs again with the version it began with (one registered meanwhile is the
+      // next create's).
+      let number = progress?.direct ? progress.version : undefined;
+      if (number === undefined) {
+        const head = await records.getHead(environment, type.typeName, recipeName);
+        if (!head) {
+          const env = await records.getEnvironment(environment);
+          return failed(
+            'InvalidRequest',
+            env || environment === DEFAULT_ENVIRONMENT
+              ? `environment ${environment} has no recipe ${recipeName} for ${type.typeName}: an admin registers one (typeplane recipe register ${type.typeName} <template> --environment ${environment}${recipeName === DEFAULT_RECIPE ? '' : ` --name ${recipeName}`})`
+              : `environment ${environment} does not exist: an admin creates it (typeplane environment create ${environment}), or name another`,
+          );
+        }
+        number = head.latest;
       }
-      const version = await records.getVersion(environment, type.typeName, recipeName, head.latest);
+      const version = await records.getVersion(environment, type.typeName, recipeName, number);
       if (!version)
-        return failed('InternalFailure', `recipe ${recipeName}@${head.latest} is missing from the store`);
+        return failed('InternalFailure', `recipe ${recipeName}@${number} is missing from the store`);
+      // Derived, not drawn: a create run again (after a crash) binds the same values, so its
+      // resources' operations replay instead of being refused as another request.
       const generated: Record<string, string> = {};
       const loaded = loadRecipeTemplate(version.template);
       const doc = (loaded.template?.document.value ?? {}) as Record<string, unknown>;
       for (const name of readSpec(doc).spec.generated)
-        generated[name] = randomBytes(24).toString('base64url');
+        generated[name] = Buffer.from(
+          runtime.mac(`recipe-generated\n${type.typeName}\n${identifier}\n${token}\n${name}`),
+          'hex',
+        )
+          .subarray(0, 24)
+          .toString('base64url');
       const record: InstanceRecord = {
         typeName: type.typeName,
         identifier,
         environment,
         recipe: recipeName,
-        version: head.latest,
+        version: number,
         stack: stackNameOf(type.typeName, identifier),
         generated,
         createdBy: token,
         phase: 'creating',
       };
+      if (!progress || progress.direct) {
+        const answer = await createDirect(type, record, version, desired, token);
+        if (answer !== undefined) return answer;
+        // Its template needs a stack's records: the instance's stack is deployed, as below.
+      }
       if (!(await records.insertInstance(record, token))) {
         held = await records.getInstance(type.typeName, identifier);
         if (!held || held.record.createdBy !== token)
@@ -514,7 +639,8 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const held = await records.getInstance(type.typeName, identifier);
     if (!held || held.record.phase === 'creating')
       return failed('NotFound', `${type.typeName} ${identifier} does not exist`);
-    const record = held.record;
+    // Made without a stack: the stack is written first, and the update deployed to it.
+    const record = await adoptStack(runtime, type, held.record, token);
     // The stack runs the recipe the instance was made with: a model naming another environment or
     // recipe would say what it does not run.
     const environment = environmentOf(request.desiredState, DEFAULT_ENVIRONMENT);
@@ -548,6 +674,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const held = await records.getInstance(type.typeName, identifier);
     if (!held) return failed('NotFound', `${type.typeName} ${identifier} does not exist`);
     const record = held.record;
+    if (record.direct) return removeDirect(type, record, request.clientRequestToken);
     const progress = request.callbackContext as Progress | undefined;
     let view: StackView | undefined;
     try {
@@ -586,6 +713,43 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     return { status: 'SUCCESS' };
   };
 
+  /**
+   * An instance made without a stack, deleted: what it made, in reverse order, with tokens derived
+   * from the deletion's (run again, it replays). What could not be deleted stays listed, for the
+   * next deletion to try again.
+   */
+  const removeDirect = async (
+    type: ResourceType,
+    record: InstanceRecord,
+    token: string,
+  ): Promise<HandlerEvent> => {
+    const direct = record.direct!;
+    const version = await versionOf(record);
+    const left = await removeMade(
+      runtime.engine,
+      direct.made,
+      `delete.${token}`,
+      engineCallerFor(version, record.stack),
+    );
+    if (left.length === 0) {
+      await records.deleteInstance(type.typeName, record.identifier);
+      return { status: 'SUCCESS' };
+    }
+    const remaining = new Set(left.map((l) => l.made.logicalId));
+    await records.replaceInstance(
+      {
+        ...record,
+        phase: 'deleting',
+        direct: { ...direct, made: direct.made.filter((m) => remaining.has(m.logicalId)) },
+      },
+      token,
+    );
+    return failed(
+      'GeneralServiceException',
+      `the recipe's resources could not all be deleted: ${left.map((l) => l.why).join('; ')}`,
+    );
+  };
+
   const read = async (request: HandlerRequest): Promise<HandlerEvent> => {
     const { type, identifier } = await identified(request);
     const held = await records.getInstance(type.typeName, identifier);
@@ -618,6 +782,77 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     read: handle(read),
     list: handle(list),
   };
+}
+
+/**
+ * The stack of an instance made without one (direct.ts), written now that something needs it (an
+ * update, an upgrade, a drift check): the same bound template deployed with the create's deployment
+ * id and stack id, adopting what was made, with no engine call but a read of each. Nothing is deleted
+ * if it fails (no rollback, and its records are written only once it ended well). Answers the record
+ * as it now is (its stack written); an instance that has its stack already is answered as it is.
+ */
+export async function adoptStack(
+  runtime: Pick<RecipeRuntime, 'stacks' | 'records'>,
+  type: ResourceType,
+  record: InstanceRecord,
+  by: string,
+): Promise<InstanceRecord> {
+  const direct = record.direct;
+  if (!direct) return record;
+  const version = await runtime.records.getVersion(
+    record.environment,
+    record.typeName,
+    record.recipe,
+    record.version,
+  );
+  if (!version)
+    throw new TypeplaneError(
+      'InternalFailure',
+      `recipe ${record.recipe}@${record.version} of environment ${record.environment} is missing from the store`,
+    );
+  const exists = await runtime.stacks.describe(record.stack).then(
+    () => true,
+    (e: unknown) => {
+      if (e instanceof TypeplaneError && e.code === 'NotFound') return false;
+      throw e;
+    },
+  );
+  if (!exists) {
+    const bound = bindInstance(type, record, version, direct.asked);
+    const run = await runtime.stacks.deployBuffered(record.stack, bound.text, bound.parameters, {
+      deploymentId: direct.deploymentId,
+      authorize: grantsOf(version),
+      caller: callerFor(version),
+      adopt: {
+        stackId: direct.stackId,
+        resources: Object.fromEntries(
+          direct.made.map((m) => [m.logicalId, { identifier: m.identifier, model: m.model }]),
+        ),
+      },
+      noRollback: true,
+    });
+    await run.done;
+    const ended = await run.state();
+    if (!ended || ended.deploymentId !== undefined)
+      throw new TypeplaneError(
+        'ServiceInternalError',
+        `the stack of ${type.typeName} ${record.identifier} was not written (this server stops): ask again`,
+      );
+    if (!DONE.has(ended.status))
+      throw new TypeplaneError(
+        'InternalFailure',
+        `the stack of ${type.typeName} ${record.identifier} could not be written from what its recipe made: ${ended.statusReason ?? ended.status}`,
+      );
+    await run.flush();
+  }
+  // Read again: another call may have written the stack, and the record, meanwhile.
+  const now = await runtime.records.getInstance(record.typeName, record.identifier);
+  if (!now) throw new TypeplaneError('NotFound', `${type.typeName} ${record.identifier} does not exist`);
+  if (!now.record.direct) return now.record;
+  const written: InstanceRecord = { ...now.record };
+  delete written.direct;
+  await runtime.records.replaceInstance(written, by);
+  return written;
 }
 
 function setPath(model: Model, path: string[], value: unknown): void {

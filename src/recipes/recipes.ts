@@ -15,6 +15,7 @@ import type { Store } from '../store/types.js';
 import { checkRecipe } from './check.js';
 import { loadRecipeTemplate } from './parsed.js';
 import {
+  adoptStack,
   bindInstance,
   callerFor,
   createRecipeProvider,
@@ -22,6 +23,7 @@ import {
   DEFAULT_RECIPE,
   grantsOf,
   TEMPLATE_KIND,
+  type RecipeRuntime,
 } from './provider.js';
 import {
   digestOf,
@@ -70,6 +72,7 @@ export interface RecipeView {
 export class Recipes {
   readonly records: RecipeStore;
   readonly provider: Provider;
+  private readonly runtime: RecipeRuntime;
   private backed = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private readonly pollIntervalMs: number;
@@ -77,12 +80,15 @@ export class Recipes {
   constructor(private readonly options: RecipesOptions) {
     this.records = new RecipeStore(options.store, options.sealer);
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.provider = createRecipeProvider({
+    this.runtime = {
       stacks: options.stacks,
       records: this.records,
+      engine: options.engine,
+      mac: (data) => options.sealer.mac(data),
       typeOf: async (typeName) => (await options.registry.get(typeName)).type,
       waitMs: options.handlerWaitMs ?? 1_000,
-    });
+    };
+    this.provider = createRecipeProvider(this.runtime);
   }
 
   /** Whether a recipe (in any environment) implements `typeName`: its operations go to the recipe provider. */
@@ -313,13 +319,14 @@ export class Recipes {
 
   /** What moving an instance to its recipe's latest version would change, as a stack plan. */
   async upgradePlan(typeName: string, identifier: string): Promise<UpgradePlan> {
-    const { record, head } = await this.instance(typeName, identifier);
-    const latest = (await this.records.getVersion(record.environment, typeName, record.recipe, head.latest))!;
-    if (!record.model)
+    const { record: held, head, writtenBy } = await this.instance(typeName, identifier);
+    const latest = (await this.records.getVersion(held.environment, typeName, held.recipe, head.latest))!;
+    if (!held.model)
       throw new TypeplaneError('ResourceConflict', `${typeName} ${identifier} is not ready yet`);
     const type = (await this.options.registry.get(typeName)).type;
+    const record = await adoptStack(this.runtime, type, held, writtenBy);
     // Bound as the upgrade will bind it: the instance's own parameters and application included.
-    const bound = bindInstance(type, record, latest, record.model);
+    const bound = bindInstance(type, record, latest, held.model);
     const plan = await this.options.stacks.plan(record.stack, bound.text, bound.parameters, grantsOf(latest));
     const shown = await this.options.stacks.getPlan(record.stack, plan.planId);
     return {
@@ -356,7 +363,9 @@ export class Recipes {
     status: 'IN_SYNC' | 'DRIFTED';
     resources: Partial<ResourceDrift>[];
   }> {
-    const { record } = await this.instance(typeName, identifier);
+    const { record: held, writtenBy } = await this.instance(typeName, identifier);
+    const type = (await this.options.registry.get(typeName)).type;
+    const record = await adoptStack(this.runtime, type, held, writtenBy);
     const drift = await this.options.stacks.drift(record.stack);
     const resources = drift.resources.map((r) =>
       visible(r.type)

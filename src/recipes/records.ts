@@ -71,6 +71,16 @@ export interface InstanceRecord {
   model?: Model;
   /** The client token of the create that made it. */
   createdBy: string;
+  /**
+   * Made without a stack (direct.ts), whose stack is not written yet: what was asked, what was made,
+   * and the deployment id and stack id the stack is to be written with (provider.ts, adopt).
+   */
+  direct?: {
+    deploymentId: string;
+    stackId: string;
+    asked: Model;
+    made: { logicalId: string; typeName: string; identifier: string; model: Record<string, unknown> }[];
+  };
   phase: 'creating' | 'ready' | 'deleting';
 }
 

@@ -12,7 +12,7 @@ import { BufferedKv } from './buffered-kv.js';
 import { events } from './events.js';
 import { StackStore, type StackCaller, type StackEvent } from './records.js';
 import type { DeploymentRunner } from './resume.js';
-import { deploy } from './start.js';
+import { deploy, type Adoption } from './start.js';
 import { outputValues, waitForState, type StackState } from './views.js';
 import type { Authorize } from './reach.js';
 
@@ -38,7 +38,13 @@ export async function deployBuffered(
   name: string,
   text: string,
   parameters: Record<string, unknown>,
-  options: { deploymentId: string; authorize?: Authorize; caller?: StackCaller },
+  options: {
+    deploymentId: string;
+    authorize?: Authorize;
+    caller?: StackCaller;
+    adopt?: Adoption;
+    noRollback?: boolean;
+  },
 ): Promise<BufferedDeployment> {
   const kv = new BufferedKv(core.store);
   const records = new StackStore(kv, core.sealer);
@@ -56,6 +62,8 @@ export async function deployBuffered(
       deploymentId: options.deploymentId,
       ...(options.authorize ? { authorize: options.authorize } : {}),
       ...(options.caller ? { caller: options.caller } : {}),
+      ...(options.adopt ? { adopt: options.adopt } : {}),
+      ...(options.noRollback ? { noRollback: true } : {}),
     },
   );
   return {

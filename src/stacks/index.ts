@@ -21,3 +21,7 @@ export { parseTypeReference } from './types.js';
 export { validateTemplate, type TemplateCheck } from './validate.js';
 export type { TypeSource } from './analyze.js';
 export type { BufferedDeployment } from './buffered.js';
+export type { DirectTemplate, DirectResource, MadeResource } from './direct.js';
+export type { Adoption } from './start.js';
+export { stepToken } from './stages/state.js';
+export { walkGraph } from './graph.js';

@@ -189,6 +189,8 @@ export interface DeploymentRecord {
   planId?: string;
   /** Resources it brings into the stack instead of creating them (an import): identifier by logical id. */
   imports?: Record<string, string>;
+  /** Resources made already from this template (an adoption, start.ts): recorded with no engine call. */
+  adopted?: Record<string, { identifier: string; model: Record<string, unknown> }>;
   /** Who asked for it (an API token's id and type globs): the engine's operations run as them, resumed or not. */
   caller?: StackCaller;
   /** The W3C traceparent of the request that began it: the deployment continues that trace, resumed or not. */

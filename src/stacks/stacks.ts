@@ -28,7 +28,8 @@ import { StackStore, type PlanRecord, type StackCaller, type StackEvent } from '
 import { DeploymentRunner } from './resume.js';
 import type { DeploymentContext, StackEngine } from './stages/state.js';
 import type { StacksObserver } from './observer.js';
-import { applyPlan, deploy, type NestedIn } from './start.js';
+import { applyPlan, deploy, type Adoption, type NestedIn } from './start.js';
+import { directTemplate, type DirectTemplate } from './direct.js';
 import type { ResourceToImport } from './import/index.js';
 import { generateTemplate, type GeneratedTemplate } from './generate/index.js';
 import { registryTypes } from './types.js';
@@ -189,9 +190,31 @@ export class Stacks {
     name: string,
     text: string,
     parameters: Record<string, unknown>,
-    options: { deploymentId: string; authorize?: (typeNames: string[]) => void; caller?: StackCaller },
+    options: {
+      deploymentId: string;
+      authorize?: (typeNames: string[]) => void;
+      caller?: StackCaller;
+      /** Resources made already from this template (see {@link direct}): recorded, not created. */
+      adopt?: Adoption;
+      noRollback?: boolean;
+    },
   ): Promise<BufferedDeployment> {
     return deployBuffered(this.core, this.runner, name, text, parameters, options);
+  }
+
+  /**
+   * A template for a new stack, evaluated without the stack's records (direct.ts): its caller makes
+   * the resources and has the stack written later, by a buffered deployment adopting them. Undefined
+   * when the template needs the stack's records (then it is deployed as usual).
+   */
+  async direct(
+    name: string,
+    text: string,
+    parameters: Record<string, unknown>,
+    /** `seed`: the adopting deployment's id (physical names); `stackId`: the stack's, to be. */
+    options: { seed: string; stackId: string; authorize?: (typeNames: string[]) => void },
+  ): Promise<DirectTemplate | undefined> {
+    return directTemplate(this.core, name, text, parameters, options);
   }
 
   /** Apply a stored plan: refused when the stack changed since it was made. */

@@ -23,6 +23,14 @@ import { heldKey } from './records.js';
 import type { Launch } from './resume.js';
 
 /** Where a nested stack sits: its parent's stackId, and its tree's root's. */
+/** Resources a caller made from a template itself (direct.ts), for the stack's first deployment to record. */
+export interface Adoption {
+  /** The stack's id, as the template was evaluated with. */
+  stackId: string;
+  /** What was made, by logical id: its identifier, and its model as made (what `Fn::GetAtt` read). */
+  resources: Record<string, { identifier: string; model: Record<string, unknown> }>;
+}
+
 export interface NestedIn {
   parentId: string;
   rootId: string;
@@ -56,6 +64,8 @@ export async function deploy(
     nestedIn?: NestedIn;
     /** The deployment's id, when the caller derives it (a buffered deployment run again: buffered.ts). */
     deploymentId?: string;
+    /** Record these resources, made already from this template (direct.ts), instead of creating them. */
+    adopt?: Adoption;
   },
 ): Promise<Started> {
   const authorize = options.authorize ?? (() => {});
@@ -156,6 +166,7 @@ async function begin(
     /** The stored plan's changes, with the verdicts it was given, when a plan is applied. */
     planned?: readonly PlannedChange[];
     deploymentId?: string;
+    adopt?: Adoption;
   },
 ): Promise<Started> {
   const { records } = core;
@@ -163,8 +174,9 @@ async function begin(
   await checkExports(core, name, existing?.record, analysis, options.authorize ?? (() => {}));
   const imports =
     options.resourcesToImport && (await importsOf(core, name, analysis, existing?.record, held, options));
-  // An import changes nothing but what it imports (its review is importsOf's).
-  if (!imports)
+  // An import changes nothing but what it imports (its review is importsOf's); an adoption changes
+  // nothing at all (what it records was made, and judged, already).
+  if (!imports && !options.adopt)
     await refuseDenied(core, name, analysis, existing?.record, held, options.caller, options.planned);
   const id = options.deploymentId ?? randomUUID();
   const update = existing !== undefined && !NEVER_CREATED.has(existing.record.status);
@@ -179,6 +191,7 @@ async function begin(
     update,
     ...(options.planId ? { planId: options.planId } : {}),
     ...(imports ? { imports } : {}),
+    ...(options.adopt ? { adopted: options.adopt.resources } : {}),
     ...(options.caller ? { caller: options.caller } : {}),
     ...tracedFrom(),
     owner: core.owner,
@@ -194,6 +207,7 @@ async function begin(
       [...typesOf(analysis), ...typesIn(held)],
       options.baseVersion,
       options.nestedIn,
+      options.adopt?.stackId,
     );
   let stamp: string;
   let started: { record: StackRecord; inserted: boolean };
@@ -274,11 +288,12 @@ async function markStarted(
   types: string[],
   baseVersion?: number,
   nestedIn?: NestedIn,
+  stackId?: string,
 ): Promise<{ record: StackRecord; inserted: boolean }> {
   const now = new Date().toISOString();
   const fresh: StackRecord = {
     name,
-    stackId: `typeplane:stack/${name}/${randomUUID()}`,
+    stackId: stackId ?? `typeplane:stack/${name}/${randomUUID()}`,
     status,
     createdAt: now,
     updatedAt: now,

@@ -111,25 +111,23 @@ test('an instance created through a two-resource recipe costs the store no more 
   assert.equal((await s.call('GET', `/v1/resources/${enc(LOGIN_TYPE)}/orders_user`)).status, 200);
 
   // Today the two direct creates write twice (one completed operation each) and make none of these
-  // reads; the instance writes 15 times: its record twice, its operation (begun, finished), the two
-  // lower creates, and — once, as its deployment ended, in one commit — the stack's record, its two
-  // resources and six events (the stack's deployment runs with its records held: its deployment
-  // record, written and deleted meanwhile, and the stack's first version are never written). It reads
-  // 6 times: its record, the recipe's head, the stack (absent), its resources (authorizing the
-  // deploy), its operation. A recipe version, once read, is kept (versions never change).
+  // reads; the instance, made without a stack (its stack is written when first needed), writes 5
+  // times: its operation (begun, finished), the two lower creates, and its record, once. It reads 3
+  // times: its record (absent), the recipe's head, and its operation. A recipe version, once read, is
+  // kept (versions never change).
   assert.ok(direct.writes <= 3, `two direct creates write more than they did: ${figures}`);
-  // A handler answers IN_PROGRESS when the stack takes longer than its wait (1 s): on a machine that
-  // slow, each call again reads the instance, the recipe and the stack, and the engine saves the
+  // A handler answers IN_PROGRESS when its resources take longer than its wait (1 s): on a machine
+  // that slow, each call again reads the instance and the recipe, and the engine saves the
   // operation. Not expected, but not this guard's business.
   assert.ok(handlerCalls.length >= 1 && handlerCalls.length <= 3, `handler calls: ${figures}`);
   const again = handlerCalls.length - 1;
-  assert.ok(recipe.writes <= 15 + 10 * again, `the instance create writes more than it did: ${figures}`);
-  assert.ok(recipe.reads <= 7 + 8 * again, `the instance create reads more than it did: ${figures}`);
-  // Alone on the server, its writes go in 7 commits (18, then 11 while the stack wrote each step as it
-  // went); the two direct creates commit once each.
+  assert.ok(recipe.writes <= 5 + 2 * again, `the instance create writes more than it did: ${figures}`);
+  assert.ok(recipe.reads <= 3 + 3 * again, `the instance create reads more than it did: ${figures}`);
+  // Alone on the server, its writes go in 5 commits (7 while its stack was written at create); the two
+  // direct creates commit once each.
   assert.ok(direct.commits <= 2, `two direct creates commit more often than they did: ${figures}`);
   assert.ok(
-    recipe.commits <= 7 + 6 * again,
+    recipe.commits <= 5 + 2 * again,
     `the instance create commits more often than it did: ${figures}`,
   );
 });

@@ -198,7 +198,9 @@ function secretsOn(kind: 'sqlite' | 'postgresql'): void {
     leakedPassword = (
       JSON.parse(readFileSync(join(root, '.failed-leaky.txt'), 'utf8')) as { Password: string }
     ).Password;
-    const leakyStack = stackNameOf(VAULT_TYPE, 'leaky');
+    // Made without a stack, the failed instance left none (its lower operations are in /v1/requests).
+    const leakyStack = await admin.call('GET', `/v1/stacks/${stackNameOf(VAULT_TYPE, 'leaky')}`);
+    assert.equal(leakyStack.status, 404, JSON.stringify(leakyStack.body));
 
     for (const path of [
       `/v1/resources/${T}/orders`,
@@ -217,7 +219,6 @@ function secretsOn(kind: 'sqlite' | 'postgresql'): void {
       `/v1/resources/${enc(BOX_TYPE)}/orders`,
       `/v1/resources/${enc(BOX_TYPE)}`,
       '/v1/stacks?deleted=true',
-      `/v1/stacks/${leakyStack}/events?maxResults=1000`,
     ])
       await call('GET', path);
   });

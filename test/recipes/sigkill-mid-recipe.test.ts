@@ -4,8 +4,9 @@
  * instance's operation IN_PROGRESS). On SQLite the server is restarted on the same data; on
  * PostgreSQL a second replica, running all along, takes over once the dead one's lease runs out.
  * Either way the instance's operation ends SUCCESS with the recipe's outputs, each note was created
- * by one operation only, and the files on disk are exactly the recipe's — then deleting the
- * instance removes them all.
+ * by one operation only, and the files on disk are exactly the recipe's; the instance's stack is
+ * written only when its drift is first read, adopting the notes — then deleting the instance removes
+ * them all.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -57,11 +58,11 @@ const NOTES = ['orders-a', 'orders-b', 'orders-c'];
 
 // The two stores at once: each mostly waits (for servers to start, leases to run out, slow notes).
 /**
- * When the server dies: `early`, while the new instance's stack still has its records held in memory
- * (its first note begun, nothing of the stack written: run again, the deployment replays it); `late`,
- * once the first wait ran out and the stack's records are written (its deployment is resumed);
- * `stopped`, at the same moment as `early`, the server stopped gracefully (SIGTERM): what it held is
- * written or left to be run again, whichever its stop reaches first.
+ * When the server dies (the new instance is made without a stack: nothing of one is written while it
+ * runs): `early`, its first note begun, before the instance handler's first wait ran out; `late`, once
+ * that wait ran out (the operation answered IN_PROGRESS) and the second note is begun; `stopped`, at
+ * the same moment as `early`, the server stopped gracefully (SIGTERM). Run again (restarted, or on the
+ * other replica), the instance's create replays each note's operation by its token.
  */
 const MOMENTS = ['early', 'late', 'stopped'] as const;
 
@@ -101,21 +102,18 @@ describe('a server SIGKILLed mid-recipe', { concurrency: true }, () => {
               const notes = r.body.progressEvents as { typeName: string }[];
               return notes.some((e) => e.typeName === NOTE) ? true : undefined;
             });
-            const held = await admin.call('GET', `/v1/stacks/${stack}`);
-            assert.equal(
-              held.status,
-              404,
-              `the stack's records are not written yet: ${JSON.stringify(held.body)}`,
-            );
           } else {
-            // Killed once the stack is written and its second note begun.
-            await until('the stack written and the second note begun', 30_000, async () =>
-              createdLines(root).length >= 2 &&
-              (await admin.call('GET', `/v1/stacks/${stack}`)).status === 200
-                ? true
-                : undefined,
+            // Killed once the handler's first wait ran out and the second note is begun.
+            await until('the second note begun, the operation answered IN_PROGRESS', 30_000, async () =>
+              createdLines(root).length >= 2 ? true : undefined,
             );
           }
+          const held = await admin.call('GET', `/v1/stacks/${stack}`);
+          assert.equal(
+            held.status,
+            404,
+            `no stack is written while the instance is made: ${JSON.stringify(held.body)}`,
+          );
           const before = await admin.call('GET', `/v1/requests/${requestToken}`);
           if (moment === 'stopped') await stopServer(first);
           else await killServer(first);
@@ -149,6 +147,16 @@ describe('a server SIGKILLed mid-recipe', { concurrency: true }, () => {
           assert.equal(readFileSync(join(root, 'orders-c.txt'), 'utf8'), 'after orders-b');
           const notes = await client.call('GET', `/v1/resources/${enc(NOTE)}`);
           assert.equal(notes.body.resourceDescriptions.length, NOTES.length, JSON.stringify(notes.body));
+          assert.equal(
+            (await client.call('GET', `/v1/stacks/${stack}`)).status,
+            404,
+            'no stack before it is needed',
+          );
+          // Its drift read writes its stack, adopting the notes as they were made: each completed once.
+          const drift = await client.call('GET', `/v1/resources/${enc(SAMPLE_TYPE)}/orders/drift`);
+          assert.equal(drift.status, 200, JSON.stringify(drift.body));
+          assert.equal(drift.body.status, 'IN_SYNC', JSON.stringify(drift.body));
+          assertCreatedOnce(root, NOTES);
           const events = (await client.call('GET', `/v1/stacks/${stack}/events?maxResults=1000`)).body.events;
           for (const logicalId of ['First', 'Second', 'Third'])
             assert.equal(

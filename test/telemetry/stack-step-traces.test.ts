@@ -3,8 +3,8 @@
  * second resource fails rolls the first back in a `stack resource rollback` span, a stack's deletion
  * deletes each resource in a `stack resource delete` span, each holding its engine operation (begin,
  * step, the provider's call); a deployment resumed by a restarted server continues the trace of the
- * request that began it; and a recipe's instance stack is deployed and deleted under the instance's
- * handler steps. Over real HTTP, with a real OTLP/HTTP receiver; one server serves the rollback, the
+ * request that began it; and a recipe's instance has each resource made and deleted in a `recipe
+ * resource create|delete` span under the instance's handler steps. Over real HTTP, with a real OTLP/HTTP receiver; one server serves the rollback, the
  * deletion and the recipe (each in a trace of its own), another is stopped and resumed.
  */
 import assert from 'node:assert/strict';
@@ -30,7 +30,7 @@ function resourceSpans(children: OtlpSpan[], phase: string, logicalId: string): 
   );
 }
 
-test("stack steps in a trace, on one server: a rollback, a stack delete, and a recipe instance's stack", async (t) => {
+test("stack steps in a trace, on one server: a rollback, a stack delete, and a recipe instance's steps", async (t) => {
   // The provider refuses to make anything named "broken".
   const { otlp, remote, server, client } = await setUp(
     t,
@@ -145,21 +145,24 @@ test("stack steps in a trace, on one server: a rollback, a stack delete, and a r
   );
 
   await t.test(
-    "a recipe's instance: its stack's deployment and deletion are under the instance's handler steps",
+    "a recipe's instance: each resource its recipe makes or deletes is a step under the instance's handler step",
     () => {
-      for (const [caller, operation, kind, phase] of [
-        [making, 'CREATE', 'deploy', 'forward'],
-        [removing, 'DELETE', 'delete', 'delete'],
+      // Made without a stack (its stack is written when first needed), and so deleted: the recipe's
+      // own steps, one per resource, each holding its engine operation.
+      for (const [caller, operation, action] of [
+        [making, 'CREATE', 'create'],
+        [removing, 'DELETE', 'delete'],
       ] as const) {
         const spans = otlp.spans.filter((s) => s.traceId === caller.traceId);
-        // The instance's handler step began its stack's deployment: the deployment is its child.
         const steps = spans.filter(
           (s) => s.name === `step ${operation}` && attribute(s, 'typeplane.type_name') === SAMPLE_TYPE,
         );
-        const deployment = steps.flatMap(childrenOf).find((s) => s.name === `stack ${kind}`);
-        assert.ok(deployment, `no stack ${kind} under the instance's step: ${names(spans)}`);
-        const [box] = resourceSpans(childrenOf(deployment), phase, 'Box');
-        assert.ok(box, `no span for the recipe's resource: ${names(childrenOf(deployment))}`);
+        const box = steps
+          .flatMap(childrenOf)
+          .find(
+            (s) => s.name === `recipe resource ${action}` && attribute(s, 'typeplane.logical_id') === 'Box',
+          );
+        assert.ok(box, `no step for the recipe's resource under the instance's step: ${names(spans)}`);
         assert.equal(attribute(box, 'typeplane.type_name'), TYPE);
         assert.ok(
           childrenOf(box).some((s) => s.name === `begin ${operation}`),

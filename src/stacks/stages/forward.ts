@@ -3,6 +3,7 @@
  * dependency order, independent ones in parallel, then its outputs evaluated. Each step keeps in its
  * record what a rollback needs: the resource as it was before this deployment.
  */
+import type { ProgressEvent } from '../../engine/index.js';
 import type { ResourceType } from '../../schema/index.js';
 import { asEvaluationError } from '../analyze.js';
 import { conformProperties } from '../conform.js';
@@ -191,9 +192,14 @@ async function create(
   reason?: string,
 ): Promise<boolean> {
   d.resourceEventSoon(logicalId, type.typeName, undefined, 'CREATE_IN_PROGRESS', reason);
-  const event = await d.operate(logicalId, () =>
-    d.ctx.engine.create(type.typeName, desired, stepToken(d.id, action, logicalId), d.caller),
-  );
+  const adopted =
+    action === 'create' && base.previous === undefined ? d.record.adopted?.[logicalId] : undefined;
+  const event =
+    adopted !== undefined
+      ? adopt(type.typeName, adopted)
+      : await d.operate(logicalId, () =>
+          d.ctx.engine.create(type.typeName, desired, stepToken(d.id, action, logicalId), d.caller),
+        );
   if (event.operationStatus !== 'SUCCESS' || event.identifier === undefined) {
     const why = d.reason(event);
     await d.resourceEvent(logicalId, type.typeName, undefined, 'CREATE_FAILED', why);
@@ -211,4 +217,23 @@ async function create(
     'CREATE_COMPLETE',
   );
   return true;
+}
+
+/**
+ * A resource made already from this template (an adoption): recorded as made, with the model it was
+ * made with. Not read: one since deleted is recorded all the same, for drift to find it gone.
+ */
+function adopt(
+  typeName: string,
+  made: { identifier: string; model: Record<string, unknown> },
+): ProgressEvent {
+  return {
+    typeName,
+    requestToken: '',
+    operation: 'CREATE',
+    operationStatus: 'SUCCESS',
+    eventTime: new Date().toISOString(),
+    identifier: made.identifier,
+    resourceModel: made.model,
+  };
 }

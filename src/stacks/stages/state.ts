@@ -10,6 +10,7 @@ import { TypeplaneError } from '../../errors.js';
 import { callerOf } from '../../auth/index.js';
 import {
   collectReviews,
+  refusedEvent,
   reviewsWhileStarting,
   type Caller,
   type Engine,
@@ -201,21 +202,9 @@ export class DeploymentState {
       );
     } catch (e) {
       if (!(e instanceof TypeplaneError)) throw e;
-      // The details the message does not already state (the engine's schema refusal names them all).
-      const details = e.details
-        .map((d) => `${d.pointer ?? ''} ${d.message}`)
-        .filter((d) => !e.message.includes(d));
       for (const review of reviews)
         this.tellReviewed(logicalId, review, { deniedWith: e.code, message: this.masked(e.message) });
-      return {
-        typeName: '',
-        requestToken: '',
-        operation: 'CREATE',
-        operationStatus: 'FAILED',
-        eventTime: new Date().toISOString(),
-        errorCode: e.code,
-        statusMessage: `${e.message}${details.length > 0 ? `: ${details.join('; ')}` : ''}`,
-      };
+      return refusedEvent(e);
     }
     for (const review of reviews)
       this.tellReviewed(logicalId, review, {

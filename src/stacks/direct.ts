@@ -1,0 +1,182 @@
+/**
+ * @module A new stack's template evaluated without the stack's records: for a caller (a recipe's
+ * instance, src/recipes) that makes the resources itself, one by one in the order given here, and has
+ * the stack written only when it is first needed — then by an adoption (start.ts: a deployment of the
+ * same template that records what was made, with no engine call). Every value is worked out by the
+ * deployment's own code (scope, conditions, conform, physical names, outputs and their secrecy) with
+ * the same seed, so what the caller makes is what the stack's deployment would have made.
+ *
+ * Only a template that needs nothing of a stack's records is taken: no custom resource or nested
+ * stack (they read their step), no SSM parameter type or dynamic reference (read per deployment), no
+ * import or export (they are the records of other stacks), and no change a policy, a hook or a type's
+ * rules judge (a stack's deployment reviews its plan whole before making anything). Any other is
+ * undefined, and the caller deploys the stack as usual.
+ */
+import { asEvaluationError, createScope, type Analysis } from './analyze.js';
+import { plain } from './changes.js';
+import { conformProperties } from './conform.js';
+import type { StacksCore } from './core.js';
+import { isCustomResourceType } from './custom-resources/index.js';
+import {
+  EvaluationError,
+  containsUnknown,
+  evaluate,
+  evaluateProperties,
+  type AppliedResource,
+  type ParameterValue,
+} from './intrinsics.js';
+import { NESTED_STACK_TYPE } from './nested/names.js';
+import { decideNamed, physicalName } from './physical-names.js';
+import { typesOf, type Authorize } from './reach.js';
+import { refValue } from './ref-value.js';
+import { fromSecret, holdsSecret, maskReason } from './secrets.js';
+import { analyzeForStack } from './validate.js';
+
+/** One resource as the stack's deployment would hand it to the engine. */
+export interface DirectResource {
+  logicalId: string;
+  typeName: string;
+  /** The properties, conformed, with the name the stack gives it filled in. */
+  properties: Record<string, unknown>;
+  physicalName?: string;
+}
+
+/** A resource made: what later resources' `Ref` and `Fn::GetAtt` read. */
+export interface MadeResource {
+  identifier: string;
+  /** Its model as the engine answered it (write-only values are dropped here). */
+  model: Record<string, unknown>;
+}
+
+export interface DirectTemplate {
+  /** Logical ids, each after everything it depends on. */
+  readonly order: readonly string[];
+  dependsOn(logicalId: string): ReadonlySet<string>;
+  /**
+   * The resource as the deployment would create it, given the resources made so far; undefined when
+   * its Condition is false. Throws a located EvaluationError (its message masked) when it cannot be.
+   */
+  resource(logicalId: string, made: ReadonlyMap<string, MadeResource>): DirectResource | undefined;
+  /** The outputs (those whose Condition holds), each marked secret as a stack's outputs are. */
+  outputs(made: ReadonlyMap<string, MadeResource>): { name: string; value: unknown; secret: boolean }[];
+  /** `text` with the template's secrets masked: for every reason the caller reports. */
+  masked(text: string): string;
+}
+
+/** Why a template needs its stack's records (undefined: it does not). */
+async function needsStack(core: StacksCore, analysis: Analysis): Promise<string | undefined> {
+  for (const [logicalId, r] of analysis.resources) {
+    const typeName = r.compiled.type.typeName;
+    if (isCustomResourceType(typeName) || typeName === NESTED_STACK_TYPE)
+      return `${logicalId} is a ${typeName}`;
+  }
+  if ((analysis.resolvedParameters?.length ?? 0) > 0) return 'a parameter reads the parameter store';
+  for (const output of analysis.template.outputs.values())
+    if (output.exportName !== undefined) return `output ${output.name} is exported`;
+  const text = JSON.stringify(analysis.template.document.value);
+  if (text.includes('"Fn::ImportValue"')) return 'it imports a value';
+  if (text.includes('{{resolve:')) return 'it holds a dynamic reference';
+  for (const type of new Set(typesOf(analysis)))
+    for (const operation of ['CREATE', 'UPDATE', 'DELETE'] as const)
+      if (await core.ctx.engine.judges(type, operation).catch(() => true))
+        return `a rule, policy or hook judges ${type}`;
+  return undefined;
+}
+
+/**
+ * `text` analysed for a stack named `name` that does not exist yet, as a deployment with id `seed`
+ * would analyse and evaluate it; undefined when the template needs the stack's records (see above).
+ * Refused as a deployment would be (an invalid template, a type the caller may not use).
+ */
+export async function directTemplate(
+  core: StacksCore,
+  name: string,
+  text: string,
+  parameters: Record<string, unknown>,
+  options: { seed: string; stackId: string; authorize?: Authorize },
+): Promise<DirectTemplate | undefined> {
+  const authorize = options.authorize ?? (() => {});
+  const analysis = await analyzeForStack(core, name, text, parameters, authorize);
+  authorize(typesOf(analysis));
+  if ((await needsStack(core, analysis)) !== undefined) return undefined;
+  const { stackId } = options;
+  const secrets = analysis.secretValues;
+  const sources = { parameters: analysis.secretParameters, imports: analysis.secretImports };
+  const masked = (text: string) => maskReason(text, secrets);
+  const scopeOf = (made: ReadonlyMap<string, MadeResource>) =>
+    createScope({
+      template: analysis.template,
+      parameters: new Map<string, ParameterValue>(analysis.parameters),
+      stackName: name,
+      stackId,
+      pseudo: core.ctx.pseudo,
+      applied: (logicalId): AppliedResource | undefined => {
+        const r = made.get(logicalId);
+        if (r === undefined) return undefined;
+        const type = analysis.resources.get(logicalId)?.compiled.type;
+        const ref = type ? refValue(type, r.identifier, r.model) : r.identifier;
+        return { identifier: r.identifier, model: r.model, ...(ref === r.identifier ? {} : { ref }) };
+      },
+      importValue: () => undefined,
+      secret: sources,
+    });
+  const located = (e: unknown, pointer: string) => {
+    const error = asEvaluationError(e, pointer);
+    return new EvaluationError(error.rule, error.pointer, masked(error.message));
+  };
+  return {
+    order: analysis.order,
+    dependsOn: (logicalId) => analysis.resources.get(logicalId)?.dependsOn ?? new Set(),
+    resource(logicalId, made) {
+      const analyzed = analysis.resources.get(logicalId)!;
+      const type = analyzed.compiled.type;
+      const pointer = `/Resources/${logicalId}/Properties`;
+      try {
+        const scope = scopeOf(made);
+        if (scope.included(logicalId) === false) return undefined;
+        const value = evaluateProperties(analyzed.declaration.properties, scope, pointer);
+        if (containsUnknown(value))
+          throw new EvaluationError(
+            'TP4014',
+            pointer,
+            'a value is still unknown after the resources it depends on ran',
+          );
+        const named = decideNamed(
+          type,
+          undefined,
+          conformProperties(type, value as Record<string, unknown>),
+          () => physicalName(type, name, logicalId, options.seed),
+        );
+        return {
+          logicalId,
+          typeName: type.typeName,
+          properties: named.desired,
+          ...(named.physicalName !== undefined ? { physicalName: named.physicalName } : {}),
+        };
+      } catch (e) {
+        throw located(e, pointer);
+      }
+    },
+    outputs(made) {
+      const scope = scopeOf(made);
+      const out: { name: string; value: unknown; secret: boolean }[] = [];
+      for (const output of analysis.template.outputs.values()) {
+        const at = `/Outputs/${output.name}`;
+        try {
+          if (output.condition !== undefined && scope.condition(output.condition, `${at}/Condition`) !== true)
+            continue;
+          const value = plain({ v: evaluate(output.value, scope, `${at}/Value`) }).v;
+          out.push({
+            name: output.name,
+            value,
+            secret: holdsSecret(value, secrets) || fromSecret(output.value, sources),
+          });
+        } catch (e) {
+          throw located(e, `${at}/Value`);
+        }
+      }
+      return out;
+    },
+    masked,
+  };
+}

@@ -1,0 +1,213 @@
+/**
+ * A new instance whose recipe needs nothing of a stack's records is made without one: its resources
+ * are made directly, and its stack is written when first needed (its drift, an update, an upgrade),
+ * adopting what was made — the same resources, with the names, stack id and values the stack's own
+ * deployment gives them, none made twice. One made and since deleted by hand is adopted all the same,
+ * and drift finds it gone. A recipe whose resources a policy judges deploys its stack at create, as a
+ * stack reviews its plan whole before making anything. Over real HTTP, on each store.
+ */
+import assert from 'node:assert/strict';
+import { eachStoreService } from '../helpers/each-store.js';
+import { settle, type Api } from '../helpers/service.js';
+import { stackNameOf } from '../../src/recipes/provider.js';
+import { BOX_TYPE, LOGIN_TYPE, RECIPE, registerSampleTypes, SAMPLE_TYPE } from './fixtures.js';
+
+const enc = encodeURIComponent;
+const SAMPLE = `/v1/resources/${enc(SAMPLE_TYPE)}`;
+
+/** A type the stack names when the template leaves its name out (an optional, identifying string). */
+const BUCKET_TYPE = 'Test::Recipe::Bucket';
+const BUCKET = JSON.stringify({
+  typeName: BUCKET_TYPE,
+  description: 'A bucket a recipe makes, named by its stack, for tests.',
+  properties: {
+    BucketName: { type: 'string', maxLength: 90 },
+    Owner: { type: 'string' },
+    Label: { type: 'string' },
+  },
+  additionalProperties: false,
+  primaryIdentifier: ['/properties/BucketName'],
+  createOnlyProperties: ['/properties/BucketName'],
+});
+
+/** A bucket named by the stack, holding the stack's id, and a login naming the bucket. */
+const NAMED = `
+Resources:
+  Bucket:
+    Type: ${BUCKET_TYPE}
+    Properties:
+      Owner: !Ref AWS::StackId
+      Label: !GetAtt context.resource.properties.size
+  Login:
+    Type: ${LOGIN_TYPE}
+    Properties:
+      User: !Sub '\${context.resource.name}_user'
+      Database: !Ref Bucket
+Outputs:
+  result:
+    Value:
+      values:
+        status.binding.hostname: !Ref Bucket
+        status.binding.username: !Ref Login
+        status.binding.secret: !GetAtt Bucket.Owner
+`;
+
+async function register(s: Api, template: string): Promise<void> {
+  await registerSampleTypes(s);
+  const bucket = await s.call('POST', '/v1/types', BUCKET, { 'content-type': 'application/json' });
+  assert.equal(bucket.status, 201, JSON.stringify(bucket.body));
+  const reg = await s.call('POST', '/v1/recipes', { typeName: SAMPLE_TYPE, template });
+  assert.equal(reg.status, 201, JSON.stringify(reg.body));
+}
+
+async function made(s: Api, name: string, size = 'S'): Promise<any> {
+  const r = await s.call('POST', SAMPLE, { desiredState: { name, size } });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  const done = await settle(s, r.body.progressEvent.requestToken, 20_000);
+  assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
+  return done;
+}
+
+/** Delete a resource (as the admin), to its end. */
+async function deleted(s: Api, path: string): Promise<void> {
+  const r = await s.call('DELETE', path);
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  const done = await settle(s, r.body.progressEvent.requestToken, 20_000);
+  assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
+}
+
+async function identifiers(s: Api, typeName: string): Promise<string[]> {
+  const r = await s.call('GET', `/v1/resources/${enc(typeName)}`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return (r.body.resourceDescriptions as { identifier: string }[]).map((d) => d.identifier).sort();
+}
+
+const propertiesOf = async (s: Api, typeName: string, identifier: string) => {
+  const r = await s.call('GET', `/v1/resources/${enc(typeName)}/${enc(identifier)}`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return (r.body.resourceDescription?.properties ?? r.body.properties) as Record<string, string>;
+};
+
+eachStoreService(
+  "an instance made without a stack gets one when first needed: what was made adopted, with the stack's names and id, none made twice, in sync",
+  async (s) => {
+    await register(s, NAMED);
+    const done = await made(s, 'orders');
+    const stack = stackNameOf(SAMPLE_TYPE, 'orders');
+    assert.equal((await s.call('GET', `/v1/stacks/${stack}`)).status, 404, 'no stack is written at create');
+
+    // Named as the stack names what its template leaves unnamed; the stack id is the one it will have.
+    const [bucketName] = await identifiers(s, BUCKET_TYPE);
+    assert.match(bucketName!, new RegExp(`^${stack}-Bucket-[A-Z0-9]{13}$`));
+    const bucket = await propertiesOf(s, BUCKET_TYPE, bucketName!);
+    assert.match(bucket.Owner!, new RegExp(`:stack/${stack}/[0-9a-f-]{36}$`));
+    assert.equal(bucket.Label, 'S');
+    assert.deepEqual(done.resourceModel.status.binding, {
+      hostname: bucketName,
+      username: 'orders_user',
+      secret: bucket.Owner,
+    });
+
+    const drift = await s.call('GET', `${SAMPLE}/orders/drift`);
+    assert.equal(drift.status, 200, JSON.stringify(drift.body));
+    assert.equal(drift.body.status, 'IN_SYNC', JSON.stringify(drift.body));
+    const view = await s.call('GET', `/v1/stacks/${stack}`);
+    assert.equal(view.status, 200, JSON.stringify(view.body));
+    assert.equal(view.body.status, 'CREATE_COMPLETE');
+    // AWS::StackId is the stack's id as an ARN: its name and unique part.
+    assert.equal(
+      bucket.Owner!.split(':stack/')[1],
+      view.body.stackId.split(':stack/')[1],
+      'the stack has the id its resources were given',
+    );
+    assert.deepEqual(
+      (view.body.resources as { logicalId: string; identifier: string }[])
+        .map((r) => [r.logicalId, r.identifier])
+        .sort(),
+      [
+        ['Bucket', bucketName],
+        ['Login', 'orders_user'],
+      ],
+    );
+    const outputs = await s.call('GET', `/v1/stacks/${stack}/outputs`);
+    assert.equal(outputs.status, 200, JSON.stringify(outputs.body));
+    assert.equal(outputs.body.outputs[0].value.values['status.binding.hostname'], bucketName);
+    const events = (await s.call('GET', `/v1/stacks/${stack}/events?maxResults=100`)).body.events as {
+      logicalId: string;
+      status: string;
+    }[];
+    for (const logicalId of ['Bucket', 'Login'])
+      assert.equal(
+        events.filter((e) => e.logicalId === logicalId && e.status === 'CREATE_COMPLETE').length,
+        1,
+        JSON.stringify(events),
+      );
+    assert.deepEqual(await identifiers(s, BUCKET_TYPE), [bucketName], 'none made twice');
+    // A second drift read finds the stack written: nothing is adopted again.
+    assert.equal((await s.call('GET', `${SAMPLE}/orders/drift`)).body.status, 'IN_SYNC');
+    assert.equal((await s.call('GET', `/v1/stacks/${stack}`)).body.version, view.body.version);
+
+    // An update deploys to the adopted stack: the bucket changes in place, keeping its name.
+    const patched = await s.call('PATCH', `${SAMPLE}/orders`, {
+      patchDocument: [{ op: 'replace', path: '/size', value: 'L' }],
+    });
+    assert.equal(patched.status, 202, JSON.stringify(patched.body));
+    const updated = await settle(s, patched.body.progressEvent.requestToken, 20_000);
+    assert.equal(updated.operationStatus, 'SUCCESS', JSON.stringify(updated));
+    assert.deepEqual(await identifiers(s, BUCKET_TYPE), [bucketName]);
+    assert.equal((await propertiesOf(s, BUCKET_TYPE, bucketName!)).Label, 'L');
+
+    // Made directly and updated through its stack, it is deleted through its stack: nothing left.
+    await deleted(s, `${SAMPLE}/orders`);
+    assert.deepEqual(await identifiers(s, BUCKET_TYPE), []);
+    assert.deepEqual(await identifiers(s, LOGIN_TYPE), []);
+  },
+);
+
+eachStoreService(
+  'a resource made and since deleted by hand is adopted as made, drift finds it gone, and deleting the instance removes the rest',
+  async (s) => {
+    await register(s, RECIPE);
+    await made(s, 'orders');
+    await deleted(s, `/v1/resources/${enc(LOGIN_TYPE)}/orders_user`);
+
+    const drift = await s.call('GET', `${SAMPLE}/orders/drift`);
+    assert.equal(drift.status, 200, JSON.stringify(drift.body));
+    assert.equal(drift.body.status, 'DRIFTED', JSON.stringify(drift.body));
+    const login = (drift.body.resources as { logicalId: string; status: string }[]).find(
+      (r) => r.logicalId === 'Login',
+    );
+    assert.equal(login?.status, 'DELETED', JSON.stringify(drift.body));
+    assert.deepEqual(await identifiers(s, BOX_TYPE), ['orders_db'], 'the adoption deleted nothing');
+
+    await deleted(s, `${SAMPLE}/orders`);
+    assert.deepEqual(await identifiers(s, BOX_TYPE), []);
+  },
+);
+
+eachStoreService(
+  'a missing resource does not stop the deletion of an instance made without a stack; a recipe a policy judges deploys its stack at create',
+  async (s) => {
+    await register(s, RECIPE);
+    await made(s, 'orders');
+    const stack = stackNameOf(SAMPLE_TYPE, 'orders');
+    await deleted(s, `/v1/resources/${enc(LOGIN_TYPE)}/orders_user`);
+    await deleted(s, `${SAMPLE}/orders`);
+    assert.deepEqual(await identifiers(s, BOX_TYPE), []);
+    assert.equal((await s.call('GET', `/v1/stacks/${stack}`)).status, 404, 'no stack was ever written');
+
+    // A policy judges the database's creates: the instance's stack reviews its plan whole at create.
+    const policy = await s.call('POST', '/v1/policies', {
+      name: 'sizes-known',
+      match: { types: [BOX_TYPE], operations: ['CREATE'] },
+      action: 'Deny',
+      validations: [{ expression: "object.Size != 'XXL'" }],
+    });
+    assert.equal(policy.status, 201, JSON.stringify(policy.body));
+    await made(s, 'billing');
+    const view = await s.call('GET', `/v1/stacks/${stackNameOf(SAMPLE_TYPE, 'billing')}`);
+    assert.equal(view.status, 200, `its stack was deployed at create: ${JSON.stringify(view.body)}`);
+    assert.equal(view.body.status, 'CREATE_COMPLETE');
+    assert.deepEqual(await identifiers(s, BOX_TYPE), ['billing_db']);
+  },
+);
