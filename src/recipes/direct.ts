@@ -94,7 +94,10 @@ export async function makeDirect(
   template: DirectTemplate,
   deploymentId: string,
   caller: Caller,
+  /** Counted as it goes: what a handler answering IN_PROGRESS meanwhile says. */
+  progress: { done: number; total: number } = { done: 0, total: 0 },
 ): Promise<DirectOutcome> {
+  progress.total = template.order.length;
   const models = new Map<string, MadeResource>();
   const made: Made[] = [];
   let failure: { code: ErrorCode; message: string } | undefined;
@@ -134,6 +137,7 @@ export async function makeDirect(
         ? stripWriteOnly(type, event.resourceModel)
         : (await engine.read(resource.typeName, identifier)).properties;
       models.set(logicalId, { identifier, model: entry.model });
+      progress.done++;
     } catch (e) {
       if (!(e instanceof TypeplaneError)) throw e;
       failure ??= { code: e.code, message: `${logicalId}: ${template.masked(e.message)}` };

@@ -370,7 +370,10 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     };
 
   /** Direct creates running (or just ended) in this process, by deployment id: a call waits a while for one. */
-  const jobs = new Map<string, Promise<HandlerEvent>>();
+  const jobs = new Map<
+    string,
+    { answer: Promise<HandlerEvent>; progress: { done: number; total: number } }
+  >();
 
   /**
    * A new instance made without a stack (direct.ts), recorded once its resources are made; undefined
@@ -397,8 +400,16 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       });
       if (!template) return undefined;
       const caller = engineCallerFor(version, record.stack);
-      job = (async (): Promise<HandlerEvent> => {
-        const outcome = await makeDirect(runtime.engine, runtime.typeOf, template, deploymentId, caller);
+      const progress = { done: 0, total: 0 };
+      const answer = (async (): Promise<HandlerEvent> => {
+        const outcome = await makeDirect(
+          runtime.engine,
+          runtime.typeOf,
+          template,
+          deploymentId,
+          caller,
+          progress,
+        );
         if (!outcome.ok) return failed(outcome.code, outcome.message);
         const model = modelFrom(type, version, desired, outcome.outputs);
         const made: InstanceRecord = {
@@ -416,15 +427,16 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         await removeMade(runtime.engine, outcome.made, deploymentId, caller);
         return failed('AlreadyExists', `${type.typeName} ${record.identifier} already exists`);
       })();
+      job = { answer, progress };
       jobs.set(deploymentId, job);
-      void job.then(
+      void answer.then(
         () => setTimeout(() => jobs.delete(deploymentId), KEEP_ENDED_MS).unref(),
         () => jobs.delete(deploymentId),
       );
     }
     if (
       !(await within(
-        job.then(() => undefined),
+        job.answer.then(() => undefined),
         runtime.waitMs,
       ))
     ) {
@@ -438,11 +450,11 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         status: 'IN_PROGRESS',
         callbackContext: at as unknown as Record<string, unknown>,
         callbackDelaySeconds: 0,
-        message: `recipe ${record.recipe}@${version.version} (environment ${record.environment}): making its resources`,
+        message: `recipe ${record.recipe}@${version.version} (environment ${record.environment}): ${job.progress.done} of ${job.progress.total} resources done`,
       };
     }
     jobs.delete(deploymentId);
-    return job;
+    return job.answer;
   };
 
   const create = async (request: HandlerRequest): Promise<HandlerEvent> => {
@@ -674,7 +686,12 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const held = await records.getInstance(type.typeName, identifier);
     if (!held) return failed('NotFound', `${type.typeName} ${identifier} does not exist`);
     const record = held.record;
-    if (record.direct) return removeDirect(type, record, request.clientRequestToken);
+    if (record.direct) {
+      const refused = await removeDirect(type, record, request.clientRequestToken);
+      if (refused) return refused;
+      // What it made is gone. A drift check or an upgrade plan may have written its stack meanwhile:
+      // that goes too, as below (its resources found gone count as deleted).
+    }
     const progress = request.callbackContext as Progress | undefined;
     let view: StackView | undefined;
     try {
@@ -716,13 +733,13 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   /**
    * An instance made without a stack, deleted: what it made, in reverse order, with tokens derived
    * from the deletion's (run again, it replays). What could not be deleted stays listed, for the
-   * next deletion to try again.
+   * next deletion to try again, and fails this one; undefined when everything is gone.
    */
   const removeDirect = async (
     type: ResourceType,
     record: InstanceRecord,
     token: string,
-  ): Promise<HandlerEvent> => {
+  ): Promise<HandlerEvent | undefined> => {
     const direct = record.direct!;
     const version = await versionOf(record);
     const left = await removeMade(
@@ -731,10 +748,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       `delete.${token}`,
       engineCallerFor(version, record.stack),
     );
-    if (left.length === 0) {
-      await records.deleteInstance(type.typeName, record.identifier);
-      return { status: 'SUCCESS' };
-    }
+    if (left.length === 0) return undefined;
     const remaining = new Set(left.map((l) => l.made.logicalId));
     await records.replaceInstance(
       {
@@ -810,14 +824,18 @@ export async function adoptStack(
       'InternalFailure',
       `recipe ${record.recipe}@${record.version} of environment ${record.environment} is missing from the store`,
     );
-  const exists = await runtime.stacks.describe(record.stack).then(
-    () => true,
-    (e: unknown) => {
-      if (e instanceof TypeplaneError && e.code === 'NotFound') return false;
-      throw e;
-    },
-  );
-  if (!exists) {
+  const existing = await runtime.stacks.describe(record.stack).catch((e: unknown) => {
+    if (e instanceof TypeplaneError && e.code === 'NotFound') return undefined;
+    throw e;
+  });
+  // Written meanwhile by another call, it is this instance's (its create's stack id): anything else
+  // is refused, never taken for it.
+  if (existing && existing.stackId !== direct.stackId)
+    throw new TypeplaneError(
+      'ResourceConflict',
+      `stack ${record.stack} of ${type.typeName} ${record.identifier} is not the one its create made (${existing.stackId}); delete the instance and create it again`,
+    );
+  if (!existing) {
     const bound = bindInstance(type, record, version, direct.asked);
     const run = await runtime.stacks.deployBuffered(record.stack, bound.text, bound.parameters, {
       deploymentId: direct.deploymentId,

@@ -9,8 +9,8 @@
  * Only a template that needs nothing of a stack's records is taken: no custom resource or nested
  * stack (they read their step), no SSM parameter type or dynamic reference (read per deployment), no
  * import or export (they are the records of other stacks), and no change a policy, a hook or a type's
- * rules judge (a stack's deployment reviews its plan whole before making anything). Any other is
- * undefined, and the caller deploys the stack as usual.
+ * rules judge (a stack's deployment reviews its plan whole before making anything); and only for a
+ * stack that does not exist. Any other is undefined, and the caller deploys the stack as usual.
  */
 import { asEvaluationError, createScope, type Analysis } from './analyze.js';
 import { plain } from './changes.js';
@@ -96,6 +96,8 @@ export async function directTemplate(
   options: { seed: string; stackId: string; authorize?: Authorize },
 ): Promise<DirectTemplate | undefined> {
   const authorize = options.authorize ?? (() => {});
+  // A stack of that name is the caller's to deploy to (an update of it), never to make anew.
+  if (await core.records.getStack(name)) return undefined;
   const analysis = await analyzeForStack(core, name, text, parameters, authorize);
   authorize(typesOf(analysis));
   if ((await needsStack(core, analysis)) !== undefined) return undefined;
