@@ -29,6 +29,7 @@ export async function finish(
   op.request = {};
   // Fenced: a worker that lost its lease (another took the operation over) cannot overwrite it.
   await ctx.store.finishOperation(op, change, ctx.worker.owner);
-  ctx.worker.notify(op.requestToken);
+  // Written (committed): a waiter here answers from it without reading it back.
+  ctx.worker.notify(op.requestToken, op);
   ctx.observer?.operationEnded(op.typeName, op.operation, status, op.errorCode, op);
 }

@@ -73,7 +73,9 @@ export async function waitFor(
     if (!op) throw new TypeplaneError('NotFound', `no request ${requestToken}`);
     const left = deadline - Date.now();
     if (TERMINAL_STATUSES.has(op.status) || left <= 0) return toEvent(ctx, op);
-    // Woken by our own workers at once; by other replicas' work within the poll interval.
-    await ctx.worker.changed(requestToken, Math.min(left, 250));
+    // Woken by our own workers at once (an end with the record it wrote); by other replicas' work
+    // within the poll interval.
+    const ended = await ctx.worker.changed(requestToken, Math.min(left, 250));
+    if (ended && TERMINAL_STATUSES.has(ended.status)) return toEvent(ctx, ended);
   }
 }

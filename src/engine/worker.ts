@@ -131,18 +131,21 @@ export class Worker {
     this.running.get(requestToken)?.abort.abort(reason);
   }
 
-  /** Tell waiters that an operation changed. */
-  notify(requestToken: string): void {
-    this.events.emit(requestToken);
+  /** Tell waiters that an operation changed: `ended`, the record just written when it ended. */
+  notify(requestToken: string, ended?: OperationRecord): void {
+    this.events.emit(requestToken, ended);
   }
 
-  /** Resolves when this process changes the operation, or after `ms`. */
-  changed(requestToken: string, ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const done = () => {
+  /**
+   * Resolves when this process changes the operation (with its record, when that change ended it),
+   * or after `ms` (with nothing).
+   */
+  changed(requestToken: string, ms: number): Promise<OperationRecord | undefined> {
+    return new Promise<OperationRecord | undefined>((resolve) => {
+      const done = (ended?: OperationRecord) => {
         clearTimeout(timer);
         this.events.off(requestToken, done);
-        resolve();
+        resolve(ended);
       };
       const timer = setTimeout(done, ms);
       this.events.on(requestToken, done);

@@ -99,7 +99,7 @@ export class RecipeStore {
    * Versions opened here, by key. A version is written once (an insert, never replaced nor deleted:
    * deleting a recipe drops its head alone), so a kept one is what the store holds.
    */
-  private readonly versions = new Map<string, RecipeVersion>();
+  private readonly versions = new Map<string, Readonly<RecipeVersion>>();
 
   constructor(
     private readonly store: Store,
@@ -186,10 +186,12 @@ export class RecipeStore {
     type: string,
     name: string,
     version: number,
-  ): Promise<RecipeVersion | undefined> {
+  ): Promise<Readonly<RecipeVersion> | undefined> {
     const key = versionKey(env, type, name, version);
+    // Shared, frozen: every handler call of every instance reads one, and its template's text (the
+    // same string each time) is the key its parsed form is kept under (parsed.ts).
     const kept = this.versions.get(key);
-    if (kept) return structuredClone(kept);
+    if (kept) return kept;
     const entry = await this.store.kvGet(VERSIONS, key);
     if (!entry) return undefined;
     const { sealed, ...rest } = entry.value as unknown as Omit<RecipeVersion, 'template' | 'parameters'> & {
@@ -199,8 +201,8 @@ export class RecipeStore {
       RecipeVersion,
       'template' | 'parameters'
     >;
-    const opened = { ...rest, ...open };
-    this.versions.set(key, structuredClone(opened));
+    const opened = deepFreeze({ ...rest, ...open });
+    this.versions.set(key, opened);
     if (this.versions.size > KEPT_VERSIONS) this.versions.delete(this.versions.keys().next().value!);
     return opened;
   }
@@ -296,4 +298,13 @@ export class RecipeStore {
     } while (nextToken);
     return out;
   }
+}
+
+/** `value`, frozen through: a kept version handed to every caller cannot be changed by one. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
