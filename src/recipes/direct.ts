@@ -85,11 +85,10 @@ function failureOf(
 }
 
 /**
- * Make the resources of `template` (a new instance's, its stack named `stack`), as `caller`; on a
+ * Make the resources of `template` (a new instance's), as `caller`, through the stacks' engine; on a
  * failure, delete what was made, in reverse order, and answer the first failure.
  */
 export async function makeDirect(
-  engine: DirectEngine,
   typeOf: (typeName: string) => Promise<ResourceType>,
   template: DirectTemplate,
   deploymentId: string,
@@ -97,6 +96,7 @@ export async function makeDirect(
   /** Counted as it goes: what a handler answering IN_PROGRESS meanwhile says. */
   progress: { done: number; total: number } = { done: 0, total: 0 },
 ): Promise<DirectOutcome> {
+  const { engine } = template;
   progress.total = template.order.length;
   const models = new Map<string, MadeResource>();
   const made: Made[] = [];

@@ -402,14 +402,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       const caller = engineCallerFor(version, record.stack);
       const progress = { done: 0, total: 0 };
       const answer = (async (): Promise<HandlerEvent> => {
-        const outcome = await makeDirect(
-          runtime.engine,
-          runtime.typeOf,
-          template,
-          deploymentId,
-          caller,
-          progress,
-        );
+        const outcome = await makeDirect(runtime.typeOf, template, deploymentId, caller, progress);
         if (!outcome.ok) return failed(outcome.code, outcome.message);
         const model = modelFrom(type, version, desired, outcome.outputs);
         const made: InstanceRecord = {
@@ -424,7 +417,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
           return { status: 'SUCCESS', resourceModel: now.record.model };
         // The name was taken meanwhile (the engine lets one create of a name run at a time: this
         // is a record left behind): what was made goes again.
-        await removeMade(runtime.engine, outcome.made, deploymentId, caller);
+        await removeMade(template.engine, outcome.made, deploymentId, caller);
         return failed('AlreadyExists', `${type.typeName} ${record.identifier} already exists`);
       })();
       job = { answer, progress };

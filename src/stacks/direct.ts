@@ -31,6 +31,7 @@ import { typesOf, type Authorize } from './reach.js';
 import { refValue } from './ref-value.js';
 import { fromSecret, holdsSecret, maskReason } from './secrets.js';
 import { analyzeForStack } from './validate.js';
+import type { StackEngine } from './stages/state.js';
 
 /** One resource as the stack's deployment would hand it to the engine. */
 export interface DirectResource {
@@ -49,6 +50,11 @@ export interface MadeResource {
 }
 
 export interface DirectTemplate {
+  /**
+   * The engine the resources are made (and, on a failure, deleted) through: the stacks' own, which
+   * resolves a dynamic reference a value builds as it is evaluated, as a deployment's step does.
+   */
+  readonly engine: Pick<StackEngine, 'create' | 'delete' | 'read' | 'waitFor'>;
   /** Logical ids, each after everything it depends on. */
   readonly order: readonly string[];
   dependsOn(logicalId: string): ReadonlySet<string>;
@@ -127,6 +133,7 @@ export async function directTemplate(
     return new EvaluationError(error.rule, error.pointer, masked(error.message));
   };
   return {
+    engine: core.ctx.engine,
     order: analysis.order,
     dependsOn: (logicalId) => analysis.resources.get(logicalId)?.dependsOn ?? new Set(),
     resource(logicalId, made) {

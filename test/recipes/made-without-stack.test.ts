@@ -11,6 +11,7 @@ import { eachStoreService } from '../helpers/each-store.js';
 import { settle, type Api } from '../helpers/service.js';
 import { stackNameOf } from '../../src/recipes/provider.js';
 import { BOX_TYPE, LOGIN_TYPE, RECIPE, registerSampleTypes, SAMPLE_TYPE } from './fixtures.js';
+import { SSM_PARAMETER } from '../stacks/store-types.js';
 
 const enc = encodeURIComponent;
 const SAMPLE = `/v1/resources/${enc(SAMPLE_TYPE)}`;
@@ -209,5 +210,44 @@ eachStoreService(
     assert.equal(view.status, 200, `its stack was deployed at create: ${JSON.stringify(view.body)}`);
     assert.equal(view.body.status, 'CREATE_COMPLETE');
     assert.deepEqual(await identifiers(s, BOX_TYPE), ['billing_db']);
+  },
+);
+
+eachStoreService(
+  'a dynamic reference a recipe builds as it is evaluated is resolved as a stack resolves it: as the recipe, which may not read the parameter store unless granted',
+  async (s) => {
+    await registerSampleTypes(s);
+    assert.equal((await s.call('POST', '/v1/types', SSM_PARAMETER)).status, 201);
+    const host = await s.call('POST', `/v1/resources/${enc('AWS::SSM::Parameter')}?wait=10`, {
+      desiredState: { Name: '/app/host', Type: 'String', Value: 'pg.internal' },
+    });
+    assert.equal(host.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(host.body));
+    // Built from two pieces: no template text names a dynamic reference, so the instance is made
+    // without a stack, and its step resolves what the value turns out to be.
+    const reg = await s.call('POST', '/v1/recipes', {
+      typeName: SAMPLE_TYPE,
+      template: `
+Resources:
+  Login:
+    Type: ${LOGIN_TYPE}
+    Properties:
+      User: !Sub '\${context.resource.name}_user'
+      Database: !Join ['', ['{{resol', 've:ssm:/app/host}}']]
+Outputs:
+  result:
+    Value:
+      values:
+        status.binding.hostname: !GetAtt Login.Database
+        status.binding.username: !Ref Login
+        status.binding.secret: none
+`,
+    });
+    assert.equal(reg.status, 201, JSON.stringify(reg.body));
+    const r = await s.call('POST', SAMPLE, { desiredState: { name: 'orders', size: 'S' } });
+    const done = await settle(s, r.body.progressEvent.requestToken, 20_000);
+    assert.equal(done.operationStatus, 'FAILED', JSON.stringify(done));
+    assert.equal(done.errorCode, 'AccessDenied', JSON.stringify(done));
+    assert.match(done.statusMessage, /^Login: .*reads the server's AWS::SSM::Parameter resources/);
+    assert.deepEqual(await identifiers(s, LOGIN_TYPE), [], 'nothing made');
   },
 );
