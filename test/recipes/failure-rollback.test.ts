@@ -2,12 +2,14 @@
  * A recipe whose lower-level resource fails, over real HTTP on each store: the recipe is rolled back
  * and nothing is left (no lower resource, no instance stack, no instance, the name free again), and
  * the instance's operation fails with the underlying error code and message, the recipe's secrets
- * masked in it.
+ * masked in it — whether the instance is made without a stack (the usual case) or its stack is
+ * deployed at create (a policy judges its resources).
  */
 import assert from 'node:assert/strict';
 import { eachStoreService } from '../helpers/each-store.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { settle, type Api } from '../helpers/service.js';
+import { stackNameOf } from '../../src/recipes/provider.js';
 import {
   BOX_TYPE,
   LOGIN_TYPE,
@@ -76,88 +78,117 @@ async function nothingLeft(s: Api, identifier: string): Promise<void> {
 /** The database's provider in the next test: it refuses every create, quoting the password, until told not to. */
 let refusing: ReturnType<typeof memoryProvider> & { refuse: boolean };
 
+/**
+ * The first test's story: a create the database refuses, rolled back; the same create once it takes
+ * it; an update it refuses, and one it takes. `viaStack`: the instance's stack is deployed at create
+ * (a policy judges the database), else the instance is made without one.
+ */
+async function rollsBack(s: Api, viaStack: boolean): Promise<void> {
+  await setUp(s);
+  const failed = await createAndSettle(s, { name: 'orders', size: 'M' });
+  assert.equal(failed.operationStatus, 'FAILED', JSON.stringify(failed));
+  assert.equal(failed.errorCode, 'InvalidRequest', JSON.stringify(failed));
+  assert.equal(failed.statusMessage, 'Database: the password *** is too weak for a M database');
+
+  const password = refusing.calls.find((c) => c.action === 'create')?.req.desiredState.Password;
+  assert.ok(
+    typeof password === 'string' && password.length >= 12,
+    'the provider was given the generated password',
+  );
+  assert.ok(!failed.statusMessage.includes(password), `the password is shown: ${failed.statusMessage}`);
+  const request = await s.call('GET', `/v1/requests/${failed.requestToken}`);
+  assert.ok(!JSON.stringify(request.body).includes(password));
+
+  // The login was made, then removed by the rollback.
+  const login = await s.call('GET', `/v1/resources/${enc(LOGIN_TYPE)}/orders_user`);
+  assert.equal(login.status, 404, JSON.stringify(login.body));
+  await nothingLeft(s, 'orders');
+
+  // The name is free again: once the provider takes it, the same create succeeds.
+  refusing.refuse = false;
+  const made = await createAndSettle(s, { name: 'orders', size: 'M' });
+  assert.equal(made.operationStatus, 'SUCCESS', JSON.stringify(made));
+  assert.equal(made.resourceModel.status.binding.username, 'orders_user');
+  assert.equal(made.resourceModel.status.binding.secret, 'orders_user_db/password');
+  const stack = await s.call('GET', `/v1/stacks/${stackNameOf(SAMPLE_TYPE, 'orders')}`);
+  assert.equal(stack.status, viaStack ? 200 : 404, JSON.stringify(stack.body));
+
+  // An update the database refuses fails with its code and message; the instance stays as it was,
+  // and a later update that fits goes through.
+  const path = `${SAMPLE}/orders`;
+  const grow = await s.call('PATCH', path, {
+    patchDocument: [{ op: 'replace', path: '/size', value: 'XL' }],
+  });
+  assert.equal(grow.status, 202, JSON.stringify(grow.body));
+  const refused = await settle(s, grow.body.progressEvent.requestToken, 20_000);
+  assert.equal(refused.operationStatus, 'FAILED', JSON.stringify(refused));
+  assert.equal(refused.errorCode, 'NotUpdatable', JSON.stringify(refused));
+  assert.equal(refused.statusMessage, 'Database: a M database cannot grow to XL here');
+  assert.equal((await s.call('GET', path)).body.properties.size, 'M');
+  assert.equal(refusing.store.get('orders_user_db')!.Size, 'M');
+  const shrink = await s.call('PATCH', path, {
+    patchDocument: [{ op: 'replace', path: '/size', value: 'S' }],
+  });
+  const shrunk = await settle(s, shrink.body.progressEvent.requestToken, 20_000);
+  assert.equal(shrunk.operationStatus, 'SUCCESS', JSON.stringify(shrunk));
+  assert.equal(refusing.store.get('orders_user_db')!.Size, 'S');
+}
+
+/** A policy that judges the database's creates (and denies none here): its recipe deploys a stack. */
+async function judged(s: Api): Promise<void> {
+  const policy = await s.call('POST', '/v1/policies', {
+    name: 'sizes-known',
+    match: { types: [BOX_TYPE], operations: ['CREATE'] },
+    action: 'Deny',
+    validations: [{ expression: "object.Size != 'XXL'" }],
+  });
+  assert.equal(policy.status, 201, JSON.stringify(policy.body));
+}
+
+const REFUSED =
+  "a lower-level resource that fails rolls the recipe back, leaves nothing, and fails the operation with the provider's code and message, its secret masked; a failed update leaves the instance as it was";
+
+/** The database's provider for the two tests below. */
+function refusingProvider() {
+  refusing = Object.assign(
+    memoryProvider({
+      create: (req, store) => {
+        if (refusing.refuse)
+          return {
+            status: 'FAILED',
+            errorCode: 'InvalidRequest',
+            message: `the password ${String(req.desiredState.Password)} is too weak for a ${String(req.desiredState.Size)} database`,
+          };
+        store.set(String(req.desiredState.Name), req.desiredState);
+        return { status: 'SUCCESS', resourceModel: req.desiredState };
+      },
+      update: (req, store) => {
+        const { Name, Size } = req.desiredState;
+        const now = store.get(String(Name));
+        if (!now) return { status: 'FAILED', errorCode: 'NotFound', message: `no database ${String(Name)}` };
+        if (Size === 'XL')
+          return {
+            status: 'FAILED',
+            errorCode: 'NotUpdatable',
+            message: `a ${String(now.Size)} database cannot grow to XL here`,
+          };
+        store.set(String(Name), req.desiredState);
+        return { status: 'SUCCESS', resourceModel: req.desiredState };
+      },
+    }),
+    { refuse: true },
+  );
+  return { providers: new Map([[BOX_TYPE, refusing]]) };
+}
+
+eachStoreService(`${REFUSED} [made without a stack]`, (s) => rollsBack(s, false), refusingProvider);
 eachStoreService(
-  "a lower-level resource that fails rolls the recipe back, leaves nothing, and fails the operation with the provider's code and message, its secret masked; a failed update leaves the instance as it was",
+  `${REFUSED} [its stack deployed at create]`,
   async (s) => {
-    await setUp(s);
-    const failed = await createAndSettle(s, { name: 'orders', size: 'M' });
-    assert.equal(failed.operationStatus, 'FAILED', JSON.stringify(failed));
-    assert.equal(failed.errorCode, 'InvalidRequest', JSON.stringify(failed));
-    assert.equal(failed.statusMessage, 'Database: the password *** is too weak for a M database');
-
-    const password = refusing.calls.find((c) => c.action === 'create')?.req.desiredState.Password;
-    assert.ok(
-      typeof password === 'string' && password.length >= 12,
-      'the provider was given the generated password',
-    );
-    assert.ok(!failed.statusMessage.includes(password), `the password is shown: ${failed.statusMessage}`);
-    const request = await s.call('GET', `/v1/requests/${failed.requestToken}`);
-    assert.ok(!JSON.stringify(request.body).includes(password));
-
-    // The login was made, then removed by the rollback.
-    const login = await s.call('GET', `/v1/resources/${enc(LOGIN_TYPE)}/orders_user`);
-    assert.equal(login.status, 404, JSON.stringify(login.body));
-    await nothingLeft(s, 'orders');
-
-    // The name is free again: once the provider takes it, the same create succeeds.
-    refusing.refuse = false;
-    const made = await createAndSettle(s, { name: 'orders', size: 'M' });
-    assert.equal(made.operationStatus, 'SUCCESS', JSON.stringify(made));
-    assert.equal(made.resourceModel.status.binding.username, 'orders_user');
-    assert.equal(made.resourceModel.status.binding.secret, 'orders_user_db/password');
-
-    // An update the database refuses fails with its code and message; the instance stays as it was,
-    // and a later update that fits goes through.
-    const path = `${SAMPLE}/orders`;
-    const grow = await s.call('PATCH', path, {
-      patchDocument: [{ op: 'replace', path: '/size', value: 'XL' }],
-    });
-    assert.equal(grow.status, 202, JSON.stringify(grow.body));
-    const refused = await settle(s, grow.body.progressEvent.requestToken, 20_000);
-    assert.equal(refused.operationStatus, 'FAILED', JSON.stringify(refused));
-    assert.equal(refused.errorCode, 'NotUpdatable', JSON.stringify(refused));
-    assert.equal(refused.statusMessage, 'Database: a M database cannot grow to XL here');
-    assert.equal((await s.call('GET', path)).body.properties.size, 'M');
-    assert.equal(refusing.store.get('orders_user_db')!.Size, 'M');
-    const shrink = await s.call('PATCH', path, {
-      patchDocument: [{ op: 'replace', path: '/size', value: 'S' }],
-    });
-    const shrunk = await settle(s, shrink.body.progressEvent.requestToken, 20_000);
-    assert.equal(shrunk.operationStatus, 'SUCCESS', JSON.stringify(shrunk));
-    assert.equal(refusing.store.get('orders_user_db')!.Size, 'S');
+    await judged(s);
+    await rollsBack(s, true);
   },
-  () => {
-    refusing = Object.assign(
-      memoryProvider({
-        create: (req, store) => {
-          if (refusing.refuse)
-            return {
-              status: 'FAILED',
-              errorCode: 'InvalidRequest',
-              message: `the password ${String(req.desiredState.Password)} is too weak for a ${String(req.desiredState.Size)} database`,
-            };
-          store.set(String(req.desiredState.Name), req.desiredState);
-          return { status: 'SUCCESS', resourceModel: req.desiredState };
-        },
-        update: (req, store) => {
-          const { Name, Size } = req.desiredState;
-          const now = store.get(String(Name));
-          if (!now)
-            return { status: 'FAILED', errorCode: 'NotFound', message: `no database ${String(Name)}` };
-          if (Size === 'XL')
-            return {
-              status: 'FAILED',
-              errorCode: 'NotUpdatable',
-              message: `a ${String(now.Size)} database cannot grow to XL here`,
-            };
-          store.set(String(Name), req.desiredState);
-          return { status: 'SUCCESS', resourceModel: req.desiredState };
-        },
-      }),
-      { refuse: true },
-    );
-    return { providers: new Map([[BOX_TYPE, refusing]]) };
-  },
+  refusingProvider,
 );
 
 /** The login's provider in the next test: it records what it was asked. */
