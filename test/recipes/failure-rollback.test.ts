@@ -12,6 +12,7 @@ import { settle, type Api } from '../helpers/service.js';
 import { stackNameOf } from '../../src/recipes/provider.js';
 import {
   BOX_TYPE,
+  judgeDatabases,
   LOGIN_TYPE,
   RECIPE as SAMPLE_RECIPE,
   registerSampleTypes,
@@ -134,17 +135,6 @@ async function rollsBack(s: Api, viaStack: boolean): Promise<void> {
   assert.equal(refusing.store.get('orders_user_db')!.Size, 'S');
 }
 
-/** A policy that judges the database's creates (and denies none here): its recipe deploys a stack. */
-async function judged(s: Api): Promise<void> {
-  const policy = await s.call('POST', '/v1/policies', {
-    name: 'sizes-known',
-    match: { types: [BOX_TYPE], operations: ['CREATE'] },
-    action: 'Deny',
-    validations: [{ expression: "object.Size != 'XXL'" }],
-  });
-  assert.equal(policy.status, 201, JSON.stringify(policy.body));
-}
-
 const REFUSED =
   "a lower-level resource that fails rolls the recipe back, leaves nothing, and fails the operation with the provider's code and message, its secret masked; a failed update leaves the instance as it was";
 
@@ -185,7 +175,7 @@ eachStoreService(`${REFUSED} [made without a stack]`, (s) => rollsBack(s, false)
 eachStoreService(
   `${REFUSED} [its stack deployed at create]`,
   async (s) => {
-    await judged(s);
+    await judgeDatabases(s);
     await rollsBack(s, true);
   },
   refusingProvider,

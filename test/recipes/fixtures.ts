@@ -79,6 +79,23 @@ Outputs:
         status.binding.secret: !Sub '\${Database}/password'
 `;
 
+/**
+ * An admission policy that judges the database's creates (and denies none a test makes): a recipe
+ * making databases then deploys its instance's stack at create, as a stack reviews its plan whole.
+ */
+export async function judgeDatabases(api: {
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+}): Promise<void> {
+  const policy = await api.call('POST', '/v1/policies', {
+    name: 'sizes-known',
+    match: { types: [BOX_TYPE], operations: ['CREATE'] },
+    action: 'Deny',
+    validations: [{ expression: "object.Size != 'XXL'" }],
+  });
+  if (policy.status !== 201)
+    throw new Error(`adding the policy answered ${policy.status}: ${JSON.stringify(policy.body)}`);
+}
+
 /** Register the lower-level types and the sample type (as the admin `api` is), as each recipe test starts. */
 export async function registerSampleTypes(api: {
   call(

@@ -10,7 +10,14 @@ import assert from 'node:assert/strict';
 import { eachStoreService } from '../helpers/each-store.js';
 import { settle, type Api } from '../helpers/service.js';
 import { stackNameOf } from '../../src/recipes/provider.js';
-import { BOX_TYPE, LOGIN_TYPE, RECIPE, registerSampleTypes, SAMPLE_TYPE } from './fixtures.js';
+import {
+  BOX_TYPE,
+  judgeDatabases,
+  LOGIN_TYPE,
+  RECIPE,
+  registerSampleTypes,
+  SAMPLE_TYPE,
+} from './fixtures.js';
 import { SSM_PARAMETER } from '../stacks/store-types.js';
 
 const enc = encodeURIComponent;
@@ -198,13 +205,7 @@ eachStoreService(
     assert.equal((await s.call('GET', `/v1/stacks/${stack}`)).status, 404, 'no stack was ever written');
 
     // A policy judges the database's creates: the instance's stack reviews its plan whole at create.
-    const policy = await s.call('POST', '/v1/policies', {
-      name: 'sizes-known',
-      match: { types: [BOX_TYPE], operations: ['CREATE'] },
-      action: 'Deny',
-      validations: [{ expression: "object.Size != 'XXL'" }],
-    });
-    assert.equal(policy.status, 201, JSON.stringify(policy.body));
+    await judgeDatabases(s);
     await made(s, 'billing');
     const view = await s.call('GET', `/v1/stacks/${stackNameOf(SAMPLE_TYPE, 'billing')}`);
     assert.equal(view.status, 200, `its stack was deployed at create: ${JSON.stringify(view.body)}`);
