@@ -422,8 +422,15 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       })();
       job = { answer, progress };
       jobs.set(deploymentId, job);
+      // Ended: the call waiting for it takes it at once. One whose call had answered IN_PROGRESS is
+      // kept for the next call a while (not every create holds a timer for a minute).
+      const kept = job;
       void answer.then(
-        () => setTimeout(() => jobs.delete(deploymentId), KEEP_ENDED_MS).unref(),
+        () =>
+          setImmediate(() => {
+            if (jobs.get(deploymentId) === kept)
+              setTimeout(() => jobs.delete(deploymentId), KEEP_ENDED_MS).unref();
+          }),
         () => jobs.delete(deploymentId),
       );
     }
