@@ -68,14 +68,20 @@ export async function waitFor(
   waitMs: number,
 ): Promise<ProgressEvent> {
   const deadline = Date.now() + Math.max(0, waitMs);
+  // A step of it running here tells its end here, with the record it wrote (or, ending otherwise,
+  // wakes the wait to read it): it need not be read first.
+  let running = waitMs > 0 && ctx.worker.runningHere(requestToken);
   for (;;) {
-    const op = await ctx.store.getOperation(requestToken);
-    if (!op) throw new TypeplaneError('NotFound', `no request ${requestToken}`);
-    const left = deadline - Date.now();
-    if (TERMINAL_STATUSES.has(op.status) || left <= 0) return toEvent(ctx, op);
+    if (!running) {
+      const op = await ctx.store.getOperation(requestToken);
+      if (!op) throw new TypeplaneError('NotFound', `no request ${requestToken}`);
+      const left = deadline - Date.now();
+      if (TERMINAL_STATUSES.has(op.status) || left <= 0) return toEvent(ctx, op);
+    }
+    running = false;
     // Woken by our own workers at once (an end with the record it wrote); by other replicas' work
     // within the poll interval.
-    const ended = await ctx.worker.changed(requestToken, Math.min(left, 250));
+    const ended = await ctx.worker.changed(requestToken, Math.max(1, Math.min(deadline - Date.now(), 250)));
     if (ended && TERMINAL_STATUSES.has(ended.status)) return toEvent(ctx, ended);
   }
 }

@@ -13,6 +13,7 @@ import {
 } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { OperationRecord, ResourceChange } from '../store/types.js';
+import { callSignal } from './call-signal.js';
 import { checkModel, contractViolation } from './check-answer.js';
 import { tooSlow } from '../handler/index.js';
 import { ACTION, configurationOf, timeoutMinutes, type EngineContext } from './context.js';
@@ -112,8 +113,6 @@ async function stepHere(
   const provider = ctx.providerFor(type.typeName);
   const action = ACTION[op.operation as 'CREATE' | 'UPDATE' | 'DELETE'];
   const remaining = Date.parse(op.deadlineAt) - now;
-  const timeout = AbortSignal.timeout(Math.max(1, remaining));
-  const callLimit = AbortSignal.timeout(ctx.callLimits.change);
   // Write-only values and the callback context are opened here only, for the provider.
   let opened: ReturnType<typeof openRequest>;
   let callbackContext: Record<string, unknown> | undefined;
@@ -123,21 +122,27 @@ async function stepHere(
   } catch (e) {
     return finish(ctx, op, 'FAILED', { errorCode: 'InternalFailure', statusMessage: (e as Error).message });
   }
+  const call = callSignal(signal, Math.max(1, remaining), ctx.callLimits.change);
   const request = {
     typeName: type.typeName,
     desiredState: opened.desiredState ?? {},
     clientRequestToken: op.requestToken,
     logger: log,
-    signal: AbortSignal.any([signal, timeout, callLimit]),
+    signal: call.signal,
     ...(opened.previousState ? { previousState: opened.previousState } : {}),
     ...(callbackContext ? { callbackContext } : {}),
     ...(await configurationOf(ctx, type)),
   };
   // Operations begun before a record-backed provider completed them inline are finished the same way.
   const started = provider.recordBacked ? 0 : performance.now();
-  const event = provider.recordBacked
-    ? recordEvent(provider, type, op, request.desiredState)
-    : await invoke(ctx.log, provider, action, type, request);
+  let event;
+  try {
+    event = provider.recordBacked
+      ? recordEvent(provider, type, op, request.desiredState)
+      : await invoke(ctx.log, provider, action, type, request);
+  } finally {
+    call.done();
+  }
   if (!provider.recordBacked)
     ctx.observer?.handlerInvoked(
       type.typeName,
@@ -153,17 +158,17 @@ async function stepHere(
     return finish(ctx, latest, 'CANCEL_COMPLETE', { statusMessage: 'cancelled' });
   }
   // Stopped by a shutdown, not by its deadline: left as it is (lease released) for the next start to resume.
-  if (ctx.worker.stopped && signal.aborted && !timeout.aborted && event.status !== 'SUCCESS') {
+  if (ctx.worker.stopped && signal.aborted && call.expired !== 'deadline' && event.status !== 'SUCCESS') {
     await ctx.store.renewLease(op.requestToken, ctx.worker.owner, new Date(), 0);
     return;
   }
-  if (callLimit.aborted && !timeout.aborted && event.status !== 'SUCCESS') {
+  if (call.expired === 'callLimit' && event.status !== 'SUCCESS') {
     return finish(ctx, op, 'FAILED', {
       errorCode: 'HandlerInternalFailure',
       statusMessage: contractViolation(ctx.log, provider, tooSlow(action, ctx.callLimits.change)).message,
     });
   }
-  if (timeout.aborted && event.status !== 'SUCCESS') {
+  if (call.expired === 'deadline' && event.status !== 'SUCCESS') {
     return finish(ctx, op, 'FAILED', {
       errorCode: 'NotStabilized',
       statusMessage: `did not finish within ${timeoutMinutes(type, action)} minutes`,

@@ -126,6 +126,11 @@ export class Worker {
     this.kick();
   }
 
+  /** Whether a step of the operation runs here now (its end is then told to this process's waiters). */
+  runningHere(requestToken: string): boolean {
+    return this.running.has(requestToken);
+  }
+
   /** Abort the step running for an operation here, if any. */
   abort(requestToken: string, reason: Error): void {
     this.running.get(requestToken)?.abort.abort(reason);

@@ -1,38 +1,43 @@
 /**
- * A wait for an operation that ends in this process is answered from the record its end wrote: the
- * operation is read once, when the wait begins, and not again when it ends (each waited create of an
- * asynchronous provider, and each step of a stack or a recipe, saved a read). The answer is the one a
- * read gives. Through the engine, on SQLite.
+ * A wait for an operation whose step runs in this process is answered from the record its end wrote:
+ * the operation is not read at all, neither as the wait begins nor as it ends (each waited create of
+ * an asynchronous provider, and each step of a stack or a recipe that waits, read it twice). The
+ * answer is the one a read gives. Through the engine, on SQLite.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
+import type { Provider } from '../../src/handler/types.js';
 import { heldProvider } from '../helpers/providers.js';
 import { startTestService, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 
-test('a wait for an operation ending in this process reads it once, and answers as a read of it does', async (t) => {
-  const { provider, release } = heldProvider();
+/** A server whose widgets `provider` serves, and a count of the operation reads its store makes. */
+async function counted(t: TestContext, provider: Provider) {
   const svc = await startTestService({ providers: new Map([[WIDGET_TYPE, provider]]) });
   t.after(() => svc.close());
   assert.equal((await svc.call('POST', '/v1/types', WIDGET)).status, 201);
-
   const store = svc.store as unknown as { getOperation: (token: string) => Promise<unknown> };
   const getOperation = store.getOperation.bind(store);
-  let reads = 0;
+  const reads = { n: 0 };
   store.getOperation = (token) => {
-    reads++;
+    reads.n++;
     return getOperation(token);
   };
+  return { svc, reads };
+}
 
+test('a wait for an operation whose step runs here reads it not at all, and answers as a read of it does', async (t) => {
+  const { provider, release } = heldProvider();
+  const { svc, reads } = await counted(t, provider);
   const begun = await svc.engine.create(WIDGET_TYPE, { Name: 'held' });
   assert.equal(begun.operationStatus, 'IN_PROGRESS', JSON.stringify(begun));
-  reads = 0;
+  reads.n = 0;
   const waited = svc.engine.waitFor(begun.requestToken, 10_000);
-  // The wait has read the operation (still in progress) and sleeps until it ends.
+  // Its handler is held: the wait sleeps until the step ends.
   await new Promise((r) => setTimeout(r, 100));
-  assert.equal(reads, 1, 'the wait read the operation as it began');
+  assert.equal(reads.n, 0, 'the wait read the operation as it began');
   release();
   const ended = await waited;
-  assert.equal(reads, 1, 'and not again when it ended');
+  assert.equal(reads.n, 0, 'the wait read the operation when it ended');
   assert.equal(ended.operationStatus, 'SUCCESS', JSON.stringify(ended));
   assert.deepEqual(ended, await svc.engine.waitFor(begun.requestToken, 0), 'the answer a read gives');
 });
