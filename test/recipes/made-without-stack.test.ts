@@ -102,7 +102,12 @@ eachStoreService(
     await register(s, NAMED);
     const done = await made(s, 'orders');
     const stack = stackNameOf(SAMPLE_TYPE, 'orders');
-    assert.equal((await s.call('GET', `/v1/stacks/${stack}`)).status, 404, 'no stack is written at create');
+    const missing = await s.call('GET', `/v1/stacks/${stack}`);
+    assert.equal(missing.status, 404, 'no stack is written at create');
+    assert.match(
+      missing.body.message,
+      /written when the instance is first updated, upgraded or checked for drift/,
+    );
 
     // Named as the stack names what its template leaves unnamed; the stack id is the one it will have.
     const [bucketName] = await identifiers(s, BUCKET_TYPE);

@@ -44,6 +44,25 @@ function notRecipeStack(name: string): void {
     );
 }
 
+/**
+ * A recipe instance's stack that is missing says when such a stack is written: a new instance's is
+ * written when first needed. Said of every such name alike, whether it exists out of the caller's
+ * reach or not at all, so it tells nothing of either.
+ */
+async function recipeStackHinted<T>(name: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (isRecipeStack(name) && e instanceof TypeplaneError && e.code === 'NotFound')
+      throw new TypeplaneError(
+        'NotFound',
+        `${e.message} (a recipe instance's stack is written when the instance is first updated, upgraded or checked for drift: typeplane resource drift <type> <identifier>)`,
+        e.details,
+      );
+    throw e;
+  }
+}
+
 const STACK_BODY_LIMIT = 2 * 1024 * 1024;
 const MAX_WAIT_SECONDS = 300;
 
@@ -223,10 +242,12 @@ export async function stackRoutes(
     });
   });
 
-  app.get<Named>('/v1/stacks/:stackName', async (request) => {
-    await reached(request, request.params.stackName);
-    return shown(request, await stacks.describe(request.params.stackName));
-  });
+  app.get<Named>('/v1/stacks/:stackName', async (request) =>
+    recipeStackHinted(request.params.stackName, async () => {
+      await reached(request, request.params.stackName);
+      return shown(request, await stacks.describe(request.params.stackName));
+    }),
+  );
 
   app.delete<Named>('/v1/stacks/:stackName', async (request, reply) => {
     notRecipeStack(request.params.stackName);
@@ -273,18 +294,22 @@ export async function stackRoutes(
     );
   });
 
-  app.get<Named>('/v1/stacks/:stackName/outputs', async (request) => {
-    await reached(request, request.params.stackName);
-    return {
-      stackName: request.params.stackName,
-      outputs: await stacks.outputs(request.params.stackName, authorizer(request)),
-    };
-  });
+  app.get<Named>('/v1/stacks/:stackName/outputs', async (request) =>
+    recipeStackHinted(request.params.stackName, async () => {
+      await reached(request, request.params.stackName);
+      return {
+        stackName: request.params.stackName,
+        outputs: await stacks.outputs(request.params.stackName, authorizer(request)),
+      };
+    }),
+  );
 
-  app.get<Named>('/v1/stacks/:stackName/drift', async (request) => {
-    await reached(request, request.params.stackName);
-    return stacks.drift(request.params.stackName, authorizer(request));
-  });
+  app.get<Named>('/v1/stacks/:stackName/drift', async (request) =>
+    recipeStackHinted(request.params.stackName, async () => {
+      await reached(request, request.params.stackName);
+      return stacks.drift(request.params.stackName, authorizer(request));
+    }),
+  );
 
   app.post<Named>('/v1/stacks/:stackName/plans', { bodyLimit: STACK_BODY_LIMIT }, async (request, reply) => {
     notRecipeStack(request.params.stackName);
