@@ -5,21 +5,32 @@
  * its client a worker thread (a heap of its own, not counted) over real loopback HTTP — summed over
  * V8's garbage collections. Two reads: `read`, of the test widget (a write-only property: its model
  * parsed and stripped), and `plainRead`, of the benchmarks' widget (none: its recorded JSON text
- * answered as stored). Prints `{ "create": <bytes>, "read": <bytes>, "plainRead": <bytes> }`, each the
- * median of five rounds after a warm-up.
+ * answered as stored). And `providerCreate`: a create through an in-process provider (the engine's
+ * asynchronous path: its operation begun, the handler called with its signal, the operation finished,
+ * the wait answered). Prints `{ "create": <bytes>, "read": <bytes>, "plainRead": <bytes>,
+ * "providerCreate": <bytes> }`, each the median of five rounds after a warm-up.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { allocatedDuring } from '../helpers/allocations.js';
+import { memoryProvider } from '../helpers/providers.js';
 import { api, startTestService, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 import { widgetSchema } from '../helpers/widget-schema.js';
 
 const PLAIN_TYPE = 'Bench::Api::Widget';
+const PROVIDED_TYPE = 'Bench::Api::Provided';
 
 // No worker polls (they allocate too) while the requests are counted.
-const svc = await startTestService({ pollIntervalMs: 3_600_000 });
-for (const doc of [WIDGET, JSON.stringify(widgetSchema(PLAIN_TYPE))])
+const svc = await startTestService({
+  pollIntervalMs: 3_600_000,
+  providers: new Map([[PROVIDED_TYPE, memoryProvider()]]),
+});
+for (const doc of [
+  WIDGET,
+  JSON.stringify(widgetSchema(PLAIN_TYPE)),
+  JSON.stringify(widgetSchema(PROVIDED_TYPE)),
+])
   assert.equal((await api(svc.url, svc.token).call('POST', '/v1/types', doc)).status, 201);
 
 /** The client: keep-alive requests one after another, each answer checked; told what to send. */
@@ -27,7 +38,7 @@ const CLIENT = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-const { url, token, type, plainType } = workerData;
+const { url, token, type, plainType, providedType } = workerData;
 let made = 0;
 function send(method, path, body) {
   return new Promise((resolve, reject) => {
@@ -47,6 +58,10 @@ parentPort.on('message', async ({ kind, times }) => {
       if (kind === 'create') {
         const n = made++;
         const r = await send('POST', '/v1/resources/' + type + '?wait=5', JSON.stringify({ desiredState: { Name: 'w' + n, Color: 'red' }, clientToken: 't-' + n }));
+        if (!r.text.includes('"SUCCESS"')) throw new Error(r.text);
+      } else if (kind === 'providerCreate') {
+        const n = made++;
+        const r = await send('POST', '/v1/resources/' + providedType + '?wait=5', JSON.stringify({ desiredState: { Name: 'q' + n, Color: 'red', Count: n } }));
         if (!r.text.includes('"SUCCESS"')) throw new Error(r.text);
       } else if (kind === 'plainCreate') {
         const r = await send('POST', '/v1/resources/' + plainType + '?wait=5', JSON.stringify({ desiredState: { Name: 'p' + i, Color: 'red', Count: i } }));
@@ -69,9 +84,13 @@ const worker = new Worker(CLIENT, {
     token: svc.token,
     type: encodeURIComponent(WIDGET_TYPE),
     plainType: encodeURIComponent(PLAIN_TYPE),
+    providedType: encodeURIComponent(PROVIDED_TYPE),
   },
 });
-async function requests(kind: 'create' | 'plainCreate' | 'read' | 'plainRead', times: number): Promise<void> {
+async function requests(
+  kind: 'create' | 'plainCreate' | 'providerCreate' | 'read' | 'plainRead',
+  times: number,
+): Promise<void> {
   worker.postMessage({ kind, times });
   const [said] = (await once(worker, 'message')) as [string];
   if (said !== 'done') assert.fail(said);
@@ -82,14 +101,26 @@ await requests('create', 2000);
 await requests('plainCreate', 100);
 await requests('read', 3000);
 await requests('plainRead', 3000);
-const per = { create: [] as number[], read: [] as number[], plainRead: [] as number[] };
+await requests('providerCreate', 2000);
+const per = {
+  create: [] as number[],
+  read: [] as number[],
+  plainRead: [] as number[],
+  providerCreate: [] as number[],
+};
 for (let round = 0; round < 5; round++) {
   per.create.push((await allocatedDuring(() => requests('create', 400))) / 400);
   per.read.push((await allocatedDuring(() => requests('read', 600))) / 600);
   per.plainRead.push((await allocatedDuring(() => requests('plainRead', 600))) / 600);
+  per.providerCreate.push((await allocatedDuring(() => requests('providerCreate', 400))) / 400);
 }
 await worker.terminate();
 await svc.close();
 console.log(
-  JSON.stringify({ create: median(per.create), read: median(per.read), plainRead: median(per.plainRead) }),
+  JSON.stringify({
+    create: median(per.create),
+    read: median(per.read),
+    plainRead: median(per.plainRead),
+    providerCreate: median(per.providerCreate),
+  }),
 );
