@@ -1,9 +1,11 @@
 /**
  * @module The provider every recipe-backed type is served by: its handlers keep the whole contract by
- * running the instance's recipe as a stack of its own (one per instance, named from the type and the
- * identifier). A handler starts (or, re-invoked, resumes) the stack's deployment, waits a little for
- * it, and answers IN_PROGRESS until it ends; a crash between two calls loses nothing, since the
- * deployment is the stacks' (resumed under their lease) and is started again by the same client token.
+ * running the instance's recipe. Each instance has a stack of its own (named from the type and the
+ * identifier). A new instance whose recipe needs nothing of a stack's records is made without it
+ * (direct.ts): its resources made directly, its stack written when an update, an upgrade or a drift
+ * check first needs it (adoptStack). Otherwise a handler starts (or, re-invoked, resumes) the stack's
+ * deployment, waits a little for it, and answers IN_PROGRESS until it ends. Either way a crash between
+ * two calls loses nothing: run again with the same client token, every operation begun replays.
  */
 import { createHash } from 'node:crypto';
 import { callerOf } from '../auth/index.js';
