@@ -10,7 +10,13 @@
  * create's deployment id), so a create run again after a crash replays what it had begun, and a failed
  * one deletes what it made, in reverse order, with tokens of its own.
  */
-import { refusedEvent, type Caller, type Engine, type ProgressEvent } from '../engine/index.js';
+import {
+  refusedEvent,
+  TERMINAL_STATUSES,
+  type Caller,
+  type Engine,
+  type ProgressEvent,
+} from '../engine/index.js';
 import { isErrorCode, TypeplaneError, type ErrorCode } from '../errors.js';
 import { stripWriteOnly } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
@@ -36,7 +42,6 @@ export type DirectOutcome =
 /** Most lower operations one instance runs at once (independent resources in parallel, as a stack's). */
 const CONCURRENCY = 8;
 const WAIT_SLICE_MS = 60_000;
-const TERMINAL = new Set(['SUCCESS', 'FAILED', 'CANCEL_COMPLETE']);
 
 /** Run one engine operation to its end; refused before it began, a failed event. */
 async function operate(engine: DirectEngine, start: () => Promise<ProgressEvent>): Promise<ProgressEvent> {
@@ -47,7 +52,7 @@ async function operate(engine: DirectEngine, start: () => Promise<ProgressEvent>
     if (!(e instanceof TypeplaneError)) throw e;
     return refusedEvent(e);
   }
-  while (!TERMINAL.has(event.operationStatus))
+  while (!TERMINAL_STATUSES.has(event.operationStatus))
     event = await engine.waitFor(event.requestToken, WAIT_SLICE_MS);
   return event;
 }

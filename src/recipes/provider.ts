@@ -179,6 +179,31 @@ function within(done: Promise<void>, ms: number): Promise<boolean> {
   ]).finally(() => clearTimeout(timer));
 }
 
+/** The recipe version `record` runs (or `version` of its recipe); one missing from the store is a failure. */
+async function versionOf(
+  records: RecipeStore,
+  record: InstanceRecord,
+  version = record.version,
+): Promise<RecipeVersion> {
+  const found = await records.getVersion(record.environment, record.typeName, record.recipe, version);
+  if (!found)
+    throw new TypeplaneError(
+      'InternalFailure',
+      `recipe ${record.recipe}@${version} of environment ${record.environment} is missing from the store`,
+    );
+  return found;
+}
+
+/** The stack named `name` as described, or undefined when there is none. */
+async function describedOrNone(stacks: Stacks, name: string): Promise<StackView | undefined> {
+  try {
+    return await stacks.describe(name);
+  } catch (e) {
+    if (e instanceof TypeplaneError && e.code === 'NotFound') return undefined;
+    throw e;
+  }
+}
+
 /** How long an ended buffered deployment is kept for its handler's next call (which comes at once). */
 const KEEP_ENDED_MS = 60_000;
 
@@ -192,16 +217,6 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     // Its handler forgets it when it sees it end; one whose operation never came back is forgotten
     // later (the timer holds its id only: an ended deployment is not kept alive by it).
     void run.done.then(() => setTimeout(() => inline.delete(id), KEEP_ENDED_MS).unref());
-  };
-
-  const versionOf = async (record: InstanceRecord, version = record.version): Promise<RecipeVersion> => {
-    const found = await records.getVersion(record.environment, record.typeName, record.recipe, version);
-    if (!found)
-      throw new TypeplaneError(
-        'InternalFailure',
-        `recipe ${record.recipe}@${version} of environment ${record.environment} is missing from the store`,
-      );
-    return found;
   };
 
   /** Start (or, with the same token, find again) the instance's deployment. */
@@ -221,15 +236,8 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     return { deploymentId: started.deploymentId, startedAt: started.startedAt, version: version.version };
   };
 
-  const stackExists = async (name: string): Promise<boolean> => {
-    try {
-      await stacks.describe(name);
-      return true;
-    } catch (e) {
-      if (e instanceof TypeplaneError && e.code === 'NotFound') return false;
-      throw e;
-    }
-  };
+  const stackExists = async (name: string): Promise<boolean> =>
+    (await describedOrNone(stacks, name)) !== undefined;
 
   /** The underlying failure: the first resource that failed in this deployment, its code and words. */
   const failureOf = async (name: string, progress: Progress, view: StackState | undefined) =>
@@ -273,12 +281,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
 
   /** Still running after the handler's wait: how far it got (the only answer that lists the resources). */
   const running = async (progress: Progress, record: InstanceRecord): Promise<HandlerEvent> => {
-    let resources: { status: string }[] = [];
-    try {
-      resources = (await stacks.describe(record.stack)).resources;
-    } catch (e) {
-      if (!(e instanceof TypeplaneError && e.code === 'NotFound')) throw e;
-    }
+    const resources = (await describedOrNone(stacks, record.stack))?.resources ?? [];
     const total = resources.length;
     const done = resources.filter((r) => r.status.endsWith('_COMPLETE')).length;
     return {
@@ -533,7 +536,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       }
     }
     const record = held.record;
-    const version = fresh ?? (await versionOf(record));
+    const version = fresh ?? (await versionOf(records, record));
     let current = progress;
     const deploymentId = progress?.deploymentId ?? deploymentIdOf(record.stack, token);
     let run = inline.get(deploymentId);
@@ -615,16 +618,11 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   ): Promise<HandlerEvent> => {
     const failure = progress.failure!;
     if (!record) return failed(failure.code, failure.message);
-    let view: StackView | undefined;
-    try {
-      view = await stacks.describe(record.stack);
-    } catch (e) {
-      if (!(e instanceof TypeplaneError && e.code === 'NotFound')) throw e;
-    }
+    const view = await describedOrNone(stacks, record.stack);
     if (view) {
       let deploymentId = view.deploymentId;
       if (deploymentId === undefined) {
-        const version = await versionOf(record);
+        const version = await versionOf(records, record);
         deploymentId = (await stacks.delete(record.stack, grantsOf(version), callerFor(version)))
           .deploymentId;
       }
@@ -669,6 +667,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const resumed = request.callbackContext as Progress | undefined;
     const head = await records.getHead(record.environment, record.typeName, record.recipe);
     const version = await versionOf(
+      records,
       record,
       resumed?.version ?? record.upgradeTo ?? head?.latest ?? record.version,
     );
@@ -695,12 +694,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       // that goes too, as below (its resources found gone count as deleted).
     }
     const progress = request.callbackContext as Progress | undefined;
-    let view: StackView | undefined;
-    try {
-      view = await stacks.describe(record.stack);
-    } catch (e) {
-      if (!(e instanceof TypeplaneError && e.code === 'NotFound')) throw e;
-    }
+    const view = await describedOrNone(stacks, record.stack);
     if (view) {
       let deploymentId = progress?.deploymentId ?? view.deploymentId;
       if (
@@ -709,7 +703,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       ) {
         if (record.phase !== 'deleting')
           await records.replaceInstance({ ...record, phase: 'deleting' }, request.clientRequestToken);
-        const version = await versionOf(record);
+        const version = await versionOf(records, record);
         deploymentId = (await stacks.delete(record.stack, grantsOf(version), callerFor(version)))
           .deploymentId;
       }
@@ -743,7 +737,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     token: string,
   ): Promise<HandlerEvent | undefined> => {
     const direct = record.direct!;
-    const version = await versionOf(record);
+    const version = await versionOf(records, record);
     const left = await removeMade(
       runtime.engine,
       direct.made,
@@ -815,21 +809,8 @@ export async function adoptStack(
 ): Promise<InstanceRecord> {
   const direct = record.direct;
   if (!direct) return record;
-  const version = await runtime.records.getVersion(
-    record.environment,
-    record.typeName,
-    record.recipe,
-    record.version,
-  );
-  if (!version)
-    throw new TypeplaneError(
-      'InternalFailure',
-      `recipe ${record.recipe}@${record.version} of environment ${record.environment} is missing from the store`,
-    );
-  const existing = await runtime.stacks.describe(record.stack).catch((e: unknown) => {
-    if (e instanceof TypeplaneError && e.code === 'NotFound') return undefined;
-    throw e;
-  });
+  const version = await versionOf(runtime.records, record);
+  const existing = await describedOrNone(runtime.stacks, record.stack);
   // Written meanwhile by another call, it is this instance's (its create's stack id): anything else
   // is refused, never taken for it.
   if (existing && existing.stackId !== direct.stackId)

@@ -34,6 +34,7 @@ import { locate, type ResourceDeclaration, type Template } from './template.js';
 import { closestTypeName, parseTypeReference } from './types.js';
 import { dependencyOrder } from './graph.js';
 import { conformProperties } from './conform.js';
+import { refValue } from './ref-value.js';
 import {
   MAX_DYNAMIC_REFERENCES,
   checkDynamicReferences,
@@ -618,4 +619,50 @@ export function createScope(options: ScopeOptions): Scope {
     hides: (expression) => options.secret !== undefined && fromSecret(expression, options.secret),
   };
   return scope;
+}
+
+/**
+ * The scope a deployment evaluates `analysis` in, with the resources made so far as `made` gives them
+ * (`Ref` reads each as refValue says): a deployment's step (stages/state.ts) and a template evaluated
+ * without its stack (direct.ts) alike.
+ */
+export function deploymentScope(
+  analysis: Analysis,
+  options: Omit<ScopeOptions, 'template' | 'parameters' | 'applied'> & {
+    made: (logicalId: string) => { identifier?: string; model: Record<string, unknown> } | undefined;
+  },
+): Scope {
+  const { made, ...rest } = options;
+  return createScope({
+    ...rest,
+    template: analysis.template,
+    parameters: new Map<string, ParameterValue>(analysis.parameters),
+    applied: (logicalId) => {
+      const r = made(logicalId);
+      if (r?.identifier === undefined) return undefined;
+      const type = analysis.resources.get(logicalId)?.compiled.type;
+      const ref = type ? refValue(type, r.identifier, r.model) : r.identifier;
+      return { identifier: r.identifier, model: r.model, ...(ref === r.identifier ? {} : { ref }) };
+    },
+  });
+}
+
+/**
+ * A resource's properties as its step hands them to the engine: evaluated in `scope`, every value
+ * known (else TP4014), conformed to its type. Throws the evaluation's error.
+ */
+export function desiredProperties(
+  analyzed: AnalyzedResource,
+  scope: Scope,
+  logicalId: string,
+): Record<string, unknown> {
+  const pointer = `/Resources/${logicalId}/Properties`;
+  const value = evaluateProperties(analyzed.declaration.properties, scope, pointer);
+  if (containsUnknown(value))
+    throw new EvaluationError(
+      'TP4014',
+      pointer,
+      'a value is still unknown after the resources it depends on ran',
+    );
+  return conformProperties(analyzed.compiled.type, value as Record<string, unknown>);
 }

@@ -12,25 +12,16 @@
  * rules judge (a stack's deployment reviews its plan whole before making anything); and only for a
  * stack that does not exist. Any other is undefined, and the caller deploys the stack as usual.
  */
-import { asEvaluationError, createScope, type Analysis } from './analyze.js';
-import { plain } from './changes.js';
-import { conformProperties } from './conform.js';
+import { asEvaluationError, deploymentScope, desiredProperties, type Analysis } from './analyze.js';
 import type { StacksCore } from './core.js';
 import { isCustomResourceType } from './custom-resources/index.js';
-import {
-  EvaluationError,
-  containsUnknown,
-  evaluate,
-  evaluateProperties,
-  type AppliedResource,
-  type ParameterValue,
-} from './intrinsics.js';
+import { EvaluationError } from './intrinsics.js';
 import { NESTED_STACK_TYPE } from './nested/names.js';
 import { decideNamed, physicalName } from './physical-names.js';
 import { typesOf, type Authorize } from './reach.js';
-import { refValue } from './ref-value.js';
 import { fromSecret, holdsSecret, maskReason } from './secrets.js';
 import { analyzeForStack } from './validate.js';
+import { outputValue } from './stages/outputs.js';
 import type { StackEngine } from './stages/state.js';
 
 /** One resource as the stack's deployment would hand it to the engine. */
@@ -112,19 +103,11 @@ export async function directTemplate(
   const sources = { parameters: analysis.secretParameters, imports: analysis.secretImports };
   const masked = (text: string) => maskReason(text, secrets);
   const scopeOf = (made: ReadonlyMap<string, MadeResource>) =>
-    createScope({
-      template: analysis.template,
-      parameters: new Map<string, ParameterValue>(analysis.parameters),
+    deploymentScope(analysis, {
       stackName: name,
       stackId,
       pseudo: core.ctx.pseudo,
-      applied: (logicalId): AppliedResource | undefined => {
-        const r = made.get(logicalId);
-        if (r === undefined) return undefined;
-        const type = analysis.resources.get(logicalId)?.compiled.type;
-        const ref = type ? refValue(type, r.identifier, r.model) : r.identifier;
-        return { identifier: r.identifier, model: r.model, ...(ref === r.identifier ? {} : { ref }) };
-      },
+      made: (logicalId) => made.get(logicalId),
       importValue: () => undefined,
       secret: sources,
     });
@@ -139,22 +122,11 @@ export async function directTemplate(
     resource(logicalId, made) {
       const analyzed = analysis.resources.get(logicalId)!;
       const type = analyzed.compiled.type;
-      const pointer = `/Resources/${logicalId}/Properties`;
       try {
         const scope = scopeOf(made);
         if (scope.included(logicalId) === false) return undefined;
-        const value = evaluateProperties(analyzed.declaration.properties, scope, pointer);
-        if (containsUnknown(value))
-          throw new EvaluationError(
-            'TP4014',
-            pointer,
-            'a value is still unknown after the resources it depends on ran',
-          );
-        const named = decideNamed(
-          type,
-          undefined,
-          conformProperties(type, value as Record<string, unknown>),
-          () => physicalName(type, name, logicalId, options.seed),
+        const named = decideNamed(type, undefined, desiredProperties(analyzed, scope, logicalId), () =>
+          physicalName(type, name, logicalId, options.seed),
         );
         return {
           logicalId,
@@ -163,26 +135,26 @@ export async function directTemplate(
           ...(named.physicalName !== undefined ? { physicalName: named.physicalName } : {}),
         };
       } catch (e) {
-        throw located(e, pointer);
+        throw located(e, `/Resources/${logicalId}/Properties`);
       }
     },
     outputs(made) {
       const scope = scopeOf(made);
       const out: { name: string; value: unknown; secret: boolean }[] = [];
       for (const output of analysis.template.outputs.values()) {
-        const at = `/Outputs/${output.name}`;
+        let evaluated;
         try {
-          if (output.condition !== undefined && scope.condition(output.condition, `${at}/Condition`) !== true)
-            continue;
-          const value = plain({ v: evaluate(output.value, scope, `${at}/Value`) }).v;
-          out.push({
-            name: output.name,
-            value,
-            secret: holdsSecret(value, secrets) || fromSecret(output.value, sources),
-          });
+          evaluated = outputValue(output, scope);
         } catch (e) {
-          throw located(e, `${at}/Value`);
+          throw located(e, `/Outputs/${output.name}/Value`);
         }
+        if (evaluated === undefined) continue;
+        const { value } = evaluated;
+        out.push({
+          name: output.name,
+          value,
+          secret: holdsSecret(value, secrets) || fromSecret(output.value, sources),
+        });
       }
       return out;
     },

@@ -22,7 +22,6 @@ import type {
 import { heldKey } from './records.js';
 import type { Launch } from './resume.js';
 
-/** Where a nested stack sits: its parent's stackId, and its tree's root's. */
 /** Resources a caller made from a template itself (direct.ts), for the stack's first deployment to record. */
 export interface Adoption {
   /** The stack's id, as the template was evaluated with. */
@@ -31,6 +30,7 @@ export interface Adoption {
   resources: Record<string, { identifier: string; model: Record<string, unknown> }>;
 }
 
+/** Where a nested stack sits: its parent's stackId, and its tree's root's. */
 export interface NestedIn {
   parentId: string;
   rootId: string;

@@ -84,6 +84,13 @@ async function deleted(s: Api, path: string): Promise<void> {
   assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
 }
 
+/** The sample recipe's instance `orders`, made without a stack, and then its login deleted by hand. */
+async function madeThenLoginDeleted(s: Api): Promise<void> {
+  await register(s, RECIPE);
+  await made(s, 'orders');
+  await deleted(s, `/v1/resources/${enc(LOGIN_TYPE)}/orders_user`);
+}
+
 async function identifiers(s: Api, typeName: string): Promise<string[]> {
   const r = await s.call('GET', `/v1/resources/${enc(typeName)}`);
   assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -180,10 +187,7 @@ eachStoreService(
 eachStoreService(
   'a resource made and since deleted by hand is adopted as made, drift finds it gone, and deleting the instance removes the rest',
   async (s) => {
-    await register(s, RECIPE);
-    await made(s, 'orders');
-    await deleted(s, `/v1/resources/${enc(LOGIN_TYPE)}/orders_user`);
-
+    await madeThenLoginDeleted(s);
     const drift = await s.call('GET', `${SAMPLE}/orders/drift`);
     assert.equal(drift.status, 200, JSON.stringify(drift.body));
     assert.equal(drift.body.status, 'DRIFTED', JSON.stringify(drift.body));
@@ -201,10 +205,8 @@ eachStoreService(
 eachStoreService(
   'a missing resource does not stop the deletion of an instance made without a stack; a recipe a policy judges deploys its stack at create',
   async (s) => {
-    await register(s, RECIPE);
-    await made(s, 'orders');
+    await madeThenLoginDeleted(s);
     const stack = stackNameOf(SAMPLE_TYPE, 'orders');
-    await deleted(s, `/v1/resources/${enc(LOGIN_TYPE)}/orders_user`);
     await deleted(s, `${SAMPLE}/orders`);
     assert.deepEqual(await identifiers(s, BOX_TYPE), []);
     assert.equal((await s.call('GET', `/v1/stacks/${stack}`)).status, 404, 'no stack was ever written');

@@ -5,10 +5,9 @@
  */
 import type { ProgressEvent } from '../../engine/index.js';
 import type { ResourceType } from '../../schema/index.js';
-import { asEvaluationError } from '../analyze.js';
-import { conformProperties } from '../conform.js';
+import { asEvaluationError, desiredProperties } from '../analyze.js';
 import { walkGraph } from '../graph.js';
-import { EvaluationError, containsUnknown, evaluateProperties, type Scope } from '../intrinsics.js';
+import type { Scope } from '../intrinsics.js';
 import { decideNamed, physicalName } from '../physical-names.js';
 import type { ResourceRecord } from '../records.js';
 import { evaluateOutputs } from './outputs.js';
@@ -48,18 +47,7 @@ async function forwardStep(d: DeploymentState, logicalId: string, scope: Scope):
   try {
     const included = scope.included(logicalId);
     if (included === false) return true; // removed in cleanup, if it exists
-    const value = evaluateProperties(
-      analyzed.declaration.properties,
-      scope,
-      `/Resources/${logicalId}/Properties`,
-    );
-    if (containsUnknown(value))
-      throw new EvaluationError(
-        'TP4014',
-        `/Resources/${logicalId}/Properties`,
-        'a value is still unknown after the resources it depends on ran',
-      );
-    desired = conformProperties(type, value as Record<string, unknown>);
+    desired = desiredProperties(analyzed, scope, logicalId);
   } catch (e) {
     // Evaluating again gives the same answer: the step fails (and the deployment rolls back), it is
     // never left to be resumed and thrown again after every lease.

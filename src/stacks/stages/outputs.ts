@@ -8,9 +8,18 @@ import { asEvaluationError } from '../analyze.js';
 import { plain } from '../changes.js';
 import { evaluate, type Scope } from '../intrinsics.js';
 import type { StackOutput, StackRecord, StackStatus, StoredValue } from '../records.js';
+import type { OutputDeclaration } from '../template.js';
 import { outputReferencesResolved } from '../parameter-store/index.js';
 import { fromSecret, holdsSecret } from '../secrets.js';
 import type { DeploymentState, EvaluatedOutputs } from './state.js';
+
+/** An output's value in `scope`, as plain data; undefined when its Condition does not hold. */
+export function outputValue(output: OutputDeclaration, scope: Scope): { value: unknown } | undefined {
+  const at = `/Outputs/${output.name}`;
+  if (output.condition !== undefined && scope.condition(output.condition, `${at}/Condition`) !== true)
+    return undefined;
+  return { value: plain({ v: evaluate(output.value, scope, `${at}/Value`) }).v };
+}
 
 export async function evaluateOutputs(d: DeploymentState, scope: Scope): Promise<EvaluatedOutputs> {
   const outputs: StackOutput[] = [];
@@ -18,9 +27,9 @@ export async function evaluateOutputs(d: DeploymentState, scope: Scope): Promise
   const analysis = d.analysis!;
   for (const output of analysis.template.outputs.values()) {
     const at = `/Outputs/${output.name}`;
-    if (output.condition !== undefined && scope.condition(output.condition, `${at}/Condition`) !== true)
-      continue;
-    let value = plain({ v: evaluate(output.value, scope, `${at}/Value`) }).v;
+    const evaluated = outputValue(output, scope);
+    if (evaluated === undefined) continue;
+    let value = evaluated.value;
     if (JSON.stringify(value).includes('{{resolve:'))
       value = await outputReferencesResolved(value, d.ctx.parameterStore, d.caller);
     // An output built from a NoEcho parameter (or a secret import) is as secret as the parameter.

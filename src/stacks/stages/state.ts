@@ -19,8 +19,8 @@ import {
 } from '../../engine/index.js';
 import { stripWriteOnly } from '../../model/index.js';
 import type { ResourceType } from '../../schema/index.js';
-import { createScope, type Analysis, type TypeSource } from '../analyze.js';
-import type { ParameterValue, PseudoParameters, Scope } from '../intrinsics.js';
+import { deploymentScope, type Analysis, type TypeSource } from '../analyze.js';
+import type { PseudoParameters, Scope } from '../intrinsics.js';
 import type {
   DeploymentRecord,
   ResourceRecord,
@@ -39,7 +39,6 @@ import { inSpan, traced } from '../../telemetry/spans.js';
 import type { ParameterStore } from '../parameter-store/index.js';
 import { inStep, isCustomResourceType } from '../custom-resources/index.js';
 import { NESTED_STACK_TYPE } from '../nested/names.js';
-import { refValue } from '../ref-value.js';
 
 /** The engine as stacks use it: its public operations. */
 export type StackEngine = Pick<
@@ -131,19 +130,11 @@ export class DeploymentState {
   }
 
   scope(analysis: Analysis): Scope {
-    return createScope({
-      template: analysis.template,
-      parameters: new Map<string, ParameterValue>(analysis.parameters),
+    return deploymentScope(analysis, {
       stackName: this.name,
       stackId: this.stack.stackId,
       pseudo: this.ctx.pseudo,
-      applied: (logicalId) => {
-        const r = this.resources.get(logicalId);
-        if (r?.identifier === undefined) return undefined;
-        const type = analysis.resources.get(logicalId)?.compiled.type;
-        const ref = type ? refValue(type, r.identifier, r.model) : r.identifier;
-        return { identifier: r.identifier, model: r.model, ...(ref === r.identifier ? {} : { ref }) };
-      },
+      made: (logicalId) => this.resources.get(logicalId),
       importValue: (name) => this.imports.get(name)?.value,
       secret: this.secretSources(analysis),
     });
