@@ -807,44 +807,40 @@ export async function adoptStack(
   record: InstanceRecord,
   by: string,
 ): Promise<InstanceRecord> {
-  const direct = record.direct;
-  if (!direct) return record;
+  if (!record.direct) return record;
+  // Two first needs at once here (a drift check and an upgrade plan) share one write.
+  let running = adopting.get(runtime.records);
+  if (!running) adopting.set(runtime.records, (running = new Map()));
+  const key = `${record.typeName}\0${record.identifier}`;
+  const shared = running.get(key);
+  if (shared) return shared;
+  const adoption = adoptOnce(runtime, type, record, by).finally(() => running.delete(key));
+  running.set(key, adoption);
+  return adoption;
+}
+
+/** Adoptions in progress in this process, by records store, then instance. */
+const adopting = new WeakMap<object, Map<string, Promise<InstanceRecord>>>();
+
+async function adoptOnce(
+  runtime: Pick<RecipeRuntime, 'stacks' | 'records'>,
+  type: ResourceType,
+  record: InstanceRecord,
+  by: string,
+): Promise<InstanceRecord> {
   const version = await versionOf(runtime.records, record);
   const existing = await describedOrNone(runtime.stacks, record.stack);
-  // Written meanwhile by another call, it is this instance's (its create's stack id): anything else
-  // is refused, never taken for it.
-  if (existing && existing.stackId !== direct.stackId)
-    throw new TypeplaneError(
-      'ResourceConflict',
-      `stack ${record.stack} of ${type.typeName} ${record.identifier} is not the one its create made (${existing.stackId}); delete the instance and create it again`,
-    );
+  ownStack(type, record, existing);
   if (!existing) {
-    const bound = bindInstance(type, record, version, direct.asked);
-    const run = await runtime.stacks.deployBuffered(record.stack, bound.text, bound.parameters, {
-      deploymentId: direct.deploymentId,
-      authorize: grantsOf(version),
-      caller: callerFor(version),
-      adopt: {
-        stackId: direct.stackId,
-        resources: Object.fromEntries(
-          direct.made.map((m) => [m.logicalId, { identifier: m.identifier, model: m.model }]),
-        ),
-      },
-      noRollback: true,
-    });
-    await run.done;
-    const ended = await run.state();
-    if (!ended || ended.deploymentId !== undefined)
-      throw new TypeplaneError(
-        'ServiceInternalError',
-        `the stack of ${type.typeName} ${record.identifier} was not written (this server stops): ask again`,
-      );
-    if (!DONE.has(ended.status))
-      throw new TypeplaneError(
-        'InternalFailure',
-        `the stack of ${type.typeName} ${record.identifier} could not be written from what its recipe made: ${ended.statusReason ?? ended.status}`,
-      );
-    await run.flush();
+    try {
+      await writeAdopted(runtime, type, record, version);
+    } catch (e) {
+      // Another replica wrote it first: the same stack (its create's stack id) is as good as ours.
+      if (!(e instanceof TypeplaneError && e.code === 'ResourceConflict')) throw e;
+      const now = await describedOrNone(runtime.stacks, record.stack);
+      if (!now) throw e;
+      ownStack(type, record, now);
+    }
   }
   // Read again: another call may have written the stack, and the record, meanwhile.
   const now = await runtime.records.getInstance(record.typeName, record.identifier);
@@ -854,6 +850,51 @@ export async function adoptStack(
   delete written.direct;
   await runtime.records.replaceInstance(written, by);
   return written;
+}
+
+/** A stack written meanwhile by another call is this instance's (its create's stack id): anything else is refused, never taken for it. */
+function ownStack(type: ResourceType, record: InstanceRecord, stack: StackView | undefined): void {
+  if (stack && stack.stackId !== record.direct!.stackId)
+    throw new TypeplaneError(
+      'ResourceConflict',
+      `stack ${record.stack} of ${type.typeName} ${record.identifier} is not the one its create made (${stack.stackId}); delete the instance and create it again`,
+    );
+}
+
+/** The buffered deployment that writes the stack from what was made: nothing is deleted if it fails. */
+async function writeAdopted(
+  runtime: Pick<RecipeRuntime, 'stacks'>,
+  type: ResourceType,
+  record: InstanceRecord,
+  version: RecipeVersion,
+): Promise<void> {
+  const direct = record.direct!;
+  const bound = bindInstance(type, record, version, direct.asked);
+  const run = await runtime.stacks.deployBuffered(record.stack, bound.text, bound.parameters, {
+    deploymentId: direct.deploymentId,
+    authorize: grantsOf(version),
+    caller: callerFor(version),
+    adopt: {
+      stackId: direct.stackId,
+      resources: Object.fromEntries(
+        direct.made.map((m) => [m.logicalId, { identifier: m.identifier, model: m.model }]),
+      ),
+    },
+    noRollback: true,
+  });
+  await run.done;
+  const ended = await run.state();
+  if (!ended || ended.deploymentId !== undefined)
+    throw new TypeplaneError(
+      'ServiceInternalError',
+      `the stack of ${type.typeName} ${record.identifier} was not written (this server stops): ask again`,
+    );
+  if (!DONE.has(ended.status))
+    throw new TypeplaneError(
+      'InternalFailure',
+      `the stack of ${type.typeName} ${record.identifier} could not be written from what its recipe made: ${ended.statusReason ?? ended.status}`,
+    );
+  await run.flush();
 }
 
 function setPath(model: Model, path: string[], value: unknown): void {

@@ -7,7 +7,7 @@
  */
 import { TypeplaneError } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../store/index.js';
-import type { KvEntry, Page, Store } from '../store/types.js';
+import type { KvEntry, KvWrite, Page, Store } from '../store/types.js';
 
 /** What the stacks' records use of a store. */
 export type KvStore = Pick<
@@ -31,7 +31,7 @@ export class BufferedKv implements KvStore {
   private through = false;
   private flushing: Promise<void> | undefined;
 
-  constructor(private readonly store: KvStore) {}
+  constructor(private readonly store: KvStore & Pick<Store, 'kvCommit'>) {}
 
   get writesThrough(): boolean {
     return this.through;
@@ -139,9 +139,9 @@ export class BufferedKv implements KvStore {
   }
 
   /**
-   * Write everything held in one turn (one group commit), then write through. Each key is written as
-   * it now is against what the store held when it was first touched: a key another writer changed
-   * meanwhile fails the flush (ResourceConflict) and is left as the store has it.
+   * Write everything held in one transaction, then write through. Each key is written as it now is
+   * against what the store held when it was first touched: a key another writer changed meanwhile
+   * fails the flush (ResourceConflict), and then nothing held is written.
    */
   flush(): Promise<void> {
     this.flushing ??= this.writeHeld();
@@ -158,32 +158,24 @@ export class BufferedKv implements KvStore {
         this.held.clear();
         return;
       }
-      const writes = round.map(([id, held]) => {
+      const writes = round.map(([id, held]): KvWrite => {
         held.dirty = false;
         const cut = id.indexOf(sep);
-        const namespace = id.slice(0, cut);
-        const key = id.slice(cut + 1);
-        const entry = held.entry;
-        const written =
-          held.base === undefined
-            ? entry
-              ? this.store.kvInsert(namespace, key, entry)
-              : Promise.resolve(true)
-            : entry
-              ? this.store.kvSwap(namespace, key, entry, held.base)
-              : this.store.kvDelete(namespace, key);
-        return written.then((ok) => {
-          if (!ok)
-            throw new TypeplaneError(
-              'ResourceConflict',
-              `${namespace} ${key} was written by another meanwhile; the deployment's records were not`,
-            );
-          held.base = entry?.writtenBy;
-        });
+        return {
+          namespace: id.slice(0, cut),
+          key: id.slice(cut + 1),
+          ...(held.entry ? { entry: held.entry } : {}),
+          ...(held.base !== undefined ? { base: held.base } : {}),
+        };
       });
-      const settled = await Promise.allSettled(writes);
-      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) throw failed.reason;
+      const conflict = await this.store.kvCommit(writes);
+      if (conflict)
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `${conflict.namespace} ${conflict.key} was written by another meanwhile; the deployment's records were not`,
+        );
+      // What the store holds now: the base of a key written again meanwhile (the next round).
+      round.forEach(([, held], i) => (held.base = writes[i]!.entry?.writtenBy));
     }
   }
 }

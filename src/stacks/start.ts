@@ -171,6 +171,13 @@ async function begin(
 ): Promise<Started> {
   const { records } = core;
   const existing = await records.getStack(name);
+  // An adoption writes a stack that is not there yet: one written meanwhile (by another replica's
+  // adoption) is not deployed over as an update.
+  if (options.adopt && existing)
+    throw new TypeplaneError(
+      'ResourceConflict',
+      `stack ${name} was written meanwhile; an adoption writes only a stack that does not exist`,
+    );
   await checkExports(core, name, existing?.record, analysis, options.authorize ?? (() => {}));
   const imports =
     options.resourcesToImport && (await importsOf(core, name, analysis, existing?.record, held, options));

@@ -11,6 +11,8 @@ export type {
   BeginResult,
   ResourceChange,
   KvEntry,
+  KvKey,
+  KvWrite,
   TypeVersionExpectation,
   TypeVersionEntry,
   TypeUsage,

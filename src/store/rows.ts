@@ -604,3 +604,14 @@ export function typeBusy(typeName: string, requestToken: string): TypeplaneError
     [{ pointer: '/typeName', message: 'operations of this type have not ended', requestToken }],
   );
 }
+
+/** Thrown inside a kvCommit's transaction by the write whose condition failed: it undoes them all. */
+export class KvConflict extends Error {
+  readonly namespace: string;
+  readonly key: string;
+  constructor(at: { namespace: string; key: string }) {
+    super(`kv ${at.namespace} ${at.key} changed meanwhile`);
+    this.namespace = at.namespace;
+    this.key = at.key;
+  }
+}

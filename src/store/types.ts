@@ -522,6 +522,11 @@ export interface Store {
   /** Replace only while the entry was last written by `expectedWrittenBy` (compare-and-swap); false otherwise. */
   kvSwap(namespace: string, key: string, entry: KvEntry, expectedWrittenBy: string): Promise<boolean>;
   kvDelete(namespace: string, key: string): Promise<boolean>;
+  /**
+   * All of `writes` in one transaction, or none of them: undefined once all are written, otherwise
+   * the first whose condition failed (nothing is written then).
+   */
+  kvCommit(writes: readonly KvWrite[]): Promise<KvKey | undefined>;
   kvList(
     namespace: string,
     options: { limit: number; nextToken?: string },
@@ -564,6 +569,23 @@ export interface Store {
   ready(): Promise<void>;
 
   close(): Promise<void>;
+}
+
+/**
+ * One write of {@link Store.kvCommit}. Without `base`, `entry` is inserted: the key must be absent.
+ * With `base`, the entry must still be the one stamped `base` (its `writtenBy`): it is replaced by
+ * `entry`, or deleted when there is none.
+ */
+export interface KvWrite {
+  namespace: string;
+  key: string;
+  entry?: KvEntry;
+  base?: string;
+}
+
+export interface KvKey {
+  namespace: string;
+  key: string;
 }
 
 export interface KvEntry {

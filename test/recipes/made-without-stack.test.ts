@@ -7,8 +7,11 @@
  * stack reviews its plan whole before making anything. Over real HTTP, on each store.
  */
 import assert from 'node:assert/strict';
-import { eachStoreService } from '../helpers/each-store.js';
-import { settle, type Api } from '../helpers/service.js';
+import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import { eachStoreService, serviceOn } from '../helpers/each-store.js';
+import { PG_URL, pgSkip } from '../helpers/postgres.js';
+import { settle, startTestService, type Api } from '../helpers/service.js';
 import { stackNameOf } from '../../src/recipes/provider.js';
 import {
   BOX_TYPE,
@@ -152,16 +155,7 @@ eachStoreService(
     const outputs = await s.call('GET', `/v1/stacks/${stack}/outputs`);
     assert.equal(outputs.status, 200, JSON.stringify(outputs.body));
     assert.equal(outputs.body.outputs[0].value.values['status.binding.hostname'], bucketName);
-    const events = (await s.call('GET', `/v1/stacks/${stack}/events?maxResults=100`)).body.events as {
-      logicalId: string;
-      status: string;
-    }[];
-    for (const logicalId of ['Bucket', 'Login'])
-      assert.equal(
-        events.filter((e) => e.logicalId === logicalId && e.status === 'CREATE_COMPLETE').length,
-        1,
-        JSON.stringify(events),
-      );
+    await adoptedOnce(s, 'orders');
     assert.deepEqual(await identifiers(s, BUCKET_TYPE), [bucketName], 'none made twice');
     // A second drift read finds the stack written: nothing is adopted again.
     assert.equal((await s.call('GET', `${SAMPLE}/orders/drift`)).body.status, 'IN_SYNC');
@@ -257,5 +251,75 @@ Outputs:
     assert.equal(done.errorCode, 'AccessDenied', JSON.stringify(done));
     assert.match(done.statusMessage, /^Login: .*reads the server's AWS::SSM::Parameter resources/);
     assert.deepEqual(await identifiers(s, LOGIN_TYPE), [], 'nothing made');
+  },
+);
+
+/** The stack's adoption, as its events tell it: the stack and each of its resources completed once. */
+async function adoptedOnce(s: Api, identifier: string): Promise<void> {
+  const stack = stackNameOf(SAMPLE_TYPE, identifier);
+  const view = await s.call('GET', `/v1/stacks/${stack}`);
+  assert.equal(view.status, 200, JSON.stringify(view.body));
+  assert.equal(view.body.status, 'CREATE_COMPLETE');
+  const events = (await s.call('GET', `/v1/stacks/${stack}/events?maxResults=100`)).body.events as {
+    logicalId: string;
+    status: string;
+  }[];
+  for (const logicalId of [stack, 'Bucket', 'Login'])
+    assert.equal(
+      events.filter((e) => e.logicalId === logicalId && e.status === 'CREATE_COMPLETE').length,
+      1,
+      `${identifier}: ${JSON.stringify(events)}`,
+    );
+}
+
+eachStoreService(
+  'first needs of a stack at once (drift checks and an upgrade plan) share one write: each is answered, none refused',
+  async (s) => {
+    await register(s, NAMED);
+    await made(s, 'orders');
+    const answers = await Promise.all([
+      s.call('GET', `${SAMPLE}/orders/drift`),
+      s.call('GET', `${SAMPLE}/orders/upgrade`),
+      s.call('GET', `${SAMPLE}/orders/drift`),
+    ]);
+    for (const a of answers) assert.equal(a.status, 200, JSON.stringify(a.body));
+    assert.equal(answers[0]!.body.status, 'IN_SYNC');
+    assert.equal(answers[2]!.body.status, 'IN_SYNC');
+    const changes = answers[1]!.body.changes as { action: string }[];
+    assert.deepEqual(
+      changes.map((c) => c.action),
+      ['NoChange', 'NoChange'],
+    );
+    await adoptedOnce(s, 'orders');
+  },
+);
+
+test(
+  "two replicas writing the same stack at once from what was made: the one second to write takes the first one's, none refused",
+  { skip: pgSkip },
+  async (t) => {
+    const secretKey = randomBytes(32).toString('base64');
+    const one = await serviceOn(t, 'postgresql', { secretKey });
+    const other = await startTestService({
+      database: { url: PG_URL, schema: one.schema! },
+      adminToken: one.token,
+      secretKey,
+    });
+    t.after(() => other.close());
+    await register(one, NAMED);
+    const names = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'];
+    for (const name of names) await made(one, name);
+    // Each instance checked on both replicas at once: at least one of each pair finds no stack, writes it, and may lose the race.
+    const answers = await Promise.all(
+      names.flatMap((name) => [
+        one.call('GET', `${SAMPLE}/${name}/drift`),
+        other.call('GET', `${SAMPLE}/${name}/drift`),
+      ]),
+    );
+    for (const a of answers) {
+      assert.equal(a.status, 200, JSON.stringify(a.body));
+      assert.equal(a.body.status, 'IN_SYNC', JSON.stringify(a.body));
+    }
+    for (const name of names) await adoptedOnce(other, name);
   },
 );

@@ -24,6 +24,7 @@ const WRITES = [
   'kvReplace',
   'kvSwap',
   'kvDelete',
+  'kvCommit',
 ] as const satisfies readonly (keyof Store)[];
 const READS = [
   'getResource',

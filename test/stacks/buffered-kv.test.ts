@@ -1,8 +1,8 @@
 /**
  * The stacks' buffered key-value view (src/stacks/buffered-kv.ts) over a real SQLite store: writes are
  * seen by its own reads and by no one else's until the flush, which writes them in one commit; after
- * it, writes go through; a key another writer changed meanwhile fails the flush instead of being
- * overwritten.
+ * it, writes go through; a key another writer changed meanwhile fails the flush, which then writes
+ * nothing, instead of being overwritten.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -91,4 +91,22 @@ test('a key another writer changed meanwhile fails the flush, and is left as tha
     return true;
   });
   assert.deepEqual(await store.kvGet('ns3', 'x'), e({ v: 2 }, 'x2'));
+});
+
+test('a flush that fails on one key writes none of the others: no insert, no change, no deletion', async () => {
+  await store.kvInsert('ns4', 'changed', e({ v: 0 }, 'c0'));
+  await store.kvInsert('ns4', 'kept', e({ v: 0 }, 'k0'));
+  await store.kvInsert('ns4', 'dropped', e({ v: 0 }, 'd0'));
+  const kv = new BufferedKv(store);
+  assert.equal(await kv.kvInsert('ns4', 'new', e({ v: 1 }, 'n1')), true);
+  assert.equal(await kv.kvReplace('ns4', 'kept', e({ v: 1 }, 'k1')), true);
+  assert.equal(await kv.kvDelete('ns4', 'dropped'), true);
+  assert.equal(await kv.kvReplace('ns4', 'changed', e({ v: 1 }, 'c1')), true);
+  // Another writer changes one key meanwhile: the buffer's other writes go with it.
+  await store.kvReplace('ns4', 'changed', e({ v: 2 }, 'c2'));
+  await assert.rejects(kv.flush(), /ns4 changed was written by another meanwhile/);
+  assert.equal(await store.kvGet('ns4', 'new'), undefined);
+  assert.deepEqual(await store.kvGet('ns4', 'kept'), e({ v: 0 }, 'k0'));
+  assert.deepEqual(await store.kvGet('ns4', 'dropped'), e({ v: 0 }, 'd0'));
+  assert.deepEqual(await store.kvGet('ns4', 'changed'), e({ v: 2 }, 'c2'));
 });

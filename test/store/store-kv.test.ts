@@ -23,6 +23,53 @@ eachStore('kvInsert inserts only when absent, kvReplace replaces only when prese
   assert.equal(await store.kvGet('ns', 'a'), undefined);
 });
 
+eachStore('kvCommit writes all of its writes or, when one condition fails, none of them', async (t, kind) => {
+  const { store } = await freshStoreOf(t, kind);
+  const e = (v: number, writtenBy: string) => ({ value: { v }, writtenBy });
+  await store.kvInsert('ns', 'swap', e(0, 's0'));
+  await store.kvInsert('ns', 'drop', e(0, 'd0'));
+  await store.kvInsert('ns', 'taken', e(0, 't0'));
+  const before = async () => ({
+    swap: await store.kvGet('ns', 'swap'),
+    drop: await store.kvGet('ns', 'drop'),
+    fresh: await store.kvGet('ns', 'fresh'),
+    taken: await store.kvGet('ns', 'taken'),
+  });
+  const start = await before();
+  for (const failing of [
+    { namespace: 'ns', key: 'taken', entry: e(1, 't1') }, // an insert of a key that exists
+    { namespace: 'ns', key: 'taken', entry: e(1, 't1'), base: 'other' }, // a swap from another stamp
+    { namespace: 'ns', key: 'taken', base: 'other' }, // a deletion of an entry another wrote
+    { namespace: 'ns', key: 'absent', entry: e(1, 'a1'), base: 'a0' }, // a swap of a key that is gone
+  ]) {
+    const conflict = await store.kvCommit([
+      { namespace: 'ns', key: 'fresh', entry: e(1, 'f1') },
+      { namespace: 'ns', key: 'swap', entry: e(1, 's1'), base: 's0' },
+      { namespace: 'ns', key: 'drop', base: 'd0' },
+      failing,
+    ]);
+    assert.deepEqual(conflict, { namespace: 'ns', key: failing.key }, JSON.stringify(failing));
+    assert.deepEqual(await before(), start, `nothing written: ${JSON.stringify(failing)}`);
+  }
+  assert.equal(
+    await store.kvCommit([
+      { namespace: 'ns', key: 'fresh', entry: e(1, 'f1') },
+      { namespace: 'ns', key: 'swap', entry: e(1, 's1'), base: 's0' },
+      { namespace: 'ns', key: 'drop', base: 'd0' },
+      { namespace: 'ns', key: 'nothing' }, // neither held nor written: no write
+    ]),
+    undefined,
+  );
+  assert.deepEqual(await before(), {
+    swap: e(1, 's1'),
+    drop: undefined,
+    fresh: e(1, 'f1'),
+    taken: e(0, 't0'),
+  });
+  assert.equal(await store.kvGet('ns', 'nothing'), undefined);
+  assert.equal(await store.kvCommit([]), undefined);
+});
+
 eachStore('namespaces are separate', async (t, kind) => {
   const { store } = await freshStoreOf(t, kind);
   await store.kvInsert('one', 'k', { value: { n: 1 }, writtenBy: 'r' });

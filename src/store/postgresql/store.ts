@@ -68,6 +68,7 @@ import {
   resourceChangeOf,
   toChange,
   type ChangeRow,
+  KvConflict,
 } from '../rows.js';
 import {
   type ChangePage,
@@ -85,6 +86,8 @@ import {
   type ClaimAllowance,
   type Completion,
   type KvEntry,
+  type KvKey,
+  type KvWrite,
   type Observation,
   type OperationFilter,
   type OperationRecord,
@@ -1212,6 +1215,19 @@ export class PostgresStore implements Store {
     return (result.rowCount ?? 0) > 0;
   }
 
+  async kvCommit(writes: readonly KvWrite[]): Promise<KvKey | undefined> {
+    if (writes.length === 0) return undefined;
+    try {
+      await this.transaction(async (client) => {
+        for (const w of writes) if (!(await kvWrite(client, w))) throw new KvConflict(w);
+      });
+      return undefined;
+    } catch (error) {
+      if (error instanceof KvConflict) return { namespace: error.namespace, key: error.key };
+      throw error;
+    }
+  }
+
   async kvList(
     namespace: string,
     options: { limit: number; nextToken?: string },
@@ -1889,4 +1905,26 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
 /** The one-active-operation-per-resource index refused a row. */
 function isActiveConflict(error: unknown): boolean {
   return isUniqueViolation(error, 'operations_one_active');
+}
+
+/** One write of kvCommit, in its transaction: false when its condition failed. */
+async function kvWrite(client: Queryable, { namespace, key, entry, base }: KvWrite): Promise<boolean> {
+  const result =
+    base === undefined
+      ? entry &&
+        (await client.query(
+          `INSERT INTO kv (namespace, key, value_json, written_by) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+          [namespace, key, JSON.stringify(entry.value), entry.writtenBy],
+        ))
+      : entry
+        ? await client.query(
+            `UPDATE kv SET value_json = $1, written_by = $2 WHERE namespace = $3 AND key = $4 AND written_by = $5`,
+            [JSON.stringify(entry.value), entry.writtenBy, namespace, key, base],
+          )
+        : await client.query(`DELETE FROM kv WHERE namespace = $1 AND key = $2 AND written_by = $3`, [
+            namespace,
+            key,
+            base,
+          ]);
+  return result === undefined || (result.rowCount ?? 0) > 0;
 }

@@ -63,6 +63,7 @@ import {
   toClaimedOperation,
   type ActiveCountRow,
   type ClaimableRow,
+  KvConflict,
 } from '../rows.js';
 import {
   DefaultVersionMoved,
@@ -80,6 +81,8 @@ import {
   type ClaimAllowance,
   type Completion,
   type KvEntry,
+  type KvKey,
+  type KvWrite,
   type Observation,
   type OperationFilter,
   type OperationRecord,
@@ -651,6 +654,30 @@ export class SqliteStore implements Store {
 
   async kvDelete(namespace: string, key: string): Promise<boolean> {
     return this.grouped(false, () => this.sql.kvDelete.run(namespace, key).changes > 0);
+  }
+
+  kvCommit(writes: readonly KvWrite[]): Promise<KvKey | undefined> {
+    if (writes.length === 0) return Promise.resolve(undefined);
+    // One atomic piece: a failed condition throws, and its savepoint undoes the writes before it.
+    return this.grouped(true, () => {
+      for (const w of writes) if (!this.kvWrite(w)) throw new KvConflict(w);
+      return undefined;
+    }).catch((error: unknown) => {
+      if (error instanceof KvConflict) return { namespace: error.namespace, key: error.key };
+      throw error;
+    });
+  }
+
+  private kvWrite({ namespace, key, entry, base }: KvWrite): boolean {
+    if (base === undefined)
+      return (
+        !entry ||
+        this.sql.kvInsert.run(namespace, key, JSON.stringify(entry.value), entry.writtenBy).changes > 0
+      );
+    if (!entry) return this.sql.kvDeleteIf.run(namespace, key, base).changes > 0;
+    return (
+      this.sql.kvSwap.run(JSON.stringify(entry.value), entry.writtenBy, namespace, key, base).changes > 0
+    );
   }
 
   /** Ordered by key. */
@@ -1374,6 +1401,9 @@ function prepareStatements(db: Database.Database) {
       `UPDATE kv SET value_json = ?, written_by = ? WHERE namespace = ? AND key = ? AND written_by = ?`,
     ),
     kvDelete: db.prepare<[string, string]>(`DELETE FROM kv WHERE namespace = ? AND key = ?`),
+    kvDeleteIf: db.prepare<[string, string, string]>(
+      `DELETE FROM kv WHERE namespace = ? AND key = ? AND written_by = ?`,
+    ),
     kvListFirst: db.prepare<[string, number], KvRow>(
       `SELECT key, value_json, written_by FROM kv WHERE namespace = ? ORDER BY key LIMIT ?`,
     ),
