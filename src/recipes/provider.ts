@@ -688,6 +688,10 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     if (!held) return failed('NotFound', `${type.typeName} ${identifier} does not exist`);
     const record = held.record;
     if (record.direct) {
+      // Marked first: a drift check or an upgrade plan writing the stack meanwhile sees the deletion
+      // once it has, and deletes that stack again (adoptStack).
+      if (record.phase !== 'deleting')
+        await records.replaceInstance({ ...record, phase: 'deleting' }, request.clientRequestToken);
       const refused = await removeDirect(type, record, request.clientRequestToken);
       if (refused) return refused;
       // What it made is gone. A drift check or an upgrade plan may have written its stack meanwhile:
@@ -704,10 +708,20 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         if (record.phase !== 'deleting')
           await records.replaceInstance({ ...record, phase: 'deleting' }, request.clientRequestToken);
         const version = await versionOf(records, record);
-        deploymentId = (await stacks.delete(record.stack, grantsOf(version), callerFor(version)))
-          .deploymentId;
+        deploymentId = await stacks
+          .delete(record.stack, grantsOf(version), callerFor(version))
+          .then((started) => started.deploymentId)
+          .catch(async (e: unknown) => {
+            // A deletion begun meanwhile (a drift check's, of the stack it wrote as this instance's
+            // deletion began): waited for as this one's.
+            if (!(e instanceof TypeplaneError && e.code === 'ResourceConflict')) throw e;
+            return (await describedOrNone(stacks, record.stack))?.deploymentId;
+          });
       }
-      const after = await stacks.waitForState(record.stack, deploymentId!, runtime.waitMs);
+      const after =
+        deploymentId === undefined
+          ? await describedOrNone(stacks, record.stack)
+          : await stacks.waitForState(record.stack, deploymentId, runtime.waitMs);
       if (after) {
         if (after.status === 'DELETE_FAILED' && after.deploymentId === undefined)
           return failed(
@@ -828,6 +842,7 @@ async function adoptOnce(
   record: InstanceRecord,
   by: string,
 ): Promise<InstanceRecord> {
+  if (record.phase === 'deleting') throw beingDeleted(type, record);
   const version = await versionOf(runtime.records, record);
   const existing = await describedOrNone(runtime.stacks, record.stack);
   ownStack(type, record, existing);
@@ -842,14 +857,25 @@ async function adoptOnce(
       ownStack(type, record, now);
     }
   }
-  // Read again: another call may have written the stack, and the record, meanwhile.
+  // Read again: another call may have written the stack, and the record, meanwhile; or the instance's
+  // deletion began, and may have looked for the stack before it was written: it goes again here.
   const now = await runtime.records.getInstance(record.typeName, record.identifier);
-  if (!now) throw new TypeplaneError('NotFound', `${type.typeName} ${record.identifier} does not exist`);
+  if (!now || now.record.phase === 'deleting') {
+    await runtime.stacks.delete(record.stack, grantsOf(version), callerFor(version)).catch((e: unknown) => {
+      // Being deleted (by the instance's deletion) or gone already: either way it goes.
+      if (!(e instanceof TypeplaneError && (e.code === 'ResourceConflict' || e.code === 'NotFound'))) throw e;
+    });
+    throw beingDeleted(type, record);
+  }
   if (!now.record.direct) return now.record;
   const written: InstanceRecord = { ...now.record };
   delete written.direct;
   await runtime.records.replaceInstance(written, by);
   return written;
+}
+
+function beingDeleted(type: ResourceType, record: InstanceRecord): TypeplaneError {
+  return new TypeplaneError('NotFound', `${type.typeName} ${record.identifier} is being deleted`);
 }
 
 /** A stack written meanwhile by another call is this instance's (its create's stack id): anything else is refused, never taken for it. */

@@ -323,3 +323,42 @@ test(
     for (const name of names) await adoptedOnce(other, name);
   },
 );
+
+eachStoreService(
+  'an instance deleted while a drift check writes its stack leaves no stack and no resource behind',
+  async (s) => {
+    await register(s, NAMED);
+    const names = ['d1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8'];
+    for (const name of names) await made(s, name);
+    // Each instance's drift and its deletion at once: the drift's stack is written before, during or
+    // after the deletion's own look for it.
+    const outcomes = await Promise.all(
+      names.map(async (name, i) => {
+        const drift = s.call('GET', `${SAMPLE}/${name}/drift`);
+        if (i % 2) await new Promise((resolve) => setImmediate(resolve));
+        const removal = await s.call('DELETE', `${SAMPLE}/${name}`);
+        assert.equal(removal.status, 202, JSON.stringify(removal.body));
+        const done = await settle(s, removal.body.progressEvent.requestToken, 20_000);
+        return { drift: await drift, done };
+      }),
+    );
+    for (const { drift, done } of outcomes) {
+      assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
+      // Answered in sync (it ran first) or not found (the deletion did): never a failure of its own.
+      assert.ok([200, 404].includes(drift.status), JSON.stringify(drift.body));
+    }
+    // A stack being deleted is let finish.
+    for (let tries = 0; ; tries++) {
+      const stacks = (await s.call('GET', '/v1/stacks?maxResults=100')).body.stacks as {
+        stackName: string;
+        status: string;
+      }[];
+      const left = stacks.filter((st) => st.stackName.startsWith('tp-recipe-'));
+      if (left.length === 0) break;
+      assert.ok(tries < 100, `stacks left: ${JSON.stringify(left)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual(await identifiers(s, BUCKET_TYPE), []);
+    assert.deepEqual(await identifiers(s, LOGIN_TYPE), []);
+  },
+);
