@@ -652,7 +652,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     if (!held || held.record.phase === 'creating')
       return failed('NotFound', `${type.typeName} ${identifier} does not exist`);
     // Made without a stack: the stack is written first, and the update deployed to it.
-    const record = await adoptStack(runtime, type, held.record, token);
+    const record = await adoptStack(runtime, type, held.record);
     // The stack runs the recipe the instance was made with: a model naming another environment or
     // recipe would say what it does not run.
     const environment = environmentOf(request.desiredState, DEFAULT_ENVIRONMENT);
@@ -819,7 +819,6 @@ export async function adoptStack(
   runtime: Pick<RecipeRuntime, 'stacks' | 'records'>,
   type: ResourceType,
   record: InstanceRecord,
-  by: string,
 ): Promise<InstanceRecord> {
   if (!record.direct) return record;
   // Two first needs at once here (a drift check and an upgrade plan) share one write.
@@ -828,7 +827,7 @@ export async function adoptStack(
   const key = `${record.typeName}\0${record.identifier}`;
   const shared = running.get(key);
   if (shared) return shared;
-  const adoption = adoptOnce(runtime, type, record, by).finally(() => running.delete(key));
+  const adoption = adoptOnce(runtime, type, record).finally(() => running.delete(key));
   running.set(key, adoption);
   return adoption;
 }
@@ -840,7 +839,6 @@ async function adoptOnce(
   runtime: Pick<RecipeRuntime, 'stacks' | 'records'>,
   type: ResourceType,
   record: InstanceRecord,
-  by: string,
 ): Promise<InstanceRecord> {
   if (record.phase === 'deleting') throw beingDeleted(type, record);
   const version = await versionOf(runtime.records, record);
@@ -859,19 +857,26 @@ async function adoptOnce(
   }
   // Read again: another call may have written the stack, and the record, meanwhile; or the instance's
   // deletion began, and may have looked for the stack before it was written: it goes again here.
-  const now = await runtime.records.getInstance(record.typeName, record.identifier);
-  if (!now || now.record.phase === 'deleting') {
-    await runtime.stacks.delete(record.stack, grantsOf(version), callerFor(version)).catch((e: unknown) => {
-      // Being deleted (by the instance's deletion) or gone already: either way it goes.
-      if (!(e instanceof TypeplaneError && (e.code === 'ResourceConflict' || e.code === 'NotFound'))) throw e;
-    });
-    throw beingDeleted(type, record);
+  for (let attempt = 1; ; attempt++) {
+    const now = await runtime.records.getInstance(record.typeName, record.identifier);
+    if (!now || now.record.phase === 'deleting') {
+      await runtime.stacks.delete(record.stack, grantsOf(version), callerFor(version)).catch((e: unknown) => {
+        // Being deleted (by the instance's deletion) or gone already: either way it goes.
+        if (!(e instanceof TypeplaneError && (e.code === 'ResourceConflict' || e.code === 'NotFound')))
+          throw e;
+      });
+      throw beingDeleted(type, record);
+    }
+    if (!now.record.direct) return now.record;
+    const written: InstanceRecord = { ...now.record };
+    delete written.direct;
+    if (await runtime.records.swapInstance(written, now.writtenBy)) return written;
+    if (attempt === 3)
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `${type.typeName} ${record.identifier} kept changing while its stack was written; ask again`,
+      );
   }
-  if (!now.record.direct) return now.record;
-  const written: InstanceRecord = { ...now.record };
-  delete written.direct;
-  await runtime.records.replaceInstance(written, by);
-  return written;
 }
 
 function beingDeleted(type: ResourceType, record: InstanceRecord): TypeplaneError {

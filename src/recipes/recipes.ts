@@ -319,12 +319,12 @@ export class Recipes {
 
   /** What moving an instance to its recipe's latest version would change, as a stack plan. */
   async upgradePlan(typeName: string, identifier: string): Promise<UpgradePlan> {
-    const { record: held, head, writtenBy } = await this.instance(typeName, identifier);
+    const { record: held, head } = await this.instance(typeName, identifier);
     const latest = (await this.records.getVersion(held.environment, typeName, held.recipe, head.latest))!;
     if (!held.model)
       throw new TypeplaneError('ResourceConflict', `${typeName} ${identifier} is not ready yet`);
     const type = (await this.options.registry.get(typeName)).type;
-    const record = await adoptStack(this.runtime, type, held, writtenBy);
+    const record = await adoptStack(this.runtime, type, held);
     // Bound as the upgrade will bind it: the instance's own parameters and application included.
     const bound = bindInstance(type, record, latest, held.model);
     const plan = await this.options.stacks.plan(record.stack, bound.text, bound.parameters, grantsOf(latest));
@@ -343,12 +343,18 @@ export class Recipes {
   /** Move an instance to its recipe's latest version: an update of the instance, as `caller`. */
   async upgrade(typeName: string, identifier: string, caller?: Caller): Promise<ProgressEvent> {
     const { record, head, writtenBy } = await this.instance(typeName, identifier);
+    if (record.phase === 'deleting')
+      throw new TypeplaneError('NotFound', `${typeName} ${identifier} is being deleted`);
     if (record.version === head.latest && record.upgradeTo === undefined)
       throw new TypeplaneError(
         'InvalidRequest',
         `${typeName} ${identifier} already runs recipe ${record.recipe}@${record.version}, the latest`,
       );
-    await this.records.replaceInstance({ ...record, upgradeTo: head.latest }, writtenBy);
+    if (!(await this.records.swapInstance({ ...record, upgradeTo: head.latest }, writtenBy)))
+      throw new TypeplaneError(
+        'ResourceConflict',
+        `${typeName} ${identifier} changed while its upgrade was asked for; ask again`,
+      );
     return this.options.engine.update(typeName, identifier, [], undefined, caller);
   }
 
@@ -363,9 +369,9 @@ export class Recipes {
     status: 'IN_SYNC' | 'DRIFTED';
     resources: Partial<ResourceDrift>[];
   }> {
-    const { record: held, writtenBy } = await this.instance(typeName, identifier);
+    const { record: held } = await this.instance(typeName, identifier);
     const type = (await this.options.registry.get(typeName)).type;
-    const record = await adoptStack(this.runtime, type, held, writtenBy);
+    const record = await adoptStack(this.runtime, type, held);
     const drift = await this.options.stacks.drift(record.stack);
     const resources = drift.resources.map((r) =>
       visible(r.type)

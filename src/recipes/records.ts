@@ -3,7 +3,7 @@
  * rewritten), and one record per instance (the recipe version it ran, its stack, its model). Values
  * that may hold secrets — templates, parameters, instance models — are sealed at rest.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Model } from '../model/index.js';
 import type { Sealer } from '../secrets/index.js';
 import type { KvEntry, Store } from '../store/types.js';
@@ -267,6 +267,20 @@ export class RecipeStore {
       value: this.seal(record),
       writtenBy: by,
     });
+  }
+
+  /**
+   * Replace only while the record is still the one stamped `expected` (as read): false when another
+   * wrote it meanwhile. For writers that hold no operation of the instance (an upgrade asked, a stack
+   * written for a drift check); the new stamp is fresh, so a second swap against `expected` fails.
+   */
+  async swapInstance(record: InstanceRecord, expected: string): Promise<boolean> {
+    return this.store.kvSwap(
+      this.instanceNamespace(record.typeName),
+      record.identifier,
+      { value: this.seal(record), writtenBy: `swapped.${randomUUID()}` },
+      expected,
+    );
   }
 
   async deleteInstance(type: string, identifier: string): Promise<boolean> {
