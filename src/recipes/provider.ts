@@ -811,9 +811,12 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
 /**
  * The stack of an instance made without one (direct.ts), written now that something needs it (an
  * update, an upgrade, a drift check): the same bound template deployed with the create's deployment
- * id and stack id, adopting what was made, with no engine call but a read of each. Nothing is deleted
- * if it fails (no rollback, and its records are written only once it ended well). Answers the record
- * as it now is (its stack written); an instance that has its stack already is answered as it is.
+ * id and stack id, adopting what was made (each recorded as made, with no engine call). Nothing is
+ * deleted if it fails (no rollback, and its records are written only once it ended well, all in one
+ * transaction). Answers the record as it now is (its stack written); an instance that has its stack
+ * already is answered as it is. Several needs at once share one write here; on replicas, the second
+ * to flush takes the first's stack. An instance whose deletion began is not adopted (NotFound), and a
+ * stack written as its deletion began is deleted again.
  */
 export async function adoptStack(
   runtime: Pick<RecipeRuntime, 'stacks' | 'records'>,
