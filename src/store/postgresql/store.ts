@@ -1216,10 +1216,19 @@ export class PostgresStore implements Store {
   }
 
   async kvCommit(writes: readonly KvWrite[]): Promise<KvKey | undefined> {
-    if (writes.length === 0) return undefined;
+    const statements = writes.map(kvWriteStatement);
+    const at = statements.findIndex((w) => w !== undefined);
+    if (at < 0) return undefined;
     try {
+      // Every write sent at once after BEGIN, one round trip; COMMIT only once each was seen to hold.
       await this.transaction(async (client) => {
-        for (const w of writes) if (!(await kvWrite(client, w))) throw new KvConflict(w);
+        const results = await sendTogether(
+          client,
+          statements.filter((w) => w !== undefined),
+        );
+        let n = 0;
+        for (const [i, statement] of statements.entries())
+          if (statement && (results[n++]!.rowCount ?? 0) === 0) throw new KvConflict(writes[i]!);
       });
       return undefined;
     } catch (error) {
@@ -1907,24 +1916,22 @@ function isActiveConflict(error: unknown): boolean {
   return isUniqueViolation(error, 'operations_one_active');
 }
 
-/** One write of kvCommit, in its transaction: false when its condition failed. */
-async function kvWrite(client: Queryable, { namespace, key, entry, base }: KvWrite): Promise<boolean> {
-  const result =
-    base === undefined
-      ? entry &&
-        (await client.query(
-          `INSERT INTO kv (namespace, key, value_json, written_by) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-          [namespace, key, JSON.stringify(entry.value), entry.writtenBy],
-        ))
-      : entry
-        ? await client.query(
-            `UPDATE kv SET value_json = $1, written_by = $2 WHERE namespace = $3 AND key = $4 AND written_by = $5`,
-            [JSON.stringify(entry.value), entry.writtenBy, namespace, key, base],
-          )
-        : await client.query(`DELETE FROM kv WHERE namespace = $1 AND key = $2 AND written_by = $3`, [
-            namespace,
-            key,
-            base,
-          ]);
-  return result === undefined || (result.rowCount ?? 0) > 0;
+/** One write of kvCommit as a statement that changes one row when its condition holds; none for nothing to write. */
+function kvWriteStatement({ namespace, key, entry, base }: KvWrite): Statement | undefined {
+  if (base === undefined)
+    return (
+      entry && {
+        text: `INSERT INTO kv (namespace, key, value_json, written_by) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+        values: [namespace, key, JSON.stringify(entry.value), entry.writtenBy],
+      }
+    );
+  if (entry)
+    return {
+      text: `UPDATE kv SET value_json = $1, written_by = $2 WHERE namespace = $3 AND key = $4 AND written_by = $5`,
+      values: [JSON.stringify(entry.value), entry.writtenBy, namespace, key, base],
+    };
+  return {
+    text: `DELETE FROM kv WHERE namespace = $1 AND key = $2 AND written_by = $3`,
+    values: [namespace, key, base],
+  };
 }
