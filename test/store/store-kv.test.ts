@@ -70,6 +70,35 @@ eachStore('kvCommit writes all of its writes or, when one condition fails, none 
   assert.equal(await store.kvCommit([]), undefined);
 });
 
+eachStore(
+  'kvCommits racing for one key at once: one writes everything, each other nothing',
+  async (t, kind) => {
+    const { store } = await freshStoreOf(t, kind);
+    await store.kvInsert('race', 'stamped', { value: { v: 0 }, writtenBy: 's0' });
+    const racers = Array.from({ length: 8 }, (_, i) => i);
+    const outcomes = await Promise.all(
+      racers.map((i) =>
+        store.kvCommit([
+          { namespace: 'race', key: `own-${i}`, entry: { value: { i }, writtenBy: `r${i}` } },
+          { namespace: 'race', key: 'stamped', entry: { value: { v: i }, writtenBy: `r${i}` }, base: 's0' },
+          { namespace: 'race', key: 'shared', entry: { value: { i }, writtenBy: `r${i}` } },
+        ]),
+      ),
+    );
+    const winners = racers.filter((i) => outcomes[i] === undefined);
+    assert.equal(winners.length, 1, JSON.stringify(outcomes));
+    const winner = winners[0]!;
+    for (const i of racers) {
+      if (i === winner) continue;
+      assert.ok(['stamped', 'shared'].includes(outcomes[i]!.key), JSON.stringify(outcomes[i]));
+      assert.equal(await store.kvGet('race', `own-${i}`), undefined, `racer ${i} wrote nothing`);
+    }
+    assert.deepEqual((await store.kvGet('race', 'stamped'))?.value, { v: winner });
+    assert.deepEqual((await store.kvGet('race', 'shared'))?.value, { i: winner });
+    assert.deepEqual((await store.kvGet('race', `own-${winner}`))?.value, { i: winner });
+  },
+);
+
 eachStore('namespaces are separate', async (t, kind) => {
   const { store } = await freshStoreOf(t, kind);
   await store.kvInsert('one', 'k', { value: { n: 1 }, writtenBy: 'r' });

@@ -1216,19 +1216,22 @@ export class PostgresStore implements Store {
   }
 
   async kvCommit(writes: readonly KvWrite[]): Promise<KvKey | undefined> {
-    const statements = writes.map(kvWriteStatement);
-    const at = statements.findIndex((w) => w !== undefined);
-    if (at < 0) return undefined;
+    // In key order: two commits that share keys lock their rows in one order, and never deadlock.
+    const ordered = writes
+      .map((write) => ({ write, statement: kvWriteStatement(write) }))
+      .filter((w): w is { write: KvWrite; statement: Statement } => w.statement !== undefined)
+      .sort((a, b) => compareKeys(a.write, b.write));
+    if (ordered.length === 0) return undefined;
     try {
       // Every write sent at once after BEGIN, one round trip; COMMIT only once each was seen to hold.
       await this.transaction(async (client) => {
         const results = await sendTogether(
           client,
-          statements.filter((w) => w !== undefined),
+          ordered.map((w) => w.statement),
         );
-        let n = 0;
-        for (const [i, statement] of statements.entries())
-          if (statement && (results[n++]!.rowCount ?? 0) === 0) throw new KvConflict(writes[i]!);
+        ordered.forEach(({ write }, i) => {
+          if ((results[i]!.rowCount ?? 0) === 0) throw new KvConflict(write);
+        });
       });
       return undefined;
     } catch (error) {
@@ -1934,4 +1937,9 @@ function kvWriteStatement({ namespace, key, entry, base }: KvWrite): Statement |
     text: `DELETE FROM kv WHERE namespace = $1 AND key = $2 AND written_by = $3`,
     values: [namespace, key, base],
   };
+}
+
+function compareKeys(a: KvKey, b: KvKey): number {
+  if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
