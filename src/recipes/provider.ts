@@ -14,7 +14,13 @@ import { isErrorCode, TypeplaneError, type ErrorCode } from '../errors.js';
 import type { HandlerEvent, HandlerRequest, Provider } from '../handler/types.js';
 import { identifierOf, resolverOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
-import type { BufferedDeployment, StackState, StackView, Stacks } from '../stacks/index.js';
+import {
+  stackIdOf,
+  type BufferedDeployment,
+  type StackState,
+  type StackView,
+  type Stacks,
+} from '../stacks/index.js';
 import { makeDirect, removeMade, type DirectEngine } from './direct.js';
 import { applicationOf, environmentOf, underWriteOnly, type RecipeContext } from './context.js';
 import { bindRecipe, type Bound } from './bind.js';
@@ -95,11 +101,6 @@ export function grantsOf(version: RecipeVersion): (typeNames: string[]) => void 
 function engineCallerFor(version: RecipeVersion, stack: string): Caller {
   const asked = callerFor(version);
   return callerOf({ tokenId: asked.id, ...asked, stack });
-}
-
-/** The stack id an instance made without a stack gets when its stack is written (`AWS::StackId`). */
-function stackIdOf(stack: string, deploymentId: string): string {
-  return `typeplane:stack/${stack}/${deploymentId}`;
 }
 
 /** The recipe a model names (`recipe.name`), else the environment's default one. */
@@ -397,6 +398,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     let job = jobs.get(deploymentId);
     if (!job) {
       const bound = bindInstance(type, record, version, desired);
+      // The id its stack gets when written (`AWS::StackId`), unique to this create.
       const stackId = stackIdOf(record.stack, deploymentId);
       const template = await stacks.direct(record.stack, bound.text, bound.parameters, {
         seed: deploymentId,
@@ -686,12 +688,17 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const { type, identifier } = await identified(request);
     const held = await records.getInstance(type.typeName, identifier);
     if (!held) return failed('NotFound', `${type.typeName} ${identifier} does not exist`);
-    const record = held.record;
+    let record = held.record;
+    /** Marked once, as being deleted: what an adoption meanwhile (adoptStack) and a retry go by. */
+    const marked = async () => {
+      if (record.phase === 'deleting') return;
+      record = { ...record, phase: 'deleting' };
+      await records.replaceInstance(record, request.clientRequestToken);
+    };
     if (record.direct) {
       // Marked first: a drift check or an upgrade plan writing the stack meanwhile sees the deletion
       // once it has, and deletes that stack again (adoptStack).
-      if (record.phase !== 'deleting')
-        await records.replaceInstance({ ...record, phase: 'deleting' }, request.clientRequestToken);
+      await marked();
       const refused = await removeDirect(type, record, request.clientRequestToken);
       if (refused) return refused;
       // What it made is gone. A drift check or an upgrade plan may have written its stack meanwhile:
@@ -705,18 +712,8 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         (view.deploymentId === undefined && view.status !== 'DELETE_FAILED') ||
         (view.status === 'DELETE_FAILED' && !progress)
       ) {
-        if (record.phase !== 'deleting')
-          await records.replaceInstance({ ...record, phase: 'deleting' }, request.clientRequestToken);
-        const version = await versionOf(records, record);
-        deploymentId = await stacks
-          .delete(record.stack, grantsOf(version), callerFor(version))
-          .then((started) => started.deploymentId)
-          .catch(async (e: unknown) => {
-            // A deletion begun meanwhile (a drift check's, of the stack it wrote as this instance's
-            // deletion began): waited for as this one's.
-            if (!(e instanceof TypeplaneError && e.code === 'ResourceConflict')) throw e;
-            return (await describedOrNone(stacks, record.stack))?.deploymentId;
-          });
+        await marked();
+        deploymentId = await deleteStackOf(stacks, record, await versionOf(records, record));
       }
       const after =
         deploymentId === undefined
@@ -863,11 +860,7 @@ async function adoptOnce(
   for (let attempt = 1; ; attempt++) {
     const now = await runtime.records.getInstance(record.typeName, record.identifier);
     if (!now || now.record.phase === 'deleting') {
-      await runtime.stacks.delete(record.stack, grantsOf(version), callerFor(version)).catch((e: unknown) => {
-        // Being deleted (by the instance's deletion) or gone already: either way it goes.
-        if (!(e instanceof TypeplaneError && (e.code === 'ResourceConflict' || e.code === 'NotFound')))
-          throw e;
-      });
+      await deleteStackOf(runtime.stacks, record, version);
       throw beingDeleted(type, record);
     }
     if (!now.record.direct) return now.record;
@@ -879,6 +872,23 @@ async function adoptOnce(
         'ResourceConflict',
         `${type.typeName} ${record.identifier} kept changing while its stack was written; ask again`,
       );
+  }
+}
+
+/**
+ * Delete an instance's stack as its recipe: the id of that deletion, or of one begun meanwhile (by
+ * the instance's deletion, or by an adoption that found it begun), or undefined once it is gone.
+ */
+async function deleteStackOf(
+  stacks: Stacks,
+  record: InstanceRecord,
+  version: RecipeVersion,
+): Promise<string | undefined> {
+  try {
+    return (await stacks.delete(record.stack, grantsOf(version), callerFor(version))).deploymentId;
+  } catch (e) {
+    if (!(e instanceof TypeplaneError && (e.code === 'ResourceConflict' || e.code === 'NotFound'))) throw e;
+    return (await describedOrNone(stacks, record.stack))?.deploymentId;
   }
 }
 

@@ -22,6 +22,6 @@ export { validateTemplate, type TemplateCheck } from './validate.js';
 export type { TypeSource } from './analyze.js';
 export type { BufferedDeployment } from './buffered.js';
 export type { DirectTemplate, DirectResource, MadeResource } from './direct.js';
-export type { Adoption } from './start.js';
+export { stackIdOf, type Adoption } from './start.js';
 export { stepToken } from './stages/state.js';
 export { walkGraph } from './graph.js';

@@ -30,6 +30,11 @@ export interface Adoption {
   resources: Record<string, { identifier: string; model: Record<string, unknown> }>;
 }
 
+/** A stack's id (`AWS::StackId`): its name and a part unique to it, by default drawn at random. */
+export function stackIdOf(name: string, unique: string = randomUUID()): string {
+  return `typeplane:stack/${name}/${unique}`;
+}
+
 /** Where a nested stack sits: its parent's stackId, and its tree's root's. */
 export interface NestedIn {
   parentId: string;
@@ -300,7 +305,7 @@ async function markStarted(
   const now = new Date().toISOString();
   const fresh: StackRecord = {
     name,
-    stackId: stackId ?? `typeplane:stack/${name}/${randomUUID()}`,
+    stackId: stackId ?? stackIdOf(name),
     status,
     createdAt: now,
     updatedAt: now,

@@ -1184,11 +1184,8 @@ export class PostgresStore implements Store {
   }
 
   async kvInsert(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
-    const result = await this.pool.query(
-      `INSERT INTO kv (namespace, key, value_json, written_by) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-      [namespace, key, JSON.stringify(entry.value), entry.writtenBy],
-    );
-    return (result.rowCount ?? 0) > 0;
+    const { text, values } = kvWriteStatement({ namespace, key, entry })!;
+    return ((await this.pool.query(text, values)).rowCount ?? 0) > 0;
   }
 
   async kvReplace(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
@@ -1200,11 +1197,8 @@ export class PostgresStore implements Store {
   }
 
   async kvSwap(namespace: string, key: string, entry: KvEntry, expectedWrittenBy: string): Promise<boolean> {
-    const result = await this.pool.query(
-      `UPDATE kv SET value_json = $1, written_by = $2 WHERE namespace = $3 AND key = $4 AND written_by = $5`,
-      [JSON.stringify(entry.value), entry.writtenBy, namespace, key, expectedWrittenBy],
-    );
-    return (result.rowCount ?? 0) > 0;
+    const { text, values } = kvWriteStatement({ namespace, key, entry, base: expectedWrittenBy })!;
+    return ((await this.pool.query(text, values)).rowCount ?? 0) > 0;
   }
 
   async kvDelete(namespace: string, key: string): Promise<boolean> {
@@ -1919,7 +1913,7 @@ function isActiveConflict(error: unknown): boolean {
   return isUniqueViolation(error, 'operations_one_active');
 }
 
-/** One write of kvCommit as a statement that changes one row when its condition holds; none for nothing to write. */
+/** One conditional write (kvCommit's, kvInsert's, kvSwap's) as a statement that changes one row when its condition holds; none for nothing to write. */
 function kvWriteStatement({ namespace, key, entry, base }: KvWrite): Statement | undefined {
   if (base === undefined)
     return (
