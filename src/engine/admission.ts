@@ -9,6 +9,7 @@
 import { TypeplaneError } from '../errors.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { HandlerAction, ResourceType } from '../schema/index.js';
+import { requiresConfiguration } from '../type-configuration/index.js';
 import type { EngineContext } from './context.js';
 
 /** An operation the type's schema declares no handler for: 405, and Cloud Control's UnsupportedActionException. */
@@ -52,5 +53,16 @@ export async function assertAdmitted(
     status
       ? `${type.typeName}'s provider ${status.provider} failed the contract suite (${status.failedTests.join(', ') || 'interrupted or left resources behind'}); this server runs only types whose provider passed it: fix the provider, run 'typeplane test -o json' again and attach the report (POST /v1/types/{typeName}/contract-report)`
       : `${type.typeName} has no passing contract report for this version's registration; this server runs only types whose provider passed 'typeplane test': attach its '-o json' report (POST /v1/types/{typeName}/contract-report)`,
+  );
+}
+
+/** @throws InvalidTypeConfiguration when the type requires a configuration and none is set. */
+export async function assertConfigured(ctx: EngineContext, typeName: string): Promise<void> {
+  const { type } = await ctx.registry.get(typeName);
+  if (!requiresConfiguration(type.typeConfiguration)) return;
+  if (await ctx.configurations?.has(type.typeName)) return;
+  throw new TypeplaneError(
+    'InvalidTypeConfiguration',
+    `${type.typeName} needs its type configuration before it can be used: an admin sets it with 'typeplane type configure ${type.typeName} --file <config.json>' (PUT /v1/types/{typeName}/configuration)`,
   );
 }

@@ -6,7 +6,14 @@
 import { TypeplaneError, type ErrorCode } from '../errors.js';
 import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
-import type { Completion, OperationRecord, ResourceKey, StoredResource } from '../store/types.js';
+import type {
+  BeginResult,
+  Completion,
+  CompletionRequest,
+  OperationRecord,
+  ResourceKey,
+  StoredResource,
+} from '../store/types.js';
 import type { Caller } from './caller.js';
 import { unchangedSince } from './changed-meanwhile.js';
 import { ClientTokenReused, requestHash, validateClientToken, type RequestKind } from './client-token.js';
@@ -66,13 +73,38 @@ export function begin(ctx: EngineContext, args: BeginArgs): Promise<ProgressEven
 }
 
 async function beginHere(ctx: EngineContext, args: BeginArgs): Promise<ProgressEvent> {
+  const { compiled, identifier, decide } = args;
+  const type = compiled.type;
+  const now = Date.now();
+  // Started here when there is room: leased to this worker at once and run without a claim.
+  const runHere = !decide && ctx.worker.hasRoom(type.typeName, args.requestedBy);
+  const { record, hash } = operationOf(ctx, args, runHere, now);
+  const result = decide
+    ? await ctx.store.completeOperation(record, hash, sealedDecision(ctx, type, decide))
+    : await ctx.store.beginOperation(
+        record,
+        hash,
+        runHere ? { owner: ctx.worker.owner, until: new Date(now + ctx.worker.leaseMs) } : undefined,
+        args.basedOn &&
+          unchangedSince(type, identifier!, args.basedOn, (stored) => opened(ctx.sealer, stored)),
+      );
+  return begun(ctx, args, result, runHere);
+}
+
+/**
+ * The operation `args` begins, as the store is handed it (`runHere`: leased to this worker at once),
+ * and the hash of its request when it has a client token.
+ */
+function operationOf(
+  ctx: EngineContext,
+  args: BeginArgs,
+  runHere: boolean,
+  now = Date.now(),
+): { record: OperationRecord; hash: string | undefined } {
   const { compiled, operation, identifier, request, clientToken, decide } = args;
   const type = compiled.type;
   const token = validateClientToken(clientToken);
-  const now = Date.now();
   const nowIso = new Date(now).toISOString();
-  // Started here when there is room: leased to this worker at once and run without a claim.
-  const runHere = !decide && ctx.worker.hasRoom(type.typeName, args.requestedBy);
   const requestToken = args.requestToken ?? newRequestToken();
   const record: OperationRecord = {
     requestToken,
@@ -106,18 +138,33 @@ async function beginHere(ctx: EngineContext, args: BeginArgs): Promise<ProgressE
     token === undefined
       ? undefined
       : requestHash(ctx.sealer, type.typeName, args.hashAs ?? operation, args.hashOf);
-  const result = decide
-    ? await ctx.store.completeOperation(record, hash, sealedDecision(ctx, type, decide))
-    : await ctx.store.beginOperation(
-        record,
-        hash,
-        runHere ? { owner: ctx.worker.owner, until: new Date(now + ctx.worker.leaseMs) } : undefined,
-        args.basedOn &&
-          unchangedSince(type, identifier!, args.basedOn, (stored) => opened(ctx.sealer, stored)),
-      );
+  return { record, hash };
+}
+
+/** An operation decided at once (`args.decide`), as the store completes it with others (completeAll). */
+export function completionOf(
+  ctx: EngineContext,
+  args: BeginArgs & { decide: NonNullable<BeginArgs['decide']> },
+): CompletionRequest {
+  const { record, hash } = operationOf(ctx, args, false);
+  return {
+    operation: record,
+    requestHash: hash,
+    decide: sealedDecision(ctx, args.compiled.type, args.decide),
+  };
+}
+
+/** What the caller of a begin is answered, once the store has answered (`runHere`: leased to this worker). */
+export function begun(
+  ctx: EngineContext,
+  args: Pick<BeginArgs, 'compiled' | 'identifier' | 'decide'>,
+  result: BeginResult,
+  runHere = false,
+): Promise<ProgressEvent> {
+  const type = args.compiled.type;
   switch (result.kind) {
     case 'started':
-      if (decide) {
+      if (args.decide) {
         // Already terminal.
         const ended = result.operation;
         ctx.observer?.operationEnded(ended.typeName, ended.operation, ended.status, ended.errorCode, ended);
@@ -134,7 +181,7 @@ async function beginHere(ctx: EngineContext, args: BeginArgs): Promise<ProgressE
     case 'conflict':
       throw new TypeplaneError(
         'ResourceConflict',
-        `${type.typeName} ${identifier} has an operation in progress (${result.activeRequestToken}); wait for it to finish`,
+        `${type.typeName} ${args.identifier} has an operation in progress (${result.activeRequestToken}); wait for it to finish`,
         [{ message: 'active operation', requestToken: result.activeRequestToken }],
       );
   }

@@ -11,7 +11,6 @@
  * This class wires the parts and is the public API; what happens to a create is `create.ts` →
  * `begin.ts` → `worker.ts` → `step.ts` → `invoke.ts` → `check-answer.ts` → `finish.ts`.
  */
-import { TypeplaneError } from '../errors.js';
 import type { Provider } from '../handler/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { CompiledType } from '../registry/compile.js';
@@ -25,6 +24,7 @@ import { expireTokensHourly, SEVEN_DAYS_MS } from './client-token.js';
 import { CALL_LIMITS, type CallLimits } from '../handler/index.js';
 import type { EngineContext } from './context.js';
 import { adopt, unmanaged } from './adopt.js';
+import { assertConfigured } from './admission.js';
 import { create } from './create.js';
 import { deleteResource } from './delete.js';
 import { forget } from './forget.js';
@@ -363,14 +363,8 @@ export class Engine {
   }
 
   /** A type whose configuration requires a setting is not served until an admin sets it. */
-  private async configured(typeName: string): Promise<void> {
-    const { type } = await this.ctx.registry.get(typeName);
-    if (!requiresConfiguration(type.typeConfiguration)) return;
-    if (await this.ctx.configurations?.has(type.typeName)) return;
-    throw new TypeplaneError(
-      'InvalidTypeConfiguration',
-      `${type.typeName} needs its type configuration before it can be used: an admin sets it with 'typeplane type configure ${type.typeName} --file <config.json>' (PUT /v1/types/{typeName}/configuration)`,
-    );
+  private configured(typeName: string): Promise<void> {
+    return assertConfigured(this.ctx, typeName);
   }
 
   /** Handler invocations running in this process now, by type name. */

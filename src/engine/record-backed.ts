@@ -38,17 +38,30 @@ export function versionOf(compiled: CompiledType): { typeVersion?: string } {
 
 type Decision = (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion;
 
-/** A create for a record-backed provider: decided and written in one transaction. */
-export async function createInRecord(
-  ctx: EngineContext,
-  compiled: CompiledType,
-  provider: Provider,
-  desired: Model,
-  clientToken: string | undefined,
-  hashed: { as?: RequestKind; of: unknown },
+/** A create for a record-backed provider, checked (`check-create.ts`). */
+export interface RecordCreate {
+  compiled: CompiledType;
+  provider: Provider;
+  desired: Model;
+  clientToken: string | undefined;
+  hashed: { as?: RequestKind; of: unknown };
   /** asDefault: checked against the default version (the request named none); the review's warnings; who asks. */
-  as: Pick<BeginArgs, 'asDefault' | 'warnings' | 'requestedBy'>,
-): Promise<ProgressEvent> {
+  as: Pick<BeginArgs, 'asDefault' | 'warnings' | 'requestedBy'>;
+}
+
+/** A create for a record-backed provider: decided and written in one transaction. */
+export async function createInRecord(ctx: EngineContext, create: RecordCreate): Promise<ProgressEvent> {
+  return begin(ctx, await createDecided(ctx, create));
+}
+
+/**
+ * A record-backed create's operation, decided but not yet written: the model the provider computes
+ * (undefined when it could not), and how the store ends it (`decide`).
+ */
+export async function createDecided(
+  ctx: EngineContext,
+  { compiled, provider, desired, clientToken, hashed, as }: RecordCreate,
+): Promise<BeginArgs & { decide: NonNullable<BeginArgs['decide']>; model: Model | undefined }> {
   const type = compiled.type;
   const requestToken = newRequestToken();
   let model: Model | undefined;
@@ -69,7 +82,8 @@ export async function createInRecord(
   const keys = model && additionalKeys(type, model);
   // Checked here so that a taken one ends the create as AlreadyExists (the store refuses it anyway).
   const taken = keys && (await heldByOther(ctx, type, identifier, keys));
-  return begin(ctx, {
+  return {
+    model: problem === undefined ? model : undefined,
     compiled,
     operation: 'CREATE',
     identifier,
@@ -100,7 +114,7 @@ export async function createInRecord(
         };
       return recordedNew(compiled, identifier!, model, references, keys);
     },
-  });
+  };
 }
 
 /** A new resource's record, with its references and additional identifiers: a create's completion. */

@@ -32,6 +32,8 @@ export async function assertReferencesExist(
   type: ResourceType,
   model: Model,
   caller?: Caller,
+  /** Resources written with this one (`typeName\nidentifier`): they exist once it does. */
+  madeWith?: ReadonlySet<string>,
 ): Promise<void> {
   if (type.traits.references.length === 0) return;
   const refs = await referencesOf(ctx, type, model);
@@ -49,7 +51,7 @@ export async function assertReferencesExist(
   const missing: { pointer: string; message: string }[] = [];
   for (const ref of refs) {
     // Not resolvable while its type is not registered (registration warned): neither checked nor recorded.
-    if (ref.unregistered) continue;
+    if (ref.unregistered || madeWith?.has(`${ref.typeName}\n${ref.identifier}`)) continue;
     if (!(await ctx.store.getResource(ref.typeName, ref.identifier))) {
       missing.push({
         pointer: ref.member,

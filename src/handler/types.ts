@@ -9,6 +9,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
+import type { KvWrite } from '../store/types.js';
 
 export type HandlerAction = 'create' | 'read' | 'update' | 'delete' | 'list';
 
@@ -85,11 +86,60 @@ export interface Provider {
     /** The read-only properties (pointers) `create` generates: the only read-only values it ever sets. */
     generates(type: ResourceType): string[];
   };
+  /**
+   * Set by a provider whose resources are made of other types' resources (recipes): a create whose
+   * parts are all record-backed is then decided whole before anything is written, and the engine
+   * writes the resource, its parts, their operations and the provider's own records in one store
+   * transaction, with no handler call and nothing to resume. Anything else (`undefined`: a part
+   * with effects, a failure of any kind) runs as an operation, through the handlers, which decide it
+   * their own way.
+   */
+  readonly composes?: {
+    create(request: ComposeRequest, parts: ComposeParts): Promise<Composed | undefined>;
+  };
   create: Handler;
   read: Handler;
   update: Handler;
   delete: Handler;
   list: Handler;
+}
+
+export interface ComposeRequest {
+  typeName: string;
+  /** The desired model, checked as a create's is. */
+  desiredState: Model;
+  /** The create's operation's own token (as a handler is handed it): unique to the create. */
+  clientRequestToken: string;
+}
+
+/** Who a composed resource's parts are made as: the engine's caller, in the words a provider knows. */
+export interface ComposeCaller {
+  id: string;
+  canSee(typeName: string): boolean;
+  /** The stack the parts belong to, when they do. */
+  stack?: string;
+}
+
+export interface ComposeParts {
+  /**
+   * One part, checked as its own create would be (as `as`, with `clientToken`): its identifier and
+   * its model as it will be written (write-only values dropped), written only with the whole. Undefined when the
+   * part cannot be decided before it is written (its provider is not record-backed, its client token
+   * began an operation already): the create then runs as an operation. Throws a TypeplaneError when
+   * its create would be refused.
+   */
+  make(
+    typeName: string,
+    properties: Model,
+    clientToken: string,
+    as: ComposeCaller,
+  ): Promise<{ identifier: string; model: Model } | undefined>;
+}
+
+/** A composed create decided: the resource's model, and the provider's records written with it. */
+export interface Composed {
+  resourceModel: Model;
+  records: KvWrite[];
 }
 
 /** Typed failure a handler may throw instead of returning FAILED. */

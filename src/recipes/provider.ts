@@ -11,17 +11,27 @@ import { createHash } from 'node:crypto';
 import { callerOf } from '../auth/index.js';
 import type { Caller } from '../engine/index.js';
 import { isErrorCode, TypeplaneError, type ErrorCode } from '../errors.js';
-import type { HandlerEvent, HandlerRequest, Provider } from '../handler/types.js';
+import type {
+  ComposeParts,
+  ComposeRequest,
+  Composed,
+  HandlerEvent,
+  HandlerRequest,
+  Provider,
+} from '../handler/types.js';
 import { identifierOf, resolverOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import {
   stackIdOf,
+  stepToken,
   type BufferedDeployment,
+  type DirectTemplate,
+  type MadeResource,
   type StackState,
   type StackView,
   type Stacks,
 } from '../stacks/index.js';
-import { makeDirect, removeMade, type DirectEngine } from './direct.js';
+import { makeDirect, removeMade, type DirectEngine, type Made } from './direct.js';
 import { applicationOf, environmentOf, underWriteOnly, type RecipeContext } from './context.js';
 import { bindRecipe, type Bound } from './bind.js';
 import type { InstanceRecord, RecipeStore, RecipeVersion } from './records.js';
@@ -375,6 +385,28 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       }
     };
 
+  /**
+   * A new instance's bound template, evaluated for making it without a stack (stacks' `direct`), the
+   * id its stack gets when written (`AWS::StackId`, unique to this create) and whom its resources are
+   * made as; undefined when the template needs a stack's records.
+   */
+  const directOf = async (
+    type: ResourceType,
+    record: InstanceRecord,
+    version: RecipeVersion,
+    desired: Model,
+    deploymentId: string,
+  ): Promise<{ template: DirectTemplate; stackId: string; caller: Caller } | undefined> => {
+    const bound = bindInstance(type, record, version, desired);
+    const stackId = stackIdOf(record.stack, deploymentId);
+    const template = await stacks.direct(record.stack, bound.text, bound.parameters, {
+      seed: deploymentId,
+      stackId,
+      authorize: grantsOf(version),
+    });
+    return template && { template, stackId, caller: engineCallerFor(version, record.stack) };
+  };
+
   /** Direct creates running (or just ended) in this process, by deployment id: a call waits a while for one. */
   const jobs = new Map<
     string,
@@ -397,16 +429,9 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const deploymentId = deploymentIdOf(record.stack, token);
     let job = jobs.get(deploymentId);
     if (!job) {
-      const bound = bindInstance(type, record, version, desired);
-      // The id its stack gets when written (`AWS::StackId`), unique to this create.
-      const stackId = stackIdOf(record.stack, deploymentId);
-      const template = await stacks.direct(record.stack, bound.text, bound.parameters, {
-        seed: deploymentId,
-        stackId,
-        authorize: grantsOf(version),
-      });
-      if (!template) return undefined;
-      const caller = engineCallerFor(version, record.stack);
+      const direct = await directOf(type, record, version, desired, deploymentId);
+      if (!direct) return undefined;
+      const { template, stackId, caller } = direct;
       const progress = { done: 0, total: 0 };
       const answer = (async (): Promise<HandlerEvent> => {
         const outcome = await makeDirect(runtime.typeOf, template, deploymentId, caller, progress);
@@ -464,6 +489,61 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     return job.answer;
   };
 
+  /**
+   * A new instance's record (phase creating) and the recipe version it runs: its environment's
+   * recipe, at `number` or the latest; a failure when there is none.
+   */
+  const newInstance = async (
+    type: ResourceType,
+    identifier: string,
+    desired: Model,
+    token: string,
+    number?: number,
+  ): Promise<HandlerEvent | { record: InstanceRecord; version: RecipeVersion }> => {
+    const environment = environmentOf(desired, DEFAULT_ENVIRONMENT);
+    const recipeName = recipeNameOf(desired);
+    if (number === undefined) {
+      const head = await records.getHead(environment, type.typeName, recipeName);
+      if (!head) {
+        const env = await records.getEnvironment(environment);
+        return failed(
+          'InvalidRequest',
+          env || environment === DEFAULT_ENVIRONMENT
+            ? `environment ${environment} has no recipe ${recipeName} for ${type.typeName}: an admin registers one (typeplane recipe register ${type.typeName} <template> --environment ${environment}${recipeName === DEFAULT_RECIPE ? '' : ` --name ${recipeName}`})`
+            : `environment ${environment} does not exist: an admin creates it (typeplane environment create ${environment}), or name another`,
+        );
+      }
+      number = head.latest;
+    }
+    const version = await records.getVersion(environment, type.typeName, recipeName, number);
+    if (!version)
+      return failed('InternalFailure', `recipe ${recipeName}@${number} is missing from the store`);
+    // Derived, not drawn: a create run again (after a crash) binds the same values, so its
+    // resources' operations replay instead of being refused as another request.
+    const generated: Record<string, string> = {};
+    const loaded = loadRecipeTemplate(version.template);
+    const doc = (loaded.template?.document.value ?? {}) as Record<string, unknown>;
+    for (const name of readSpec(doc).spec.generated)
+      generated[name] = Buffer.from(
+        runtime.mac(`recipe-generated\n${type.typeName}\n${identifier}\n${token}\n${name}`),
+        'hex',
+      )
+        .subarray(0, 24)
+        .toString('base64url');
+    const record: InstanceRecord = {
+      typeName: type.typeName,
+      identifier,
+      environment,
+      recipe: recipeName,
+      version: number,
+      stack: stackNameOf(type.typeName, identifier),
+      generated,
+      createdBy: token,
+      phase: 'creating',
+    };
+    return { record, version };
+  };
+
   const create = async (request: HandlerRequest): Promise<HandlerEvent> => {
     const { type, identifier } = await identified(request);
     const token = request.clientRequestToken;
@@ -479,50 +559,17 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       return { status: 'SUCCESS', resourceModel: held.record.model };
     if (progress?.failure) return cleanUp(type, held?.record, progress);
     if (!held) {
-      const environment = environmentOf(desired, DEFAULT_ENVIRONMENT);
-      const recipeName = recipeNameOf(desired);
       // A direct create runs again with the version it began with (one registered meanwhile is the
       // next create's).
-      let number = progress?.direct ? progress.version : undefined;
-      if (number === undefined) {
-        const head = await records.getHead(environment, type.typeName, recipeName);
-        if (!head) {
-          const env = await records.getEnvironment(environment);
-          return failed(
-            'InvalidRequest',
-            env || environment === DEFAULT_ENVIRONMENT
-              ? `environment ${environment} has no recipe ${recipeName} for ${type.typeName}: an admin registers one (typeplane recipe register ${type.typeName} <template> --environment ${environment}${recipeName === DEFAULT_RECIPE ? '' : ` --name ${recipeName}`})`
-              : `environment ${environment} does not exist: an admin creates it (typeplane environment create ${environment}), or name another`,
-          );
-        }
-        number = head.latest;
-      }
-      const version = await records.getVersion(environment, type.typeName, recipeName, number);
-      if (!version)
-        return failed('InternalFailure', `recipe ${recipeName}@${number} is missing from the store`);
-      // Derived, not drawn: a create run again (after a crash) binds the same values, so its
-      // resources' operations replay instead of being refused as another request.
-      const generated: Record<string, string> = {};
-      const loaded = loadRecipeTemplate(version.template);
-      const doc = (loaded.template?.document.value ?? {}) as Record<string, unknown>;
-      for (const name of readSpec(doc).spec.generated)
-        generated[name] = Buffer.from(
-          runtime.mac(`recipe-generated\n${type.typeName}\n${identifier}\n${token}\n${name}`),
-          'hex',
-        )
-          .subarray(0, 24)
-          .toString('base64url');
-      const record: InstanceRecord = {
-        typeName: type.typeName,
+      const begun = await newInstance(
+        type,
         identifier,
-        environment,
-        recipe: recipeName,
-        version: number,
-        stack: stackNameOf(type.typeName, identifier),
-        generated,
-        createdBy: token,
-        phase: 'creating',
-      };
+        desired,
+        token,
+        progress?.direct ? progress.version : undefined,
+      );
+      if ('status' in begun) return begun;
+      const { record, version } = begun;
       if (!progress || progress.direct) {
         const answer = await createDirect(type, record, version, desired, token);
         if (answer !== undefined) return answer;
@@ -610,6 +657,65 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       return cleanUp(type, record, { ...current, failure });
     }
     return running(current, record);
+  };
+
+  /**
+   * A new instance decided whole (the engine's composed create): when its recipe needs no stack and
+   * every resource it makes is record-backed, each is checked and computed as the direct create would
+   * make it (the same values, the same derived client tokens), and the instance's record listing them
+   * is written with them, in one transaction. Anything else is undefined: the handlers make it.
+   */
+  const compose = async (request: ComposeRequest, parts: ComposeParts): Promise<Composed | undefined> => {
+    try {
+      return await composed(request, parts);
+    } catch {
+      // Refused or failed anywhere (a value the recipe does not take, a part's create refused): the
+      // handlers run it, and report it as they report any failure.
+      return undefined;
+    }
+  };
+
+  const composed = async (request: ComposeRequest, parts: ComposeParts): Promise<Composed | undefined> => {
+    const type = await runtime.typeOf(request.typeName);
+    const identifier = identifierOf(type, request.desiredState);
+    if (identifier === undefined) return undefined;
+    const token = request.clientRequestToken;
+    const desired = request.desiredState;
+    // A record there already (a name taken, a deletion left unfinished): the handlers say what it is.
+    if (await records.getInstance(type.typeName, identifier)) return undefined;
+    const begun = await newInstance(type, identifier, desired, token);
+    if ('status' in begun) return undefined;
+    const { record, version } = begun;
+    const deploymentId = deploymentIdOf(record.stack, token);
+    const direct = await directOf(type, record, version, desired, deploymentId);
+    if (!direct) return undefined;
+    const { template, stackId, caller } = direct;
+    const models = new Map<string, MadeResource>();
+    const made: Made[] = [];
+    // In the template's order, each after what it depends on: a resource reads those made before it.
+    for (const logicalId of template.order) {
+      const resource = template.resource(logicalId, models);
+      if (resource === undefined) continue; // its Condition is false
+      // A value read from the parameter store as it is made: the stacks' engine resolves it.
+      if (resource.resolves) return undefined;
+      const part = await parts.make(
+        resource.typeName,
+        resource.properties,
+        stepToken(deploymentId, 'create', logicalId),
+        caller,
+      );
+      if (!part) return undefined;
+      made.push({ logicalId, typeName: resource.typeName, ...part });
+      models.set(logicalId, part);
+    }
+    const model = modelFrom(type, version, desired, template.outputs(models));
+    const instance: InstanceRecord = {
+      ...record,
+      model,
+      phase: 'ready',
+      direct: { deploymentId, stackId, asked: desired, made },
+    };
+    return { resourceModel: model, records: [records.instanceInsert(instance, token)] };
   };
 
   /** A create failed: the stack (rolled back) goes too, then the record; the failure is reported. */
@@ -797,6 +903,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
 
   return {
     name: RECIPE_PROVIDER_NAME,
+    composes: { create: compose },
     create: handle(create),
     update: handle(update),
     delete: handle(remove),

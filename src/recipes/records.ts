@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Model } from '../model/index.js';
 import type { Sealer } from '../secrets/index.js';
-import type { KvEntry, Store } from '../store/types.js';
+import type { KvEntry, KvWrite, Store } from '../store/types.js';
 
 const ENVIRONMENTS = 'typeplane:environments';
 const RECIPES = 'typeplane:recipes';
@@ -260,6 +260,15 @@ export class RecipeStore {
       value: this.seal(record),
       writtenBy: by,
     });
+  }
+
+  /** The insert of a new instance's record as one write of a transaction (Store.completeAll, kvCommit). */
+  instanceInsert(record: InstanceRecord, by: string): KvWrite {
+    return {
+      namespace: this.instanceNamespace(record.typeName),
+      key: record.identifier,
+      entry: { value: this.seal(record), writtenBy: by },
+    };
   }
 
   async replaceInstance(record: InstanceRecord, by: string): Promise<boolean> {

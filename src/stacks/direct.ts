@@ -17,6 +17,7 @@ import type { StacksCore } from './core.js';
 import { isCustomResourceType } from './custom-resources/index.js';
 import { EvaluationError } from './intrinsics.js';
 import { NESTED_STACK_TYPE } from './nested/names.js';
+import { holdsReference } from './parameter-store/references.js';
 import { decideNamed, physicalName } from './physical-names.js';
 import { typesOf, type Authorize } from './reach.js';
 import { fromSecret, holdsSecret, maskReason } from './secrets.js';
@@ -31,6 +32,11 @@ export interface DirectResource {
   /** The properties, conformed, with the name the stack gives it filled in. */
   properties: Record<string, unknown>;
   physicalName?: string;
+  /**
+   * Its properties hold a dynamic reference (`{{resolve:…}}`, built as the template is evaluated):
+   * `engine` resolves it as the resource is made, as a deployment's step does.
+   */
+  resolves?: true;
 }
 
 /** A resource made: what later resources' `Ref` and `Fn::GetAtt` read. */
@@ -133,6 +139,7 @@ export async function directTemplate(
           typeName: type.typeName,
           properties: named.desired,
           ...(named.physicalName !== undefined ? { physicalName: named.physicalName } : {}),
+          ...(holdsReference(JSON.stringify(named.desired)) ? { resolves: true as const } : {}),
         };
       } catch (e) {
         throw located(e, `/Resources/${logicalId}/Properties`);

@@ -615,3 +615,13 @@ export class KvConflict extends Error {
     this.key = at.key;
   }
 }
+
+/** Thrown inside a completeAll's transaction by a completion that did not end in SUCCESS: it undoes them all. */
+export class CompletionRefused extends Error {
+  constructor(
+    readonly index: number,
+    readonly result: BeginResult,
+  ) {
+    super(`completion ${index} did not end in SUCCESS`);
+  }
+}

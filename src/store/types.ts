@@ -129,6 +129,23 @@ export type BeginResult =
   /** Another operation is active on the same resource. */
   | { kind: 'conflict'; activeRequestToken: string };
 
+/** One operation of {@link Store.completeAll}: as {@link Store.completeOperation} takes it. */
+export interface CompletionRequest {
+  operation: OperationRecord;
+  requestHash: string | undefined;
+  decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion;
+}
+
+/** Outcome of {@link Store.completeAll}. */
+export type AllCompleted =
+  | BeginResult
+  /**
+   * Nothing was written: the completion at `index` (never the first) did not end in SUCCESS (`result`
+   * says how it went), or the kv write `key` did not hold.
+   */
+  | { kind: 'refused'; index: number; result: BeginResult }
+  | { kind: 'refused'; key: KvKey };
+
 export interface ResourceKey {
   typeName: string;
   identifier: string;
@@ -458,6 +475,15 @@ export interface Store {
     requestHash: string | undefined,
     decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion,
   ): Promise<BeginResult>;
+  /**
+   * Several operations completed as {@link completeOperation} completes one, and `kv` written as
+   * {@link kvCommit} writes it, in one transaction, all or none: a composed create (an instance and the
+   * record-backed resources it is made of). The first is checked first: its own answer (replayed,
+   * token-mismatch, conflict, or started) is the answer when it does not end in SUCCESS, and nothing of
+   * the others is written. Once it does, every other must start and end in SUCCESS and every kv write
+   * hold, or nothing at all is written and the answer says which did not (`refused`).
+   */
+  completeAll(completions: readonly CompletionRequest[], kv: readonly KvWrite[]): Promise<AllCompleted>;
   /**
    * Persist a new state of the operation (progress, callback context, identifier once known). Only an
    * active operation changes, and with `owner` only while `owner` holds its lease: a worker that lost

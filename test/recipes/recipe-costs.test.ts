@@ -18,6 +18,7 @@ const WRITES = [
   'observeResource',
   'beginOperation',
   'completeOperation',
+  'completeAll',
   'saveOperation',
   'finishOperation',
   'kvInsert',
@@ -112,23 +113,18 @@ test('an instance created through a two-resource recipe costs the store no more 
   assert.equal((await s.call('GET', `/v1/resources/${enc(LOGIN_TYPE)}/orders_user`)).status, 200);
 
   // Today the two direct creates write twice (one completed operation each) and make none of these
-  // reads; the instance, made without a stack (its stack is written when first needed), writes 5
-  // times: its operation (begun, finished), the two lower creates, and its record, once. It reads 4
-  // times: its record (absent), the recipe's head, its stack (absent: one there is deployed to, never
-  // made anew), and its operation. A recipe version, once read, is kept (versions never change).
+  // reads. The instance's recipe makes only record-backed resources and needs no stack, so it is
+  // composed: decided whole, then written once — its operation, the two lower ones, their resources
+  // and its record in one transaction (completeAll), with no handler call. It reads 3 times: its
+  // record (absent), the recipe's head and its stack (absent: one there is deployed to, never made
+  // anew). A recipe version, once read, is kept (versions never change).
   assert.ok(direct.writes <= 3, `two direct creates write more than they did: ${figures}`);
-  // A handler answers IN_PROGRESS when its resources take longer than its wait (1 s): on a machine
-  // that slow, each call again reads the instance and the recipe, and the engine saves the
-  // operation. Not expected, but not this guard's business.
-  assert.ok(handlerCalls.length >= 1 && handlerCalls.length <= 3, `handler calls: ${figures}`);
-  const again = handlerCalls.length - 1;
-  assert.ok(recipe.writes <= 5 + 2 * again, `the instance create writes more than it did: ${figures}`);
-  assert.ok(recipe.reads <= 4 + 3 * again, `the instance create reads more than it did: ${figures}`);
-  // Alone on the server, its writes go in 5 commits (7 while its stack was written at create); the two
-  // direct creates commit once each.
+  assert.deepEqual(handlerCalls, [], `a composed create calls no handler: ${figures}`);
+  assert.equal(recipe.detail.completeAll, 1, `the instance is written in one completeAll: ${figures}`);
+  assert.ok(recipe.writes <= 1, `the instance create writes more than it did: ${figures}`);
+  assert.ok(recipe.reads <= 3, `the instance create reads more than it did: ${figures}`);
+  // Alone on the server, its writes go in one commit (5 while it ran as an operation, 7 while its
+  // stack was written at create); the two direct creates commit once each.
   assert.ok(direct.commits <= 2, `two direct creates commit more often than they did: ${figures}`);
-  assert.ok(
-    recipe.commits <= 5 + 2 * again,
-    `the instance create commits more often than it did: ${figures}`,
-  );
+  assert.ok(recipe.commits <= 1, `the instance create commits more often than it did: ${figures}`);
 });

@@ -69,6 +69,7 @@ import {
   toChange,
   type ChangeRow,
   KvConflict,
+  CompletionRefused,
 } from '../rows.js';
 import {
   type ChangePage,
@@ -84,7 +85,9 @@ import {
   type TypeVersionEntry,
   type BeginResult,
   type ClaimAllowance,
+  type AllCompleted,
   type Completion,
+  type CompletionRequest,
   type KvEntry,
   type KvKey,
   type KvWrite,
@@ -690,7 +693,7 @@ export class PostgresStore implements Store {
    */
   private async decided(
     c: pg.PoolClient,
-    { operation, requestHash, decide }: Completing,
+    { operation, requestHash, decide }: CompletionRequest,
     inspected: pg.QueryResult,
   ): Promise<{ answer: BeginResult; record?: OperationRecord; writes: Statement[] }> {
     const seen = seenIn(inspected, requestHash ?? null);
@@ -744,6 +747,83 @@ export class PostgresStore implements Store {
       ...batchLocks(operations),
       operations.map(completionInspection),
     );
+  }
+
+  /**
+   * Several completions and kv writes in one transaction, all or none (Store.completeAll): every lock
+   * taken in one order and every inspection sent with BEGIN, as completeTogether does; the first
+   * decided first (its own answer when it does not end in SUCCESS), then the others, then the kv
+   * writes sent and seen to hold, then the operations' writes with COMMIT.
+   */
+  async completeAll(
+    completions: readonly CompletionRequest[],
+    kv: readonly KvWrite[],
+  ): Promise<AllCompleted> {
+    const lead = completions[0];
+    if (!lead) throw new Error('completeAll needs at least one completion');
+    const operations = completions.map(({ operation }) => operation);
+    const ordered = kv
+      .map((write) => ({ write, statement: kvWriteStatement(write) }))
+      .filter((w): w is { write: KvWrite; statement: Statement } => w.statement !== undefined)
+      .sort((a, b) => compareKeys(a.write, b.write));
+    const run = () =>
+      this.transaction(
+        async (c, tx): Promise<AllCompleted> => {
+          const records: OperationRecord[] = [];
+          const statements: Statement[] = [];
+          for (let i = 0; i < completions.length; i++) {
+            const { answer, record, writes } = await this.decided(c, completions[i]!, tx.firsts[i]!);
+            const ended = answer.kind === 'started' && record?.status === 'SUCCESS';
+            if (i === 0 && !ended) {
+              // The first alone: its own answer, its failure written as completeOperation writes it.
+              if (record) {
+                await tx.commit(writes);
+                Object.assign(lead.operation, record);
+                this.committedChange();
+              }
+              return answer;
+            }
+            if (!ended) {
+              if (record) Object.assign(completions[i]!.operation, record);
+              throw new CompletionRefused(i, answer);
+            }
+            records.push(record);
+            statements.push(...writes);
+          }
+          if (ordered.length > 0) {
+            const results = await sendTogether(
+              c,
+              ordered.map((w) => w.statement),
+            );
+            ordered.forEach(({ write }, i) => {
+              if ((results[i]!.rowCount ?? 0) === 0) throw new KvConflict(write);
+            });
+          }
+          await tx.commit(statements);
+          records.forEach((record, i) => Object.assign(completions[i]!.operation, record));
+          this.committedChange();
+          return { kind: 'started', operation: lead.operation };
+        },
+        ...batchLocks(operations),
+        operations.map(completionInspection),
+      );
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (error instanceof CompletionRefused)
+          return { kind: 'refused', index: error.index, result: error.result };
+        if (error instanceof KvConflict)
+          return { kind: 'refused', key: { namespace: error.namespace, key: error.key } };
+        // Two requests with one client token at once: run again, the second finds the first's.
+        if (attempt < 2 && isUniqueViolation(error, 'operations_client_token')) continue;
+        if (isActiveConflict(error) && lead.operation.identifier !== undefined) {
+          const active = await getActive(this.pool, lead.operation.typeName, lead.operation.identifier);
+          if (active) return { kind: 'conflict', activeRequestToken: active };
+        }
+        throw error;
+      }
+    }
   }
 
   /**

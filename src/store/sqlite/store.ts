@@ -64,6 +64,7 @@ import {
   type ActiveCountRow,
   type ClaimableRow,
   KvConflict,
+  CompletionRefused,
 } from '../rows.js';
 import {
   DefaultVersionMoved,
@@ -79,7 +80,9 @@ import {
   type TypeVersionEntry,
   type BeginResult,
   type ClaimAllowance,
+  type AllCompleted,
   type Completion,
+  type CompletionRequest,
   type KvEntry,
   type KvKey,
   type KvWrite,
@@ -449,6 +452,38 @@ export class SqliteStore implements Store {
     } catch (error) {
       if (isActiveConflict(error) && operation.identifier !== undefined) {
         const active = this.sql.getActive.get(operation.typeName, operation.identifier);
+        if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
+      }
+      throw error;
+    }
+  }
+
+  async completeAll(
+    completions: readonly CompletionRequest[],
+    kv: readonly KvWrite[],
+  ): Promise<AllCompleted> {
+    const [lead, ...rest] = completions;
+    if (!lead) throw new Error('completeAll needs at least one completion');
+    try {
+      // One atomic piece: a refusal throws, and its savepoint undoes everything before it.
+      return await this.grouped(true, (): AllCompleted => {
+        const first = this.tx.complete(lead.operation, lead.requestHash ?? null, lead.decide);
+        if (first.kind !== 'started' || first.operation.status !== 'SUCCESS') return first;
+        rest.forEach(({ operation, requestHash, decide }, i) => {
+          const result = this.tx.complete(operation, requestHash ?? null, decide);
+          if (result.kind !== 'started' || result.operation.status !== 'SUCCESS')
+            throw new CompletionRefused(i + 1, result);
+        });
+        for (const w of kv) if (!this.kvWrite(w)) throw new KvConflict(w);
+        return first;
+      });
+    } catch (error) {
+      if (error instanceof CompletionRefused)
+        return { kind: 'refused', index: error.index, result: error.result };
+      if (error instanceof KvConflict)
+        return { kind: 'refused', key: { namespace: error.namespace, key: error.key } };
+      if (isActiveConflict(error) && lead.operation.identifier !== undefined) {
+        const active = this.sql.getActive.get(lead.operation.typeName, lead.operation.identifier);
         if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
       }
       throw error;

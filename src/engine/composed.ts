@@ -1,0 +1,111 @@
+/**
+ * @module A composed create (a provider's `composes`: recipes): the resource and its parts decided
+ * whole before anything is written — each part checked as its own create would be, its model computed
+ * by its record-backed provider — then written in one store transaction (completeAll): the resource,
+ * its parts, their operations (each terminal) and the provider's records, all or none. Nothing is
+ * left half made, to resume or to roll back. Whatever cannot be decided so (a part whose provider has
+ * effects, a part's client token used before, any refusal or failure) runs as an operation instead,
+ * through the handlers, exactly as if this path did not exist.
+ */
+import { TypeplaneError } from '../errors.js';
+import type { ComposeParts, Composed, Provider } from '../handler/index.js';
+import { identifierOf, stripWriteOnly, type Model } from '../model/index.js';
+import type { CompletionRequest, StoredResource } from '../store/types.js';
+import { assertConfigured } from './admission.js';
+import { begun, completionOf, type BeginArgs } from './begin.js';
+import { scopedClientToken } from './caller.js';
+import { checkCreate, hashOf } from './check-create.js';
+import { checkModel } from './check-answer.js';
+import type { EngineContext } from './context.js';
+import { outcomeProblem } from './outcome.js';
+import { additionalKeys, createDecided, recordedNew } from './record-backed.js';
+import { recordedReferences } from './references.js';
+import { newRequestToken } from './request-token.js';
+import type { ProgressEvent } from './types.js';
+
+/** The create `args` (of `provider`'s type, asking for `desired`) composed; undefined when it must run as an operation. */
+export async function createComposed(
+  ctx: EngineContext,
+  args: BeginArgs,
+  provider: Provider,
+  desired: Model,
+): Promise<ProgressEvent | undefined> {
+  const { compiled } = args;
+  const type = compiled.type;
+  const requestToken = newRequestToken();
+  const parts: CompletionRequest[] = [];
+  /** The parts decided so far (`typeName\nidentifier`): later ones may refer to them. */
+  const madeWith = new Set<string>();
+  const make: ComposeParts['make'] = async (typeName, properties, clientToken, as) => {
+    await assertConfigured(ctx, typeName);
+    const token = scopedClientToken(clientToken, as);
+    const hashed = { of: hashOf(properties, undefined) };
+    const checked = await checkCreate(ctx, typeName, properties, token, as, undefined, hashed, madeWith);
+    if ('replay' in checked || !checked.provider.recordBacked) return undefined;
+    const part = checked.compiled.type;
+    const decided = await createDecided(ctx, {
+      compiled: checked.compiled,
+      provider: checked.provider,
+      desired: checked.desired,
+      clientToken: token,
+      hashed,
+      as: checked.as,
+    });
+    if (!decided.model || decided.identifier === undefined) return undefined;
+    const key = `${part.typeName}\n${decided.identifier}`;
+    // Two parts of one name: the second's create would fail, and the operation path says how.
+    if (madeWith.has(key)) return undefined;
+    madeWith.add(key);
+    parts.push(completionOf(ctx, decided));
+    return { identifier: decided.identifier, model: stripWriteOnly(part, decided.model) };
+  };
+  let composed: Composed | undefined;
+  try {
+    composed = await provider.composes!.create(
+      { typeName: type.typeName, desiredState: desired, clientRequestToken: requestToken },
+      { make },
+    );
+  } catch (e) {
+    if (e instanceof TypeplaneError) return undefined;
+    throw e;
+  }
+  if (!composed) return undefined;
+  // The model is checked as a handler's answer is.
+  let model: Model;
+  try {
+    model = checkModel(ctx.log, provider, compiled, composed.resourceModel, undefined);
+  } catch {
+    return undefined;
+  }
+  const identifier = identifierOf(type, model);
+  if (
+    identifier === undefined ||
+    identifier !== args.identifier ||
+    outcomeProblem(compiled, 'CREATE', desired, model) !== undefined
+  )
+    return undefined;
+  const references = await recordedReferences(ctx, type, model);
+  const keys = additionalKeys(type, model);
+  const decide = (current: StoredResource | undefined) =>
+    current
+      ? {
+          status: 'FAILED' as const,
+          errorCode: 'AlreadyExists' as const,
+          statusMessage: `${type.typeName} ${identifier} already exists`,
+        }
+      : recordedNew(compiled, identifier, model, references, keys);
+  const lead = completionOf(ctx, { ...args, requestToken, decide });
+  let result;
+  try {
+    result = await ctx.store.completeAll([lead, ...parts], composed.records);
+  } catch (e) {
+    // An additional identifier taken meanwhile, a default version moved: decided again, as an operation.
+    if (e instanceof TypeplaneError) return undefined;
+    throw e;
+  }
+  if (result.kind === 'refused') return undefined;
+  if (result.kind === 'started' && result.operation.status === 'SUCCESS')
+    for (const { operation: ended } of parts)
+      ctx.observer?.operationEnded(ended.typeName, ended.operation, ended.status, ended.errorCode, ended);
+  return begun(ctx, { compiled, identifier, decide }, result);
+}

@@ -1,0 +1,137 @@
+/**
+ * A new instance whose recipe needs no stack and makes only record-backed resources is composed: the
+ * engine decides it whole before writing anything, then writes the instance, its resources and all
+ * their operations in one transaction — its create answers SUCCESS at once, with no handler call and
+ * nothing to resume. Asked again with its client token it replays; anything else (a resource with
+ * effects, a name taken) runs as an operation, through the handlers, as before. Over real HTTP, on
+ * each store.
+ */
+import assert from 'node:assert/strict';
+import { eachStoreService } from '../helpers/each-store.js';
+import { memoryProvider } from '../helpers/providers.js';
+import { settle, type Api } from '../helpers/service.js';
+import { BOX_TYPE, LOGIN_TYPE, RECIPE, registerSampleTypes, SAMPLE_TYPE } from './fixtures.js';
+
+const enc = encodeURIComponent;
+const SAMPLE = `/v1/resources/${enc(SAMPLE_TYPE)}`;
+
+async function setUp(s: Api): Promise<void> {
+  await registerSampleTypes(s);
+  const reg = await s.call('POST', '/v1/recipes', { typeName: SAMPLE_TYPE, template: RECIPE });
+  assert.equal(reg.status, 201, JSON.stringify(reg.body));
+}
+
+/** The operations of `typeName` (as the admin sees them), oldest first. */
+async function operationsOf(s: Api, typeName: string): Promise<any[]> {
+  const r = await s.call('GET', `/v1/requests?typeName=${enc(typeName)}`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return (r.body.progressEvents as any[]).reverse();
+}
+
+eachStoreService(
+  'an instance of record-backed resources is written whole with its create: SUCCESS at once, its resources and their operations beside it, replayed by its client token',
+  async (s) => {
+    await setUp(s);
+    const asked = { desiredState: { name: 'orders', size: 'L' }, clientToken: 'orders-once' };
+    const r = await s.call('POST', SAMPLE, asked);
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    // Terminal in the create's own answer: nothing runs after it.
+    const event = r.body.progressEvent;
+    assert.equal(event.operationStatus, 'SUCCESS', JSON.stringify(event));
+    assert.deepEqual(event.resourceModel.status.binding, {
+      hostname: 'default.db.internal',
+      username: 'orders_user',
+      secret: 'orders_db/password',
+    });
+    assert.equal(event.resourceModel.status.recipe.templateVersion, '1');
+
+    // Its resources exist, each with an operation of its own, ended, run as the recipe.
+    const db = await s.call('GET', `/v1/resources/${enc(BOX_TYPE)}/orders_db`);
+    assert.equal(db.status, 200, JSON.stringify(db.body));
+    assert.equal(db.body.resourceDescription?.properties?.Size ?? db.body.properties?.Size, 'L');
+    const lower = [...(await operationsOf(s, BOX_TYPE)), ...(await operationsOf(s, LOGIN_TYPE))];
+    assert.deepEqual(
+      lower.map((o) => [o.operation, o.operationStatus, o.identifier]),
+      [
+        ['CREATE', 'SUCCESS', 'orders_db'],
+        ['CREATE', 'SUCCESS', 'orders_user'],
+      ],
+    );
+    const [instanceOp] = await operationsOf(s, SAMPLE_TYPE);
+    assert.equal(instanceOp.requestToken, event.requestToken);
+    assert.equal(instanceOp.operationStatus, 'SUCCESS');
+    // The generated password is sealed away: no answer shows it.
+    assert.doesNotMatch(JSON.stringify([event, db.body, lower]), /"Password"/);
+
+    // Asked again with its client token: the same operation, nothing made twice.
+    const again = await s.call('POST', SAMPLE, asked);
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    assert.equal(again.body.progressEvent.requestToken, event.requestToken);
+    assert.equal((await operationsOf(s, BOX_TYPE)).length, 1);
+
+    // Read, listed and deleted as any instance: its resources go with it.
+    const read = await s.call('GET', `${SAMPLE}/orders`);
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    const gone = await s.call('DELETE', `${SAMPLE}/orders`);
+    assert.equal(gone.status, 202, JSON.stringify(gone.body));
+    const deleted = await settle(s, gone.body.progressEvent.requestToken, 20_000);
+    assert.equal(deleted.operationStatus, 'SUCCESS', JSON.stringify(deleted));
+    for (const [typeName, id] of [
+      [BOX_TYPE, 'orders_db'],
+      [LOGIN_TYPE, 'orders_user'],
+    ] as const)
+      assert.equal((await s.call('GET', `/v1/resources/${enc(typeName)}/${id}`)).status, 404);
+  },
+);
+
+eachStoreService(
+  'an instance whose name is taken, or one of whose resources is, fails as an operation and writes nothing of itself',
+  async (s) => {
+    await setUp(s);
+    const first = await s.call('POST', SAMPLE, { desiredState: { name: 'orders', size: 'S' } });
+    assert.equal(first.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(first.body));
+    const twice = await s.call('POST', SAMPLE, { desiredState: { name: 'orders', size: 'M' } });
+    assert.equal(twice.status, 202, JSON.stringify(twice.body));
+    const refused = await settle(s, twice.body.progressEvent.requestToken, 20_000);
+    assert.equal(refused.operationStatus, 'FAILED', JSON.stringify(refused));
+    assert.equal(refused.errorCode, 'AlreadyExists');
+
+    // A login of the name the recipe gives, made by hand first: the recipe's login cannot be made.
+    const login = await s.call('POST', `/v1/resources/${enc(LOGIN_TYPE)}`, {
+      desiredState: { User: 'billing_user' },
+    });
+    assert.equal(login.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(login.body));
+    const r = await s.call('POST', SAMPLE, { desiredState: { name: 'billing', size: 'S' } });
+    const failed = await settle(s, r.body.progressEvent.requestToken, 20_000);
+    assert.equal(failed.operationStatus, 'FAILED', JSON.stringify(failed));
+    assert.equal(failed.errorCode, 'AlreadyExists');
+    assert.match(failed.statusMessage, /^Login: /);
+    // Nothing of it is left: no instance, no database.
+    assert.equal((await s.call('GET', `${SAMPLE}/billing`)).status, 404);
+    assert.equal((await s.call('GET', `/v1/resources/${enc(BOX_TYPE)}/billing_db`)).status, 404);
+  },
+);
+
+eachStoreService(
+  'an instance with a resource whose provider has effects runs as an operation, through the handlers',
+  async (s) => {
+    await setUp(s);
+    const r = await s.call('POST', SAMPLE, { desiredState: { name: 'orders', size: 'S' } });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    assert.notEqual(r.body.progressEvent.operationStatus, 'SUCCESS', 'not decided at once');
+    const done = await settle(s, r.body.progressEvent.requestToken, 20_000);
+    assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
+    assert.equal(done.resourceModel.status.binding.username, 'orders_user');
+    assert.deepEqual(
+      logins.calls.map((c) => c.action).filter((a) => a === 'create'),
+      ['create'],
+      'the login provider made the login',
+    );
+  },
+  () => {
+    logins = memoryProvider({}, 'logins');
+    return { providers: new Map([[LOGIN_TYPE, logins]]) };
+  },
+);
+
+let logins: ReturnType<typeof memoryProvider>;
