@@ -63,7 +63,7 @@ export async function createComposed(
   try {
     composed = await provider.composes!.create(
       { typeName: type.typeName, desiredState: desired, clientRequestToken: requestToken },
-      { make },
+      { make, recordBacked: (typeName) => ctx.providerFor(typeName).recordBacked !== undefined },
     );
   } catch (e) {
     if (e instanceof TypeplaneError) return undefined;

@@ -121,6 +121,8 @@ export interface ComposeCaller {
 }
 
 export interface ComposeParts {
+  /** Whether parts of `typeName` can be composed (its provider is record-backed): asked before any work. */
+  recordBacked(typeName: string): boolean;
   /**
    * One part, checked as its own create would be (as `as`, with `clientToken`): its identifier and
    * its model as it will be written (write-only values dropped), written only with the whole. Undefined when the

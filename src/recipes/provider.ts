@@ -22,6 +22,7 @@ import type {
 import { identifierOf, resolverOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import {
+  parseTypeReference,
   stackIdOf,
   stepToken,
   type BufferedDeployment,
@@ -499,7 +500,9 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     desired: Model,
     token: string,
     number?: number,
-  ): Promise<HandlerEvent | { record: InstanceRecord; version: RecipeVersion }> => {
+    /** Asked of the version found: false ends it there (undefined), before any other work. */
+    accept: (version: RecipeVersion) => boolean = () => true,
+  ): Promise<HandlerEvent | { record: InstanceRecord; version: RecipeVersion } | undefined> => {
     const environment = environmentOf(desired, DEFAULT_ENVIRONMENT);
     const recipeName = recipeNameOf(desired);
     if (number === undefined) {
@@ -518,6 +521,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const version = await records.getVersion(environment, type.typeName, recipeName, number);
     if (!version)
       return failed('InternalFailure', `recipe ${recipeName}@${number} is missing from the store`);
+    if (!accept(version)) return undefined;
     // Derived, not drawn: a create run again (after a crash) binds the same values, so its
     // resources' operations replay instead of being refused as another request.
     const generated: Record<string, string> = {};
@@ -568,6 +572,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         token,
         progress?.direct ? progress.version : undefined,
       );
+      if (!begun) throw new Error('a new instance accepts every version');
       if ('status' in begun) return begun;
       const { record, version } = begun;
       if (!progress || progress.direct) {
@@ -681,11 +686,16 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     if (identifier === undefined) return undefined;
     const token = request.clientRequestToken;
     const desired = request.desiredState;
+    // Told before any other work: a resource whose provider has effects is made by the handlers.
+    const begun = await newInstance(type, identifier, desired, token, undefined, (version) =>
+      [...(loadRecipeTemplate(version.template).template?.resources.values() ?? [])].every((r) =>
+        parts.recordBacked(parseTypeReference(r.type).typeName),
+      ),
+    );
+    if (!begun || 'status' in begun) return undefined;
+    const { record, version } = begun;
     // A record there already (a name taken, a deletion left unfinished): the handlers say what it is.
     if (await records.getInstance(type.typeName, identifier)) return undefined;
-    const begun = await newInstance(type, identifier, desired, token);
-    if ('status' in begun) return undefined;
-    const { record, version } = begun;
     const deploymentId = deploymentIdOf(record.stack, token);
     const direct = await directOf(type, record, version, desired, deploymentId);
     if (!direct) return undefined;
