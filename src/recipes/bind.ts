@@ -21,6 +21,7 @@ export interface Bound {
 
 const SECRET_PREFIX = 'TpSecret';
 const VARIABLE_PREFIX = 'TpContext';
+const VALUE_PREFIX = 'TpValue';
 
 export function bindRecipe(options: {
   template: string;
@@ -32,6 +33,12 @@ export function bindRecipe(options: {
   generated: Record<string, string>;
   /** The instance's own choices (`recipe.parameters`), over the environment's. */
   overrides: Record<string, unknown>;
+  /**
+   * Each context read whose value is text becomes a parameter given that text, instead of the text
+   * written into the template: instances whose context differs only in such values get one template
+   * text, whose analysis the stacks keep (`reuse`). What a resource is given is the same either way.
+   */
+  symbolic?: boolean;
 }): Bound {
   const { type, context } = options;
   const loaded = loadRecipeTemplate(options.template);
@@ -52,6 +59,8 @@ export function bindRecipe(options: {
   };
   const secretName = fresh(SECRET_PREFIX);
   const secrets = new Map<string, { name: string; value: string }>();
+  const valueName = fresh(VALUE_PREFIX);
+  const values: { name: string; value: string }[] = [];
   const bound = rewriteContext(
     doc,
     (use) => {
@@ -74,8 +83,13 @@ export function bindRecipe(options: {
           'InvalidRequest',
           `${shown} holds an object a template would run as a function (at ${active}): a recipe does not take such values; rename that key`,
         );
-      if (!use.inSub) return structuredClone(value);
-      return typeof value === 'object' ? JSON.stringify(value) : String(value);
+      const text = use.inSub ? (typeof value === 'object' ? JSON.stringify(value) : String(value)) : value;
+      if (options.symbolic && typeof text === 'string') {
+        const name = valueName();
+        values.push({ name, value: text });
+        return { Ref: name };
+      }
+      return typeof text === 'string' ? text : structuredClone(value);
     },
     fresh(VARIABLE_PREFIX),
   );
@@ -95,6 +109,10 @@ export function bindRecipe(options: {
   for (const secret of secrets.values()) {
     declared[secret.name] = { Type: 'String', NoEcho: true };
     parameters[secret.name] = secret.value;
+  }
+  for (const { name, value } of values) {
+    declared[name] = { Type: 'String' };
+    parameters[name] = value;
   }
   if (Object.keys(declared).length > 0) bound.Parameters = declared;
   return { text: JSON.stringify(bound), parameters, spec };

@@ -133,6 +133,8 @@ export function bindInstance(
   record: InstanceRecord,
   version: RecipeVersion,
   desired: Model,
+  /** Context text as parameters (bind.ts): one template text for many instances, analysed once. */
+  symbolic = false,
 ): Bound {
   const application = applicationOf(desired);
   const recipe = desired.recipe;
@@ -161,6 +163,7 @@ export function bindInstance(
       typeof overrides === 'object' && overrides !== null && !Array.isArray(overrides)
         ? (overrides as Record<string, unknown>)
         : {},
+    symbolic,
   });
 }
 
@@ -397,13 +400,19 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     version: RecipeVersion,
     desired: Model,
     deploymentId: string,
+    /**
+     * For a composed create, which checks every resource as it makes it (and runs as an operation
+     * when anything fails): the context bound as parameters, the text's analysis reused.
+     */
+    composing = false,
   ): Promise<{ template: DirectTemplate; stackId: string; caller: Caller } | undefined> => {
-    const bound = bindInstance(type, record, version, desired);
+    const bound = bindInstance(type, record, version, desired, composing);
     const stackId = stackIdOf(record.stack, deploymentId);
     const template = await stacks.direct(record.stack, bound.text, bound.parameters, {
       seed: deploymentId,
       stackId,
       authorize: grantsOf(version),
+      reuse: composing,
     });
     return template && { template, stackId, caller: engineCallerFor(version, record.stack) };
   };
@@ -697,7 +706,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     // A record there already (a name taken, a deletion left unfinished): the handlers say what it is.
     if (await records.getInstance(type.typeName, identifier)) return undefined;
     const deploymentId = deploymentIdOf(record.stack, token);
-    const direct = await directOf(type, record, version, desired, deploymentId);
+    const direct = await directOf(type, record, version, desired, deploymentId, true);
     if (!direct) return undefined;
     const { template, stackId, caller } = direct;
     const models = new Map<string, MadeResource>();

@@ -22,6 +22,7 @@ import { decideNamed, physicalName } from './physical-names.js';
 import { typesOf, type Authorize } from './reach.js';
 import { fromSecret, holdsSecret, maskReason } from './secrets.js';
 import { analyzeForStack } from './validate.js';
+import { reusedAnalysis } from './reused-analysis.js';
 import { outputValue } from './stages/outputs.js';
 import type { StackEngine } from './stages/state.js';
 
@@ -66,19 +67,40 @@ export interface DirectTemplate {
   masked(text: string): string;
 }
 
-/** Why a template needs its stack's records (undefined: it does not). */
-async function needsStack(core: StacksCore, analysis: Analysis): Promise<string | undefined> {
+/** What in a template's text alone needs its stack's records, by template (an analysis reused keeps its template). */
+const textNeeds = new WeakMap<object, string | null>();
+
+function needsInText(analysis: Analysis): string | undefined {
+  const known = textNeeds.get(analysis.template);
+  if (known !== undefined) return known ?? undefined;
+  let reason: string | undefined;
   for (const [logicalId, r] of analysis.resources) {
     const typeName = r.compiled.type.typeName;
-    if (isCustomResourceType(typeName) || typeName === NESTED_STACK_TYPE)
-      return `${logicalId} is a ${typeName}`;
+    if (isCustomResourceType(typeName) || typeName === NESTED_STACK_TYPE) {
+      reason = `${logicalId} is a ${typeName}`;
+      break;
+    }
   }
+  if (reason === undefined)
+    for (const output of analysis.template.outputs.values())
+      if (output.exportName !== undefined) {
+        reason = `output ${output.name} is exported`;
+        break;
+      }
+  if (reason === undefined) {
+    const text = JSON.stringify(analysis.template.document.value);
+    if (text.includes('"Fn::ImportValue"')) reason = 'it imports a value';
+    else if (text.includes('{{resolve:')) reason = 'it holds a dynamic reference';
+  }
+  textNeeds.set(analysis.template, reason ?? null);
+  return reason;
+}
+
+/** Why a template needs its stack's records (undefined: it does not). */
+async function needsStack(core: StacksCore, analysis: Analysis): Promise<string | undefined> {
+  const inText = needsInText(analysis);
+  if (inText !== undefined) return inText;
   if ((analysis.resolvedParameters?.length ?? 0) > 0) return 'a parameter reads the parameter store';
-  for (const output of analysis.template.outputs.values())
-    if (output.exportName !== undefined) return `output ${output.name} is exported`;
-  const text = JSON.stringify(analysis.template.document.value);
-  if (text.includes('"Fn::ImportValue"')) return 'it imports a value';
-  if (text.includes('{{resolve:')) return 'it holds a dynamic reference';
   for (const type of new Set(typesOf(analysis)))
     for (const operation of ['CREATE', 'UPDATE', 'DELETE'] as const)
       if (await core.ctx.engine.judges(type, operation).catch(() => true))
@@ -96,12 +118,23 @@ export async function directTemplate(
   name: string,
   text: string,
   parameters: Record<string, unknown>,
-  options: { seed: string; stackId: string; authorize?: Authorize },
+  options: {
+    seed: string;
+    stackId: string;
+    authorize?: Authorize;
+    /**
+     * The analysis of `text` may be one made for it before, bound to these values (reused-analysis.ts):
+     * for a caller that checks every resource's values as it makes it.
+     */
+    reuse?: boolean;
+  },
 ): Promise<DirectTemplate | undefined> {
   const authorize = options.authorize ?? (() => {});
   // A stack of that name is the caller's to deploy to (an update of it), never to make anew.
   if (await core.records.getStack(name)) return undefined;
-  const analysis = await analyzeForStack(core, name, text, parameters, authorize);
+  const analysis = options.reuse
+    ? await reusedAnalysis(core, name, text, parameters, authorize)
+    : await analyzeForStack(core, name, text, parameters, authorize);
   authorize(typesOf(analysis));
   if ((await needsStack(core, analysis)) !== undefined) return undefined;
   const { stackId } = options;

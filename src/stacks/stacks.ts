@@ -211,8 +211,16 @@ export class Stacks {
     name: string,
     text: string,
     parameters: Record<string, unknown>,
-    /** `seed`: the adopting deployment's id (physical names); `stackId`: the stack's, to be. */
-    options: { seed: string; stackId: string; authorize?: (typeNames: string[]) => void },
+    /**
+     * `seed`: the adopting deployment's id (physical names); `stackId`: the stack's, to be; `reuse`:
+     * the text's analysis may be one made before, bound to these values (see direct.ts).
+     */
+    options: {
+      seed: string;
+      stackId: string;
+      authorize?: (typeNames: string[]) => void;
+      reuse?: boolean;
+    },
   ): Promise<DirectTemplate | undefined> {
     return directTemplate(this.core, name, text, parameters, options);
   }

@@ -44,19 +44,22 @@ export const LOGIN = JSON.stringify({
   createOnlyProperties: ['/properties/User'],
 });
 
+/** The sample recipe's parameters: a generated password, and a suffix of the database's name. */
+export const RECIPE_PARAMETERS = `Parameters:
+  Password:
+    Type: String
+    NoEcho: true
+  Suffix:
+    Type: String
+    Default: db`;
+
 /** The sample's recipe: a database and a login, the binding filled from them, a generated password. */
 export const RECIPE = `
 Description: A database for one postgresDatabases resource.
 Metadata:
   Typeplane::Recipe:
     GeneratedSecrets: [Password]
-Parameters:
-  Password:
-    Type: String
-    NoEcho: true
-  Suffix:
-    Type: String
-    Default: db
+${RECIPE_PARAMETERS}
 Resources:
   Database:
     Type: ${BOX_TYPE}
