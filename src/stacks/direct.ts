@@ -15,7 +15,7 @@
 import { asEvaluationError, deploymentScope, desiredProperties, type Analysis } from './analyze.js';
 import type { StacksCore } from './core.js';
 import { isCustomResourceType } from './custom-resources/index.js';
-import { EvaluationError } from './intrinsics.js';
+import { EvaluationError, type Scope } from './intrinsics.js';
 import { NESTED_STACK_TYPE } from './nested/names.js';
 import { holdsReference } from './parameter-store/references.js';
 import { decideNamed, physicalName } from './physical-names.js';
@@ -141,15 +141,26 @@ export async function directTemplate(
   const secrets = analysis.secretValues;
   const sources = { parameters: analysis.secretParameters, imports: analysis.secretImports };
   const masked = (text: string) => maskReason(text, secrets);
-  const scopeOf = (made: ReadonlyMap<string, MadeResource>) =>
-    deploymentScope(analysis, {
-      stackName: name,
-      stackId,
-      pseudo: core.ctx.pseudo,
-      made: (logicalId) => made.get(logicalId),
-      importValue: () => undefined,
-      secret: sources,
-    });
+  // One scope per map of what was made (it reads the map as it is at each lookup, and a condition
+  // names no resource): a caller passing one map as it grows evaluates conditions once.
+  const scopes = new WeakMap<ReadonlyMap<string, MadeResource>, Scope>();
+  const scopeOf = (made: ReadonlyMap<string, MadeResource>) => {
+    let scope = scopes.get(made);
+    if (!scope)
+      scopes.set(
+        made,
+        (scope = deploymentScope(analysis, {
+          stackName: name,
+          stackId,
+          pseudo: core.ctx.pseudo,
+          made: (logicalId) => made.get(logicalId),
+          importValue: () => undefined,
+          secret: sources,
+        })),
+      );
+    return scope;
+  };
+
   const located = (e: unknown, pointer: string) => {
     const error = asEvaluationError(e, pointer);
     return new EvaluationError(error.rule, error.pointer, masked(error.message));

@@ -59,9 +59,13 @@ function maskerOf(secrets: readonly string[]): Masker {
   const known = maskers.get(secrets);
   // The count guards against a list grown since (lists are built, then only read).
   if (known !== undefined && known.count === secrets.length) return known.masker;
+  let quoted: Matcher | undefined;
   const masker: Masker = {
     plain: new Matcher(secrets),
-    quoted: new Matcher(maskedForms(secrets)),
+    // Built when a message is first masked: most lists only ever mask values.
+    get quoted() {
+      return (quoted ??= new Matcher(maskedForms(secrets)));
+    },
     exact: new Set(secrets),
   };
   maskers.set(secrets, { count: secrets.length, masker });
@@ -102,5 +106,15 @@ export function mask(value: unknown, secrets: readonly string[], type?: Resource
 
 /** Whether a value holds a secret (then it is sealed at rest and masked when shown). */
 export function holdsSecret(value: unknown, secrets: readonly string[]): boolean {
-  return secrets.length > 0 && JSON.stringify(mask(value, secrets)) !== JSON.stringify(value);
+  if (secrets.length === 0) return false;
+  const masker = maskerOf(secrets);
+  // What `mask` would change: a string holding a secret (unless masked already), a number or boolean equal to one.
+  const holds = (v: unknown): boolean => {
+    if (typeof v === 'string') return v !== MASK && masker.plain.occursIn(v);
+    if (typeof v === 'number' || typeof v === 'boolean') return masker.exact.has(String(v));
+    if (Array.isArray(v)) return v.some(holds);
+    if (typeof v === 'object' && v !== null) return Object.values(v).some(holds);
+    return false;
+  };
+  return holds(value);
 }
