@@ -703,8 +703,6 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     );
     if (!begun || 'status' in begun) return undefined;
     const { record, version } = begun;
-    // A record there already (a name taken, a deletion left unfinished): the handlers say what it is.
-    if (await records.getInstance(type.typeName, identifier)) return undefined;
     const deploymentId = deploymentIdOf(record.stack, token);
     const direct = await directOf(type, record, version, desired, deploymentId, true);
     if (!direct) return undefined;
@@ -734,6 +732,8 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       phase: 'ready',
       direct: { deploymentId, stackId, asked: desired, made },
     };
+    // Written only if no record is there: one left behind (a deletion unfinished) refuses the whole,
+    // and the handlers say what it is.
     return { resourceModel: model, records: [records.instanceInsert(instance, token)] };
   };
 

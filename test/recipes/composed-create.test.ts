@@ -7,12 +7,17 @@
  * each store.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { eachStoreService } from '../helpers/each-store.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { settle, type Api } from '../helpers/service.js';
+import { stackNameOf } from '../../src/recipes/provider.js';
+import { RecipeStore, type InstanceRecord } from '../../src/recipes/records.js';
+import { createSealer } from '../../src/secrets/sealer.js';
 import { BOX_TYPE, LOGIN_TYPE, RECIPE, registerSampleTypes, SAMPLE_TYPE } from './fixtures.js';
 
 const enc = encodeURIComponent;
+const secretKey = randomBytes(32).toString('base64');
 const SAMPLE = `/v1/resources/${enc(SAMPLE_TYPE)}`;
 
 async function setUp(s: Api): Promise<void> {
@@ -110,6 +115,36 @@ eachStoreService(
     assert.equal((await s.call('GET', `${SAMPLE}/billing`)).status, 404);
     assert.equal((await s.call('GET', `/v1/resources/${enc(BOX_TYPE)}/billing_db`)).status, 404);
   },
+);
+
+eachStoreService(
+  'an instance record left behind (a deletion that did not finish) refuses the whole composed write: the handlers answer AlreadyExists, and nothing is made',
+  async (s) => {
+    await setUp(s);
+    // A record of the name, as an unfinished deletion leaves it, with no resource of its own.
+    const records = new RecipeStore(s.store, createSealer(Buffer.from(secretKey, 'base64')));
+    const left: InstanceRecord = {
+      typeName: SAMPLE_TYPE,
+      identifier: 'orders',
+      environment: 'default',
+      recipe: 'default',
+      version: 1,
+      stack: stackNameOf(SAMPLE_TYPE, 'orders'),
+      generated: {},
+      createdBy: 'an-earlier-create',
+      phase: 'deleting',
+    };
+    assert.equal(await records.insertInstance(left, 'an-earlier-create'), true);
+    const r = await s.call('POST', SAMPLE, { desiredState: { name: 'orders', size: 'S' } });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    assert.notEqual(r.body.progressEvent.operationStatus, 'SUCCESS', 'not written at once');
+    const failed = await settle(s, r.body.progressEvent.requestToken, 20_000);
+    assert.equal(failed.operationStatus, 'FAILED', JSON.stringify(failed));
+    assert.equal(failed.errorCode, 'AlreadyExists');
+    assert.deepEqual(await operationsOf(s, BOX_TYPE), [], 'no database was made');
+    assert.equal((await s.call('GET', `${SAMPLE}/orders`)).status, 404);
+  },
+  () => ({ secretKey }),
 );
 
 eachStoreService(
