@@ -9,7 +9,7 @@ import type { ResourceType } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { loadRecipeTemplate } from './parsed.js';
 import { CONTEXT, pathInfo, valueAt, type RecipeContext } from './context.js';
-import { activePart, rewriteContext } from './rewrite.js';
+import { activePart, contextUses, rewriteContext, type ContextUse } from './rewrite.js';
 import type { RecipeSpec } from './spec.js';
 import { readSpec } from './spec.js';
 
@@ -46,53 +46,40 @@ export function bindRecipe(options: {
     throw new HandlerError('InternalFailure', 'the recipe template no longer reads as a template');
   const template = loaded.template;
   const doc = template.document.value as Record<string, unknown>;
-  const taken = new Set([...template.parameters.keys(), ...template.resources.keys()]);
-  const fresh = (prefix: string) => {
-    let n = 0;
-    return () => {
-      let name: string;
-      do name = `${prefix}${++n}`;
-      while (taken.has(name));
-      taken.add(name);
-      return name;
-    };
-  };
-  const secretName = fresh(SECRET_PREFIX);
-  const secrets = new Map<string, { name: string; value: string }>();
-  const valueName = fresh(VALUE_PREFIX);
-  const values: { name: string; value: string }[] = [];
-  const bound = rewriteContext(
-    doc,
-    (use) => {
-      const shown = `${CONTEXT}.${use.path.join('.')}`;
-      const value = valueAt(context, type, use.path);
-      if (pathInfo(type, use.path)?.secret) {
-        if (value === undefined) return use.inSub ? '' : { Ref: 'AWS::NoValue' };
-        const key = use.path.join('.');
-        let secret = secrets.get(key);
-        if (!secret) {
-          secret = { name: secretName(), value: typeof value === 'string' ? value : JSON.stringify(value) };
-          secrets.set(key, secret);
-        }
-        return { Ref: secret.name };
-      }
-      if (value === undefined || value === null) return use.inSub ? '' : { Ref: 'AWS::NoValue' };
-      const active = activePart(value);
-      if (active !== undefined)
-        throw new HandlerError(
-          'InvalidRequest',
-          `${shown} holds an object a template would run as a function (at ${active}): a recipe does not take such values; rename that key`,
-        );
-      const text = use.inSub ? (typeof value === 'object' ? JSON.stringify(value) : String(value)) : value;
-      if (options.symbolic && typeof text === 'string') {
-        const name = valueName();
-        values.push({ name, value: text });
-        return { Ref: name };
-      }
-      return typeof text === 'string' ? text : structuredClone(value);
-    },
-    fresh(VARIABLE_PREFIX),
-  );
+  // What each context read becomes, in the order the rewrite meets them.
+  const decisions = usesOf(doc).map((use): Decision => {
+    const value = valueAt(context, type, use.path);
+    if (pathInfo(type, use.path)?.secret) {
+      if (value === undefined) return { kind: 'none', inSub: use.inSub };
+      return {
+        kind: 'secret',
+        key: use.path.join('.'),
+        value: typeof value === 'string' ? value : JSON.stringify(value),
+      };
+    }
+    if (value === undefined || value === null) return { kind: 'none', inSub: use.inSub };
+    const active = activePart(value);
+    if (active !== undefined)
+      throw new HandlerError(
+        'InvalidRequest',
+        `${CONTEXT}.${use.path.join('.')} holds an object a template would run as a function (at ${active}): a recipe does not take such values; rename that key`,
+      );
+    const text = use.inSub ? (typeof value === 'object' ? JSON.stringify(value) : String(value)) : value;
+    return typeof text === 'string' ? { kind: 'text', value: text } : { kind: 'value', value };
+  });
+  // Symbolic, a text depends on the kinds of the values only (unless one is written in whole).
+  const shape =
+    options.symbolic && decisions.every((d) => d.kind !== 'value')
+      ? decisions.map((d) => (d.kind === 'secret' ? `s:${d.key}` : d.kind === 'none' ? 'n' : 't')).join('|')
+      : undefined;
+  let written = shape === undefined ? undefined : shapesOf(doc).get(shape);
+  if (!written) {
+    written = write(doc, decisions, options.symbolic === true, [
+      ...template.parameters.keys(),
+      ...template.resources.keys(),
+    ]);
+    if (shape !== undefined) keep(shapesOf(doc), shape, written);
+  }
   const spec = readSpec(doc).spec;
   const parameters: Record<string, unknown> = {};
   for (const [name, declaration] of template.parameters) {
@@ -105,17 +92,111 @@ export function bindRecipe(options: {
     if (value === undefined) continue; // its Default, or the deploy says it is missing
     parameters[name] = declaration.type === 'String' && typeof value !== 'string' ? String(value) : value;
   }
-  const declared = { ...((bound.Parameters as Record<string, unknown> | undefined) ?? {}) };
-  for (const secret of secrets.values()) {
-    declared[secret.name] = { Type: 'String', NoEcho: true };
-    parameters[secret.name] = secret.value;
+  decisions.forEach((d, i) => {
+    const name = written.names[i];
+    if (name !== undefined && (d.kind === 'secret' || d.kind === 'text')) parameters[name] = d.value;
+  });
+  return { text: written.text, parameters, spec };
+}
+
+/** What one context read becomes. */
+type Decision =
+  | { kind: 'secret'; key: string; value: string }
+  | { kind: 'none'; inSub: boolean }
+  | { kind: 'text'; value: string }
+  | { kind: 'value'; value: unknown };
+
+/** A bound template's text, and the parameter each context read became (undefined: written in). */
+interface Written {
+  text: string;
+  names: (string | undefined)[];
+}
+
+/** The template with each read replaced as `decisions` say, and the parameters declared for them. */
+function write(
+  doc: Record<string, unknown>,
+  decisions: readonly Decision[],
+  symbolic: boolean,
+  taken: Iterable<string>,
+): Written {
+  const used = new Set(taken);
+  const fresh = (prefix: string) => {
+    let n = 0;
+    return () => {
+      let name: string;
+      do name = `${prefix}${++n}`;
+      while (used.has(name));
+      used.add(name);
+      return name;
+    };
+  };
+  const secretName = fresh(SECRET_PREFIX);
+  const valueName = fresh(VALUE_PREFIX);
+  const secrets = new Map<string, string>();
+  const declared: Record<string, unknown> = {};
+  const names: (string | undefined)[] = [];
+  let i = 0;
+  const bound = rewriteContext(
+    doc,
+    (use) => {
+      const d = decisions[i++]!;
+      switch (d.kind) {
+        case 'secret': {
+          let name = secrets.get(d.key);
+          if (name === undefined) {
+            secrets.set(d.key, (name = secretName()));
+            declared[name] = { Type: 'String', NoEcho: true };
+          }
+          names.push(name);
+          return { Ref: name };
+        }
+        case 'none':
+          names.push(undefined);
+          return use.inSub ? '' : { Ref: 'AWS::NoValue' };
+        case 'text': {
+          if (!symbolic) {
+            names.push(undefined);
+            return d.value;
+          }
+          const name = valueName();
+          declared[name] = { Type: 'String' };
+          names.push(name);
+          return { Ref: name };
+        }
+        case 'value':
+          names.push(undefined);
+          return structuredClone(d.value);
+      }
+    },
+    fresh(VARIABLE_PREFIX),
+  );
+  const all = { ...((bound.Parameters as Record<string, unknown> | undefined) ?? {}), ...declared };
+  if (Object.keys(all).length > 0) bound.Parameters = all;
+  return { text: JSON.stringify(bound), names };
+}
+
+/** The context reads of a recipe's document (its templates are read once per text: parsed.ts). */
+const uses = new WeakMap<object, ContextUse[]>();
+function usesOf(doc: Record<string, unknown>): ContextUse[] {
+  let found = uses.get(doc);
+  if (!found) uses.set(doc, (found = contextUses(doc)));
+  return found;
+}
+
+/** Symbolic texts of a recipe's document by shape, most recently used last. */
+const shapes = new WeakMap<object, Map<string, Written>>();
+const SHAPES_KEPT = 16;
+function shapesOf(doc: object): Map<string, Written> {
+  let kept = shapes.get(doc);
+  if (!kept) shapes.set(doc, (kept = new Map()));
+  return kept;
+}
+function keep(kept: Map<string, Written>, shape: string, written: Written): void {
+  kept.set(shape, written);
+  for (const oldest of kept.keys()) {
+    if (kept.size <= SHAPES_KEPT) break;
+    kept.delete(oldest);
   }
-  for (const { name, value } of values) {
-    declared[name] = { Type: 'String' };
-    parameters[name] = value;
-  }
-  if (Object.keys(declared).length > 0) bound.Parameters = declared;
-  return { text: JSON.stringify(bound), parameters, spec };
 }
 
 /** Pointer of a property path, for messages. */
