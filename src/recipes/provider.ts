@@ -36,7 +36,7 @@ import { makeDirect, removeMade, type DirectEngine, type Made } from './direct.j
 import { applicationOf, environmentOf, underWriteOnly, type RecipeContext } from './context.js';
 import { bindRecipe, type Bound } from './bind.js';
 import type { InstanceRecord, RecipeStore, RecipeVersion } from './records.js';
-import { outputTargets, readSpec, RESULT } from './spec.js';
+import { outputTargets, readSpec, RESULT, type OutputTarget } from './spec.js';
 import { loadRecipeTemplate } from './parsed.js';
 
 export const RECIPE_PROVIDER_NAME = 'recipes';
@@ -219,6 +219,19 @@ async function describedOrNone(stacks: Stacks, name: string): Promise<StackView 
   }
 }
 
+/** Where a recipe's outputs land in a type's model, by type and recipe document (both unchanging). */
+const targetsKept = new WeakMap<ResourceType, WeakMap<object, OutputTarget[]>>();
+
+function targetsOf(type: ResourceType, template: string): OutputTarget[] {
+  const loaded = loadRecipeTemplate(template);
+  const doc = (loaded.template?.document.value ?? {}) as Record<string, unknown>;
+  let byDoc = targetsKept.get(type);
+  if (!byDoc) targetsKept.set(type, (byDoc = new WeakMap()));
+  let targets = byDoc.get(doc);
+  if (!targets) byDoc.set(doc, (targets = outputTargets(type, doc, readSpec(doc).spec).targets));
+  return targets;
+}
+
 /** How long an ended buffered deployment is kept for its handler's next call (which comes at once). */
 const KEEP_ENDED_MS = 60_000;
 
@@ -325,10 +338,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     outputs: { name: string; value: unknown; secret: boolean }[],
   ): Model => {
     const model = structuredClone(desired);
-    const loaded = loadRecipeTemplate(version.template);
-    const doc = (loaded.template?.document.value ?? {}) as Record<string, unknown>;
-    const { targets } = outputTargets(type, doc, readSpec(doc).spec);
-    for (const target of targets) {
+    for (const target of targetsOf(type, version.template)) {
       const output = outputs.find((o) => o.name === target.output);
       if (!output) continue; // its Condition was false
       let value = output.value;
