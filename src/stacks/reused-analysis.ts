@@ -46,7 +46,8 @@ export async function reusedAnalysis(
   }
   const analysis = await analyzeForStack(core, name, text, parameters, authorize);
   if (text.length <= MAX_TEXT && reusable(analysis)) {
-    texts.set(text, analysis);
+    // Kept without this use's values (a NoEcho one among them): each use binds its own.
+    texts.set(text, { ...analysis, parameters: new Map(), secretValues: [], warnings: [] });
     for (const oldest of texts.keys()) {
       if (texts.size <= KEPT) break;
       texts.delete(oldest);
@@ -88,5 +89,6 @@ async function rebound(
     parameters: resolved.values,
     secretValues: secretTexts(resolved.values, base.secretParameters),
     resolvedParameters: [],
+    warnings: [],
   };
 }
