@@ -90,6 +90,38 @@ eachStoreService(
 );
 
 eachStoreService(
+  'composed creates at once: each name made once, whoever races for it, and every other instance whole',
+  async (s) => {
+    await setUp(s);
+    const ask = (name: string, size = 'S') => s.call('POST', SAMPLE, { desiredState: { name, size } });
+    const answers = await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) => ask(`db${i}`)),
+      ...['S', 'M', 'L', 'XL', 'M'].map((size) => ask('contested', size)),
+    ]);
+    const ended = await Promise.all(
+      answers.map(async (r) => {
+        assert.equal(r.status, 202, JSON.stringify(r.body));
+        return settle(s, r.body.progressEvent.requestToken, 20_000);
+      }),
+    );
+    assert.deepEqual(
+      ended.slice(0, 12).map((e) => e.operationStatus),
+      Array.from({ length: 12 }, () => 'SUCCESS'),
+    );
+    const contested = ended.slice(12);
+    assert.equal(contested.filter((e) => e.operationStatus === 'SUCCESS').length, 1);
+    for (const e of contested.filter((e) => e.operationStatus !== 'SUCCESS'))
+      assert.ok(['AlreadyExists', 'ResourceConflict'].includes(e.errorCode), JSON.stringify(e));
+    // One database and one login per instance, none twice.
+    const made = (await operationsOf(s, BOX_TYPE)).filter((o) => o.operationStatus === 'SUCCESS');
+    assert.deepEqual(
+      made.map((o) => o.identifier).sort(),
+      [...Array.from({ length: 12 }, (_, i) => `db${i}_db`), 'contested_db'].sort(),
+    );
+  },
+);
+
+eachStoreService(
   'an instance whose name is taken, or one of whose resources is, fails as an operation and writes nothing of itself',
   async (s) => {
     await setUp(s);
