@@ -510,18 +510,14 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   };
 
   /**
-   * A new instance's record (phase creating) and the recipe version it runs: its environment's
-   * recipe, at `number` or the latest; a failure when there is none.
+   * The recipe a new instance runs: its environment's recipe of the name it asks for, at `number`
+   * or the latest; a failure when there is none.
    */
-  const newInstance = async (
+  const recipeFor = async (
     type: ResourceType,
-    identifier: string,
     desired: Model,
-    token: string,
     number?: number,
-    /** Asked of the version found: false ends it there (undefined), before any other work. */
-    accept: (version: RecipeVersion) => boolean = () => true,
-  ): Promise<HandlerEvent | { record: InstanceRecord; version: RecipeVersion } | undefined> => {
+  ): Promise<HandlerEvent | { environment: string; recipeName: string; version: RecipeVersion }> => {
     const environment = environmentOf(desired, DEFAULT_ENVIRONMENT);
     const recipeName = recipeNameOf(desired);
     if (number === undefined) {
@@ -540,7 +536,16 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const version = await records.getVersion(environment, type.typeName, recipeName, number);
     if (!version)
       return failed('InternalFailure', `recipe ${recipeName}@${number} is missing from the store`);
-    if (!accept(version)) return undefined;
+    return { environment, recipeName, version };
+  };
+
+  /** A new instance's record (phase creating), running `found`'s recipe version. */
+  const newRecord = (
+    type: ResourceType,
+    identifier: string,
+    token: string,
+    { environment, recipeName, version }: { environment: string; recipeName: string; version: RecipeVersion },
+  ): InstanceRecord => {
     // Derived, not drawn: a create run again (after a crash) binds the same values, so its
     // resources' operations replay instead of being refused as another request.
     const generated: Record<string, string> = {};
@@ -553,18 +558,17 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       )
         .subarray(0, 24)
         .toString('base64url');
-    const record: InstanceRecord = {
+    return {
       typeName: type.typeName,
       identifier,
       environment,
       recipe: recipeName,
-      version: number,
+      version: version.version,
       stack: stackNameOf(type.typeName, identifier),
       generated,
       createdBy: token,
       phase: 'creating',
     };
-    return { record, version };
   };
 
   const create = async (request: HandlerRequest): Promise<HandlerEvent> => {
@@ -584,16 +588,10 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     if (!held) {
       // A direct create runs again with the version it began with (one registered meanwhile is the
       // next create's).
-      const begun = await newInstance(
-        type,
-        identifier,
-        desired,
-        token,
-        progress?.direct ? progress.version : undefined,
-      );
-      if (!begun) throw new Error('a new instance accepts every version');
-      if ('status' in begun) return begun;
-      const { record, version } = begun;
+      const found = await recipeFor(type, desired, progress?.direct ? progress.version : undefined);
+      if ('status' in found) return found;
+      const { version } = found;
+      const record = newRecord(type, identifier, token, found);
       if (!progress || progress.direct) {
         const answer = await createDirect(type, record, version, desired, token);
         if (answer !== undefined) return answer;
@@ -705,14 +703,14 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     if (identifier === undefined) return undefined;
     const token = request.clientRequestToken;
     const desired = request.desiredState;
+    const found = await recipeFor(type, desired);
+    if ('status' in found) return undefined;
+    const { version } = found;
     // Told before any other work: a resource whose provider has effects is made by the handlers.
-    const begun = await newInstance(type, identifier, desired, token, undefined, (version) =>
-      [...(loadRecipeTemplate(version.template).template?.resources.values() ?? [])].every((r) =>
-        parts.recordBacked(parseTypeReference(r.type).typeName),
-      ),
-    );
-    if (!begun || 'status' in begun) return undefined;
-    const { record, version } = begun;
+    const declared = loadRecipeTemplate(version.template).template?.resources.values() ?? [];
+    for (const resource of declared)
+      if (!parts.recordBacked(parseTypeReference(resource.type).typeName)) return undefined;
+    const record = newRecord(type, identifier, token, found);
     const deploymentId = deploymentIdOf(record.stack, token);
     const direct = await directOf(type, record, version, desired, deploymentId, true);
     if (!direct) return undefined;
