@@ -22,9 +22,31 @@ import { additionalKeys, createDecided, recordedNew } from './record-backed.js';
 import { recordedReferences } from './references.js';
 import { newRequestToken } from './request-token.js';
 import type { ProgressEvent } from './types.js';
+import { inSpan, traced } from '../telemetry/spans.js';
 
-/** The create `args` (of `provider`'s type, asking for `desired`) composed; undefined when it must run as an operation. */
-export async function createComposed(
+/**
+ * The create `args` (of `provider`'s type, asking for `desired`) composed; undefined when it must run
+ * as an operation. Traced, in a span of its own.
+ */
+export function createComposed(
+  ctx: EngineContext,
+  args: BeginArgs,
+  provider: Provider,
+  desired: Model,
+): Promise<ProgressEvent | undefined> {
+  if (!traced()) return composeHere(ctx, args, provider, desired);
+  return inSpan(
+    'compose CREATE',
+    {
+      'typeplane.type_name': args.compiled.type.typeName,
+      'typeplane.operation': 'CREATE',
+      ...(args.identifier !== undefined ? { 'typeplane.identifier': args.identifier } : {}),
+    },
+    () => composeHere(ctx, args, provider, desired),
+  );
+}
+
+async function composeHere(
   ctx: EngineContext,
   args: BeginArgs,
   provider: Provider,
