@@ -6,29 +6,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RECIPE, registerSampleTypes, SAMPLE_TYPE } from '../recipes/fixtures.js';
-import { attribute, callerTrace, names, setUp, stop, tree } from './traced-server.js';
+import { attribute, names, setUp, tracedCreate } from './traced-server.js';
 
 test('a composed create is one span under its request, holding the one transaction that writes it', async (t) => {
-  const { otlp, server, client } = await setUp(t, {});
-  await registerSampleTypes(client);
-  const reg = await client.call('POST', '/v1/recipes', { typeName: SAMPLE_TYPE, template: RECIPE });
+  const setup = await setUp(t, {});
+  await registerSampleTypes(setup.client);
+  const reg = await setup.client.call('POST', '/v1/recipes', { typeName: SAMPLE_TYPE, template: RECIPE });
   assert.equal(reg.status, 201, JSON.stringify(reg.body));
-
-  const caller = callerTrace();
-  const created = await client.call(
-    'POST',
+  const { spans, childrenOf, root } = await tracedCreate(
+    setup,
     `/v1/resources/${encodeURIComponent(SAMPLE_TYPE)}`,
-    { desiredState: { name: 'orders', size: 'S' } },
-    { traceparent: caller.traceparent },
+    { name: 'orders', size: 'S' },
   );
-  assert.equal(created.status, 202, JSON.stringify(created.body));
-  assert.equal(created.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(created.body));
-
-  await stop(server.child);
-  const spans = otlp.spans.filter((s) => s.traceId === caller.traceId);
-  const { childrenOf } = tree(spans);
-  const root = spans.find((s) => s.parentSpanId === caller.spanId);
-  assert.ok(root, `no span continues the caller's: ${names(spans)}`);
   const compose = childrenOf(root).find((s) => s.name === 'compose CREATE');
   assert.ok(compose, `under the request: ${names(childrenOf(root))}`);
   assert.equal(attribute(compose, 'typeplane.type_name'), SAMPLE_TYPE);

@@ -7,33 +7,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { freshSchema, PG_URL, pgSkip } from '../helpers/postgres.js';
-import { TYPE, attribute, callerTrace, names, setUp, stop, tree } from './traced-server.js';
+import { TYPE, attribute, names, setUp, tracedCreate } from './traced-server.js';
 
 test(
   "a create's trace on PostgreSQL holds the store's transactions under the operation's spans",
   { skip: pgSkip },
   async (t) => {
     const schema = freshSchema(t, 'tp_traces');
-    const { otlp, server, client } = await setUp(
-      t,
-      {},
-      { args: ['--database-url', PG_URL, '--database-schema', schema] },
-    );
-    const caller = callerTrace();
-    const created = await client.call(
-      'POST',
-      `/v1/resources/${TYPE}?wait=10`,
-      { desiredState: { Name: 'on-postgresql' } },
-      { traceparent: caller.traceparent },
-    );
-    assert.equal(created.status, 202, JSON.stringify(created.body));
-    assert.equal(created.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(created.body));
-    await stop(server.child);
-
-    const spans = otlp.spans.filter((s) => s.traceId === caller.traceId);
-    const { childrenOf } = tree(spans);
-    const root = spans.find((s) => s.parentSpanId === caller.spanId);
-    assert.ok(root, `no span continues the caller's: ${names(spans)}`);
+    const setup = await setUp(t, {}, { args: ['--database-url', PG_URL, '--database-schema', schema] });
+    const { spans, childrenOf, root } = await tracedCreate(setup, `/v1/resources/${TYPE}?wait=10`, {
+      Name: 'on-postgresql',
+    });
     const begin = childrenOf(root).find((s) => s.name === 'begin CREATE');
     assert.ok(begin, `under the request: ${names(childrenOf(root))}`);
     const step = childrenOf(begin).find((s) => s.name === 'step CREATE');

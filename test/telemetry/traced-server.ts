@@ -197,3 +197,34 @@ export function tree(spans: readonly OtlpSpan[]) {
 export function names(spans: readonly OtlpSpan[]): string {
   return JSON.stringify(spans.map((s) => s.name));
 }
+
+/**
+ * A create at `path` under a caller's trace, answered SUCCESS at once; then the server stopped (so
+ * that it exports what it holds) and the trace's spans as a tree, from the span that continues the
+ * caller's.
+ */
+export async function tracedCreate(
+  setup: {
+    otlp: { spans: OtlpSpan[] };
+    server: { child: import('node:child_process').ChildProcess };
+    client: ReturnType<typeof api>;
+  },
+  path: string,
+  desiredState: Record<string, unknown>,
+) {
+  const caller = callerTrace();
+  const created = await setup.client.call(
+    'POST',
+    path,
+    { desiredState },
+    { traceparent: caller.traceparent },
+  );
+  assert.equal(created.status, 202, JSON.stringify(created.body));
+  assert.equal(created.body.progressEvent.operationStatus, 'SUCCESS', JSON.stringify(created.body));
+  await stop(setup.server.child);
+  const spans = setup.otlp.spans.filter((s) => s.traceId === caller.traceId);
+  const { childrenOf } = tree(spans);
+  const root = spans.find((s) => s.parentSpanId === caller.spanId);
+  assert.ok(root, `no span continues the caller's: ${names(spans)}`);
+  return { spans, childrenOf, root };
+}
