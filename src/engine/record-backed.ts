@@ -83,7 +83,7 @@ export async function createDecided(
   // Checked here so that a taken one ends the create as AlreadyExists (the store refuses it anyway).
   const taken = keys && (await heldByOther(ctx, type, identifier, keys));
   return {
-    model: problem === undefined ? model : undefined,
+    model,
     compiled,
     operation: 'CREATE',
     identifier,

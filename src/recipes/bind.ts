@@ -50,14 +50,14 @@ export function bindRecipe(options: {
   const decisions = usesOf(doc).map((use): Decision => {
     const value = valueAt(context, type, use.path);
     if (pathInfo(type, use.path)?.secret) {
-      if (value === undefined) return { kind: 'none', inSub: use.inSub };
+      if (value === undefined) return { kind: 'none' };
       return {
         kind: 'secret',
         key: use.path.join('.'),
         value: typeof value === 'string' ? value : JSON.stringify(value),
       };
     }
-    if (value === undefined || value === null) return { kind: 'none', inSub: use.inSub };
+    if (value === undefined || value === null) return { kind: 'none' };
     const active = activePart(value);
     if (active !== undefined)
       throw new HandlerError(
@@ -99,10 +99,13 @@ export function bindRecipe(options: {
   return { text: written.text, parameters, spec };
 }
 
-/** What one context read becomes. */
+/**
+ * What one context read becomes: a NoEcho parameter (one per path); no value (`AWS::NoValue`, or ''
+ * in a Sub); text (a parameter when symbolic, else written in); a value written in whole.
+ */
 type Decision =
   | { kind: 'secret'; key: string; value: string }
-  | { kind: 'none'; inSub: boolean }
+  | { kind: 'none' }
   | { kind: 'text'; value: string }
   | { kind: 'value'; value: unknown };
 

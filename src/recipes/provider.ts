@@ -362,6 +362,27 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     return model;
   };
 
+  /**
+   * A new instance made without a stack, as its record keeps it: the model it reports (what was
+   * asked, with the outputs where they land) and what was made, for its stack to adopt when written.
+   */
+  const madeRecord = (
+    type: ResourceType,
+    record: InstanceRecord,
+    version: RecipeVersion,
+    desired: Model,
+    direct: {
+      deploymentId: string;
+      stackId: string;
+      made: Made[];
+      outputs: { name: string; value: unknown; secret: boolean }[];
+    },
+  ): { model: Model; made: InstanceRecord } => {
+    const { outputs, ...kept } = direct;
+    const model = modelFrom(type, version, desired, outputs);
+    return { model, made: { ...record, model, phase: 'ready', direct: { ...kept, asked: desired } } };
+  };
+
   /** After the stack's deployment ended well: the instance as it now is. */
   const succeed = async (
     type: ResourceType,
@@ -456,13 +477,12 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       const answer = (async (): Promise<HandlerEvent> => {
         const outcome = await makeDirect(runtime.typeOf, template, deploymentId, caller, progress);
         if (!outcome.ok) return failed(outcome.code, outcome.message);
-        const model = modelFrom(type, version, desired, outcome.outputs);
-        const made: InstanceRecord = {
-          ...record,
-          model,
-          phase: 'ready',
-          direct: { deploymentId, stackId, asked: desired, made: outcome.made },
-        };
+        const { model, made } = madeRecord(type, record, version, desired, {
+          deploymentId,
+          stackId,
+          made: outcome.made,
+          outputs: outcome.outputs,
+        });
         if (await records.insertInstance(made, token)) return { status: 'SUCCESS', resourceModel: model };
         const now = await records.getInstance(type.typeName, record.identifier);
         if (now?.record.createdBy === token && now.record.model)
@@ -733,16 +753,15 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       made.push({ logicalId, typeName: resource.typeName, ...part });
       models.set(logicalId, part);
     }
-    const model = modelFrom(type, version, desired, template.outputs(models));
-    const instance: InstanceRecord = {
-      ...record,
-      model,
-      phase: 'ready',
-      direct: { deploymentId, stackId, asked: desired, made },
-    };
+    const instance = madeRecord(type, record, version, desired, {
+      deploymentId,
+      stackId,
+      made,
+      outputs: template.outputs(models),
+    });
     // Written only if no record is there: one left behind (a deletion unfinished) refuses the whole,
     // and the handlers say what it is.
-    return { resourceModel: model, records: [records.instanceInsert(instance, token)] };
+    return { resourceModel: instance.model, records: [records.instanceInsert(instance.made, token)] };
   };
 
   /** A create failed: the stack (rolled back) goes too, then the record; the failure is reported. */

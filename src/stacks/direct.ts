@@ -21,6 +21,7 @@ import { holdsReference } from './parameter-store/references.js';
 import { decideNamed, physicalName } from './physical-names.js';
 import { typesOf, type Authorize } from './reach.js';
 import { fromSecret, holdsSecret, maskReason } from './secrets.js';
+import { importsAnything } from './imports.js';
 import { analyzeForStack } from './validate.js';
 import { reusedAnalysis } from './reused-analysis.js';
 import { outputValue } from './stages/outputs.js';
@@ -87,11 +88,9 @@ function needsInText(analysis: Analysis): string | undefined {
         reason = `output ${output.name} is exported`;
         break;
       }
-  if (reason === undefined) {
-    const text = JSON.stringify(analysis.template.document.value);
-    if (text.includes('"Fn::ImportValue"')) reason = 'it imports a value';
-    else if (text.includes('{{resolve:')) reason = 'it holds a dynamic reference';
-  }
+  if (reason === undefined && importsAnything(analysis.template)) reason = 'it imports a value';
+  if (reason === undefined && holdsReference(JSON.stringify(analysis.template.document.value)))
+    reason = 'it holds a dynamic reference';
   textNeeds.set(analysis.template, reason ?? null);
   return reason;
 }

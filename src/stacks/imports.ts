@@ -30,6 +30,11 @@ export function hasComputedImport(value: unknown): boolean {
   return Object.values(record).some(hasComputedImport);
 }
 
+/** Whether a template imports anything, by a literal name or a computed one (anywhere in its text). */
+export function importsAnything(template: Template): boolean {
+  return JSON.stringify(template.document.value).includes('"Fn::ImportValue"');
+}
+
 export function importedNames(template: Template): Set<string> {
   const names = new Set<string>();
   for (const r of template.resources.values()) importsIn(r.properties, names);

@@ -12,6 +12,7 @@
 import { hasErrors } from '../schema/index.js';
 import type { Analysis } from './analyze.js';
 import type { StacksCore } from './core.js';
+import { importsAnything } from './imports.js';
 import { resolveParameters } from './parameters.js';
 import type { Authorize } from './reach.js';
 import { secretTexts } from './secrets.js';
@@ -63,7 +64,7 @@ function reusable(analysis: Analysis): boolean {
     root.Transform === undefined &&
     (analysis.resolvedParameters?.length ?? 0) === 0 &&
     analysis.secretImports.size === 0 &&
-    !JSON.stringify(root).includes('"Fn::ImportValue"')
+    !importsAnything(analysis.template)
   );
 }
 

@@ -762,10 +762,7 @@ export class PostgresStore implements Store {
     const lead = completions[0];
     if (!lead) throw new Error('completeAll needs at least one completion');
     const operations = completions.map(({ operation }) => operation);
-    const ordered = kv
-      .map((write) => ({ write, statement: kvWriteStatement(write) }))
-      .filter((w): w is { write: KvWrite; statement: Statement } => w.statement !== undefined)
-      .sort((a, b) => compareKeys(a.write, b.write));
+    const ordered = inKeyOrder(kv);
     const run = () =>
       this.transaction(
         async (c, tx): Promise<AllCompleted> => {
@@ -790,15 +787,7 @@ export class PostgresStore implements Store {
             records.push(record);
             statements.push(...writes);
           }
-          if (ordered.length > 0) {
-            const results = await sendTogether(
-              c,
-              ordered.map((w) => w.statement),
-            );
-            ordered.forEach(({ write }, i) => {
-              if ((results[i]!.rowCount ?? 0) === 0) throw new KvConflict(write);
-            });
-          }
+          if (ordered.length > 0) await sendKvWrites(c, ordered);
           await tx.commit(statements);
           records.forEach((record, i) => Object.assign(completions[i]!.operation, record));
           this.committedChange();
@@ -807,23 +796,15 @@ export class PostgresStore implements Store {
         ...batchLocks(operations),
         operations.map(completionInspection),
       );
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await run();
-      } catch (error) {
+    return this.withTokenRetry(lead.operation, () =>
+      run().catch((error: unknown): AllCompleted => {
         if (error instanceof CompletionRefused)
           return { kind: 'refused', index: error.index, result: error.result };
         if (error instanceof KvConflict)
           return { kind: 'refused', key: { namespace: error.namespace, key: error.key } };
-        // Two requests with one client token at once: run again, the second finds the first's.
-        if (attempt < 2 && isUniqueViolation(error, 'operations_client_token')) continue;
-        if (isActiveConflict(error) && lead.operation.identifier !== undefined) {
-          const active = await getActive(this.pool, lead.operation.typeName, lead.operation.identifier);
-          if (active) return { kind: 'conflict', activeRequestToken: active };
-        }
         throw error;
-      }
-    }
+      }),
+    );
   }
 
   /**
@@ -1290,23 +1271,11 @@ export class PostgresStore implements Store {
   }
 
   async kvCommit(writes: readonly KvWrite[]): Promise<KvKey | undefined> {
-    // In key order: two commits that share keys lock their rows in one order, and never deadlock.
-    const ordered = writes
-      .map((write) => ({ write, statement: kvWriteStatement(write) }))
-      .filter((w): w is { write: KvWrite; statement: Statement } => w.statement !== undefined)
-      .sort((a, b) => compareKeys(a.write, b.write));
+    const ordered = inKeyOrder(writes);
     if (ordered.length === 0) return undefined;
     try {
-      // Every write sent at once after BEGIN, one round trip; COMMIT only once each was seen to hold.
-      await this.transaction(async (client) => {
-        const results = await sendTogether(
-          client,
-          ordered.map((w) => w.statement),
-        );
-        ordered.forEach(({ write }, i) => {
-          if ((results[i]!.rowCount ?? 0) === 0) throw new KvConflict(write);
-        });
-      });
+      // COMMIT only once each write was seen to hold.
+      await this.transaction((client) => sendKvWrites(client, ordered));
       return undefined;
     } catch (error) {
       if (error instanceof KvConflict) return { namespace: error.namespace, key: error.key };
@@ -1438,10 +1407,10 @@ export class PostgresStore implements Store {
    * Two requests with one client token at once: the second insert waits for the first to commit and
    * then breaks the token's unique index; run again, it finds the token and replays (or refuses) it.
    */
-  private async withTokenRetry(
+  private async withTokenRetry<T>(
     operation: OperationRecord,
-    run: () => Promise<BeginResult>,
-  ): Promise<BeginResult> {
+    run: () => Promise<T | BeginResult>,
+  ): Promise<T | BeginResult> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await run();
@@ -2011,6 +1980,31 @@ function kvWriteStatement({ namespace, key, entry, base }: KvWrite): Statement |
     text: `DELETE FROM kv WHERE namespace = $1 AND key = $2 AND written_by = $3`,
     values: [namespace, key, base],
   };
+}
+
+/**
+ * Kv writes as statements, in key order: two transactions that share keys lock their rows in one
+ * order, and never deadlock. A deletion of nothing (no entry, no base) is no statement.
+ */
+function inKeyOrder(writes: readonly KvWrite[]): { write: KvWrite; statement: Statement }[] {
+  return writes
+    .map((write) => ({ write, statement: kvWriteStatement(write) }))
+    .filter((w): w is { write: KvWrite; statement: Statement } => w.statement !== undefined)
+    .sort((a, b) => compareKeys(a.write, b.write));
+}
+
+/** Sends the kv writes together (one round trip), in a transaction: KvConflict when one did not hold. */
+async function sendKvWrites(
+  client: pg.PoolClient,
+  ordered: readonly { write: KvWrite; statement: Statement }[],
+): Promise<void> {
+  const results = await sendTogether(
+    client,
+    ordered.map((w) => w.statement),
+  );
+  ordered.forEach(({ write }, i) => {
+    if ((results[i]!.rowCount ?? 0) === 0) throw new KvConflict(write);
+  });
 }
 
 function compareKeys(a: KvKey, b: KvKey): number {

@@ -433,12 +433,7 @@ export class SqliteStore implements Store {
         this.tx.begin(operation, params, requestHash ?? null, lease ?? null, precondition),
       );
     } catch (error) {
-      // The IMMEDIATE transaction already serialises the check and the insert; the index is the backstop.
-      if (isActiveConflict(error) && operation.identifier !== undefined) {
-        const active = this.sql.getActive.get(operation.typeName, operation.identifier);
-        if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
-      }
-      throw error;
+      return this.activeConflictOr(error, operation);
     }
   }
 
@@ -450,11 +445,7 @@ export class SqliteStore implements Store {
     try {
       return await this.grouped(true, () => this.tx.complete(operation, requestHash ?? null, decide));
     } catch (error) {
-      if (isActiveConflict(error) && operation.identifier !== undefined) {
-        const active = this.sql.getActive.get(operation.typeName, operation.identifier);
-        if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
-      }
-      throw error;
+      return this.activeConflictOr(error, operation);
     }
   }
 
@@ -482,12 +473,21 @@ export class SqliteStore implements Store {
         return { kind: 'refused', index: error.index, result: error.result };
       if (error instanceof KvConflict)
         return { kind: 'refused', key: { namespace: error.namespace, key: error.key } };
-      if (isActiveConflict(error) && lead.operation.identifier !== undefined) {
-        const active = this.sql.getActive.get(lead.operation.typeName, lead.operation.identifier);
-        if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
-      }
-      throw error;
+      return this.activeConflictOr(error, lead.operation);
     }
+  }
+
+  /**
+   * The operation in progress that `error` (the one-active-operation index refusing an insert) stood
+   * for, as a conflict; `error` itself, thrown, when it is not that.
+   */
+  private activeConflictOr(error: unknown, operation: OperationRecord): BeginResult {
+    // The IMMEDIATE transaction already serialises the check and the insert; the index is the backstop.
+    if (isActiveConflict(error) && operation.identifier !== undefined) {
+      const active = this.sql.getActive.get(operation.typeName, operation.identifier);
+      if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
+    }
+    throw error;
   }
 
   /** Updates the state; `typeName`, `operation`, `startedAt`, `clientToken` are fixed at begin. The lease is kept. */
