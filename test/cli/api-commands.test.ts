@@ -494,8 +494,9 @@ test('serve --port 0 prints the first admin token and one listening line on stdo
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  // 'close', not 'exit': its last lines may still be unread when it exits.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   try {
     const url = await new Promise<string>((resolve, reject) => {

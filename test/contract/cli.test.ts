@@ -293,7 +293,8 @@ test('Ctrl-C stops the tests, deletes what they created, and exits 130', async (
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': what it printed last may still be unread when it exits.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   // Wait until a widget exists, then interrupt.
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {

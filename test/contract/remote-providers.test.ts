@@ -24,7 +24,8 @@ async function testRemote(name: string, extra: string[] = []) {
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': the report may still be unread when the child exits.
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   const report = stdout.trim().startsWith('{')
     ? (JSON.parse(stdout) as { results: { name: string; status: string; failures: { message: string }[] }[] })
     : undefined;

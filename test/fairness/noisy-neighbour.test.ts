@@ -25,7 +25,8 @@ function runLoad(url: string, token: string, path: string, clients: number, seco
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   return new Promise<{ statuses: Record<string, number>; retryAfter: string[]; throttled?: string }>(
     (resolve, reject) =>
-      child.once('exit', (code) =>
+      // 'close', not 'exit': the figures may still be unread when the child exits.
+      child.once('close', (code) =>
         code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load exited ${code}: ${out}`)),
       ),
   );

@@ -325,7 +325,7 @@ test('every command of the installed CLI answers --help, and --version', async (
   const runs = await Promise.all(invocations.map((args) => typeplaneAsync([...args, '--help'])));
   runs.forEach((run, i) => {
     assert.equal(run.code, 0, `${invocations[i]!.join(' ')} --help: ${run.stderr}`);
-    assert.match(run.stdout, /^Usage: typeplane /);
+    assert.match(run.stdout, /^Usage: typeplane /, `${invocations[i]!.join(' ')} --help`);
   });
 });
 
@@ -547,6 +547,7 @@ function typeplaneAsync(args: string[], extra: Record<string, string> = {}) {
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    // 'close', not 'exit': a child's output may still be unread when it exits.
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
