@@ -7,7 +7,7 @@
  * deployment, waits a little for it, and answers IN_PROGRESS until it ends. Either way a crash between
  * two calls loses nothing: run again with the same client token, every operation begun replays.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { callerOf } from '../auth/index.js';
 import type { Caller } from '../engine/index.js';
 import { isErrorCode, TypeplaneError, type ErrorCode } from '../errors.js';
@@ -70,7 +70,7 @@ interface Progress {
 
 /** The instance's stack: one per (type, identifier), a name no template chooses by chance. */
 export function stackNameOf(typeName: string, identifier: string): string {
-  return `tp-recipe-${createHash('sha256').update(`${typeName}\n${identifier}`).digest('hex').slice(0, 32)}`;
+  return `tp-recipe-${hash('sha256', `${typeName}\n${identifier}`, 'hex').slice(0, 32)}`;
 }
 
 /** Whether a stack name is one of an instance's (reserved: no one deploys to it directly). */
@@ -179,7 +179,7 @@ const failed = (code: ErrorCode, message: string): HandlerEvent => ({
 
 /** A deployment's id derived from the instance's stack and the create's client token: the same when run again. */
 export function deploymentIdOf(stack: string, token: string): string {
-  const h = createHash('sha256').update(`${stack}\n${token}`).digest('hex');
+  const h = hash('sha256', `${stack}\n${token}`, 'hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 

@@ -3,7 +3,7 @@
  * rewritten), and one record per instance (the recipe version it ran, its stack, its model). Values
  * that may hold secrets — templates, parameters, instance models — are sealed at rest.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { Model } from '../model/index.js';
 import type { Sealer } from '../secrets/index.js';
 import type { KvEntry, KvWrite, Store } from '../store/types.js';
@@ -85,7 +85,7 @@ export interface InstanceRecord {
 }
 
 export function digestOf(parts: unknown): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  return hash('sha256', JSON.stringify(parts), 'hex');
 }
 
 const versionKey = (env: string, type: string, name: string, version: number) =>

@@ -636,7 +636,8 @@ export function deploymentScope(
   return createScope({
     ...rest,
     template: analysis.template,
-    parameters: new Map<string, ParameterValue>(analysis.parameters),
+    // Read only: every binding of a template is a map of its own (reused-analysis.ts makes one each).
+    parameters: analysis.parameters,
     applied: (logicalId) => {
       const r = made(logicalId);
       if (r?.identifier === undefined) return undefined;

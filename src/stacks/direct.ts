@@ -18,7 +18,7 @@ import { isCustomResourceType } from './custom-resources/index.js';
 import { EvaluationError, type Scope } from './intrinsics.js';
 import { NESTED_STACK_TYPE } from './nested/names.js';
 import { holdsReference } from './parameter-store/references.js';
-import { decideNamed, physicalName } from './physical-names.js';
+import { namedAnew, physicalName } from './physical-names.js';
 import { typesOf, type Authorize } from './reach.js';
 import { fromSecret, holdsSecret, maskReason } from './secrets.js';
 import { importsAnything } from './imports.js';
@@ -174,7 +174,7 @@ export async function directTemplate(
       try {
         const scope = scopeOf(made);
         if (scope.included(logicalId) === false) return undefined;
-        const named = decideNamed(type, undefined, desiredProperties(analyzed, scope, logicalId), () =>
+        const named = namedAnew(type, desiredProperties(analyzed, scope, logicalId), () =>
           physicalName(type, name, logicalId, options.seed),
         );
         return {

@@ -6,7 +6,7 @@
  * old and the new exist side by side until the old is deleted). Pure: the caller says how a new
  * name is made (from the deployment, or unknown in a plan).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ResourceType } from '../schema/index.js';
 import { compilePattern } from '../schema/regex.js';
 import { decide, type Decision } from './changes.js';
@@ -47,7 +47,7 @@ export function physicalName(
   const property = namedProperty(type);
   if (property === undefined) return undefined;
   const schema = propertySchema(type, property)!;
-  const digest = createHash('sha256').update(`${seed}\0${logicalId}`).digest();
+  const digest = hash('sha256', `${seed}\0${logicalId}`, 'buffer');
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
   const suffix = [...digest.subarray(0, 13)].map((b) => alphabet[b % alphabet.length]).join('');
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : 255;
@@ -81,20 +81,37 @@ export function decideNamed(
   fresh: () => unknown,
 ): NamedDecision {
   const property = namedProperty(type);
-  if (property === undefined || Object.hasOwn(desired, property))
-    return { desired, decision: decide(type, recorded, desired) };
   const kept = recorded?.physicalName;
-  if (kept !== undefined && recorded?.properties[property] === kept && recorded.type === type.typeName) {
+  if (
+    property !== undefined &&
+    !Object.hasOwn(desired, property) &&
+    kept !== undefined &&
+    recorded?.properties[property] === kept &&
+    recorded.type === type.typeName
+  ) {
     const withKept = { ...desired, [property]: kept };
     const decision = decide(type, recorded, withKept);
     if (decision.action !== 'Replace') return { desired: withKept, decision, physicalName: kept };
   }
+  const named = namedAnew(type, desired, fresh);
+  return { ...named, decision: decide(type, recorded, named.desired) };
+}
+
+/**
+ * A new resource's properties with its name filled in where the stack names it (a `fresh()` one),
+ * without a decision: there is nothing recorded to decide against (a template made without its stack).
+ */
+export function namedAnew(
+  type: ResourceType,
+  desired: Record<string, unknown>,
+  fresh: () => unknown,
+): Omit<NamedDecision, 'decision'> {
+  const property = namedProperty(type);
+  if (property === undefined || Object.hasOwn(desired, property)) return { desired };
   const name = fresh();
-  if (name === undefined) return { desired, decision: decide(type, recorded, desired) };
-  const named = { ...desired, [property]: name };
+  if (name === undefined) return { desired };
   return {
-    desired: named,
-    decision: decide(type, recorded, named),
+    desired: { ...desired, [property]: name },
     ...(typeof name === 'string' ? { physicalName: name } : {}),
   };
 }

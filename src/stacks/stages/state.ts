@@ -4,7 +4,7 @@
  * ended. The phase machine (../deployment.ts) and each stage (load, forward, cleanup, rollback,
  * outputs, delete) share it, so a stage is a function of this state and nothing else.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Verdict } from '../../verdict.js';
 import { TypeplaneError } from '../../errors.js';
 import { callerOf } from '../../auth/index.js';
@@ -73,7 +73,7 @@ export const STACK_TYPE = 'Typeplane::Stack';
 
 /** The client token of one step: the same deployment, resource and action always give the same token. */
 export function stepToken(deployment: string, action: string, logicalId: string): string {
-  const id = createHash('sha256').update(logicalId).digest('hex').slice(0, 24);
+  const id = hash('sha256', logicalId, 'hex').slice(0, 24);
   return `stack.${deployment}.${action}.${id}`;
 }
 
