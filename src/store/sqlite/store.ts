@@ -103,6 +103,7 @@ import { SqliteAuditTrail } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { ClientTokens, INDEX_EVERY_MS } from './client-tokens.js';
 import { FLUSH_EVERY_MS, ResourceCounts } from './resource-counts.js';
+import { ReadBatch } from './read-batch.js';
 import type { SpanContext } from '@opentelemetry/api';
 import { activeSpanContext, inGroupSpan } from '../../telemetry/spans.js';
 
@@ -290,12 +291,12 @@ export class SqliteStore implements Store {
   // ---- Resource index ----
 
   async getResource(typeName: string, identifier: string): Promise<StoredResource | undefined> {
-    const row = this.sql.getResourceRaw.get(typeName, identifier);
+    const row = await this.reads.run(() => this.sql.getResourceRaw.get(typeName, identifier));
     return row && toStoredResource(resourceRowOf(row));
   }
 
-  async getResourceJson(typeName: string, identifier: string): Promise<string | undefined> {
-    return this.sql.getResourceJson.get(typeName, identifier);
+  getResourceJson(typeName: string, identifier: string): Promise<string | undefined> {
+    return this.reads.run(() => this.sql.getResourceJson.get(typeName, identifier));
   }
 
   async listResources(
@@ -334,7 +335,7 @@ export class SqliteStore implements Store {
   }
 
   async findByIdentifier(typeName: string, name: string, value: string): Promise<string | undefined> {
-    return this.sql.findByIdentifier.get(typeName, name, value)?.identifier;
+    return (await this.reads.run(() => this.sql.findByIdentifier.get(typeName, name, value)))?.identifier;
   }
 
   async countResources(typeName: string): Promise<number> {
@@ -527,7 +528,7 @@ export class SqliteStore implements Store {
   }
 
   async getOperation(requestToken: string): Promise<OperationRecord | undefined> {
-    const row = this.sql.getOperation.get(requestToken);
+    const row = await this.reads.run(() => this.sql.getOperation.get(requestToken));
     return row && toOperationRecord(row);
   }
 
@@ -655,12 +656,12 @@ export class SqliteStore implements Store {
   // ---- Provider state ----
 
   async kvGet(namespace: string, key: string): Promise<KvEntry | undefined> {
-    const row = this.sql.kvGet.get(namespace, key);
+    const row = await this.reads.run(() => this.sql.kvGet.get(namespace, key));
     return row && toKvEntry(row);
   }
 
   async kvStamp(namespace: string, key: string): Promise<string | undefined> {
-    return this.sql.kvStamp.get(namespace, key)?.written_by;
+    return (await this.reads.run(() => this.sql.kvStamp.get(namespace, key)))?.written_by;
   }
 
   async kvInsert(namespace: string, key: string, entry: KvEntry): Promise<boolean> {
@@ -768,6 +769,7 @@ export class SqliteStore implements Store {
     this.checkpointer = undefined;
     await checkpointer?.stop();
     if (!this.db.open) return;
+    this.reads.drain();
     try {
       // The counts' changes held are applied; left held, the next open counts the resources again.
       this.db.transaction(() => this.counts.flush()).immediate();
@@ -779,6 +781,9 @@ export class SqliteStore implements Store {
   }
 
   // ---- Group commit ----
+
+  /** Point reads asked for in one turn of the event loop, run together at its end (read-batch.ts). */
+  private readonly reads = new ReadBatch();
 
   private pending: {
     work: () => unknown;
