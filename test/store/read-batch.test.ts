@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openSqliteStore } from '../../src/store/index.js';
 import { ReadBatch } from '../../src/store/sqlite/read-batch.js';
+import { meterStatements } from '../helpers/sqlite-meter.js';
 import { createResource, storedType, tempDir } from './fixtures.js';
 
 test('reads asked in one turn run after it, together and in order, each answered on its own', async () => {
@@ -64,4 +65,31 @@ test("the store's reads see what was committed before they ran, and one asked ju
   await store.close();
   assert.deepEqual((await asked)?.value, { v: 1 }, 'answered before the file closed');
   await assert.rejects(store.kvGet('ns', 'k'), /not open/, 'a read after close fails plainly');
+});
+
+test("the store's point reads of one turn run after it, one after another, with nothing between them", async (t) => {
+  const path = join(tempDir(t), 'typeplane.db');
+  const meter = meterStatements(path, new Set());
+  t.after(() => meter.stop());
+  const store = await openSqliteStore(path);
+  t.after(() => store.close());
+  await store.putType(storedType('Acme::Test::Thing'));
+  await createResource(store, 'made');
+  meter.take();
+  const reads = [
+    store.getResourceJson('Acme::Test::Thing', 'made'),
+    store.getResource('Acme::Test::Thing', 'made'),
+    store.kvGet('ns', 'k'),
+    store.kvStamp('ns', 'k'),
+    store.findByIdentifier('Acme::Test::Thing', 'Name', 'x'),
+    store.getOperation('no-such-request'),
+  ];
+  assert.equal(meter.take().statements, 0, 'no read ran while the turn went on');
+  await Promise.all(reads);
+  const ran = meter.take();
+  assert.equal(ran.statements, reads.length, ran.log.join(' | '));
+  assert.ok(
+    ran.log.every((sql) => sql.startsWith('SELECT')),
+    `the reads ran back to back: ${ran.log.join(' | ')}`,
+  );
 });
