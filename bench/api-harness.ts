@@ -265,6 +265,11 @@ export interface PhaseResult {
   p50: number;
   p99: number;
   serverCpu: number;
+  /**
+   * Of serverCpu, what the kernel spent on the server's behalf (its system calls: socket reads and
+   * writes, file writes): how a side's cost splits between its own code and the machine's kernel.
+   */
+  serverSystemCpu: number;
   clientCpu: number;
   /** Bytes the server caused to be written to storage, per successful request. */
   diskBytesPerOk: number;
@@ -292,6 +297,7 @@ export function pooled(results: PhaseResult[]): PhaseResult {
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     serverCpu: sum((r) => r.serverCpu * r.seconds) / seconds,
+    serverSystemCpu: sum((r) => r.serverSystemCpu * r.seconds) / seconds,
     clientCpu: sum((r) => r.clientCpu * r.seconds) / seconds,
     otherCpu: Math.max(...results.map((r) => r.otherCpu)),
     diskBytesPerOk: sum((r) => r.diskBytesPerOk * r.ok) / ok,
@@ -339,6 +345,7 @@ export async function phase(
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     serverCpu,
+    serverSystemCpu: (cpu1.system - cpu0.system) / wall,
     clientCpu,
     otherCpu: Math.max(0, (machine1 - machine0) / wall - ownUser),
     diskBytesPerOk: (diskWriteBytes(server.child.pid) - disk0) / ok,
@@ -430,7 +437,7 @@ export const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%
 
 export function describe(label: string, r: PhaseResult): void {
   console.log(
-    `  ${label.padEnd(34)} ${fmt(r.perSecond).padStart(7)}/s  ok ${fmt(r.ok)} failed ${fmt(r.failed)}  p50 ${fmt(r.p50, 1)} ms p99 ${fmt(r.p99, 1)} ms  cpu server ${pct(r.serverCpu)}${r.helperCpu === undefined ? '' : ` db ${pct(r.helperCpu)}`} client ${pct(r.clientCpu)} other ${pct(r.otherCpu)}`,
+    `  ${label.padEnd(34)} ${fmt(r.perSecond).padStart(7)}/s  ok ${fmt(r.ok)} failed ${fmt(r.failed)}  p50 ${fmt(r.p50, 1)} ms p99 ${fmt(r.p99, 1)} ms  cpu server ${pct(r.serverCpu)} (system ${pct(r.serverSystemCpu)})${r.helperCpu === undefined ? '' : ` db ${pct(r.helperCpu)}`} client ${pct(r.clientCpu)} other ${pct(r.otherCpu)}`,
   );
   if (r.firstFailure) console.log(`    first failure: ${r.firstFailure}`);
 }
@@ -588,6 +595,21 @@ export function shareRow(
 }
 
 /** The most CPU other processes used in any of `phases`, and whether that makes the figures noisy. */
+/**
+ * Of each side's server CPU per create and per read, the kernel's part (system calls), in µs: with
+ * it, two machines' figures can be compared on what each side's own code costs.
+ */
+export function kernelRow(tp: Pair, bare: Pair): void {
+  const us = (r: PhaseResult) => fmt((r.serverSystemCpu / r.perSecond) * 1e6);
+  row(
+    '  …of which in the kernel (us)',
+    `${us(tp.create)} / ${us(tp.read)}`,
+    `${us(bare.create)} / ${us(bare.read)}`,
+    '',
+    '(system calls: socket and file writes)',
+  );
+}
+
 export function otherCpuRow(phases: PhaseResult[]): void {
   const other = Math.max(...phases.map((r) => r.otherCpu));
   row(

@@ -27,6 +27,7 @@ import {
   connections,
   createRounds,
   fmt,
+  kernelRow,
   latencyRows,
   loadAverage,
   median,
@@ -275,6 +276,7 @@ function summary(
       `(creates, bare = 1) ${roundsOf(ratios[key])}`,
     );
   }
+  kernelRow(tp, bare);
   shareRow('load-generator CPU, creates / reads', tp, bare, (r) => r.clientCpu);
   const phases = [tp.create, tp.read, bare.create, bare.read];
   otherCpuRow(phases);

@@ -32,6 +32,7 @@ import {
   createRounds,
   describe,
   fmt,
+  kernelRow,
   latencyRows,
   loadAverage,
   otherCpuRow,
@@ -359,6 +360,7 @@ async function main(): Promise<void> {
     cpuRatios,
     { text: 'creates: <= 1.3', met: (r) => r <= 1.3, moonshot: '<= 1.0' },
   );
+  kernelRow(tpPair, bare);
   shareRow('load-generator CPU, creates / reads', tpPair, bare, (r) => r.clientCpu);
   const kb = (n: number) => `${fmt(n / 1024, 1)} KiB`;
   targetRow(
