@@ -187,3 +187,94 @@ test(
     assert.equal(started(current).status, 'SUCCESS');
   },
 );
+
+test(
+  "new resources' creates in one turn are one statement: every column written as a lone create writes it",
+  { skip: pgSkip },
+  async (t) => {
+    const { store, transactions } = await fresh(t);
+    await store.putType(storedType('Acme::Test::Thing', '1'));
+    // Values that a JSON carrier must hand over unchanged: quotes, backslashes, escapes, non-ASCII.
+    const awkward = { Name: 'full', Text: 'a "quoted" \\ back\\slash \u00e9 \u{1F600} \\u0000 \n' };
+    const full = (id: string) =>
+      creating(id, {
+        clientToken: `tok-${id}`,
+        requestedBy: 'tp_alice',
+        warnings: [{ rule: 'W1', message: 'said "so"', severity: 'warning' } as never],
+        checkedAgainstDefault: '1',
+        attempts: 2,
+      });
+    const extra: Partial<StoredResource> = {
+      properties: awkward,
+      sealed: 'sealed-text',
+      typeVersion: '1',
+      createdAt: '2026-01-02T03:04:05.678Z',
+      updatedAt: '2026-01-02T03:04:05.678Z',
+    };
+    // The reference: a create whose change lists additional identifiers (none) is written by the
+    // statements that read first, each value a parameter of its own, not by the batch's statement.
+    const lone = await store.completeOperation(full('lone'), 'hash-lone', (current) => {
+      const made = createOf('lone', extra)(current);
+      return made.status === 'SUCCESS' && made.change.kind === 'put'
+        ? { ...made, change: { ...made.change, identifiers: [] } }
+        : made;
+    });
+    const before = transactions();
+    const together = await Promise.all(
+      ['t1', 't2', 't3'].map((id) => store.completeOperation(full(id), `hash-${id}`, createOf(id, extra))),
+    );
+    // A record with its own names made alike, its request token (each its own) left out.
+    const strip = (o: object | undefined, id: string) => {
+      const copy = JSON.parse(JSON.stringify(o ?? {}).replaceAll(id, '<id>')) as Record<string, unknown>;
+      delete copy.requestToken;
+      return copy;
+    };
+    assert.equal(transactions() - before, 1, 'the three written by one transaction, not decided again');
+    const loneOp = started(lone);
+    for (const [i, result] of together.entries()) {
+      const id = `t${i + 1}`;
+      const op = started(result);
+      assert.equal(op.status, 'SUCCESS');
+      assert.deepEqual(
+        strip(await store.getOperation(op.requestToken), id),
+        strip(await store.getOperation(loneOp.requestToken), 'lone'),
+      );
+      assert.deepEqual(
+        strip(await store.getResource('Acme::Test::Thing', id), id),
+        strip(await store.getResource('Acme::Test::Thing', 'lone'), 'lone'),
+      );
+      const byToken = await store.getOperationByClientToken(`tok-${id}`);
+      assert.equal(byToken?.requestHash, `hash-${id}`);
+    }
+    assert.deepEqual((await store.getResource('Acme::Test::Thing', 't2'))?.properties, {
+      ...awkward,
+      Name: 'full',
+    });
+  },
+);
+
+test(
+  'one create of a batch whose default version moved: the batch is decided again, and only that one fails',
+  { skip: pgSkip },
+  async (t) => {
+    const { store, transactions } = await fresh(t);
+    await store.putType(storedType('Acme::Test::Thing', '1'));
+    await store.putType(storedType('Acme::Test::Thing', '2'));
+    const before = transactions();
+    const results = await Promise.allSettled([
+      store.completeOperation(creating('m1', { checkedAgainstDefault: '2' }), 'h', createOf('m1')),
+      store.completeOperation(creating('m2', { checkedAgainstDefault: '1' }), 'h', createOf('m2')),
+      store.completeOperation(creating('m3'), 'h', createOf('m3')),
+    ]);
+    assert.equal(results[0]!.status, 'fulfilled');
+    assert.equal(results[2]!.status, 'fulfilled');
+    assert.ok(
+      results[1]!.status === 'rejected' && results[1].reason instanceof DefaultVersionMoved,
+      JSON.stringify(results[1]),
+    );
+    assert.ok(transactions() - before >= 2, 'the refused batch, then its creates decided again');
+    assert.ok(await store.getResource('Acme::Test::Thing', 'm1'));
+    assert.equal(await store.getResource('Acme::Test::Thing', 'm2'), undefined);
+    assert.ok(await store.getResource('Acme::Test::Thing', 'm3'));
+  },
+);

@@ -808,30 +808,41 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Creates of resources that do not exist yet, in one round trip: BEGIN and the locks, then for each
-   * the check that nothing stands in the way and its writes, then COMMIT. What a create decides when
-   * no resource is there is written as it is; the transaction is refused whole (and the caller decides
-   * them again after reading) when one does not hold: the resource's key taken (an INSERT, not the
-   * upsert), the client token used before (its unique index), an operation in progress on the
-   * resource or the default version moved (CHECK_FREE divides by zero).
+   * Creates of resources that do not exist yet, in one round trip: BEGIN and the locks, then one
+   * statement for them all (NEW_CREATES: the check that nothing stands in the way, the operations and
+   * the resources), their references, then COMMIT. What a create decides when no resource is there is
+   * written as it is; the transaction is refused whole (and the caller decides them again after
+   * reading) when one does not hold: a resource's key taken (an INSERT, not the upsert), a client token
+   * used before (its unique index), an operation in progress on a resource or a default version moved
+   * (the check divides by zero).
    */
   private completeNew(batch: readonly Completing[], decided: readonly NewResource[]): Promise<void> {
-    const statements: Statement[] = [];
+    const rows: Record<string, unknown>[] = [];
+    const references: Statement[] = [];
     batch.forEach(({ operation, requestHash }, i) => {
       const { outcome, record } = decided[i]!;
-      const { resource, references } = outcome.change;
-      statements.push({
-        text: NEW_CREATE,
-        values: [
-          operation.typeName,
-          operation.identifier,
-          operation.checkedAgainstDefault ?? null,
-          ...this.insertCompleted(record, requestHash, outcome).values!,
-          ...resourceValues(resource),
-        ],
-      });
-      if (references && references.length > 0) statements.push(insertReferences(resource, references));
+      const { resource } = outcome.change;
+      const operationValues = this.insertCompleted(record, requestHash, outcome).values!;
+      const row: Record<string, unknown> = {
+        checked: operation.checkedAgainstDefault ?? null,
+        type_lock: typeLockNumber(resource.typeName),
+      };
+      INSERT_COLUMNS.forEach((column, c) => (row[column] = operationValues[c]));
+      const [, , properties, sealed, createdAt, updatedAt, typeVersion] = resourceParams(resource);
+      row.properties_json = properties;
+      row.sealed = sealed;
+      row.created_at = createdAt;
+      row.updated_at = updatedAt;
+      row.type_version = typeVersion;
+      rows.push(row);
+      if (outcome.change.references && outcome.change.references.length > 0)
+        references.push(insertReferences(resource, outcome.change.references));
     });
+    // One statement, not one per create: bound, run and answered once for the batch.
+    const statements: Statement[] = [
+      { text: NEW_CREATES, values: [JSON.stringify(rows), this.changesLock] },
+      ...references,
+    ];
     const run = async () => {
       await this.roundTrip(openingText(...batchLocks(batch.map(({ operation }) => operation))), statements);
       batch.forEach(({ operation }, i) => Object.assign(operation, decided[i]!.record));
@@ -1635,11 +1646,6 @@ function resourceValues(resource: StoredResource): unknown[] {
   return [...resourceParams(resource), typeLockNumber(resource.typeName)];
 }
 
-/** A statement's parameters renumbered from `offset` + 1, to join it with others in one statement. */
-function renumbered(sql: string, offset: number): string {
-  return sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-}
-
 /**
  * The statements that apply an operation's resource change, to send with its COMMIT; what must be
  * checked first (a new resource's absence with `checkNew`, additional identifiers another resource
@@ -1795,24 +1801,35 @@ function newResourceOf({ operation, decide }: Completing): NewResource | undefin
   };
 }
 
-/**
- * Refuses (division by zero) when an operation is in progress on the resource, or when the request was
- * checked against a default version ($3) that is no longer the default.
- */
-const CHECK_FREE = `SELECT 1 / (CASE WHEN EXISTS (SELECT 1 FROM operations
-     WHERE type_name = $1 AND identifier = $2 AND status IN ${ACTIVE_SQL})
-   OR ($3::text IS NOT NULL AND (SELECT version FROM types WHERE type_name = $1 ORDER BY seq DESC LIMIT 1)
-     IS DISTINCT FROM $3::text) THEN 0 ELSE 1 END)`;
+/** The columns of an operation's row that are not text (json_to_recordset's column list). */
+const NOT_TEXT: Partial<Record<(typeof INSERT_COLUMNS)[number], string>> = { attempts: 'integer' };
 
 /**
- * A new resource's create in one statement (see completeNew): CHECK_FREE ($1–$3), the operation
- * (INSERT_OPERATION's values next), the resource (NEW_RESOURCE's last). The check is read by both
- * writes, so its refusal (a division by zero) refuses the statement; one statement instead of three,
- * parsed, bound and answered once.
+ * New resources' creates in one statement (see completeNew). $1: a JSON array of rows, each the
+ * default version its request was checked against (`checked`, null when none), its type's lock
+ * number, its operation's columns (INSERT_OPERATION's) and its resource's (NEW_RESOURCE's); $2: the
+ * change log's lock. `free` refuses the whole statement (a division by zero) when an operation is in
+ * progress on one of the resources or a default version checked against has moved; both writes read
+ * it, so neither happens then. One statement for the batch, not three per create: parsed once per
+ * connection (PreparingClient), bound, run and answered once.
  */
-const NEW_CREATE = `WITH free AS MATERIALIZED (${CHECK_FREE} AS ok),
-  op AS (${renumbered(INSERT_OPERATION, 3)}, free WHERE free.ok = 1 RETURNING 1)
-  ${renumbered(NEW_RESOURCE, 3 + INSERT_COLUMNS.length + 1)}, free WHERE free.ok = 1`;
+const NEW_CREATES = `WITH r AS MATERIALIZED (SELECT * FROM json_to_recordset($1::json) AS r(
+    checked text, type_lock bigint,
+    ${INSERT_COLUMNS.map((c) => `${c} ${NOT_TEXT[c] ?? 'text'}`).join(', ')},
+    properties_json text, sealed text, created_at text, updated_at text, type_version text)),
+  free AS MATERIALIZED (SELECT 1 / (CASE WHEN EXISTS (SELECT 1 FROM r JOIN operations o
+      ON o.type_name = r.type_name AND o.identifier = r.identifier AND o.status IN ${ACTIVE_SQL})
+    OR EXISTS (SELECT 1 FROM r WHERE r.checked IS NOT NULL AND r.checked IS DISTINCT FROM
+      (SELECT version FROM types WHERE type_name = r.type_name ORDER BY seq DESC LIMIT 1))
+    THEN 0 ELSE 1 END) AS ok),
+  op AS (INSERT INTO operations (${INSERT_COLUMNS.join(', ')})
+    SELECT ${INSERT_COLUMNS.map((c) => `r.${c}`).join(', ')}
+    FROM r, free, (SELECT pg_advisory_xact_lock_shared($2::bigint)) changes_lock WHERE free.ok = 1 RETURNING 1)
+  INSERT INTO resources (${RESOURCE_WRITTEN})
+    SELECT ${RESOURCE_WRITTEN.split(', ')
+      .map((c) => `r.${c}`)
+      .join(', ')}
+    FROM r CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock_shared(r.type_lock)) l, free WHERE free.ok = 1`;
 
 /** Completions in one transaction at most: its locks and inspections grow with them. */
 const MAX_COMPLETIONS_TOGETHER = 64;
