@@ -107,8 +107,12 @@ export class Auditor {
     return this.previous;
   }
 
-  /** Store what the trail still holds, and close the file. */
+  /**
+   * Store what the trail still holds, and close the file. The records already asked for go first:
+   * one may still wait for its token's description (a store read), and the trail takes none once closed.
+   */
   async close(): Promise<void> {
+    await this.previous;
     await this.options.trail?.close();
     this.options.file?.close();
   }
