@@ -1810,7 +1810,7 @@ const NOT_TEXT: Partial<Record<(typeof INSERT_COLUMNS)[number], string>> = { att
  * number, its operation's columns (INSERT_OPERATION's) and its resource's (NEW_RESOURCE's); $2: the
  * change log's lock. `free` refuses the whole statement (a division by zero) when an operation is in
  * progress on one of the resources or a default version checked against has moved; both writes read
- * it, so neither happens then. One statement for the batch, not three per create: parsed once per
+ * it, so neither happens then. One statement for the batch, not one per create: parsed once per
  * connection (PreparingClient), bound, run and answered once.
  */
 const NEW_CREATES = `WITH r AS MATERIALIZED (SELECT * FROM json_to_recordset($1::json) AS r(
