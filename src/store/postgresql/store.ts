@@ -817,24 +817,26 @@ export class PostgresStore implements Store {
    * (the check divides by zero).
    */
   private completeNew(batch: readonly Completing[], decided: readonly NewResource[]): Promise<void> {
-    const rows: Record<string, unknown>[] = [];
+    const rows: NewCreateRow[] = [];
     const references: Statement[] = [];
     batch.forEach(({ operation, requestHash }, i) => {
       const { outcome, record } = decided[i]!;
       const { resource } = outcome.change;
-      const operationValues = this.insertCompleted(record, requestHash, outcome).values!;
-      const row: Record<string, unknown> = {
+      const [, , properties, sealed, createdAt, updatedAt, typeVersion] = resourceParams(resource);
+      rows.push({
         checked: operation.checkedAgainstDefault ?? null,
         type_lock: typeLockNumber(resource.typeName),
-      };
-      INSERT_COLUMNS.forEach((column, c) => (row[column] = operationValues[c]));
-      const [, , properties, sealed, createdAt, updatedAt, typeVersion] = resourceParams(resource);
-      row.properties_json = properties;
-      row.sealed = sealed;
-      row.created_at = createdAt;
-      row.updated_at = updatedAt;
-      row.type_version = typeVersion;
-      rows.push(row);
+        ...storable(operationParams(record)),
+        request_hash: requestHash ?? null,
+        lease_owner: null,
+        lease_until: null,
+        resource_change: resourceChangeOf(outcome.change),
+        properties_json: properties,
+        sealed,
+        created_at: createdAt,
+        updated_at: updatedAt,
+        type_version: typeVersion,
+      });
       if (outcome.change.references && outcome.change.references.length > 0)
         references.push(insertReferences(resource, outcome.change.references));
     });
@@ -1800,6 +1802,20 @@ function newResourceOf({ operation, decide }: Completing): NewResource | undefin
     record: completed(operation, outcome),
   };
 }
+
+/**
+ * One row of NEW_CREATES's JSON, by column name: every column of an operation's row (the type says
+ * none is missing: json_to_recordset would read a missing one as NULL), then the resource's.
+ */
+type NewCreateRow = Record<(typeof INSERT_COLUMNS)[number], unknown> & {
+  checked: string | null;
+  type_lock: string;
+  properties_json: string;
+  sealed: string | null;
+  created_at: string;
+  updated_at: string;
+  type_version: string | null;
+};
 
 /** The columns of an operation's row that are not text (json_to_recordset's column list). */
 const NOT_TEXT: Partial<Record<(typeof INSERT_COLUMNS)[number], string>> = { attempts: 'integer' };
