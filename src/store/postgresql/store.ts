@@ -826,11 +826,13 @@ export class PostgresStore implements Store {
       rows.push({
         checked: operation.checkedAgainstDefault ?? null,
         type_lock: typeLockNumber(resource.typeName),
-        ...storable(operationParams(record)),
-        request_hash: requestHash ?? null,
-        lease_owner: null,
-        lease_until: null,
-        resource_change: resourceChangeOf(outcome.change),
+        ...operationRow(
+          operationParams(record),
+          requestHash ?? null,
+          null,
+          null,
+          resourceChangeOf(outcome.change),
+        ),
         properties_json: properties,
         sealed,
         created_at: createdAt,
@@ -1954,6 +1956,23 @@ function storable(params: OperationParams): OperationParams {
     : params;
 }
 
+/** An operation's row as INSERT_OPERATION and NEW_CREATES write it, by column. */
+function operationRow(
+  params: OperationParams,
+  requestHash: string | null,
+  leaseOwner: string | null,
+  leaseUntil: string | null,
+  resourceChange: string | null = null,
+): Record<(typeof INSERT_COLUMNS)[number], unknown> {
+  return {
+    ...storable(params),
+    request_hash: requestHash,
+    lease_owner: leaseOwner,
+    lease_until: leaseUntil,
+    resource_change: resourceChange,
+  };
+}
+
 function insertValues(
   params: OperationParams,
   requestHash: string | null,
@@ -1962,13 +1981,7 @@ function insertValues(
   changesLock: string,
   resourceChange: string | null = null,
 ): unknown[] {
-  const row: Record<(typeof INSERT_COLUMNS)[number], unknown> = {
-    ...storable(params),
-    request_hash: requestHash,
-    lease_owner: leaseOwner,
-    lease_until: leaseUntil,
-    resource_change: resourceChange,
-  };
+  const row = operationRow(params, requestHash, leaseOwner, leaseUntil, resourceChange);
   return [...INSERT_COLUMNS.map((c) => row[c]), changesLock];
 }
 
