@@ -16,7 +16,7 @@ export {
   type ScalarType,
   IDENTIFIER_SEPARATOR,
 } from './properties.js';
-export { stripNulls, cloneJson, jsonEqual } from './json.js';
+export { stripNulls, cloneJson, jsonEqual, setOwn } from './json.js';
 export {
   createOnlyChanged,
   outcomeDifferences,

@@ -5,13 +5,14 @@
  * stack's client token replays the deployment instead of making another.
  */
 import { HandlerError } from '../handler/types.js';
+import { stripWriteOnly, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
 import { loadRecipeTemplate } from './parsed.js';
 import { CONTEXT, pathInfo, valueAt, type RecipeContext } from './context.js';
 import { activePart, contextUses, rewriteContext, type ContextUse } from './rewrite.js';
 import type { RecipeSpec } from './spec.js';
-import { readSpec } from './spec.js';
+import { specOf } from './spec.js';
 
 export interface Bound {
   text: string;
@@ -47,9 +48,13 @@ export function bindRecipe(options: {
   const template = loaded.template;
   const doc = template.document.value as Record<string, unknown>;
   // What each context read becomes, in the order the rewrite meets them.
-  const decisions = usesOf(doc).map((use): Decision => {
-    const value = valueAt(context, type, use.path);
-    if (pathInfo(type, use.path)?.secret) {
+  const uses = usesOf(doc);
+  const secret = secretUses(type, doc, uses);
+  let stripped: Model | undefined;
+  const strippedProperties = () => (stripped ??= stripWriteOnly(type, context.resource.properties));
+  const decisions = uses.map((use, i): Decision => {
+    const value = valueAt(context, type, use.path, strippedProperties);
+    if (secret[i]) {
       if (value === undefined) return { kind: 'none' };
       return {
         kind: 'secret',
@@ -80,7 +85,7 @@ export function bindRecipe(options: {
     ]);
     if (shape !== undefined) keep(shapesOf(doc), shape, written);
   }
-  const spec = readSpec(doc).spec;
+  const spec = specOf(doc);
   const parameters: Record<string, unknown> = {};
   for (const [name, declaration] of template.parameters) {
     const property = context.resource.properties[name];
@@ -184,6 +189,16 @@ function usesOf(doc: Record<string, unknown>): ContextUse[] {
   let found = uses.get(doc);
   if (!found) uses.set(doc, (found = contextUses(doc)));
   return found;
+}
+
+/** Whether each context read of a recipe's document reads a secret, by document and type (both unchanging). */
+const secrecy = new WeakMap<object, WeakMap<ResourceType, boolean[]>>();
+function secretUses(type: ResourceType, doc: object, found: readonly ContextUse[]): boolean[] {
+  let byType = secrecy.get(doc);
+  if (!byType) secrecy.set(doc, (byType = new WeakMap()));
+  let secret = byType.get(type);
+  if (!secret) byType.set(type, (secret = found.map((use) => pathInfo(type, use.path)?.secret === true)));
+  return secret;
 }
 
 /** Symbolic texts of a recipe's document by shape, most recently used last. */

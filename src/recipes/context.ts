@@ -116,13 +116,20 @@ export function fits(from: Set<Kind>, to: Set<Kind>): boolean {
   return true;
 }
 
-/** The value at `path` for one instance; write-only values only where the path asks for one. */
-export function valueAt(context: RecipeContext, type: ResourceType, path: string[]): unknown {
+/**
+ * The value at `path` for one instance; write-only values only where the path asks for one.
+ * `stripped`, when given, answers the instance's properties without their write-only values (a
+ * caller reading many paths strips them once).
+ */
+export function valueAt(
+  context: RecipeContext,
+  type: ResourceType,
+  path: string[],
+  stripped: () => Model = () => stripWriteOnly(type, context.resource.properties),
+): unknown {
   if (path[0] === 'resource' && path[1] === 'properties') {
     const tokens = path.slice(2);
-    let value: unknown = underWriteOnly(type, tokens)
-      ? context.resource.properties
-      : stripWriteOnly(type, context.resource.properties);
+    let value: unknown = underWriteOnly(type, tokens) ? context.resource.properties : stripped();
     for (const t of tokens) {
       if (typeof value !== 'object' || value === null) return undefined;
       value = Array.isArray(value) ? value[Number(t)] : (value as Record<string, unknown>)[t];

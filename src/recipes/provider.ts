@@ -19,7 +19,7 @@ import type {
   HandlerRequest,
   Provider,
 } from '../handler/types.js';
-import { identifierOf, resolverOf, stripWriteOnly, type Model } from '../model/index.js';
+import { cloneJson, identifierOf, resolverOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 import {
   parseTypeReference,
@@ -36,7 +36,7 @@ import { makeDirect, removeMade, type DirectEngine, type Made } from './direct.j
 import { applicationOf, environmentOf, underWriteOnly, type RecipeContext } from './context.js';
 import { bindRecipe, type Bound } from './bind.js';
 import type { InstanceRecord, RecipeStore, RecipeVersion } from './records.js';
-import { outputTargets, readSpec, RESULT, type OutputTarget } from './spec.js';
+import { outputTargets, RESULT, specOf, type OutputTarget } from './spec.js';
 import { loadRecipeTemplate } from './parsed.js';
 
 export const RECIPE_PROVIDER_NAME = 'recipes';
@@ -228,7 +228,7 @@ function targetsOf(type: ResourceType, template: string): OutputTarget[] {
   let byDoc = targetsKept.get(type);
   if (!byDoc) targetsKept.set(type, (byDoc = new WeakMap()));
   let targets = byDoc.get(doc);
-  if (!targets) byDoc.set(doc, (targets = outputTargets(type, doc, readSpec(doc).spec).targets));
+  if (!targets) byDoc.set(doc, (targets = outputTargets(type, doc, specOf(doc)).targets));
   return targets;
 }
 
@@ -337,7 +337,8 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     desired: Model,
     outputs: { name: string; value: unknown; secret: boolean }[],
   ): Model => {
-    const model = structuredClone(desired);
+    // A model is plain JSON: copied as such (structuredClone's serialisation cost more per create).
+    const model = cloneJson(desired);
     for (const target of targetsOf(type, version.template)) {
       const output = outputs.find((o) => o.name === target.output);
       if (!output) continue; // its Condition was false
@@ -571,7 +572,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const generated: Record<string, string> = {};
     const loaded = loadRecipeTemplate(version.template);
     const doc = (loaded.template?.document.value ?? {}) as Record<string, unknown>;
-    for (const name of readSpec(doc).spec.generated)
+    for (const name of specOf(doc).generated)
       generated[name] = Buffer.from(
         runtime.mac(`recipe-generated\n${type.typeName}\n${identifier}\n${token}\n${name}`),
         'hex',

@@ -42,6 +42,24 @@ export interface OutputTarget {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Specs of recipe documents (each read once per text, frozen: parsed.ts), read once each. */
+const specs = new WeakMap<object, Readonly<RecipeSpec>>();
+
+/**
+ * The spec of a recipe document as {@link readSpec} reads it, read once per document: every
+ * instance's create reads its recipe's twice. Frozen, as the documents are.
+ */
+export function specOf(doc: Record<string, unknown>): Readonly<RecipeSpec> {
+  let spec = specs.get(doc);
+  if (!spec) {
+    const read = readSpec(doc).spec;
+    Object.freeze(read.generated);
+    if (read.outputs) Object.freeze(read.outputs);
+    specs.set(doc, (spec = Object.freeze(read)));
+  }
+  return spec;
+}
+
 export function readSpec(doc: Record<string, unknown>): { spec: RecipeSpec; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const spec: RecipeSpec = { generated: [] };

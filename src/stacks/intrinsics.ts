@@ -148,17 +148,14 @@ export function evaluate(value: Value, scope: Scope, pointer: string): Value {
   const out = evaluateValue(value, scope, pointer);
   // What a resource or an output is handed is conformed, validated, copied, masked and shown: each
   // character of it costs the evaluation as much as one a function builds.
-  chargeValue(
-    scope,
-    out,
-    pointer,
-    `the value is over ${MAX_VALUE_CHARS.toLocaleString('en-US')} characters of JSON, the most a resource's properties or an output may hold`,
-  );
+  chargeValue(scope, out, pointer, VALUE_OVER_BOUND);
   return out;
 }
 
 /** The most characters one evaluated value (a resource's properties, an output, a built string) holds. */
 export const MAX_VALUE_CHARS = 1024 * 1024;
+// Made once: formatting a number for the message cost each evaluation more than the charge itself.
+const VALUE_OVER_BOUND = `the value is over ${MAX_VALUE_CHARS.toLocaleString('en-US')} characters of JSON, the most a resource's properties or an output may hold`;
 /**
  * The work one evaluation (a validation, a plan, a deployment) may do, in characters: what the
  * functions build, split, compare or serialise, and every value handed to a resource or an output.
