@@ -50,13 +50,16 @@ export interface Sealer {
 const ivPool = Buffer.alloc(IV_BYTES * 256);
 let ivOffset = ivPool.length;
 
+/**
+ * The next IV: a view of the pool, not a copy. It must be used (given to the cipher and copied into
+ * the sealed value) before the next call, which may refill the pool: `seal` does both at once.
+ */
 function nextIv(): Buffer {
   if (ivOffset === ivPool.length) {
     randomFillSync(ivPool);
     ivOffset = 0;
   }
-  // A copy: the pool is refilled later, the IV goes into the sealed value now.
-  const iv = Buffer.from(ivPool.subarray(ivOffset, ivOffset + IV_BYTES));
+  const iv = ivPool.subarray(ivOffset, ivOffset + IV_BYTES);
   ivOffset += IV_BYTES;
   return iv;
 }

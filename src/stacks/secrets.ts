@@ -54,6 +54,8 @@ interface Masker {
 }
 
 const maskers = new WeakMap<readonly string[], { count: number; masker: Masker }>();
+/** Up to this many secrets, `holdsSecret` searches for each directly (as a Matcher of as few does). */
+const FEW_SECRETS = 16;
 
 function maskerOf(secrets: readonly string[]): Masker {
   const known = maskers.get(secrets);
@@ -107,11 +109,17 @@ export function mask(value: unknown, secrets: readonly string[], type?: Resource
 /** Whether a value holds a secret (then it is sealed at rest and masked when shown). */
 export function holdsSecret(value: unknown, secrets: readonly string[]): boolean {
   if (secrets.length === 0) return false;
-  const masker = maskerOf(secrets);
+  // A few secrets (an instance's generated password) are looked for directly: building a masker for
+  // a list asked once cost more than the search.
+  const few = secrets.length <= FEW_SECRETS;
+  const masker = few ? undefined : maskerOf(secrets);
+  const occursIn = (text: string) =>
+    masker ? masker.plain.occursIn(text) : secrets.some((s) => s !== '' && text.includes(s));
+  const equalsOne = (text: string) => (masker ? masker.exact.has(text) : secrets.includes(text));
   // What `mask` would change: a string holding a secret (unless masked already), a number or boolean equal to one.
   const holds = (v: unknown): boolean => {
-    if (typeof v === 'string') return v !== MASK && masker.plain.occursIn(v);
-    if (typeof v === 'number' || typeof v === 'boolean') return masker.exact.has(String(v));
+    if (typeof v === 'string') return v !== MASK && occursIn(v);
+    if (typeof v === 'number' || typeof v === 'boolean') return equalsOne(String(v));
     if (Array.isArray(v)) return v.some(holds);
     if (typeof v === 'object' && v !== null) return Object.values(v).some(holds);
     return false;

@@ -19,6 +19,17 @@ test('a sealed value opens to the plain text at its place, and shows nothing of 
   assert.equal(sealer.open(sealer.seal('ünï €', PLACE), PLACE), 'ünï €');
 });
 
+test('every seal has an IV of its own, across refills of the pool IVs are drawn from', () => {
+  const sealer = createSealer(randomBytes(32));
+  // The pool holds 256 IVs: 700 seals refill it twice, while the values sealed before stay as sealed.
+  const boxes = Array.from({ length: 700 }, (_, i) => sealer.seal(`value ${i}`, PLACE));
+  const ivs = new Set(
+    boxes.map((box) => Buffer.from(box.split('.')[2]!, 'base64url').subarray(0, 12).toString('hex')),
+  );
+  assert.equal(ivs.size, boxes.length);
+  boxes.forEach((box, i) => assert.equal(sealer.open(box, PLACE), `value ${i}`));
+});
+
 test('a tampered sealed value does not open', () => {
   const sealer = createSealer(randomBytes(32));
   const box = sealer.seal('hunter2-hunter2', PLACE);
