@@ -9,7 +9,7 @@
  * Up to this many strings, a text is first searched natively for each (far faster per character
  * than the automaton); the automaton is built only when one occurs, or when there are more.
  */
-const FEW = 16;
+export const FEW = 16;
 
 /** Many strings to find or replace in texts; build once, use for many texts. */
 export class Matcher {

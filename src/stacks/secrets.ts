@@ -8,7 +8,7 @@ import { maskedForms } from '../engine/index.js';
 import { touchesWriteOnly } from '../model/index.js';
 import type { ParameterValue } from './intrinsics.js';
 import { hasComputedImport, importsIn } from './imports.js';
-import { Matcher } from './matcher.js';
+import { FEW, Matcher } from './matcher.js';
 import { MASK } from './parameters.js';
 import { referencesIn } from './references.js';
 
@@ -54,8 +54,6 @@ interface Masker {
 }
 
 const maskers = new WeakMap<readonly string[], { count: number; masker: Masker }>();
-/** Up to this many secrets, `holdsSecret` searches for each directly (as a Matcher of as few does). */
-const FEW_SECRETS = 16;
 
 function maskerOf(secrets: readonly string[]): Masker {
   const known = maskers.get(secrets);
@@ -109,10 +107,9 @@ export function mask(value: unknown, secrets: readonly string[], type?: Resource
 /** Whether a value holds a secret (then it is sealed at rest and masked when shown). */
 export function holdsSecret(value: unknown, secrets: readonly string[]): boolean {
   if (secrets.length === 0) return false;
-  // A few secrets (an instance's generated password) are looked for directly: building a masker for
-  // a list asked once cost more than the search.
-  const few = secrets.length <= FEW_SECRETS;
-  const masker = few ? undefined : maskerOf(secrets);
+  // As few secrets as a Matcher searches directly (an instance's generated password) are looked for
+  // here: building a masker for a list asked once cost more than the search.
+  const masker = secrets.length <= FEW ? undefined : maskerOf(secrets);
   const occursIn = (text: string) =>
     masker ? masker.plain.occursIn(text) : secrets.some((s) => s !== '' && text.includes(s));
   const equalsOne = (text: string) => (masker ? masker.exact.has(text) : secrets.includes(text));
