@@ -13,7 +13,7 @@ import type { ServiceOptions } from '../../src/service.js';
 import { openSqliteStore } from '../../src/store/index.js';
 import { operationEndEvent, StoreTrail } from '../../src/audit/index.js';
 import { startTestService, tempDir, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
-import { meterStatements, type StatementTally } from '../helpers/sqlite-meter.js';
+import { isCountsSql, meterStatements, type StatementTally } from '../helpers/sqlite-meter.js';
 import { scrape, total } from '../telemetry/scrape.js';
 
 const N = 8;
@@ -66,13 +66,6 @@ function transactionsWriting(t: StatementTally, table: RegExp): number {
 }
 
 /**
- * The resource counts' statements: their changes reach the file on a clock, at most once a second
- * (resource-counts.ts), so on a loaded machine a flush lands in one server's create and not in the
- * other's, in the create's own transaction or in one of its own.
- */
-const COUNTS_SQL = /\b(resource_counts|resource_counts_holder|count_deltas)\b/;
-
-/**
  * A create's statements but the API token's lookup (the token is kept a second, so on a loaded
  * machine a create now and then reads it again, with the trail on or off alike) and the counts'.
  */
@@ -81,17 +74,17 @@ const ownStatements = (t: StatementTally) =>
     (sql) =>
       sql !== 'SELECT … FROM kv WHERE namespace = ? AND key = ?' &&
       !/^(BEGIN|COMMIT)/.test(sql) &&
-      !COUNTS_SQL.test(sql),
+      !isCountsSql(sql),
   );
 
-/** The transactions in `t` that did more than apply the counts' changes (see COUNTS_SQL). */
+/** The transactions in `t` that did more than apply the counts' changes (isCountsSql). */
 function ownTransactions(t: StatementTally): number {
   let own = 0;
   let doesMore = false;
   for (const sql of t.log) {
     if (/^BEGIN/.test(sql)) doesMore = false;
     else if (/^COMMIT/.test(sql)) own += doesMore ? 1 : 0;
-    else if (!COUNTS_SQL.test(sql) && !/^(PRAGMA data_version|SAVEPOINT|RELEASE)/.test(sql)) doesMore = true;
+    else if (!isCountsSql(sql) && !/^(PRAGMA data_version|SAVEPOINT|RELEASE)/.test(sql)) doesMore = true;
   }
   return own;
 }

@@ -33,6 +33,16 @@ export interface StatementMeter {
   stop(): void;
 }
 
+/**
+ * The tables the SQLite store's resource counts write on their own clock, at most once a second
+ * (resource-counts.ts), not with each operation: on a loaded machine a flush lands in one measured
+ * operation and not in another.
+ */
+export const COUNTS_TABLES: readonly string[] = ['resource_counts', 'resource_counts_holder', 'count_deltas'];
+const COUNTS_SQL = new RegExp(`\\b(${COUNTS_TABLES.join('|')})\\b`);
+/** Whether a statement (as a tally logs it) is one of the counts'. */
+export const isCountsSql = (sql: string): boolean => COUNTS_SQL.test(sql);
+
 const METHODS = ['run', 'get', 'all', 'iterate'] as const;
 const CONTROL = /^(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
 const WRITE = /^(INSERT|UPDATE|DELETE|REPLACE)\b/i;

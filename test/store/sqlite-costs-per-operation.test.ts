@@ -21,7 +21,13 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 import { mostCommon } from '../helpers/most-common.js';
-import { meterStatements, meterWal, type StatementTally, type WalMeter } from '../helpers/sqlite-meter.js';
+import {
+  COUNTS_TABLES,
+  meterStatements,
+  meterWal,
+  type StatementTally,
+  type WalMeter,
+} from '../helpers/sqlite-meter.js';
 import { widgetSchema } from '../helpers/widget-schema.js';
 
 /** Resources of each type created, read, updated and deleted, each measured. */
@@ -154,7 +160,7 @@ type Measured = Record<
 >;
 
 /** The b-trees the counts' flushes write (a count, the holder released and claimed again). */
-const COUNTS_TABLES = new Set(['resource_counts', 'resource_counts_holder']);
+const COUNTS = new Set(COUNTS_TABLES);
 
 /** The counts' flushes in one run: their frames, and how long the measured operations took. */
 interface Background {
@@ -252,7 +258,7 @@ function summarise(
       let countFrames = 0;
       for (const page of list.flatMap((s) => s.pages)) {
         const owner = owners.get(page)!;
-        if (COUNTS_TABLES.has(owner)) countFrames++;
+        if (COUNTS.has(owner)) countFrames++;
         else framesBy[owner] = (framesBy[owner] ?? 0) + 1;
       }
       background.frames += countFrames;
