@@ -826,13 +826,7 @@ export class PostgresStore implements Store {
       rows.push({
         checked: operation.checkedAgainstDefault ?? null,
         type_lock: typeLockNumber(resource.typeName),
-        ...operationRow(
-          operationParams(record),
-          requestHash ?? null,
-          null,
-          null,
-          resourceChangeOf(outcome.change),
-        ),
+        ...completedRow(record, requestHash, outcome),
         properties_json: properties,
         sealed,
         created_at: createdAt,
@@ -891,17 +885,8 @@ export class PostgresStore implements Store {
     requestHash: string | undefined,
     outcome: Completion,
   ): Statement {
-    return {
-      text: INSERT_OPERATION,
-      values: insertValues(
-        operationParams(record),
-        requestHash ?? null,
-        null,
-        null,
-        this.changesLock,
-        outcome.status === 'SUCCESS' ? resourceChangeOf(outcome.change) : null,
-      ),
-    };
+    const row = completedRow(record, requestHash, outcome);
+    return { text: INSERT_OPERATION, values: insertRowValues(row, this.changesLock) };
   }
 
   async saveOperation(operation: OperationRecord, owner?: string): Promise<void> {
@@ -1973,6 +1958,24 @@ function operationRow(
   };
 }
 
+/**
+ * The row of an operation completed in its first transaction: no lease, and the resource change it
+ * made if it succeeded. One for both writers of such rows (insertCompleted, completeNew's batch).
+ */
+function completedRow(
+  record: OperationRecord,
+  requestHash: string | undefined,
+  outcome: Completion,
+): ReturnType<typeof operationRow> {
+  return operationRow(
+    operationParams(record),
+    requestHash ?? null,
+    null,
+    null,
+    outcome.status === 'SUCCESS' ? resourceChangeOf(outcome.change) : null,
+  );
+}
+
 function insertValues(
   params: OperationParams,
   requestHash: string | null,
@@ -1981,7 +1984,14 @@ function insertValues(
   changesLock: string,
   resourceChange: string | null = null,
 ): unknown[] {
-  const row = operationRow(params, requestHash, leaseOwner, leaseUntil, resourceChange);
+  return insertRowValues(
+    operationRow(params, requestHash, leaseOwner, leaseUntil, resourceChange),
+    changesLock,
+  );
+}
+
+/** INSERT_OPERATION's values for `row`. */
+function insertRowValues(row: ReturnType<typeof operationRow>, changesLock: string): unknown[] {
   return [...INSERT_COLUMNS.map((c) => row[c]), changesLock];
 }
 
