@@ -1122,12 +1122,18 @@ export class SqliteStore implements Store {
         if (earlier) return earlier;
         this.checkDefault(operation);
         const identifier = operation.identifier;
+        let row: ResourceRow | undefined;
         if (identifier !== undefined) {
-          const active = this.sql.getActive.get(operation.typeName, identifier);
-          if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
+          // The operation in progress on the resource and the resource itself: one statement.
+          const look = this.sql.lookBefore.get(
+            operation.typeName,
+            identifier,
+            operation.typeName,
+            identifier,
+          )!;
+          if (look.active_token !== null) return { kind: 'conflict', activeRequestToken: look.active_token };
+          if (look.type_name !== null) row = look as ResourceRow;
         }
-        const row =
-          identifier === undefined ? undefined : this.sql.getResource.get(operation.typeName, identifier);
         const referrers =
           operation.operation === 'DELETE' && identifier !== undefined
             ? this.sql.refsTo
@@ -1357,6 +1363,19 @@ function prepareStatements(db: Database.Database) {
     getOperation: db.prepare<[string], OperationRow>(
       `SELECT ${OPERATION_COLUMNS} FROM operations WHERE request_token = ?`,
     ),
+    // What complete() looks at before it writes: the operation in progress on the resource, if any
+    // (the one-active index's own condition, so that the index answers it), and the resource's row, its
+    // columns NULL when there is none. Two lookups, one statement: a statement's own cost (binding,
+    // stepping, a row built) is a good part of a lookup's by primary key. Its type and identifier are
+    // given twice (anonymous parameters: numbered ones are not bound positionally).
+    lookBefore: db.prepare<[string, string, string, string], LookBeforeRow>(
+      `SELECT (SELECT request_token FROM operations
+                 WHERE type_name = ? AND identifier = ? AND status IN ${ACTIVE_SQL} AND identifier IS NOT NULL)
+                AS active_token,
+              r.type_name, r.identifier, r.properties_json, r.sealed, r.created_at, r.updated_at,
+              r.type_version, r.observed_status, r.observed_since
+         FROM (SELECT 1) LEFT JOIN resources r ON r.type_name = ? AND r.identifier = ?`,
+    ),
     getActive: db.prepare<[string, string], { request_token: string }>(
       `SELECT request_token FROM operations
        WHERE type_name = ? AND identifier = ? AND status IN ${ACTIVE_SQL} AND identifier IS NOT NULL`,
@@ -1452,6 +1471,11 @@ function prepareStatements(db: Database.Database) {
     ),
   };
 }
+
+/** lookBefore's row: the active operation's request token, and the resource's columns (all NULL: none). */
+type LookBeforeRow = { active_token: string | null } & {
+  [K in keyof ResourceRow]: ResourceRow[K] | null;
+};
 
 type RawResourceRow = [
   string,
