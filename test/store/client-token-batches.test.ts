@@ -2,13 +2,15 @@
  * The SQLite store's client tokens indexed in batches (src/store/sqlite/client-tokens.ts), on a real
  * file: a token is found whether its batch is indexed or still held in memory — across a restart, and
  * after another connection used it — a batch lands once enough wait, and expiry forgets a token in
- * either place.
+ * either place. A completion (a record-backed operation decided in its first transaction) looks its
+ * token up in the same statement as the resource it decides on: found there too, held or indexed.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { openSqliteStore } from '../../src/store/index.js';
-import { at, freshStore, operation, tempDir } from './fixtures.js';
+import type { Completion, StoredResource } from '../../src/store/types.js';
+import { at, freshStore, operation, resource, tempDir } from './fixtures.js';
 import { join } from 'node:path';
 
 /** A small batch, to see one land. */
@@ -125,4 +127,63 @@ test('a group run again after a piece failed keeps the tokens of the pieces that
     (await store.beginOperation(operation({ identifier: 'c', clientToken: 'third' }), 'h')).kind,
     'replayed',
   );
+});
+
+/** A create as the engine decides a record-backed one: AlreadyExists when the resource is there. */
+const createOf =
+  (identifier: string) =>
+  (current: StoredResource | undefined): Completion =>
+    current
+      ? { status: 'FAILED', errorCode: 'AlreadyExists', statusMessage: `${identifier} already exists` }
+      : {
+          status: 'SUCCESS',
+          resourceModel: { Name: identifier },
+          change: { kind: 'put', resource: resource(identifier) },
+        };
+
+const completing = (identifier: string, clientToken: string) =>
+  operation({ identifier, clientToken, status: 'SUCCESS', request: {} });
+
+test('a completion finds its client token held in memory or indexed, replays it, and refuses another request with it', async (t) => {
+  const path = join(tempDir(t), 'typeplane.db');
+  const store = await openSqliteStore(path, { clientTokenBatch: BATCH });
+  t.after(() => store.close());
+  const firsts = Array.from({ length: BATCH + 10 }, (_, i) => completing(`c${i}`, `ctok-${i}`));
+  // In one turn: one group commit; the batch that indexes them lands in the next.
+  const done = await Promise.all(firsts.map((op, i) => store.completeOperation(op, 'h', createOf(`c${i}`))));
+  assert.ok(done.every((d) => d.kind === 'started'));
+  for (let i = 0; i < 50 && indexed(path).count === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(indexed(path).count, firsts.length, 'every token in the index');
+  // One used after the batch: held in memory, not indexed.
+  const held = completing('held', 'ctok-held');
+  assert.equal((await store.completeOperation(held, 'h', createOf('held'))).kind, 'started');
+  assert.equal(indexed(path).count, firsts.length);
+
+  const again = async (identifier: string, token: string, hash: string) =>
+    store.completeOperation(completing(identifier, token), hash, createOf(identifier));
+  for (const [identifier, token, first] of [
+    ['c7', 'ctok-7', firsts[7]!],
+    ['held', 'ctok-held', held],
+  ] as const) {
+    const replayed = await again(identifier, token, 'h');
+    assert.equal(replayed.kind, 'replayed', `${token} replays`);
+    assert.equal(replayed.kind === 'replayed' && replayed.operation.requestToken, first.requestToken);
+    assert.equal(
+      (await again(identifier, token, 'other')).kind,
+      'token-mismatch',
+      `${token}: another request`,
+    );
+  }
+  // Its token found first: a retry naming another resource replays what the token began.
+  assert.equal((await again('elsewhere', 'ctok-3', 'h')).kind, 'replayed');
+  // A new token on a resource that exists: decided, AlreadyExists, not a replay.
+  const taken = await again('c1', 'ctok-new', 'h');
+  assert.equal(taken.kind === 'started' && taken.operation.errorCode, 'AlreadyExists');
+
+  // Reopened, nothing held in memory but what came after the batch: an indexed token still replays.
+  await store.close();
+  const reopened = await openSqliteStore(path, { clientTokenBatch: BATCH });
+  t.after(() => reopened.close());
+  const replayed = await reopened.completeOperation(completing('c5', 'ctok-5'), 'h', createOf('c5'));
+  assert.equal(replayed.kind === 'replayed' && replayed.operation.requestToken, firsts[5]!.requestToken);
 });

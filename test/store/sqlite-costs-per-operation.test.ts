@@ -62,22 +62,22 @@ const name = (i: number) => `r${String(i).padStart(2, '0')}`;
  * The ceilings are the figures measured at 51e0225, less the client-token index's frame (migration 20),
  * and a delete's PRAGMA data_version (its token lookup reads what other connections committed first);
  * then less the resource_counts frame, plus the look at the counts' changes held in memory (migration
- * 21, resource-counts.ts); then less one statement a mutation, since whether an operation is in
- * progress on the resource and the resource's row are looked up in one (lookBefore). A record-backed
+ * 21, resource-counts.ts); then less two statements a mutation, since its client token (when not
+ * held in memory), whether an operation is in progress on the resource and the resource's row are
+ * looked up in one statement (lookBefore). A record-backed
  * mutation is one transaction;
  * what its statements are for:
  * - create: PRAGMA data_version (whether another connection committed: if not, the default version
- *   checked against and the counts' holder are known in memory; once per group commit), client-token
- *   lookup (a replay answers the earlier operation), no active operation on the identifier and no
- *   resource with it (one statement), the operation inserted (already SUCCESS), the resource
- *   inserted, whether the group changed any count (a table in memory, once per group) = 6
- *   statements, 2 writes.
+ *   checked against and the counts' holder are known in memory; once per group commit), one look: the
+ *   client token (a replay answers the earlier operation), no active operation on the identifier, no
+ *   resource with it; the operation inserted (already SUCCESS), the resource inserted, whether the
+ *   group changed any count (a table in memory, once per group) = 5 statements, 2 writes.
  * - update: the engine reads the resource first (outside the transaction, to patch it); then as a
- *   create, the resource replaced instead of inserted = 7 statements, 2 writes.
+ *   create, the resource replaced instead of inserted = 6 statements, 2 writes.
  * - delete: the engine reads the resource and its referrers first (outside); then PRAGMA data_version,
- *   client token, active operation and resource (one statement), referrers again (inside, where they
- *   cannot change), the operation inserted, the resource, its references and its additional
- *   identifiers deleted, and the counts' look = 11 statements, 4 writes.
+ *   the look (client token, active operation, resource), referrers again (inside, where they cannot
+ *   change), the operation inserted, the resource, its references and its additional identifiers
+ *   deleted, and the counts' look = 10 statements, 4 writes.
  * - read: the resource = 1 statement.
  * Each written row costs a page (a WAL frame) per b-tree it is in: an operation is in operations and
  * its request_token key (sqlite_autoindex_operations_1) — its client token reaches the token index
@@ -93,11 +93,11 @@ const CASES: Record<string, Case> = {
     desired: (i) => ({ Name: name(i), Size: 'M', Color: 'blue', Count: i }),
     patch: () => [{ op: 'replace', path: '/Color', value: 'red' }],
     ceilings: {
-      create: { statements: 6, writes: 2, transactions: 1, walFrames: 24 },
+      create: { statements: 5, writes: 2, transactions: 1, walFrames: 24 },
       read: { statements: 1, writes: 0, transactions: 0, walFrames: 0 },
       // 27: 3 each, 2 more operations pages (a leaf split) and page 1 once.
-      update: { statements: 7, writes: 2, transactions: 1, walFrames: 27 },
-      delete: { statements: 11, writes: 4, transactions: 1, walFrames: 26 },
+      update: { statements: 6, writes: 2, transactions: 1, walFrames: 27 },
+      delete: { statements: 10, writes: 4, transactions: 1, walFrames: 26 },
     },
   },
   // The engine looks the Arn up before the transaction (an early AlreadyExists) and the store again inside
@@ -118,11 +118,11 @@ const CASES: Record<string, Case> = {
     desired: (i) => ({ Name: name(i), Arn: `arn:costs:${name(i)}`, Color: 'blue' }),
     patch: () => [{ op: 'replace', path: '/Color', value: 'red' }],
     ceilings: {
-      create: { statements: 10, writes: 4, transactions: 1, walFrames: 42 },
+      create: { statements: 9, writes: 4, transactions: 1, walFrames: 42 },
       read: { statements: 1, writes: 0, transactions: 0, walFrames: 0 },
       // 42: each operation row keeps who asked (requested_by, the token's id), so one more leaf split.
-      update: { statements: 10, writes: 4, transactions: 1, walFrames: 42 },
-      delete: { statements: 11, writes: 4, transactions: 1, walFrames: 40 },
+      update: { statements: 9, writes: 4, transactions: 1, walFrames: 42 },
+      delete: { statements: 10, writes: 4, transactions: 1, walFrames: 40 },
     },
   },
   // Sealing changes what a row holds, not how many are written: the same statements as plain.
@@ -140,11 +140,11 @@ const CASES: Record<string, Case> = {
     desired: (i) => ({ Name: name(i), Password: `secret-${name(i)}`, Color: 'blue' }),
     patch: (i) => [{ op: 'replace', path: '/Password', value: `rotated-${name(i)}` }],
     ceilings: {
-      create: { statements: 6, writes: 2, transactions: 1, walFrames: 24 },
+      create: { statements: 5, writes: 2, transactions: 1, walFrames: 24 },
       read: { statements: 1, writes: 0, transactions: 0, walFrames: 0 },
       // 26: as additional identifier's, one more leaf split with requested_by in each operation row.
-      update: { statements: 7, writes: 2, transactions: 1, walFrames: 26 },
-      delete: { statements: 11, writes: 4, transactions: 1, walFrames: 26 },
+      update: { statements: 6, writes: 2, transactions: 1, walFrames: 26 },
+      delete: { statements: 10, writes: 4, transactions: 1, walFrames: 26 },
     },
   },
 };

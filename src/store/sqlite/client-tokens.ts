@@ -24,6 +24,9 @@ import type Database from 'better-sqlite3';
 export const INDEX_AFTER = 32_768;
 export const INDEX_EVERY_MS = 10_000;
 
+/** The seq of the operation whose (indexed) client token is the one parameter; no row when none is. */
+export const INDEXED_TOKEN_SQL = 'SELECT seq FROM client_token_index WHERE client_token = ?';
+
 export class ClientTokens {
   /** Token → seq of its operation, for the operations after the watermark. */
   private readonly tail = new Map<string, number>();
@@ -65,7 +68,16 @@ export class ClientTokens {
 
   /** The seq of the operation that used `token`, if one did. */
   seqOf(token: string): number | undefined {
-    return this.tail.get(token) ?? this.sql.indexed.get(token);
+    return this.held(token) ?? this.sql.indexed.get(token);
+  }
+
+  /**
+   * The seq of the operation that used `token`, if it is held here (after the watermark); the others
+   * are in the index, found by {@link INDEXED_TOKEN_SQL} (a lookup the store may make part of a
+   * statement of its own).
+   */
+  held(token: string): number | undefined {
+    return this.tail.get(token);
   }
 
   /** An operation just inserted (in the group being run) used `token`. */
@@ -149,9 +161,7 @@ function statements(db: Database.Database) {
     between: db.prepare<[number, number]>(
       'SELECT client_token, seq FROM operations WHERE seq > ? AND seq <= ? AND client_token IS NOT NULL',
     ),
-    indexed: db
-      .prepare<[string], number>('SELECT seq FROM client_token_index WHERE client_token = ?')
-      .pluck(),
+    indexed: db.prepare<[string], number>(INDEXED_TOKEN_SQL).pluck(),
     // In token order: the index's pages are filled left to right.
     index: db.prepare<[number, number]>(
       // Another process may have indexed some of them already.

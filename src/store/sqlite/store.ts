@@ -101,7 +101,7 @@ import { MIGRATIONS, migrate } from './migrations.js';
 import type { AuditChainHead, AuditEntry, AuditFilter, AuditLink } from '../types.js';
 import { SqliteAuditTrail } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
-import { ClientTokens, INDEX_EVERY_MS } from './client-tokens.js';
+import { ClientTokens, INDEX_EVERY_MS, INDEXED_TOKEN_SQL } from './client-tokens.js';
 import { FLUSH_EVERY_MS, ResourceCounts } from './resource-counts.js';
 import { ReadBatch } from './read-batch.js';
 import type { SpanContext } from '@opentelemetry/api';
@@ -964,17 +964,61 @@ export class SqliteStore implements Store {
       this.tokens.add(operation.clientToken, Number(inserted.lastInsertRowid));
   }
 
+  /**
+   * What complete() reads before it writes, in the order it decides by: the operation that used the
+   * client token before (a replay, or a mismatch), then (the default version checked) the operation in
+   * progress on the resource and the resource's row. A token not held in memory, the operation in
+   * progress and the row are looked up in one statement (lookBefore): a statement's own cost (binding,
+   * stepping, a row built) is a good part of a lookup's by key.
+   */
+  private lookBefore(
+    operation: OperationRecord,
+    requestHash: string | null,
+  ): { earlier: BeginResult } | { active?: string; row?: ResourceRow } {
+    const { typeName, identifier, clientToken } = operation;
+    if (identifier === undefined) {
+      const earlier = this.checkToken(operation, requestHash);
+      if (earlier) return { earlier };
+      this.checkDefault(operation);
+      return {};
+    }
+    let unheld: string | null = null;
+    if (clientToken !== undefined) {
+      // Inside a group: once per group, what other connections committed is read in first.
+      if (!this.defaultsSynced) this.syncDefaults();
+      const held = this.tokens.held(clientToken);
+      const earlier = held === undefined ? undefined : this.earlierOf(held, requestHash);
+      if (earlier) return { earlier };
+      if (held === undefined) unheld = clientToken;
+    }
+    const look = this.sql.lookBefore.get(unheld, typeName, identifier, typeName, identifier)!;
+    const earlier = look.token_seq === null ? undefined : this.earlierOf(look.token_seq, requestHash);
+    if (earlier) return { earlier };
+    this.checkDefault(operation);
+    return {
+      ...(look.active_token !== null ? { active: look.active_token } : {}),
+      ...(look.type_name !== null ? { row: look as ResourceRow } : {}),
+    };
+  }
+
+  /** The operation of `seq`, which used a client token, as the earlier one (replayed or mismatched). */
+  private earlierOf(seq: number, requestHash: string | null): BeginResult | undefined {
+    const earlier = this.sql.getToken.get(seq);
+    return (
+      earlier && {
+        kind: earlier.request_hash === requestHash ? 'replayed' : 'token-mismatch',
+        operation: toOperationRecord(earlier),
+      }
+    );
+  }
+
   /** A client token used before: the earlier operation (replayed or mismatched); undefined otherwise. */
   private checkToken(operation: OperationRecord, requestHash: string | null): BeginResult | undefined {
     if (operation.clientToken === undefined) return undefined;
     // Inside a group: once per group, what other connections committed is read in first.
     if (!this.defaultsSynced) this.syncDefaults();
-    const earlier = this.tokenRow(operation.clientToken);
-    if (!earlier) return undefined;
-    return {
-      kind: earlier.request_hash === requestHash ? 'replayed' : 'token-mismatch',
-      operation: toOperationRecord(earlier),
-    };
+    const seq = this.tokens.seqOf(operation.clientToken);
+    return seq === undefined ? undefined : this.earlierOf(seq, requestHash);
   }
 
   /** Applies an operation's resource change, inside the operation's transaction. */
@@ -1118,22 +1162,11 @@ export class SqliteStore implements Store {
         requestHash: string | null,
         decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion,
       ): BeginResult => {
-        const earlier = this.checkToken(operation, requestHash);
-        if (earlier) return earlier;
-        this.checkDefault(operation);
+        const look = this.lookBefore(operation, requestHash);
+        if ('earlier' in look) return look.earlier;
+        if (look.active !== undefined) return { kind: 'conflict', activeRequestToken: look.active };
         const identifier = operation.identifier;
-        let row: ResourceRow | undefined;
-        if (identifier !== undefined) {
-          // The operation in progress on the resource and the resource itself: one statement.
-          const look = this.sql.lookBefore.get(
-            operation.typeName,
-            identifier,
-            operation.typeName,
-            identifier,
-          )!;
-          if (look.active_token !== null) return { kind: 'conflict', activeRequestToken: look.active_token };
-          if (look.type_name !== null) row = look as ResourceRow;
-        }
+        const row = look.row;
         const referrers =
           operation.operation === 'DELETE' && identifier !== undefined
             ? this.sql.refsTo
@@ -1363,13 +1396,14 @@ function prepareStatements(db: Database.Database) {
     getOperation: db.prepare<[string], OperationRow>(
       `SELECT ${OPERATION_COLUMNS} FROM operations WHERE request_token = ?`,
     ),
-    // What complete() looks at before it writes: the operation in progress on the resource, if any
-    // (the one-active index's own condition, so that the index answers it), and the resource's row, its
-    // columns NULL when there is none. Two lookups, one statement: a statement's own cost (binding,
-    // stepping, a row built) is a good part of a lookup's by primary key. Its type and identifier are
-    // given twice (anonymous parameters: numbered ones are not bound positionally).
-    lookBefore: db.prepare<[string, string, string, string], LookBeforeRow>(
-      `SELECT (SELECT request_token FROM operations
+    // What complete() looks at before it writes (see lookBefore): the operation that used a client
+    // token (NULL: none, or no token asked), the operation in progress on the resource (the one-active
+    // index's own condition, so that the index answers it), and the resource's row, its columns NULL
+    // when there is none. The type and identifier are given twice (anonymous parameters: numbered ones
+    // are not bound positionally).
+    lookBefore: db.prepare<[string | null, string, string, string, string], LookBeforeRow>(
+      `SELECT (${INDEXED_TOKEN_SQL}) AS token_seq,
+              (SELECT request_token FROM operations
                  WHERE type_name = ? AND identifier = ? AND status IN ${ACTIVE_SQL} AND identifier IS NOT NULL)
                 AS active_token,
               r.type_name, r.identifier, r.properties_json, r.sealed, r.created_at, r.updated_at,
@@ -1472,8 +1506,11 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-/** lookBefore's row: the active operation's request token, and the resource's columns (all NULL: none). */
-type LookBeforeRow = { active_token: string | null } & {
+/**
+ * lookBefore's row: the seq of the operation that used the client token, the active operation's request
+ * token, and the resource's columns (all NULL: none).
+ */
+type LookBeforeRow = { token_seq: number | null; active_token: string | null } & {
   [K in keyof ResourceRow]: ResourceRow[K] | null;
 };
 
