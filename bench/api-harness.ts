@@ -21,6 +21,11 @@ export const DURATION_S = Number(process.env.DURATION_S ?? 5);
 export const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 3));
 export const WARMUP_S = Number(process.env.WARMUP_S ?? 2);
 export const CLIENTS = Number(process.env.CLIENTS ?? 16);
+/**
+ * The Typeplane server's entry: its TypeScript through tsx by default; with DIST=1, dist/ as built
+ * (`npm run build` first), whose CPU profiles name Typeplane's lines (tsx's output is one line a module).
+ */
+export const TYPEPLANE_MAIN = process.env.DIST === '1' ? 'dist/cli/main.js' : 'src/cli/main.ts';
 
 export const root = fileURLToPath(new URL('../', import.meta.url));
 /** The Typeplane server's admin token (TYPEPLANE_ADMIN_TOKEN), sent by every client. */

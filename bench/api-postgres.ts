@@ -9,6 +9,7 @@
  *                                     POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test: where the
  *                                     scratch databases are made; the role needs CREATEDB)
  *   PROFILE=1 npm run bench:api:pg  (also writes a --cpu-prof profile of the Typeplane server to a temp folder)
+ *   DIST=1 npm run bench:api:pg     (the Typeplane server runs dist/ as built, `npm run build` first)
  *
  * This process is the load generator; each server runs in a child process. PostgreSQL runs on this
  * machine too, so on 2 cores the servers, their backends and the load generator share them: the CPU
@@ -39,6 +40,7 @@ import {
   runMain,
   shareRow,
   startServer,
+  TYPEPLANE_MAIN,
   targetRow,
   tempDir,
   warmUp,
@@ -115,7 +117,7 @@ async function startTypeplane(database: string, typeFile: string): Promise<Serve
   }
   const server = await startServer(
     'typeplane',
-    'src/cli/main.ts',
+    TYPEPLANE_MAIN,
     [
       'serve',
       '--port',

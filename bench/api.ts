@@ -7,6 +7,8 @@
  *                                 NO_CLIENT_TOKENS=1: creates without client tokens)
  *   PROFILE=1 npm run bench:api  (also writes --cpu-prof profiles of each Typeplane server to a temp folder;
  *                                  the main thread's is the largest file, the other is tsx's loader thread)
+ *   DIST=1 npm run bench:api     (the Typeplane server runs dist/ as built, `npm run build` first: with
+ *                                  PROFILE=1, its profiles then name the lines of Typeplane's code)
  *
  * This process is the load generator (one keep-alive connection per client, a minimal HTTP/1.1 client); each
  * server runs in a child process so that it has a core of its own on a 2-core machine. The CPU that
@@ -21,6 +23,7 @@ import { encodeCursor } from '../src/store/cursor.js';
 import {
   CLIENTS,
   DURATION_S,
+  TYPEPLANE_MAIN,
   ROUNDS,
   WARMUP_S,
   TYPE_NAME,
@@ -69,7 +72,7 @@ function startTypeplane(dataDir: string, typeFile: string, profileName?: string)
   }
   return startServer(
     'typeplane',
-    'src/cli/main.ts',
+    TYPEPLANE_MAIN,
     [
       'serve',
       ...['--port', '0', '--data-dir', dataDir, '--types', typeFile, '--log-level', 'warn'],
