@@ -11,5 +11,6 @@ export {
   type UpgradePlan,
 } from './recipes.js';
 export { RECIPE_RULES, type RecipeRuleId } from './rules.js';
-export { isRecipeStack, RECIPE_PROVIDER_NAME, DEFAULT_ENVIRONMENT, DEFAULT_RECIPE } from './provider.js';
+export { RECIPE_PROVIDER_NAME, DEFAULT_ENVIRONMENT, DEFAULT_RECIPE } from './provider.js';
+export { isRecipeStack } from './instance-stack.js';
 export type { EnvironmentRecord } from './records.js';

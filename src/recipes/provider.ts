@@ -3,12 +3,10 @@
  * running the instance's recipe. Each instance has a stack of its own (named from the type and the
  * identifier). A new instance whose recipe needs nothing of a stack's records is made without it
  * (direct.ts): its resources made directly, its stack written when an update, an upgrade or a drift
- * check first needs it (adoptStack). Otherwise a handler starts (or, re-invoked, resumes) the stack's
+ * check first needs it (adoptStack, adopt.ts). Otherwise a handler starts (or, re-invoked, resumes) the stack's
  * deployment, waits a little for it, and answers IN_PROGRESS until it ends. Either way a crash between
  * two calls loses nothing: run again with the same client token, every operation begun replays.
  */
-import { hash } from 'node:crypto';
-import { callerOf } from '../auth/index.js';
 import type { Caller } from '../engine/index.js';
 import { isErrorCode, TypeplaneError, type ErrorCode } from '../errors.js';
 import type {
@@ -29,12 +27,22 @@ import {
   type DirectTemplate,
   type MadeResource,
   type StackState,
-  type StackView,
   type Stacks,
 } from '../stacks/index.js';
+import { adoptStack, deleteStackOf } from './adopt.js';
 import { makeDirect, removeMade, type DirectEngine, type Made } from './direct.js';
-import { applicationOf, environmentOf, underWriteOnly, type RecipeContext } from './context.js';
-import { bindRecipe, type Bound } from './bind.js';
+import {
+  bindInstance,
+  callerFor,
+  deploymentIdOf,
+  describedOrNone,
+  DONE,
+  engineCallerFor,
+  grantsOf,
+  stackNameOf,
+  versionOf,
+} from './instance-stack.js';
+import { environmentOf, underWriteOnly } from './context.js';
 import type { InstanceRecord, RecipeStore, RecipeVersion } from './records.js';
 import { outputTargets, RESULT, specOf, type OutputTarget } from './spec.js';
 import { loadRecipeTemplate } from './parsed.js';
@@ -68,52 +76,6 @@ interface Progress {
   direct?: true;
 }
 
-/** The instance's stack: one per (type, identifier), a name no template chooses by chance. */
-export function stackNameOf(typeName: string, identifier: string): string {
-  return `tp-recipe-${hash('sha256', `${typeName}\n${identifier}`, 'hex').slice(0, 32)}`;
-}
-
-/** Whether a stack name is one of an instance's (reserved: no one deploys to it directly). */
-export function isRecipeStack(name: string): boolean {
-  return name.startsWith('tp-recipe-');
-}
-
-/**
- * An instance's stack deploys as its recipe: admission policies see role `recipe` (and the instance's
- * stack); the instance's own create or update was reviewed as the token that asked for it.
- */
-export function callerFor(version: RecipeVersion): {
-  id: string;
-  types: string[];
-  role: string;
-  description: string;
-} {
-  return {
-    id: `recipe:${version.environment}/${version.typeName}/${version.name}@${version.version}`,
-    types: version.grants,
-    role: 'recipe',
-    description: `recipe ${version.name}@${version.version} of environment ${version.environment}`,
-  };
-}
-
-/** The stacks' authorizer for a recipe: it may use exactly the types it was registered with. */
-export function grantsOf(version: RecipeVersion): (typeNames: string[]) => void {
-  return (typeNames) => {
-    for (const t of typeNames)
-      if (!version.grants.includes(t))
-        throw new TypeplaneError(
-          'AccessDenied',
-          `recipe ${version.name}@${version.version} was registered to make ${version.grants.join(', ') || 'nothing'}, not ${t}; register it again`,
-        );
-  };
-}
-
-/** The engine's caller a recipe's own operations run as, for the instance's stack `stack`. */
-function engineCallerFor(version: RecipeVersion, stack: string): Caller {
-  const asked = callerFor(version);
-  return callerOf({ tokenId: asked.id, ...asked, stack });
-}
-
 /** The recipe a model names (`recipe.name`), else the environment's default one. */
 function recipeNameOf(model: Model): string {
   const recipe = model.recipe;
@@ -124,64 +86,14 @@ function recipeNameOf(model: Model): string {
     : DEFAULT_RECIPE;
 }
 
-/**
- * The template and parameters an instance's stack gets from `version` of its recipe: what a deploy
- * applies, and what an upgrade's plan shows (the same binding, so the plan is what will happen).
- */
-export function bindInstance(
-  type: ResourceType,
-  record: InstanceRecord,
-  version: RecipeVersion,
-  desired: Model,
-  /** Context text as parameters (bind.ts): one template text for many instances, analysed once. */
-  symbolic = false,
-): Bound {
-  const application = applicationOf(desired);
-  const recipe = desired.recipe;
-  const overrides =
-    typeof recipe === 'object' && recipe !== null && !Array.isArray(recipe)
-      ? (recipe as { parameters?: unknown }).parameters
-      : undefined;
-  const context: RecipeContext = {
-    resource: {
-      name: record.identifier,
-      id: `${type.typeName}/${record.identifier}`,
-      type: type.typeName,
-      properties: desired,
-    },
-    environment: { name: record.environment },
-    application: application !== undefined ? { name: application } : {},
-    recipe: { name: record.recipe, version: version.version },
-  };
-  return bindRecipe({
-    template: version.template,
-    type,
-    context,
-    defaults: version.parameters,
-    generated: record.generated,
-    overrides:
-      typeof overrides === 'object' && overrides !== null && !Array.isArray(overrides)
-        ? (overrides as Record<string, unknown>)
-        : {},
-    symbolic,
-  });
-}
-
 const FAILED_CREATE = new Set(['ROLLBACK_COMPLETE', 'CREATE_FAILED', 'ROLLBACK_FAILED']);
 const FAILED_UPDATE = new Set(['UPDATE_ROLLBACK_COMPLETE', 'UPDATE_ROLLBACK_FAILED', 'UPDATE_FAILED']);
-const DONE = new Set(['CREATE_COMPLETE', 'UPDATE_COMPLETE']);
 
 const failed = (code: ErrorCode, message: string): HandlerEvent => ({
   status: 'FAILED',
   errorCode: code,
   message,
 });
-
-/** A deployment's id derived from the instance's stack and the create's client token: the same when run again. */
-export function deploymentIdOf(stack: string, token: string): string {
-  const h = hash('sha256', `${stack}\n${token}`, 'hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-}
 
 /** Whether `done` settled within `ms`. */
 function within(done: Promise<void>, ms: number): Promise<boolean> {
@@ -192,31 +104,6 @@ function within(done: Promise<void>, ms: number): Promise<boolean> {
       timer = setTimeout(resolve, ms, false);
     }),
   ]).finally(() => clearTimeout(timer));
-}
-
-/** The recipe version `record` runs (or `version` of its recipe); one missing from the store is a failure. */
-async function versionOf(
-  records: RecipeStore,
-  record: InstanceRecord,
-  version = record.version,
-): Promise<RecipeVersion> {
-  const found = await records.getVersion(record.environment, record.typeName, record.recipe, version);
-  if (!found)
-    throw new TypeplaneError(
-      'InternalFailure',
-      `recipe ${record.recipe}@${version} of environment ${record.environment} is missing from the store`,
-    );
-  return found;
-}
-
-/** The stack named `name` as described, or undefined when there is none. */
-async function describedOrNone(stacks: Stacks, name: string): Promise<StackView | undefined> {
-  try {
-    return await stacks.describe(name);
-  } catch (e) {
-    if (e instanceof TypeplaneError && e.code === 'NotFound') return undefined;
-    throw e;
-  }
 }
 
 /** Where a recipe's outputs land in a type's model, by type and recipe document (both unchanging). */
@@ -957,142 +844,6 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     read: handle(read),
     list: handle(list),
   };
-}
-
-/**
- * The stack of an instance made without one (direct.ts), written now that something needs it (an
- * update, an upgrade, a drift check): the same bound template deployed with the create's deployment
- * id and stack id, adopting what was made (each recorded as made, with no engine call). Nothing is
- * deleted if it fails (no rollback, and its records are written only once it ended well, all in one
- * transaction). Answers the record as it now is (its stack written); an instance that has its stack
- * already is answered as it is. Several needs at once share one write here; on replicas, the second
- * to flush takes the first's stack. An instance whose deletion began is not adopted (NotFound), and a
- * stack written as its deletion began is deleted again.
- */
-export async function adoptStack(
-  runtime: Pick<RecipeRuntime, 'stacks' | 'records'>,
-  type: ResourceType,
-  record: InstanceRecord,
-): Promise<InstanceRecord> {
-  if (!record.direct) return record;
-  // Two first needs at once here (a drift check and an upgrade plan) share one write.
-  let running = adopting.get(runtime.records);
-  if (!running) adopting.set(runtime.records, (running = new Map()));
-  const key = `${record.typeName}\0${record.identifier}`;
-  const shared = running.get(key);
-  if (shared) return shared;
-  const adoption = adoptOnce(runtime, type, record).finally(() => running.delete(key));
-  running.set(key, adoption);
-  return adoption;
-}
-
-/** Adoptions in progress in this process, by records store, then instance. */
-const adopting = new WeakMap<object, Map<string, Promise<InstanceRecord>>>();
-
-async function adoptOnce(
-  runtime: Pick<RecipeRuntime, 'stacks' | 'records'>,
-  type: ResourceType,
-  record: InstanceRecord,
-): Promise<InstanceRecord> {
-  if (record.phase === 'deleting') throw beingDeleted(type, record);
-  const version = await versionOf(runtime.records, record);
-  const existing = await describedOrNone(runtime.stacks, record.stack);
-  ownStack(type, record, existing);
-  if (!existing) {
-    try {
-      await writeAdopted(runtime, type, record, version);
-    } catch (e) {
-      // Another replica wrote it first: the same stack (its create's stack id) is as good as ours.
-      if (!(e instanceof TypeplaneError && e.code === 'ResourceConflict')) throw e;
-      const now = await describedOrNone(runtime.stacks, record.stack);
-      if (!now) throw e;
-      ownStack(type, record, now);
-    }
-  }
-  // Read again: another call may have written the stack, and the record, meanwhile; or the instance's
-  // deletion began, and may have looked for the stack before it was written: it goes again here.
-  for (let attempt = 1; ; attempt++) {
-    const now = await runtime.records.getInstance(record.typeName, record.identifier);
-    if (!now || now.record.phase === 'deleting') {
-      await deleteStackOf(runtime.stacks, record, version);
-      throw beingDeleted(type, record);
-    }
-    if (!now.record.direct) return now.record;
-    const written: InstanceRecord = { ...now.record };
-    delete written.direct;
-    if (await runtime.records.swapInstance(written, now.writtenBy)) return written;
-    if (attempt === 3)
-      throw new TypeplaneError(
-        'ResourceConflict',
-        `${type.typeName} ${record.identifier} kept changing while its stack was written; ask again`,
-      );
-  }
-}
-
-/**
- * Delete an instance's stack as its recipe: the id of that deletion, or of one begun meanwhile (by
- * the instance's deletion, or by an adoption that found it begun), or undefined once it is gone.
- */
-async function deleteStackOf(
-  stacks: Stacks,
-  record: InstanceRecord,
-  version: RecipeVersion,
-): Promise<string | undefined> {
-  try {
-    return (await stacks.delete(record.stack, grantsOf(version), callerFor(version))).deploymentId;
-  } catch (e) {
-    if (!(e instanceof TypeplaneError && (e.code === 'ResourceConflict' || e.code === 'NotFound'))) throw e;
-    return (await describedOrNone(stacks, record.stack))?.deploymentId;
-  }
-}
-
-function beingDeleted(type: ResourceType, record: InstanceRecord): TypeplaneError {
-  return new TypeplaneError('NotFound', `${type.typeName} ${record.identifier} is being deleted`);
-}
-
-/** A stack written meanwhile by another call is this instance's (its create's stack id): anything else is refused, never taken for it. */
-function ownStack(type: ResourceType, record: InstanceRecord, stack: StackView | undefined): void {
-  if (stack && stack.stackId !== record.direct!.stackId)
-    throw new TypeplaneError(
-      'ResourceConflict',
-      `stack ${record.stack} of ${type.typeName} ${record.identifier} is not the one its create made (${stack.stackId}); delete the instance and create it again`,
-    );
-}
-
-/** The buffered deployment that writes the stack from what was made: nothing is deleted if it fails. */
-async function writeAdopted(
-  runtime: Pick<RecipeRuntime, 'stacks'>,
-  type: ResourceType,
-  record: InstanceRecord,
-  version: RecipeVersion,
-): Promise<void> {
-  const direct = record.direct!;
-  const bound = bindInstance(type, record, version, direct.asked);
-  const run = await runtime.stacks.deployBuffered(record.stack, bound.text, bound.parameters, {
-    deploymentId: direct.deploymentId,
-    authorize: grantsOf(version),
-    caller: callerFor(version),
-    adopt: {
-      stackId: direct.stackId,
-      resources: Object.fromEntries(
-        direct.made.map((m) => [m.logicalId, { identifier: m.identifier, model: m.model }]),
-      ),
-    },
-    noRollback: true,
-  });
-  await run.done;
-  const ended = await run.state();
-  if (!ended || ended.deploymentId !== undefined)
-    throw new TypeplaneError(
-      'ServiceInternalError',
-      `the stack of ${type.typeName} ${record.identifier} was not written (this server stops): ask again`,
-    );
-  if (!DONE.has(ended.status))
-    throw new TypeplaneError(
-      'InternalFailure',
-      `the stack of ${type.typeName} ${record.identifier} could not be written from what its recipe made: ${ended.statusReason ?? ended.status}`,
-    );
-  await run.flush();
 }
 
 function setPath(model: Model, path: string[], value: unknown): void {

@@ -14,14 +14,12 @@ import { MASK, type PlannedChange, type ResourceDrift, type Stacks } from '../st
 import type { Store } from '../store/types.js';
 import { checkRecipe } from './check.js';
 import { loadRecipeTemplate } from './parsed.js';
+import { adoptStack } from './adopt.js';
+import { bindInstance, callerFor, grantsOf } from './instance-stack.js';
 import {
-  adoptStack,
-  bindInstance,
-  callerFor,
   createRecipeProvider,
   DEFAULT_ENVIRONMENT,
   DEFAULT_RECIPE,
-  grantsOf,
   TEMPLATE_KIND,
   type RecipeRuntime,
 } from './provider.js';

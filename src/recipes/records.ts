@@ -73,7 +73,7 @@ export interface InstanceRecord {
   createdBy: string;
   /**
    * Made without a stack (direct.ts), whose stack is not written yet: what was asked, what was made,
-   * and the deployment id and stack id the stack is to be written with (provider.ts, adopt).
+   * and the deployment id and stack id the stack is to be written with (adopt.ts).
    */
   direct?: {
     deploymentId: string;

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { eachStoreService } from '../helpers/each-store.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { settle, type Api } from '../helpers/service.js';
-import { stackNameOf } from '../../src/recipes/provider.js';
+import { stackNameOf } from '../../src/recipes/instance-stack.js';
 import { RecipeStore, type InstanceRecord } from '../../src/recipes/records.js';
 import { createSealer } from '../../src/secrets/sealer.js';
 import { BOX_TYPE, LOGIN_TYPE, RECIPE, registerSampleTypes, SAMPLE_TYPE } from './fixtures.js';

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { InstanceRecord, RecipeVersion } from '../../src/recipes/records.js';
-import { bindInstance } from '../../src/recipes/provider.js';
+import { bindInstance } from '../../src/recipes/instance-stack.js';
 import type { MadeResource } from '../../src/stacks/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { BOX_TYPE, LOGIN_TYPE, RECIPE_PARAMETERS, registerSampleTypes, SAMPLE_TYPE } from './fixtures.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { eachStoreService, type StoreService } from '../helpers/each-store.js';
 import { heldProvider } from '../helpers/providers.js';
 import { settle, type Api } from '../helpers/service.js';
-import { stackNameOf } from '../../src/recipes/provider.js';
+import { stackNameOf } from '../../src/recipes/instance-stack.js';
 import { BOX_TYPE, LOGIN_TYPE, RECIPE, registerSampleTypes, SAMPLE_TYPE } from './fixtures.js';
 
 const enc = encodeURIComponent;

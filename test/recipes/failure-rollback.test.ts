@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { eachStoreService } from '../helpers/each-store.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { settle, type Api } from '../helpers/service.js';
-import { stackNameOf } from '../../src/recipes/provider.js';
+import { stackNameOf } from '../../src/recipes/instance-stack.js';
 import {
   BOX_TYPE,
   judgeDatabases,

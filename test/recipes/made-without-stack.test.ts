@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { eachStoreService, serviceOn } from '../helpers/each-store.js';
 import { PG_URL, pgSkip } from '../helpers/postgres.js';
 import { settle, startTestService, type Api } from '../helpers/service.js';
-import { stackNameOf } from '../../src/recipes/provider.js';
+import { stackNameOf } from '../../src/recipes/instance-stack.js';
 import {
   BOX_TYPE,
   judgeDatabases,

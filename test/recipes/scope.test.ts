@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { api, settle, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { PG_URL, dropSchema, pgSkip } from '../helpers/postgres.js';
-import { stackNameOf } from '../../src/recipes/provider.js';
+import { stackNameOf } from '../../src/recipes/instance-stack.js';
 import { BOX, BOX_TYPE, LOGIN, LOGIN_TYPE, RECIPE, SAMPLE_MANIFEST, SAMPLE_TYPE } from './fixtures.js';
 
 const enc = encodeURIComponent;

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { api, spawnServer, tempDir, type Api } from '../helpers/service.js';
 import { stopServer } from '../faults/helpers.js';
 import { PG_URL, dropSchema, pgQuery, pgSkip } from '../helpers/postgres.js';
-import { stackNameOf } from '../../src/recipes/provider.js';
+import { stackNameOf } from '../../src/recipes/instance-stack.js';
 import { RecipeStore } from '../../src/recipes/records.js';
 import { createSealer } from '../../src/secrets/sealer.js';
 import { openPostgresStore, openSqliteStore } from '../../src/store/index.js';

@@ -24,7 +24,7 @@ import {
   NOTE_TYPE as NOTE,
   until,
 } from '../helpers/slow-notes.js';
-import { stackNameOf } from '../../src/recipes/provider.js';
+import { stackNameOf } from '../../src/recipes/instance-stack.js';
 import { SAMPLE_MANIFEST, SAMPLE_TYPE } from './fixtures.js';
 
 const enc = encodeURIComponent;
