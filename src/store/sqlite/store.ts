@@ -965,11 +965,11 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * What complete() reads before it writes, in the order it decides by: the operation that used the
-   * client token before (a replay, or a mismatch), then (the default version checked) the operation in
-   * progress on the resource and the resource's row. A token not held in memory, the operation in
-   * progress and the row are looked up in one statement (lookBefore): a statement's own cost (binding,
-   * stepping, a row built) is a good part of a lookup's by key.
+   * What an operation's first write (complete, begin) reads first, in the order it decides by: the
+   * operation that used the client token before (a replay, or a mismatch), then (the default version
+   * checked) the operation in progress on the resource and the resource's row. A token not held in
+   * memory, the operation in progress and the row are looked up in one statement (lookBefore): a
+   * statement's own cost (binding, stepping, a row built) is a good part of a lookup's by key.
    */
   private lookBefore(
     operation: OperationRecord,
@@ -1133,16 +1133,18 @@ export class SqliteStore implements Store {
         lease: { owner: string; until: Date } | null,
         precondition?: (current: StoredResource | undefined) => void,
       ): BeginResult => {
-        const earlier = this.checkToken(operation, requestHash);
-        if (earlier) return earlier;
-        this.checkDefault(operation);
-        if (operation.identifier !== undefined && ACTIVE.has(operation.status)) {
-          const active = this.sql.getActive.get(operation.typeName, operation.identifier);
-          if (active) return { kind: 'conflict', activeRequestToken: active.request_token };
-        }
-        if (precondition && operation.identifier !== undefined) {
-          const row = this.sql.getResource.get(operation.typeName, operation.identifier);
-          precondition(row && toStoredResource(row));
+        const active = ACTIVE.has(operation.status);
+        if (operation.identifier !== undefined && (active || precondition)) {
+          // The token, the operation in progress and the resource, in one statement (see lookBefore).
+          const look = this.lookBefore(operation, requestHash);
+          if ('earlier' in look) return look.earlier;
+          if (active && look.active !== undefined)
+            return { kind: 'conflict', activeRequestToken: look.active };
+          precondition?.(look.row && toStoredResource(look.row));
+        } else {
+          const earlier = this.checkToken(operation, requestHash);
+          if (earlier) return earlier;
+          this.checkDefault(operation);
         }
         const inserted = this.sql.insertOperation.run(
           ...insertValues(
@@ -1396,7 +1398,7 @@ function prepareStatements(db: Database.Database) {
     getOperation: db.prepare<[string], OperationRow>(
       `SELECT ${OPERATION_COLUMNS} FROM operations WHERE request_token = ?`,
     ),
-    // What complete() looks at before it writes (see lookBefore): the operation that used a client
+    // What an operation's first write looks at (see lookBefore): the operation that used a client
     // token (NULL: none, or no token asked), the operation in progress on the resource (the one-active
     // index's own condition, so that the index answers it), and the resource's row, its columns NULL
     // when there is none. The type and identifier are given twice (anonymous parameters: numbered ones
