@@ -27,12 +27,18 @@ export function tempDir(t: TestContext, prefix = 'typeplane-store-'): string {
   return dir;
 }
 
-/** A store on a fresh file (closed when the test ends), and the file's path. */
+/**
+ * A store on a fresh file (closed when the test ends), and the file's path. Its close is registered
+ * before its folder's removal: a test's `after` hooks run in the order they were added, and a store
+ * still open while its folder goes (its counts flushed on their clock, its checkpointer thread) can
+ * write a file into it meanwhile (ENOTEMPTY).
+ */
 export async function freshStore(t: TestContext): Promise<{ store: SqliteStore; path: string; dir: string }> {
+  const opened: { store?: SqliteStore } = {};
+  t.after(() => opened.store?.close());
   const dir = tempDir(t);
   const path = join(dir, 'state', 'typeplane.db');
-  const store = await openSqliteStore(path);
-  t.after(() => store.close());
+  const store = (opened.store = await openSqliteStore(path));
   return { store, path, dir };
 }
 
@@ -55,14 +61,15 @@ export async function freshSpec(t: TestContext, kind: StoreKind): Promise<StoreS
   return { kind, url: PG_URL, schema };
 }
 
-/** A fresh store of `kind`, closed when the test ends, and where it is. */
+/** A fresh store of `kind`, closed when the test ends (before its place is removed, see freshStore), and where it is. */
 export async function freshStoreOf(
   t: TestContext,
   kind: StoreKind,
 ): Promise<{ store: Store; spec: StoreSpec }> {
+  const opened: { store?: Store } = {};
+  t.after(() => opened.store?.close());
   const spec = await freshSpec(t, kind);
-  const store = await openSpec(spec);
-  t.after(() => store.close());
+  const store = (opened.store = await openSpec(spec));
   return { store, spec };
 }
 
