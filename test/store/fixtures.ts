@@ -18,6 +18,7 @@ import {
   type StoredType,
 } from '../../src/store/index.js';
 import { PG_URL, freshSchema, pgSkip } from '../helpers/postgres.js';
+import { meterStatements, type StatementMeter } from '../helpers/sqlite-meter.js';
 import type { ResourceType } from '../../src/schema/index.js';
 
 /** A fresh directory, removed when the test ends. */
@@ -40,6 +41,22 @@ export async function freshStore(t: TestContext): Promise<{ store: SqliteStore; 
   const path = join(dir, 'state', 'typeplane.db');
   const store = (opened.store = await openSqliteStore(path));
   return { store, path, dir };
+}
+
+/**
+ * A store on a fresh file whose statements are counted from its opening (`meter`), holding one type
+ * (Acme::Test::Thing) and one resource of it (`made`); what those took is already taken.
+ */
+export async function meteredStore(t: TestContext): Promise<{ store: SqliteStore; meter: StatementMeter }> {
+  const path = join(tempDir(t), 'typeplane.db');
+  const meter = meterStatements(path, new Set());
+  t.after(() => meter.stop());
+  const store = await openSqliteStore(path);
+  t.after(() => store.close());
+  await store.putType(storedType('Acme::Test::Thing'));
+  await createResource(store, 'made');
+  meter.take();
+  return { store, meter };
 }
 
 export type StoreKind = 'sqlite' | 'postgresql';

@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openSqliteStore } from '../../src/store/index.js';
 import { ReadBatch } from '../../src/store/sqlite/read-batch.js';
-import { meterStatements } from '../helpers/sqlite-meter.js';
-import { createResource, storedType, tempDir } from './fixtures.js';
+import { createResource, meteredStore, storedType, tempDir } from './fixtures.js';
 
 test('reads asked in one turn run after it, together and in order, each answered on its own', async () => {
   const batch = new ReadBatch();
@@ -68,14 +67,7 @@ test("the store's reads see what was committed before they ran, and one asked ju
 });
 
 test("the store's point reads of one turn run after it, one after another, with nothing between them", async (t) => {
-  const path = join(tempDir(t), 'typeplane.db');
-  const meter = meterStatements(path, new Set());
-  t.after(() => meter.stop());
-  const store = await openSqliteStore(path);
-  t.after(() => store.close());
-  await store.putType(storedType('Acme::Test::Thing'));
-  await createResource(store, 'made');
-  meter.take();
+  const { store, meter } = await meteredStore(t);
   const reads = [
     store.getResourceJson('Acme::Test::Thing', 'made'),
     store.getResource('Acme::Test::Thing', 'made'),
