@@ -969,14 +969,16 @@ export class SqliteStore implements Store {
    * operation that used the client token before (a replay, or a mismatch), then (the default version
    * checked) the operation in progress on the resource and the resource's row. A token not held in
    * memory, the operation in progress and the row are looked up in one statement (lookBefore): a
-   * statement's own cost (binding, stepping, a row built) is a good part of a lookup's by key.
+   * statement's own cost (binding, stepping, a row built) is a good part of a lookup's by key. Without
+   * `look` (or an identifier), only the token is read.
    */
   private lookBefore(
     operation: OperationRecord,
     requestHash: string | null,
+    look = true,
   ): { earlier: BeginResult } | { active?: string; row?: ResourceRow } {
     const { typeName, identifier, clientToken } = operation;
-    if (identifier === undefined) {
+    if (!look || identifier === undefined) {
       const earlier = this.checkToken(operation, requestHash);
       if (earlier) return { earlier };
       this.checkDefault(operation);
@@ -991,13 +993,13 @@ export class SqliteStore implements Store {
       if (earlier) return { earlier };
       if (held === undefined) unheld = clientToken;
     }
-    const look = this.sql.lookBefore.get(unheld, typeName, identifier, typeName, identifier)!;
-    const earlier = look.token_seq === null ? undefined : this.earlierOf(look.token_seq, requestHash);
+    const row = this.sql.lookBefore.get(unheld, typeName, identifier, typeName, identifier)!;
+    const earlier = row.token_seq === null ? undefined : this.earlierOf(row.token_seq, requestHash);
     if (earlier) return { earlier };
     this.checkDefault(operation);
     return {
-      ...(look.active_token !== null ? { active: look.active_token } : {}),
-      ...(look.type_name !== null ? { row: look as ResourceRow } : {}),
+      ...(row.active_token !== null ? { active: row.active_token } : {}),
+      ...(row.type_name !== null ? { row: row as ResourceRow } : {}),
     };
   }
 
@@ -1134,18 +1136,12 @@ export class SqliteStore implements Store {
         precondition?: (current: StoredResource | undefined) => void,
       ): BeginResult => {
         const active = ACTIVE.has(operation.status);
-        if (operation.identifier !== undefined && (active || precondition)) {
-          // The token, the operation in progress and the resource, in one statement (see lookBefore).
-          const look = this.lookBefore(operation, requestHash);
-          if ('earlier' in look) return look.earlier;
-          if (active && look.active !== undefined)
-            return { kind: 'conflict', activeRequestToken: look.active };
-          precondition?.(look.row && toStoredResource(look.row));
-        } else {
-          const earlier = this.checkToken(operation, requestHash);
-          if (earlier) return earlier;
-          this.checkDefault(operation);
-        }
+        const identified = operation.identifier !== undefined;
+        // The operation in progress and the resource are read only when they are to be checked.
+        const look = this.lookBefore(operation, requestHash, identified && (active || !!precondition));
+        if ('earlier' in look) return look.earlier;
+        if (active && look.active !== undefined) return { kind: 'conflict', activeRequestToken: look.active };
+        if (precondition && identified) precondition(look.row && toStoredResource(look.row));
         const inserted = this.sql.insertOperation.run(
           ...insertValues(
             params,
