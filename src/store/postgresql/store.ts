@@ -1982,12 +1982,8 @@ function insertValues(
   leaseOwner: string | null,
   leaseUntil: string | null,
   changesLock: string,
-  resourceChange: string | null = null,
 ): unknown[] {
-  return insertRowValues(
-    operationRow(params, requestHash, leaseOwner, leaseUntil, resourceChange),
-    changesLock,
-  );
+  return insertRowValues(operationRow(params, requestHash, leaseOwner, leaseUntil), changesLock);
 }
 
 /** INSERT_OPERATION's values for `row`. */
