@@ -40,18 +40,25 @@ export function removeAtExit(dir: string): void {
 export async function startServer(
   dataDir: string,
   args: string[],
-  useDist: boolean,
+  /** dist/ as built (true), the sources through tsx (false), or the `cli/main.js` of another build. */
+  useDist: boolean | string,
   startMs = 60_000,
 ): Promise<Server> {
-  const main = useDist ? join(root, 'dist/cli/main.js') : join(root, 'src/cli/main.ts');
-  if (useDist && !existsSync(main)) throw new Error('dist/ is not built: run npm run build, or drop --dist');
+  const main =
+    typeof useDist === 'string'
+      ? useDist
+      : useDist
+        ? join(root, 'dist/cli/main.js')
+        : join(root, 'src/cli/main.ts');
+  if (useDist !== false && !existsSync(main))
+    throw new Error(`${main} is not built: run npm run build, or drop --dist`);
   const token = randomBytes(32).toString('base64url');
   const child = spawn(
     process.execPath,
     [
       // SERVER_NODE_ARGS: extra node flags for the server, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'.
       ...(process.env.SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      ...(useDist ? [] : ['--import', import.meta.resolve('tsx')]),
+      ...(useDist !== false ? [] : ['--import', import.meta.resolve('tsx')]),
       main,
       'serve',
       '--port',

@@ -20,11 +20,18 @@
  *   and Recipes.check in this process. Target < 200 ms.
  *
  *   npm run bench:recipes -- [--instances 200] [--warmup 3000] [--rounds 3] [--checks 20] [--only state|file]
- *                              [--concurrency 32] [--dist] [--client-tokens] [--chunks 8]
+ *                              [--concurrency 32] [--dist] [--client-tokens] [--chunks 8] [--baseline <main.js>]
  *   --client-tokens: every create on both sides carries a fresh `clientToken`, as the AWS SDK's Cloud
  *     Control client sends one with every request: a direct create then pays for its idempotency, as
  *     a recipe's parts do (their derived tokens). A variant, printed as such; the issue's figure is
  *     the run without it.
+ *   --baseline <another build's dist/cli/main.js>: a change measured, not the issue's figure: the
+ *     recipe path of that build against this one's (`--dist` for dist/, else the sources), in the
+ *     same rounds and slices, and the ratio this build / baseline. Run after run, the issue's ratio
+ *     moved by 0.2 with the machine (1.65x to 1.84x for the same build within the hour): a change
+ *     worth less than that shows only in one run beside its baseline. A build elsewhere resolves
+ *     its packages from its own folder: build it inside the checkout (`npx tsc -p
+ *     tsconfig.build.json --outDir before`).
  *   SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench:recipes -- --rounds 1 --only state
  *     (profiles the servers: the first is the direct side's, the second the recipe side's)
  *
@@ -72,6 +79,8 @@ const CHUNKS = numberArg('chunks', Math.max(1, Math.min(8, Math.floor(INSTANCES 
 const WARMUP = numberArg('warmup', 3000, { zero: true });
 const useDist = flag('dist');
 const clientTokens = flag('client-tokens');
+/** Another build's `cli/main.js`: its recipe path against this build's, in one run (see the usage). */
+const baseline = stringArg('baseline');
 /** What a create's body adds: a fresh client token in the --client-tokens variant. */
 const tokenOf = (): { clientToken?: string } =>
   clientTokens ? { clientToken: randomBytes(16).toString('base64url') } : {};
@@ -96,10 +105,10 @@ interface Scenario {
 }
 
 /** A fresh server of `scenario`'s types; no recipe yet. */
-async function fresh(scenario: Scenario) {
+async function fresh(scenario: Scenario, build: boolean | string = useDist) {
   const dir = mkdtempSync(join(tmpdir(), 'typeplane-bench-recipes-'));
   removeAtExit(dir);
-  const server = await startServer(join(dir, 'data'), scenario.serve(dir), useDist);
+  const server = await startServer(join(dir, 'data'), scenario.serve(dir), build);
   return { server, api: client(server, CONCURRENCY + 2) };
 }
 
@@ -329,65 +338,84 @@ async function checkInProcess(text: string): Promise<number> {
 }
 
 /** Both sides of `scenario`, `ROUNDS` times; prints each round and the medians. */
+/** One side of a round: how its server is started and readied, and what it makes for each number. */
+interface Side {
+  build: boolean | string;
+  recipe: boolean;
+  make(api: Api, i: number): Promise<void>;
+}
+
 async function compare(scenario: Scenario): Promise<number> {
   console.log(`\n[${scenario.name}] ${scenario.what}`);
-  const rows = { direct: [] as number[], recipe: [] as number[], ratio: [] as number[] };
-  const cpu = { direct: [] as number[], recipe: [] as number[] };
+  // Against a baseline build: its recipe path is side A, this build's side B; else the direct creates.
+  const sides: [Side, Side] = [
+    baseline === undefined
+      ? { build: useDist, recipe: false, make: scenario.direct }
+      : { build: baseline, recipe: true, make: throughRecipe },
+    { build: useDist, recipe: true, make: throughRecipe },
+  ];
+  const [nameA, nameB] = baseline === undefined ? ['direct', 'recipe'] : ['baseline', 'this build'];
+  const rows = { a: [] as number[], b: [] as number[], ratio: [] as number[] };
+  const cpu = { a: [] as number[], b: [] as number[] };
   for (let round = 0; round < ROUNDS; round++) {
     // Both servers are up for the whole round (the idle one costs nothing), each warmed on its own.
-    const d = await fresh(scenario);
-    const r = await fresh(scenario);
-    await register(r.api, scenario.recipe);
-    const warm = [
-      () => pool(WARMUP, (i) => scenario.direct(d.api, WARM_FROM + i)),
-      () => pool(WARMUP, (i) => throughRecipe(r.api, WARM_FROM + i)),
-    ];
-    for (const side of round % 2 === 0 ? warm : warm.reverse()) await side();
+    const servers: { server: Awaited<ReturnType<typeof fresh>>['server']; api: Api }[] = [];
+    for (const side of sides) {
+      const s = await fresh(scenario, side.build);
+      if (side.recipe) await register(s.api, scenario.recipe);
+      servers.push(s);
+    }
+    const warm = sides.map((side, k) => () => pool(WARMUP, (i) => side.make(servers[k]!.api, WARM_FROM + i)));
+    for (const w of round % 2 === 0 ? warm : warm.reverse()) await w();
     // Then the measured instances in CHUNKS slices, the sides taking turns in the order A B B A …:
     // a machine slowing or speeding up over the round (other tenants of the host) falls on both
     // sides alike, where one side's whole run after the other's took it on one side only.
-    const direct = { ms: 0, cpuMs: 0 };
-    const recipe = { ms: 0, cpuMs: 0 };
+    const totals = [
+      { ms: 0, cpuMs: 0 },
+      { ms: 0, cpuMs: 0 },
+    ];
     const size = Math.ceil(INSTANCES / CHUNKS);
     for (let chunk = 0; chunk < CHUNKS; chunk++) {
       const from = chunk * size;
       const count = Math.min(size, INSTANCES - from);
-      const slices = [
-        async () =>
-          add(
-            direct,
-            await measured(d.server.child.pid, () => pool(count, (i) => scenario.direct(d.api, from + i))),
-          ),
-        async () =>
-          add(
-            recipe,
-            await measured(r.server.child.pid, () => pool(count, (i) => throughRecipe(r.api, from + i))),
-          ),
-      ];
+      const slices = sides.map((side, k) => async () => {
+        const { server, api } = servers[k]!;
+        add(totals[k]!, await measured(server.child.pid, () => pool(count, (i) => side.make(api, from + i))));
+      });
       for (const slice of (chunk + round) % 2 === 0 ? slices : slices.reverse()) await slice();
     }
-    for (const side of [d, r]) {
-      side.api.close();
-      await side.server.stop();
+    for (const { server, api } of servers) {
+      api.close();
+      await server.stop();
     }
-    rows.direct.push(direct.ms);
-    rows.recipe.push(recipe.ms);
-    rows.ratio.push(recipe.ms / direct.ms);
-    cpu.direct.push(direct.cpuMs);
-    cpu.recipe.push(recipe.cpuMs);
+    const [a, b] = totals as [{ ms: number; cpuMs: number }, { ms: number; cpuMs: number }];
+    rows.a.push(a.ms);
+    rows.b.push(b.ms);
+    rows.ratio.push(b.ms / a.ms);
+    cpu.a.push(a.cpuMs);
+    cpu.b.push(b.cpuMs);
     console.log(
-      `round ${round + 1}/${ROUNDS}: direct ${fmt(direct.ms)} ms (server CPU ${fmt(direct.cpuMs)} ms), recipe ${fmt(recipe.ms)} ms (server CPU ${fmt(recipe.cpuMs)} ms), ratio ${fmt(recipe.ms / direct.ms, 2)}x`,
+      `round ${round + 1}/${ROUNDS}: ${nameA} ${fmt(a.ms)} ms (server CPU ${fmt(a.cpuMs)} ms), ${nameB} ${fmt(b.ms)} ms (server CPU ${fmt(b.cpuMs)} ms), ratio ${fmt(b.ms / a.ms, 2)}x`,
     );
   }
   const ratio = median(rows.ratio);
+  if (baseline !== undefined) {
+    console.log(
+      `${INSTANCES} instances through the recipe, ${CONCURRENCY} at a time: baseline ${fmt(median(rows.a))} ms, this build ${fmt(median(rows.b))} ms; server CPU per instance ${fmt(median(cpu.a) / INSTANCES, 2)} and ${fmt(median(cpu.b) / INSTANCES, 2)} ms`,
+    );
+    console.log(
+      `[${scenario.name}] this build / baseline ${baseline} (median of the rounds' ratios): ${fmt(ratio, 2)}x — information: the issue's figure is the run without --baseline`,
+    );
+    return ratio;
+  }
   console.log(
-    `${INSTANCES * 2} direct creates (${INSTANCES} pairs, each second after its first), ${CONCURRENCY} at a time: ${fmt(median(rows.direct))} ms`,
+    `${INSTANCES * 2} direct creates (${INSTANCES} pairs, each second after its first), ${CONCURRENCY} at a time: ${fmt(median(rows.a))} ms`,
   );
   console.log(
-    `${INSTANCES} instances through the two-resource recipe, ${CONCURRENCY} at a time:        ${fmt(median(rows.recipe))} ms`,
+    `${INSTANCES} instances through the two-resource recipe, ${CONCURRENCY} at a time:        ${fmt(median(rows.b))} ms`,
   );
   console.log(
-    `server CPU per instance: direct (its two creates) ${fmt(median(cpu.direct) / INSTANCES, 2)} ms, through the recipe ${fmt(median(cpu.recipe) / INSTANCES, 2)} ms (${fmt(median(cpu.recipe) / median(cpu.direct), 2)}x)`,
+    `server CPU per instance: direct (its two creates) ${fmt(median(cpu.a) / INSTANCES, 2)} ms, through the recipe ${fmt(median(cpu.b) / INSTANCES, 2)} ms (${fmt(median(cpu.b) / median(cpu.a), 2)}x)`,
   );
   console.log(
     `[${scenario.name}${clientTokens ? ', client tokens on every create (a variant)' : ''}] ratio (median of the rounds' ratios): ${fmt(ratio, 2)}x   ${ratio <= 1.1 ? 'MEETS the moonshot' : ratio <= 1.3 ? 'MEETS the target' : 'MISSES the target'}: target ≤ 1.3× (moonshot 1.1×)`,
@@ -400,7 +428,7 @@ async function main(): Promise<void> {
   const scenarios = [STATE, FILE].filter((s) => only === undefined || s.name === only);
   if (scenarios.length === 0) throw new Error('--only takes state or file');
   console.log(
-    `recipes benchmark: ${INSTANCES} instances through a two-resource recipe against ${INSTANCES * 2} direct creates, ${ROUNDS} rounds, concurrency ${CONCURRENCY}${useDist ? ', dist/' : ''}${clientTokens ? ', a fresh client token on every create (variant)' : ''}`,
+    `recipes benchmark: ${INSTANCES} instances through a two-resource recipe against ${baseline === undefined ? `${INSTANCES * 2} direct creates` : `as many through ${baseline}`}, ${ROUNDS} rounds, concurrency ${CONCURRENCY}${useDist ? ', dist/' : ''}${clientTokens ? ', a fresh client token on every create (variant)' : ''}`,
   );
   for (const scenario of scenarios) await compare(scenario);
 
