@@ -48,11 +48,13 @@ export async function freshStore(t: TestContext): Promise<{ store: SqliteStore; 
  * (Acme::Test::Thing) and one resource of it (`made`); what those took is already taken.
  */
 export async function meteredStore(t: TestContext): Promise<{ store: SqliteStore; meter: StatementMeter }> {
+  // Both let go of the file before its folder is removed (see freshStore).
+  const opened: { store?: SqliteStore; meter?: StatementMeter } = {};
+  t.after(() => opened.meter?.stop());
+  t.after(() => opened.store?.close());
   const path = join(tempDir(t), 'typeplane.db');
-  const meter = meterStatements(path, new Set());
-  t.after(() => meter.stop());
-  const store = await openSqliteStore(path);
-  t.after(() => store.close());
+  const meter = (opened.meter = meterStatements(path, new Set()));
+  const store = (opened.store = await openSqliteStore(path));
   await store.putType(storedType('Acme::Test::Thing'));
   await createResource(store, 'made');
   meter.take();
