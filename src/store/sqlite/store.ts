@@ -1005,13 +1005,7 @@ export class SqliteStore implements Store {
 
   /** The operation of `seq`, which used a client token, as the earlier one (replayed or mismatched). */
   private earlierOf(seq: number, requestHash: string | null): BeginResult | undefined {
-    const earlier = this.sql.getToken.get(seq);
-    return (
-      earlier && {
-        kind: earlier.request_hash === requestHash ? 'replayed' : 'token-mismatch',
-        operation: toOperationRecord(earlier),
-      }
-    );
+    return earlierAs(this.sql.getToken.get(seq), requestHash);
   }
 
   /** A client token used before: the earlier operation (replayed or mismatched); undefined otherwise. */
@@ -1019,8 +1013,7 @@ export class SqliteStore implements Store {
     if (operation.clientToken === undefined) return undefined;
     // Inside a group: once per group, what other connections committed is read in first.
     if (!this.defaultsSynced) this.syncDefaults();
-    const seq = this.tokens.seqOf(operation.clientToken);
-    return seq === undefined ? undefined : this.earlierOf(seq, requestHash);
+    return earlierAs(this.tokenRow(operation.clientToken), requestHash);
   }
 
   /** Applies an operation's resource change, inside the operation's transaction. */
@@ -1254,6 +1247,13 @@ const NEXT_VERSION = `(MAX(COALESCE((SELECT MAX(seq) FROM operations), 0),
   COALESCE((SELECT MAX(change_version) FROM operations WHERE change_version IS NOT NULL), 0),
   (SELECT version FROM change_horizon)) + 1)`;
 
+/**
+ * The request token of the operation in progress on a resource (type, identifier): the one-active
+ * index's own condition, so that the index answers it. Alone (getActive) and within lookBefore.
+ */
+const ACTIVE_ON_RESOURCE_SQL = `SELECT request_token FROM operations
+  WHERE type_name = ? AND identifier = ? AND status IN ${ACTIVE_SQL} AND identifier IS NOT NULL`;
+
 function prepareStatements(db: Database.Database) {
   const latestTypes = `SELECT type_name, version, model_json, source, registered_at FROM types t
     WHERE seq = (SELECT MAX(seq) FROM types WHERE type_name = t.type_name)`;
@@ -1400,18 +1400,12 @@ function prepareStatements(db: Database.Database) {
     // when there is none. The type and identifier are given twice (anonymous parameters: numbered ones
     // are not bound positionally).
     lookBefore: db.prepare<[string | null, string, string, string, string], LookBeforeRow>(
-      `SELECT (${INDEXED_TOKEN_SQL}) AS token_seq,
-              (SELECT request_token FROM operations
-                 WHERE type_name = ? AND identifier = ? AND status IN ${ACTIVE_SQL} AND identifier IS NOT NULL)
-                AS active_token,
+      `SELECT (${INDEXED_TOKEN_SQL}) AS token_seq, (${ACTIVE_ON_RESOURCE_SQL}) AS active_token,
               r.type_name, r.identifier, r.properties_json, r.sealed, r.created_at, r.updated_at,
               r.type_version, r.observed_status, r.observed_since
          FROM (SELECT 1) LEFT JOIN resources r ON r.type_name = ? AND r.identifier = ?`,
     ),
-    getActive: db.prepare<[string, string], { request_token: string }>(
-      `SELECT request_token FROM operations
-       WHERE type_name = ? AND identifier = ? AND status IN ${ACTIVE_SQL} AND identifier IS NOT NULL`,
-    ),
+    getActive: db.prepare<[string, string], { request_token: string }>(ACTIVE_ON_RESOURCE_SQL),
     // With its client token's request hash and, when the worker that begins it runs it, its lease: one
     // write. Positional parameters (see insertValues): binding by name costs a lookup per column.
     // Its seq is the next version of the change log (see NEXT_VERSION): no statement more.
@@ -1502,6 +1496,16 @@ function prepareStatements(db: Database.Database) {
       `SELECT key, value_json, written_by FROM kv WHERE namespace = ? AND key > ? ORDER BY key LIMIT ?`,
     ),
   };
+}
+
+/** The operation that used a client token before (its row), as a request with `requestHash` sees it. */
+function earlierAs(earlier: TokenRow | undefined, requestHash: string | null): BeginResult | undefined {
+  return (
+    earlier && {
+      kind: earlier.request_hash === requestHash ? 'replayed' : 'token-mismatch',
+      operation: toOperationRecord(earlier),
+    }
+  );
 }
 
 /**
