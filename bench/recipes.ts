@@ -337,7 +337,6 @@ async function checkInProcess(text: string): Promise<number> {
   }
 }
 
-/** Both sides of `scenario`, `ROUNDS` times; prints each round and the medians. */
 /** One side of a round: how its server is started and readied, and what it makes for each number. */
 interface Side {
   build: boolean | string;
@@ -345,6 +344,7 @@ interface Side {
   make(api: Api, i: number): Promise<void>;
 }
 
+/** Both sides of `scenario`, `ROUNDS` times; prints each round and the medians. */
 async function compare(scenario: Scenario): Promise<number> {
   console.log(`\n[${scenario.name}] ${scenario.what}`);
   // Against a baseline build: its recipe path is side A, this build's side B; else the direct creates.
@@ -359,7 +359,7 @@ async function compare(scenario: Scenario): Promise<number> {
   const cpu = { a: [] as number[], b: [] as number[] };
   for (let round = 0; round < ROUNDS; round++) {
     // Both servers are up for the whole round (the idle one costs nothing), each warmed on its own.
-    const servers: { server: Awaited<ReturnType<typeof fresh>>['server']; api: Api }[] = [];
+    const servers: Awaited<ReturnType<typeof fresh>>[] = [];
     for (const side of sides) {
       const s = await fresh(scenario, side.build);
       if (side.recipe) await register(s.api, scenario.recipe);
