@@ -21,10 +21,15 @@ import { PG_URL, freshSchema, pgSkip } from '../helpers/postgres.js';
 import { meterStatements, type StatementMeter } from '../helpers/sqlite-meter.js';
 import type { ResourceType } from '../../src/schema/index.js';
 
-/** A fresh directory, removed when the test ends. */
+/**
+ * A fresh directory, removed when the test ends. A test's `after` hooks run in the order they were
+ * added, so a store opened on a file here after this call is still open while it is removed: its
+ * checkpointer or its counts may write a file into it meanwhile (ENOTEMPTY). The removal tries again
+ * then, as `rm -r` would be run again; freshStore and meteredStore also close first.
+ */
 export function tempDir(t: TestContext, prefix = 'typeplane-store-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 }));
   return dir;
 }
 
