@@ -58,6 +58,13 @@ import {
 
 const LIST_SAMPLES = Number(process.env.LIST_SAMPLES ?? 1000);
 const LIST_BIG = Number(process.env.LIST_BIG ?? 200_000);
+// The list phase reads the page after item 100 and the one after the middle item, each of 100 items.
+if (!Number.isInteger(LIST_BIG) || LIST_BIG < 400) {
+  console.error(
+    `LIST_BIG=${process.env.LIST_BIG}: give a whole number of at least 400 (the middle page must be full)`,
+  );
+  process.exit(2);
+}
 const LIST_SMALL = 1_000;
 const PROFILE = process.env.PROFILE === '1';
 const profileDir = join(tmpdir(), `typeplane-bench-api-profiles-${process.pid}`);
