@@ -267,6 +267,21 @@ export class Engine {
   }
 
   /**
+   * Whether {@link judges} says so of any change of `typeName` (a create, an update or a delete), the
+   * type read once: what a stack asks of each of its types before deploying without a plan, and a
+   * recipe of each type before every new instance.
+   */
+  async judgesAny(typeName: string): Promise<boolean> {
+    const compiled = await this.ctx.registry.get(typeName);
+    if (compiled.checkRules) return true;
+    for (const operation of ['CREATE', 'UPDATE', 'DELETE'] as const) {
+      const judged = concerned(this.ctx, { operation, compiled, caller: undefined, dryRun: true });
+      if (judged === true || (judged !== false && (await judged))) return true;
+    }
+    return false;
+  }
+
+  /**
    * Puts a change the engine does not make itself — a resource a stack imports, recorded by the
    * stack — to the reviewer (admission policies, hooks) as the change would be: the verdicts it may
    * proceed with; `DeniedByVerdicts` when one denies it. The type's rules are not checked: the

@@ -101,9 +101,8 @@ async function needsStack(core: StacksCore, analysis: Analysis): Promise<string 
   if (inText !== undefined) return inText;
   if ((analysis.resolvedParameters?.length ?? 0) > 0) return 'a parameter reads the parameter store';
   for (const type of new Set(typesOf(analysis)))
-    for (const operation of ['CREATE', 'UPDATE', 'DELETE'] as const)
-      if (await core.ctx.engine.judges(type, operation).catch(() => true))
-        return `a rule, policy or hook judges ${type}`;
+    if (await core.ctx.engine.judgesAny(type).catch(() => true))
+      return `a rule, policy or hook judges ${type}`;
   return undefined;
 }
 

@@ -478,9 +478,8 @@ async function refuseDenied(
 /** Whether a type's rules, a policy or a hook would judge any change of any of `types`. */
 async function anyJudged(core: StacksCore, types: readonly string[]): Promise<boolean> {
   for (const type of new Set(types))
-    for (const operation of ['CREATE', 'UPDATE', 'DELETE'] as const)
-      // A type that cannot be read now is judged as the plan will tell.
-      if (await core.ctx.engine.judges(type, operation).catch(() => true)) return true;
+    // A type that cannot be read now is judged as the plan will tell.
+    if (await core.ctx.engine.judgesAny(type).catch(() => true)) return true;
   return false;
 }
 

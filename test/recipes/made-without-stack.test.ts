@@ -205,13 +205,27 @@ eachStoreService(
     assert.deepEqual(await identifiers(s, BOX_TYPE), []);
     assert.equal((await s.call('GET', `/v1/stacks/${stack}`)).status, 404, 'no stack was ever written');
 
+    // A policy that judges only the login's deletions is enough: a stack reviews every change its
+    // plan holds, so an instance whose resources anything judges is deployed as a stack at create.
+    const deletions = await s.call('POST', '/v1/policies', {
+      name: 'logins-kept',
+      match: { types: [LOGIN_TYPE], operations: ['DELETE'] },
+      action: 'Deny',
+      validations: [{ expression: "oldObject.User != 'root'" }],
+    });
+    assert.equal(deletions.status, 201, JSON.stringify(deletions.body));
+    await made(s, 'audit');
+    const audit = await s.call('GET', `/v1/stacks/${stackNameOf(SAMPLE_TYPE, 'audit')}`);
+    assert.equal(audit.status, 200, `its stack was deployed at create: ${JSON.stringify(audit.body)}`);
+    assert.equal((await s.call('DELETE', '/v1/policies/logins-kept')).status, 204);
+
     // A policy judges the database's creates: the instance's stack reviews its plan whole at create.
     await judgeDatabases(s);
     await made(s, 'billing');
     const view = await s.call('GET', `/v1/stacks/${stackNameOf(SAMPLE_TYPE, 'billing')}`);
     assert.equal(view.status, 200, `its stack was deployed at create: ${JSON.stringify(view.body)}`);
     assert.equal(view.body.status, 'CREATE_COMPLETE');
-    assert.deepEqual(await identifiers(s, BOX_TYPE), ['billing_db']);
+    assert.deepEqual(await identifiers(s, BOX_TYPE), ['audit_db', 'billing_db']);
   },
 );
 

@@ -167,8 +167,8 @@ export function withCustomResources(engine: StackEngine, custom: CustomResources
       isCustomResourceType(typeName) ? [] : engine.preview(typeName, change),
     review: async (typeName, change) =>
       isCustomResourceType(typeName) ? [] : engine.review(typeName, change),
-    judges: async (typeName, operation) =>
-      isCustomResourceType(typeName) ? false : engine.judges(typeName, operation),
+    judgesAny: (typeName) =>
+      isCustomResourceType(typeName) ? Promise.resolve(false) : engine.judgesAny(typeName),
   };
 }
 

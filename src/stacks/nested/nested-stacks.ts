@@ -83,8 +83,8 @@ export function withNestedStacks(engine: StackEngine, host: () => NestedStackHos
       typeName === NESTED_STACK_TYPE ? [] : engine.preview(typeName, change),
     review: async (typeName, change) =>
       typeName === NESTED_STACK_TYPE ? [] : engine.review(typeName, change),
-    judges: async (typeName, operation) =>
-      typeName === NESTED_STACK_TYPE ? false : engine.judges(typeName, operation),
+    judgesAny: (typeName) =>
+      typeName === NESTED_STACK_TYPE ? Promise.resolve(false) : engine.judgesAny(typeName),
   };
 }
 

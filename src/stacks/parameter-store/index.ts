@@ -184,6 +184,6 @@ export function resolvingEngine(engine: StackEngine, store: ParameterStore): Sta
     readOnlyNeverSet: (...args) => engine.readOnlyNeverSet(...args),
     preview: (...args) => engine.preview(...args),
     review: (...args) => engine.review(...args),
-    judges: (...args) => engine.judges(...args),
+    judgesAny: (...args) => engine.judgesAny(...args),
   };
 }

@@ -43,7 +43,15 @@ import { NESTED_STACK_TYPE } from '../nested/names.js';
 /** The engine as stacks use it: its public operations. */
 export type StackEngine = Pick<
   Engine,
-  'create' | 'update' | 'delete' | 'read' | 'waitFor' | 'readOnlyNeverSet' | 'preview' | 'review' | 'judges'
+  | 'create'
+  | 'update'
+  | 'delete'
+  | 'read'
+  | 'waitFor'
+  | 'readOnlyNeverSet'
+  | 'preview'
+  | 'review'
+  | 'judgesAny'
 >;
 
 export interface DeploymentContext {
