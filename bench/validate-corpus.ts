@@ -13,7 +13,8 @@
  * Information: the same two processes on a folder of one file (their start), and both sides warm in
  * this process (caches kept, module loading left out).
  *
- *   npm run build && npm run bench:validate            (ROUNDS=7 cold rounds, WARM_ROUNDS=5; CLI=<main.js>)
+ *   npm run build && npm run bench:validate            (ROUNDS=7 cold rounds, WARM_ROUNDS=5; CLI=<main.js>;
+ *                                                       INSTRUCTIONS=1 also counts each side's instructions)
  */
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -22,6 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { validateDocument } from '../src/schema/validate.js';
+import { instructionsOfRun, whyNoCallgrind } from './instructions.js';
 import {
   META_SCHEMA_AJV_OPTIONS,
   resourceSchemaMetaSchema,
@@ -189,3 +191,20 @@ console.log(
 console.log(
   `verdict: typeplane validate / bare ajv, whole process, cold: ${verdict.toFixed(2)}x (target <= ${TARGET}): ${verdict <= TARGET ? 'met' : 'NOT met'}; moonshot <= ${MOONSHOT}: ${verdict <= MOONSHOT ? 'met' : 'not met'}`,
 );
+
+// INSTRUCTIONS=1: each side's process once more, under callgrind (bench/instructions.ts): the
+// instructions it executed, which the machine's other tenants do not move. Information: the verdict
+// above is the issue's figure.
+if (process.env.INSTRUCTIONS === '1') {
+  const why = whyNoCallgrind();
+  if (why !== undefined) console.log(`information — instructions: not counted (${why})`);
+  else {
+    const cwd = fileURLToPath(new URL('..', import.meta.url));
+    const bare = instructionsOfRun(process.execPath, [bareScript, corpus], cwd);
+    const typeplane = instructionsOfRun(process.execPath, [cli, 'validate', corpus], cwd);
+    const g = (n: number) => `${(n / 1e9).toFixed(2)} G`;
+    console.log(
+      `information — instructions executed (callgrind, all threads, one run each): typeplane ${g(typeplane)}, bare ${g(bare)}, ratio ${(typeplane / bare).toFixed(2)}x`,
+    );
+  }
+}
