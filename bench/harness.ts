@@ -43,8 +43,6 @@ export async function startServer(
   /** dist/ as built (true), the sources through tsx (false), or the `cli/main.js` of another build. */
   useDist: boolean | string,
   startMs = 60_000,
-  /** A command the server runs under, e.g. valgrind's (bench/instructions.ts): its pid is the server's. */
-  under: string[] = [],
 ): Promise<Server> {
   const main =
     typeof useDist === 'string'
@@ -56,9 +54,8 @@ export async function startServer(
     throw new Error(`${main} is not built: run npm run build, or drop --dist`);
   const token = randomBytes(32).toString('base64url');
   const child = spawn(
-    under[0] ?? process.execPath,
+    process.execPath,
     [
-      ...(under.length > 0 ? [...under.slice(1), process.execPath] : []),
       // SERVER_NODE_ARGS: extra node flags for the server, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'.
       ...(process.env.SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       ...(useDist !== false ? [] : ['--import', import.meta.resolve('tsx')]),

@@ -20,15 +20,11 @@
  *   and Recipes.check in this process. Target < 200 ms.
  *
  *   npm run bench:recipes -- [--instances 200] [--warmup 3000] [--rounds 3] [--checks 20] [--only state|file]
- *                              [--concurrency 32] [--dist] [--client-tokens] [--chunks 8] [--baseline <main.js>] [--instructions]
+ *                              [--concurrency 32] [--dist] [--client-tokens] [--chunks 8] [--baseline <main.js>]
  *   --client-tokens: every create on both sides carries a fresh `clientToken`, as the AWS SDK's Cloud
  *     Control client sends one with every request: a direct create then pays for its idempotency, as
  *     a recipe's parts do (their derived tokens). A variant, printed as such; the issue's figure is
  *     the run without it.
- *   --instructions: the servers run under valgrind's callgrind, and each side's measured instances
- *     are counted in instructions the server executed (all its threads), not timed: a figure the
- *     machine's other tenants do not move (bench/instructions.ts), ~50 times slower to get (by
- *     default 300 instances after 1,000, one round). With --baseline, two builds weighed so. Information.
  *   --baseline <another build's dist/cli/main.js>: a change measured, not the issue's figure: the
  *     recipe path of that build against this one's (`--dist` for dist/, else the sources), in the
  *     same rounds and slices, and the ratio this build / baseline. Run after run, the issue's ratio
@@ -56,7 +52,6 @@ import { generateToken } from '../src/auth/index.js';
 import { FILE_TYPE } from '../src/providers/file/index.js';
 import { startService } from '../src/service.js';
 import { BOX, BOX_TYPE, LOGIN, LOGIN_TYPE, RECIPE, SAMPLE_TYPE } from '../test/recipes/fixtures.js';
-import { callgrindPrefix, dumpCounters, whyNoCallgrind, zeroCounters } from './instructions.js';
 import {
   client,
   cpuSecondsOf,
@@ -68,10 +63,8 @@ import {
   stringArg,
 } from './harness.js';
 
-/** Instructions counted by callgrind instead of time (see the usage): fewer instances, one round. */
-const instructions = flag('instructions');
-const INSTANCES = numberArg('instances', instructions ? 300 : 200);
-const ROUNDS = numberArg('rounds', instructions ? 1 : 3);
+const INSTANCES = numberArg('instances', 200);
+const ROUNDS = numberArg('rounds', 3);
 const CHECKS = numberArg('checks', 20);
 const CHECK_RESOURCES = 50;
 /** As the stacks benchmark drives direct creates: 32 clients (by default), each waiting for its create. */
@@ -83,9 +76,7 @@ const CONCURRENCY = numberArg('concurrency', 32);
  */
 const CHUNKS = numberArg('chunks', Math.max(1, Math.min(8, Math.floor(INSTANCES / (4 * CONCURRENCY)))));
 /** Made first on each fresh server, unmeasured: the figure is a warm server's, as one serving for hours is. */
-const WARMUP = numberArg('warmup', instructions ? 1000 : 3000, { zero: true });
-/** With --instructions: how long each server's idle work is counted, to be taken off (see compare). */
-const IDLE_MS = 10_000;
+const WARMUP = numberArg('warmup', 3000, { zero: true });
 const useDist = flag('dist');
 const clientTokens = flag('client-tokens');
 /** Another build's `cli/main.js`: its recipe path against this build's, in one run (see the usage). */
@@ -113,17 +104,12 @@ interface Scenario {
   direct(api: Api, i: number): Promise<void>;
 }
 
-/**
- * A fresh server of `scenario`'s types; no recipe yet. `counted`: under callgrind (--instructions),
- * its dumps in `dir`.
- */
-async function fresh(scenario: Scenario, build: boolean | string = useDist, counted = false) {
+/** A fresh server of `scenario`'s types; no recipe yet. */
+async function fresh(scenario: Scenario, build: boolean | string = useDist) {
   const dir = mkdtempSync(join(tmpdir(), 'typeplane-bench-recipes-'));
   removeAtExit(dir);
-  const server = counted
-    ? await startServer(join(dir, 'data'), scenario.serve(dir), build, 600_000, callgrindPrefix(dir))
-    : await startServer(join(dir, 'data'), scenario.serve(dir), build);
-  return { server, api: client(server, CONCURRENCY + 2), dir };
+  const server = await startServer(join(dir, 'data'), scenario.serve(dir), build);
+  return { server, api: client(server, CONCURRENCY + 2) };
 }
 
 /** The state provider's lower types, written where `serve --types` reads them. */
@@ -375,52 +361,12 @@ async function compare(scenario: Scenario): Promise<number> {
     // Both servers are up for the whole round (the idle one costs nothing), each warmed on its own.
     const servers: Awaited<ReturnType<typeof fresh>>[] = [];
     for (const side of sides) {
-      const s = await fresh(scenario, side.build, instructions);
+      const s = await fresh(scenario, side.build);
       if (side.recipe) await register(s.api, scenario.recipe);
       servers.push(s);
     }
     const warm = sides.map((side, k) => () => pool(WARMUP, (i) => side.make(servers[k]!.api, WARM_FROM + i)));
     for (const w of round % 2 === 0 ? warm : warm.reverse()) await w();
-    if (instructions) {
-      // Counted, not timed: each side's measured instances whole, its counters zeroed before them.
-      // A server also works by the clock (timers: leases, counts, checkpoints), and under callgrind
-      // a request lasts ~50 times longer: that work, counted idle for IDLE_MS, is taken off at the
-      // same rate for as long as the instances ran.
-      const counts = sides.map(() => 0);
-      const idle = sides.map(() => 0);
-      /** Other events than instructions (CALLGRIND_ARGS), per instance, not corrected. */
-      const others = sides.map(() => '');
-      for (const [k, side] of sides.entries()) {
-        const { server, api, dir } = servers[k]!;
-        const pid = server.child.pid!;
-        zeroCounters(pid);
-        await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-        const perMs = dumpCounters(pid, dir).Ir! / IDLE_MS;
-        zeroCounters(pid);
-        const start = performance.now();
-        await pool(INSTANCES, (i) => side.make(api, i));
-        const ms = performance.now() - start;
-        const { Ir: total = 0, ...rest } = dumpCounters(pid, dir);
-        others[k] = Object.entries(rest)
-          .map(([event, n]) => `${event} ${fmt(n / INSTANCES)}`)
-          .join(', ');
-        idle[k] = (perMs * ms) / INSTANCES;
-        counts[k] = (total - perMs * ms) / INSTANCES;
-      }
-      for (const { server, api } of servers) {
-        api.close();
-        await server.stop();
-      }
-      const [a, b] = counts as [number, number];
-      rows.ratio.push(b / a);
-      const m = (n: number) => `${fmt(n / 1e6, 2)} M`;
-      console.log(
-        `round ${round + 1}/${ROUNDS}: instructions per instance (server, all threads, its clock's work taken off: ${m(idle[0]!)} and ${m(idle[1]!)}): ${nameA} ${m(a)}, ${nameB} ${m(b)}, ratio ${fmt(b / a, 2)}x`,
-      );
-      if (others[0])
-        console.log(`  per instance, ${nameA}: ${others[0]}\n  per instance, ${nameB}: ${others[1]}`);
-      continue;
-    }
     // Then the measured instances in CHUNKS slices, the sides taking turns in the order A B B A …:
     // a machine slowing or speeding up over the round (other tenants of the host) falls on both
     // sides alike, where one side's whole run after the other's took it on one side only.
@@ -453,12 +399,6 @@ async function compare(scenario: Scenario): Promise<number> {
     );
   }
   const ratio = median(rows.ratio);
-  if (instructions) {
-    console.log(
-      `[${scenario.name}] instructions, ${nameB} / ${nameA} (median of the rounds): ${fmt(ratio, 2)}x — information, a steady proxy for the server's CPU: the issue's figure is the timed run`,
-    );
-    return ratio;
-  }
   if (baseline !== undefined) {
     console.log(
       `${INSTANCES} instances through the recipe, ${CONCURRENCY} at a time: baseline ${fmt(median(rows.a))} ms, this build ${fmt(median(rows.b))} ms; server CPU per instance ${fmt(median(cpu.a) / INSTANCES, 2)} and ${fmt(median(cpu.b) / INSTANCES, 2)} ms`,
@@ -485,10 +425,6 @@ async function compare(scenario: Scenario): Promise<number> {
 
 async function main(): Promise<void> {
   const only = stringArg('only');
-  if (instructions) {
-    const why = whyNoCallgrind();
-    if (why !== undefined) throw new Error(`--instructions: ${why}`);
-  }
   const scenarios = [STATE, FILE].filter((s) => only === undefined || s.name === only);
   if (scenarios.length === 0) throw new Error('--only takes state or file');
   console.log(
