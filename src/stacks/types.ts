@@ -30,14 +30,11 @@ export function closestTypeName(name: string, candidates: Iterable<string>): str
 /** The registry as a template sees it: unknown types are undefined, not errors. */
 export function registryTypes(registry: Registry): TypeSource {
   return {
-    async get(typeName) {
-      try {
-        return await registry.get(typeName);
-      } catch (e) {
+    get: (typeName) =>
+      registry.get(typeName).catch((e: unknown) => {
         if (e instanceof TypeplaneError && e.code === 'NotFound') return undefined;
         throw e;
-      }
-    },
+      }),
     async names() {
       return (await registry.list()).map((t) => t.typeName);
     },

@@ -5,9 +5,7 @@ import { NESTED_STACK } from './type.js';
 
 export function withNestedStackType(types: TypeSource): TypeSource {
   return {
-    async get(typeName) {
-      return typeName === NESTED_STACK_TYPE ? NESTED_STACK : types.get(typeName);
-    },
+    get: (typeName) => (typeName === NESTED_STACK_TYPE ? Promise.resolve(NESTED_STACK) : types.get(typeName)),
     names: () => types.names(),
   };
 }
