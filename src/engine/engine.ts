@@ -261,9 +261,7 @@ export class Engine {
    * judges need not be worked out to be reviewed.
    */
   async judges(typeName: string, operation: 'CREATE' | 'UPDATE' | 'DELETE'): Promise<boolean> {
-    const compiled = await this.ctx.registry.get(typeName);
-    if (operation !== 'DELETE' && compiled.checkRules) return true;
-    return concerned(this.ctx, { operation, compiled, caller: undefined, dryRun: true });
+    return this.judgesOf(await this.ctx.registry.get(typeName), operation);
   }
 
   /**
@@ -273,12 +271,20 @@ export class Engine {
    */
   async judgesAny(typeName: string): Promise<boolean> {
     const compiled = await this.ctx.registry.get(typeName);
-    if (compiled.checkRules) return true;
     for (const operation of ['CREATE', 'UPDATE', 'DELETE'] as const) {
-      const judged = concerned(this.ctx, { operation, compiled, caller: undefined, dryRun: true });
+      const judged = this.judgesOf(compiled, operation);
       if (judged === true || (judged !== false && (await judged))) return true;
     }
     return false;
+  }
+
+  /** {@link judges}' answer for a type already read: at once unless the reviewer must be asked. */
+  private judgesOf(
+    compiled: CompiledType,
+    operation: 'CREATE' | 'UPDATE' | 'DELETE',
+  ): boolean | Promise<boolean> {
+    if (operation !== 'DELETE' && compiled.checkRules) return true;
+    return concerned(this.ctx, { operation, compiled, caller: undefined, dryRun: true });
   }
 
   /**
