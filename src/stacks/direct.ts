@@ -24,6 +24,7 @@ import { fromSecret, holdsSecret, maskReason } from './secrets.js';
 import { importsAnything } from './imports.js';
 import { analyzeForStack } from './validate.js';
 import { reusedAnalysis } from './reused-analysis.js';
+import { firstJudged } from './review-plan.js';
 import { outputValue } from './stages/outputs.js';
 import type { StackEngine } from './stages/state.js';
 
@@ -100,10 +101,8 @@ async function needsStack(core: StacksCore, analysis: Analysis): Promise<string 
   const inText = needsInText(analysis);
   if (inText !== undefined) return inText;
   if ((analysis.resolvedParameters?.length ?? 0) > 0) return 'a parameter reads the parameter store';
-  for (const type of new Set(typesOf(analysis)))
-    if (await core.ctx.engine.judgesAny(type).catch(() => true))
-      return `a rule, policy or hook judges ${type}`;
-  return undefined;
+  const judged = await firstJudged(core, typesOf(analysis));
+  return judged === undefined ? undefined : `a rule, policy or hook judges ${judged}`;
 }
 
 /**

@@ -17,6 +17,16 @@ import type { Importing } from './import/index.js';
 import type { PlannedChange } from './plan.js';
 import type { ResourceRecord, StackCaller } from './records.js';
 
+/**
+ * The first of `types` a type's rules, an admission policy or a hook could judge a change of (a
+ * create, an update or a delete); undefined when nothing judges any. A type that cannot be read now
+ * counts as judged: the plan's review will say what it is.
+ */
+export async function firstJudged(core: StacksCore, types: Iterable<string>): Promise<string | undefined> {
+  for (const type of new Set(types)) if (await core.ctx.engine.judgesAny(type).catch(() => true)) return type;
+  return undefined;
+}
+
 /** A verdict on one of a plan's resources: which one it is about. */
 export type PlanVerdict = Verdict & { logicalId: string };
 

@@ -47,7 +47,7 @@ import { tracedFrom } from './deployment.js';
 import { describe, viewOf, type Started } from './views.js';
 import { changesOf } from './plans.js';
 import type { PlannedChange } from './plan.js';
-import { callerOfStack, reviewPlan } from './review-plan.js';
+import { callerOfStack, firstJudged, reviewPlan } from './review-plan.js';
 import { DeniedByVerdicts } from '../verdict.js';
 import { changedSincePlan } from './parameter-store/index.js';
 import { resolveImports, type Importing, type ResourceToImport } from './import/index.js';
@@ -465,7 +465,8 @@ async function refuseDenied(
   const records = stack && !NEVER_CREATED.has(stack.status) ? held : new Map<string, ResourceRecord>();
   // Nothing judges a change of any type the stack makes or holds (and no stored plan's verdicts
   // stand): no plan to work out, the usual case.
-  if (!planned && !(await anyJudged(core, [...typesOf(analysis), ...typesIn(records)]))) return;
+  if (!planned && (await firstJudged(core, [...typesOf(analysis), ...typesIn(records)])) === undefined)
+    return;
   let changes;
   try {
     changes = await changesOf(core, name, analysis, stack, records);
@@ -473,14 +474,6 @@ async function refuseDenied(
     return;
   }
   await refuseDeniedChanges(core, name, changes, records, caller, planned);
-}
-
-/** Whether a type's rules, a policy or a hook would judge any change of any of `types`. */
-async function anyJudged(core: StacksCore, types: readonly string[]): Promise<boolean> {
-  for (const type of new Set(types))
-    // A type that cannot be read now is judged as the plan will tell.
-    if (await core.ctx.engine.judgesAny(type).catch(() => true)) return true;
-  return false;
 }
 
 /** Refuses `changes` when their review (or their stored plan's, when they are still its) denies one. */
