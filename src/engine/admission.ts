@@ -35,17 +35,23 @@ export function assertSupported(type: ResourceType, action: HandlerAction): void
   if (declared.length > 0) throw new UnsupportedAction(type.typeName, action, declared);
 }
 
-/** `action`: the operation asked for (a PUT checks the one it turns out to be). */
-export async function assertAdmitted(
+/**
+ * `action`: the operation asked for (a PUT checks the one it turns out to be). Decided without a
+ * promise (undefined, or a throw) unless a contract report must be read.
+ */
+export function assertAdmitted(
   ctx: EngineContext,
   compiled: CompiledType,
   action?: HandlerAction,
-): Promise<void> {
+): Promise<void> | undefined {
   if (action !== undefined) assertSupported(compiled.type, action);
-  if (!ctx.requirePassingContract) return;
+  if (!ctx.requirePassingContract) return undefined;
+  if (ctx.providerFor(compiled.type.typeName).recordBacked) return undefined;
+  return assertPassingContract(ctx, compiled);
+}
+
+async function assertPassingContract(ctx: EngineContext, compiled: CompiledType): Promise<void> {
   const type = compiled.type;
-  const provider = ctx.providerFor(type.typeName);
-  if (provider.recordBacked) return;
   const status = await ctx.registry.contractStatus(type.typeName, compiled.version);
   if (status?.passed) return;
   throw new TypeplaneError(
@@ -56,8 +62,17 @@ export async function assertAdmitted(
   );
 }
 
-/** @throws InvalidTypeConfiguration when the type requires a configuration and none is set. */
-export async function assertConfigured(ctx: EngineContext, typeName: string): Promise<void> {
+/**
+ * @throws InvalidTypeConfiguration when the type requires a configuration and none is set. Decided
+ * without a promise (undefined) when the type, fresh in memory, requires none.
+ */
+export function assertConfigured(ctx: EngineContext, typeName: string): Promise<void> | undefined {
+  const fresh = ctx.registry.fresh(typeName);
+  if (fresh && !requiresConfiguration(fresh.type.typeConfiguration)) return undefined;
+  return configuredNow(ctx, typeName);
+}
+
+async function configuredNow(ctx: EngineContext, typeName: string): Promise<void> {
   const { type } = await ctx.registry.get(typeName);
   if (!requiresConfiguration(type.typeConfiguration)) return;
   if (await ctx.configurations?.has(type.typeName)) return;

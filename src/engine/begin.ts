@@ -18,7 +18,7 @@ import type { Caller } from './caller.js';
 import { unchangedSince } from './changed-meanwhile.js';
 import { ClientTokenReused, requestHash, validateClientToken, type RequestKind } from './client-token.js';
 import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
-import { toEvent } from './progress-event.js';
+import { eventOf, toEvent } from './progress-event.js';
 import { sealedDecision } from './record-backed.js';
 import { newRequestToken } from './request-token.js';
 import { opened, sealRequest } from './sealing.js';
@@ -154,13 +154,16 @@ export function completionOf(
   };
 }
 
-/** What the caller of a begin is answered, once the store has answered (`runHere`: leased to this worker). */
+/**
+ * What the caller of a begin is answered, once the store has answered (`runHere`: leased to this
+ * worker). The operation's type is known: answered without a promise.
+ */
 export function begun(
   ctx: EngineContext,
   args: Pick<BeginArgs, 'compiled' | 'identifier' | 'decide'>,
   result: BeginResult,
   runHere = false,
-): Promise<ProgressEvent> {
+): ProgressEvent {
   const type = args.compiled.type;
   switch (result.kind) {
     case 'started':
@@ -173,9 +176,9 @@ export function begun(
       } else {
         ctx.worker.queued();
       }
-      return toEvent(ctx, result.operation, type);
+      return eventOf(result.operation, type);
     case 'replayed':
-      return toEvent(ctx, result.operation, type);
+      return eventOf(result.operation, type);
     case 'token-mismatch':
       throw new ClientTokenReused(result.operation.requestToken);
     case 'conflict':

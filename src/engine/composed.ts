@@ -59,7 +59,8 @@ async function composeHere(
   /** The parts decided so far (`typeName\nidentifier`): later ones may refer to them. */
   const madeWith = new Set<string>();
   const make: ComposeParts['make'] = async (typeName, properties, clientToken, as) => {
-    await assertConfigured(ctx, typeName);
+    const configured = assertConfigured(ctx, typeName);
+    if (configured) await configured;
     const token = scopedClientToken(clientToken, as);
     const hashed = { of: hashOf(properties, undefined) };
     const checked = await checkCreate(ctx, typeName, properties, token, as, undefined, hashed, madeWith);

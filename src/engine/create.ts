@@ -25,8 +25,9 @@ export async function create(
   const checked = await checkCreate(ctx, typeName, desiredState, clientToken, caller, version, hashed);
   if ('replay' in checked) return checked.replay;
   const { compiled, desired, provider, identifier, as } = checked;
+  // Awaited: a promise returned from an async function costs two more turns of the microtask queue.
   if (provider.recordBacked)
-    return createInRecord(ctx, { compiled, provider, desired, clientToken, hashed, as });
+    return await createInRecord(ctx, { compiled, provider, desired, clientToken, hashed, as });
   const args: BeginArgs = {
     compiled,
     operation: 'CREATE',
@@ -41,5 +42,5 @@ export async function create(
     const composed = await createComposed(ctx, args, provider, desired);
     if (composed) return composed;
   }
-  return begin(ctx, args);
+  return await begin(ctx, args);
 }

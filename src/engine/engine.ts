@@ -162,8 +162,10 @@ export class Engine {
     caller?: Caller,
     version?: string,
   ): Promise<ProgressEvent> {
-    await this.configured(typeName);
-    return againstDefaultVersion(this.ctx, () =>
+    const configured = this.configured(typeName);
+    if (configured) await configured;
+    // Awaited: a promise returned from an async function costs two more turns of the microtask queue.
+    return await againstDefaultVersion(this.ctx, () =>
       create(this.ctx, typeName, desiredState, scopedClientToken(clientToken, caller), caller, version),
     );
   }
@@ -177,8 +179,10 @@ export class Engine {
     caller?: Caller,
     version?: string,
   ): Promise<ProgressEvent> {
-    await this.configured(typeName);
-    return againstDefaultVersion(this.ctx, () =>
+    const configured = this.configured(typeName);
+    if (configured) await configured;
+    // Awaited: a promise returned from an async function costs two more turns of the microtask queue.
+    return await againstDefaultVersion(this.ctx, () =>
       update(
         this.ctx,
         typeName,
@@ -200,8 +204,10 @@ export class Engine {
     caller?: Caller,
     version?: string,
   ): Promise<ProgressEvent> {
-    await this.configured(typeName);
-    return againstDefaultVersion(this.ctx, () =>
+    const configured = this.configured(typeName);
+    if (configured) await configured;
+    // Awaited: a promise returned from an async function costs two more turns of the microtask queue.
+    return await againstDefaultVersion(this.ctx, () =>
       put(
         this.ctx,
         typeName,
@@ -220,7 +226,8 @@ export class Engine {
     clientToken?: string,
     caller?: Caller,
   ): Promise<ProgressEvent> {
-    await this.configured(typeName);
+    const configured = this.configured(typeName);
+    if (configured) await configured;
     return deleteResource(this.ctx, typeName, identifier, scopedClientToken(clientToken, caller), caller);
   }
 
@@ -383,8 +390,11 @@ export class Engine {
     return references(this.ctx, typeName, identifier);
   }
 
-  /** A type whose configuration requires a setting is not served until an admin sets it. */
-  private configured(typeName: string): Promise<void> {
+  /**
+   * A type whose configuration requires a setting is not served until an admin sets it. Undefined
+   * (no promise to wait for) when the type, fresh in memory, requires none.
+   */
+  private configured(typeName: string): Promise<void> | undefined {
     return assertConfigured(this.ctx, typeName);
   }
 

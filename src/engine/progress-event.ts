@@ -14,6 +14,22 @@ export async function toEvent(
   op: OperationRecord,
   known?: ResourceType,
 ): Promise<ProgressEvent> {
+  let type = known;
+  if (!type && op.resourceModel && op.operation !== 'DELETE') {
+    try {
+      type = (await ctx.registry.get(op.typeName)).type;
+    } catch {
+      type = undefined;
+    }
+  }
+  return eventOf(op, type);
+}
+
+/**
+ * The event of an operation of `type` (the operation's type, as registered now), without a promise;
+ * undefined `type`: unknown, so its model is not shown.
+ */
+export function eventOf(op: OperationRecord, type: ResourceType | undefined): ProgressEvent {
   const event: ProgressEvent = {
     typeName: op.typeName,
     requestToken: op.requestToken,
@@ -22,21 +38,11 @@ export async function toEvent(
     eventTime: op.eventTime,
   };
   if (op.identifier !== undefined) event.identifier = op.identifier;
-  if (op.resourceModel && op.operation !== 'DELETE') {
-    let type = known;
-    if (!type) {
-      try {
-        type = (await ctx.registry.get(op.typeName)).type;
-      } catch {
-        type = undefined;
-      }
-    }
-    // Without the type we cannot tell what is write-only, so we show nothing rather than too much.
-    if (type)
-      event.resourceModel = stripNulls(
-        type.writeOnlyProperties.length === 0 ? op.resourceModel : stripWriteOnly(type, op.resourceModel),
-      );
-  }
+  // Without the type we cannot tell what is write-only, so we show nothing rather than too much.
+  if (op.resourceModel && op.operation !== 'DELETE' && type)
+    event.resourceModel = stripNulls(
+      type.writeOnlyProperties.length === 0 ? op.resourceModel : stripWriteOnly(type, op.resourceModel),
+    );
   if (op.statusMessage !== undefined) event.statusMessage = op.statusMessage;
   if (op.errorCode !== undefined) event.errorCode = op.errorCode;
   if (op.retryAfter !== undefined && !TERMINAL_STATUSES.has(op.status)) event.retryAfter = op.retryAfter;

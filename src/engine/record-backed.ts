@@ -50,38 +50,66 @@ export interface RecordCreate {
 }
 
 /** A create for a record-backed provider: decided and written in one transaction. */
-export async function createInRecord(ctx: EngineContext, create: RecordCreate): Promise<ProgressEvent> {
-  return begin(ctx, await createDecided(ctx, create));
+export function createInRecord(ctx: EngineContext, create: RecordCreate): Promise<ProgressEvent> {
+  const decided = createDecided(ctx, create);
+  return decided instanceof Promise ? decided.then((args) => begin(ctx, args)) : begin(ctx, decided);
 }
+
+type DecidedCreate = BeginArgs & { decide: NonNullable<BeginArgs['decide']>; model: Model | undefined };
 
 /**
  * A record-backed create's operation, decided but not yet written: the model the provider computes
- * (undefined when it could not), and how the store ends it (`decide`).
+ * (undefined when it could not), and how the store ends it (`decide`). Without a promise unless the
+ * model's references or additional identifiers must be looked up.
  */
-export async function createDecided(
+export function createDecided(
   ctx: EngineContext,
-  { compiled, provider, desired, clientToken, hashed, as }: RecordCreate,
-): Promise<BeginArgs & { decide: NonNullable<BeginArgs['decide']>; model: Model | undefined }> {
-  const type = compiled.type;
+  create: RecordCreate,
+): DecidedCreate | Promise<DecidedCreate> {
+  const type = create.compiled.type;
   const requestToken = newRequestToken();
-  let model: Model | undefined;
-  let problem: string | undefined;
+  const { model, problem } = createdModel(ctx, create, requestToken);
+  const keys = model && additionalKeys(type, model);
+  if (!model || (type.traits.references.length === 0 && !keys))
+    return decidedCreate(create, requestToken, model, problem, undefined, undefined, undefined);
+  return (async () => {
+    const references = await recordedReferences(ctx, type, model);
+    const identifier = identifierOf(type, model);
+    // Checked here so that a taken one ends the create as AlreadyExists (the store refuses it anyway).
+    const taken = keys && (await heldByOther(ctx, type, identifier, keys));
+    return decidedCreate(create, requestToken, model, problem, references, keys, taken);
+  })();
+}
+
+/** The model a record-backed provider makes of a create's desired state, or why it could not. */
+function createdModel(
+  ctx: EngineContext,
+  { compiled, provider, desired }: RecordCreate,
+  requestToken: string,
+): { model?: Model; problem?: string } {
+  const type = compiled.type;
   try {
     const created = provider.recordBacked!.create(type, desired, requestToken);
     // The desired state was validated above: only a model the provider added to needs the check again.
-    if (Object.keys(created).length === Object.keys(desired).length && identifierOf(type, created)) {
-      model = stripNulls(created);
-    } else {
-      model = checkModel(ctx.log, provider, compiled, created, undefined);
-    }
+    if (Object.keys(created).length === Object.keys(desired).length && identifierOf(type, created))
+      return { model: stripNulls(created) };
+    return { model: checkModel(ctx.log, provider, compiled, created, undefined) };
   } catch (e) {
-    problem = e instanceof Error ? e.message : String(e);
+    return { problem: e instanceof Error ? e.message : String(e) };
   }
-  const references = model ? await recordedReferences(ctx, type, model) : undefined;
+}
+
+function decidedCreate(
+  { compiled, desired, clientToken, hashed, as }: RecordCreate,
+  requestToken: string,
+  model: Model | undefined,
+  problem: string | undefined,
+  references: ResourceKey[] | undefined,
+  keys: AdditionalIdentifier[] | undefined,
+  taken: (AdditionalIdentifier & { holder: string }) | undefined,
+): DecidedCreate {
+  const type = compiled.type;
   const identifier = model && identifierOf(type, model);
-  const keys = model && additionalKeys(type, model);
-  // Checked here so that a taken one ends the create as AlreadyExists (the store refuses it anyway).
-  const taken = keys && (await heldByOther(ctx, type, identifier, keys));
   return {
     model,
     compiled,

@@ -63,15 +63,26 @@ export function concerned(ctx: EngineContext, change: ReviewedBy): boolean | Pro
 
 /**
  * The verdicts a change may proceed with; throws DeniedByVerdicts when one denies it. Without a
- * reviewer, none.
+ * reviewer, none. When nothing would judge the change (most changes), answered without a promise.
  */
-export async function reviewChange(ctx: EngineContext, request: ReviewRequest): Promise<readonly Verdict[]> {
+export function reviewChange(
+  ctx: EngineContext,
+  request: ReviewRequest,
+): readonly Verdict[] | Promise<readonly Verdict[]> {
   const judged = concerned(ctx, {
     operation: request.operation,
     compiled: request.compiled,
     caller: request.caller,
   });
-  if (judged === false || (judged !== true && !(await judged))) return NONE;
+  return judged === false ? NONE : reviewed(ctx, request, judged);
+}
+
+async function reviewed(
+  ctx: EngineContext,
+  request: ReviewRequest,
+  judged: true | Promise<boolean>,
+): Promise<readonly Verdict[]> {
+  if (judged !== true && !(await judged)) return NONE;
   const verdicts = await ctx.reviewer!.review(request);
   if (verdicts.length === 0) return NONE;
   request.caller?.reviews?.(told(request, verdicts));
@@ -91,15 +102,26 @@ export async function reviewChange(ctx: EngineContext, request: ReviewRequest): 
  * is refused (ClientTokenReused), as beginning it would be. Looked for only when a client token is
  * given and the reviewer would judge the change; otherwise beginning the operation finds the replay.
  */
-export async function replayOf(
+export function replayOf(
   ctx: EngineContext,
   change: ReviewedBy,
   clientToken: string | undefined,
   hashed: { as: RequestKind; of: unknown },
-): Promise<ProgressEvent | undefined> {
+): Promise<ProgressEvent | undefined> | undefined {
   if (clientToken === undefined) return undefined;
+  // Nothing judges such a change (most): undefined at once, without a promise.
   const judged = concerned(ctx, change);
-  if (judged === false || (judged !== true && !(await judged))) return undefined;
+  return judged === false ? undefined : earlierBegun(ctx, change, clientToken, hashed, judged);
+}
+
+async function earlierBegun(
+  ctx: EngineContext,
+  change: ReviewedBy,
+  clientToken: string,
+  hashed: { as: RequestKind; of: unknown },
+  judged: true | Promise<boolean>,
+): Promise<ProgressEvent | undefined> {
+  if (judged !== true && !(await judged)) return undefined;
   const token = validateClientToken(clientToken);
   const earlier = token === undefined ? undefined : await ctx.store.getOperationByClientToken(token);
   if (!earlier) return undefined;

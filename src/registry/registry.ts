@@ -353,6 +353,15 @@ export class Registry {
     return latest && Date.now() - latest.checkedAt < STAMP_TTL_MS ? latest.compiled : undefined;
   }
 
+  /**
+   * What `get(typeName, version)` answers when it can answer from memory (the default version, fresh,
+   * is the one asked for); undefined otherwise (then `get` it). No promise.
+   */
+  now(typeName: string, version?: string): CompiledType | undefined {
+    const fresh = this.fresh(typeName);
+    return fresh && (version === undefined || fresh.version === version) ? fresh : undefined;
+  }
+
   /** Forget what this replica knows of a type's default version: the next `get` reads the store. */
   forget(typeName: string): void {
     this.latest.delete(typeName);

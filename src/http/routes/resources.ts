@@ -41,15 +41,25 @@ export async function resourceRoutes(
   app: FastifyInstance,
   { engine, watches }: { engine: Engine; watches?: Watches },
 ): Promise<void> {
-  const accepted = async (reply: FastifyReply, event: ProgressEvent, wait: number) => {
-    let latest = event;
-    if (wait > 0 && !TERMINAL_STATUSES.has(event.operationStatus)) {
-      // Waiting for the operation's end holds no seat (src/fairness): another request runs meanwhile.
-      releaseSeat(reply.raw);
-      latest = await engine.waitFor(event.requestToken, wait * 1000);
-    }
-    warningHeaders(reply, latest.warnings);
-    return reply.status(202).send({ progressEvent: latest });
+  /**
+   * Answers 202 with the operation's event: at once (no promise) when it has ended or the caller does
+   * not wait, else once it ends or the wait does. The answer is sent before the handler returns, so
+   * the handler returns nothing (fastify sends nothing more); the reply, a thenable, is not returned
+   * through a promise, which would cost the request a turn of the microtask queue for each.
+   */
+  const accepted = (reply: FastifyReply, event: ProgressEvent, wait: number): Promise<void> | undefined => {
+    if (wait > 0 && !TERMINAL_STATUSES.has(event.operationStatus)) return acceptedAfter(reply, event, wait);
+    answered(reply, event);
+    return undefined;
+  };
+  const acceptedAfter = async (reply: FastifyReply, event: ProgressEvent, wait: number) => {
+    // Waiting for the operation's end holds no seat (src/fairness): another request runs meanwhile.
+    releaseSeat(reply.raw);
+    answered(reply, await engine.waitFor(event.requestToken, wait * 1000));
+  };
+  const answered = (reply: FastifyReply, event: ProgressEvent) => {
+    warningHeaders(reply, event.warnings);
+    reply.status(202).send({ progressEvent: event });
   };
 
   app.post<TypeParams>(
@@ -65,7 +75,8 @@ export async function resourceRoutes(
         reviewing(request, callerOfRequest(request)),
         versionParam(request.query.version),
       );
-      return accepted(reply, event, wait);
+      const waiting = accepted(reply, event, wait);
+      if (waiting) await waiting;
     },
   );
 
@@ -112,7 +123,8 @@ export async function resourceRoutes(
         reviewing(request, callerOfRequest(request)),
         versionParam(request.query.version),
       );
-      return accepted(reply, event, wait);
+      const waiting = accepted(reply, event, wait);
+      if (waiting) await waiting;
     },
   );
 
@@ -130,7 +142,8 @@ export async function resourceRoutes(
         reviewing(request, callerOfRequest(request)),
         versionParam(request.query.version),
       );
-      return accepted(reply, event, wait);
+      const waiting = accepted(reply, event, wait);
+      if (waiting) await waiting;
     },
   );
 
@@ -196,6 +209,7 @@ export async function resourceRoutes(
       clientToken,
       reviewing(request, callerOfRequest(request)),
     );
-    return accepted(reply, event, wait);
+    const waiting = accepted(reply, event, wait);
+    if (waiting) await waiting;
   });
 }

@@ -438,16 +438,15 @@ export class SqliteStore implements Store {
     }
   }
 
-  async completeOperation(
+  completeOperation(
     operation: OperationRecord,
     requestHash: string | undefined,
     decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion,
   ): Promise<BeginResult> {
-    try {
-      return await this.grouped(true, () => this.tx.complete(operation, requestHash ?? null, decide));
-    } catch (error) {
-      return this.activeConflictOr(error, operation);
-    }
+    // No async function of its own: every create of a record-backed type comes through here.
+    return this.grouped(true, () => this.tx.complete(operation, requestHash ?? null, decide)).catch(
+      (error: unknown) => this.activeConflictOr(error, operation),
+    );
   }
 
   async completeAll(
