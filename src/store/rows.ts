@@ -96,6 +96,16 @@ export const OPERATION_COLUMNS = `seq, request_token, type_name, identifier, ope
 export const ACTIVE: ReadonlySet<string> = new Set(['PENDING', 'IN_PROGRESS', 'CANCEL_IN_PROGRESS']);
 /** The same, as an SQL list; kept in step with `ACTIVE_STATUSES`. */
 export const ACTIVE_SQL = `('PENDING','IN_PROGRESS','CANCEL_IN_PROGRESS')`;
+/**
+ * That an operation is active, as the shared statements and the SQLite store's partial indexes write
+ * it: equalities, not `status IN (…)`. SQLite evaluates an IN list of three or more
+ * constants through a table it builds afresh each time a statement runs — for each of the four
+ * partial indexes on active operations, on every insert and update of an operation (an insert cost
+ * 13–15 µs so, against 4–6 µs with equalities). SQLite uses a partial index only for a query that
+ * repeats the index's condition as written, so both use this text. (PostgreSQL's indexes keep the IN
+ * list: its planner proves that either form implies the other.)
+ */
+export const ACTIVE_WHERE = `(status = 'PENDING' OR status = 'IN_PROGRESS' OR status = 'CANCEL_IN_PROGRESS')`;
 /** The terminal statuses as an SQL list; kept in step with `TERMINAL_STATUSES`. */
 export const TERMINAL_SQL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
 
@@ -104,7 +114,7 @@ export const TERMINAL_SQL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
  * due (no `retryAfter`, or passed), and held by no live lease. Every claim query reads them so.
  */
 export function dueSql(at: string): string {
-  return `status IN ${ACTIVE_SQL} AND (retry_after IS NULL OR retry_after <= ${at})
+  return `${ACTIVE_WHERE} AND (retry_after IS NULL OR retry_after <= ${at})
     AND (lease_until IS NULL OR lease_until <= ${at})`;
 }
 
@@ -196,18 +206,18 @@ export function resourceChangeOf(change: { kind: 'put' | 'delete' } | undefined)
  * types, whatever their backlogs.
  */
 export const ACTIVE_TYPES_SQL = `WITH RECURSIVE t(name) AS (
-    SELECT (SELECT MIN(type_name) FROM operations WHERE status IN ${ACTIVE_SQL})
+    SELECT (SELECT MIN(type_name) FROM operations WHERE ${ACTIVE_WHERE})
     UNION ALL
-    SELECT (SELECT MIN(type_name) FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name > t.name)
+    SELECT (SELECT MIN(type_name) FROM operations WHERE ${ACTIVE_WHERE} AND type_name > t.name)
     FROM t WHERE t.name IS NOT NULL
   )
   SELECT name FROM t WHERE name IS NOT NULL`;
 
 /** The callers (token ids) that have operations not terminal, found as the types are (a loose index scan). */
 export const ACTIVE_REQUESTERS_SQL = `WITH RECURSIVE t(name) AS (
-    SELECT (SELECT MIN(requested_by) FROM operations WHERE status IN ${ACTIVE_SQL} AND requested_by IS NOT NULL)
+    SELECT (SELECT MIN(requested_by) FROM operations WHERE ${ACTIVE_WHERE} AND requested_by IS NOT NULL)
     UNION ALL
-    SELECT (SELECT MIN(requested_by) FROM operations WHERE status IN ${ACTIVE_SQL} AND requested_by > t.name)
+    SELECT (SELECT MIN(requested_by) FROM operations WHERE ${ACTIVE_WHERE} AND requested_by > t.name)
     FROM t WHERE t.name IS NOT NULL
   )
   SELECT name FROM t WHERE name IS NOT NULL`;
@@ -440,7 +450,7 @@ export function toClaimedOperation(row: ClaimableRow, owner: string): ClaimedOpe
  */
 export function activeCountsSql(at: string): string {
   return `SELECT type_name, COUNT(*) AS active, SUM(CASE WHEN ${dueSql(at)} THEN 1 ELSE 0 END) AS due
-    FROM operations WHERE status IN ${ACTIVE_SQL} GROUP BY type_name ORDER BY type_name`;
+    FROM operations WHERE ${ACTIVE_WHERE} GROUP BY type_name ORDER BY type_name`;
 }
 
 export interface ActiveCountRow {
@@ -561,11 +571,11 @@ export function unmetExpectation(
 /** A type's resources and operations not ended, in one statement (one snapshot): `resources`, `active`. */
 export const TYPE_USAGE = (param: string) =>
   `SELECT (SELECT COUNT(*) FROM resources WHERE type_name = ${param}) AS resources,
-     (SELECT COUNT(*) FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name = ${param}) AS active`;
+     (SELECT COUNT(*) FROM operations WHERE ${ACTIVE_WHERE} AND type_name = ${param}) AS active`;
 
 /** One operation on a type that has not ended (its request token), or none. */
 export const ACTIVE_OPERATION_OF_TYPE = (param: string) =>
-  `SELECT request_token FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name = ${param} LIMIT 1`;
+  `SELECT request_token FROM operations WHERE ${ACTIVE_WHERE} AND type_name = ${param} LIMIT 1`;
 
 /**
  * A type whose operations have not all ended cannot be deregistered: a handler may be making (or have

@@ -4,7 +4,8 @@
  *
  * Statements are counted by patching better-sqlite3's Statement.prototype in this process (run, get,
  * all, iterate; its transactions run BEGIN and COMMIT through them too), so the store must run in
- * this process. WAL frames are read from the wal-index header (mxFrame, see
+ * this process. Each statement's program is read once (EXPLAIN, on its own connection, with the
+ * values it was run with) for the temporary b-trees it builds on each run. WAL frames are read from the wal-index header (mxFrame, see
  * https://www.sqlite.org/walformat.html) while a second connection holds a read transaction open: the
  * WAL can then not be restarted (a checkpoint copies no further than that reader's snapshot), so every
  * frame committed since stays in it and can be counted and read back.
@@ -22,6 +23,11 @@ export interface StatementTally {
   transactions: number;
   /** SAVEPOINTs: each a nested transaction. */
   savepoints: number;
+  /**
+   * Temporary b-trees built by the statements run (OpenEphemeral in their programs: an IN list of
+   * three or more constants, a sort or DISTINCT no index serves): each is built again on every run.
+   */
+  temporary: number;
   /** Each statement's SQL, shortened, in the order run (transaction control included). */
   log: string[];
 }
@@ -72,7 +78,10 @@ export function meterStatements(path: string, ignored: ReadonlySet<Database.Data
   for (const [name, original] of originals) {
     const call = original as (...args: unknown[]) => unknown;
     proto[name] = function (this: Database.Statement, ...args: unknown[]) {
-      if (this.database.name === path && !ignored.has(this.database)) count(tally, this.source);
+      if (!explaining && this.database.name === path && !ignored.has(this.database)) {
+        count(tally, this.source);
+        tally.temporary += temporaryTrees(this, args);
+      }
       return call.apply(this, args);
     };
   }
@@ -89,7 +98,29 @@ export function meterStatements(path: string, ignored: ReadonlySet<Database.Data
 }
 
 function empty(): StatementTally {
-  return { statements: 0, writes: 0, transactions: 0, savepoints: 0, log: [] };
+  return { statements: 0, writes: 0, transactions: 0, savepoints: 0, temporary: 0, log: [] };
+}
+
+/** Set while a statement's program is read: that EXPLAIN is not one of the store's statements. */
+let explaining = false;
+const treesOf = new WeakMap<Database.Statement, number>();
+
+/** How many temporary b-trees `statement`'s program opens (read once per statement). */
+function temporaryTrees(statement: Database.Statement, args: unknown[]): number {
+  const known = treesOf.get(statement);
+  if (known !== undefined) return known;
+  if (CONTROL.test(statement.source.trimStart()) || /^\s*PRAGMA\b/i.test(statement.source)) return 0;
+  explaining = true;
+  try {
+    const program = statement.database.prepare(`EXPLAIN ${statement.source}`).all(...args) as {
+      opcode: string;
+    }[];
+    const trees = program.filter((op) => op.opcode === 'OpenEphemeral').length;
+    treesOf.set(statement, trees);
+    return trees;
+  } finally {
+    explaining = false;
+  }
 }
 
 function count(tally: StatementTally, source: string): void {

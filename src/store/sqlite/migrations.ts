@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 
-import { ACTIVE_SQL, RESERVED, TERMINAL_SQL, changeLogMigration } from '../rows.js';
+import { ACTIVE_SQL, ACTIVE_WHERE, RESERVED, TERMINAL_SQL, changeLogMigration } from '../rows.js';
 
 /** Every column of the operations table (migration 5 copies them). */
 const OPERATION_TABLE_COLUMNS = `seq, request_token, type_name, identifier, operation, status, event_time,
@@ -291,6 +291,21 @@ export const MIGRATIONS: readonly string[] = [
   DROP TRIGGER resources_count_version;
   CREATE TABLE resource_counts_holder (holder TEXT);
   INSERT INTO resource_counts_holder (holder) VALUES (NULL);
+  `,
+  // The partial indexes of active operations, their condition written as equalities (ACTIVE_WHERE):
+  // with an IN list of three statuses, SQLite built a table of them for each index on every insert and
+  // update of an operation. Queries repeat the same text, so the indexes still serve them.
+  `
+  DROP INDEX operations_one_active;
+  CREATE UNIQUE INDEX operations_one_active ON operations (type_name, identifier)
+    WHERE ${ACTIVE_WHERE} AND identifier IS NOT NULL;
+  DROP INDEX operations_active;
+  CREATE INDEX operations_active ON operations (seq) WHERE ${ACTIVE_WHERE};
+  DROP INDEX operations_active_by_type;
+  CREATE INDEX operations_active_by_type ON operations (type_name, seq) WHERE ${ACTIVE_WHERE};
+  DROP INDEX operations_active_by_requester;
+  CREATE INDEX operations_active_by_requester ON operations (requested_by, seq)
+    WHERE ${ACTIVE_WHERE} AND requested_by IS NOT NULL;
   `,
 ];
 

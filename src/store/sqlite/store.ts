@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
 import {
   ACTIVE,
-  ACTIVE_SQL,
+  ACTIVE_WHERE,
   OPERATION_COLUMNS,
   activeConflict,
   alreadyExists,
@@ -1251,7 +1251,7 @@ const NEXT_VERSION = `(MAX(COALESCE((SELECT MAX(seq) FROM operations), 0),
  * index's own condition, so that the index answers it. Alone (getActive) and within lookBefore.
  */
 const ACTIVE_ON_RESOURCE_SQL = `SELECT request_token FROM operations
-  WHERE type_name = ? AND identifier = ? AND status IN ${ACTIVE_SQL} AND identifier IS NOT NULL`;
+  WHERE type_name = ? AND identifier = ? AND ${ACTIVE_WHERE} AND identifier IS NOT NULL`;
 
 function prepareStatements(db: Database.Database) {
   const latestTypes = `SELECT type_name, version, model_json, source, registered_at FROM types t
@@ -1353,7 +1353,7 @@ function prepareStatements(db: Database.Database) {
     ),
     typeUsage: db.prepare<{ typeName: string }, { resources: number; active: number }>(
       `SELECT (SELECT COALESCE(SUM(count), 0) FROM counts_now WHERE type_name = @typeName) AS resources,
-         (SELECT COUNT(*) FROM operations WHERE status IN ${ACTIVE_SQL} AND type_name = @typeName) AS active`,
+         (SELECT COUNT(*) FROM operations WHERE ${ACTIVE_WHERE} AND type_name = @typeName) AS active`,
     ),
     putResource: db.prepare<[string, string, string, string | null, string, string, string | null]>(
       `INSERT INTO resources (type_name, identifier, properties_json, sealed, created_at, updated_at, type_version) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -1420,7 +1420,7 @@ function prepareStatements(db: Database.Database) {
          resource_model_json = @resource_model_json, status_message = @status_message, error_code = @error_code,
          retry_after = @retry_after, request_json = @request_json, callback_context_json = @callback_context_json,
          deadline_at = @deadline_at, attempts = @attempts
-       WHERE request_token = @request_token AND status IN ${ACTIVE_SQL}
+       WHERE request_token = @request_token AND ${ACTIVE_WHERE}
          AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
     finishOperation: db.prepare<GuardedParams & { resource_change: string | null }>(
@@ -1428,7 +1428,7 @@ function prepareStatements(db: Database.Database) {
          resource_model_json = @resource_model_json, status_message = @status_message, error_code = @error_code,
          retry_after = @retry_after, request_json = @request_json, callback_context_json = @callback_context_json,
          deadline_at = @deadline_at, attempts = @attempts, lease_owner = NULL, lease_until = NULL
-       WHERE request_token = @request_token AND status IN ${ACTIVE_SQL}
+       WHERE request_token = @request_token AND ${ACTIVE_WHERE}
          AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
     claimable: db.prepare<[string, string, number], ClaimableRow>(
@@ -1451,7 +1451,7 @@ function prepareStatements(db: Database.Database) {
       `UPDATE operations SET lease_owner = ?, lease_until = ? WHERE seq = ?`,
     ),
     renewLease: db.prepare<[string, string, string]>(
-      `UPDATE operations SET lease_until = ? WHERE request_token = ? AND lease_owner = ? AND status IN ${ACTIVE_SQL}`,
+      `UPDATE operations SET lease_until = ? WHERE request_token = ? AND lease_owner = ? AND ${ACTIVE_WHERE}`,
     ),
     releaseLease: db.prepare<[string, string]>(
       `UPDATE operations SET lease_owner = NULL, lease_until = NULL WHERE request_token = ? AND lease_owner = ?`,
