@@ -1,0 +1,160 @@
+/**
+ * Benchmark (not a test): a change's creates beside another build's — or the same build's with other
+ * node flags — as bench:api makes them (the state provider, a client token each, `?wait=10`, CLIENTS
+ * clients per server). Both Typeplane servers are up at once, pinned together to one core, and take
+ * the creates at the same time in PAIRS short slices (bench/paired.ts); ROUNDS rounds, each on a
+ * fresh pair of servers. Prints, per round and over all slices, this build's server CPU per create
+ * and creates/s against the baseline's (each thread's CPU time, to the nanosecond).
+ *
+ * Information, not issue #32's verdict (bench:api's, against a bare server). On a shared machine the
+ * bare server's rate moved by two fifths between bench:api runs minutes apart, and the ratio with
+ * it; side by side, a change of a tenth in CPU per create showed round after round.
+ *
+ *   npm run bench:api:baseline -- --baseline <another build's cli/main.js>
+ *       [--node-args '<flags>'] [--baseline-node-args '<flags>'] [--postgres]
+ *   (ROUNDS=4 PAIRS=40 SLICE_MS=200 CLIENTS=16 WARMUP_S=2; DIST=1: this build from dist/, else the sources)
+ *   --baseline: without it, this build against itself (an A/A run: the bench's own bias, or flags
+ *     against none with --node-args). A build elsewhere resolves its packages from its own folder:
+ *     build it inside the checkout (`git stash; npx tsc -p tsconfig.build.json --outDir before; git
+ *     stash pop`).
+ *   --postgres: each server on a scratch database of its own at POSTGRES_URL (made and dropped here).
+ */
+import { writeFileSync } from 'node:fs';
+import { relative, resolve, join } from 'node:path';
+import pg from 'pg';
+import {
+  CLIENTS,
+  TYPE_SCHEMA,
+  TYPEPLANE_MAIN,
+  connections,
+  createOp,
+  fmt,
+  loadAverage,
+  root,
+  runMain,
+  startServer,
+  succeeded,
+  tempDir,
+  warmUp,
+  type Server,
+  type Sides,
+} from './api-harness.js';
+import {
+  PAIRS,
+  SLICE_MS,
+  cpuPerOk,
+  describeSpread,
+  pairRatios,
+  pairedSlices,
+  pooledRate,
+  rate,
+  shareOneCore,
+  spread,
+  type Slice,
+} from './paired.js';
+
+const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 4));
+const POSTGRES_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return undefined;
+  const value = process.argv[i + 1];
+  if (value === undefined || value.startsWith('--')) {
+    console.error(`--${name} needs a value`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const baseline = option('baseline');
+const thisArgs = (option('node-args') ?? '').split(' ').filter(Boolean);
+const baselineArgs = (option('baseline-node-args') ?? '').split(' ').filter(Boolean);
+const postgres = process.argv.includes('--postgres');
+// startServer runs a script given relative to the checkout.
+const baselineMain = baseline === undefined ? TYPEPLANE_MAIN : relative(root, resolve(baseline));
+
+/** The sides as paired.ts names them: `tp` is this build, `bare` the baseline. */
+const LABELS: Sides<string> = { tp: 'this build', bare: 'baseline' };
+
+async function scratchDatabase(admin: pg.Client, name: string): Promise<string> {
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function round(typeFile: string, n: number, admin: pg.Client | undefined): Promise<Sides<Slice>[]> {
+  const start = async (side: keyof Sides<string>, main: string, nodeArgs: string[]): Promise<Server> => {
+    const database = admin && (await scratchDatabase(admin, `tp_bench_ab_${process.pid}_${side}`));
+    return startServer(
+      LABELS[side],
+      main,
+      [
+        'serve',
+        ...['--port', '0', '--data-dir', tempDir('typeplane-bench-ab-'), '--types', typeFile],
+        ...['--log-level', 'warn', ...(database ? ['--database-url', database] : [])],
+      ],
+      nodeArgs,
+    );
+  };
+  const servers: Sides<Server> = {
+    tp: await start('tp', TYPEPLANE_MAIN, thisArgs),
+    bare: await start('bare', baselineMain, baselineArgs),
+  };
+  const conns = { tp: connections(servers.tp), bare: connections(servers.bare) };
+  try {
+    const pinned = shareOneCore(servers);
+    await Promise.all([warmUp(servers.tp, conns.tp), warmUp(servers.bare, conns.bare)]);
+    const pairs = await pairedSlices(servers, {
+      tp: (slice) => createOp(conns.tp, `r${n}s${slice}-`, '?wait=10', undefined, succeeded),
+      bare: (slice) => createOp(conns.bare, `r${n}s${slice}-`, '?wait=10', undefined, succeeded),
+    });
+    const failed = pairs.find((p) => p.tp.firstFailure ?? p.bare.firstFailure);
+    if (failed) throw new Error(`a create failed: ${failed.tp.firstFailure ?? failed.bare.firstFailure}`);
+    const us = (side: keyof Sides<Slice>) =>
+      (1e6 * pairs.reduce((s, p) => s + p[side].cpu, 0)) / pairs.reduce((s, p) => s + p[side].ok, 0);
+    console.log(
+      `round ${n + 1}/${ROUNDS} (${pinned}): CPU per create ${fmt(us('tp'), 1)} µs against ${fmt(us('bare'), 1)} µs, ` +
+        `ratio ${fmt(spread(pairRatios(pairs, cpuPerOk)).median, 3)}; creates/s ${fmt(pooledRate(pairs, 'tp'))} against ${fmt(pooledRate(pairs, 'bare'))}, ` +
+        `ratio ${fmt(spread(pairRatios(pairs, rate)).median, 3)}`,
+    );
+    return pairs;
+  } finally {
+    for (const c of [...conns.tp, ...conns.bare]) c.close();
+    await Promise.all([servers.tp.stop(), servers.bare.stop()]);
+  }
+}
+
+async function main(): Promise<void> {
+  const typeFile = join(tempDir('typeplane-bench-ab-types-'), 'widget.json');
+  writeFileSync(typeFile, JSON.stringify(TYPE_SCHEMA, null, 2));
+  const admin = postgres ? new pg.Client({ connectionString: POSTGRES_URL }) : undefined;
+  await admin?.connect();
+  console.log(
+    `creates side by side: this build (${TYPEPLANE_MAIN}${thisArgs.length ? ` ${thisArgs.join(' ')}` : ''}) against ` +
+      `${baseline === undefined ? 'itself' : baselineMain}${baselineArgs.length ? ` ${baselineArgs.join(' ')}` : ''}, ` +
+      `${postgres ? 'each on a PostgreSQL database of its own' : 'SQLite'}; ${ROUNDS} rounds of ${PAIRS} slices of ${SLICE_MS} ms, ` +
+      `${CLIENTS} clients per server; load average ${loadAverage()}\n`,
+  );
+  const all: Sides<Slice>[] = [];
+  try {
+    for (let n = 0; n < ROUNDS; n++) all.push(...(await round(typeFile, n, admin)));
+  } finally {
+    if (admin) {
+      for (const side of ['tp', 'bare'])
+        await admin.query(`DROP DATABASE IF EXISTS tp_bench_ab_${process.pid}_${side} WITH (FORCE)`);
+      await admin.end();
+    }
+  }
+  const cpu = spread(pairRatios(all, cpuPerOk));
+  const rates = spread(pairRatios(all, rate));
+  console.log(
+    `\nthis build / baseline over all ${all.length} slices (information; #32's verdict is bench:api's):\n` +
+      `  server CPU per create  ${fmt(cpu.median, 3)}  (${describeSpread(cpu)})\n` +
+      `  creates/s              ${fmt(rates.median, 3)}  (${describeSpread(rates)})`,
+  );
+}
+
+await runMain(main);
