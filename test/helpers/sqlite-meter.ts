@@ -28,6 +28,8 @@ export interface StatementTally {
    * three or more constants, a sort or DISTINCT no index serves): each is built again on every run.
    */
   temporary: number;
+  /** The statements (shortened, as in `log`) that built them, once each. */
+  temporaryIn: string[];
   /** Each statement's SQL, shortened, in the order run (transaction control included). */
   log: string[];
 }
@@ -80,7 +82,10 @@ export function meterStatements(path: string, ignored: ReadonlySet<Database.Data
     proto[name] = function (this: Database.Statement, ...args: unknown[]) {
       if (!explaining && this.database.name === path && !ignored.has(this.database)) {
         count(tally, this.source);
-        tally.temporary += temporaryTrees(this, args);
+        const trees = temporaryTrees(this, args);
+        tally.temporary += trees;
+        const sql = shortSql(this.source.trimStart());
+        if (trees > 0 && !tally.temporaryIn.includes(sql)) tally.temporaryIn.push(sql);
       }
       return call.apply(this, args);
     };
@@ -98,7 +103,7 @@ export function meterStatements(path: string, ignored: ReadonlySet<Database.Data
 }
 
 function empty(): StatementTally {
-  return { statements: 0, writes: 0, transactions: 0, savepoints: 0, temporary: 0, log: [] };
+  return { statements: 0, writes: 0, transactions: 0, savepoints: 0, temporary: 0, temporaryIn: [], log: [] };
 }
 
 /** Set while a statement's program is read: that EXPLAIN is not one of the store's statements. */
