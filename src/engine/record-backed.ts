@@ -68,16 +68,17 @@ export function createDecided(
 ): DecidedCreate | Promise<DecidedCreate> {
   const type = create.compiled.type;
   const requestToken = newRequestToken();
-  const { model, problem } = createdModel(ctx, create, requestToken);
+  const made = createdModel(ctx, create, requestToken);
+  const { model } = made;
+  const identifier = model && identifierOf(type, model);
   const keys = model && additionalKeys(type, model);
   if (!model || (type.traits.references.length === 0 && !keys))
-    return decidedCreate(create, requestToken, model, problem, undefined, undefined, undefined);
+    return decidedCreate(create, requestToken, { ...made, identifier });
   return (async () => {
     const references = await recordedReferences(ctx, type, model);
-    const identifier = identifierOf(type, model);
     // Checked here so that a taken one ends the create as AlreadyExists (the store refuses it anyway).
     const taken = keys && (await heldByOther(ctx, type, identifier, keys));
-    return decidedCreate(create, requestToken, model, problem, references, keys, taken);
+    return decidedCreate(create, requestToken, { ...made, identifier, references, keys, taken });
   })();
 }
 
@@ -99,17 +100,27 @@ function createdModel(
   }
 }
 
+/** A create's operation as `createDecided` answers it, from what was found of its model. */
 function decidedCreate(
   { compiled, desired, clientToken, hashed, as }: RecordCreate,
   requestToken: string,
-  model: Model | undefined,
-  problem: string | undefined,
-  references: ResourceKey[] | undefined,
-  keys: AdditionalIdentifier[] | undefined,
-  taken: (AdditionalIdentifier & { holder: string }) | undefined,
+  {
+    model,
+    problem,
+    identifier,
+    references,
+    keys,
+    taken,
+  }: {
+    model?: Model;
+    problem?: string;
+    identifier: string | undefined;
+    references?: ResourceKey[];
+    keys?: AdditionalIdentifier[];
+    taken?: AdditionalIdentifier & { holder: string };
+  },
 ): DecidedCreate {
   const type = compiled.type;
-  const identifier = model && identifierOf(type, model);
   return {
     model,
     compiled,

@@ -311,19 +311,16 @@ export class Registry {
    * not registered.
    */
   async get(typeName: string, version?: string): Promise<CompiledType> {
+    // Within STAMP_TTL_MS the default version is served from memory, and so is a version named when
+    // it is that one (an operation's usually is); after that a two-column query checks it is still
+    // the registered version (another replica may have re-registered or removed it).
+    const known = this.now(typeName, version);
+    if (known) return known;
     if (version !== undefined) {
-      // The default version, checked within STAMP_TTL_MS, is the one named (an operation's usually
-      // is): served from memory as a `get` of the default is.
-      const fresh = this.fresh(typeName);
-      if (fresh?.version === version) return fresh;
       const record = await this.store.getType(typeName, version);
       if (!record) throw await this.versionNotRegistered(typeName, version);
       return this.compile(record);
     }
-    // Within STAMP_TTL_MS a type is served from memory; after that a two-column query checks it is
-    // still the registered version (another replica may have re-registered or removed it).
-    const fresh = this.fresh(typeName);
-    if (fresh) return fresh;
     const now = Date.now();
     const stamp = await this.store.getTypeStamp(typeName);
     if (!stamp) {

@@ -105,7 +105,7 @@ export const ACTIVE_SQL = `('PENDING','IN_PROGRESS','CANCEL_IN_PROGRESS')`;
  * repeats the index's condition as written, so both use this text. (PostgreSQL's indexes keep the IN
  * list: its planner proves that either form implies the other.)
  */
-export const ACTIVE_WHERE = `(status = 'PENDING' OR status = 'IN_PROGRESS' OR status = 'CANCEL_IN_PROGRESS')`;
+export const ACTIVE_WHERE = `(${[...ACTIVE].map((status) => `status = '${status}'`).join(' OR ')})`;
 /** The terminal statuses as an SQL list; kept in step with `TERMINAL_STATUSES`. */
 export const TERMINAL_SQL = `('SUCCESS','FAILED','CANCEL_COMPLETE')`;
 
