@@ -5,10 +5,12 @@
  * Statements are counted by patching better-sqlite3's Statement.prototype in this process (run, get,
  * all, iterate; its transactions run BEGIN and COMMIT through them too), so the store must run in
  * this process. Each statement's program is read once (EXPLAIN, on its own connection, with the
- * values it was run with) for the temporary b-trees it builds on each run. WAL frames are read from the wal-index header (mxFrame, see
- * https://www.sqlite.org/walformat.html) while a second connection holds a read transaction open: the
- * WAL can then not be restarted (a checkpoint copies no further than that reader's snapshot), so every
- * frame committed since stays in it and can be counted and read back.
+ * values it was run with) for the temporary b-trees it builds on each run.
+ *
+ * WAL frames are read from the wal-index header (mxFrame, see https://www.sqlite.org/walformat.html)
+ * while a second connection holds a read transaction open: the WAL can then not be restarted (a
+ * checkpoint copies no further than that reader's snapshot), so every frame committed since stays in
+ * it and can be counted and read back.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
@@ -83,9 +85,11 @@ export function meterStatements(path: string, ignored: ReadonlySet<Database.Data
       if (!explaining && this.database.name === path && !ignored.has(this.database)) {
         count(tally, this.source);
         const trees = temporaryTrees(this, args);
-        tally.temporary += trees;
-        const sql = shortSql(this.source.trimStart());
-        if (trees > 0 && !tally.temporaryIn.includes(sql)) tally.temporaryIn.push(sql);
+        if (trees > 0) {
+          tally.temporary += trees;
+          const sql = shortSql(this.source.trimStart());
+          if (!tally.temporaryIn.includes(sql)) tally.temporaryIn.push(sql);
+        }
       }
       return call.apply(this, args);
     };
