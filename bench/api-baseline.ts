@@ -52,9 +52,9 @@ import {
   spread,
   type Slice,
 } from './paired.js';
+import { POSTGRES_URL, databaseUrl, dropDatabase, scratchDatabases } from './scratch-databases.js';
 
 const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 4));
-const POSTGRES_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -77,17 +77,10 @@ const baselineMain = baseline === undefined ? TYPEPLANE_MAIN : relative(root, re
 /** The sides as paired.ts names them: `tp` is this build, `bare` the baseline. */
 const LABELS: Sides<string> = { tp: 'this build', bare: 'baseline' };
 
-async function scratchDatabase(admin: pg.Client, name: string): Promise<string> {
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 async function round(typeFile: string, n: number, admin: pg.Client | undefined): Promise<Sides<Slice>[]> {
-  const start = async (side: keyof Sides<string>, main: string, nodeArgs: string[]): Promise<Server> => {
-    const database = admin && (await scratchDatabase(admin, `tp_bench_ab_${process.pid}_${side}`));
+  const databases = admin && (await scratchDatabases(admin, 'tp_bench_ab', ['tp', 'bare'] as const));
+  const start = (side: keyof Sides<string>, main: string, nodeArgs: string[]): Promise<Server> => {
+    const database = databases && databaseUrl(databases[side]);
     return startServer(
       LABELS[side],
       main,
@@ -124,6 +117,7 @@ async function round(typeFile: string, n: number, admin: pg.Client | undefined):
   } finally {
     for (const c of [...conns.tp, ...conns.bare]) c.close();
     await Promise.all([servers.tp.stop(), servers.bare.stop()]);
+    if (admin && databases) for (const name of Object.values(databases)) await dropDatabase(admin, name);
   }
 }
 
@@ -142,11 +136,7 @@ async function main(): Promise<void> {
   try {
     for (let n = 0; n < ROUNDS; n++) all.push(...(await round(typeFile, n, admin)));
   } finally {
-    if (admin) {
-      for (const side of ['tp', 'bare'])
-        await admin.query(`DROP DATABASE IF EXISTS tp_bench_ab_${process.pid}_${side} WITH (FORCE)`);
-      await admin.end();
-    }
+    await admin?.end();
   }
   const cpu = spread(pairRatios(all, cpuPerOk));
   const rates = spread(pairRatios(all, rate));

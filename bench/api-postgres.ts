@@ -48,52 +48,16 @@ import {
   type PhaseResult,
   type Server,
 } from './api-harness.js';
+import { POSTGRES_URL, databaseUrl, dropDatabase, scratchDatabases } from './scratch-databases.js';
 
-const POSTGRES_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PROFILE = process.env.PROFILE === '1';
 const profileDir = join(tmpdir(), `typeplane-bench-api-pg-profiles-${process.pid}`);
 /** Issue #32's target for both ratios. */
 const TARGET = 0.7;
-/** Scratch databases are named `tp_bench_pg_<pid>_<side>`: one whose process is gone is left over from a killed run. */
-const SCRATCH = /^tp_bench_pg_(\d+)_(tp|bare)$/;
-
-// ---- Scratch databases ------------------------------------------------------------------------------
+// ---- Scratch databases (bench/scratch-databases.ts): `tp_bench_pg_<pid>_<side>` -------------------
 
 /** A connection to the database the scratch ones are made from; it also finds their backends. */
 const admin = new pg.Client({ connectionString: POSTGRES_URL });
-
-function databaseUrl(name: string): string {
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-}
-
-/** Drops what killed runs left, then makes this run's databases. */
-async function scratchDatabases(): Promise<{ tp: string; bare: string }> {
-  const { rows } = await admin.query<{ datname: string }>(
-    `SELECT datname FROM pg_database WHERE datname LIKE 'tp\\_bench\\_pg\\_%'`,
-  );
-  for (const { datname } of rows) {
-    const m = SCRATCH.exec(datname);
-    if (m && !alive(Number(m[1]))) await dropDatabase(datname);
-  }
-  const names = { tp: `tp_bench_pg_${process.pid}_tp`, bare: `tp_bench_pg_${process.pid}_bare` };
-  for (const name of Object.values(names)) await admin.query(`CREATE DATABASE ${name}`);
-  return names;
-}
 
 /** The pids of the backends connected to `database` now (this process's admin connection is elsewhere). */
 function backendsOf(database: string): () => Promise<number[]> {
@@ -173,7 +137,7 @@ async function throughput(typeFile: string): Promise<Throughput> {
   const creates: { tp: PhaseResult; bare: PhaseResult }[] = [];
   const reads: { tp: PhaseResult; bare: PhaseResult }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const databases = await scratchDatabases();
+    const databases = await scratchDatabases(admin, 'tp_bench_pg', ['tp', 'bare'] as const);
     try {
       const servers = {
         tp: await startTypeplane(databases.tp, typeFile),
@@ -196,7 +160,7 @@ async function throughput(typeFile: string): Promise<Throughput> {
         await Promise.all([servers.tp.stop(), servers.bare.stop()]);
       }
     } finally {
-      for (const name of Object.values(databases)) await dropDatabase(name);
+      for (const name of Object.values(databases)) await dropDatabase(admin, name);
     }
   }
   const ratio = (rounds: { tp: PhaseResult; bare: PhaseResult }[], of: (r: PhaseResult) => number) =>
