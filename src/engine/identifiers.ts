@@ -10,7 +10,7 @@
  * provider's model is the provider's; of a request, the caller's.
  */
 import { TypeplaneError, type ErrorDetail } from '../errors.js';
-import { IDENTIFIER_SEPARATOR, identifierOf, valuesAt, type Model } from '../model/index.js';
+import { IDENTIFIER_SEPARATOR, firstValueAt, identifierOf, type Model } from '../model/index.js';
 import type { ResourceType } from '../schema/index.js';
 
 export const MAX_IDENTIFIER_BYTES = 1024;
@@ -39,13 +39,12 @@ export function checkIdentifierValues(
 ): void {
   const parts: ErrorDetail[] = [];
   for (const pointer of type.primaryIdentifier) {
-    const found = valuesAt(model, pointer);
-    if (found.length === 0) {
+    const value = firstValueAt(model, pointer);
+    if (value === undefined) {
       if (keepsModel && !type.readOnlyProperties.includes(pointer) && !generates.includes(pointer))
         parts.push({ pointer, message: 'is part of the primary identifier: give it' });
       continue;
     }
-    const value = found[0]!.value;
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
       parts.push({ pointer, message: 'is part of the primary identifier: a string, number or boolean' });
     else if (type.primaryIdentifier.length > 1 && String(value).includes(IDENTIFIER_SEPARATOR))

@@ -84,7 +84,7 @@ export interface Provider {
     /** The model of a new resource: the desired state with generated identifiers; pure. */
     create(type: ResourceType, desired: Model, requestToken: string): Model;
     /** The read-only properties (pointers) `create` generates: the only read-only values it ever sets. */
-    generates(type: ResourceType): string[];
+    generates(type: ResourceType): readonly string[];
   };
   /**
    * Set by a provider whose resources are made of other types' resources (recipes): a create whose

@@ -3,7 +3,14 @@
  * rules, JSON Patch.
  */
 export type { Model } from './types.js';
-export { valuesAt, propertyTokens, type ValueAt, type ModelPath } from './pointer.js';
+export {
+  firstValueAt,
+  onlyValueAt,
+  valuesAt,
+  propertyTokens,
+  type ValueAt,
+  type ModelPath,
+} from './pointer.js';
 export {
   identifierOf,
   additionalIdentifiersOf,

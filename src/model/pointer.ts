@@ -49,6 +49,13 @@ export function valuesAt(model: unknown, pointer: string): ValueAt[] {
 }
 
 export function valuesAtTokens(model: unknown, tokens: readonly string[]): ValueAt[] {
+  // Most pointers name one place (no `*`): walked without a list of candidates per token, which
+  // every create's identifier, read-only and write-only checks paid for several times over.
+  if (!hasWildcard(tokens)) {
+    const path: ModelPath = [];
+    const value = walk(model, tokens, path);
+    return value === undefined ? [] : [{ path, value }];
+  }
   let current: ValueAt[] = [{ path: [], value: model }];
   for (const token of tokens) {
     const next: ValueAt[] = [];
@@ -73,6 +80,52 @@ export function valuesAtTokens(model: unknown, tokens: readonly string[]): Value
     current = next;
   }
   return current;
+}
+
+/**
+ * The value `pointer` designates in `model` when it designates exactly one, else `undefined`: what an
+ * identifier is made of, without the paths {@link valuesAt} builds.
+ */
+export function onlyValueAt(model: unknown, pointer: string): unknown {
+  const tokens = propertyTokens(pointer);
+  if (!tokens) return undefined;
+  if (!hasWildcard(tokens)) return walk(model, tokens);
+  const found = valuesAtTokens(model, tokens);
+  return found.length === 1 ? found[0]!.value : undefined;
+}
+
+/** The first value `pointer` designates in `model` (document order), or `undefined` when none. */
+export function firstValueAt(model: unknown, pointer: string): unknown {
+  const tokens = propertyTokens(pointer);
+  if (!tokens) return undefined;
+  return hasWildcard(tokens) ? valuesAtTokens(model, tokens)[0]?.value : walk(model, tokens);
+}
+
+const hasWildcard = (tokens: readonly string[]): boolean => tokens.includes('*');
+
+/**
+ * The one value `tokens` (none of them `*`) lead to in `model`, as {@link valuesAtTokens} finds it
+ * (an array takes an index within its length, an object its own member; an undefined value is none),
+ * its steps appended to `path` when given.
+ */
+function walk(model: unknown, tokens: readonly string[], path?: ModelPath): unknown {
+  let value = model;
+  for (const token of tokens) {
+    if (Array.isArray(value)) {
+      if (!INDEX.test(token)) return undefined;
+      const index = Number(token);
+      if (index >= value.length) return undefined;
+      value = value[index];
+      path?.push(index);
+    } else if (isObject(value) && Object.hasOwn(value, token)) {
+      value = value[token];
+      path?.push(token);
+    } else {
+      return undefined;
+    }
+    if (value === undefined) return undefined;
+  }
+  return value;
 }
 
 /**

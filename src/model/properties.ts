@@ -7,7 +7,7 @@ import { PointerResolver } from '../schema/resource-schema/index.js';
 import type { JsonSchema, ResourceType } from '../schema/model.js';
 import type { Model } from './types.js';
 import { cloneJson, isObject, setOwn } from './json.js';
-import { propertyTokens, removeAt, valuesAt } from './pointer.js';
+import { firstValueAt, onlyValueAt, propertyTokens, removeAt } from './pointer.js';
 
 /** Separates the parts of a compound identifier, as in CloudFormation (`a|b`). */
 export const IDENTIFIER_SEPARATOR = '|';
@@ -48,18 +48,24 @@ export function additionalIdentifiersOf(type: ResourceType, model: Model): { nam
 
 function joinedValues(pointers: readonly string[], model: Model): string | undefined {
   if (pointers.length === 0) return undefined;
+  // Most identifiers have one part: its value is the identifier, with no list to join.
+  if (pointers.length === 1) return scalarText(onlyValueAt(model, pointers[0]!));
   const parts: string[] = [];
   for (const pointer of pointers) {
-    const found = valuesAt(model, pointer);
-    if (found.length !== 1) return undefined;
-    const value = found[0]!.value;
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
-      return undefined;
-    const part = String(value);
-    if (pointers.length > 1 && part.includes(IDENTIFIER_SEPARATOR)) return undefined;
+    const part = scalarText(onlyValueAt(model, pointer));
+    if (part === undefined || part.includes(IDENTIFIER_SEPARATOR)) return undefined;
     parts.push(part);
   }
   return parts.join(IDENTIFIER_SEPARATOR);
+}
+
+/** A string, number or boolean as text; `undefined` for anything else. */
+function scalarText(value: unknown): string | undefined {
+  return typeof value === 'string'
+    ? value
+    : typeof value === 'number' || typeof value === 'boolean'
+      ? String(value)
+      : undefined;
 }
 
 /**
@@ -132,7 +138,7 @@ function identifierValue(types: Set<ScalarType>, part: string): unknown {
 
 /** The read-only property pointers that have a value in `model` (a request must not set them). */
 export function readOnlyPresent(type: ResourceType, model: Model): string[] {
-  return type.readOnlyProperties.filter((pointer) => valuesAt(model, pointer).length > 0);
+  return type.readOnlyProperties.filter((pointer) => firstValueAt(model, pointer) !== undefined);
 }
 
 /** A deep copy of `model` without the write-only values (what a reader may see). */

@@ -188,8 +188,17 @@ function generateIdentifiers(type: ResourceType, model: Model, requestToken: str
   }
 }
 
+/** Per type (a type object never changes): worked out on every create otherwise. */
+const generatedOf = new WeakMap<ResourceType, readonly string[]>();
+
 /** The read-only top-level string parts of the primary identifier: the only read-only values this provider sets. */
-function generatedIdentifiers(type: ResourceType): string[] {
+function generatedIdentifiers(type: ResourceType): readonly string[] {
+  let generated = generatedOf.get(type);
+  if (generated === undefined) generatedOf.set(type, (generated = Object.freeze(findGenerated(type))));
+  return generated;
+}
+
+function findGenerated(type: ResourceType): string[] {
   const readOnly = new Set(type.readOnlyProperties);
   const properties = (type.schema.properties ?? {}) as Record<
     string,

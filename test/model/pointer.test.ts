@@ -1,6 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cloneJson, jsonEqual, stripNulls, valuesAt } from '../../src/model/index.js';
+import fc from 'fast-check';
+import {
+  cloneJson,
+  firstValueAt,
+  jsonEqual,
+  onlyValueAt,
+  stripNulls,
+  valuesAt,
+  type ModelPath,
+  type ValueAt,
+} from '../../src/model/index.js';
+import { escapePointerToken } from '../../src/schema/diagnostics.js';
 
 const model = {
   Name: 'a',
@@ -72,4 +83,58 @@ test('cloneJson and jsonEqual', () => {
   assert.ok(!jsonEqual({ a: 1 }, { a: 1, b: undefined }));
   assert.ok(!jsonEqual([1, 2], [2, 1]));
   assert.ok(!jsonEqual({ a: null }, {}));
+});
+
+/** What a pointer designates, said recursively (the reference): each token's members, then the rest of the pointer in each. */
+function designated(value: unknown, tokens: readonly string[], path: ModelPath = []): ValueAt[] {
+  if (value === undefined) return [];
+  if (tokens.length === 0) return [{ path, value }];
+  const [token, ...rest] = tokens as [string, ...string[]];
+  let members: [string | number, unknown][] = [];
+  if (Array.isArray(value)) {
+    if (token === '*') members = value.map((item, i) => [i, item]);
+    else if (/^(0|[1-9]\d*)$/.test(token) && Number(token) < value.length)
+      members = [[Number(token), value[Number(token)]]];
+  } else if (typeof value === 'object' && value !== null) {
+    if (token === '*') members = Object.entries(value);
+    else if (Object.hasOwn(value, token)) members = [[token, (value as Record<string, unknown>)[token]]];
+  }
+  return members.flatMap(([key, member]) => designated(member, rest, [...path, key]));
+}
+
+test('valuesAt, onlyValueAt and firstValueAt designate what the pointer says, with or without *', () => {
+  // Few member names and small indices, so that generated pointers often lead somewhere.
+  const token = fc.constantFrom('a', 'b', '0', '1', '01', '*', '__proto__', 'constructor', 'length');
+  const leaf = fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.boolean(), fc.constant(null));
+  const { tree } = fc.letrec((tie) => ({
+    tree: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      leaf,
+      fc.array(tie('tree'), { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom('a', 'b', '0', '1', 'length'), tie('tree'), { maxKeys: 3 }),
+    ),
+  }));
+  fc.assert(
+    fc.property(tree, fc.array(token, { minLength: 1, maxLength: 4 }), (model, tokens) => {
+      const pointer = `/properties/${tokens.map(escapePointerToken).join('/')}`;
+      const expected = designated(model, tokens);
+      assert.deepEqual(valuesAt(model, pointer), expected);
+      assert.equal(onlyValueAt(model, pointer), expected.length === 1 ? expected[0]!.value : undefined);
+      assert.equal(firstValueAt(model, pointer), expected[0]?.value);
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+test('onlyValueAt and firstValueAt: one value, none, and several', () => {
+  assert.equal(onlyValueAt(model, '/properties/Name'), 'a');
+  assert.equal(onlyValueAt(model, '/properties/Tags/1/Key'), 'k2');
+  assert.equal(onlyValueAt(model, '/properties/Tags/*/Key'), undefined, 'two keys: not one value');
+  assert.equal(firstValueAt(model, '/properties/Tags/*/Key'), 'k1');
+  assert.equal(onlyValueAt(model, '/properties/Tags/*/Value'), undefined);
+  assert.equal(onlyValueAt(model, '/properties/Matrix/1/*'), 3, 'a * over one item is one value');
+  assert.equal(onlyValueAt(model, '/properties/Missing'), undefined);
+  assert.equal(firstValueAt(model, '/properties/Tags/3/Key'), undefined, 'past the end');
+  assert.equal(firstValueAt(model, '/properties/Config/Nothing'), null, 'null is a value');
+  assert.equal(onlyValueAt(model, '/definitions/Name'), undefined, 'not a property pointer');
 });
