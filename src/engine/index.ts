@@ -19,6 +19,7 @@ export { ClientTokenReused, canonicalJson } from './client-token.js';
 export { maskQuoted, maskedForms, resourceWithSecrets } from './sealing.js';
 export { UnsupportedAction } from './admission.js';
 export { refusedEvent } from './refused.js';
+export { newRequestToken } from './request-token.js';
 export { checkConsistency, type ConsistencyProblem } from './consistency.js';
 export type { ResourceList } from './read.js';
 export { matches, parseFilters, type ListFilter } from './list-filter.js';

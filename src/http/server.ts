@@ -1,7 +1,6 @@
 /**
  * @module The HTTP server: routes, error mapping, request ids and logs.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import Fastify, {
@@ -11,7 +10,7 @@ import Fastify, {
   type RouteOptions,
 } from 'fastify';
 import type { Logger } from 'pino';
-import type { Engine } from '../engine/index.js';
+import { newRequestToken, type Engine } from '../engine/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { Tokens } from '../auth/index.js';
 import { TypeplaneError } from '../errors.js';
@@ -212,7 +211,8 @@ export async function buildServer({
     bodyLimit: RESOURCE_BODY_LIMIT,
     // A client's x-request-id is kept only when it is a plain bounded token; it is logged and echoed.
     requestIdHeader: false,
-    genReqId: (request) => clientRequestId(request.headers['x-request-id']) ?? randomUUID(),
+    // Otherwise a time-ordered UUID (version 7), as operations' request tokens are: one string made.
+    genReqId: (request) => clientRequestId(request.headers['x-request-id']) ?? newRequestToken(),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Identifiers such as ARNs run long; the default (100 characters) would refuse real ones.
