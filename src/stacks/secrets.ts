@@ -24,13 +24,30 @@ export interface SecretSources {
  * Base64 of it) is known as one though it does not hold the secret's text.
  */
 export function fromSecret(expression: unknown, sources: SecretSources): boolean {
-  return (
+  if (typeof expression !== 'object' || expression === null) return false;
+  // A template's expressions are asked about again for each use of its analysis (a recipe's every
+  // instance): the answer for one expression and one pair of sources is kept with the expression.
+  const known = fromSecretKnown.get(expression);
+  if (known && known.parameters === sources.parameters && known.imports === sources.imports)
+    return known.secret;
+  const secret =
     referencesIn(expression, '').some((r) => r.kind === 'ref' && sources.parameters.has(r.name)) ||
     [...importsIn(expression)].some((name) => sources.imports.has(name)) ||
     // An import by a computed name may be of a secret export: taken as one while the stack has any.
-    (sources.imports.size > 0 && hasComputedImport(expression))
-  );
+    (sources.imports.size > 0 && hasComputedImport(expression));
+  fromSecretKnown.set(expression, { parameters: sources.parameters, imports: sources.imports, secret });
+  return secret;
 }
+
+/**
+ * The last answer of {@link fromSecret} per expression, with the sources it was for (sets compared by
+ * identity: a template's analysis keeps its own). A template's expressions are not changed once
+ * parsed, so an answer holds as long as its expression and sources are the same objects.
+ */
+const fromSecretKnown = new WeakMap<
+  object,
+  { parameters: ReadonlySet<string>; imports: ReadonlySet<string>; secret: boolean }
+>();
 
 /**
  * A reason (an evaluation error, a provider's message) with every secret text in it masked: each

@@ -1,12 +1,13 @@
 /**
  * Whether a value holds a secret (an output built from a NoEcho value is then sealed and masked) is
  * decided by walking it, without masking a copy: for any value and secrets, exactly when masking
- * would change it.
+ * would change it. Whether an expression's value comes from a secret is decided from its references,
+ * and asked again of the same expression (a recipe's every instance), answered for its sources.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { holdsSecret, mask } from '../../src/stacks/secrets.js';
+import { fromSecret, holdsSecret, mask } from '../../src/stacks/secrets.js';
 import { MASK } from '../../src/stacks/parameters.js';
 
 const secret = fc.constantFrom('hunter2-long', 'pw', '42', 'true', MASK, '*');
@@ -41,4 +42,23 @@ test('the secret found in a nested string, a number and a boolean; none in a val
   assert.equal(holdsSecret([true], ['true']), true);
   assert.equal(holdsSecret({ a: MASK, b: 'plain' }, ['*']), false);
   assert.equal(holdsSecret({ a: 'anything' }, []), false);
+});
+
+test('an expression from a secret is told by its references, asked again with the same or other sources', () => {
+  const expression = { 'Fn::Join': ['-', [{ Ref: 'Password' }, { 'Fn::ImportValue': 'shared-key' }]] };
+  const none: ReadonlySet<string> = new Set();
+  const noEcho = { parameters: new Set(['Password']), imports: none };
+  const secretImport = { parameters: none, imports: new Set(['shared-key']) };
+  const neither = { parameters: new Set(['Other']), imports: new Set(['other-key']) };
+  // The same question twice (the second answered from what the first found), and other sources
+  // after it: each answer is the sources' own.
+  for (let round = 0; round < 2; round++) {
+    assert.equal(fromSecret(expression, noEcho), true, 'it refers to a NoEcho parameter');
+    assert.equal(fromSecret(expression, neither), false, 'it refers to neither');
+    assert.equal(fromSecret(expression, secretImport), true, 'it imports a secret export');
+  }
+  // Sets of the same names are the same sources.
+  assert.equal(fromSecret(expression, { parameters: new Set(['Password']), imports: none }), true);
+  assert.equal(fromSecret('Password', noEcho), false, 'a plain string refers to nothing');
+  assert.equal(fromSecret({ 'Fn::Sub': 'db-${Password}' }, noEcho), true, 'a Sub variable is a reference');
 });
