@@ -18,6 +18,11 @@
  *     build it inside the checkout (`git stash; npx tsc -p tsconfig.build.json --outDir before; git
  *     stash pop`).
  *   --postgres: each server on a scratch database of its own at POSTGRES_URL (made and dropped here).
+ *   --bare: against bench:api's bare server (fastify + better-sqlite3, one INSERT a create) instead of
+ *     a build: #32's ratios measured this way, both servers on one core, where bench:api's turns of 5 s
+ *     each met the machine's other tenants unevenly (its creates ratio moved from 0.42 to 0.77 between
+ *     runs of one build). Still information: the verdict is bench:api's, whose servers are not pinned
+ *     (a Typeplane server's helper threads there use the second core). SQLite only.
  */
 import { writeFileSync } from 'node:fs';
 import { relative, resolve, join } from 'node:path';
@@ -71,15 +76,31 @@ const baseline = option('baseline');
 const thisArgs = (option('node-args') ?? '').split(' ').filter(Boolean);
 const baselineArgs = (option('baseline-node-args') ?? '').split(' ').filter(Boolean);
 const postgres = process.argv.includes('--postgres');
+const againstBare = process.argv.includes('--bare');
+if (againstBare && (postgres || baseline !== undefined)) {
+  console.error('--bare compares this build with the bare SQLite server: without --baseline or --postgres');
+  process.exit(2);
+}
 // startServer runs a script given relative to the checkout.
-const baselineMain = baseline === undefined ? TYPEPLANE_MAIN : relative(root, resolve(baseline));
+const baselineMain = againstBare
+  ? 'bench/bare-server.ts'
+  : baseline === undefined
+    ? TYPEPLANE_MAIN
+    : relative(root, resolve(baseline));
 
 /** The sides as paired.ts names them: `tp` is this build, `bare` the baseline. */
-const LABELS: Sides<string> = { tp: 'this build', bare: 'baseline' };
+const LABELS: Sides<string> = { tp: 'this build', bare: againstBare ? 'bare server' : 'baseline' };
 
 async function round(typeFile: string, n: number, admin: pg.Client | undefined): Promise<Sides<Slice>[]> {
   const databases = admin && (await scratchDatabases(admin, 'tp_bench_ab', ['tp', 'bare'] as const));
   const start = (side: keyof Sides<string>, main: string, nodeArgs: string[]): Promise<Server> => {
+    if (side === 'bare' && againstBare)
+      return startServer(
+        LABELS.bare,
+        main,
+        ['--db', join(tempDir('typeplane-bench-ab-bare-'), 'bare.db'), '--port', '0'],
+        nodeArgs,
+      );
     const database = databases && databaseUrl(databases[side]);
     return startServer(
       LABELS[side],
@@ -128,7 +149,7 @@ async function main(): Promise<void> {
   await admin?.connect();
   console.log(
     `creates side by side: this build (${TYPEPLANE_MAIN}${thisArgs.length ? ` ${thisArgs.join(' ')}` : ''}) against ` +
-      `${baseline === undefined ? 'itself' : baselineMain}${baselineArgs.length ? ` ${baselineArgs.join(' ')}` : ''}, ` +
+      `${againstBare ? 'the bare server (bench/bare-server.ts)' : baseline === undefined ? 'itself' : baselineMain}${baselineArgs.length ? ` ${baselineArgs.join(' ')}` : ''}, ` +
       `${postgres ? 'each on a PostgreSQL database of its own' : 'SQLite'}; ${ROUNDS} rounds of ${PAIRS} slices of ${SLICE_MS} ms, ` +
       `${CLIENTS} clients per server; load average ${loadAverage()}\n`,
   );
@@ -141,7 +162,7 @@ async function main(): Promise<void> {
   const cpu = spread(pairRatios(all, cpuPerOk));
   const rates = spread(pairRatios(all, rate));
   console.log(
-    `\nthis build / baseline over all ${all.length} slices (information; #32's verdict is bench:api's):\n` +
+    `\nthis build / ${LABELS.bare} over all ${all.length} slices (information; #32's verdict is bench:api's):\n` +
       `  server CPU per create  ${fmt(cpu.median, 3)}  (${describeSpread(cpu)})\n` +
       `  creates/s              ${fmt(rates.median, 3)}  (${describeSpread(rates)})`,
   );
