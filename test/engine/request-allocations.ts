@@ -7,8 +7,11 @@
  * parsed and stripped), and `plainRead`, of the benchmarks' widget (none: its recorded JSON text
  * answered as stored). And `providerCreate`: a create through an in-process provider (the engine's
  * asynchronous path: its operation begun, the handler called with its signal, the operation finished,
- * the wait answered). Prints `{ "create": <bytes>, "read": <bytes>, "plainRead": <bytes>,
- * "providerCreate": <bytes> }`, each the median of five rounds after a warm-up.
+ * the wait answered). And `recipeCreate`: an instance of the Radius sample type made through the
+ * two-resource recipe of test/recipes (composed: its two resources, their operations and its record
+ * decided whole and written in one transaction), the path bench:recipes times. Prints `{ "create":
+ * <bytes>, "read": <bytes>, "plainRead": <bytes>, "providerCreate": <bytes>, "recipeCreate": <bytes> }`,
+ * each the median of five rounds after a warm-up.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -17,6 +20,7 @@ import { allocatedDuring } from '../helpers/allocations.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { api, startTestService, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 import { widgetSchema } from '../helpers/widget-schema.js';
+import { BOX, LOGIN, RECIPE, SAMPLE_MANIFEST, SAMPLE_TYPE } from '../recipes/fixtures.js';
 
 const PLAIN_TYPE = 'Bench::Api::Widget';
 const PROVIDED_TYPE = 'Bench::Api::Provided';
@@ -32,13 +36,27 @@ for (const doc of [
   JSON.stringify(widgetSchema(PROVIDED_TYPE)),
 ])
   assert.equal((await api(svc.url, svc.token).call('POST', '/v1/types', doc)).status, 201);
+for (const doc of [BOX, LOGIN, SAMPLE_MANIFEST])
+  assert.equal(
+    (
+      await api(svc.url, svc.token).call('POST', '/v1/types', doc, {
+        'content-type': doc.startsWith('{') ? 'application/json' : 'application/yaml',
+      })
+    ).status,
+    201,
+  );
+assert.equal(
+  (await api(svc.url, svc.token).call('POST', '/v1/recipes', { typeName: SAMPLE_TYPE, template: RECIPE }))
+    .status,
+  201,
+);
 
 /** The client: keep-alive requests one after another, each answer checked; told what to send. */
 const CLIENT = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-const { url, token, type, plainType, providedType } = workerData;
+const { url, token, type, plainType, providedType, sampleType } = workerData;
 let made = 0;
 function send(method, path, body) {
   return new Promise((resolve, reject) => {
@@ -63,6 +81,10 @@ parentPort.on('message', async ({ kind, times }) => {
         const n = made++;
         const r = await send('POST', '/v1/resources/' + providedType + '?wait=5', JSON.stringify({ desiredState: { Name: 'q' + n, Color: 'red', Count: n } }));
         if (!r.text.includes('"SUCCESS"')) throw new Error(r.text);
+      } else if (kind === 'recipeCreate') {
+        const n = made++;
+        const r = await send('POST', '/v1/resources/' + sampleType + '?wait=5', JSON.stringify({ desiredState: { name: 'i' + n, size: 'L' } }));
+        if (!r.text.includes('"SUCCESS"') || !r.text.includes('"hostname"')) throw new Error(r.text);
       } else if (kind === 'plainCreate') {
         const r = await send('POST', '/v1/resources/' + plainType + '?wait=5', JSON.stringify({ desiredState: { Name: 'p' + i, Color: 'red', Count: i } }));
         if (!r.text.includes('"SUCCESS"')) throw new Error(r.text);
@@ -85,10 +107,11 @@ const worker = new Worker(CLIENT, {
     type: encodeURIComponent(WIDGET_TYPE),
     plainType: encodeURIComponent(PLAIN_TYPE),
     providedType: encodeURIComponent(PROVIDED_TYPE),
+    sampleType: encodeURIComponent(SAMPLE_TYPE),
   },
 });
 async function requests(
-  kind: 'create' | 'plainCreate' | 'providerCreate' | 'read' | 'plainRead',
+  kind: 'create' | 'plainCreate' | 'providerCreate' | 'recipeCreate' | 'read' | 'plainRead',
   times: number,
 ): Promise<void> {
   worker.postMessage({ kind, times });
@@ -102,17 +125,20 @@ await requests('plainCreate', 100);
 await requests('read', 3000);
 await requests('plainRead', 3000);
 await requests('providerCreate', 2000);
+await requests('recipeCreate', 1500);
 const per = {
   create: [] as number[],
   read: [] as number[],
   plainRead: [] as number[],
   providerCreate: [] as number[],
+  recipeCreate: [] as number[],
 };
 for (let round = 0; round < 5; round++) {
   per.create.push((await allocatedDuring(() => requests('create', 400))) / 400);
   per.read.push((await allocatedDuring(() => requests('read', 600))) / 600);
   per.plainRead.push((await allocatedDuring(() => requests('plainRead', 600))) / 600);
   per.providerCreate.push((await allocatedDuring(() => requests('providerCreate', 400))) / 400);
+  per.recipeCreate.push((await allocatedDuring(() => requests('recipeCreate', 200))) / 200);
 }
 await worker.terminate();
 await svc.close();
@@ -122,5 +148,6 @@ console.log(
     read: median(per.read),
     plainRead: median(per.plainRead),
     providerCreate: median(per.providerCreate),
+    recipeCreate: median(per.recipeCreate),
   }),
 );
