@@ -155,23 +155,20 @@ export class Engine {
    * its models may refer only to types it may see. `version`: check against (and run with) that
    * registered version instead of the default.
    */
-  async create(
+  create(
     typeName: string,
     desiredState: unknown,
     clientToken?: string,
     caller?: Caller,
     version?: string,
   ): Promise<ProgressEvent> {
-    const configured = this.configured(typeName);
-    if (configured) await configured;
-    // Awaited: a promise returned from an async function costs two more turns of the microtask queue.
-    return await againstDefaultVersion(this.ctx, () =>
+    return this.mutation(typeName, () =>
       create(this.ctx, typeName, desiredState, scopedClientToken(clientToken, caller), caller, version),
     );
   }
 
   /** Update by JSON Patch, applied to the resource as it is when the update begins. */
-  async update(
+  update(
     typeName: string,
     identifier: string,
     patchDocument: unknown,
@@ -179,10 +176,7 @@ export class Engine {
     caller?: Caller,
     version?: string,
   ): Promise<ProgressEvent> {
-    const configured = this.configured(typeName);
-    if (configured) await configured;
-    // Awaited: a promise returned from an async function costs two more turns of the microtask queue.
-    return await againstDefaultVersion(this.ctx, () =>
+    return this.mutation(typeName, () =>
       update(
         this.ctx,
         typeName,
@@ -196,7 +190,7 @@ export class Engine {
   }
 
   /** Create-or-replace (PUT): see `put.ts`. */
-  async put(
+  put(
     typeName: string,
     identifier: string,
     desiredState: unknown,
@@ -204,10 +198,7 @@ export class Engine {
     caller?: Caller,
     version?: string,
   ): Promise<ProgressEvent> {
-    const configured = this.configured(typeName);
-    if (configured) await configured;
-    // Awaited: a promise returned from an async function costs two more turns of the microtask queue.
-    return await againstDefaultVersion(this.ctx, () =>
+    return this.mutation(typeName, () =>
       put(
         this.ctx,
         typeName,
@@ -388,6 +379,17 @@ export class Engine {
     referencedBy: { typeName: string; identifier: string }[];
   }> {
     return references(this.ctx, typeName, identifier);
+  }
+
+  /**
+   * A create, update or put of `typeName` (`run`): once the type is configured, checked against the
+   * default version unless it names one, and again if the default moves meanwhile (default-version.ts).
+   */
+  private async mutation(typeName: string, run: () => Promise<ProgressEvent>): Promise<ProgressEvent> {
+    const configured = this.configured(typeName);
+    if (configured) await configured;
+    // Awaited: a promise returned from an async function costs two more turns of the microtask queue.
+    return await againstDefaultVersion(this.ctx, run);
   }
 
   /**
