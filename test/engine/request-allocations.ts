@@ -20,7 +20,7 @@ import { allocatedDuring } from '../helpers/allocations.js';
 import { memoryProvider } from '../helpers/providers.js';
 import { api, startTestService, WIDGET, WIDGET_TYPE } from '../helpers/service.js';
 import { widgetSchema } from '../helpers/widget-schema.js';
-import { BOX, LOGIN, RECIPE, SAMPLE_MANIFEST, SAMPLE_TYPE } from '../recipes/fixtures.js';
+import { RECIPE, SAMPLE_TYPE, registerSampleTypes } from '../recipes/fixtures.js';
 
 const PLAIN_TYPE = 'Bench::Api::Widget';
 const PROVIDED_TYPE = 'Bench::Api::Provided';
@@ -36,15 +36,7 @@ for (const doc of [
   JSON.stringify(widgetSchema(PROVIDED_TYPE)),
 ])
   assert.equal((await api(svc.url, svc.token).call('POST', '/v1/types', doc)).status, 201);
-for (const doc of [BOX, LOGIN, SAMPLE_MANIFEST])
-  assert.equal(
-    (
-      await api(svc.url, svc.token).call('POST', '/v1/types', doc, {
-        'content-type': doc.startsWith('{') ? 'application/json' : 'application/yaml',
-      })
-    ).status,
-    201,
-  );
+await registerSampleTypes(api(svc.url, svc.token));
 assert.equal(
   (await api(svc.url, svc.token).call('POST', '/v1/recipes', { typeName: SAMPLE_TYPE, template: RECIPE }))
     .status,
