@@ -3,9 +3,9 @@
  * whole before anything is written — each part checked as its own create would be, its model computed
  * by its record-backed provider — then written in one store transaction (completeAll): the resource,
  * its parts, their operations (each terminal) and the provider's records, all or none. Nothing is
- * left half made, to resume or to roll back. Whatever cannot be decided so (a part whose provider has
- * effects, a part's client token used before, any refusal or failure) runs as an operation instead,
- * through the handlers, exactly as if this path did not exist.
+ * left half made, to resume or to roll back, and no part carries a client token (none is ever asked
+ * for again). Whatever cannot be decided so (a part whose provider has effects, any refusal or
+ * failure) runs as an operation instead, through the handlers, exactly as if this path did not exist.
  */
 import { TypeplaneError } from '../errors.js';
 import type { ComposeParts, Composed, Provider } from '../handler/index.js';
@@ -13,8 +13,7 @@ import { identifierOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { CompletionRequest, StoredResource } from '../store/types.js';
 import { assertConfigured } from './admission.js';
 import { begun, completionOf, type BeginArgs } from './begin.js';
-import { scopedClientToken } from './caller.js';
-import { checkCreate, hashOf } from './check-create.js';
+import { checkCreate } from './check-create.js';
 import { checkModel } from './check-answer.js';
 import type { EngineContext } from './context.js';
 import { outcomeProblem } from './outcome.js';
@@ -58,19 +57,21 @@ async function composeHere(
   const parts: CompletionRequest[] = [];
   /** The parts decided so far (`typeName\nidentifier`): later ones may refer to them. */
   const madeWith = new Set<string>();
-  const make: ComposeParts['make'] = async (typeName, properties, clientToken, as) => {
+  const make: ComposeParts['make'] = async (typeName, properties, as) => {
     const configured = assertConfigured(ctx, typeName);
     if (configured) await configured;
-    const token = scopedClientToken(clientToken, as);
-    const hashed = { of: hashOf(properties, undefined) };
-    const checked = await checkCreate(ctx, typeName, properties, token, as, undefined, hashed, madeWith);
+    // No client token: nothing of the whole is written unless all of it is, in one transaction, and
+    // the whole's token is fresh (this attempt's), so no part is asked for again (none to replay, no
+    // request to hash).
+    const hashed = { of: undefined };
+    const checked = await checkCreate(ctx, typeName, properties, undefined, as, undefined, hashed, madeWith);
     if ('replay' in checked || !checked.provider.recordBacked) return undefined;
     const part = checked.compiled.type;
     const decided = await createDecided(ctx, {
       compiled: checked.compiled,
       provider: checked.provider,
       desired: checked.desired,
-      clientToken: token,
+      clientToken: undefined,
       hashed,
       as: checked.as,
     });

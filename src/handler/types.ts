@@ -124,16 +124,16 @@ export interface ComposeParts {
   /** Whether parts of `typeName` can be composed (its provider is record-backed): asked before any work. */
   recordBacked(typeName: string): boolean;
   /**
-   * One part, checked as its own create would be (as `as`, with `clientToken`): its identifier and
-   * its model as it will be written (write-only values dropped), written only with the whole. Undefined when the
-   * part cannot be decided before it is written (its provider is not record-backed, its client token
-   * began an operation already): the create then runs as an operation. Throws a TypeplaneError when
-   * its create would be refused.
+   * One part, checked as its own create would be (as `as`): its identifier and its model as it will
+   * be written (write-only values dropped), written only with the whole. Undefined when the part
+   * cannot be decided before it is written (its provider is not record-backed): the create then runs
+   * as an operation. Throws a TypeplaneError when its create would be refused. A part has no client
+   * token: it is written with the whole or not at all, so no retry ever asks for it again (the
+   * whole's own token replays it).
    */
   make(
     typeName: string,
     properties: Model,
-    clientToken: string,
     as: ComposeCaller,
   ): Promise<{ identifier: string; model: Model } | undefined>;
 }

@@ -22,7 +22,6 @@ import type { ResourceType } from '../schema/index.js';
 import {
   parseTypeReference,
   stackIdOf,
-  stepToken,
   type BufferedDeployment,
   type DirectTemplate,
   type MadeResource,
@@ -592,8 +591,8 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   /**
    * A new instance decided whole (the engine's composed create): when its recipe needs no stack and
    * every resource it makes is record-backed, each is checked and computed as the direct create would
-   * make it (the same values, the same derived client tokens), and the instance's record listing them
-   * is written with them, in one transaction. Anything else is undefined: the handlers make it.
+   * make it (the same values; no client tokens, as nothing of it is written but the whole), and the
+   * instance's record listing them is written with them, in one transaction. Anything else is undefined: the handlers make it.
    */
   const compose = async (request: ComposeRequest, parts: ComposeParts): Promise<Composed | undefined> => {
     try {
@@ -631,12 +630,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       if (resource === undefined) continue; // its Condition is false
       // A value read from the parameter store as it is made: the stacks' engine resolves it.
       if (resource.resolves) return undefined;
-      const part = await parts.make(
-        resource.typeName,
-        resource.properties,
-        stepToken(deploymentId, 'create', logicalId),
-        caller,
-      );
+      const part = await parts.make(resource.typeName, resource.properties, caller);
       if (!part) return undefined;
       made.push({ logicalId, typeName: resource.typeName, ...part });
       models.set(logicalId, part);

@@ -65,6 +65,14 @@ eachStoreService(
     const [instanceOp] = await operationsOf(s, SAMPLE_TYPE);
     assert.equal(instanceOp.requestToken, event.requestToken);
     assert.equal(instanceOp.operationStatus, 'SUCCESS');
+    // The instance's client token is kept; its resources' operations carry none (written only with
+    // the whole, none is asked for again), so their requests are not hashed and kept.
+    assert.equal((await s.store.getOperation(event.requestToken))?.clientToken !== undefined, true);
+    for (const o of lower) {
+      const stored = await s.store.getOperation(o.requestToken);
+      assert.equal(stored?.operation, 'CREATE');
+      assert.equal(stored?.clientToken, undefined, JSON.stringify(stored));
+    }
     // The generated password is sealed away: no answer shows it.
     assert.doesNotMatch(JSON.stringify([event, db.body, lower]), /"Password"/);
 
