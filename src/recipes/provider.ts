@@ -265,9 +265,13 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       outputs: { name: string; value: unknown; secret: boolean }[];
     },
   ): { model: Model; made: InstanceRecord } => {
-    const { outputs, ...kept } = direct;
-    const model = modelFrom(type, version, desired, outputs);
-    return { model, made: { ...record, model, phase: 'ready', direct: { ...kept, asked: desired } } };
+    const model = modelFrom(type, version, desired, direct.outputs);
+    // Named, not `...rest`: an object rest copies through a slow runtime call on every create.
+    const { deploymentId, stackId, made } = direct;
+    return {
+      model,
+      made: { ...record, model, phase: 'ready', direct: { deploymentId, stackId, made, asked: desired } },
+    };
   };
 
   /** After the stack's deployment ended well: the instance as it now is. */
@@ -323,6 +327,8 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
      * when anything fails): the context bound as parameters, the text's analysis reused.
      */
     composing = false,
+    /** Whether the instance's stack exists, read as the create began (Stacks.exists). */
+    exists?: boolean,
   ): Promise<{ template: DirectTemplate; stackId: string; caller: Caller } | undefined> => {
     const bound = bindInstance(type, record, version, desired, composing);
     const stackId = stackIdOf(record.stack, deploymentId);
@@ -331,6 +337,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       stackId,
       authorize: grantsOf(version),
       reuse: composing,
+      ...(exists !== undefined ? { exists } : {}),
     });
     return template && { template, stackId, caller: engineCallerFor(version, record.stack) };
   };
@@ -610,8 +617,12 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     if (identifier === undefined) return undefined;
     const token = request.clientRequestToken;
     const desired = request.desiredState;
-    const found = await recipeFor(type, desired);
-    if ('status' in found) return undefined;
+    // Both read at once: a read alone pays for the store's cold caches (read-batch.ts).
+    const [found, exists] = await Promise.all([
+      recipeFor(type, desired),
+      stacks.exists(stackNameOf(type.typeName, identifier)),
+    ]);
+    if ('status' in found || exists) return undefined;
     const { version } = found;
     // Told before any other work: a resource whose provider has effects is made by the handlers.
     const declared = loadRecipeTemplate(version.template).template?.resources.values() ?? [];
@@ -619,7 +630,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       if (!parts.recordBacked(parseTypeReference(resource.type).typeName)) return undefined;
     const record = newRecord(type, identifier, token, found);
     const deploymentId = deploymentIdOf(record.stack, token);
-    const direct = await directOf(type, record, version, desired, deploymentId, true);
+    const direct = await directOf(type, record, version, desired, deploymentId, true, false);
     if (!direct) return undefined;
     const { template, stackId, caller } = direct;
     const models = new Map<string, MadeResource>();

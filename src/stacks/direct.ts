@@ -124,11 +124,13 @@ export async function directTemplate(
      * for a caller that checks every resource's values as it makes it.
      */
     reuse?: boolean;
+    /** Whether the stack exists, read by the caller with its own reads (Stacks.exists): not read again. */
+    exists?: boolean;
   },
 ): Promise<DirectTemplate | undefined> {
   const authorize = options.authorize ?? (() => {});
   // A stack of that name is the caller's to deploy to (an update of it), never to make anew.
-  if (await core.records.getStack(name)) return undefined;
+  if (options.exists ?? (await core.records.getStack(name)) !== undefined) return undefined;
   const analysis = options.reuse
     ? await reusedAnalysis(core, name, text, parameters, authorize)
     : await analyzeForStack(core, name, text, parameters, authorize);

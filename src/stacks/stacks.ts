@@ -220,9 +220,16 @@ export class Stacks {
       stackId: string;
       authorize?: (typeNames: string[]) => void;
       reuse?: boolean;
+      /** Whether the stack exists, as `exists` answered when the caller began (read with its own reads). */
+      exists?: boolean;
     },
   ): Promise<DirectTemplate | undefined> {
     return directTemplate(this.core, name, text, parameters, options);
+  }
+
+  /** Whether a stack of that name exists (deleted ones kept for their events do not). */
+  async exists(name: string): Promise<boolean> {
+    return (await this.records.getStack(name)) !== undefined;
   }
 
   /** Apply a stored plan: refused when the stack changed since it was made. */
