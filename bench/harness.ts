@@ -248,9 +248,13 @@ export function memoryOf(pid: number | undefined): { rssMb: number; peakMb: numb
 }
 
 /** CPU seconds (user and system) a process has used so far, from /proc; NaN where there is none. */
-export function cpuSecondsOf(pid: number | undefined): number {
+export function cpuSecondsOf(pid: number | undefined, thread: 'all' | 'main' = 'all'): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The main thread alone (its task has the process's id): the one that runs every request.
+    const stat = readFileSync(
+      thread === 'main' ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`,
+      'utf8',
+    );
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // utime and stime, in clock ticks of 1/100 s.
     return (Number(fields[11]) + Number(fields[12])) / 100;
