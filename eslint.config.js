@@ -43,6 +43,24 @@ export default tseslint.config(
     },
   },
   {
+    // A create's and a read's own steps: a literal that spreads an object and then adds members takes
+    // V8's slow path on every call (~0.5 µs, src/members.ts). Name the members, or use withMembers.
+    files: [
+      'src/engine/{begin,create,check-create,record-backed,composed,sealing,review,read,step,invoke}.ts',
+      'src/members.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ObjectExpression > SpreadElement ~ Property',
+          message:
+            'a spread followed by members is slow on every call in Node 20 (src/members.ts): name the members, or use withMembers',
+        },
+      ],
+    },
+  },
+  {
     // The scripts node preloads with --require (scripts/ts-run.cjs) are CommonJS.
     files: ['**/*.cjs'],
     languageOptions: {

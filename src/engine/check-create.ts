@@ -68,13 +68,8 @@ export async function checkCreate(
   );
   if (type.traits.references.length > 0) await assertReferencesExist(ctx, type, desired, caller, madeWith);
   const identifier = identifierOf(type, desired);
-  const review = reviewChange(ctx, {
-    operation: 'CREATE',
-    compiled,
-    ...(identifier !== undefined ? { identifier } : {}),
-    object: desired,
-    ...(caller ? { caller } : {}),
-  });
+  // Members named, undefined or not, rather than spread in (see src/members.ts).
+  const review = reviewChange(ctx, { operation: 'CREATE', compiled, identifier, object: desired, caller });
   const verdicts = review instanceof Promise ? await review : review;
   return {
     compiled,

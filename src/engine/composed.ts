@@ -8,6 +8,7 @@
  * failure) runs as an operation instead, through the handlers, exactly as if this path did not exist.
  */
 import { TypeplaneError } from '../errors.js';
+import { withMembers } from '../members.js';
 import type { ComposeParts, Composed, Provider } from '../handler/index.js';
 import { identifierOf, stripWriteOnly, type Model } from '../model/index.js';
 import type { CompletionRequest, StoredResource } from '../store/types.js';
@@ -118,7 +119,7 @@ async function composeHere(
           statusMessage: `${type.typeName} ${identifier} already exists`,
         }
       : recordedNew(compiled, identifier, model, references, keys);
-  const lead = completionOf(ctx, { ...args, requestToken, decide });
+  const lead = completionOf(ctx, withMembers(args, { requestToken, decide }));
   let result;
   try {
     result = await ctx.store.completeAll([lead, ...parts], composed.records);

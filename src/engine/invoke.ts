@@ -2,6 +2,7 @@
  * @module Invoking a handler: whatever it does (throws, hangs past its signal, answers garbage), the
  * engine gets a valid event back, with the right error code and no write-only value in its message.
  */
+import { withMembers } from '../members.js';
 import { isErrorCode } from '../errors.js';
 import {
   raceAbort,
@@ -69,5 +70,5 @@ export async function invoke(
     };
   }
   const answer = event as HandlerEvent;
-  return typeof answer.message === 'string' ? { ...answer, message: mask(answer.message) } : answer;
+  return typeof answer.message === 'string' ? withMembers(answer, { message: mask(answer.message) }) : answer;
 }

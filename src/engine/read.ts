@@ -92,14 +92,24 @@ export async function askProvider(
   const requestToken = newRequestToken();
   const typeLimit = AbortSignal.timeout(timeoutMinutes(type, action) * ctx.minuteMs);
   const callLimit = AbortSignal.timeout(ctx.callLimits.read);
-  const event = await invoke(ctx.log, provider, action, type, {
-    typeName: type.typeName,
-    ...request,
-    clientRequestToken: requestToken,
-    logger: lazyChild(ctx.log, { requestToken, operation: action === 'read' ? 'READ' : 'LIST' }),
-    signal: AbortSignal.any([typeLimit, callLimit]),
-    ...(await configurationOf(ctx, type)),
-  });
+  const configuration = await configurationOf(ctx, type);
+  // Assigned in order, as the spreads would (see src/members.ts).
+  const event = await invoke(
+    ctx.log,
+    provider,
+    action,
+    type,
+    Object.assign(
+      { typeName: type.typeName },
+      request,
+      {
+        clientRequestToken: requestToken,
+        logger: lazyChild(ctx.log, { requestToken, operation: action === 'read' ? 'READ' : 'LIST' }),
+        signal: AbortSignal.any([typeLimit, callLimit]),
+      },
+      configuration,
+    ),
+  );
   if (callLimit.aborted && !typeLimit.aborted)
     throw contractViolation(ctx.log, provider, tooSlow(action, ctx.callLimits.read));
   return event;

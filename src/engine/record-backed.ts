@@ -3,6 +3,7 @@
  * record, so creates, updates and deletes are decided and written in the operation's own transaction,
  * with no handler call.
  */
+import { withMembers } from '../members.js';
 import type { HandlerEvent, Provider } from '../handler/index.js';
 import {
   additionalIdentifiersOf,
@@ -73,12 +74,19 @@ export function createDecided(
   const identifier = model && identifierOf(type, model);
   const keys = model && additionalKeys(type, model);
   if (!model || (type.traits.references.length === 0 && !keys))
-    return decidedCreate(create, requestToken, { ...made, identifier });
+    return decidedCreate(create, requestToken, { model, problem: made.problem, identifier });
   return (async () => {
     const references = await recordedReferences(ctx, type, model);
     // Checked here so that a taken one ends the create as AlreadyExists (the store refuses it anyway).
     const taken = keys && (await heldByOther(ctx, type, identifier, keys));
-    return decidedCreate(create, requestToken, { ...made, identifier, references, keys, taken });
+    return decidedCreate(create, requestToken, {
+      model,
+      problem: made.problem,
+      identifier,
+      references,
+      keys,
+      taken,
+    });
   })();
 }
 
@@ -121,6 +129,7 @@ function decidedCreate(
   },
 ): DecidedCreate {
   const type = compiled.type;
+  // Every member named, none spread in: see src/members.ts.
   return {
     model,
     compiled,
@@ -129,9 +138,11 @@ function decidedCreate(
     request: { desiredState: desired },
     clientToken,
     hashOf: hashed.of,
-    ...(hashed.as ? { hashAs: hashed.as } : {}),
+    hashAs: hashed.as,
     requestToken,
-    ...as,
+    asDefault: as.asDefault,
+    warnings: as.warnings,
+    requestedBy: as.requestedBy,
     decide: (current): Completion => {
       if (!model || problem !== undefined)
         return {
@@ -184,9 +195,17 @@ function recordPut(
     resourceModel: stripWriteOnly(type, model),
     change: {
       kind: 'put',
-      resource: { typeName: type.typeName, identifier, properties: model, ...version, createdAt, updatedAt },
-      ...(references ? { references } : {}),
-      ...(keys ? { identifiers: keys } : {}),
+      // Members named, undefined or not, rather than spread in (see src/members.ts).
+      resource: {
+        typeName: type.typeName,
+        identifier,
+        properties: model,
+        typeVersion: version.typeVersion,
+        createdAt,
+        updatedAt,
+      },
+      references,
+      identifiers: keys,
     },
   };
 }
@@ -244,7 +263,7 @@ async function heldByOther(
 ): Promise<(AdditionalIdentifier & { holder: string }) | undefined> {
   for (const key of keys) {
     const holder = await ctx.store.findByIdentifier(type.typeName, key.name, key.value);
-    if (holder !== undefined && holder !== identifier) return { ...key, holder };
+    if (holder !== undefined && holder !== identifier) return { name: key.name, value: key.value, holder };
   }
   return undefined;
 }
@@ -268,7 +287,7 @@ export function sealedDecision(ctx: EngineContext, type: ResourceType, decide: D
   return (current, referrers) => {
     const outcome = decide(current && opened(ctx.sealer, current), referrers);
     return outcome.status === 'SUCCESS'
-      ? { ...outcome, change: sealedChange(ctx.sealer, type, outcome.change) }
+      ? withMembers(outcome, { change: sealedChange(ctx.sealer, type, outcome.change) })
       : outcome;
   };
 }

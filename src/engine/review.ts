@@ -5,6 +5,7 @@
  * the others come back to be told (`Warn`) or recorded (`Audit`). The engine imports nothing of who
  * reviews.
  */
+import { withMembers } from '../members.js';
 import type { Model } from '../model/index.js';
 import type { CompiledType } from '../registry/compile.js';
 import { DeniedByVerdicts, isHookPass, type Verdict } from '../verdict.js';
@@ -140,7 +141,7 @@ export async function previewChange(
   request: Omit<ReviewRequest, 'dryRun'>,
 ): Promise<readonly Verdict[]> {
   if (!ctx.reviewer) return NONE;
-  const verdicts = await ctx.reviewer.review({ ...request, dryRun: true });
+  const verdicts = await ctx.reviewer.review(withMembers(request, { dryRun: true }));
   // A plan's request records them as a change's request does (Audit ones are told to no one else).
   if (verdicts.length > 0) request.caller?.reviews?.(told(request, verdicts));
   return verdicts;
@@ -157,12 +158,13 @@ export interface ReviewedChange {
 }
 
 function told(request: Omit<ReviewRequest, 'dryRun'>, verdicts: readonly Verdict[]): ReviewedChange {
-  return {
+  const change: ReviewedChange = {
     operation: request.operation,
     typeName: request.compiled.type.typeName,
-    ...(request.identifier !== undefined ? { identifier: request.identifier } : {}),
     verdicts,
   };
+  if (request.identifier !== undefined) change.identifier = request.identifier;
+  return change;
 }
 
 /**
@@ -171,7 +173,7 @@ function told(request: Omit<ReviewRequest, 'dryRun'>, verdicts: readonly Verdict
  * rather than an async context: an AsyncLocalStorage's hooks would tax every promise of every request.
  */
 export function collectingVerdicts(caller: Caller, into: Verdict[]): Caller {
-  return { ...caller, reviews: (change) => into.push(...change.verdicts) };
+  return withMembers(caller, { reviews: (change: ReviewedChange) => into.push(...change.verdicts) });
 }
 
 let starting: ((change: ReviewedChange) => void) | undefined;

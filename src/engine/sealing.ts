@@ -8,6 +8,7 @@
  * Records written before sealing existed (no sealed member) are read as they are.
  */
 import type { ResourceType } from '../schema/index.js';
+import { withMembers } from '../members.js';
 import { isSealed, type Sealer } from '../secrets/index.js';
 import type { ResourceChange, Store, StoredResource } from '../store/types.js';
 import {
@@ -59,7 +60,9 @@ export function openResource(sealer: Sealer, resource: StoredResource): Model {
 
 /** A stored resource with its whole model (write-only values opened). */
 export function opened(sealer: Sealer, stored: StoredResource): StoredResource {
-  return stored.sealed === undefined ? stored : { ...stored, properties: openResource(sealer, stored) };
+  return stored.sealed === undefined
+    ? stored
+    : withMembers(stored, { properties: openResource(sealer, stored) });
 }
 
 /**
@@ -107,9 +110,11 @@ export async function findByAdditionalIdentifier(
 /** A resource change as stored: the model's write-only values sealed to the resource. */
 export function sealedChange(sealer: Sealer, type: ResourceType, change: ResourceChange): ResourceChange {
   if (change.kind !== 'put') return change;
-  const { sealed: _previous, ...resource } = change.resource;
-  const record = sealResource(sealer, type, resource.identifier, resource.properties);
-  return { ...change, resource: { ...resource, ...record } };
+  const record = sealResource(sealer, type, change.resource.identifier, change.resource.properties);
+  // Any earlier sealed values are replaced: by these, or by none (undefined).
+  return withMembers(change, {
+    resource: withMembers(change.resource, { properties: record.properties, sealed: record.sealed }),
+  });
 }
 
 /**

@@ -23,7 +23,7 @@ import { noteNotFound } from './observed.js';
 import { modelToKeep, outcomeProblem } from './outcome.js';
 import { lazyChild, maskedLogger } from './logger.js';
 import { continues, continuing } from '../telemetry/spans.js';
-import { recordEvent, versionOf } from './record-backed.js';
+import { recordEvent } from './record-backed.js';
 import { resolvedReferences } from './references.js';
 import {
   keepWriteOnly,
@@ -309,14 +309,15 @@ async function resourceChange(
     resource: {
       typeName: type.typeName,
       identifier,
-      ...record,
-      ...versionOf(compiled),
+      properties: record.properties,
+      sealed: record.sealed,
+      typeVersion: compiled.version,
       createdAt: now,
       updatedAt: now,
     },
-    // A type without references (or additional identifiers) never has any to replace.
-    ...(type.traits.references.length > 0 ? { references } : {}),
-    ...(type.additionalIdentifiers.length > 0 ? { identifiers: additionalIdentifiersOf(type, model) } : {}),
+    // A type without references (or additional identifiers) never has any to replace (undefined).
+    references: type.traits.references.length > 0 ? references : undefined,
+    identifiers: type.additionalIdentifiers.length > 0 ? additionalIdentifiersOf(type, model) : undefined,
   };
   return { change, properties: record.properties };
 }

@@ -9,6 +9,7 @@
  */
 import type { Caller } from '../engine/index.js';
 import { isErrorCode, TypeplaneError, type ErrorCode } from '../errors.js';
+import { withMembers } from '../members.js';
 import type {
   ComposeParts,
   ComposeRequest,
@@ -266,11 +267,16 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     },
   ): { model: Model; made: InstanceRecord } => {
     const model = modelFrom(type, version, desired, direct.outputs);
-    // Named, not `...rest`: an object rest copies through a slow runtime call on every create.
+    // Named, not `...rest` (an object rest copies through a slow runtime call), and no spread that
+    // adds members (see src/members.ts): this runs on every create.
     const { deploymentId, stackId, made } = direct;
     return {
       model,
-      made: { ...record, model, phase: 'ready', direct: { deploymentId, stackId, made, asked: desired } },
+      made: withMembers(record, {
+        model,
+        phase: 'ready' as const,
+        direct: { deploymentId, stackId, made, asked: desired },
+      }),
     };
   };
 

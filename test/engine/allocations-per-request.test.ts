@@ -6,24 +6,25 @@
  * notice it.
  *
  * The ceilings are the figures measured with ~6% of room (steady within 1% between runs):
- * - create ~32.5 KB: 42.0 KB at 6941de4; 38.2 KB once its checks that have nothing to ask the store
+ * - create ~31.4 KB: 42.0 KB at 6941de4; 38.2 KB once its checks that have nothing to ask the store
  *   answered without a promise; 33.7 KB once a pointer naming one place was walked without a list of
  *   candidates per token and an identifier of one part was its value; 32.5 KB once a request's id
- *   and an operation's request token were each written as one string.
+ *   and an operation's request token were each written as one string; 31.4 KB once its records were
+ *   copied without a spread that adds members (src/members.ts: V8 takes a slow path for those).
  * - read ~14.3 KB, plain read ~13.9 KB: 15.5 KB before a read looked its type up once, from memory,
  *   read one column of the record and answered a recorded model that needs no stripping as its
  *   stored JSON text (13.7 and 13.3 KB); ~1.2 KB more since its SELECT waits for the end of the event
  *   loop's turn to run with the others asked for in it (src/store/sqlite/read-batch.ts: a promise,
  *   its closures and a setImmediate), which cut a read's CPU by about a quarter under load; ~0.5 KB
  *   less with the request id written as one string.
- * - a create through an in-process provider (the engine's asynchronous path) ~60.5 KB: 74.1 KB while
+ * - a create through an in-process provider (the engine's asynchronous path) ~58.9 KB: 74.1 KB while
  *   its handler's signal was AbortSignal.any of two AbortSignal.timeouts and its wait read the
  *   operation twice; 67.0 KB with one controller, one timer and a wait that reads nothing; then the
- *   pointers and tokens above.
- * - an instance made through a two-resource recipe (composed) ~133 KB: 166.6 KB at ed3c4dc, before
+ *   pointers, tokens and copies above.
+ * - an instance made through a two-resource recipe (composed) ~129.5 KB: 166.6 KB at ed3c4dc, before
  *   the pointers and tokens above and each template output's secrecy worked out once per expression
  *   (142.5 KB); then its resources made with no client token (nothing of a composed create is written
- *   but the whole, so none is asked for again).
+ *   but the whole, so none is asked for again: 133 KB), and the copies above.
  *   The recipe-specific share (binding the template, evaluating it, the record sealed) is what an
  *   instance costs beyond the three creates it decides: bench:recipes times it.
  * Most of a read's bytes are Node's HTTP server's own (the request and response objects, header
@@ -35,11 +36,11 @@ import { test } from 'node:test';
 import { lastLineOf } from '../helpers/own-process.js';
 
 const CEILINGS = {
-  create: 34_500,
+  create: 33_300,
   read: 15_100,
   plainRead: 14_700,
-  providerCreate: 64_100,
-  recipeCreate: 141_000,
+  providerCreate: 62_500,
+  recipeCreate: 137_500,
 };
 
 test('a create, a read and a recipe instance allocate no more than their ceilings on the server', (t) => {

@@ -17,6 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { withMembers } from '../../members.js';
 import { redactUrl } from '../redact-url.js';
 import { checkLimit, decodeCursor, encodeCursor } from '../cursor.js';
 import {
@@ -1949,13 +1950,12 @@ function operationRow(
   leaseUntil: string | null,
   resourceChange: string | null = null,
 ): Record<(typeof INSERT_COLUMNS)[number], unknown> {
-  return {
-    ...storable(params),
+  return withMembers(storable(params), {
     request_hash: requestHash,
     lease_owner: leaseOwner,
     lease_until: leaseUntil,
     resource_change: resourceChange,
-  };
+  });
 }
 
 /**

@@ -496,7 +496,9 @@ export class SqliteStore implements Store {
     try {
       changes = await this.grouped(false, () => {
         this.changed = true;
-        return this.sql.saveOperation.run({ ...operationParams(operation), owner: owner ?? null }).changes;
+        // Added to the fresh parameters, not spread with them: see src/members.ts.
+        return this.sql.saveOperation.run(Object.assign(operationParams(operation), { owner: owner ?? null }))
+          .changes;
       });
     } catch (error) {
       throw isActiveConflict(error) ? activeConflict(operation) : error;
@@ -517,7 +519,10 @@ export class SqliteStore implements Store {
       await this.grouped(true, () =>
         this.tx.finish(
           operation,
-          { ...operationParams(operation), owner: owner ?? null, resource_change: resourceChangeOf(change) },
+          Object.assign(operationParams(operation), {
+            owner: owner ?? null,
+            resource_change: resourceChangeOf(change),
+          }),
           change,
         ),
       );
