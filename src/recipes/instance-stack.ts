@@ -61,7 +61,7 @@ export function grantsOf(version: RecipeVersion): (typeNames: string[]) => void 
 /** The engine's caller a recipe's own operations run as, for the instance's stack `stack`. */
 export function engineCallerFor(version: RecipeVersion, stack: string): Caller {
   const asked = callerFor(version);
-  return callerOf({ tokenId: asked.id, ...asked, stack });
+  return callerOf(Object.assign({ tokenId: asked.id }, asked, { stack }));
 }
 
 /**

@@ -3,6 +3,7 @@
  * once as located diagnostics, and — when there are none — the analysis planning works from: each
  * resource's type, its dependencies, and an order that respects them.
  */
+import { withMembers } from '../members.js';
 import type { CompiledType } from '../registry/compile.js';
 import type { Diagnostic, ResourceType } from '../schema/index.js';
 import { escapePointerToken } from '../schema/diagnostics.js';
@@ -632,20 +633,27 @@ export function deploymentScope(
     made: (logicalId: string) => { identifier?: string; model: Record<string, unknown> } | undefined;
   },
 ): Scope {
-  const { made, ...rest } = options;
-  return createScope({
-    ...rest,
-    template: analysis.template,
-    // Read only: every binding of a template is a map of its own (reused-analysis.ts makes one each).
-    parameters: analysis.parameters,
-    applied: (logicalId) => {
-      const r = made(logicalId);
-      if (r?.identifier === undefined) return undefined;
-      const type = analysis.resources.get(logicalId)?.compiled.type;
-      const ref = type ? refValue(type, r.identifier, r.model) : r.identifier;
-      return { identifier: r.identifier, model: r.model, ...(ref === r.identifier ? {} : { ref }) };
-    },
-  });
+  const { made } = options;
+  // Copied with withMembers, not spread and added to: once per instance of a recipe (src/members.ts).
+  return createScope(
+    withMembers(options, {
+      template: analysis.template,
+      // Read only: every binding of a template is a map of its own (reused-analysis.ts makes one each).
+      parameters: analysis.parameters,
+      applied: (logicalId: string) => {
+        const r = made(logicalId);
+        if (r?.identifier === undefined) return undefined;
+        const type = analysis.resources.get(logicalId)?.compiled.type;
+        const ref = type ? refValue(type, r.identifier, r.model) : r.identifier;
+        const applied: AppliedResource = {
+          identifier: r.identifier,
+          model: r.model,
+        };
+        if (ref !== r.identifier) applied.ref = ref;
+        return applied;
+      },
+    }),
+  );
 }
 
 /**

@@ -9,6 +9,7 @@
  * or an import (read per deployment) is analysed anew each time, as is one whose types were
  * registered again since.
  */
+import { withMembers } from '../members.js';
 import { hasErrors } from '../schema/index.js';
 import type { Analysis } from './analyze.js';
 import type { StacksCore } from './core.js';
@@ -85,11 +86,11 @@ async function rebound(
   if (resolved.missing.length > 0 || hasErrors(resolved.diagnostics)) return undefined;
   const root = base.template.document.value as Record<string, unknown>;
   if (checkTemplateRules(root.Rules, base.template.parameters, resolved.values).length > 0) return undefined;
-  return {
-    ...base,
+  // Copied with withMembers, not spread and added to: once per instance of a recipe (src/members.ts).
+  return withMembers(base, {
     parameters: resolved.values,
     secretValues: secretTexts(resolved.values, base.secretParameters),
     resolvedParameters: [],
     warnings: [],
-  };
+  });
 }
