@@ -5,7 +5,7 @@
  * stands for every item of an array, and a member that is absent designates nothing.
  */
 import { pointerTokens } from '../schema/diagnostics.js';
-import { isObject } from './json.js';
+import { cloneJson, isObject, setOwn, type JsonObject } from './json.js';
 
 export type ModelPath = (string | number)[];
 
@@ -144,4 +144,80 @@ export function removeAt(model: unknown, pointer: string): void {
       delete parent[last];
     }
   }
+}
+
+/**
+ * A deep copy of `model` without the values `pointers` designate: what cloneJson and then removeAt
+ * for each pointer give, but the members are left out as it copies. Removing one afterwards (`delete`)
+ * made V8 turn the copy into a slow dictionary object, on every create of a type with write-only
+ * properties. Pointers with `*`, or that lead through an array, take the long way.
+ */
+export function copyWithout<T>(model: T, pointers: readonly string[]): T {
+  const tree = removalOf(pointers);
+  if (tree !== null) {
+    const copy = copyLeaving(model, tree);
+    if (copy !== THROUGH_ARRAY) return copy as T;
+  }
+  const copy = cloneJson(model);
+  for (const pointer of pointers) removeAt(copy, pointer);
+  return copy;
+}
+
+/** The members a set of pointers removes, as a tree of names (true: the member goes). */
+type Removal = Map<string, Removal | true>;
+
+/** By pointer list (a type's, kept as long as the type): null when one has `*`. */
+const removals = new WeakMap<readonly string[], Removal | null>();
+
+function removalOf(pointers: readonly string[]): Removal | null {
+  let tree = removals.get(pointers);
+  if (tree !== undefined) return tree;
+  tree = new Map();
+  for (const pointer of pointers) {
+    const tokens = propertyTokens(pointer);
+    if (!tokens) continue;
+    if (tokens.includes('*')) {
+      tree = null;
+      break;
+    }
+    let node: Removal = tree;
+    for (let i = 0; i < tokens.length; i++) {
+      const token = tokens[i]!;
+      if (i === tokens.length - 1) {
+        node.set(token, true);
+        break;
+      }
+      let next = node.get(token);
+      if (next === true) break; // the member goes whole
+      if (next === undefined) {
+        next = new Map();
+        node.set(token, next);
+      }
+      node = next;
+    }
+  }
+  removals.set(pointers, tree);
+  return tree;
+}
+
+/** An array where a pointer goes on: its tokens may be indices, which removeAt reads as such. */
+const THROUGH_ARRAY = Symbol('through an array');
+
+function copyLeaving(value: unknown, tree: Removal): unknown {
+  if (Array.isArray(value)) return THROUGH_ARRAY;
+  // A scalar where a pointer goes on: nothing of it to remove.
+  if (!isObject(value)) return cloneJson(value);
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const rule = tree.get(key);
+    if (rule === true) continue;
+    if (rule === undefined) {
+      setOwn(out, key, cloneJson(value[key]));
+      continue;
+    }
+    const inner = copyLeaving(value[key], rule);
+    if (inner === THROUGH_ARRAY) return THROUGH_ARRAY;
+    setOwn(out, key, inner);
+  }
+  return out;
 }

@@ -6,8 +6,8 @@
 import { PointerResolver } from '../schema/resource-schema/index.js';
 import type { JsonSchema, ResourceType } from '../schema/model.js';
 import type { Model } from './types.js';
-import { cloneJson, isObject, setOwn } from './json.js';
-import { firstValueAt, onlyValueAt, propertyTokens, removeAt } from './pointer.js';
+import { isObject, setOwn } from './json.js';
+import { copyWithout, firstValueAt, onlyValueAt, propertyTokens } from './pointer.js';
 
 /** Separates the parts of a compound identifier, as in CloudFormation (`a|b`). */
 export const IDENTIFIER_SEPARATOR = '|';
@@ -152,7 +152,5 @@ export function stripReadOnly(type: ResourceType, model: Model): Model {
 }
 
 function without(model: Model, pointers: readonly string[]): Model {
-  const copy = cloneJson(model);
-  for (const pointer of pointers) removeAt(copy, pointer);
-  return copy;
+  return copyWithout(model, pointers);
 }

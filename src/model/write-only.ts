@@ -8,7 +8,7 @@ import { pointerTokens } from '../schema/diagnostics.js';
 import type { ResourceType } from '../schema/model.js';
 import type { Model } from './types.js';
 import { cloneJson, isObject, setOwn } from './json.js';
-import { propertyTokens, removeAt, valuesAt, type ModelPath } from './pointer.js';
+import { copyWithout, propertyTokens, valuesAt, type ModelPath } from './pointer.js';
 
 /** A value a write-only pointer designates, and where it is in the model. */
 export type WriteOnlyValue = [path: ModelPath, value: unknown];
@@ -27,9 +27,7 @@ export function splitWriteOnly(type: ResourceType, model: Model): { model: Model
     for (const { path, value } of valuesAt(model, pointer)) values.push([path, value]);
   }
   if (values.length === 0) return { model, values };
-  const rest = cloneJson(model);
-  for (const pointer of type.writeOnlyProperties) removeAt(rest, pointer);
-  return { model: rest, values: cloneJson(values) };
+  return { model: copyWithout(model, type.writeOnlyProperties), values: cloneJson(values) };
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type ModelPath,
   type ValueAt,
 } from '../../src/model/index.js';
+import { copyWithout, removeAt } from '../../src/model/pointer.js';
 import { escapePointerToken } from '../../src/schema/diagnostics.js';
 
 const model = {
@@ -138,3 +139,52 @@ test('onlyValueAt and firstValueAt: one value, none, and several', () => {
   assert.equal(firstValueAt(model, '/properties/Config/Nothing'), null, 'null is a value');
   assert.equal(onlyValueAt(model, '/definitions/Name'), undefined, 'not a property pointer');
 });
+
+test('copyWithout leaves out what removeAt removes from a copy: the same members, in the same order', () => {
+  const token = fc.constantFrom('a', 'b', '0', '1', '*', '__proto__', 'length');
+  const leaf = fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.boolean(), fc.constant(null));
+  const { tree } = fc.letrec((tie) => ({
+    tree: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      leaf,
+      fc.array(tie('tree'), { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom('a', 'b', '0', '1', '__proto__', 'length'), tie('tree'), { maxKeys: 3 }),
+    ),
+  }));
+  const object = fc.dictionary(fc.constantFrom('a', 'b', '0', '__proto__'), tree, { maxKeys: 4 });
+  const pointer = fc
+    .array(token, { minLength: 1, maxLength: 3 })
+    .map((tokens) => `/properties/${tokens.map(escapePointerToken).join('/')}`);
+  fc.assert(
+    fc.property(object, fc.array(pointer, { maxLength: 4 }), (model, pointers) => {
+      const before = JSON.stringify(model);
+      const expected = cloneJson(model);
+      for (const p of pointers) removeAt(expected, p);
+      const copied = copyWithout(model, pointers);
+      // JSON text: members, values and their order alike (an own `__proto__` member included).
+      assert.equal(JSON.stringify(copied), JSON.stringify(expected));
+      assert.equal(JSON.stringify(model), before, 'the model itself is left as it was');
+      if (isObjectValue(copied)) assert.notEqual(copied, model);
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+test('copyWithout follows a pointer through an array index and under *, as removeAt does', () => {
+  const model = { Items: [{ Secret: 1, Keep: 2 }, { Secret: 3 }], Name: 'n', Nested: { Pin: 4, Other: 5 } };
+  assert.deepEqual(copyWithout(model, ['/properties/Items/0/Secret', '/properties/Nested/Pin']), {
+    Items: [{ Keep: 2 }, { Secret: 3 }],
+    Name: 'n',
+    Nested: { Other: 5 },
+  });
+  assert.deepEqual(copyWithout(model, ['/properties/Items/*/Secret']), {
+    Items: [{ Keep: 2 }, {}],
+    Name: 'n',
+    Nested: { Pin: 4, Other: 5 },
+  });
+  assert.deepEqual(model.Items[0], { Secret: 1, Keep: 2 }, 'the model itself is left as it was');
+});
+
+function isObjectValue(value: unknown): boolean {
+  return typeof value === 'object' && value !== null;
+}

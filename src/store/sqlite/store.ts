@@ -1001,9 +1001,10 @@ export class SqliteStore implements Store {
     const earlier = row.token_seq === null ? undefined : this.earlierOf(row.token_seq, requestHash);
     if (earlier) return { earlier };
     this.checkDefault(operation);
+    // Both members named, undefined or not (src/members.ts): this runs for every operation.
     return {
-      ...(row.active_token !== null ? { active: row.active_token } : {}),
-      ...(row.type_name !== null ? { row: row as ResourceRow } : {}),
+      active: row.active_token ?? undefined,
+      row: row.type_name !== null ? (row as ResourceRow) : undefined,
     };
   }
 
