@@ -20,6 +20,7 @@ import { ClientTokenReused, requestHash, validateClientToken, type RequestKind }
 import { ACTION, timeoutMinutes, type EngineContext } from './context.js';
 import { eventOf, toEvent } from './progress-event.js';
 import { sealedDecision } from './record-backed.js';
+import { isoOf } from './iso-time.js';
 import { newRequestToken } from './request-token.js';
 import { opened, sealRequest } from './sealing.js';
 import type { ProgressEvent } from './types.js';
@@ -104,7 +105,7 @@ function operationOf(
   const { compiled, operation, identifier, request, clientToken, decide } = args;
   const type = compiled.type;
   const token = validateClientToken(clientToken);
-  const nowIso = new Date(now).toISOString();
+  const nowIso = isoOf(now);
   const requestToken = args.requestToken ?? newRequestToken();
   const record: OperationRecord = {
     requestToken,
@@ -121,7 +122,7 @@ function operationOf(
           ...(compiled.version !== undefined ? { typeVersion: compiled.version } : {}),
         }),
     startedAt: nowIso,
-    deadlineAt: new Date(now + timeoutMinutes(type, ACTION[operation]) * ctx.minuteMs).toISOString(),
+    deadlineAt: isoOf(now + timeoutMinutes(type, ACTION[operation]) * ctx.minuteMs),
     attempts: 0,
   };
   if (identifier !== undefined) record.identifier = identifier;

@@ -28,6 +28,7 @@ import { checkModel } from './check-answer.js';
 import type { RequestKind } from './client-token.js';
 import type { EngineContext } from './context.js';
 import { recordedReferences, stillReferenced } from './references.js';
+import { isoOf } from './iso-time.js';
 import { newRequestToken } from './request-token.js';
 import { opened, sealedChange } from './sealing.js';
 import type { ProgressEvent } from './types.js';
@@ -175,7 +176,7 @@ export function recordedNew(
   references: ResourceKey[] | undefined,
   keys: AdditionalIdentifier[] | undefined,
 ): Completion {
-  const now = new Date().toISOString();
+  const now = isoOf(Date.now());
   return recordPut(compiled.type, identifier, model, versionOf(compiled), now, now, references, keys);
 }
 

@@ -465,6 +465,8 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     identifier: string,
     token: string,
     { environment, recipeName, version }: { environment: string; recipeName: string; version: RecipeVersion },
+    /** Its stack's name, when the caller has it already (a hash of the type and identifier). */
+    stack = stackNameOf(type.typeName, identifier),
   ): InstanceRecord => {
     // Derived, not drawn: a create run again (after a crash) binds the same values, so its
     // resources' operations replay instead of being refused as another request.
@@ -484,7 +486,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
       environment,
       recipe: recipeName,
       version: version.version,
-      stack: stackNameOf(type.typeName, identifier),
+      stack,
       generated,
       createdBy: token,
       phase: 'creating',
@@ -624,17 +626,15 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const token = request.clientRequestToken;
     const desired = request.desiredState;
     // Both read at once: a read alone pays for the store's cold caches (read-batch.ts).
-    const [found, exists] = await Promise.all([
-      recipeFor(type, desired),
-      stacks.exists(stackNameOf(type.typeName, identifier)),
-    ]);
+    const stack = stackNameOf(type.typeName, identifier);
+    const [found, exists] = await Promise.all([recipeFor(type, desired), stacks.exists(stack)]);
     if ('status' in found || exists) return undefined;
     const { version } = found;
     // Told before any other work: a resource whose provider has effects is made by the handlers.
     const declared = loadRecipeTemplate(version.template).template?.resources.values() ?? [];
     for (const resource of declared)
       if (!parts.recordBacked(parseTypeReference(resource.type).typeName)) return undefined;
-    const record = newRecord(type, identifier, token, found);
+    const record = newRecord(type, identifier, token, found, stack);
     const deploymentId = deploymentIdOf(record.stack, token);
     const direct = await directOf(type, record, version, desired, deploymentId, true, false);
     if (!direct) return undefined;
