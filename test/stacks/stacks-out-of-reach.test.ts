@@ -3,7 +3,8 @@
  * that sent it, once its access is checked; a stack whose types a token reaches none of answers as a
  * missing one on every route; a token reaching some sees no parameters, description, outputs or
  * reason; the listing's cursors name no stack, and a rolled-back stack (no resources left) is listed
- * only to tokens reaching every type it used.
+ * only to tokens reaching every type it used; a stack made while an outsider asks for it is answered
+ * as missing too.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -198,4 +199,21 @@ test('a refusal over a shared export name names no stack out of the caller’s r
     (await s.call('DELETE', '/v1/stacks/widget-export')).body.message,
     /imported by stack gadget-importer/,
   );
+});
+
+test('a stack made while an outsider asks for it is answered as missing, not shown stripped', async () => {
+  // The reach was once checked before the stack was read: a stack made in between (the check found
+  // none, so passed) was then answered 200. Both asked at once, many times: every answer is a 404.
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, async (_, i) => {
+      const name = `race-${i}`;
+      const [made, seen] = await Promise.all([
+        s.call('PUT', `/v1/stacks/${name}`, { template: WIDGET_ONLY.replace('solo', `race${i}`) }),
+        outsider.call('GET', `/v1/stacks/${name}`),
+      ]);
+      assert.equal(made.status, 202, JSON.stringify(made.body));
+      return seen;
+    }),
+  );
+  for (const seen of answers) assert.equal(seen.status, 404, JSON.stringify(seen.body));
 });

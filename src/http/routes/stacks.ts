@@ -176,7 +176,12 @@ export async function stackRoutes(
   const shown = async (request: FastifyRequest, view: StackView): Promise<StackView> => {
     if (principalOf(request).types === undefined) return view;
     const visible = visibleTo(request);
-    if ((await stacks.touchedTypes(view.stackName)).every(visible)) return view;
+    const types = await stacks.touchedTypes(view.stackName);
+    // Judged again on the stack as read: one made (or deleted) after the reach was checked would
+    // otherwise be shown. Every template has a resource, so an existing stack has used a type; none
+    // (gone meanwhile) is none reached.
+    if (!types.some(visible)) throw new TypeplaneError('NotFound', `stack ${view.stackName} does not exist`);
+    if (types.every(visible)) return view;
     const { statusReason: _reason, description: _description, ...rest } = view;
     return {
       ...rest,
