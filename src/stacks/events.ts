@@ -33,8 +33,12 @@ export async function events(
   const page = deleted
     ? await core.records.listDeletedEvents(deleted.stackId, limit, options.nextToken, after)
     : await core.records.listEvents(name, limit, options.nextToken, after);
+  const types = deleted ? deleted.types : await touchedTypes(core.records, name);
+  // Judged on the stack as read: one made after a caller's reach was checked (a missing stack passes
+  // that check, to answer NotFound here) is out of reach as a missing one when it reaches none of it.
+  if (!deleted && types.length > 0 && !types.some(visible)) throw stackNotFound(name);
   // A stack event's reason may quote a resource out of the caller's reach: shown only to who sees all.
-  const whole = (deleted ? deleted.types : await touchedTypes(core.records, name)).every(visible);
+  const whole = types.every(visible);
   return {
     events: page.items
       .filter((e) => e.type === 'Typeplane::Stack' || visible(e.type))

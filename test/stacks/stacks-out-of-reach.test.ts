@@ -201,19 +201,21 @@ test('a refusal over a shared export name names no stack out of the caller’s r
   );
 });
 
-test('a stack made while an outsider asks for it is answered as missing, not shown stripped', async () => {
+test('a stack made while an outsider asks for it, or for its events, is answered as missing', async () => {
   // The reach was once checked before the stack was read: a stack made in between (the check found
   // none, so passed) was then answered 200. Both asked at once, many times: every answer is a 404.
-  const answers = await Promise.all(
-    Array.from({ length: 40 }, async (_, i) => {
-      const name = `race-${i}`;
-      const [made, seen] = await Promise.all([
-        s.call('PUT', `/v1/stacks/${name}`, { template: WIDGET_ONLY.replace('solo', `race${i}`) }),
-        outsider.call('GET', `/v1/stacks/${name}`),
-      ]);
-      assert.equal(made.status, 202, JSON.stringify(made.body));
-      return seen;
-    }),
-  );
-  for (const seen of answers) assert.equal(seen.status, 404, JSON.stringify(seen.body));
+  for (const what of ['', '/events']) {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const name = `race${what.replace('/', '-')}-${i}`;
+        const [made, seen] = await Promise.all([
+          s.call('PUT', `/v1/stacks/${name}`, { template: WIDGET_ONLY.replace('solo', `${name}-w`) }),
+          outsider.call('GET', `/v1/stacks/${name}${what}`),
+        ]);
+        assert.equal(made.status, 202, JSON.stringify(made.body));
+        return seen;
+      }),
+    );
+    for (const seen of answers) assert.equal(seen.status, 404, `${what}: ${JSON.stringify(seen.body)}`);
+  }
 });
