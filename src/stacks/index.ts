@@ -10,6 +10,7 @@ export { STACK_RULES, invalidTemplate, type StackRuleId } from './rules.js';
 export { DEFAULT_PSEUDO, PSEUDO_NAMES, type PseudoParameters } from './intrinsics.js';
 export { parseParameterPairs, MASK } from './parameters.js';
 export { reviewsTo } from './review-plan.js';
+export { stackNotFound } from './reach.js';
 export type { PlannedChange } from './plan.js';
 export { readResourcesToImport, type ResourceToImport } from './import/index.js';
 export type { StackCaller, StackEvent, StackStatus } from './records.js';

@@ -12,6 +12,7 @@ import { assertTypeVisible, typeVisible } from '../../auth/index.js';
 import {
   readResourcesToImport,
   reviewsTo,
+  stackNotFound,
   type StackCaller,
   type StackView,
   type Stacks,
@@ -180,7 +181,7 @@ export async function stackRoutes(
     // Judged again on the stack as read: one made (or deleted) after the reach was checked would
     // otherwise be shown. Every template has a resource, so an existing stack has used a type; none
     // (gone meanwhile) is none reached.
-    if (!types.some(visible)) throw new TypeplaneError('NotFound', `stack ${view.stackName} does not exist`);
+    if (!types.some(visible)) throw stackNotFound(view.stackName);
     if (types.every(visible)) return view;
     const { statusReason: _reason, description: _description, ...rest } = view;
     return {
