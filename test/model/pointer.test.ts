@@ -103,18 +103,25 @@ function designated(value: unknown, tokens: readonly string[], path: ModelPath =
   return members.flatMap(([key, member]) => designated(member, rest, [...path, key]));
 }
 
-test('valuesAt, onlyValueAt and firstValueAt designate what the pointer says, with or without *', () => {
-  // Few member names and small indices, so that generated pointers often lead somewhere.
-  const token = fc.constantFrom('a', 'b', '0', '1', '01', '*', '__proto__', 'constructor', 'length');
+/**
+ * JSON values of small arrays and objects whose members are named among `names`: few names and small
+ * indices, so that generated pointers often lead somewhere.
+ */
+function jsonTree(names: string[]): fc.Arbitrary<unknown> {
   const leaf = fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.boolean(), fc.constant(null));
-  const { tree } = fc.letrec((tie) => ({
+  return fc.letrec((tie) => ({
     tree: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
       leaf,
       fc.array(tie('tree'), { maxLength: 3 }),
-      fc.dictionary(fc.constantFrom('a', 'b', '0', '1', 'length'), tie('tree'), { maxKeys: 3 }),
+      fc.dictionary(fc.constantFrom(...names), tie('tree'), { maxKeys: 3 }),
     ),
-  }));
+  })).tree;
+}
+
+test('valuesAt, onlyValueAt and firstValueAt designate what the pointer says, with or without *', () => {
+  const token = fc.constantFrom('a', 'b', '0', '1', '01', '*', '__proto__', 'constructor', 'length');
+  const tree = jsonTree(['a', 'b', '0', '1', 'length']);
   fc.assert(
     fc.property(tree, fc.array(token, { minLength: 1, maxLength: 4 }), (model, tokens) => {
       const pointer = `/properties/${tokens.map(escapePointerToken).join('/')}`;
@@ -142,15 +149,7 @@ test('onlyValueAt and firstValueAt: one value, none, and several', () => {
 
 test('copyWithout leaves out what removeAt removes from a copy: the same members, in the same order', () => {
   const token = fc.constantFrom('a', 'b', '0', '1', '*', '__proto__', 'length');
-  const leaf = fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.boolean(), fc.constant(null));
-  const { tree } = fc.letrec((tie) => ({
-    tree: fc.oneof(
-      { depthSize: 'small', withCrossShrink: true },
-      leaf,
-      fc.array(tie('tree'), { maxLength: 3 }),
-      fc.dictionary(fc.constantFrom('a', 'b', '0', '1', '__proto__', 'length'), tie('tree'), { maxKeys: 3 }),
-    ),
-  }));
+  const tree = jsonTree(['a', 'b', '0', '1', '__proto__', 'length']);
   const object = fc.dictionary(fc.constantFrom('a', 'b', '0', '__proto__'), tree, { maxKeys: 4 });
   const pointer = fc
     .array(token, { minLength: 1, maxLength: 3 })
