@@ -607,7 +607,8 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
    * A new instance decided whole (the engine's composed create): when its recipe needs no stack and
    * every resource it makes is record-backed, each is checked and computed as the direct create would
    * make it (the same values; no client tokens, as nothing of it is written but the whole), and the
-   * instance's record listing them is written with them, in one transaction. Anything else is undefined: the handlers make it.
+   * instance's record listing them is written with them, in one transaction. Anything else is
+   * undefined: the handlers make it.
    */
   const compose = async (request: ComposeRequest, parts: ComposeParts): Promise<Composed | undefined> => {
     try {
