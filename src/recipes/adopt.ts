@@ -75,7 +75,7 @@ async function adoptOnce(
     if (!now.record.direct) return now.record;
     const written: InstanceRecord = { ...now.record };
     delete written.direct;
-    if (await runtime.records.swapInstance(written, now.writtenBy)) return written;
+    if (await runtime.records.swapInstance(type, written, now.writtenBy)) return written;
     if (attempt === 3)
       throw new TypeplaneError(
         'ResourceConflict',

@@ -43,7 +43,7 @@ import {
   versionOf,
 } from './instance-stack.js';
 import { environmentOf, underWriteOnly } from './context.js';
-import type { InstanceRecord, RecipeStore, RecipeVersion } from './records.js';
+import { generatedSecrets, type InstanceRecord, type RecipeStore, type RecipeVersion } from './records.js';
 import { outputTargets, RESULT, specOf, type OutputTarget } from './spec.js';
 import { loadRecipeTemplate } from './parsed.js';
 
@@ -292,7 +292,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const model = await modelOf(type, record, version, desired, run);
     const next: InstanceRecord = { ...record, version: version.version, model, phase: 'ready' };
     delete next.upgradeTo;
-    await records.replaceInstance(next, token);
+    await records.replaceInstance(type, next, token);
     return { status: 'SUCCESS', resourceModel: model };
   };
 
@@ -383,7 +383,8 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
           made: outcome.made,
           outputs: outcome.outputs,
         });
-        if (await records.insertInstance(made, token)) return { status: 'SUCCESS', resourceModel: model };
+        if (await records.insertInstance(type, made, token))
+          return { status: 'SUCCESS', resourceModel: model };
         const now = await records.getInstance(type.typeName, record.identifier);
         if (now?.record.createdBy === token && now.record.model)
           return { status: 'SUCCESS', resourceModel: now.record.model };
@@ -470,16 +471,9 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   ): InstanceRecord => {
     // Derived, not drawn: a create run again (after a crash) binds the same values, so its
     // resources' operations replay instead of being refused as another request.
-    const generated: Record<string, string> = {};
     const loaded = loadRecipeTemplate(version.template);
     const doc = (loaded.template?.document.value ?? {}) as Record<string, unknown>;
-    for (const name of specOf(doc).generated)
-      generated[name] = Buffer.from(
-        runtime.mac(`recipe-generated\n${type.typeName}\n${identifier}\n${token}\n${name}`),
-        'hex',
-      )
-        .subarray(0, 24)
-        .toString('base64url');
+    const generated = generatedSecrets(runtime.mac, type.typeName, identifier, token, specOf(doc).generated);
     return {
       typeName: type.typeName,
       identifier,
@@ -519,7 +513,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
         if (answer !== undefined) return answer;
         // Its template needs a stack's records: the instance's stack is deployed, as below.
       }
-      if (!(await records.insertInstance(record, token))) {
+      if (!(await records.insertInstance(type, record, token))) {
         held = await records.getInstance(type.typeName, identifier);
         if (!held || held.record.createdBy !== token)
           return failed('AlreadyExists', `${type.typeName} ${identifier} already exists`);
@@ -661,7 +655,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     });
     // Written only if no record is there: one left behind (a deletion unfinished) refuses the whole,
     // and the handlers say what it is.
-    return { resourceModel: instance.model, records: [records.instanceInsert(instance.made, token)] };
+    return { resourceModel: instance.model, records: [records.instanceInsert(type, instance.made, token)] };
   };
 
   /** A create failed: the stack (rolled back) goes too, then the record; the failure is reported. */
@@ -745,7 +739,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const marked = async () => {
       if (record.phase === 'deleting') return;
       record = { ...record, phase: 'deleting' };
-      await records.replaceInstance(record, request.clientRequestToken);
+      await records.replaceInstance(type, record, request.clientRequestToken);
     };
     if (record.direct) {
       // Marked first: a drift check or an upgrade plan writing the stack meanwhile sees the deletion
@@ -810,6 +804,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     if (left.length === 0) return undefined;
     const remaining = new Set(left.map((l) => l.made.logicalId));
     await records.replaceInstance(
+      type,
       {
         ...record,
         phase: 'deleting',

@@ -348,7 +348,8 @@ export class Recipes {
         'InvalidRequest',
         `${typeName} ${identifier} already runs recipe ${record.recipe}@${record.version}, the latest`,
       );
-    if (!(await this.records.swapInstance({ ...record, upgradeTo: head.latest }, writtenBy)))
+    const { type } = await this.options.registry.get(typeName);
+    if (!(await this.records.swapInstance(type, { ...record, upgradeTo: head.latest }, writtenBy)))
       throw new TypeplaneError(
         'ResourceConflict',
         `${typeName} ${identifier} changed while its upgrade was asked for; ask again`,

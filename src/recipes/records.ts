@@ -1,10 +1,14 @@
 /**
  * @module What recipes keep in the store: environments, recipes (each a line of versions, never
- * rewritten), and one record per instance (the recipe version it ran, its stack, its model). Values
- * that may hold secrets — templates, parameters, instance models — are sealed at rest.
+ * rewritten), and one record per instance (the recipe version it ran, its stack, its model). A
+ * recipe's template and parameters are sealed at rest; an instance record is kept as its resource's
+ * own record is (the engine's): in the clear but for its write-only values, sealed. Its generated
+ * secrets are not kept at all: they are derived from the record again, with the key that made them.
  */
 import { hash, randomUUID } from 'node:crypto';
-import type { Model } from '../model/index.js';
+import { TypeplaneError } from '../errors.js';
+import { mergeWriteOnly, splitWriteOnly, type Model, type WriteOnlyValue } from '../model/index.js';
+import type { ResourceType } from '../schema/index.js';
 import type { Sealer } from '../secrets/index.js';
 import type { KvEntry, KvWrite, Store } from '../store/types.js';
 
@@ -65,7 +69,11 @@ export interface InstanceRecord {
   /** A newer version to move to on the next update (`resource upgrade`). */
   upgradeTo?: number;
   stack: string;
-  /** NoEcho values the recipe generates once per instance (its `GeneratedSecrets`). */
+  /**
+   * NoEcho values the recipe generates once per instance (its `GeneratedSecrets`): derived from the
+   * instance's type, identifier and create token under the server's key ({@link generatedSecrets}),
+   * so the same every time, and never stored.
+   */
   generated: Record<string, string>;
   /** The model the last successful operation reported (write-only values among them). */
   model?: Model;
@@ -82,6 +90,49 @@ export interface InstanceRecord {
     made: { logicalId: string; typeName: string; identifier: string; model: Record<string, unknown> }[];
   };
   phase: 'creating' | 'ready' | 'deleting';
+}
+
+/**
+ * An instance record as stored: the record in the clear, without its generated secrets (their names
+ * only, and the key id that derives them) nor the write-only values of its model and of what was
+ * asked (sealed together, when there are any). Records written before this form are one sealed
+ * value (`{ sealed }`), and are read as such.
+ */
+interface StoredInstance {
+  form: 2;
+  record: Omit<InstanceRecord, 'generated'>;
+  generated: string[];
+  keyId: string;
+  sealed?: string;
+}
+
+/** The write-only values taken out of a stored instance record's model and asked state. */
+interface SealedInstanceValues {
+  model?: WriteOnlyValue[];
+  asked?: WriteOnlyValue[];
+}
+
+/**
+ * The values of the generated secrets `names` of an instance: keyed hashes (`mac`, the server's key)
+ * of the instance's type, identifier and create token, so a create run again after a crash, and
+ * every later deployment, gives its resources the same ones.
+ */
+export function generatedSecrets(
+  mac: (data: string) => string,
+  typeName: string,
+  identifier: string,
+  createdBy: string,
+  names: readonly string[],
+): Record<string, string> {
+  const generated: Record<string, string> = {};
+  for (const name of names)
+    generated[name] = Buffer.from(
+      mac(`recipe-generated\n${typeName}\n${identifier}\n${createdBy}\n${name}`),
+      'hex',
+    )
+      .subarray(0, 24)
+      .toString('base64url');
+  return generated;
 }
 
 export function digestOf(parts: unknown): string {
@@ -231,19 +282,59 @@ export class RecipeStore {
     return `${INSTANCES}:${type}`;
   }
 
-  private seal(record: InstanceRecord): KvEntry['value'] {
-    return {
-      sealed: this.sealer.seal(
-        JSON.stringify(record),
-        `recipe-instance:${record.typeName}:${record.identifier}`,
-      ),
+  private seal(type: ResourceType, record: InstanceRecord): KvEntry['value'] {
+    const { generated, ...rest } = record;
+    const plain: Omit<InstanceRecord, 'generated'> = rest;
+    const values: SealedInstanceValues = {};
+    if (record.model) {
+      const split = splitWriteOnly(type, record.model);
+      if (split.values.length > 0) {
+        plain.model = split.model;
+        values.model = split.values;
+      }
+    }
+    if (record.direct) {
+      const split = splitWriteOnly(type, record.direct.asked);
+      if (split.values.length > 0) {
+        plain.direct = { ...record.direct, asked: split.model };
+        values.asked = split.values;
+      }
+    }
+    const stored: StoredInstance = {
+      form: 2,
+      record: plain,
+      generated: Object.keys(generated),
+      keyId: this.sealer.keyId,
     };
+    if (values.model || values.asked)
+      stored.sealed = this.sealer.seal(JSON.stringify(values), instancePlace(record));
+    return stored as unknown as KvEntry['value'];
   }
 
   private open(type: string, identifier: string, value: KvEntry['value']): InstanceRecord {
-    return JSON.parse(
-      this.sealer.open((value as { sealed: string }).sealed, `recipe-instance:${type}:${identifier}`),
-    ) as InstanceRecord;
+    const place = `recipe-instance:${type}:${identifier}`;
+    if ((value as Partial<StoredInstance>).form !== 2)
+      return JSON.parse(this.sealer.open((value as { sealed: string }).sealed, place)) as InstanceRecord;
+    const stored = value as unknown as StoredInstance;
+    if (stored.generated.length > 0 && stored.keyId !== this.sealer.keyId)
+      throw new TypeplaneError(
+        'InternalFailure',
+        `the generated secrets of ${type} ${identifier} were derived with key ${stored.keyId}, but the key in use is ${this.sealer.keyId}`,
+      );
+    const record = stored.record as InstanceRecord;
+    record.generated = generatedSecrets(
+      (data) => this.sealer.mac(data),
+      record.typeName,
+      record.identifier,
+      record.createdBy,
+      stored.generated,
+    );
+    if (stored.sealed !== undefined) {
+      const values = JSON.parse(this.sealer.open(stored.sealed, place)) as SealedInstanceValues;
+      if (values.model && record.model) mergeWriteOnly(record.model, values.model);
+      if (values.asked && record.direct) mergeWriteOnly(record.direct.asked, values.asked);
+    }
+    return record;
   }
 
   async getInstance(
@@ -254,26 +345,26 @@ export class RecipeStore {
     return entry && { record: this.open(type, identifier, entry.value), writtenBy: entry.writtenBy };
   }
 
-  /** Insert; false when the identifier is taken. */
-  async insertInstance(record: InstanceRecord, by: string): Promise<boolean> {
+  /** Insert; false when the identifier is taken. `type` says which values are write-only. */
+  async insertInstance(type: ResourceType, record: InstanceRecord, by: string): Promise<boolean> {
     return this.store.kvInsert(this.instanceNamespace(record.typeName), record.identifier, {
-      value: this.seal(record),
+      value: this.seal(type, record),
       writtenBy: by,
     });
   }
 
   /** The insert of a new instance's record as one write of a transaction (Store.completeAll, kvCommit). */
-  instanceInsert(record: InstanceRecord, by: string): KvWrite {
+  instanceInsert(type: ResourceType, record: InstanceRecord, by: string): KvWrite {
     return {
       namespace: this.instanceNamespace(record.typeName),
       key: record.identifier,
-      entry: { value: this.seal(record), writtenBy: by },
+      entry: { value: this.seal(type, record), writtenBy: by },
     };
   }
 
-  async replaceInstance(record: InstanceRecord, by: string): Promise<boolean> {
+  async replaceInstance(type: ResourceType, record: InstanceRecord, by: string): Promise<boolean> {
     return this.store.kvReplace(this.instanceNamespace(record.typeName), record.identifier, {
-      value: this.seal(record),
+      value: this.seal(type, record),
       writtenBy: by,
     });
   }
@@ -283,11 +374,11 @@ export class RecipeStore {
    * wrote it meanwhile. For writers that hold no operation of the instance (an upgrade asked, a stack
    * written for a drift check); the new stamp is fresh, so a second swap against `expected` fails.
    */
-  async swapInstance(record: InstanceRecord, expected: string): Promise<boolean> {
+  async swapInstance(type: ResourceType, record: InstanceRecord, expected: string): Promise<boolean> {
     return this.store.kvSwap(
       this.instanceNamespace(record.typeName),
       record.identifier,
-      { value: this.seal(record), writtenBy: `swapped.${randomUUID()}` },
+      { value: this.seal(type, record), writtenBy: `swapped.${randomUUID()}` },
       expected,
     );
   }
@@ -322,6 +413,9 @@ export class RecipeStore {
     return out;
   }
 }
+
+/** What an instance record's sealed values are bound to: its type and identifier. */
+const instancePlace = (record: InstanceRecord) => `recipe-instance:${record.typeName}:${record.identifier}`;
 
 /** `value`, frozen through: a kept version handed to every caller cannot be changed by one. */
 function deepFreeze<T>(value: T): T {

@@ -174,7 +174,8 @@ eachStoreService(
       createdBy: 'an-earlier-create',
       phase: 'deleting',
     };
-    assert.equal(await records.insertInstance(left, 'an-earlier-create'), true);
+    const { type } = await s.registry.get(SAMPLE_TYPE);
+    assert.equal(await records.insertInstance(type, left, 'an-earlier-create'), true);
     const r = await s.call('POST', SAMPLE, { desiredState: { name: 'orders', size: 'S' } });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     assert.notEqual(r.body.progressEvent.operationStatus, 'SUCCESS', 'not written at once');

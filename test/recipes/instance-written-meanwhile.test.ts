@@ -27,19 +27,26 @@ eachStoreService(
     const made = await s.call('POST', SAMPLE, { desiredState: { name: 'orders', size: 'S' } });
     assert.equal((await settle(s, made.body.progressEvent.requestToken, 20_000)).operationStatus, 'SUCCESS');
     const records = new RecipeStore(s.store, createSealer(Buffer.from(secretKey, 'base64')));
+    const { type } = await s.registry.get(SAMPLE_TYPE);
 
     const read = await records.getInstance(SAMPLE_TYPE, 'orders');
     assert.ok(read);
-    assert.equal(await records.swapInstance({ ...read.record, upgradeTo: 7 }, read.writtenBy), true);
+    assert.equal(await records.swapInstance(type, { ...read.record, upgradeTo: 7 }, read.writtenBy), true);
     // The same read again: the record has changed since, and the second writer's change is refused.
-    assert.equal(await records.swapInstance({ ...read.record, phase: 'deleting' }, read.writtenBy), false);
+    assert.equal(
+      await records.swapInstance(type, { ...read.record, phase: 'deleting' }, read.writtenBy),
+      false,
+    );
     const now = await records.getInstance(SAMPLE_TYPE, 'orders');
     assert.equal(now?.record.upgradeTo, 7);
     assert.equal(now?.record.phase, 'ready');
     assert.notEqual(now?.writtenBy, read.writtenBy, 'a swap stamps the record anew');
 
     // A deletion that could not finish leaves the instance marked: an upgrade asked for then is refused.
-    assert.equal(await records.swapInstance({ ...now!.record, phase: 'deleting' }, now!.writtenBy), true);
+    assert.equal(
+      await records.swapInstance(type, { ...now!.record, phase: 'deleting' }, now!.writtenBy),
+      true,
+    );
     const refused = await s.call('POST', `${SAMPLE}/orders/upgrade`, {});
     assert.equal(refused.status, 404, JSON.stringify(refused.body));
     assert.match(refused.body.message, /orders is being deleted/);

@@ -262,7 +262,7 @@ function secretsOn(kind: 'sqlite' | 'postgresql'): void {
     await assertNowhere(adminKeys[1]!, 'the second adminKey');
   });
 
-  it("the password stays in the instance's sealed record, and the store stays clean once the server stops", async () => {
+  it("the password is derived again from the instance's record (its write-only values sealed), and the store stays clean once the server stops", async () => {
     await stopServer(server);
     await assertNowhere(password, 'the generated password');
     await assertNowhere(adminKeys[1]!, 'the adminKey');
