@@ -620,11 +620,18 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     if (identifier === undefined) return undefined;
     const token = request.clientRequestToken;
     const desired = request.desiredState;
-    // Both read at once: a read alone pays for the store's cold caches (read-batch.ts).
+    // Nothing is read but what this process keeps: the recipe's head as last read (its versions
+    // never change). That the head is still so, and that no stack of the instance's name is there,
+    // are the whole's write's expectations, seen as it commits: either refuses it, and the handlers
+    // make the instance (reading the head again).
+    const environment = environmentOf(desired, DEFAULT_ENVIRONMENT);
+    const recipeName = recipeNameOf(desired);
+    const kept = await records.keptHead(environment, type.typeName, recipeName);
+    if (!kept) return undefined;
+    const version = await records.getVersion(environment, type.typeName, recipeName, kept.head.latest);
+    if (!version) return undefined;
+    const found = { environment, recipeName, version };
     const stack = stackNameOf(type.typeName, identifier);
-    const [found, exists] = await Promise.all([recipeFor(type, desired), stacks.exists(stack)]);
-    if ('status' in found || exists) return undefined;
-    const { version } = found;
     // Told before any other work: a resource whose provider has effects is made by the handlers.
     const declared = loadRecipeTemplate(version.template).template?.resources.values() ?? [];
     for (const resource of declared)
@@ -655,7 +662,10 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     });
     // Written only if no record is there: one left behind (a deletion unfinished) refuses the whole,
     // and the handlers say what it is.
-    return { resourceModel: instance.model, records: [records.instanceInsert(type, instance.made, token)] };
+    return {
+      resourceModel: instance.model,
+      records: [records.instanceInsert(type, instance.made, token), kept.holds, stacks.absent(stack)],
+    };
   };
 
   /** A create failed: the stack (rolled back) goes too, then the record; the failure is reported. */

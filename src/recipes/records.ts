@@ -144,6 +144,10 @@ const versionKey = (env: string, type: string, name: string, version: number) =>
 
 /** How many opened recipe versions a process keeps (each a template and its parameters). */
 const KEPT_VERSIONS = 500;
+/** How many recipe heads a process keeps. */
+const KEPT_HEADS = 1_000;
+/** A head's write stamp: fresh at each write, so a head kept elsewhere is seen to have changed. */
+const headStamp = () => `recipes.${randomUUID()}`;
 
 export class RecipeStore {
   /**
@@ -151,6 +155,8 @@ export class RecipeStore {
    * deleting a recipe drops its head alone), so a kept one is what the store holds.
    */
   private readonly versions = new Map<string, Readonly<RecipeVersion>>();
+  /** Heads read here, with the stamps they were read with (see keptHead). */
+  private readonly heads = new Map<string, { head: Readonly<RecipeHead>; stamp: string }>();
 
   constructor(
     private readonly store: Store,
@@ -192,7 +198,32 @@ export class RecipeStore {
   }
 
   private async rawHead(env: string, type: string, name: string): Promise<RecipeHead | undefined> {
-    return (await this.store.kvGet(RECIPES, [env, type, name].join(SEP)))?.value as RecipeHead | undefined;
+    const key = [env, type, name].join(SEP);
+    const entry = await this.store.kvGet(RECIPES, key);
+    this.heads.delete(key);
+    if (!entry) return undefined;
+    const head = Object.freeze(entry.value as unknown as RecipeHead);
+    this.heads.set(key, { head, stamp: entry.writtenBy });
+    if (this.heads.size > KEPT_HEADS) this.heads.delete(this.heads.keys().next().value!);
+    return head;
+  }
+
+  /**
+   * The recipe's head as last read here (read now if never), and what a transaction expects to see
+   * if it is still so (its stamp): a composed create reads no head, and its write is refused when
+   * the head has changed since (another replica registered a version). Reading the head again (any
+   * getHead) keeps the new one.
+   */
+  async keptHead(
+    env: string,
+    type: string,
+    name: string,
+  ): Promise<{ head: RecipeHead; holds: KvWrite } | undefined> {
+    const key = [env, type, name].join(SEP);
+    if (!this.heads.has(key)) await this.rawHead(env, type, name);
+    const kept = this.heads.get(key);
+    if (!kept || kept.head.deleted) return undefined;
+    return { head: kept.head, holds: { namespace: RECIPES, key, expect: kept.stamp } };
   }
 
   async listHeads(): Promise<RecipeHead[]> {
@@ -224,11 +255,12 @@ export class RecipeStore {
       updatedAt: version.registeredAt,
     };
     const current = await this.store.kvGet(RECIPES, headKey);
+    this.heads.delete(headKey);
     if (current) {
       const was = current.value as unknown as RecipeHead;
       if (!was.deleted) head.createdAt = was.createdAt;
-      await this.store.kvReplace(RECIPES, headKey, { value: head as never, writtenBy: 'recipes' });
-    } else await this.store.kvInsert(RECIPES, headKey, { value: head as never, writtenBy: 'recipes' });
+      await this.store.kvReplace(RECIPES, headKey, { value: head as never, writtenBy: headStamp() });
+    } else await this.store.kvInsert(RECIPES, headKey, { value: head as never, writtenBy: headStamp() });
     return true;
   }
 
@@ -265,10 +297,9 @@ export class RecipeStore {
     const head = await this.rawHead(env, type, name);
     if (!head || head.deleted) return false;
     const deleted: RecipeHead = { ...head, deleted: true, updatedAt: new Date().toISOString() };
-    return this.store.kvReplace(RECIPES, [env, type, name].join(SEP), {
-      value: deleted as never,
-      writtenBy: 'recipes',
-    });
+    const key = [env, type, name].join(SEP);
+    this.heads.delete(key);
+    return this.store.kvReplace(RECIPES, key, { value: deleted as never, writtenBy: headStamp() });
   }
 
   /** The types recipes back (or backed). */

@@ -124,7 +124,7 @@ export async function directTemplate(
      * for a caller that checks every resource's values as it makes it.
      */
     reuse?: boolean;
-    /** Whether the stack exists, read by the caller with its own reads (Stacks.exists): not read again. */
+    /** Whether the stack exists, as the caller knows it (false: it expects none as it writes, Stacks.absent): not read. */
     exists?: boolean;
   },
 ): Promise<DirectTemplate | undefined> {

@@ -10,7 +10,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { TypeplaneError } from '../errors.js';
 import type { Sealer } from '../secrets/index.js';
 import { encodeCursor } from '../store/cursor.js';
-import type { KvEntry } from '../store/types.js';
+import type { KvEntry, KvWrite } from '../store/types.js';
 import type { KvStore } from './buffered-kv.js';
 import type { Policy } from './template.js';
 import type { Verdict } from '../verdict.js';
@@ -334,6 +334,11 @@ export class StackStore {
       if (stamp === undefined) return undefined;
     }
     return this.readStack(name);
+  }
+
+  /** The expectation, in another writer's transaction, that no stack named `name` is there. */
+  absent(name: string): KvWrite {
+    return { namespace: STACKS, key: name, expect: null };
   }
 
   private async readStack(name: string): Promise<{ record: StackRecord; writtenBy: string } | undefined> {

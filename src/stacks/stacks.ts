@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Engine } from '../engine/index.js';
 import type { Registry } from '../registry/registry.js';
 import type { Sealer } from '../secrets/index.js';
-import type { Store } from '../store/types.js';
+import type { KvWrite, Store } from '../store/types.js';
 import type { Diagnostic } from '../schema/index.js';
 import type { StacksCore } from './core.js';
 import { deployBuffered, type BufferedDeployment } from './buffered.js';
@@ -220,16 +220,20 @@ export class Stacks {
       stackId: string;
       authorize?: (typeNames: string[]) => void;
       reuse?: boolean;
-      /** Whether the stack exists, as `exists` answered when the caller began (read with its own reads). */
+      /** Whether the stack exists, as the caller knows it (false: it expects none as it writes, Stacks.absent). */
       exists?: boolean;
     },
   ): Promise<DirectTemplate | undefined> {
     return directTemplate(this.core, name, text, parameters, options);
   }
 
-  /** Whether a stack of that name exists (deleted ones kept for their events do not). */
-  async exists(name: string): Promise<boolean> {
-    return (await this.records.getStack(name)) !== undefined;
+  /**
+   * What a transaction of another writer (the store's completeAll or kvCommit) expects when it must
+   * find no stack named `name` (deleted ones kept for their events are not there): seen as it
+   * commits, rather than read before.
+   */
+  absent(name: string): KvWrite {
+    return this.records.absent(name);
   }
 
   /** Apply a stored plan: refused when the stack changed since it was made. */

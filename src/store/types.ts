@@ -600,13 +600,16 @@ export interface Store {
 /**
  * One write of {@link Store.kvCommit}. Without `base`, `entry` is inserted: the key must be absent.
  * With `base`, the entry must still be the one stamped `base` (its `writtenBy`): it is replaced by
- * `entry`, or deleted when there is none.
+ * `entry`, or deleted when there is none. With `expect` (and neither `entry` nor `base`), nothing is
+ * written: the entry must be the one stamped `expect`, or with null, there must be none — what a
+ * writer read earlier (or kept) is seen, in the transaction, to be still so.
  */
 export interface KvWrite {
   namespace: string;
   key: string;
   entry?: KvEntry;
   base?: string;
+  expect?: string | null;
 }
 
 export interface KvKey {

@@ -26,6 +26,16 @@ async function setUp(s: Api): Promise<void> {
   assert.equal(reg.status, 201, JSON.stringify(reg.body));
 }
 
+/** Create instance `name`: not decided whole (not SUCCESS at once) but made by the handlers; its end. */
+async function createdAsOperation(s: Api, name: string): Promise<any> {
+  const r = await s.call('POST', SAMPLE, { desiredState: { name, size: 'S' } });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  assert.notEqual(r.body.progressEvent.operationStatus, 'SUCCESS', 'refused as a whole, run as an operation');
+  const done = await settle(s, r.body.progressEvent.requestToken, 20_000);
+  assert.equal(done.operationStatus, 'SUCCESS', JSON.stringify(done));
+  return done;
+}
+
 /** The operations of `typeName` (as the admin sees them), oldest first. */
 async function operationsOf(s: Api, typeName: string): Promise<any[]> {
   const r = await s.call('GET', `/v1/requests?typeName=${enc(typeName)}`);
@@ -211,3 +221,63 @@ eachStoreService(
 );
 
 let logins: ReturnType<typeof memoryProvider>;
+
+eachStoreService(
+  'a recipe head another replica moved since this one kept it refuses the composed write: the handlers make that instance with the new version, and the next is composed again',
+  async (s) => {
+    await setUp(s);
+    const first = await s.call('POST', SAMPLE, { desiredState: { name: 'first', size: 'S' } });
+    assert.equal(first.body.progressEvent.operationStatus, 'SUCCESS', 'composed, and its head kept');
+    // Another replica registers version 2 (a second RecipeStore on the same store writes it).
+    const replica = new RecipeStore(s.store, createSealer(Buffer.from(secretKey, 'base64')));
+    const v1 = await replica.getVersion('default', SAMPLE_TYPE, 'default', 1);
+    assert.ok(v1);
+    const template = v1.template.replace('.db.internal', '.db2.internal');
+    assert.notEqual(template, v1.template);
+    assert.equal(
+      await replica.addVersion({
+        ...v1,
+        version: 2,
+        template,
+        digest: 'another',
+        registeredAt: new Date().toISOString(),
+      }),
+      true,
+    );
+
+    const done = await createdAsOperation(s, 'second');
+    assert.equal(done.resourceModel.status.recipe.templateVersion, '2');
+    assert.equal(done.resourceModel.status.binding.hostname, 'default.db2.internal');
+
+    const third = await s.call('POST', SAMPLE, { desiredState: { name: 'third', size: 'S' } });
+    assert.equal(
+      third.body.progressEvent.operationStatus,
+      'SUCCESS',
+      'composed again, with the head read anew',
+    );
+    assert.equal(third.body.progressEvent.resourceModel.status.recipe.templateVersion, '2');
+  },
+  () => ({ secretKey }),
+);
+
+eachStoreService(
+  "a stack of the instance's name, there when its create commits, refuses the composed write: the handlers deploy the recipe to it",
+  async (s) => {
+    await setUp(s);
+    const stack = stackNameOf(SAMPLE_TYPE, 'stray');
+    const started = await s.stacks.deploy(
+      stack,
+      JSON.stringify({
+        Resources: { Other: { Type: BOX_TYPE, Properties: { Name: 'other_db', Size: 'S' } } },
+      }),
+      {},
+    );
+    const deployed = await s.stacks.waitForState(stack, started.deploymentId, 20_000);
+    assert.equal(deployed?.status, 'CREATE_COMPLETE', JSON.stringify(deployed));
+
+    const done = await createdAsOperation(s, 'stray');
+    assert.equal(done.resourceModel.status.binding.username, 'stray_user');
+    assert.equal((await s.call('GET', `/v1/resources/${enc(BOX_TYPE)}/stray_db`)).status, 200);
+  },
+  () => ({ secretKey }),
+);

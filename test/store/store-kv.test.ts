@@ -71,6 +71,36 @@ eachStore('kvCommit writes all of its writes or, when one condition fails, none 
 });
 
 eachStore(
+  'an expectation in a kvCommit writes nothing and holds only while the entry is as expected',
+  async (t, kind) => {
+    const { store } = await freshStoreOf(t, kind);
+    const e = (v: number, writtenBy: string) => ({ value: { v }, writtenBy });
+    await store.kvInsert('ns', 'head', e(0, 'h0'));
+    const commit = (expect: { key: string; expect: string | null }) =>
+      store.kvCommit([
+        { namespace: 'ns', key: 'made', entry: e(1, 'm1') },
+        { namespace: 'ns', ...expect },
+      ]);
+    for (const failing of [
+      { key: 'head', expect: 'h-other' }, // stamped by another writer
+      { key: 'head', expect: null }, // there, expected absent
+      { key: 'absent', expect: 'a0' }, // absent, expected there
+    ]) {
+      assert.deepEqual(await commit(failing), { namespace: 'ns', key: failing.key }, JSON.stringify(failing));
+      assert.equal(await store.kvGet('ns', 'made'), undefined, `nothing written: ${JSON.stringify(failing)}`);
+    }
+    assert.equal(await commit({ key: 'head', expect: 'h0' }), undefined);
+    assert.deepEqual(await store.kvGet('ns', 'made'), e(1, 'm1'));
+    await store.kvDelete('ns', 'made');
+    assert.equal(await commit({ key: 'absent', expect: null }), undefined);
+    assert.deepEqual(await store.kvGet('ns', 'made'), e(1, 'm1'));
+    // Nothing written by the expectations themselves.
+    assert.deepEqual(await store.kvGet('ns', 'head'), e(0, 'h0'));
+    assert.equal(await store.kvGet('ns', 'absent'), undefined);
+  },
+);
+
+eachStore(
   'kvCommits racing for one key at once: one writes everything, each other nothing',
   async (t, kind) => {
     const { store } = await freshStoreOf(t, kind);

@@ -2014,8 +2014,22 @@ function isActiveConflict(error: unknown): boolean {
   return isUniqueViolation(error, 'operations_one_active');
 }
 
-/** One conditional write (kvCommit's, kvInsert's, kvSwap's) as a statement that changes one row when its condition holds; none for nothing to write. */
-function kvWriteStatement({ namespace, key, entry, base }: KvWrite): Statement | undefined {
+/**
+ * One conditional write (kvCommit's, kvInsert's, kvSwap's) as a statement that changes one row when
+ * its condition holds (an expectation: that answers one row when it holds); none for nothing to write.
+ */
+function kvWriteStatement({ namespace, key, entry, base, expect }: KvWrite): Statement | undefined {
+  // Not locked: a writer that changes the entry right after is as one that changed it right before.
+  if (expect === null)
+    return {
+      text: `SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kv WHERE namespace = $1 AND key = $2)`,
+      values: [namespace, key],
+    };
+  if (expect !== undefined)
+    return {
+      text: `SELECT 1 FROM kv WHERE namespace = $1 AND key = $2 AND written_by = $3`,
+      values: [namespace, key, expect],
+    };
   if (base === undefined)
     return (
       entry && {

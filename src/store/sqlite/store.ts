@@ -708,7 +708,8 @@ export class SqliteStore implements Store {
     });
   }
 
-  private kvWrite({ namespace, key, entry, base }: KvWrite): boolean {
+  private kvWrite({ namespace, key, entry, base, expect }: KvWrite): boolean {
+    if (expect !== undefined) return (this.sql.kvStamp.get(namespace, key)?.written_by ?? null) === expect;
     if (base === undefined)
       return (
         !entry ||
