@@ -333,7 +333,10 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
      * when anything fails): the context bound as parameters, the text's analysis reused.
      */
     composing = false,
-    /** Whether the instance's stack exists, read as the create began (Stacks.exists). */
+    /**
+     * Whether the instance's stack exists, as the caller knows it (false for a composed create, whose
+     * write expects none: Stacks.absent).
+     */
     exists?: boolean,
   ): Promise<{ template: DirectTemplate; stackId: string; caller: Caller } | undefined> => {
     const bound = bindInstance(type, record, version, desired, composing);
