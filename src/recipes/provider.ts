@@ -627,13 +627,15 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     // never change). That the head is still so, and that no stack of the instance's name is there,
     // are the whole's write's expectations, seen as it commits: either refuses it, and the handlers
     // make the instance (reading the head again).
-    const environment = environmentOf(desired, DEFAULT_ENVIRONMENT);
-    const recipeName = recipeNameOf(desired);
-    const kept = await records.keptHead(environment, type.typeName, recipeName);
+    const kept = await records.keptHead(
+      environmentOf(desired, DEFAULT_ENVIRONMENT),
+      type.typeName,
+      recipeNameOf(desired),
+    );
     if (!kept) return undefined;
-    const version = await records.getVersion(environment, type.typeName, recipeName, kept.head.latest);
-    if (!version) return undefined;
-    const found = { environment, recipeName, version };
+    const found = await recipeFor(type, desired, kept.head.latest);
+    if ('status' in found) return undefined;
+    const { version } = found;
     const stack = stackNameOf(type.typeName, identifier);
     // Told before any other work: a resource whose provider has effects is made by the handlers.
     const declared = loadRecipeTemplate(version.template).template?.resources.values() ?? [];
