@@ -999,13 +999,14 @@ export class SqliteStore implements Store {
       if (held === undefined) unheld = clientToken;
     }
     const row = this.sql.lookBefore.get(unheld, typeName, identifier, typeName, identifier)!;
-    const earlier = row.token_seq === null ? undefined : this.earlierOf(row.token_seq, requestHash);
+    const tokenSeq = row[0];
+    const earlier = tokenSeq === null ? undefined : this.earlierOf(tokenSeq, requestHash);
     if (earlier) return { earlier };
     this.checkDefault(operation);
     // Both members named, undefined or not (src/members.ts): this runs for every operation.
     return {
-      active: row.active_token ?? undefined,
-      row: row.type_name !== null ? (row as ResourceRow) : undefined,
+      active: row[1] ?? undefined,
+      row: row[2] !== null ? resourceRowOf(row as unknown as RawResourceRow, 2) : undefined,
     };
   }
 
@@ -1405,12 +1406,16 @@ function prepareStatements(db: Database.Database) {
     // index's own condition, so that the index answers it), and the resource's row, its columns NULL
     // when there is none. The type and identifier are given twice (anonymous parameters: numbered ones
     // are not bound positionally).
-    lookBefore: db.prepare<[string | null, string, string, string, string], LookBeforeRow>(
-      `SELECT (${INDEXED_TOKEN_SQL}) AS token_seq, (${ACTIVE_ON_RESOURCE_SQL}) AS active_token,
+    // An array (raw): every create, update and delete reads it, and a row as an object costs a name
+    // made anew for each of its eleven columns.
+    lookBefore: db
+      .prepare<[string | null, string, string, string, string], LookBeforeRow>(
+        `SELECT (${INDEXED_TOKEN_SQL}) AS token_seq, (${ACTIVE_ON_RESOURCE_SQL}) AS active_token,
               r.type_name, r.identifier, r.properties_json, r.sealed, r.created_at, r.updated_at,
               r.type_version, r.observed_status, r.observed_since
          FROM (SELECT 1) LEFT JOIN resources r ON r.type_name = ? AND r.identifier = ?`,
-    ),
+      )
+      .raw(true),
     getActive: db.prepare<[string, string], { request_token: string }>(ACTIVE_ON_RESOURCE_SQL),
     // With its client token's request hash and, when the worker that begins it runs it, its lease: one
     // write. Positional parameters (see insertValues): binding by name costs a lookup per column.
@@ -1515,12 +1520,10 @@ function earlierAs(earlier: TokenRow | undefined, requestHash: string | null): B
 }
 
 /**
- * lookBefore's row: the seq of the operation that used the client token, the active operation's request
- * token, and the resource's columns (all NULL: none).
+ * lookBefore's row, as an array: the seq of the operation that used the client token, the active
+ * operation's request token, then the resource's columns as RawResourceRow's (all NULL: none).
  */
-type LookBeforeRow = { token_seq: number | null; active_token: string | null } & {
-  [K in keyof ResourceRow]: ResourceRow[K] | null;
-};
+type LookBeforeRow = [number | null, string | null, ...(string | null)[]];
 
 type RawResourceRow = [
   string,
@@ -1534,18 +1537,21 @@ type RawResourceRow = [
   string | null,
 ];
 
-/** A resource row read as an array (getResourceRaw), as the named row the rest reads. */
-function resourceRowOf(r: RawResourceRow): ResourceRow {
+/**
+ * A resource row read as an array (getResourceRaw; lookBefore's from `at`), as the named row the rest
+ * reads.
+ */
+function resourceRowOf(r: RawResourceRow, at = 0): ResourceRow {
   return {
-    type_name: r[0],
-    identifier: r[1],
-    properties_json: r[2],
-    sealed: r[3],
-    created_at: r[4],
-    updated_at: r[5],
-    type_version: r[6],
-    observed_status: r[7],
-    observed_since: r[8],
+    type_name: r[at]!,
+    identifier: r[at + 1]!,
+    properties_json: r[at + 2]!,
+    sealed: r[at + 3] ?? null,
+    created_at: r[at + 4]!,
+    updated_at: r[at + 5]!,
+    type_version: r[at + 6] ?? null,
+    observed_status: r[at + 7] ?? null,
+    observed_since: r[at + 8] ?? null,
   };
 }
 
