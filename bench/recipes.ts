@@ -45,7 +45,7 @@
  * time, and that fell on one side only.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -152,6 +152,41 @@ function add(total: Spent, slice: Spent): void {
   total.ms += slice.ms;
   total.cpuMs += slice.cpuMs;
   total.mainMs += slice.mainMs;
+}
+
+/** The machine's busy CPU time so far, in clock ticks of 1/100 s (every core; /proc/stat's first line). */
+function machineBusyTicks(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]!
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return user! + nice! + system! + irq! + softirq! + steal!;
+}
+
+/** Waited at most for the machine to settle after the warm-ups. */
+const SETTLE_MS = 5_000;
+
+/**
+ * Waits until the machine is quiet: within 100 ms, neither server used a tick of CPU (every thread:
+ * V8's compilers, the checkpointer, the garbage collector) and the whole machine less than a tenth
+ * of a core (the kernel writing back what the warm-ups wrote); at most SETTLE_MS. A side measured
+ * right after the other's warm-up otherwise ran among that work: in one 8-round run at 200
+ * instances, two of the recipe side's four such slices took 2.5 times the main-thread CPU of the
+ * others, every part of a request alike. Answers the ms waited, and whether it settled.
+ */
+async function settle(pids: (number | undefined)[]): Promise<{ ms: number; settled: boolean }> {
+  const start = performance.now();
+  for (;;) {
+    const servers = pids.map((pid) => cpuSecondsOf(pid));
+    const machine = machineBusyTicks();
+    await new Promise((r) => setTimeout(r, 100));
+    const quiet =
+      pids.every((pid, k) => cpuSecondsOf(pid) - servers[k]! < 0.01) && machineBusyTicks() - machine < 1;
+    const ms = performance.now() - start;
+    if (quiet) return { ms, settled: true };
+    if (ms >= SETTLE_MS) return { ms, settled: false };
+  }
 }
 
 /** `count` jobs, `CONCURRENCY` at a time. */
@@ -391,6 +426,11 @@ async function compare(scenario: Scenario): Promise<number> {
     }
     const warm = sides.map((side, k) => () => pool(WARMUP, (i) => side.make(servers[k]!.api, WARM_FROM + i)));
     for (const w of round % 2 === 0 ? warm : warm.reverse()) await w();
+    const settled = await settle(servers.map((s) => s.server.child.pid));
+    if (!settled.settled)
+      console.log(
+        `round ${round + 1}: the machine was still busy ${fmt(settled.ms)} ms after the warm-ups; measuring anyway`,
+      );
     // Then the measured instances in CHUNKS slices, the sides taking turns in the order A B B A …:
     // a machine slowing or speeding up over the round (other tenants of the host) falls on both
     // sides alike, where one side's whole run after the other's took it on one side only.
