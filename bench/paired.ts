@@ -12,10 +12,10 @@
  * Settings (environment): PAIRS=40 SLICE_MS=200 (and CLIENTS of the API harness, per server).
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { CLIENTS, fmt, type Op, type Server, type Sides } from './api-harness.js';
 import { closedLoop } from './closed-loop.js';
+import { threadCpuSeconds } from './harness.js';
 
 export const PAIRS = Math.max(4, Number(process.env.PAIRS ?? 40));
 export const SLICE_MS = Math.max(50, Number(process.env.SLICE_MS ?? 200));
@@ -30,30 +30,7 @@ export interface Slice {
   firstFailure?: string;
 }
 
-/**
- * CPU seconds a process's threads have used so far, to the nanosecond: the sum of each thread's
- * `/proc/<pid>/task/<tid>/schedstat` (the clock ticks of `/proc/<pid>/stat`, 10 ms, are too coarse
- * for a slice of 200 ms). A thread that ended is no longer counted: compare only figures over a span
- * in which the server starts and ends none (a Typeplane server under creates and reads does not).
- * NaN where there is no /proc.
- */
-export function threadCpuSeconds(pid: number | undefined): number {
-  let tids: string[];
-  try {
-    tids = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return Number.NaN;
-  }
-  let ns = 0;
-  for (const tid of tids) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return ns / 1e9;
-}
+export { threadCpuSeconds };
 
 /**
  * Pins every thread of both servers (and those they start later) to the machine's last core, with
