@@ -21,7 +21,7 @@
  * - the registration type-check of a generated 50-resource recipe: POST /v1/recipes/check over HTTP
  *   and Recipes.check in this process. Target < 200 ms.
  *
- *   npm run bench:recipes -- [--instances 200] [--warmup 3000] [--rounds 3] [--checks 20] [--only state|file]
+ *   npm run bench:recipes -- [--instances 200] [--warmup 3000] [--rounds 7] [--checks 20] [--only state|file]
  *                              [--concurrency 32] [--dist] [--client-tokens] [--chunks 8] [--baseline <main.js>]
  *   --client-tokens: every create on both sides carries a fresh `clientToken`, as the AWS SDK's Cloud
  *     Control client sends one with every request: a direct create then pays for its idempotency, as
@@ -38,11 +38,14 @@
  *     (profiles the servers: the first is the direct side's, the second the recipe side's)
  *
  * Each figure is the median of its rounds. In a round both sides' servers are up; each is warmed,
- * then the measured instances run in `--chunks` slices, the sides taking turns (A B B A …, the first
- * alternating by round), and each side's slices are summed. Run one side whole after the other, the
- * rounds' ratios spread from 1.22× to 2.19× in one 5-round run (the direct side's server CPU for the
- * same 4,000 creates from 450 to 680 ms): the host's other tenants slow the machine for seconds at a
- * time, and that fell on one side only.
+ * the machine is let settle (see settle), then the measured instances run in `--chunks` slices, the
+ * sides taking turns (A B B A …, the first alternating by round), and each side's slices are summed;
+ * an instance's binding is read back after them (a GET among them deoptimised the create path). Run
+ * one side whole after the other, the rounds' ratios spread from 1.22× to 2.19× in one 5-round run
+ * (the direct side's server CPU for the same 4,000 creates from 450 to 680 ms): the host's other
+ * tenants slow the machine for seconds at a time, and that fell on one side only. Even so, at 200
+ * instances a round's ratio moves a lot: the same build on both sides (`--baseline dist/cli/main.js`)
+ * gave a median of 0.91× over 7 rounds, rounds from 0.62× to 1.34×: 7 rounds by default (were 3).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -66,7 +69,7 @@ import {
 } from './harness.js';
 
 const INSTANCES = numberArg('instances', 200);
-const ROUNDS = numberArg('rounds', 3);
+const ROUNDS = numberArg('rounds', 7);
 const CHECKS = numberArg('checks', 20);
 const CHECK_RESOURCES = 50;
 /** As the stacks benchmark drives direct creates: 32 clients (by default), each waiting for its create. */
