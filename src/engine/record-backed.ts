@@ -193,7 +193,9 @@ function recordPut(
 ): Completion {
   return {
     status: 'SUCCESS',
-    resourceModel: stripWriteOnly(type, model),
+    // A type without write-only properties reports the very model it records: the store then writes
+    // one serialisation of it to both rows (the operation's model and the resource's properties).
+    resourceModel: type.writeOnlyProperties.length === 0 ? model : stripWriteOnly(type, model),
     change: {
       kind: 'put',
       // Members named, undefined or not, rather than spread in (see src/members.ts).

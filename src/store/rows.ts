@@ -346,11 +346,13 @@ export function isoTime(value: string, field: string): string {
  */
 export function resourceParams(
   resource: StoredResource,
+  /** `resource.properties` serialised already (the same text JSON.stringify gives). */
+  propertiesJson: string = JSON.stringify(resource.properties),
 ): [string, string, string, string | null, string, string, string | null] {
   return [
     resource.typeName,
     resource.identifier,
-    JSON.stringify(resource.properties),
+    propertiesJson,
     resource.sealed ?? null,
     isoTime(resource.createdAt, 'createdAt'),
     isoTime(resource.updatedAt, 'updatedAt'),

@@ -1024,7 +1024,13 @@ export class SqliteStore implements Store {
   }
 
   /** Applies an operation's resource change, inside the operation's transaction. */
-  private applyChange(operation: OperationRecord, change: ResourceChange | undefined, checkNew = true): void {
+  private applyChange(
+    operation: OperationRecord,
+    change: ResourceChange | undefined,
+    checkNew = true,
+    /** The operation's model as its row holds it: the resource's properties too when they are that model. */
+    modelJson?: string | null,
+  ): void {
     if (change?.kind === 'put') {
       const { resource } = change;
       if (
@@ -1034,7 +1040,14 @@ export class SqliteStore implements Store {
       ) {
         throw alreadyExists(resource);
       }
-      this.sql.putResource.run(...resourceParams(resource));
+      this.sql.putResource.run(
+        ...resourceParams(
+          resource,
+          typeof modelJson === 'string' && resource.properties === operation.resourceModel
+            ? modelJson
+            : undefined,
+        ),
+      );
       if (change.identifiers) {
         for (const key of change.identifiers) {
           const holder = this.sql.findByIdentifier.get(resource.typeName, key.name, key.value)?.identifier;
@@ -1180,13 +1193,15 @@ export class SqliteStore implements Store {
           operation.resourceModel = outcome.resourceModel;
         }
         const changed = outcome.status === 'SUCCESS' ? resourceChangeOf(outcome.change) : null;
+        const params = operationParams(operation);
         const inserted = this.sql.insertOperation.run(
-          ...insertValues(operationParams(operation), requestHash, null, null, changed),
+          ...insertValues(params, requestHash, null, null, changed),
         );
         this.usedToken(operation, inserted);
         this.changed = true;
         // The resource's absence was checked above, under the same lock.
-        if (outcome.status === 'SUCCESS') this.applyChange(operation, outcome.change, false);
+        if (outcome.status === 'SUCCESS')
+          this.applyChange(operation, outcome.change, false, params.resource_model_json);
         return { kind: 'started', operation };
       },
 
