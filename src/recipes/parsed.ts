@@ -11,22 +11,31 @@ type Loaded = ReturnType<typeof loadTemplate>;
 const cache = new Map<string, Loaded>();
 const BUDGET_CHARS = 8 * 1024 * 1024;
 let held = 0;
+/** The text asked for last, and what it read as (the cache's most recent entry). */
+let lastText: string | undefined;
+let lastLoaded: Loaded | undefined;
 
 /**
  * `loadTemplate(text)`, shared between callers: its document is frozen, so that a caller that
  * changed it by mistake fails at once instead of changing what every later instance deploys.
  */
 export function loadRecipeTemplate(text: string): Loaded {
+  // An instance's create asks for its version's text several times in a row: no reordering then.
+  if (text === lastText && lastLoaded !== undefined) return lastLoaded;
   const hit = cache.get(text);
   if (hit) {
     cache.delete(text);
     cache.set(text, hit);
+    lastText = text;
+    lastLoaded = hit;
     return hit;
   }
   const loaded = loadTemplate(text);
   if (!loaded.template || text.length > BUDGET_CHARS) return loaded;
   deepFreeze(loaded.template.document.value);
   cache.set(text, loaded);
+  lastText = text;
+  lastLoaded = loaded;
   held += text.length;
   for (const [oldest] of cache) {
     if (held <= BUDGET_CHARS) break;

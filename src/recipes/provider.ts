@@ -119,6 +119,21 @@ function targetsOf(type: ResourceType, template: string): OutputTarget[] {
   return targets;
 }
 
+/** The type names of a recipe's resources, by recipe document (unchanging): a composed create asks each. */
+const partTypesKept = new WeakMap<object, string[]>();
+
+function partTypesOf(template: string): string[] {
+  const loaded = loadRecipeTemplate(template).template;
+  if (!loaded) return [];
+  let types = partTypesKept.get(loaded);
+  if (!types)
+    partTypesKept.set(
+      loaded,
+      (types = [...loaded.resources.values()].map((r) => parseTypeReference(r.type).typeName)),
+    );
+  return types;
+}
+
 /** How long an ended buffered deployment is kept for its handler's next call (which comes at once). */
 const KEEP_ENDED_MS = 60_000;
 
@@ -638,9 +653,7 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
     const { version } = found;
     const stack = stackNameOf(type.typeName, identifier);
     // Told before any other work: a resource whose provider has effects is made by the handlers.
-    const declared = loadRecipeTemplate(version.template).template?.resources.values() ?? [];
-    for (const resource of declared)
-      if (!parts.recordBacked(parseTypeReference(resource.type).typeName)) return undefined;
+    for (const typeName of partTypesOf(version.template)) if (!parts.recordBacked(typeName)) return undefined;
     const record = newRecord(type, identifier, token, found, stack);
     const deploymentId = deploymentIdOf(record.stack, token);
     const direct = await directOf(type, record, version, desired, deploymentId, true, false);

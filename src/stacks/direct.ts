@@ -17,7 +17,7 @@ import type { StacksCore } from './core.js';
 import { isCustomResourceType } from './custom-resources/index.js';
 import { EvaluationError, type Scope } from './intrinsics.js';
 import { NESTED_STACK_TYPE } from './nested/names.js';
-import { holdsReference } from './parameter-store/references.js';
+import { holdsReference, holdsReferenceIn } from './parameter-store/references.js';
 import { namedAnew, physicalName } from './physical-names.js';
 import { typesOf, type Authorize } from './reach.js';
 import { fromSecret, holdsSecret, maskReason } from './secrets.js';
@@ -177,13 +177,10 @@ export async function directTemplate(
         const named = namedAnew(type, desiredProperties(analyzed, scope, logicalId), () =>
           physicalName(type, name, logicalId, options.seed),
         );
-        return {
-          logicalId,
-          typeName: type.typeName,
-          properties: named.desired,
-          ...(named.physicalName !== undefined ? { physicalName: named.physicalName } : {}),
-          ...(holdsReference(JSON.stringify(named.desired)) ? { resolves: true as const } : {}),
-        };
+        const resource: DirectResource = { logicalId, typeName: type.typeName, properties: named.desired };
+        if (named.physicalName !== undefined) resource.physicalName = named.physicalName;
+        if (holdsReferenceIn(named.desired)) resource.resolves = true;
+        return resource;
       } catch (e) {
         throw located(e, `/Resources/${logicalId}/Properties`);
       }

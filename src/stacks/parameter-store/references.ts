@@ -32,6 +32,23 @@ export const typeRead = (reference: DynamicReference) =>
 /** Whether a string holds a dynamic reference (well formed or not). */
 export const holdsReference = (text: string) => text.includes('{{resolve:');
 
+/**
+ * Whether any string of a JSON value, a member's name included, holds a dynamic reference: what
+ * holdsReference(JSON.stringify(value)) answers (the marker has nothing JSON escapes), without the
+ * text. A recipe's instance asks it of each resource it makes.
+ */
+export function holdsReferenceIn(value: unknown): boolean {
+  if (typeof value === 'string') return holdsReference(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsReferenceIn(item)) return true;
+    return false;
+  }
+  for (const key in value as Record<string, unknown>)
+    if (holdsReference(key) || holdsReferenceIn((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
 /** The references of a string, each read, or what is wrong with the first that cannot be. */
 export function parseReferences(text: string): DynamicReference[] | string {
   const out: DynamicReference[] = [];
