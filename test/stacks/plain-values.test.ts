@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { plain } from '../../src/stacks/changes.js';
 import { KNOWN_AFTER_APPLY, Unknown } from '../../src/stacks/intrinsics.js';
+import { jsonTree } from '../helpers/json-arbitrary.js';
 
 const leaf = fc.oneof(
   fc.string({ maxLength: 8 }),
@@ -23,14 +24,7 @@ const key = fc.oneof(
   fc.string({ maxLength: 4 }),
   fc.constantFrom('__proto__', 'toJSON', '0', '10', 'constructor'),
 );
-const value = fc.letrec((tie) => ({
-  node: fc.oneof(
-    { depthSize: 'small' },
-    leaf,
-    fc.array(tie('node'), { maxLength: 4 }),
-    fc.dictionary(key, tie('node'), { maxKeys: 4 }),
-  ),
-})).node;
+const value = jsonTree(leaf, key);
 
 test('a value made plain equals its JSON round trip, members in the same order', () => {
   fc.assert(
