@@ -289,6 +289,13 @@ export function threadCpuSeconds(pid: number | undefined, thread: 'all' | 'main'
   return ns / 1e9;
 }
 
+/** The machine's busy CPU so far (user, nice, system, irq, softirq, steal), in ticks of 1/100 s, from /proc/stat. */
+export function machineBusyTicks(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks.map(Number);
+  return user + nice + system + irq + softirq + steal;
+}
+
 export function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;

@@ -52,9 +52,9 @@ import {
   rate,
   shareOneCore,
   spread,
-  threadCpuSeconds,
   type Slice,
 } from './paired.js';
+import { threadCpuSeconds } from './harness.js';
 
 const SCRAPE_S = Number(process.env.SCRAPE_S ?? 5);
 /** Readiness probes of both servers, one per PROBE_S seconds (0: none); see probing(). */

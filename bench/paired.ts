@@ -30,8 +30,6 @@ export interface Slice {
   firstFailure?: string;
 }
 
-export { threadCpuSeconds };
-
 /**
  * Pins every thread of both servers (and those they start later) to the machine's last core, with
  * `taskset`; what it did, to be printed. Without taskset (or on a machine of one core) they stay

@@ -48,7 +48,7 @@
  * gave a median of 0.91× over 7 rounds, rounds from 0.62× to 1.34×: 7 rounds by default (were 3).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,7 @@ import {
   client,
   flag,
   fmt,
+  machineBusyTicks,
   numberArg,
   removeAtExit,
   startServer,
@@ -156,16 +157,6 @@ function add(total: Spent, slice: Spent): void {
   total.ms += slice.ms;
   total.cpuMs += slice.cpuMs;
   total.mainMs += slice.mainMs;
-}
-
-/** The machine's busy CPU time so far, in clock ticks of 1/100 s (every core; /proc/stat's first line). */
-function machineBusyTicks(): number {
-  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
-    .split('\n', 1)[0]!
-    .trim()
-    .split(/\s+/)
-    .map(Number);
-  return user! + nice! + system! + irq! + softirq! + steal!;
 }
 
 /** Waited at most for the machine to settle after the warm-ups. */

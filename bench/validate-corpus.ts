@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { validateDocument } from '../src/schema/validate.js';
+import { machineBusyTicks } from './harness.js';
 import { instructionsOfRun, whyNoCallgrind } from './instructions.js';
 import {
   META_SCHEMA_AJV_OPTIONS,
@@ -57,13 +58,6 @@ function childTicks(): number {
   return Number(fields[13]) + Number(fields[14]);
 }
 
-/** The machine's busy CPU so far (user, nice, system, irq, softirq, steal), in ticks, from /proc/stat. */
-function machineTicks(): number {
-  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
-  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks.map(Number);
-  return user + nice + system + irq + softirq + steal;
-}
-
 interface Run {
   wallMs: number;
   cpuMs: number;
@@ -74,12 +68,12 @@ interface Run {
 /** One process `node <args>`, which must succeed and whose stdout `check` accepts. */
 function runProcess(args: string[], check: (stdout: string) => boolean): Run {
   const ticks0 = childTicks();
-  const machine0 = machineTicks();
+  const machine0 = machineBusyTicks();
   const t = performance.now();
   const child = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const wallMs = performance.now() - t;
   const cpuTicks = childTicks() - ticks0;
-  const otherTicks = machineTicks() - machine0 - cpuTicks;
+  const otherTicks = machineBusyTicks() - machine0 - cpuTicks;
   if (child.status !== 0 || !check(child.stdout)) {
     console.error(
       `node ${args.join(' ')} exited with ${child.status}:\n${child.stdout.slice(-2000)}\n${child.stderr}`,
