@@ -50,6 +50,9 @@ import { againstDefaultVersion } from './default-version.js';
 import { update } from './update.js';
 import { Worker } from './worker.js';
 
+/** The changes {@link Engine.judgesAny} asks about, in order. */
+const JUDGED_OPERATIONS = ['CREATE', 'UPDATE', 'DELETE'] as const;
+
 export interface EngineOptions {
   store: Store;
   registry: Registry;
@@ -267,11 +270,20 @@ export class Engine {
    * type read once: what a stack asks of each of its types before deploying without a plan, and a
    * recipe of each type before every new instance.
    */
-  async judgesAny(typeName: string): Promise<boolean> {
-    const compiled = await this.ctx.registry.get(typeName);
-    for (const operation of ['CREATE', 'UPDATE', 'DELETE'] as const) {
-      const judged = this.judgesOf(compiled, operation);
-      if (judged === true || (judged !== false && (await judged))) return true;
+  judgesAny(typeName: string): boolean | Promise<boolean> {
+    // At once while the type is fresh here and every reviewer part can say at once (the usual case):
+    // a recipe asks this of each of its types before every new instance.
+    const fresh = this.ctx.registry.fresh(typeName);
+    if (fresh) return this.judgesAnyOf(fresh);
+    return this.ctx.registry.get(typeName).then((compiled) => this.judgesAnyOf(compiled));
+  }
+
+  /** {@link judgesAny}'s answer for a type already read, from the `from`th operation on. */
+  private judgesAnyOf(compiled: CompiledType, from = 0): boolean | Promise<boolean> {
+    for (let i = from; i < JUDGED_OPERATIONS.length; i++) {
+      const judged = this.judgesOf(compiled, JUDGED_OPERATIONS[i]!);
+      if (judged === true) return true;
+      if (judged !== false) return judged.then((yes) => yes || this.judgesAnyOf(compiled, i + 1));
     }
     return false;
   }

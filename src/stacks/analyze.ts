@@ -45,6 +45,8 @@ import {
 export interface TypeSource {
   /** The compiled default version of a type, or undefined when it is not registered. */
   get(typeName: string): Promise<CompiledType | undefined>;
+  /** What `get` answers, when it can answer from memory now; undefined otherwise (then `get` it). */
+  now?(typeName: string): CompiledType | undefined;
   /** Every registered type name, for "did you mean". */
   names(): Promise<string[]>;
 }

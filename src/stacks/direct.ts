@@ -96,14 +96,17 @@ function needsInText(analysis: Analysis): string | undefined {
   return reason;
 }
 
-/** Why a template needs its stack's records (undefined: it does not). */
-async function needsStack(core: StacksCore, analysis: Analysis): Promise<string | undefined> {
+/** Why a template needs its stack's records (undefined: it does not); at once unless a reviewer must read. */
+function needsStack(core: StacksCore, analysis: Analysis): string | undefined | Promise<string | undefined> {
   const inText = needsInText(analysis);
   if (inText !== undefined) return inText;
   if ((analysis.resolvedParameters?.length ?? 0) > 0) return 'a parameter reads the parameter store';
-  const judged = await firstJudged(core, typesOf(analysis));
-  return judged === undefined ? undefined : `a rule, policy or hook judges ${judged}`;
+  const judged = firstJudged(core, typesOf(analysis));
+  return judged instanceof Promise ? judged.then(judgedReason) : judgedReason(judged);
 }
+
+const judgedReason = (judged: string | undefined) =>
+  judged === undefined ? undefined : `a rule, policy or hook judges ${judged}`;
 
 /**
  * `text` analysed for a stack named `name` that does not exist yet, as a deployment with id `seed`
@@ -135,7 +138,8 @@ export async function directTemplate(
     ? await reusedAnalysis(core, name, text, parameters, authorize)
     : await analyzeForStack(core, name, text, parameters, authorize);
   authorize(typesOf(analysis));
-  if ((await needsStack(core, analysis)) !== undefined) return undefined;
+  const needs = needsStack(core, analysis);
+  if ((needs instanceof Promise ? await needs : needs) !== undefined) return undefined;
   const { stackId } = options;
   const secrets = analysis.secretValues;
   const sources = { parameters: analysis.secretParameters, imports: analysis.secretImports };

@@ -123,12 +123,24 @@ const KNOWN = new Set<string>(FUNCTION_NAMES);
 
 /** The function a value calls, if it is an intrinsic (an object with one `Ref`/`Fn::*` key). */
 export function intrinsicOf(value: unknown): { name: string; argument: unknown } | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const keys = Object.keys(value);
-  if (keys.length !== 1) return undefined;
-  const name = keys[0]!;
-  if (name !== 'Ref' && !name.startsWith('Fn::')) return undefined;
+  const name = soleKeyOf(value);
+  if (name === undefined || (name !== 'Ref' && !name.startsWith('Fn::'))) return undefined;
   return { name, argument: (value as Record<string, unknown>)[name] };
+}
+
+/**
+ * The one own key of a mapping, undefined for anything else: read without a list of the keys made,
+ * as every mapping a template evaluates is asked this.
+ */
+function soleKeyOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  let sole: string | undefined;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (sole !== undefined) return undefined;
+    sole = key;
+  }
+  return sole;
 }
 
 export function isKnownFunction(name: string): boolean {
@@ -206,11 +218,11 @@ function jsonSize(value: Value, limit: number): number {
       if (size < limit) for (const item of v) stack.push(item);
     } else if (v instanceof Unknown) size += KNOWN_AFTER_APPLY.length + 2;
     else if (typeof v === 'object' && v !== null)
-      for (const [k, item] of Object.entries(v)) {
-        size += k.length + 4;
-        stack.push(item);
-      }
-    else size += 8;
+      for (const k in v)
+        if (Object.hasOwn(v, k)) {
+          size += k.length + 4;
+          stack.push((v as Record<string, Value>)[k]);
+        } else size += 8;
   }
   return Math.min(size, limit);
 }
@@ -229,8 +241,8 @@ function buildsTooMuch(what: string): string {
 function evaluateValue(value: Value, scope: Scope, pointer: string): Value {
   if (Array.isArray(value)) {
     const out: Value[] = [];
-    for (const [i, item] of value.entries()) {
-      const v = evaluateValue(item, scope, `${pointer}/${i}`);
+    for (let i = 0; i < value.length; i++) {
+      const v = evaluateValue(value[i], scope, `${pointer}/${i}`);
       if (v !== NO_VALUE) out.push(v);
     }
     return out;
@@ -240,8 +252,13 @@ function evaluateValue(value: Value, scope: Scope, pointer: string): Value {
   if (call)
     return callFunction(call.name, call.argument, scope, `${pointer}/${escapePointerToken(call.name)}`);
   const out: Record<string, Value> = {};
-  for (const [key, item] of Object.entries(value)) {
-    const v = evaluateValue(item, scope, `${pointer}/${escapePointerToken(key)}`);
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const v = evaluateValue(
+      (value as Record<string, Value>)[key],
+      scope,
+      `${pointer}/${escapePointerToken(key)}`,
+    );
     if (v !== NO_VALUE) out[key] = v;
   }
   return out;
@@ -668,9 +685,31 @@ function findInMap(argument: Value, scope: Scope, pointer: string): Value {
   return value;
 }
 
-/** The pieces of an `Fn::Sub` string: literal text and `${name}` variables (`${!x}` is the literal `${x}`). */
-export function subPieces(template: string): ({ literal: string } | { variable: string })[] {
-  const pieces: ({ literal: string } | { variable: string })[] = [];
+export type SubPiece = { literal: string } | { variable: string };
+
+/** Each Fn::Sub text's pieces, by text: a template evaluated again (a recipe's, per instance) reads them once. */
+const piecesOf = new Map<string, readonly SubPiece[]>();
+/** Texts whose pieces are kept; past it, the map starts again (a longer text is not kept). */
+const KEPT_PIECES = 1024;
+const MAX_KEPT_TEXT = 4096;
+
+/**
+ * The pieces of an `Fn::Sub` string: literal text and `${name}` variables (`${!x}` is the literal
+ * `${x}`). Read-only: one text's pieces are shared by every use.
+ */
+export function subPieces(template: string): readonly SubPiece[] {
+  let pieces = piecesOf.get(template);
+  if (pieces) return pieces;
+  pieces = parseSub(template);
+  if (template.length <= MAX_KEPT_TEXT) {
+    if (piecesOf.size >= KEPT_PIECES) piecesOf.clear();
+    piecesOf.set(template, pieces);
+  }
+  return pieces;
+}
+
+function parseSub(template: string): readonly SubPiece[] {
+  const pieces: SubPiece[] = [];
   let at = 0;
   for (;;) {
     const start = template.indexOf('${', at);
@@ -699,9 +738,12 @@ function sub(argument: Value, scope: Scope, pointer: string): Value {
   } else template = argument;
   if (typeof template !== 'string') fail(pointer, 'Fn::Sub takes a string, or [string, {variables}]');
   const parts: Value[] = [];
+  let chars = 0;
+  let unknown = false;
   for (const piece of subPieces(template)) {
     if ('literal' in piece) {
       parts.push(piece.literal);
+      chars += piece.literal.length;
       continue;
     }
     const name = piece.variable;
@@ -717,15 +759,13 @@ function sub(argument: Value, scope: Scope, pointer: string): Value {
       chargeValue(scope, value, pointer, buildsTooMuch('Fn::Sub'));
       value = value.join(',');
     }
-    parts.push(text(value, pointer, `\${${name}}`));
+    // A string as it is (most are); anything else as `text` has it, or refused there.
+    const built = typeof value === 'string' ? value : text(value, pointer, `\${${name}}`);
+    if (typeof built === 'string') chars += built.length;
+    else unknown = true;
+    parts.push(built);
   }
-  const unknown = unknownOf(parts);
-  if (unknown) return unknown;
-  spend(
-    scope,
-    (parts as string[]).reduce((n, p) => n + p.length, 0),
-    pointer,
-    'Fn::Sub',
-  );
+  if (unknown) return unknownOf(parts)!;
+  spend(scope, chars, pointer, 'Fn::Sub');
   return parts.join('');
 }

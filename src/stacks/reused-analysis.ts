@@ -80,8 +80,11 @@ async function rebound(
   parameters: Record<string, unknown>,
 ): Promise<Analysis | undefined> {
   assertStackName(name);
-  for (const resource of base.resources.values())
-    if ((await core.ctx.types.get(resource.compiled.type.typeName)) !== resource.compiled) return undefined;
+  const types = core.ctx.types;
+  for (const resource of base.resources.values()) {
+    const typeName = resource.compiled.type.typeName;
+    if ((types.now?.(typeName) ?? (await types.get(typeName))) !== resource.compiled) return undefined;
+  }
   const resolved = resolveParameters(base.template, parameters);
   if (resolved.missing.length > 0 || hasErrors(resolved.diagnostics)) return undefined;
   const root = base.template.document.value as Record<string, unknown>;

@@ -22,8 +22,34 @@ import type { ResourceRecord, StackCaller } from './records.js';
  * create, an update or a delete); undefined when nothing judges any. A type that cannot be read now
  * counts as judged: the plan's review will say what it is.
  */
-export async function firstJudged(core: StacksCore, types: Iterable<string>): Promise<string | undefined> {
-  for (const type of new Set(types)) if (await core.ctx.engine.judgesAny(type).catch(() => true)) return type;
+export function firstJudged(
+  core: StacksCore,
+  types: Iterable<string>,
+): string | undefined | Promise<string | undefined> {
+  return judgedFrom(core, [...new Set(types)], 0);
+}
+
+/** {@link firstJudged} from `types[from]` on: at once while each answer is (the usual case). */
+function judgedFrom(
+  core: StacksCore,
+  types: readonly string[],
+  from: number,
+): string | undefined | Promise<string | undefined> {
+  for (let i = from; i < types.length; i++) {
+    const type = types[i]!;
+    let judged: boolean | Promise<boolean>;
+    try {
+      judged = core.ctx.engine.judgesAny(type);
+    } catch {
+      return type;
+    }
+    if (judged === true) return type;
+    if (judged !== false)
+      return judged.then(
+        (yes) => (yes ? type : judgedFrom(core, types, i + 1)),
+        () => type,
+      );
+  }
   return undefined;
 }
 

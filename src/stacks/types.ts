@@ -35,6 +35,7 @@ export function registryTypes(registry: Registry): TypeSource {
         if (e instanceof TypeplaneError && e.code === 'NotFound') return undefined;
         throw e;
       }),
+    now: (typeName) => registry.fresh(typeName),
     async names() {
       return (await registry.list()).map((t) => t.typeName);
     },

@@ -10,7 +10,7 @@
  * of its own marked write-only, is masked in it.
  */
 import { randomUUID } from 'node:crypto';
-import type { ReviewRequest } from '../../engine/index.js';
+import type { ReviewedBy, ReviewRequest } from '../../engine/index.js';
 import type { HandlerLogger, HookCaller, HookServer } from '../../handler/index.js';
 import { identifierOf, stripWriteOnly, type Model } from '../../model/index.js';
 import type { Verdict, VerdictAction } from '../../verdict.js';
@@ -49,16 +49,20 @@ export function hookReview(options: HookReviewOptions): ReviewPart {
       return verdicts.filter((v): v is Verdict => v !== undefined);
     },
     concerns(change) {
-      const applies = (active: readonly ActiveHook[]) => {
-        if (active.length === 0) return false;
-        const path = pathOf(change);
-        const typeName = change.compiled.type.typeName;
-        return active.some((a) => hookApplies(a.hook, a.settings, change.operation, typeName, path));
-      };
       const fresh = options.registrations.fresh();
-      return fresh ? applies(fresh) : options.registrations.active().then(applies);
+      return fresh
+        ? anyApplies(fresh, change)
+        : options.registrations.active().then((active) => anyApplies(active, change));
     },
   };
+}
+
+/** Whether any of the `active` hooks applies to `change`. */
+function anyApplies(active: readonly ActiveHook[], change: ReviewedBy): boolean {
+  if (active.length === 0) return false;
+  const path = pathOf(change);
+  const typeName = change.compiled.type.typeName;
+  return active.some((a) => hookApplies(a.hook, a.settings, change.operation, typeName, path));
 }
 
 async function judge(

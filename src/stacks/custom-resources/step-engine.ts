@@ -167,8 +167,7 @@ export function withCustomResources(engine: StackEngine, custom: CustomResources
       isCustomResourceType(typeName) ? [] : engine.preview(typeName, change),
     review: async (typeName, change) =>
       isCustomResourceType(typeName) ? [] : engine.review(typeName, change),
-    judgesAny: (typeName) =>
-      isCustomResourceType(typeName) ? Promise.resolve(false) : engine.judgesAny(typeName),
+    judgesAny: (typeName) => (isCustomResourceType(typeName) ? false : engine.judgesAny(typeName)),
   };
 }
 

@@ -83,8 +83,7 @@ export function withNestedStacks(engine: StackEngine, host: () => NestedStackHos
       typeName === NESTED_STACK_TYPE ? [] : engine.preview(typeName, change),
     review: async (typeName, change) =>
       typeName === NESTED_STACK_TYPE ? [] : engine.review(typeName, change),
-    judgesAny: (typeName) =>
-      typeName === NESTED_STACK_TYPE ? Promise.resolve(false) : engine.judgesAny(typeName),
+    judgesAny: (typeName) => (typeName === NESTED_STACK_TYPE ? false : engine.judgesAny(typeName)),
   };
 }
 
