@@ -33,7 +33,6 @@ import {
   TYPEPLANE_MAIN,
   connections,
   createOp,
-  fmt,
   loadAverage,
   root,
   runMain,
@@ -47,14 +46,10 @@ import {
 import {
   PAIRS,
   SLICE_MS,
-  cpuPerOk,
-  describeSpread,
-  pairRatios,
+  overallFigures,
   pairedSlices,
-  pooledRate,
-  rate,
+  roundFigures,
   shareOneCore,
-  spread,
   type Slice,
 } from './paired.js';
 import { POSTGRES_URL, databaseUrl, dropDatabase, scratchDatabases } from './scratch-databases.js';
@@ -127,13 +122,7 @@ async function round(typeFile: string, n: number, admin: pg.Client | undefined):
     });
     const failed = pairs.find((p) => p.tp.firstFailure ?? p.bare.firstFailure);
     if (failed) throw new Error(`a create failed: ${failed.tp.firstFailure ?? failed.bare.firstFailure}`);
-    const us = (side: keyof Sides<Slice>) =>
-      (1e6 * pairs.reduce((s, p) => s + p[side].cpu, 0)) / pairs.reduce((s, p) => s + p[side].ok, 0);
-    console.log(
-      `round ${n + 1}/${ROUNDS} (${pinned}): CPU per create ${fmt(us('tp'), 1)} µs against ${fmt(us('bare'), 1)} µs, ` +
-        `ratio ${fmt(spread(pairRatios(pairs, cpuPerOk)).median, 3)}; creates/s ${fmt(pooledRate(pairs, 'tp'))} against ${fmt(pooledRate(pairs, 'bare'))}, ` +
-        `ratio ${fmt(spread(pairRatios(pairs, rate)).median, 3)}`,
-    );
+    console.log(`round ${n + 1}/${ROUNDS} (${pinned}): ${roundFigures(pairs, 'create')}`);
     return pairs;
   } finally {
     for (const c of [...conns.tp, ...conns.bare]) c.close();
@@ -159,12 +148,9 @@ async function main(): Promise<void> {
   } finally {
     await admin?.end();
   }
-  const cpu = spread(pairRatios(all, cpuPerOk));
-  const rates = spread(pairRatios(all, rate));
   console.log(
     `\nthis build / ${LABELS.bare} over all ${all.length} slices (information; #32's verdict is bench:api's):\n` +
-      `  server CPU per create  ${fmt(cpu.median, 3)}  (${describeSpread(cpu)})\n` +
-      `  creates/s              ${fmt(rates.median, 3)}  (${describeSpread(rates)})`,
+      overallFigures(all, 'create'),
   );
 }
 

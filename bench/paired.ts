@@ -142,3 +142,30 @@ export function pooledRate(pairs: Sides<Slice>[], side: keyof Sides<Slice>): num
   const ok = pairs.reduce((n, p) => n + p[side].ok, 0);
   return ok / pairs.reduce((n, p) => n + p[side].seconds, 0);
 }
+
+/**
+ * A round's figures as one line: each side's server CPU per `unit` (µs, all its slices pooled) and
+ * `unit`s/s, each with the median of the slices' ratios.
+ */
+export function roundFigures(pairs: Sides<Slice>[], unit: string): string {
+  const us = (side: keyof Sides<Slice>) =>
+    (1e6 * pairs.reduce((s, p) => s + p[side].cpu, 0)) / pairs.reduce((s, p) => s + p[side].ok, 0);
+  return (
+    `CPU per ${unit} ${fmt(us('tp'), 1)} µs against ${fmt(us('bare'), 1)} µs, ` +
+    `ratio ${fmt(spread(pairRatios(pairs, cpuPerOk)).median, 3)}; ${unit}s/s ${fmt(pooledRate(pairs, 'tp'))} against ${fmt(pooledRate(pairs, 'bare'))}, ` +
+    `ratio ${fmt(spread(pairRatios(pairs, rate)).median, 3)}`
+  );
+}
+
+/** All slices' ratios, `tp` over `bare`: server CPU per `unit` and `unit`s/s, each with its spread. */
+export function overallFigures(all: Sides<Slice>[], unit: string): string {
+  const cpu = spread(pairRatios(all, cpuPerOk));
+  const rates = spread(pairRatios(all, rate));
+  const cpuLabel = `server CPU per ${unit}`;
+  const rateLabel = `${unit}s/s`;
+  const width = Math.max(cpuLabel.length, rateLabel.length) + 2;
+  return (
+    `  ${cpuLabel.padEnd(width)}${fmt(cpu.median, 3)}  (${describeSpread(cpu)})\n` +
+    `  ${rateLabel.padEnd(width)}${fmt(rates.median, 3)}  (${describeSpread(rates)})`
+  );
+}

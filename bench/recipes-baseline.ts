@@ -1,0 +1,153 @@
+/**
+ * Benchmark (not a test): a change's recipe instances beside another build's, as bench:api:baseline
+ * does creates (bench/paired.ts). Both servers are up at once, pinned together to one core, and take
+ * instances of the Radius sample type through the two-resource recipe of test/recipes (a database and
+ * its login, state provider: bench:recipes' `state` pair) at the same time, in PAIRS short slices;
+ * ROUNDS rounds, each on a fresh pair of servers (which starts first alternating by round), both
+ * warmed at once on that core (WARMUP_S). Prints, per round and over all slices,
+ * this build's server CPU per instance and instances/s against the baseline's: the median of the
+ * slices' ratios, with their spread and the 95% confidence interval of that median.
+ *
+ * Information for a change of the recipe path, not issue #31's verdict (bench:recipes', against the
+ * same resources made directly). bench:recipes' own --baseline takes turns in slices, each server on
+ * the core the scheduler picks: the same build against itself gave 0.91× (rounds 0.62–1.34×) at 200
+ * instances and 0.97× at 1,000, and a change showed as 0.93–1.09× round by round, too loose to tell
+ * a change of a few percent. Here one build against itself gave 0.997× (95% CI 0.980–1.007) over 4
+ * rounds; started in one order and warmed in turns, 1.029× (1.020–1.042) over 2.
+ *
+ *   npm run bench:recipes:baseline -- --baseline <another build's cli/main.js>
+ *   (ROUNDS=4 PAIRS=40 SLICE_MS=200 CLIENTS=16 WARMUP_S=4; DIST=1: this build from dist/, else the sources)
+ *   --baseline: without it, this build against itself (an A/A run: the bench's own bias). A build
+ *     elsewhere resolves its packages from its own folder: build it inside the checkout (`git stash;
+ *     npx tsc -p tsconfig.build.json --outDir before; git stash pop`).
+ */
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join, relative, resolve } from 'node:path';
+import { BOX, LOGIN, RECIPE, SAMPLE_TYPE } from '../test/recipes/fixtures.js';
+import {
+  CLIENTS,
+  TYPEPLANE_MAIN,
+  connections,
+  loadAverage,
+  root,
+  runMain,
+  startServer,
+  tempDir,
+  type Connection,
+  type Op,
+  type Server,
+  type Sides,
+} from './api-harness.js';
+import { closedLoop } from './closed-loop.js';
+import {
+  PAIRS,
+  SLICE_MS,
+  overallFigures,
+  pairedSlices,
+  roundFigures,
+  shareOneCore,
+  type Slice,
+} from './paired.js';
+import { stringArg } from './harness.js';
+
+const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 4));
+/** Seconds of instances each server makes before a round's slices: bench:recipes found 3,000 needed. */
+const WARMUP_S = Math.max(0, Number(process.env.WARMUP_S ?? 4));
+const SAMPLE_MANIFEST_FILE = fileURLToPath(
+  new URL('../test/fixtures/radius/radius-design-postgresDatabases.yaml', import.meta.url),
+);
+const PATH = `/v1/resources/${encodeURIComponent(SAMPLE_TYPE)}?wait=60`;
+
+const baseline = stringArg('baseline');
+// startServer runs a script given relative to the checkout.
+const baselineMain = baseline === undefined ? TYPEPLANE_MAIN : relative(root, resolve(baseline));
+
+/** The sides as paired.ts names them: `tp` is this build, `bare` the baseline. */
+const LABELS: Sides<string> = { tp: 'this build', bare: 'baseline' };
+
+/**
+ * An instance through the recipe for each call, named from `prefix`, the client and its sequence
+ * (lower case: the recipe names its database and login after it); a failure unless SUCCESS.
+ */
+function instanceOp(conns: Connection[], prefix: string): Op {
+  return async (client, seq) => {
+    const name = `${prefix}c${client}n${seq}`;
+    const reply = await conns[client]!.request(
+      'POST',
+      PATH,
+      JSON.stringify({ desiredState: { name, size: 'L' } }),
+    );
+    if (reply.status !== 202 || !reply.text.includes('"operationStatus":"SUCCESS"'))
+      return `instance ${name}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
+    return undefined;
+  };
+}
+
+async function registerRecipe(conn: Connection): Promise<void> {
+  const reply = await conn.request(
+    'POST',
+    '/v1/recipes',
+    JSON.stringify({ typeName: SAMPLE_TYPE, template: RECIPE, file: 'recipe.yaml' }),
+  );
+  if (reply.status !== 201) throw new Error(`registering the recipe: HTTP ${reply.status} ${reply.text}`);
+}
+
+async function round(typeFiles: string[], n: number): Promise<Sides<Slice>[]> {
+  const start = (side: keyof Sides<string>, main: string): Promise<Server> =>
+    startServer(LABELS[side], main, [
+      'serve',
+      ...['--port', '0', '--data-dir', tempDir('typeplane-bench-recipes-ab-'), '--types', ...typeFiles],
+      ...['--log-level', 'warn'],
+    ]);
+  const order = n % 2 === 0 ? (['tp', 'bare'] as const) : (['bare', 'tp'] as const);
+  const started: Partial<Sides<Server>> = {};
+  for (const side of order) started[side] = await start(side, side === 'tp' ? TYPEPLANE_MAIN : baselineMain);
+  const servers = started as Sides<Server>;
+  const conns = { tp: connections(servers.tp), bare: connections(servers.bare) };
+  try {
+    await registerRecipe(conns.tp[0]!);
+    await registerRecipe(conns.bare[0]!);
+    const pinned = shareOneCore(servers);
+    // Warmed at once, sharing the core as the slices will (warmed in turns, the sides came apart).
+    const warmed = await Promise.all(
+      (['tp', 'bare'] as const).map((side) =>
+        closedLoop(CLIENTS, WARMUP_S, instanceOp(conns[side], `w${n}`)),
+      ),
+    );
+    const cold = warmed.find((w) => w.firstFailure);
+    if (cold) throw new Error(`warming: ${cold.firstFailure}`);
+    const pairs = await pairedSlices(servers, {
+      tp: (slice) => instanceOp(conns.tp, `r${n}s${slice}`),
+      bare: (slice) => instanceOp(conns.bare, `r${n}s${slice}`),
+    });
+    const failed = pairs.find((p) => p.tp.firstFailure ?? p.bare.firstFailure);
+    if (failed) throw new Error(`an instance failed: ${failed.tp.firstFailure ?? failed.bare.firstFailure}`);
+    console.log(`round ${n + 1}/${ROUNDS} (${pinned}): ${roundFigures(pairs, 'instance')}`);
+    return pairs;
+  } finally {
+    for (const c of [...conns.tp, ...conns.bare]) c.close();
+    await Promise.all([servers.tp.stop(), servers.bare.stop()]);
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = tempDir('typeplane-bench-recipes-ab-types-');
+  const typeFiles = [join(dir, 'database.json'), join(dir, 'login.json')];
+  writeFileSync(typeFiles[0]!, BOX);
+  writeFileSync(typeFiles[1]!, LOGIN);
+  typeFiles.push(SAMPLE_MANIFEST_FILE);
+  console.log(
+    `recipe instances side by side: this build (${TYPEPLANE_MAIN}) against ${baseline === undefined ? 'itself' : baselineMain}, ` +
+      `SQLite; ${ROUNDS} rounds of ${PAIRS} slices of ${SLICE_MS} ms after ${WARMUP_S} s of warm-up each, ` +
+      `${CLIENTS} clients per server; load average ${loadAverage()}\n`,
+  );
+  const all: Sides<Slice>[] = [];
+  for (let n = 0; n < ROUNDS; n++) all.push(...(await round(typeFiles, n)));
+  console.log(
+    `\nthis build / ${LABELS.bare} over all ${all.length} slices (information; #31's verdict is bench:recipes'):\n` +
+      overallFigures(all, 'instance'),
+  );
+}
+
+await runMain(main);
