@@ -20,11 +20,16 @@
  *   --baseline: without it, this build against itself (an A/A run: the bench's own bias). A build
  *     elsewhere resolves its packages from its own folder: build it inside the checkout (`git stash;
  *     npx tsc -p tsconfig.build.json --outDir before; git stash pop`).
+ *   --direct: instead of a baseline, this build making the same two resources directly (bench:recipes'
+ *     direct side: the database, then the login naming it, a generated password each): #31's ratio
+ *     in CPU per instance (one instance against one pair of creates) and instances/s, measured the
+ *     paired way. Still information: the verdict is bench:recipes'.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, relative, resolve } from 'node:path';
-import { BOX, LOGIN, RECIPE, SAMPLE_TYPE } from '../test/recipes/fixtures.js';
+import { BOX, BOX_TYPE, LOGIN, LOGIN_TYPE, RECIPE, SAMPLE_TYPE } from '../test/recipes/fixtures.js';
 import {
   CLIENTS,
   TYPEPLANE_MAIN,
@@ -60,11 +65,18 @@ const SAMPLE_MANIFEST_FILE = fileURLToPath(
 const PATH = `/v1/resources/${encodeURIComponent(SAMPLE_TYPE)}?wait=60`;
 
 const baseline = stringArg('baseline');
+const direct = process.argv.includes('--direct');
+if (direct && baseline !== undefined) {
+  console.error('--direct compares this build with itself making the resources directly: without --baseline');
+  process.exit(2);
+}
 // startServer runs a script given relative to the checkout.
 const baselineMain = baseline === undefined ? TYPEPLANE_MAIN : relative(root, resolve(baseline));
 
-/** The sides as paired.ts names them: `tp` is this build, `bare` the baseline. */
-const LABELS: Sides<string> = { tp: 'this build', bare: 'baseline' };
+/** The sides as paired.ts names them: `tp` is this build, `bare` the baseline (or the direct creates). */
+const LABELS: Sides<string> = direct
+  ? { tp: 'through the recipe', bare: 'direct' }
+  : { tp: 'this build', bare: 'baseline' };
 
 /**
  * An instance through the recipe for each call, named from `prefix`, the client and its sequence
@@ -84,6 +96,32 @@ function instanceOp(conns: Connection[], prefix: string): Op {
   };
 }
 
+/** What the recipe makes for an instance, made directly for each call (one "instance" is both creates). */
+function directOp(conns: Connection[], prefix: string): Op {
+  const create = async (conn: Connection, typeName: string, desiredState: Record<string, unknown>) => {
+    const reply = await conn.request(
+      'POST',
+      `/v1/resources/${encodeURIComponent(typeName)}?wait=60`,
+      JSON.stringify({ desiredState }),
+    );
+    return reply.status === 202 && reply.text.includes('"operationStatus":"SUCCESS"')
+      ? undefined
+      : `${typeName}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
+  };
+  return async (client, seq) => {
+    const name = `${prefix}c${client}n${seq}`;
+    const conn = conns[client]!;
+    return (
+      (await create(conn, BOX_TYPE, {
+        Name: `${name}_db`,
+        Size: 'L',
+        Password: randomBytes(24).toString('base64url'),
+        Host: 'default.db.internal',
+      })) ?? (await create(conn, LOGIN_TYPE, { User: `${name}_user`, Database: `${name}_db` }))
+    );
+  };
+}
+
 async function registerRecipe(conn: Connection): Promise<void> {
   const reply = await conn.request(
     'POST',
@@ -92,6 +130,9 @@ async function registerRecipe(conn: Connection): Promise<void> {
   );
   if (reply.status !== 201) throw new Error(`registering the recipe: HTTP ${reply.status} ${reply.text}`);
 }
+
+/** The baseline's instances, or the direct creates of one. */
+const opOfBare = direct ? directOp : instanceOp;
 
 async function round(typeFiles: string[], n: number): Promise<Sides<Slice>[]> {
   const start = (side: keyof Sides<string>, main: string): Promise<Server> =>
@@ -107,19 +148,18 @@ async function round(typeFiles: string[], n: number): Promise<Sides<Slice>[]> {
   const conns = { tp: connections(servers.tp), bare: connections(servers.bare) };
   try {
     await registerRecipe(conns.tp[0]!);
-    await registerRecipe(conns.bare[0]!);
+    if (!direct) await registerRecipe(conns.bare[0]!);
     const pinned = shareOneCore(servers);
     // Warmed at once, sharing the core as the slices will (warmed in turns, the sides came apart).
-    const warmed = await Promise.all(
-      (['tp', 'bare'] as const).map((side) =>
-        closedLoop(CLIENTS, WARMUP_S, instanceOp(conns[side], `w${n}`)),
-      ),
-    );
+    const warmed = await Promise.all([
+      closedLoop(CLIENTS, WARMUP_S, instanceOp(conns.tp, `w${n}`)),
+      closedLoop(CLIENTS, WARMUP_S, opOfBare(conns.bare, `w${n}`)),
+    ]);
     const cold = warmed.find((w) => w.firstFailure);
     if (cold) throw new Error(`warming: ${cold.firstFailure}`);
     const pairs = await pairedSlices(servers, {
       tp: (slice) => instanceOp(conns.tp, `r${n}s${slice}`),
-      bare: (slice) => instanceOp(conns.bare, `r${n}s${slice}`),
+      bare: (slice) => opOfBare(conns.bare, `r${n}s${slice}`),
     });
     const failed = pairs.find((p) => p.tp.firstFailure ?? p.bare.firstFailure);
     if (failed) throw new Error(`an instance failed: ${failed.tp.firstFailure ?? failed.bare.firstFailure}`);
@@ -138,14 +178,14 @@ async function main(): Promise<void> {
   writeFileSync(typeFiles[1]!, LOGIN);
   typeFiles.push(SAMPLE_MANIFEST_FILE);
   console.log(
-    `recipe instances side by side: this build (${TYPEPLANE_MAIN}) against ${baseline === undefined ? 'itself' : baselineMain}, ` +
+    `recipe instances side by side: this build (${TYPEPLANE_MAIN}) against ${direct ? 'the same resources made directly' : baseline === undefined ? 'itself' : baselineMain}, ` +
       `SQLite; ${ROUNDS} rounds of ${PAIRS} slices of ${SLICE_MS} ms after ${WARMUP_S} s of warm-up each, ` +
       `${CLIENTS} clients per server; load average ${loadAverage()}\n`,
   );
   const all: Sides<Slice>[] = [];
   for (let n = 0; n < ROUNDS; n++) all.push(...(await round(typeFiles, n)));
   console.log(
-    `\nthis build / ${LABELS.bare} over all ${all.length} slices (information; #31's verdict is bench:recipes'):\n` +
+    `\n${LABELS.tp} / ${LABELS.bare} over all ${all.length} slices (information; #31's verdict is bench:recipes'):\n` +
       overallFigures(all, 'instance'),
   );
 }
