@@ -142,15 +142,15 @@ async function main(): Promise<void> {
       `${postgres ? 'each on a PostgreSQL database of its own' : 'SQLite'}; ${ROUNDS} rounds of ${PAIRS} slices of ${SLICE_MS} ms, ` +
       `${CLIENTS} clients per server; load average ${loadAverage()}\n`,
   );
-  const all: Sides<Slice>[] = [];
+  const rounds: Sides<Slice>[][] = [];
   try {
-    for (let n = 0; n < ROUNDS; n++) all.push(...(await round(typeFile, n, admin)));
+    for (let n = 0; n < ROUNDS; n++) rounds.push(await round(typeFile, n, admin));
   } finally {
     await admin?.end();
   }
   console.log(
-    `\nthis build / ${LABELS.bare} over all ${all.length} slices (information; #32's verdict is bench:api's):\n` +
-      overallFigures(all, 'create'),
+    `\nthis build / ${LABELS.bare} over all ${rounds.flat().length} slices (information; #32's verdict is bench:api's):\n` +
+      overallFigures(rounds, 'create'),
   );
 }
 

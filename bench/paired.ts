@@ -157,15 +157,24 @@ export function roundFigures(pairs: Sides<Slice>[], unit: string): string {
   );
 }
 
-/** All slices' ratios, `tp` over `bare`: server CPU per `unit` and `unit`s/s, each with its spread. */
-export function overallFigures(all: Sides<Slice>[], unit: string): string {
+/**
+ * All slices' ratios, `tp` over `bare` (`rounds`: each round's slices): server CPU per `unit` and
+ * `unit`s/s, each with its spread, and each round's median. A round's slices share one fresh pair of
+ * servers, and a pair carries a few percent of its own (one build against itself: rounds from 0.957
+ * to 1.012 in one run), so the slices' confidence interval is narrower than the truth: a change
+ * that the rounds do not agree on is not shown.
+ */
+export function overallFigures(rounds: Sides<Slice>[][], unit: string): string {
+  const all = rounds.flat();
+  const perRound = (figure: (s: Slice) => number) =>
+    rounds.map((pairs) => fmt(spread(pairRatios(pairs, figure)).median, 3)).join(', ');
   const cpu = spread(pairRatios(all, cpuPerOk));
   const rates = spread(pairRatios(all, rate));
   const cpuLabel = `server CPU per ${unit}`;
   const rateLabel = `${unit}s/s`;
   const width = Math.max(cpuLabel.length, rateLabel.length) + 2;
   return (
-    `  ${cpuLabel.padEnd(width)}${fmt(cpu.median, 3)}  (${describeSpread(cpu)})\n` +
-    `  ${rateLabel.padEnd(width)}${fmt(rates.median, 3)}  (${describeSpread(rates)})`
+    `  ${cpuLabel.padEnd(width)}${fmt(cpu.median, 3)}  (${describeSpread(cpu)}; rounds ${perRound(cpuPerOk)})\n` +
+    `  ${rateLabel.padEnd(width)}${fmt(rates.median, 3)}  (${describeSpread(rates)}; rounds ${perRound(rate)})`
   );
 }

@@ -12,8 +12,11 @@
  * same resources made directly). bench:recipes' own --baseline takes turns in slices, each server on
  * the core the scheduler picks: the same build against itself gave 0.91× (rounds 0.62–1.34×) at 200
  * instances and 0.97× at 1,000, and a change showed as 0.93–1.09× round by round, too loose to tell
- * a change of a few percent. Here one build against itself gave 0.997× (95% CI 0.980–1.007) over 4
- * rounds; started in one order and warmed in turns, 1.029× (1.020–1.042) over 2.
+ * a change of a few percent. Here one build against itself read 0.997× over 4 rounds (slices' 95% CI
+ * 0.980–1.007; rounds 0.957–1.012). Each round's fresh pair of servers carries a few percent of its
+ * own, more than the slices' interval says (see paired.ts overallFigures): the rounds are printed
+ * beside it. A change of 2% or less is not told apart from that: one measured 0.982× and 0.978× in
+ * two runs as a hack, then 0.997× and 1.000× as written.
  *
  *   npm run bench:recipes:baseline -- --baseline <another build's cli/main.js>
  *   (ROUNDS=4 PAIRS=40 SLICE_MS=200 CLIENTS=16 WARMUP_S=4; DIST=1: this build from dist/, else the sources)
@@ -150,7 +153,7 @@ async function round(typeFiles: string[], n: number): Promise<Sides<Slice>[]> {
     await registerRecipe(conns.tp[0]!);
     if (!direct) await registerRecipe(conns.bare[0]!);
     const pinned = shareOneCore(servers);
-    // Warmed at once, sharing the core as the slices will (warmed in turns, the sides came apart).
+    // Warmed at once, sharing the core as the slices will: neither waits idle while the other warms.
     const warmed = await Promise.all([
       closedLoop(CLIENTS, WARMUP_S, instanceOp(conns.tp, `w${n}`)),
       closedLoop(CLIENTS, WARMUP_S, opOfBare(conns.bare, `w${n}`)),
@@ -182,11 +185,11 @@ async function main(): Promise<void> {
       `SQLite; ${ROUNDS} rounds of ${PAIRS} slices of ${SLICE_MS} ms after ${WARMUP_S} s of warm-up each, ` +
       `${CLIENTS} clients per server; load average ${loadAverage()}\n`,
   );
-  const all: Sides<Slice>[] = [];
-  for (let n = 0; n < ROUNDS; n++) all.push(...(await round(typeFiles, n)));
+  const rounds: Sides<Slice>[][] = [];
+  for (let n = 0; n < ROUNDS; n++) rounds.push(await round(typeFiles, n));
   console.log(
-    `\n${LABELS.tp} / ${LABELS.bare} over all ${all.length} slices (information; #31's verdict is bench:recipes'):\n` +
-      overallFigures(all, 'instance'),
+    `\n${LABELS.tp} / ${LABELS.bare} over all ${rounds.flat().length} slices (information; #31's verdict is bench:recipes'):\n` +
+      overallFigures(rounds, 'instance'),
   );
 }
 
