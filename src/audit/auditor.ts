@@ -84,7 +84,9 @@ export class Auditor {
    * description) longer than making the next.
    */
   record(request: AnsweredRequest): Promise<void> {
-    return this.enqueue(this.eventOf(request));
+    // The time the request reached this stage: now, not once the record is made (its token's
+    // description may take a store read, longer for one record than for the next).
+    return this.enqueue(this.eventOf(request, new Date().toISOString()));
   }
 
   /** Record the end of an operation (see operation-end.ts), as `record` records a request. */
@@ -129,7 +131,7 @@ export class Auditor {
     return description !== undefined ? { ...user, description } : user;
   }
 
-  private async eventOf(request: AnsweredRequest): Promise<AuditEvent> {
+  private async eventOf(request: AnsweredRequest, stageTimestamp: string): Promise<AuditEvent> {
     const user = await this.describe({ ...request.user });
     const requestObject =
       this.options.level === 'Request'
@@ -161,7 +163,7 @@ export class Auditor {
       },
       ...(requestObject !== undefined ? { requestObject } : {}),
       requestReceivedTimestamp: new Date(request.receivedAt).toISOString(),
-      stageTimestamp: new Date().toISOString(),
+      stageTimestamp,
       ...(request.annotations ? { annotations: request.annotations } : {}),
     };
   }

@@ -1,7 +1,8 @@
 /**
  * An auditor closed while records are still being made (each waits for its token's description, a
  * store read) hands them to its trail before closing it: a server stopped right after answering
- * loses none of its last requests' records.
+ * loses none of its last requests' records. And a record's stageTimestamp is when it was asked for,
+ * not when its description came.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -52,4 +53,38 @@ test('records asked for before close reach the trail before it closes', async ()
   assert.equal(trail.got.length, 1, 'the record reached the trail');
   assert.equal(trail.got[0]!.afterClose, false, 'before the trail was closed');
   assert.equal(trail.got[0]!.event.user.description, 'ci deploys');
+});
+
+test("a record's stage time is when it was asked for, not when its token's description came", async () => {
+  const trail = keepingTrail();
+  const pending: ((description: string) => void)[] = [];
+  const auditor = new Auditor({
+    level: 'Metadata',
+    trail,
+    masking: { typeOf: () => Promise.resolve(undefined) },
+    describeToken: () => new Promise<string>((resolve) => pending.push(resolve)),
+  });
+  const request = (tokenId: string) => ({
+    method: 'POST',
+    url: '/v1/tokens',
+    route: '/v1/tokens',
+    verb: 'create',
+    objectRef: { resource: 'tokens' },
+    user: { tokenId },
+    status: 201,
+    receivedAt: Date.now(),
+  });
+  const asked = Date.now();
+  const first = auditor.record(request('tok-1'));
+  const returned = Date.now();
+  // The description comes well after the request was answered.
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  pending[0]!('slow');
+  await first;
+  const stage = Date.parse(trail.got[0]!.event.stageTimestamp);
+  assert.ok(
+    stage >= asked && stage <= returned,
+    `stage time ${stage - asked} ms after it was asked for (the call took ${returned - asked} ms)`,
+  );
+  await auditor.close();
 });
