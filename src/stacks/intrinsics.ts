@@ -217,12 +217,13 @@ function jsonSize(value: Value, limit: number): number {
       // Past the limit, a long list is not walked.
       if (size < limit) for (const item of v) stack.push(item);
     } else if (v instanceof Unknown) size += KNOWN_AFTER_APPLY.length + 2;
-    else if (typeof v === 'object' && v !== null)
-      for (const k in v)
-        if (Object.hasOwn(v, k)) {
-          size += k.length + 4;
-          stack.push((v as Record<string, Value>)[k]);
-        } else size += 8;
+    else if (typeof v === 'object' && v !== null) {
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
+        size += k.length + 4;
+        stack.push((v as Record<string, Value>)[k]);
+      }
+    } else size += 8;
   }
   return Math.min(size, limit);
 }
