@@ -48,6 +48,7 @@ import {
   SLICE_MS,
   overallFigures,
   pairedSlices,
+  refuseFailed,
   roundFigures,
   shareOneCore,
   type Slice,
@@ -120,8 +121,7 @@ async function round(typeFile: string, n: number, admin: pg.Client | undefined):
       tp: (slice) => createOp(conns.tp, `r${n}s${slice}-`, '?wait=10', undefined, succeeded),
       bare: (slice) => createOp(conns.bare, `r${n}s${slice}-`, '?wait=10', undefined, succeeded),
     });
-    const failed = pairs.find((p) => p.tp.firstFailure ?? p.bare.firstFailure);
-    if (failed) throw new Error(`a create failed: ${failed.tp.firstFailure ?? failed.bare.firstFailure}`);
+    refuseFailed(pairs, 'a create');
     console.log(`round ${n + 1}/${ROUNDS} (${pinned}): ${roundFigures(pairs, 'create')}`);
     return pairs;
   } finally {

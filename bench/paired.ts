@@ -97,6 +97,12 @@ function stalled<T>(work: Promise<T>, what: string): Promise<T> {
   return Promise.race([work, limit]).finally(() => clearTimeout(timer));
 }
 
+/** Throws with the first failure any slice of either side met: `what` names the operation (`a create`). */
+export function refuseFailed(pairs: Sides<Slice>[], what: string): void {
+  const failed = pairs.find((p) => p.tp.firstFailure ?? p.bare.firstFailure);
+  if (failed) throw new Error(`${what} failed: ${failed.tp.firstFailure ?? failed.bare.firstFailure}`);
+}
+
 /** A sample's median, quartiles and the 95% confidence interval of its median. */
 export interface Spread {
   median: number;

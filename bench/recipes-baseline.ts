@@ -53,6 +53,7 @@ import {
   SLICE_MS,
   overallFigures,
   pairedSlices,
+  refuseFailed,
   roundFigures,
   shareOneCore,
   type Slice,
@@ -164,8 +165,7 @@ async function round(typeFiles: string[], n: number): Promise<Sides<Slice>[]> {
       tp: (slice) => instanceOp(conns.tp, `r${n}s${slice}`),
       bare: (slice) => opOfBare(conns.bare, `r${n}s${slice}`),
     });
-    const failed = pairs.find((p) => p.tp.firstFailure ?? p.bare.firstFailure);
-    if (failed) throw new Error(`an instance failed: ${failed.tp.firstFailure ?? failed.bare.firstFailure}`);
+    refuseFailed(pairs, 'an instance');
     console.log(`round ${n + 1}/${ROUNDS} (${pinned}): ${roundFigures(pairs, 'instance')}`);
     return pairs;
   } finally {
