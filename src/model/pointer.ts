@@ -164,12 +164,12 @@ export function copyWithout<T>(model: T, pointers: readonly string[]): T {
 }
 
 /** The members a set of pointers removes, as a tree of names (true: the member goes). */
-type Removal = Map<string, Removal | true>;
+export type Removal = Map<string, Removal | true>;
 
 /** By pointer list (a type's, kept as long as the type): null when one has `*`. */
 const removals = new WeakMap<readonly string[], Removal | null>();
 
-function removalOf(pointers: readonly string[]): Removal | null {
+export function removalOf(pointers: readonly string[]): Removal | null {
   let tree = removals.get(pointers);
   if (tree !== undefined) return tree;
   tree = new Map();

@@ -628,6 +628,20 @@ export class KvConflict extends Error {
   }
 }
 
+/** Throws unless each of a completeAll's completions is of another resource, with an identifier. */
+export function assertDistinctResources(completions: readonly { operation: OperationRecord }[]): void {
+  const seen = new Set<string>();
+  for (const { operation } of completions) {
+    const { typeName, identifier } = operation;
+    if (identifier === undefined)
+      throw new Error(`completeAll takes completions of identified resources: a ${typeName} has none`);
+    const key = `${typeName}\n${identifier}`;
+    if (seen.has(key))
+      throw new Error(`completeAll takes each resource once: ${typeName} ${identifier} twice`);
+    seen.add(key);
+  }
+}
+
 /** Thrown inside a completeAll's transaction by a completion that did not end in SUCCESS: it undoes them all. */
 export class CompletionRefused extends Error {
   constructor(

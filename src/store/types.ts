@@ -481,7 +481,10 @@ export interface Store {
    * record-backed resources it is made of). The first is checked first: its own answer (replayed,
    * token-mismatch, conflict, or started) is the answer when it does not end in SUCCESS, and nothing of
    * the others is written. Once it does, every other must start and end in SUCCESS and every kv write
-   * hold, or nothing at all is written and the answer says which did not (`refused`).
+   * hold, or nothing at all is written and the answer says which did not (`refused`). Each completion
+   * is of another resource (with an identifier): a list naming one twice is refused with an Error,
+   * and nothing is written (what a completion reads is then no other's write, and may be read with
+   * the others' at once).
    */
   completeAll(completions: readonly CompletionRequest[], kv: readonly KvWrite[]): Promise<AllCompleted>;
   /**

@@ -1,6 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { outcomeDifferences, sameValue } from '../../src/model/index.js';
+import fc from 'fast-check';
+import {
+  outcomeDifferences,
+  sameValue,
+  stripNulls,
+  stripReadOnly,
+  stripWriteOnly,
+  valueDifferences,
+  type Model,
+} from '../../src/model/index.js';
+import type { ResourceType } from '../../src/schema/index.js';
 import { typeOf } from '../registry/fixtures.js';
 
 /** Rules are unordered; each rule's Sources unordered, its Steps ordered. */
@@ -82,4 +92,99 @@ test('extra and missing members are differences; read-only, write-only and null 
 test('sets are multisets: duplicates count', () => {
   assert.equal(sameValue(firewall, ['Rules'], [{ Port: 1 }, { Port: 2 }], [{ Port: 1 }, { Port: 1 }]), false);
   assert.equal(sameValue(firewall, ['Rules'], [{ Port: 1 }, { Port: 2 }], [{ Port: 2 }, { Port: 1 }]), true);
+});
+
+/** A nested type: hidden members at depth, one under an array (the long way's case). */
+const nested = typeOf({
+  typeName: 'Acme::Test::Nested',
+  description: 'Hidden members nested, one under an unordered array.',
+  additionalProperties: false,
+  definitions: {
+    Item: { type: 'object', properties: { Key: { type: 'string' }, Id: { type: 'string' } } },
+  },
+  properties: {
+    Name: { type: 'string' },
+    Status: {
+      type: 'object',
+      properties: { Arn: { type: 'string' }, Token: { type: 'string' }, Note: { type: 'string' } },
+    },
+    Items: { type: 'array', insertionOrder: false, items: { $ref: '#/definitions/Item' } },
+    Ordered: { type: 'array', items: { type: 'string' } },
+  },
+  primaryIdentifier: ['/properties/Name'],
+  readOnlyProperties: ['/properties/Status/Arn', '/properties/Items/*/Id'],
+  writeOnlyProperties: ['/properties/Status/Token'],
+});
+
+const flat = typeOf({
+  typeName: 'Acme::Test::Flat',
+  description: 'Hidden members nested in an object, none under an array.',
+  additionalProperties: false,
+  properties: {
+    Name: { type: 'string' },
+    Status: {
+      type: 'object',
+      properties: { Arn: { type: 'string' }, Token: { type: 'string' }, Note: { type: 'string' } },
+    },
+    Items: { type: 'array', insertionOrder: false, items: { type: 'object' } },
+    Ordered: { type: 'array', items: { type: 'string' } },
+    Secret: { type: 'string' },
+  },
+  primaryIdentifier: ['/properties/Name'],
+  readOnlyProperties: ['/properties/Status/Arn'],
+  writeOnlyProperties: ['/properties/Status/Token', '/properties/Secret'],
+});
+
+/** What outcomeDifferences answers, the long way only: the visible copies walked. */
+function longWay(type: ResourceType, asked: Model, answered: Model) {
+  const visible = (model: Model) => stripReadOnly(type, stripWriteOnly(type, stripNulls(model)));
+  return valueDifferences(type, [], visible(asked), visible(answered));
+}
+
+test('outcome differences answer what the long way answers, nulls, hidden members and arrays alike', () => {
+  const scalar = fc.oneof(fc.constantFrom('a', 'b', 'c'), fc.constant(null), fc.integer({ min: 0, max: 2 }));
+  const item = fc.record({ Key: scalar, Id: scalar, Other: scalar }, { requiredKeys: [] });
+  const model = fc.record(
+    {
+      Name: scalar,
+      Secret: scalar,
+      Status: fc.oneof(fc.record({ Arn: scalar, Token: scalar, Note: scalar }, { requiredKeys: [] }), scalar),
+      Items: fc.oneof(fc.array(item, { maxLength: 3 }), scalar),
+      Ordered: fc.array(scalar, { maxLength: 3 }),
+      Extra: scalar,
+    },
+    { requiredKeys: [] },
+  );
+  // Pairs that often agree: the second is the first, changed a little or not at all.
+  const pair = model.chain((a) =>
+    fc.tuple(
+      fc.constant(a),
+      fc.oneof(fc.constant(structuredClone(a)), model, fc.constant({ ...a, Name: 'z' })),
+    ),
+  );
+  for (const type of [flat, nested])
+    fc.assert(
+      fc.property(pair, ([a, b]) => {
+        assert.deepEqual(
+          outcomeDifferences(type, a as Model, b as Model),
+          longWay(type, a as Model, b as Model),
+        );
+      }),
+      { numRuns: 2000 },
+    );
+});
+
+test('an answer the same as asked but for read-only, write-only and null members has no differences', () => {
+  const asked = { Name: 'n', Status: { Note: 'x', Token: 'secret' }, Ordered: ['a', 'b'] };
+  const answered = {
+    Name: 'n',
+    Status: { Note: 'x', Arn: 'arn:n', Gone: null },
+    Ordered: ['a', 'b'],
+    Extra: null,
+  };
+  assert.deepEqual(outcomeDifferences(flat, asked, answered), []);
+  assert.deepEqual(
+    outcomeDifferences(flat, asked, { ...answered, Ordered: ['b', 'a'] }).map((d) => d.pointer),
+    ['/Ordered/0', '/Ordered/1'],
+  );
 });

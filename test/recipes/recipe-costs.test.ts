@@ -5,9 +5,11 @@
  * raise them, with the new figures from `npm run bench:recipes`.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Store } from '../../src/store/types.js';
 import { settle, startTestService, type TestService } from '../helpers/service.js';
+import { meterStatements, type StatementMeter } from '../helpers/sqlite-meter.js';
 import { BOX, BOX_TYPE, LOGIN, LOGIN_TYPE, RECIPE, SAMPLE_MANIFEST, SAMPLE_TYPE } from './fixtures.js';
 
 /** The store's writes, and the reads no timer makes (polls of operations and stamps are left out). */
@@ -36,6 +38,7 @@ const READS = [
 ] as const satisfies readonly (keyof Store)[];
 
 let s: TestService;
+let statements: StatementMeter;
 const calls = new Map<string, number>();
 const handlerCalls: string[] = [];
 const enc = encodeURIComponent;
@@ -84,8 +87,12 @@ before(async () => {
   // One of each first: what a first call alone does (caches filled, statements prepared) is not counted.
   await make(SAMPLE_TYPE, { name: 'warm', size: 'S' });
   await make(BOX_TYPE, { Name: 'warm_direct', Size: 'S' });
+  statements = meterStatements(join(s.dataDir, 'typeplane.db'), new Set());
 });
-after(() => s.close());
+after(async () => {
+  statements?.stop();
+  await s.close();
+});
 
 async function make(typeName: string, desiredState: Record<string, unknown>): Promise<void> {
   const r = await s.call('POST', `/v1/resources/${enc(typeName)}`, { desiredState });
@@ -139,4 +146,25 @@ test('an instance created through a two-resource recipe costs the store no more 
   // stack was written at create); the two direct creates commit once each.
   assert.ok(direct.commits <= 2, `two direct creates commit more often than they did: ${figures}`);
   assert.ok(recipe.commits <= 1, `the instance create commits more often than it did: ${figures}`);
+});
+
+test('an instance created through a two-resource recipe runs no more SQLite statements than today', async (t) => {
+  // The fewest of three: the API token's lookup (cached for a second) may fall into one of them.
+  const tallies = [];
+  for (const name of ['counted1', 'counted2', 'counted3']) {
+    statements.take();
+    await make(SAMPLE_TYPE, { name, size: 'M' });
+    tallies.push(statements.take());
+  }
+  const least = tallies.reduce((a, b) => (b.statements < a.statements ? b : a));
+  const figures = JSON.stringify(least);
+  t.diagnostic(figures);
+  // One transaction: its data_version read; the lookups of the instance and its two resources (client
+  // token, active operation, resource) in one statement; for each, the operation and the resource
+  // written; the two expectations (the recipe's head unchanged, no stack of the instance's name) read
+  // in one statement; the record written; the counts' deltas read. Then the wait's read of the
+  // operation. (15 when each lookup and expectation was a statement of its own.)
+  assert.equal(least.transactions, 1, `the instance is written in one transaction: ${figures}`);
+  assert.ok(least.statements <= 12, `the instance runs more statements than it did: ${figures}`);
+  assert.ok(least.writes <= 7, `the instance writes more rows than it did: ${figures}`);
 });

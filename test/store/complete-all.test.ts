@@ -190,3 +190,36 @@ eachStore(
     });
   },
 );
+
+eachStore('completeAll refuses a list naming one resource twice, and writes nothing', async (t, kind) => {
+  const store = await fresh(t, kind);
+  const all = [creating(INSTANCE, 'orders'), creating(PART, 'twice'), creating(PART, 'twice')];
+  await assert.rejects(
+    store.completeAll(all, [record('orders')]),
+    /each resource once: Acme::Test::Thing twice twice/,
+  );
+  assert.deepEqual(await written(store, all, 'orders'), {
+    resources: [undefined, undefined, undefined],
+    operations: [undefined, undefined, undefined],
+    kv: undefined,
+  });
+});
+
+eachStore(
+  'completeAll refuses the whole when an operation is in progress on one of its resources, and says which',
+  async (t, kind) => {
+    const store = await fresh(t, kind);
+    const busy = operation({ typeName: PART, identifier: 'orders_user', status: 'IN_PROGRESS', request: {} });
+    assert.equal((await store.beginOperation(busy)).kind, 'started');
+    const all = [creating(INSTANCE, 'orders'), creating(PART, 'orders_db'), creating(PART, 'orders_user')];
+    const result = await store.completeAll(all, [record('orders')]);
+    assert.equal(kindOf(result), 'refused 2 conflict');
+    assert.ok(result.kind === 'refused' && 'result' in result && result.result.kind === 'conflict');
+    assert.equal(result.result.activeRequestToken, busy.requestToken);
+    assert.deepEqual(await written(store, all, 'orders'), {
+      resources: [undefined, undefined, undefined],
+      operations: [undefined, undefined, undefined],
+      kv: undefined,
+    });
+  },
+);

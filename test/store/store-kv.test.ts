@@ -101,6 +101,51 @@ eachStore(
 );
 
 eachStore(
+  'several expectations in one kvCommit refuse it as each would alone, in order; one on a key it writes sees the write',
+  async (t, kind) => {
+    const { store } = await freshStoreOf(t, kind);
+    const e = (v: number, writtenBy: string) => ({ value: { v }, writtenBy });
+    await store.kvInsert('ns', 'a', e(0, 'a0'));
+    await store.kvInsert('ns', 'b', e(0, 'b0'));
+    const made = { namespace: 'ns', key: 'made', entry: e(1, 'm1') };
+    const expect = (key: string, stamp: string | null) => ({ namespace: 'ns', key, expect: stamp });
+    // Each of three expectations failing in turn, the others holding: that one is named.
+    for (const [failing, commit] of [
+      ['a', [made, expect('a', 'other'), expect('b', 'b0'), expect('c', null)]],
+      ['b', [made, expect('a', 'a0'), expect('b', null), expect('c', null)]],
+      ['c', [made, expect('a', 'a0'), expect('b', 'b0'), expect('c', 'c0')]],
+    ] as const) {
+      assert.deepEqual(
+        await store.kvCommit(commit),
+        { namespace: 'ns', key: failing },
+        JSON.stringify(commit),
+      );
+      assert.equal(await store.kvGet('ns', 'made'), undefined);
+    }
+    // Two failing: one of them is named (SQLite: the first listed; PostgreSQL: the first by key).
+    const both = await store.kvCommit([expect('b', 'other'), made, expect('a', 'other')]);
+    assert.ok(both && ['a', 'b'].includes(both.key), JSON.stringify(both));
+    assert.equal(await store.kvGet('ns', 'made'), undefined);
+    assert.equal(
+      await store.kvCommit([made, expect('a', 'a0'), expect('b', 'b0'), expect('c', null)]),
+      undefined,
+    );
+    assert.deepEqual(await store.kvGet('ns', 'made'), e(1, 'm1'));
+    // An expectation after a write of its key sees that write; one before it, the entry as it was.
+    const swap = { namespace: 'ns', key: 'a', entry: e(2, 'a2'), base: 'a0' };
+    assert.deepEqual(await store.kvCommit([swap, expect('a', 'a0'), expect('b', 'b0')]), {
+      namespace: 'ns',
+      key: 'a',
+    });
+    assert.equal(
+      await store.kvCommit([expect('a', 'a0'), swap, expect('a', 'a2'), expect('b', 'b0')]),
+      undefined,
+    );
+    assert.deepEqual(await store.kvGet('ns', 'a'), e(2, 'a2'));
+  },
+);
+
+eachStore(
   'kvCommits racing for one key at once: one writes everything, each other nothing',
   async (t, kind) => {
     const { store } = await freshStoreOf(t, kind);

@@ -71,6 +71,7 @@ import {
   type ChangeRow,
   KvConflict,
   CompletionRefused,
+  assertDistinctResources,
 } from '../rows.js';
 import {
   type ChangePage,
@@ -762,6 +763,7 @@ export class PostgresStore implements Store {
   ): Promise<AllCompleted> {
     const lead = completions[0];
     if (!lead) throw new Error('completeAll needs at least one completion');
+    assertDistinctResources(completions);
     const operations = completions.map(({ operation }) => operation);
     const ordered = inKeyOrder(kv);
     const run = () =>

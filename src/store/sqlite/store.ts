@@ -65,6 +65,7 @@ import {
   type ClaimableRow,
   KvConflict,
   CompletionRefused,
+  assertDistinctResources,
 } from '../rows.js';
 import {
   DefaultVersionMoved,
@@ -163,6 +164,10 @@ export class SqliteStore implements Store {
   private dataVersion = -1;
   /** Whether data_version was read in the current group (only groups that check a default read it). */
   private defaultsSynced = false;
+  /** lookAllSqlOf's statements, by how many lookups they read. */
+  private readonly lookAllSql: Database.Statement<[(string | null)[]], LookBeforeRow>[] = [];
+  /** kvStampsOf's statements, by how many stamps they read. */
+  private readonly kvStampsSql: Database.Statement<[string[]], (string | null)[]>[] = [];
   private readonly listOperationsSql = new Map<
     string,
     Database.Statement<[Record<string, unknown>], OperationRow>
@@ -455,17 +460,20 @@ export class SqliteStore implements Store {
   ): Promise<AllCompleted> {
     const [lead, ...rest] = completions;
     if (!lead) throw new Error('completeAll needs at least one completion');
+    assertDistinctResources(completions);
     try {
       // One atomic piece: a refusal throws, and its savepoint undoes everything before it.
       return await this.grouped(true, (): AllCompleted => {
-        const first = this.tx.complete(lead.operation, lead.requestHash ?? null, lead.decide);
+        const looked = this.lookAllBefore(completions);
+        const first = this.tx.complete(lead.operation, lead.requestHash ?? null, lead.decide, looked?.[0]);
         if (first.kind !== 'started' || first.operation.status !== 'SUCCESS') return first;
         rest.forEach(({ operation, requestHash, decide }, i) => {
-          const result = this.tx.complete(operation, requestHash ?? null, decide);
+          const result = this.tx.complete(operation, requestHash ?? null, decide, looked?.[i + 1]);
           if (result.kind !== 'started' || result.operation.status !== 'SUCCESS')
             throw new CompletionRefused(i + 1, result);
         });
-        for (const w of kv) if (!this.kvWrite(w)) throw new KvConflict(w);
+        const unmet = this.kvWriteAll(kv);
+        if (unmet) throw new KvConflict(unmet);
         return first;
       });
     } catch (error) {
@@ -700,12 +708,63 @@ export class SqliteStore implements Store {
     if (writes.length === 0) return Promise.resolve(undefined);
     // One atomic piece: a failed condition throws, and its savepoint undoes the writes before it.
     return this.grouped(true, () => {
-      for (const w of writes) if (!this.kvWrite(w)) throw new KvConflict(w);
+      const unmet = this.kvWriteAll(writes);
+      if (unmet) throw new KvConflict(unmet);
       return undefined;
     }).catch((error: unknown) => {
       if (error instanceof KvConflict) return { namespace: error.namespace, key: error.key };
       throw error;
     });
+  }
+
+  /**
+   * `writes` applied in order, inside a transaction; the first that does not hold is answered (the
+   * caller rolls back). Two or more expectations on keys no write of the list touches are read in
+   * one statement first: what they see is the same before the writes as among them.
+   */
+  private kvWriteAll(writes: readonly KvWrite[]): KvWrite | undefined {
+    const held = this.expectationsHeld(writes);
+    for (let i = 0; i < writes.length; i++) {
+      const w = writes[i]!;
+      if (!(held?.[i] ?? this.kvWrite(w))) return w;
+    }
+    return undefined;
+  }
+
+  /** By index of `writes`, whether each expectation holds; undefined to read each as it comes. */
+  private expectationsHeld(writes: readonly KvWrite[]): (boolean | undefined)[] | undefined {
+    const args: string[] = [];
+    for (const w of writes) if (w.expect !== undefined) args.push(w.namespace, w.key);
+    const count = args.length / 2;
+    if (count < 2 || count > MAX_EXPECTATIONS_READ) return undefined;
+    // Compared pair by pair: a transaction's writes are a handful.
+    for (const w of writes)
+      if (w.expect === undefined)
+        for (let k = 0; k < args.length; k += 2)
+          if (args[k] === w.namespace && args[k + 1] === w.key) return undefined;
+    const stamps = this.kvStampsOf(count).get(args)!;
+    const held: (boolean | undefined)[] = new Array<boolean | undefined>(writes.length);
+    let k = 0;
+    for (let i = 0; i < writes.length; i++) {
+      const expect = writes[i]!.expect;
+      if (expect !== undefined) held[i] = (stamps[k++] ?? null) === expect;
+    }
+    return held;
+  }
+
+  /** The statement reading `count` kv stamps at once (each null when its entry is absent), as a row of them. */
+  private kvStampsOf(count: number): Database.Statement<[string[]], (string | null)[]> {
+    let statement = this.kvStampsSql[count];
+    if (!statement) {
+      const reads = Array.from(
+        { length: count },
+        () => '(SELECT written_by FROM kv WHERE namespace = ? AND key = ?)',
+      );
+      // Its values bound from one array (better-sqlite3 spreads an array of them).
+      statement = this.db.prepare<[string[]], (string | null)[]>(`SELECT ${reads.join(', ')}`).raw(true);
+      this.kvStampsSql[count] = statement;
+    }
+    return statement;
   }
 
   private kvWrite({ namespace, key, entry, base, expect }: KvWrite): boolean {
@@ -981,6 +1040,8 @@ export class SqliteStore implements Store {
     operation: OperationRecord,
     requestHash: string | null,
     look = true,
+    /** The lookup's row, read already (lookAllBefore). */
+    looked?: LookBeforeRow,
   ): { earlier: BeginResult } | { active?: string; row?: ResourceRow } {
     const { typeName, identifier, clientToken } = operation;
     if (!look || identifier === undefined) {
@@ -998,7 +1059,7 @@ export class SqliteStore implements Store {
       if (earlier) return { earlier };
       if (held === undefined) unheld = clientToken;
     }
-    const row = this.sql.lookBefore.get(unheld, typeName, identifier, typeName, identifier)!;
+    const row = looked ?? this.sql.lookBefore.get(unheld, typeName, identifier, typeName, identifier)!;
     const tokenSeq = row[0];
     const earlier = tokenSeq === null ? undefined : this.earlierOf(tokenSeq, requestHash);
     if (earlier) return { earlier };
@@ -1008,6 +1069,47 @@ export class SqliteStore implements Store {
       active: row[1] ?? undefined,
       row: row[2] !== null ? resourceRowOf(row as unknown as RawResourceRow, 2) : undefined,
     };
+  }
+
+  /**
+   * lookBefore's reads for a completeAll's completions, in one statement, by index; undefined to read
+   * each as it comes. Its completions are of distinct resources (assertDistinctResources): with
+   * distinct client tokens too, what one writes is nothing another's lookup reads, so each reads the
+   * same before them all as after the ones before it.
+   */
+  private lookAllBefore(completions: readonly CompletionRequest[]): LookBeforeRow[] | undefined {
+    const count = completions.length;
+    if (count < 2 || count > MAX_LOOKUPS_READ) return undefined;
+    const args: (string | null)[] = [];
+    for (let i = 0; i < count; i++) {
+      const { typeName, identifier, clientToken } = completions[i]!.operation;
+      let unheld: string | null = null;
+      if (clientToken !== undefined) {
+        for (let j = 0; j < i; j++)
+          if (completions[j]!.operation.clientToken === clientToken) return undefined;
+        // As lookBefore reads it: a token held in memory is not looked for in the index.
+        if (!this.defaultsSynced) this.syncDefaults();
+        if (this.tokens.held(clientToken) === undefined) unheld = clientToken;
+      }
+      args.push(unheld, typeName, identifier!, typeName, identifier!);
+    }
+    const looked: LookBeforeRow[] = new Array<LookBeforeRow>(count);
+    for (const row of this.lookAllSqlOf(count).all(args))
+      looked[row[LOOKUP_INDEX] as unknown as number] = row;
+    return looked;
+  }
+
+  /** The statement reading `count` lookups (lookBefore's) at once, each row ending in its index. */
+  private lookAllSqlOf(count: number): Database.Statement<[(string | null)[]], LookBeforeRow> {
+    let statement = this.lookAllSql[count];
+    if (!statement) {
+      const parts = Array.from({ length: count }, (_, i) =>
+        LOOK_BEFORE_SQL.replace('FROM (SELECT 1)', `, ${i} FROM (SELECT 1)`),
+      );
+      statement = this.db.prepare<[(string | null)[]], LookBeforeRow>(parts.join(' UNION ALL ')).raw(true);
+      this.lookAllSql[count] = statement;
+    }
+    return statement;
   }
 
   /** The operation of `seq`, which used a client token, as the earlier one (replayed or mismatched). */
@@ -1172,8 +1274,10 @@ export class SqliteStore implements Store {
         operation: OperationRecord,
         requestHash: string | null,
         decide: (current: StoredResource | undefined, referrers: ResourceKey[]) => Completion,
+        /** Its lookup's row, read with others' (lookAllBefore). */
+        looked?: LookBeforeRow,
       ): BeginResult => {
-        const look = this.lookBefore(operation, requestHash);
+        const look = this.lookBefore(operation, requestHash, true, looked);
         if ('earlier' in look) return look.earlier;
         if (look.active !== undefined) return { kind: 'conflict', activeRequestToken: look.active };
         const identifier = operation.identifier;
@@ -1261,6 +1365,9 @@ export class SqliteStore implements Store {
   }
 }
 
+/** Most expectations of one transaction read in one statement (more are read one by one). */
+const MAX_EXPECTATIONS_READ = 8;
+
 /**
  * The change log's next version: one more than the latest seq, change_version and horizon (each the
  * right edge of a b-tree). Evaluated under the write lock, in the statement that takes it.
@@ -1275,6 +1382,19 @@ const NEXT_VERSION = `(MAX(COALESCE((SELECT MAX(seq) FROM operations), 0),
  */
 const ACTIVE_ON_RESOURCE_SQL = `SELECT request_token FROM operations
   WHERE type_name = ? AND identifier = ? AND ${ACTIVE_WHERE} AND identifier IS NOT NULL`;
+
+/**
+ * What an operation is decided on, read in one statement: whether its client token is in the token
+ * index, the operation in progress on its resource, and the resource.
+ */
+const LOOK_BEFORE_SQL = `SELECT (${INDEXED_TOKEN_SQL}) AS token_seq, (${ACTIVE_ON_RESOURCE_SQL}) AS active_token,
+    r.type_name, r.identifier, r.properties_json, r.sealed, r.created_at, r.updated_at,
+    r.type_version, r.observed_status, r.observed_since
+  FROM (SELECT 1) LEFT JOIN resources r ON r.type_name = ? AND r.identifier = ?`;
+/** Where lookAllBefore's rows say whose lookup each is: after LOOK_BEFORE_SQL's columns. */
+const LOOKUP_INDEX = 11;
+/** Most lookups of one transaction read in one statement (lookAllBefore). */
+const MAX_LOOKUPS_READ = 8;
 
 function prepareStatements(db: Database.Database) {
   const latestTypes = `SELECT type_name, version, model_json, source, registered_at FROM types t
@@ -1424,12 +1544,7 @@ function prepareStatements(db: Database.Database) {
     // An array (raw): every create, update and delete reads it, and a row as an object costs a name
     // made anew for each of its eleven columns.
     lookBefore: db
-      .prepare<[string | null, string, string, string, string], LookBeforeRow>(
-        `SELECT (${INDEXED_TOKEN_SQL}) AS token_seq, (${ACTIVE_ON_RESOURCE_SQL}) AS active_token,
-              r.type_name, r.identifier, r.properties_json, r.sealed, r.created_at, r.updated_at,
-              r.type_version, r.observed_status, r.observed_since
-         FROM (SELECT 1) LEFT JOIN resources r ON r.type_name = ? AND r.identifier = ?`,
-      )
+      .prepare<[string | null, string, string, string, string], LookBeforeRow>(LOOK_BEFORE_SQL)
       .raw(true),
     getActive: db.prepare<[string, string], { request_token: string }>(ACTIVE_ON_RESOURCE_SQL),
     // With its client token's request hash and, when the worker that begins it runs it, its lease: one
