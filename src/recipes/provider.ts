@@ -356,12 +356,13 @@ export function createRecipeProvider(runtime: RecipeRuntime): Provider {
   ): Promise<{ template: DirectTemplate; stackId: string; caller: Caller } | undefined> => {
     const bound = bindInstance(type, record, version, desired, composing);
     const stackId = stackIdOf(record.stack, deploymentId);
+    // `exists` named, undefined or not (undefined: the stack is read), not spread in: src/members.ts.
     const template = await stacks.direct(record.stack, bound.text, bound.parameters, {
       seed: deploymentId,
       stackId,
       authorize: grantsOf(version),
       reuse: composing,
-      ...(exists !== undefined ? { exists } : {}),
+      exists,
     });
     return template && { template, stackId, caller: engineCallerFor(version, record.stack) };
   };

@@ -630,15 +630,16 @@ export class KvConflict extends Error {
 
 /** Throws unless each of a completeAll's completions is of another resource, with an identifier. */
 export function assertDistinctResources(completions: readonly { operation: OperationRecord }[]): void {
-  const seen = new Set<string>();
-  for (const { operation } of completions) {
-    const { typeName, identifier } = operation;
+  // Compared pair by pair, without a key made for each: a composed create has a few parts.
+  for (let i = 0; i < completions.length; i++) {
+    const { typeName, identifier } = completions[i]!.operation;
     if (identifier === undefined)
       throw new Error(`completeAll takes completions of identified resources: a ${typeName} has none`);
-    const key = `${typeName}\n${identifier}`;
-    if (seen.has(key))
-      throw new Error(`completeAll takes each resource once: ${typeName} ${identifier} twice`);
-    seen.add(key);
+    for (let j = 0; j < i; j++) {
+      const earlier = completions[j]!.operation;
+      if (earlier.identifier === identifier && earlier.typeName === typeName)
+        throw new Error(`completeAll takes each resource once: ${typeName} ${identifier} twice`);
+    }
   }
 }
 

@@ -458,7 +458,7 @@ export class SqliteStore implements Store {
     completions: readonly CompletionRequest[],
     kv: readonly KvWrite[],
   ): Promise<AllCompleted> {
-    const [lead, ...rest] = completions;
+    const lead = completions[0];
     if (!lead) throw new Error('completeAll needs at least one completion');
     assertDistinctResources(completions);
     try {
@@ -467,11 +467,12 @@ export class SqliteStore implements Store {
         const looked = this.lookAllBefore(completions);
         const first = this.tx.complete(lead.operation, lead.requestHash ?? null, lead.decide, looked?.[0]);
         if (first.kind !== 'started' || first.operation.status !== 'SUCCESS') return first;
-        rest.forEach(({ operation, requestHash, decide }, i) => {
-          const result = this.tx.complete(operation, requestHash ?? null, decide, looked?.[i + 1]);
+        for (let i = 1; i < completions.length; i++) {
+          const { operation, requestHash, decide } = completions[i]!;
+          const result = this.tx.complete(operation, requestHash ?? null, decide, looked?.[i]);
           if (result.kind !== 'started' || result.operation.status !== 'SUCCESS')
-            throw new CompletionRefused(i + 1, result);
-        });
+            throw new CompletionRefused(i, result);
+        }
         const unmet = this.kvWriteAll(kv);
         if (unmet) throw new KvConflict(unmet);
         return first;
