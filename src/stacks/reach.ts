@@ -35,8 +35,19 @@ export async function unnamed<T>(what: string, check: () => T | Promise<T>): Pro
   }
 }
 
+/** By resources map: an analysis reused for a recipe's instances keeps its map (reused-analysis.ts). */
+const typesKept = new WeakMap<Analysis['resources'], readonly string[]>();
+
+/** The type names of an analysis's resources, each once, in the template's order (frozen: shared). */
 export function typesOf(analysis: Analysis): string[] {
-  return [...new Set([...analysis.resources.values()].map((r) => r.compiled.type.typeName))];
+  let types = typesKept.get(analysis.resources);
+  if (!types) {
+    types = Object.freeze([
+      ...new Set([...analysis.resources.values()].map((r) => r.compiled.type.typeName)),
+    ]);
+    typesKept.set(analysis.resources, types);
+  }
+  return types as string[];
 }
 
 /** The types a stack's resources have now (a token must reach them to change or delete the stack). */
