@@ -19,7 +19,9 @@
  * two runs as a hack, then 0.997× and 1.000× as written.
  *
  *   npm run bench:recipes:baseline -- --baseline <another build's cli/main.js>
- *   (ROUNDS=4 PAIRS=40 SLICE_MS=200 CLIENTS=16 WARMUP_S=4; DIST=1: this build from dist/, else the sources)
+ *   (ROUNDS=4 PAIRS=40 SLICE_MS=200 CLIENTS=16 WARMUP_S=16; DIST=1: this build from dist/, else the sources)
+ *   WARMUP_S was 4: the recipe side was still growing warm then (see bench/recipes.ts); --direct read
+ *   1.323 after 4 s and 1.108 after 16 s, in one hour.
  *   --baseline: without it, this build against itself (an A/A run: the bench's own bias). A build
  *     elsewhere resolves its packages from its own folder: build it inside the checkout (`git stash;
  *     npx tsc -p tsconfig.build.json --outDir before; git stash pop`).
@@ -61,8 +63,8 @@ import {
 import { stringArg } from './harness.js';
 
 const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 4));
-/** Seconds of instances each server makes before a round's slices: bench:recipes found 3,000 needed. */
-const WARMUP_S = Math.max(0, Number(process.env.WARMUP_S ?? 4));
+/** Seconds of instances each server makes before a round's slices (16: some 10,000 each, see the usage). */
+const WARMUP_S = Math.max(0, Number(process.env.WARMUP_S ?? 16));
 const SAMPLE_MANIFEST_FILE = fileURLToPath(
   new URL('../test/fixtures/radius/radius-design-postgresDatabases.yaml', import.meta.url),
 );

@@ -7,10 +7,18 @@
  *   two-resource recipe against the same 400 resources created directly, with the same properties;
  *   32 clients at once on both sides, each create waited for (`?wait=`); a direct client makes the
  *   first resource, then the second that references it, as the recipe's order does. Each side first
- *   makes 3,000 more, unmeasured (`--warmup`, other names): measured cold, each round's first
- *   requests ran code not yet compiled, which weighed more on the side with more code; after 200
- *   the direct side was still far from warm (server CPU 1.07 ms a pair of creates, 0.27 ms after
- *   3,000: the recipe side's 3.2 and 1.6 ms), which flattered the ratio about twofold. Two pairs:
+ *   makes 12,000 more (`state`; 3,000 for `file`), unmeasured (`--warmup`, other names): measured
+ *   cold, each round's first requests ran code not yet compiled, which weighed more on the side with
+ *   more code; after 200 the direct side was still far from warm (server CPU 1.07 ms a pair of
+ *   creates, 0.27 ms after 3,000: the recipe side's 3.2 and 1.6 ms), which flattered the ratio about
+ *   twofold. After 3,000 the recipe side was still growing warm where the direct side had stopped:
+ *   its main thread's CPU per instance read 0.30–0.38 ms after 3,000, 0.24–0.29 ms after 10,000 to
+ *   24,000, the direct side's 0.21–0.32 ms a pair throughout (the state pair, 1,000 instances × 3
+ *   rounds per warm-up, and 200 × 7). In bench:recipes:baseline --direct, 4 s of warm-up read 1.323
+ *   (CPU per instance, CI 1.297–1.361) and 16 s 1.108 (CI 1.087–1.117). A larger new space from the
+ *   start (`--min-semi-space-size=16` on both servers) took a 3,000 warm-up's ratio from 1.36× to
+ *   1.19× (main thread): much of what the recipe side waits for is V8 growing its young generation,
+ *   which the side that allocates more needs more. Two pairs:
  *   `state`, a database and a login both served by the state provider (record-backed: the recipe's
  *   own overhead shows whole), the issue's figure; and `file`, two files of the built-in file
  *   provider (each create writes and syncs a file: a provider with latency of its own).
@@ -21,7 +29,7 @@
  * - the registration type-check of a generated 50-resource recipe: POST /v1/recipes/check over HTTP
  *   and Recipes.check in this process. Target < 200 ms.
  *
- *   npm run bench:recipes -- [--instances 200] [--warmup 3000] [--rounds 7] [--checks 20] [--only state|file]
+ *   npm run bench:recipes -- [--instances 200] [--warmup 12000] [--rounds 7] [--checks 20] [--only state|file]
  *                              [--concurrency 32] [--dist] [--client-tokens] [--chunks 8] [--baseline <main.js>]
  *   --client-tokens: every create on both sides carries a fresh `clientToken`, as the AWS SDK's Cloud
  *     Control client sends one with every request: a direct create then pays for its idempotency, as
@@ -81,8 +89,11 @@ const CONCURRENCY = numberArg('concurrency', 32);
  * fewer clients at once, on both sides).
  */
 const CHUNKS = numberArg('chunks', Math.max(1, Math.min(8, Math.floor(INSTANCES / (4 * CONCURRENCY)))));
-/** Made first on each fresh server, unmeasured: the figure is a warm server's, as one serving for hours is. */
-const WARMUP = numberArg('warmup', 3000, { zero: true });
+/**
+ * Made first on each fresh server, unmeasured: the figure is a warm server's, as one serving for hours
+ * is. By default each scenario's own (`warmup` below); `--warmup` sets it for both.
+ */
+const WARMUP = process.argv.includes('--warmup') ? numberArg('warmup', 0, { zero: true }) : undefined;
 const useDist = flag('dist');
 const clientTokens = flag('client-tokens');
 /** Another build's `cli/main.js`: its recipe path against this build's, in one run (see the usage). */
@@ -94,6 +105,15 @@ const SAMPLE_MANIFEST_FILE = fileURLToPath(
   new URL('../test/fixtures/radius/radius-design-postgresDatabases.yaml', import.meta.url),
 );
 
+/**
+ * Made on a side right before each of its measured slices, unmeasured. A server idle for seconds
+ * (the other side warming up, the machine settling) was slower in the slice that followed: with
+ * 12,000 instances of warm-up, the side warmed first, and so idle longest, took 98–106 ms for a
+ * slice the other order gave it in 43–56 (the direct side), and the rounds' ratios alternated
+ * 0.60×, 1.35×, 0.66×, 1.51×, 0.64×, 1.50×, 0.78× with the order. V8 shrinks an idle isolate's
+ * heap (its memory reducer), and the young generation grows back only under load.
+ */
+const PRIME = 400;
 /** Warm-up instances are numbered from here: never the measured ones' names. */
 const WARM_FROM = 50_000;
 const instance = (i: number) => `i${String(i).padStart(5, '0')}`;
@@ -108,6 +128,8 @@ interface Scenario {
   serve(dir: string): string[];
   recipe: string;
   direct(api: Api, i: number): Promise<void>;
+  /** Instances each side makes before it is measured, when `--warmup` does not say. */
+  warmup: number;
 }
 
 /** A fresh server of `scenario`'s types; no recipe yet. */
@@ -207,6 +229,8 @@ const STATE: Scenario = {
   what: 'a database and its login, state provider',
   serve: (dir) => ['--types', ...stateTypes(dir)],
   recipe: RECIPE,
+  // The recipe side was still growing warm after 3,000 (see the module's description).
+  warmup: 12_000,
   // What the recipe makes for instance `i`: the same properties, the same order.
   async direct(api, i) {
     const name = instance(i);
@@ -224,6 +248,8 @@ const STATE: Scenario = {
 const FILE: Scenario = {
   name: 'file',
   what: 'two files, the second naming the first, built-in file provider',
+  // Each create writes and syncs a file: 3,000 take some 10 s a side a round.
+  warmup: 3_000,
   serve(dir) {
     const config = join(dir, 'typeplane.config.json');
     writeFileSync(
@@ -419,7 +445,8 @@ async function compare(scenario: Scenario): Promise<number> {
       if (side.recipe) await register(s.api, scenario.recipe);
       servers.push(s);
     }
-    const warm = sides.map((side, k) => () => pool(WARMUP, (i) => side.make(servers[k]!.api, WARM_FROM + i)));
+    const warmup = WARMUP ?? scenario.warmup;
+    const warm = sides.map((side, k) => () => pool(warmup, (i) => side.make(servers[k]!.api, WARM_FROM + i)));
     for (const w of round % 2 === 0 ? warm : warm.reverse()) await w();
     const settled = await settle(servers.map((s) => s.server.child.pid));
     if (!settled.settled)
@@ -439,6 +466,9 @@ async function compare(scenario: Scenario): Promise<number> {
       const count = Math.min(size, INSTANCES - from);
       const slices = sides.map((side, k) => async () => {
         const { server, api } = servers[k]!;
+        // Busy again right before it is measured (see PRIME): other names, unmeasured.
+        const primed = WARM_FROM + warmup + chunk * PRIME;
+        await pool(PRIME, (i) => side.make(api, primed + i));
         add(totals[k]!, await measured(server.child.pid, () => pool(count, (i) => side.make(api, from + i))));
       });
       for (const slice of (chunk + round) % 2 === 0 ? slices : slices.reverse()) await slice();
