@@ -121,7 +121,12 @@ test('an instance created through a two-resource recipe costs the store no more 
     await make(BOX_TYPE, { Name: 'direct_db', Size: 'L', Password: 'a-long-password-1', Host: 'h' });
     await make(LOGIN_TYPE, { User: 'direct_user', Database: 'direct_db' });
   });
-  const recipe = await counted(() => make(SAMPLE_TYPE, { name: 'orders', size: 'L' }));
+  // The fewest reads of three instances: a timer of the server's own (its store reads) may fall into
+  // one of them on a loaded machine (seen once in CI: one kvGet); one the create makes is in all three.
+  const tries = [];
+  for (const name of ['orders', 'orders2', 'orders3'])
+    tries.push(await counted(() => make(SAMPLE_TYPE, { name, size: 'L' })));
+  const recipe = tries.reduce((a, b) => (b.reads + b.writes < a.reads + a.writes ? b : a));
   const figures = JSON.stringify({ direct, recipe, handlerCalls });
   t.diagnostic(figures);
   // The count is of a create that did its whole job: its lower resources exist.
