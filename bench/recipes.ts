@@ -110,8 +110,9 @@ const SAMPLE_MANIFEST_FILE = fileURLToPath(
  * (the other side warming up, the machine settling) was slower in the slice that followed: with
  * 12,000 instances of warm-up, the side warmed first, and so idle longest, took 98–106 ms for a
  * slice the other order gave it in 43–56 (the direct side), and the rounds' ratios alternated
- * 0.60×, 1.35×, 0.66×, 1.51×, 0.64×, 1.50×, 0.78× with the order. V8 shrinks an idle isolate's
- * heap (its memory reducer), and the young generation grows back only under load.
+ * 0.60×, 1.35×, 0.66×, 1.51×, 0.64×, 1.50×, 0.78× with the order. Likely (not checked): V8
+ * shrinks an idle isolate's heap (its memory reducer), and the young generation grows back only
+ * under load.
  */
 const PRIME = 400;
 /** Warm-up instances are numbered from here: never the measured ones' names. */

@@ -755,17 +755,20 @@ export class SqliteStore implements Store {
 
   /** The statement reading `count` kv stamps at once (each null when its entry is absent), as a row of them. */
   private kvStampsOf(count: number): Database.Statement<[string[]], (string | null)[]> {
-    let statement = this.kvStampsSql[count];
-    if (!statement) {
-      const reads = Array.from(
-        { length: count },
-        () => '(SELECT written_by FROM kv WHERE namespace = ? AND key = ?)',
-      );
-      // Its values bound from one array (better-sqlite3 spreads an array of them).
-      statement = this.db.prepare<[string[]], (string | null)[]>(`SELECT ${reads.join(', ')}`).raw(true);
-      this.kvStampsSql[count] = statement;
-    }
-    return statement;
+    const read = '(SELECT written_by FROM kv WHERE namespace = ? AND key = ?)';
+    return this.repeated(this.kvStampsSql, count, () => `SELECT ${Array(count).fill(read).join(', ')}`);
+  }
+
+  /**
+   * The statement `sql` makes for `count` reads at once, prepared once per count and kept in `kept`;
+   * raw (rows as arrays), its values bound from one array (better-sqlite3 spreads an array of them).
+   */
+  private repeated<P extends unknown[], R>(
+    kept: Database.Statement<P, R>[],
+    count: number,
+    sql: () => string,
+  ): Database.Statement<P, R> {
+    return (kept[count] ??= this.db.prepare<P, R>(sql()).raw(true));
   }
 
   private kvWrite({ namespace, key, entry, base, expect }: KvWrite): boolean {
@@ -1102,15 +1105,9 @@ export class SqliteStore implements Store {
 
   /** The statement reading `count` lookups (lookBefore's) at once, each row ending in its index. */
   private lookAllSqlOf(count: number): Database.Statement<[(string | null)[]], LookBeforeRow> {
-    let statement = this.lookAllSql[count];
-    if (!statement) {
-      const parts = Array.from({ length: count }, (_, i) =>
-        LOOK_BEFORE_SQL.replace('FROM (SELECT 1)', `, ${i} FROM (SELECT 1)`),
-      );
-      statement = this.db.prepare<[(string | null)[]], LookBeforeRow>(parts.join(' UNION ALL ')).raw(true);
-      this.lookAllSql[count] = statement;
-    }
-    return statement;
+    return this.repeated(this.lookAllSql, count, () =>
+      Array.from({ length: count }, (_, i) => lookBeforeSql(`, ${i}`)).join(' UNION ALL '),
+    );
   }
 
   /** The operation of `seq`, which used a client token, as the earlier one (replayed or mismatched). */
@@ -1386,13 +1383,15 @@ const ACTIVE_ON_RESOURCE_SQL = `SELECT request_token FROM operations
 
 /**
  * What an operation is decided on, read in one statement: whether its client token is in the token
- * index, the operation in progress on its resource, and the resource.
+ * index, the operation in progress on its resource, and the resource; `more` columns after them.
  */
-const LOOK_BEFORE_SQL = `SELECT (${INDEXED_TOKEN_SQL}) AS token_seq, (${ACTIVE_ON_RESOURCE_SQL}) AS active_token,
+const lookBeforeSql = (
+  more = '',
+) => `SELECT (${INDEXED_TOKEN_SQL}) AS token_seq, (${ACTIVE_ON_RESOURCE_SQL}) AS active_token,
     r.type_name, r.identifier, r.properties_json, r.sealed, r.created_at, r.updated_at,
-    r.type_version, r.observed_status, r.observed_since
+    r.type_version, r.observed_status, r.observed_since${more}
   FROM (SELECT 1) LEFT JOIN resources r ON r.type_name = ? AND r.identifier = ?`;
-/** Where lookAllBefore's rows say whose lookup each is: after LOOK_BEFORE_SQL's columns. */
+/** Where lookAllBefore's rows say whose lookup each is: after lookBeforeSql's own columns. */
 const LOOKUP_INDEX = 11;
 /** Most lookups of one transaction read in one statement (lookAllBefore). */
 const MAX_LOOKUPS_READ = 8;
@@ -1545,7 +1544,7 @@ function prepareStatements(db: Database.Database) {
     // An array (raw): every create, update and delete reads it, and a row as an object costs a name
     // made anew for each of its eleven columns.
     lookBefore: db
-      .prepare<[string | null, string, string, string, string], LookBeforeRow>(LOOK_BEFORE_SQL)
+      .prepare<[string | null, string, string, string, string], LookBeforeRow>(lookBeforeSql())
       .raw(true),
     getActive: db.prepare<[string, string], { request_token: string }>(ACTIVE_ON_RESOURCE_SQL),
     // With its client token's request hash and, when the worker that begins it runs it, its lease: one
