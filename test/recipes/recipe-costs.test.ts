@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Store } from '../../src/store/types.js';
 import { settle, startTestService, type TestService } from '../helpers/service.js';
-import { meterStatements, type StatementMeter } from '../helpers/sqlite-meter.js';
+import { meterStatements, type StatementMeter, type StatementTally } from '../helpers/sqlite-meter.js';
 import { BOX, BOX_TYPE, LOGIN, LOGIN_TYPE, RECIPE, SAMPLE_MANIFEST, SAMPLE_TYPE } from './fixtures.js';
 
 /** The store's writes, and the reads no timer makes (polls of operations and stamps are left out). */
@@ -161,7 +161,7 @@ test('an instance created through a two-resource recipe runs no more SQLite stat
     await make(SAMPLE_TYPE, { name, size: 'M' });
     tallies.push(statements.take());
   }
-  const least = tallies.reduce((a, b) => (b.statements < a.statements ? b : a));
+  const least = tallies.map(withoutCountsClock).reduce((a, b) => (b.statements < a.statements ? b : a));
   const figures = JSON.stringify(least);
   t.diagnostic(figures);
   // One transaction: its data_version read; the lookups of the instance and its two resources (client
@@ -173,3 +173,22 @@ test('an instance created through a two-resource recipe runs no more SQLite stat
   assert.ok(least.statements <= 12, `the instance runs more statements than it did: ${figures}`);
   assert.ok(least.writes <= 7, `the instance writes more rows than it did: ${figures}`);
 });
+
+/**
+ * A tally without the statements the resource counts make on their own clock: the holder claimed by
+ * the first group after a flush, and the flush itself (at most once a second, resource-counts.ts). On
+ * a loaded machine a second passes between creates and every one of them claims it (seen in a full
+ * run: 13 statements and 8 writes, the holder's UPDATE the one more). The deltas' read at each
+ * group's end is the group's own and stays counted.
+ */
+function withoutCountsClock(tally: StatementTally): StatementTally {
+  const clock = tally.log.filter((sql) =>
+    /\b(resource_counts|resource_counts_holder)\b|^DELETE FROM count_deltas\b/.test(sql),
+  );
+  return {
+    ...tally,
+    statements: tally.statements - clock.length,
+    writes: tally.writes - clock.filter((sql) => /^(INSERT|UPDATE|DELETE|REPLACE)\b/.test(sql)).length,
+    log: tally.log.filter((sql) => !clock.includes(sql)),
+  };
+}
