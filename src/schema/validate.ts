@@ -98,7 +98,9 @@ function checkParsed(parsed: ParseResult, options: ValidateOptions): ValidationR
     return { ...base, valid: false, diagnostics: placeFindings([finding], document), types: [] };
   }
   let result: DialectResult =
-    dialect === 'resource-schema' ? checkResourceSchema(value, file) : checkManifest(value, file);
+    dialect === 'resource-schema'
+      ? checkResourceSchema(value, file, options.bicepWarnings ? { bicep: true } : {})
+      : checkManifest(value, file);
   if (dialect === 'manifest' && document.format === 'json') {
     const duplicates = duplicateKeyFindings(document.text);
     if (duplicates.length > 0) result = { findings: [...duplicates, ...result.findings], types: [] };
@@ -106,7 +108,8 @@ function checkParsed(parsed: ParseResult, options: ValidateOptions): ValidationR
   const findings = [...result.findings, ...identifierRequiredFindings(result.types)];
   // Most documents have no validation rules: their text says so without a walk.
   if (mayHoldRules(document.text)) findings.push(...validationRuleFindings(result.types));
-  if (options.bicepWarnings) findings.push(...bicepExpressibleFindings(result.types));
+  if (options.bicepWarnings)
+    findings.push(...(result.bicepFindings ?? bicepExpressibleFindings(result.types)));
   const diagnostics = placeFindings(findings, document);
   return { ...base, dialect, valid: !hasErrors(diagnostics), diagnostics, types: result.types };
 }

@@ -9,8 +9,9 @@
  * checks, the model, the warnings and their places. The first pass warms the code up; optimised code
  * allocates less (escape analysis), so the figure is the fewest of the five passes after it.
  *
- * Measured at 6d535a5: 66.8–67.4 KB a document (the passes after the first read 67.0–75.3 KB; the
- * first, cold, ~84.7 KB). The ceiling has ~7% of room.
+ * Measured at 6d535a5: 66.7–67.4 KB a document (the passes after the first read 67.0–75.3 KB; the
+ * first, cold, ~84.7 KB); ceiling 72,000. Then the Bicep warnings made in the semantic checks' walk,
+ * not in one of their own: 64.5–66.4 KB; ceiling 70,000.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -19,7 +20,7 @@ import { validateDocument } from '../../src/schema/validate.js';
 import { allocatedDuring } from '../helpers/allocations.js';
 import { AWS_CORPUS as corpus, corpusSkip } from '../helpers/requirements.js';
 
-const CEILING_PER_DOCUMENT = 72_000;
+const CEILING_PER_DOCUMENT = 70_000;
 
 test(
   'validating the AWS corpus allocates no more per document than today',

@@ -12,6 +12,7 @@ import { COMMON_REF_PREFIX, commonSchema } from '../common.js';
 import { KNOWN_FORMATS } from '../formats.js';
 import { LIST_POINTER_PATTERN, POINTER_PATTERN } from './meta-schema.js';
 import { closestName } from '../similar-names.js';
+import { bicepNodeFindings, type BicepReport } from '../rules/bicep-expressible.js';
 
 type Schema = Record<string, unknown>;
 
@@ -46,9 +47,21 @@ export interface SemanticResult {
   hasRelationshipRefs: boolean;
   /** The local `$ref`s (`#/definitions/…`, `#/properties/…`) of the schema nodes it walked, and whether each resolves. */
   localRefs: ReadonlyMap<string, boolean>;
+  /** With `bicep`: the Bicep warnings (TP5001–TP5003) of the document's model, as `bicepExpressibleFindings` makes them. */
+  bicepFindings?: Finding[];
 }
 
-export function checkSemantics(doc: Schema): SemanticResult {
+export interface SemanticOptions {
+  /**
+   * Also make the Bicep warnings, in the same walk. Its nodes are the model's (properties,
+   * definitions and top-level branches, `$ref`s not followed), as that rule walks them; not the
+   * configuration settings'. A caller that inlines built-in schemas into the definitions afterwards
+   * (`usesCommonSchemas`) must walk the model again: those definitions were not here to walk.
+   */
+  bicep?: boolean;
+}
+
+export function checkSemantics(doc: Schema, options: SemanticOptions = {}): SemanticResult {
   const findings: Finding[] = [];
   const refs = new Map<string, boolean>();
   const resolver = new PointerResolver(doc);
@@ -212,18 +225,28 @@ export function checkSemantics(doc: Schema): SemanticResult {
   }
 
   // Every schema node in properties, definitions and top-level compositions.
-  const walk: SchemaWalk = { doc, findings, refs, usesCommonSchemas: false, hasRelationshipRefs: false };
-  if (isObject(doc.properties)) visitMembers(walk, doc.properties, '/properties/');
-  if (isObject(doc.definitions)) visitMembers(walk, doc.definitions, '/definitions/');
-  visitBranches(walk, doc, '');
+  const bicepFindings: Finding[] | undefined = options.bicep ? [] : undefined;
+  const walk: SchemaWalk = {
+    doc,
+    findings,
+    refs,
+    usesCommonSchemas: false,
+    hasRelationshipRefs: false,
+    bicep: bicepFindings && ((rule, at, message) => bicepFindings.push(diagnostic(rule, at, message))),
+  };
+  const model = bicepFindings ? BOTH : SEMANTIC;
+  if (isObject(doc.properties)) visitMembers(walk, doc.properties, '/properties/', model);
+  if (isObject(doc.definitions)) visitMembers(walk, doc.definitions, '/definitions/', model);
+  visitBranches(walk, doc, '', model);
   // Configuration settings are property schemas too; their $refs point at the document's definitions.
   const settings = isObject(doc.typeConfiguration) ? doc.typeConfiguration.properties : undefined;
-  if (isObject(settings)) visitMembers(walk, settings, '/typeConfiguration/properties/');
+  if (isObject(settings)) visitMembers(walk, settings, '/typeConfiguration/properties/', SEMANTIC);
   return {
     findings,
     usesCommonSchemas: walk.usesCommonSchemas,
     hasRelationshipRefs: walk.hasRelationshipRefs,
     localRefs: refs,
+    ...(bicepFindings ? { bicepFindings } : {}),
   };
 }
 
@@ -247,35 +270,48 @@ interface SchemaWalk {
   refs: Map<string, boolean>;
   usesCommonSchemas: boolean;
   hasRelationshipRefs: boolean;
+  /** Where the Bicep warnings go, when they are asked for. */
+  bicep: BicepReport | undefined;
 }
 
+/**
+ * Which checks a node gets: the semantic ones, or those and the Bicep rule's. Only the semantic checks
+ * enter `contains`, `dependencies` and the configuration settings. The Bicep rule's own walk also
+ * enters `additionalProperties` schemas and `items` lists, which a resource schema may not have
+ * (TP2023, TP2025: errors, so no types and no warnings): this walk need not.
+ */
+const SEMANTIC = 1;
+const BICEP = 2;
+const BOTH = SEMANTIC | BICEP;
+
 /** Checks a schema node and those below it. Pointers are built only for members that exist. */
-function visit(walk: SchemaWalk, node: unknown, at: string): void {
+function visit(walk: SchemaWalk, node: unknown, at: string, reach: number): void {
   if (!isObject(node)) return;
   if (checkNode(walk.doc, node, at, walk.findings, walk.refs)) walk.usesCommonSchemas = true;
   if (node.relationshipRef !== undefined) walk.hasRelationshipRefs = true;
-  if (isObject(node.properties)) visitMembers(walk, node.properties, `${at}/properties/`);
+  if (reach & BICEP) bicepNodeFindings(node, at, walk.bicep!);
+  if (isObject(node.properties)) visitMembers(walk, node.properties, `${at}/properties/`, reach);
   if (isObject(node.patternProperties))
-    visitMembers(walk, node.patternProperties, `${at}/patternProperties/`);
-  if (node.items !== undefined) visit(walk, node.items, `${at}/items`);
-  if (node.contains !== undefined) visit(walk, node.contains, `${at}/contains`);
-  visitBranches(walk, node, at);
-  if (isObject(node.dependencies)) visitMembers(walk, node.dependencies, `${at}/dependencies/`);
+    visitMembers(walk, node.patternProperties, `${at}/patternProperties/`, reach);
+  if (node.items !== undefined) visit(walk, node.items, `${at}/items`, reach);
+  if (node.contains !== undefined) visit(walk, node.contains, `${at}/contains`, SEMANTIC);
+  visitBranches(walk, node, at, reach);
+  if (isObject(node.dependencies)) visitMembers(walk, node.dependencies, `${at}/dependencies/`, SEMANTIC);
 }
 
 /** The `allOf`, `anyOf` and `oneOf` branches (loops by index: this runs for every node). */
-function visitBranches(walk: SchemaWalk, node: Schema, at: string): void {
+function visitBranches(walk: SchemaWalk, node: Schema, at: string, reach: number): void {
   for (let k = 0; k < COMPOSITIONS.length; k++) {
     const key = COMPOSITIONS[k]!;
     const branches = node[key];
     if (Array.isArray(branches))
-      for (let i = 0; i < branches.length; i++) visit(walk, branches[i], `${at}/${key}/${i}`);
+      for (let i = 0; i < branches.length; i++) visit(walk, branches[i], `${at}/${key}/${i}`, reach);
   }
 }
 
-function visitMembers(walk: SchemaWalk, members: Schema, prefix: string): void {
+function visitMembers(walk: SchemaWalk, members: Schema, prefix: string, reach: number): void {
   for (const name in members)
-    if (Object.hasOwn(members, name)) visit(walk, members[name], prefix + escapePointerToken(name));
+    if (Object.hasOwn(members, name)) visit(walk, members[name], prefix + escapePointerToken(name), reach);
 }
 
 /** Checks one schema node; true when it refers to a built-in schema. */

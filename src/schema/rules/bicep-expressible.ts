@@ -38,10 +38,33 @@ export function bicepExpressibleFindings(types: readonly ResourceType[]): Findin
   return findings;
 }
 
-type Report = (rule: 'TP5001' | 'TP5002' | 'TP5003', at: string, message: string) => void;
+export type BicepReport = (rule: 'TP5001' | 'TP5002' | 'TP5003', at: string, message: string) => void;
+type Report = BicepReport;
 
 function visit(node: unknown, at: string, report: Report): void {
   if (!isObject(node)) return;
+  bicepNodeFindings(node, at, report);
+  // A child's pointer is built only for a child that is a schema: most nodes have few.
+  visitMembers(node.properties, at, 'properties', report);
+  visitMembers(node.patternProperties, at, 'patternProperties', report);
+  if (isObject(node.additionalProperties))
+    visit(node.additionalProperties, `${at}/additionalProperties`, report);
+  const items = node.items;
+  if (Array.isArray(items)) visitList(items, `${at}/items/`, report);
+  else if (isObject(items)) visit(items, `${at}/items`, report);
+  for (let k = 0; k < BRANCHES.length; k++) {
+    const branches = node[BRANCHES[k]!];
+    if (Array.isArray(branches)) visitList(branches, `${at}/${BRANCHES[k]}/`, report);
+  }
+}
+
+/**
+ * What one schema node says that Bicep cannot express (its own keywords, not its children's). A
+ * resource schema's semantic walk calls it on the nodes this rule's walk would reach, so that the
+ * document is walked once, not twice (each walk of its own cost V8 several compilations a run); the
+ * walk above serves manifests, and the documents that walk cannot stand for (see semantic.ts).
+ */
+export function bicepNodeFindings(node: Node, at: string, report: Report): void {
   // The label is spelled out only for a warning: most nodes have none.
   if (Array.isArray(node.type) ? node.type.includes('number') : node.type === 'number')
     report(
@@ -74,19 +97,6 @@ function visit(node: unknown, at: string, report: Report): void {
       `${at}/patternProperties`,
       `${label(at)} constrains member names with patternProperties, which Bicep cannot express: its Bicep type is an object whose members may have any name and any of the patterns' value types`,
     );
-
-  // A child's pointer is built only for a child that is a schema: most nodes have few.
-  visitMembers(node.properties, at, 'properties', report);
-  visitMembers(node.patternProperties, at, 'patternProperties', report);
-  if (isObject(node.additionalProperties))
-    visit(node.additionalProperties, `${at}/additionalProperties`, report);
-  const items = node.items;
-  if (Array.isArray(items)) visitList(items, `${at}/items/`, report);
-  else if (isObject(items)) visit(items, `${at}/items`, report);
-  for (let k = 0; k < BRANCHES.length; k++) {
-    const branches = node[BRANCHES[k]!];
-    if (Array.isArray(branches)) visitList(branches, `${at}/${BRANCHES[k]}/`, report);
-  }
 }
 
 const BRANCHES = ['oneOf', 'anyOf', 'allOf'] as const;
