@@ -226,21 +226,15 @@ export function checkSemantics(doc: Schema, options: SemanticOptions = {}): Sema
 
   // Every schema node in properties, definitions and top-level compositions.
   const bicepFindings: Finding[] | undefined = options.bicep ? [] : undefined;
-  const walk: SchemaWalk = {
-    doc,
-    findings,
-    refs,
-    usesCommonSchemas: false,
-    hasRelationshipRefs: false,
-    bicep: bicepFindings && ((rule, at, message) => bicepFindings.push(diagnostic(rule, at, message))),
-  };
-  const model = bicepFindings ? BOTH : SEMANTIC;
-  if (isObject(doc.properties)) visitMembers(walk, doc.properties, '/properties/', model);
-  if (isObject(doc.definitions)) visitMembers(walk, doc.definitions, '/definitions/', model);
-  visitBranches(walk, doc, '', model);
+  const walk: SchemaWalk = { doc, findings, refs, usesCommonSchemas: false, hasRelationshipRefs: false };
+  const bicep: BicepReport | undefined =
+    bicepFindings && ((rule, at, message) => bicepFindings.push(diagnostic(rule, at, message)));
+  if (isObject(doc.properties)) visitMembers(walk, doc.properties, '/properties/', bicep);
+  if (isObject(doc.definitions)) visitMembers(walk, doc.definitions, '/definitions/', bicep);
+  visitBranches(walk, doc, '', bicep);
   // Configuration settings are property schemas too; their $refs point at the document's definitions.
   const settings = isObject(doc.typeConfiguration) ? doc.typeConfiguration.properties : undefined;
-  if (isObject(settings)) visitMembers(walk, settings, '/typeConfiguration/properties/', SEMANTIC);
+  if (isObject(settings)) visitMembers(walk, settings, '/typeConfiguration/properties/', undefined);
   return {
     findings,
     usesCommonSchemas: walk.usesCommonSchemas,
@@ -270,48 +264,48 @@ interface SchemaWalk {
   refs: Map<string, boolean>;
   usesCommonSchemas: boolean;
   hasRelationshipRefs: boolean;
-  /** Where the Bicep warnings go, when they are asked for. */
-  bicep: BicepReport | undefined;
 }
 
 /**
- * Which checks a node gets: the semantic ones, or those and the Bicep rule's. Only the semantic checks
- * enter `contains`, `dependencies` and the configuration settings. The Bicep rule's own walk also
- * enters `additionalProperties` schemas and `items` lists, which a resource schema may not have
- * (TP2023, TP2025: errors, so no types and no warnings): this walk need not.
+ * Checks a schema node and those below it. Pointers are built only for members that exist.
+ *
+ * `bicep`, where the node's Bicep warnings go: given on the nodes the Bicep rule's walk reaches, not
+ * within `contains`, `dependencies` or the configuration settings. That walk also enters
+ * `additionalProperties` schemas and `items` lists, which a resource schema may not have (TP2023,
+ * TP2025: errors, so no types and no warnings): this walk need not.
  */
-const SEMANTIC = 1;
-const BICEP = 2;
-const BOTH = SEMANTIC | BICEP;
-
-/** Checks a schema node and those below it. Pointers are built only for members that exist. */
-function visit(walk: SchemaWalk, node: unknown, at: string, reach: number): void {
+function visit(walk: SchemaWalk, node: unknown, at: string, bicep: BicepReport | undefined): void {
   if (!isObject(node)) return;
   if (checkNode(walk.doc, node, at, walk.findings, walk.refs)) walk.usesCommonSchemas = true;
   if (node.relationshipRef !== undefined) walk.hasRelationshipRefs = true;
-  if (reach & BICEP) bicepNodeFindings(node, at, walk.bicep!);
-  if (isObject(node.properties)) visitMembers(walk, node.properties, `${at}/properties/`, reach);
+  if (bicep) bicepNodeFindings(node, at, bicep);
+  if (isObject(node.properties)) visitMembers(walk, node.properties, `${at}/properties/`, bicep);
   if (isObject(node.patternProperties))
-    visitMembers(walk, node.patternProperties, `${at}/patternProperties/`, reach);
-  if (node.items !== undefined) visit(walk, node.items, `${at}/items`, reach);
-  if (node.contains !== undefined) visit(walk, node.contains, `${at}/contains`, SEMANTIC);
-  visitBranches(walk, node, at, reach);
-  if (isObject(node.dependencies)) visitMembers(walk, node.dependencies, `${at}/dependencies/`, SEMANTIC);
+    visitMembers(walk, node.patternProperties, `${at}/patternProperties/`, bicep);
+  if (node.items !== undefined) visit(walk, node.items, `${at}/items`, bicep);
+  if (node.contains !== undefined) visit(walk, node.contains, `${at}/contains`, undefined);
+  visitBranches(walk, node, at, bicep);
+  if (isObject(node.dependencies)) visitMembers(walk, node.dependencies, `${at}/dependencies/`, undefined);
 }
 
 /** The `allOf`, `anyOf` and `oneOf` branches (loops by index: this runs for every node). */
-function visitBranches(walk: SchemaWalk, node: Schema, at: string, reach: number): void {
+function visitBranches(walk: SchemaWalk, node: Schema, at: string, bicep: BicepReport | undefined): void {
   for (let k = 0; k < COMPOSITIONS.length; k++) {
     const key = COMPOSITIONS[k]!;
     const branches = node[key];
     if (Array.isArray(branches))
-      for (let i = 0; i < branches.length; i++) visit(walk, branches[i], `${at}/${key}/${i}`, reach);
+      for (let i = 0; i < branches.length; i++) visit(walk, branches[i], `${at}/${key}/${i}`, bicep);
   }
 }
 
-function visitMembers(walk: SchemaWalk, members: Schema, prefix: string, reach: number): void {
+function visitMembers(
+  walk: SchemaWalk,
+  members: Schema,
+  prefix: string,
+  bicep: BicepReport | undefined,
+): void {
   for (const name in members)
-    if (Object.hasOwn(members, name)) visit(walk, members[name], prefix + escapePointerToken(name), reach);
+    if (Object.hasOwn(members, name)) visit(walk, members[name], prefix + escapePointerToken(name), bicep);
 }
 
 /** Checks one schema node; true when it refers to a built-in schema. */

@@ -39,9 +39,8 @@ export function bicepExpressibleFindings(types: readonly ResourceType[]): Findin
 }
 
 export type BicepReport = (rule: 'TP5001' | 'TP5002' | 'TP5003', at: string, message: string) => void;
-type Report = BicepReport;
 
-function visit(node: unknown, at: string, report: Report): void {
+function visit(node: unknown, at: string, report: BicepReport): void {
   if (!isObject(node)) return;
   bicepNodeFindings(node, at, report);
   // A child's pointer is built only for a child that is a schema: most nodes have few.
@@ -64,7 +63,7 @@ function visit(node: unknown, at: string, report: Report): void {
  * document is walked once, not twice (each walk of its own cost V8 several compilations a run); the
  * walk above serves manifests, and the documents that walk cannot stand for (see semantic.ts).
  */
-export function bicepNodeFindings(node: Node, at: string, report: Report): void {
+export function bicepNodeFindings(node: Node, at: string, report: BicepReport): void {
   // The label is spelled out only for a warning: most nodes have none.
   if (Array.isArray(node.type) ? node.type.includes('number') : node.type === 'number')
     report(
@@ -101,7 +100,7 @@ export function bicepNodeFindings(node: Node, at: string, report: Report): void 
 
 const BRANCHES = ['oneOf', 'anyOf', 'allOf'] as const;
 
-function visitMembers(members: unknown, at: string, keyword: string, report: Report): void {
+function visitMembers(members: unknown, at: string, keyword: string, report: BicepReport): void {
   if (!isObject(members)) return;
   const prefix = `${at}/${keyword}/`;
   for (const name in members)
@@ -109,7 +108,7 @@ function visitMembers(members: unknown, at: string, keyword: string, report: Rep
       visit(members[name], prefix + escapePointerToken(name), report);
 }
 
-function visitList(list: unknown[], prefix: string, report: Report): void {
+function visitList(list: unknown[], prefix: string, report: BicepReport): void {
   for (let i = 0; i < list.length; i++) if (isObject(list[i])) visit(list[i], prefix + i, report);
 }
 
