@@ -12,7 +12,7 @@ import { COMMON_REF_PREFIX, commonSchema } from '../common.js';
 import { KNOWN_FORMATS } from '../formats.js';
 import { LIST_POINTER_PATTERN, POINTER_PATTERN } from './meta-schema.js';
 import { closestName } from '../similar-names.js';
-import { bicepNodeFindings, type BicepReport } from '../rules/bicep-expressible.js';
+import { bicepKeywordFindings, NO_CONST, type BicepReport } from '../rules/bicep-expressible.js';
 
 type Schema = Record<string, unknown>;
 
@@ -273,79 +273,89 @@ interface SchemaWalk {
  * within `contains`, `dependencies` or the configuration settings. That walk also enters
  * `additionalProperties` schemas and `items` lists, which a resource schema may not have (TP2023,
  * TP2025: errors, so no types and no warnings): this walk need not.
+ *
+ * The keywords are gathered in one pass over the node's own keys (most have three or four), not read
+ * by name: the corpus's nodes come in hundreds of shapes, and each of some twenty named reads of a
+ * node would look its name up among all of them.
  */
 function visit(walk: SchemaWalk, node: unknown, at: string, bicep: BicepReport | undefined): void {
   if (!isObject(node)) return;
-  if (checkNode(walk.doc, node, at, walk.findings, walk.refs)) walk.usesCommonSchemas = true;
-  if (node.relationshipRef !== undefined) walk.hasRelationshipRefs = true;
-  if (bicep) bicepNodeFindings(node, at, bicep);
-  if (isObject(node.properties)) visitMembers(walk, node.properties, `${at}/properties/`, bicep);
-  if (isObject(node.patternProperties))
-    visitMembers(walk, node.patternProperties, `${at}/patternProperties/`, bicep);
-  if (node.items !== undefined) visit(walk, node.items, `${at}/items`, bicep);
-  if (node.contains !== undefined) visit(walk, node.contains, `${at}/contains`, undefined);
-  visitBranches(walk, node, at, bicep);
-  if (isObject(node.dependencies)) visitMembers(walk, node.dependencies, `${at}/dependencies/`, undefined);
-}
-
-/** The `allOf`, `anyOf` and `oneOf` branches (loops by index: this runs for every node). */
-function visitBranches(walk: SchemaWalk, node: Schema, at: string, bicep: BicepReport | undefined): void {
-  for (let k = 0; k < COMPOSITIONS.length; k++) {
-    const key = COMPOSITIONS[k]!;
-    const branches = node[key];
-    if (Array.isArray(branches))
-      for (let i = 0; i < branches.length; i++) visit(walk, branches[i], `${at}/${key}/${i}`, bicep);
-  }
-}
-
-function visitMembers(
-  walk: SchemaWalk,
-  members: Schema,
-  prefix: string,
-  bicep: BicepReport | undefined,
-): void {
-  for (const name in members)
-    if (Object.hasOwn(members, name)) visit(walk, members[name], prefix + escapePointerToken(name), bicep);
-}
-
-/** Checks one schema node; true when it refers to a built-in schema. */
-function checkNode(
-  doc: Schema,
-  node: Schema,
-  at: string,
-  findings: Finding[],
-  refs: Map<string, boolean>,
-): boolean {
-  const ref = node.$ref;
-  const common = typeof ref === 'string' && ref.startsWith(COMMON_REF_PREFIX);
-  if (typeof ref === 'string') {
-    if (ref.startsWith('#/definitions/') || ref.startsWith('#/properties/')) {
-      let exists = refs.get(ref);
-      if (exists === undefined) refs.set(ref, (exists = resolveLocalRef(doc, ref) !== undefined));
-      if (!exists) {
-        findings.push(
-          diagnostic(
-            'TP2015',
-            `${at}/$ref`,
-            `$ref '${ref}' points at nothing; declare it under ${ref.startsWith('#/definitions/') ? "'definitions'" : "'properties'"} or fix the name`,
-          ),
-        );
-      }
-    } else if (ref.startsWith(COMMON_REF_PREFIX)) {
-      if (!commonSchema(ref))
-        findings.push(diagnostic('TP2015', `${at}/$ref`, `$ref '${ref}' is not a built-in Typeplane schema`));
-    } else {
-      findings.push(
-        diagnostic(
-          'TP2016',
-          `${at}/$ref`,
-          `$ref '${ref}' is not local; refer to '#/definitions/<Name>' (or a built-in 'typeplane:' schema) and copy external shapes into definitions`,
-        ),
-      );
+  let type: unknown;
+  let ref: unknown;
+  let properties: unknown;
+  let additionalProperties: unknown;
+  let patternProperties: unknown;
+  let items: unknown;
+  let enumValues: unknown;
+  let constValue: unknown = NO_CONST;
+  let pattern: unknown;
+  let format: unknown;
+  let relationshipRef: unknown;
+  let contains: unknown;
+  let allOf: unknown;
+  let anyOf: unknown;
+  let oneOf: unknown;
+  let dependencies: unknown;
+  for (const key in node) {
+    // One load for every key: one site whose feedback every node feeds.
+    const value = node[key];
+    switch (key) {
+      case 'type':
+        type = value;
+        break;
+      case 'description':
+        break;
+      case 'properties':
+        properties = value;
+        break;
+      case 'additionalProperties':
+        additionalProperties = value;
+        break;
+      case '$ref':
+        ref = value;
+        break;
+      case 'items':
+        items = value;
+        break;
+      case 'enum':
+        enumValues = value;
+        break;
+      case 'pattern':
+        pattern = value;
+        break;
+      case 'relationshipRef':
+        relationshipRef = value;
+        break;
+      case 'format':
+        format = value;
+        break;
+      case 'patternProperties':
+        patternProperties = value;
+        break;
+      case 'const':
+        constValue = value;
+        break;
+      case 'anyOf':
+        anyOf = value;
+        break;
+      case 'oneOf':
+        oneOf = value;
+        break;
+      case 'allOf':
+        allOf = value;
+        break;
+      case 'contains':
+        contains = value;
+        break;
+      case 'dependencies':
+        dependencies = value;
+        break;
     }
   }
-  if (typeof node.pattern === 'string') {
-    const problem = checkPattern(node.pattern);
+  const { findings } = walk;
+  if (typeof ref === 'string' && checkRef(walk, ref, at)) walk.usesCommonSchemas = true;
+  if (typeof pattern === 'string') {
+    const problem = checkPattern(pattern);
     if (problem)
       findings.push(
         diagnostic(
@@ -355,8 +365,8 @@ function checkNode(
         ),
       );
   }
-  if (isObject(node.patternProperties)) {
-    for (const key of Object.keys(node.patternProperties)) {
+  if (isObject(patternProperties)) {
+    for (const key of Object.keys(patternProperties)) {
       const problem = checkPattern(key);
       if (problem)
         findings.push({
@@ -369,16 +379,16 @@ function checkNode(
         });
     }
   }
-  if (typeof node.format === 'string' && !KNOWN_FORMATS.has(node.format)) {
+  if (typeof format === 'string' && !KNOWN_FORMATS.has(format)) {
     findings.push(
       diagnostic(
         'TP2043',
         `${at}/format`,
-        `format '${node.format}' is not known, so values are not checked against it; known formats include date-time, uri, email, uuid, ipv4`,
+        `format '${format}' is not known, so values are not checked against it; known formats include date-time, uri, email, uuid, ipv4`,
       ),
     );
   }
-  if (isObject(node.properties) && node.additionalProperties !== false) {
+  if (isObject(properties) && additionalProperties !== false) {
     findings.push(
       diagnostic(
         'TP2040',
@@ -387,7 +397,71 @@ function checkNode(
       ),
     );
   }
-  return common;
+  if (relationshipRef !== undefined) walk.hasRelationshipRefs = true;
+  if (bicep) bicepKeywordFindings(type, constValue, enumValues, patternProperties, at, bicep);
+  if (isObject(properties)) visitMembers(walk, properties, `${at}/properties/`, bicep);
+  if (isObject(patternProperties)) visitMembers(walk, patternProperties, `${at}/patternProperties/`, bicep);
+  if (items !== undefined) visit(walk, items, `${at}/items`, bicep);
+  if (contains !== undefined) visit(walk, contains, `${at}/contains`, undefined);
+  if (Array.isArray(allOf)) visitList(walk, allOf, `${at}/allOf/`, bicep);
+  if (Array.isArray(anyOf)) visitList(walk, anyOf, `${at}/anyOf/`, bicep);
+  if (Array.isArray(oneOf)) visitList(walk, oneOf, `${at}/oneOf/`, bicep);
+  if (isObject(dependencies)) visitMembers(walk, dependencies, `${at}/dependencies/`, undefined);
+}
+
+/** The `allOf`, `anyOf` and `oneOf` branches of the document itself (loops by index: this runs for every node). */
+function visitBranches(walk: SchemaWalk, node: Schema, at: string, bicep: BicepReport | undefined): void {
+  for (let k = 0; k < COMPOSITIONS.length; k++) {
+    const key = COMPOSITIONS[k]!;
+    const branches = node[key];
+    if (Array.isArray(branches)) visitList(walk, branches, `${at}/${key}/`, bicep);
+  }
+}
+
+function visitList(walk: SchemaWalk, list: unknown[], prefix: string, bicep: BicepReport | undefined): void {
+  for (let i = 0; i < list.length; i++) visit(walk, list[i], prefix + i, bicep);
+}
+
+function visitMembers(
+  walk: SchemaWalk,
+  members: Schema,
+  prefix: string,
+  bicep: BicepReport | undefined,
+): void {
+  for (const name in members)
+    if (Object.hasOwn(members, name)) visit(walk, members[name], prefix + escapePointerToken(name), bicep);
+}
+
+/** Checks a node's `$ref`; true when it refers to a built-in schema. */
+function checkRef(walk: SchemaWalk, ref: string, at: string): boolean {
+  const { findings, refs } = walk;
+  if (ref.startsWith('#/definitions/') || ref.startsWith('#/properties/')) {
+    let exists = refs.get(ref);
+    if (exists === undefined) refs.set(ref, (exists = resolveLocalRef(walk.doc, ref) !== undefined));
+    if (!exists) {
+      findings.push(
+        diagnostic(
+          'TP2015',
+          `${at}/$ref`,
+          `$ref '${ref}' points at nothing; declare it under ${ref.startsWith('#/definitions/') ? "'definitions'" : "'properties'"} or fix the name`,
+        ),
+      );
+    }
+    return false;
+  }
+  if (ref.startsWith(COMMON_REF_PREFIX)) {
+    if (!commonSchema(ref))
+      findings.push(diagnostic('TP2015', `${at}/$ref`, `$ref '${ref}' is not a built-in Typeplane schema`));
+    return true;
+  }
+  findings.push(
+    diagnostic(
+      'TP2016',
+      `${at}/$ref`,
+      `$ref '${ref}' is not local; refer to '#/definitions/<Name>' (or a built-in 'typeplane:' schema) and copy external shapes into definitions`,
+    ),
+  );
+  return false;
 }
 
 /** The node a local `$ref` (`#/definitions/…`, `#/properties/…`) names, or undefined. */

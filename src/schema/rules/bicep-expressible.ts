@@ -57,45 +57,69 @@ function visit(node: unknown, at: string, report: BicepReport): void {
   }
 }
 
-/**
- * What one schema node says that Bicep cannot express (its own keywords, not its children's). A
- * resource schema's semantic walk calls it on the nodes this rule's walk would reach, so that the
- * document is walked once, not twice (each walk of its own cost V8 several compilations a run); the
- * walk above serves manifests, and the documents that walk cannot stand for (see semantic.ts).
- */
+/** What one schema node says that Bicep cannot express (its own keywords, not its children's). */
 export function bicepNodeFindings(node: Node, at: string, report: BicepReport): void {
+  bicepKeywordFindings(
+    node.type,
+    Object.hasOwn(node, 'const') ? node.const : NO_CONST,
+    node.enum,
+    node.patternProperties,
+    at,
+    report,
+  );
+}
+
+/** Stands for a node without `const` (whose `const` may be any value, `undefined` and `null` too). */
+export const NO_CONST: unique symbol = Symbol('no const');
+
+/**
+ * {@link bicepNodeFindings} of a node's keywords as read already. A resource schema's semantic walk
+ * reads them and calls it on the nodes this rule's walk would reach, so that the document is walked
+ * once, not twice (each walk of its own cost V8 several compilations a run); the walk above serves
+ * manifests, and the documents that walk cannot stand for (see semantic.ts).
+ */
+export function bicepKeywordFindings(
+  type: unknown,
+  constValue: unknown,
+  enumValues: unknown,
+  patternProperties: unknown,
+  at: string,
+  report: BicepReport,
+): void {
   // The label is spelled out only for a warning: most nodes have none.
-  if (Array.isArray(node.type) ? node.type.includes('number') : node.type === 'number')
+  if (Array.isArray(type) ? type.includes('number') : type === 'number')
     report(
       'TP5001',
       at,
       `${label(at)} is a number, and Bicep has no floating-point type: its Bicep type is int (a fraction can still be passed as json('1.5')); use type: integer if only whole numbers are meant`,
     );
-  const values = Object.hasOwn(node, 'const')
-    ? [node.const]
-    : Array.isArray(node.enum)
-      ? node.enum
-      : undefined;
-  const odd =
-    values === undefined
-      ? undefined
-      : [
-          ...new Set(
-            values.filter((v) => typeof v === 'number' || typeof v === 'boolean').map((v) => typeof v),
-          ),
-        ];
-  if (odd !== undefined && odd.length > 0)
+  const hasConst = constValue !== NO_CONST;
+  // Which of number and boolean the listed values hold, in the order met (most nodes list none).
+  let odd: OddKind[] | undefined;
+  if (hasConst) odd = noteOdd(odd, constValue);
+  else if (Array.isArray(enumValues))
+    for (let i = 0; i < enumValues.length; i++) odd = noteOdd(odd, enumValues[i]);
+  if (odd !== undefined)
     report(
       'TP5002',
-      Object.hasOwn(node, 'const') ? `${at}/const` : `${at}/enum`,
+      hasConst ? `${at}/const` : `${at}/enum`,
       `${label(at)} lists ${odd.join(' and ')} values, and Bicep has literal types for strings only: its Bicep type is ${odd.map((t) => (t === 'number' ? 'int' : 'bool')).join(' | ')}, without the listed values checked`,
     );
-  if (isObject(node.patternProperties))
+  if (isObject(patternProperties))
     report(
       'TP5003',
       `${at}/patternProperties`,
       `${label(at)} constrains member names with patternProperties, which Bicep cannot express: its Bicep type is an object whose members may have any name and any of the patterns' value types`,
     );
+}
+
+type OddKind = 'number' | 'boolean';
+
+/** `kinds` with the kind of `value` added when it is one Bicep has no literal type for. */
+function noteOdd(kinds: OddKind[] | undefined, value: unknown): OddKind[] | undefined {
+  const kind = typeof value;
+  if ((kind !== 'number' && kind !== 'boolean') || kinds?.includes(kind)) return kinds;
+  return kinds ? [...kinds, kind] : [kind];
 }
 
 const BRANCHES = ['oneOf', 'anyOf', 'allOf'] as const;
