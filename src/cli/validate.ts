@@ -2,6 +2,7 @@
  * @module `typeplane validate <files or folders...>`
  */
 import { existsSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { Option, type Command } from 'commander';
 import { loadTypes } from '../schema/index.js';
 import type { Diagnostic } from '../schema/index.js';
@@ -69,8 +70,21 @@ Examples:
           });
         options.output = options.format as ValidateCommandOptions['output'];
       }
+      tierUpLater();
       process.exitCode = await runValidate(paths, options);
     });
+}
+
+/**
+ * A validate is one short batch, and V8 tiers up for long-lived programs: a check's function is
+ * optimised after ~66 KB of its bytecode has run, before the documents' hundreds of shapes have
+ * reached it, then thrown away and compiled again as new ones do (the AWS corpus: 93 compiles, over
+ * a second of compiler time on a second core, the semantic walk alone 8 times). Tiering up about three
+ * times later compiles half as much for the same steady state: whole process, a fifth less CPU and a
+ * tenth less wall time for the corpus. Only this command's process: the server keeps V8's defaults.
+ */
+function tierUpLater(): void {
+  setFlagsFromString('--interrupt-budget=200000');
 }
 
 /** Returns the exit code: 0 valid, 1 invalid. */
