@@ -93,6 +93,8 @@ export async function runValidate(paths: string[], options: ValidateCommandOptio
   const { results, skipped } = await loadTypes(paths, {
     cwd: process.cwd(),
     bicepWarnings: true,
+    // Only the diagnostics and the types' names are shown.
+    models: false,
     exclude: excludedBy(options.exclude),
     onProgress: (done, total) => progress?.update(done, total),
     // Loaded when a hook schema is met: most folders have none.

@@ -15,6 +15,7 @@ export {
   type LoadOptions,
   type LoadResult,
   type SkippedDocument,
+  type TypeSummary,
 } from './load-types.js';
 export {
   parseSource,

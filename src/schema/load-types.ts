@@ -34,7 +34,18 @@ export interface LoadOptions {
    * {@link checkAcrossDocuments} makes later: an editor's workspace, whose open documents change.
    */
   acrossDocuments?: boolean;
+  /**
+   * `false`: the results' types are {@link TypeSummary}s, and while the files are read only the
+   * models the checks across documents need are held (those with references; a referenced type's is
+   * read again if a reference names one of its properties). For callers that want the diagnostics,
+   * not the types (`typeplane validate`): a model holds its document's whole schema, and holding a
+   * large folder's every one costs the collector more than a tenth of the run.
+   */
+  models?: boolean;
 }
+
+/** What a type is without its model: its name, version and identifier. */
+export type TypeSummary = Pick<ResourceType, 'typeName' | 'apiVersion' | 'dialect' | 'primaryIdentifier'>;
 
 /** A file a folder held that is no type document, and what it is instead. */
 export interface SkippedDocument {
@@ -42,14 +53,14 @@ export interface SkippedDocument {
   reason: string;
 }
 
-export interface LoadResult {
+export interface LoadResult<T = ResourceType> {
   /** One result per file, in a stable (sorted) order. */
-  results: ValidationResult[];
+  results: ValidationResult<T>[];
   /** Every type defined by a valid file, unless defined twice. */
-  types: ResourceType[];
+  types: T[];
   valid: boolean;
   /** Each valid document's bytes as they were read and validated, with `keepContents`. */
-  contents?: Map<ValidationResult, Buffer>;
+  contents?: Map<ValidationResult<T>, Buffer>;
   /**
    * Files found in folders that are no type document (stack templates, hook schemas, generated Bicep
    * types and JSON Schemas, settings): left out of `results`. Named on their own, they are results
@@ -126,7 +137,15 @@ export async function typeDocumentFiles(
  * @example
  * const { valid, types, results } = await loadTypes(['./types']);
  */
-export async function loadTypes(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
+export function loadTypes(
+  paths: readonly string[],
+  options: LoadOptions & { models: false },
+): Promise<LoadResult<TypeSummary>>;
+export function loadTypes(paths: readonly string[], options?: LoadOptions): Promise<LoadResult>;
+export async function loadTypes(
+  paths: readonly string[],
+  options: LoadOptions = {},
+): Promise<LoadResult<ResourceType | TypeSummary>> {
   const found = await findDocuments(paths);
   const { missing, named } = found;
   // Each file's path as shown, worked out once (path.relative resolves both paths every time).
@@ -139,13 +158,14 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
   };
   const files = options.exclude ? found.files.filter((f) => !options.exclude!(shown(f))) : found.files;
   const skipped: SkippedDocument[] = [];
-  const results: ValidationResult[] = missing.map((file) => ({
+  const summarised = options.models === false ? new Map<TypeSummary, string>() : undefined;
+  const results: ValidationResult<ResourceType | TypeSummary>[] = missing.map((file) => ({
     file,
     valid: false,
     diagnostics: [{ ...diagnostic('TP1001', '', `no such file or folder: ${file}`), file }],
     types: [],
   }));
-  const contents = new Map<ValidationResult, Buffer>();
+  const contents = new Map<ValidationResult<ResourceType | TypeSummary>, Buffer>();
   const total = files.length;
   for (let i = 0; i < total; i++) {
     const file = files[i]!;
@@ -196,15 +216,21 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
         };
       // Kept to place the cross-document findings about references (few documents have any), or
       // for the caller.
-      if (options.keepContents || result.types.some((t) => t.traits.references.length > 0))
-        contents.set(result, content);
-      results.push(result);
+      const refers = result.types.some((t) => t.traits.references.length > 0);
+      if (options.keepContents || refers) contents.set(result, content);
+      // Summarised now unless the checks across documents read the model (its references).
+      if (summarised && !refers) results.push(summarise(result, summarised, file));
+      else results.push(result);
     }
     options.onProgress?.(i + 1, total);
     // Let a progress bar paint and signals arrive during long runs.
     if (options.onProgress && i % 64 === 63) await new Promise((resolve) => setImmediate(resolve));
   }
-  if (options.acrossDocuments !== false) checkAcrossDocuments(results, contents);
+  if (options.acrossDocuments !== false) {
+    const modelOf = summarised && ((summary: TypeSummary) => reloadModel(summary, summarised));
+    checkAcrossDocuments(results, contents, undefined, modelOf || undefined);
+  }
+  if (summarised) for (const result of results) summarise(result);
   const types = results.filter((r) => r.valid).flatMap((r) => r.types);
   const valid = results.every((r) => r.valid);
   if (!options.keepContents) return { results, types, valid, skipped };
@@ -213,27 +239,69 @@ export async function loadTypes(paths: readonly string[], options: LoadOptions =
   return { results, types, valid, contents, skipped };
 }
 
+/** The result, its types summarised in place; each summary's file noted in `files`, when given. */
+function summarise<R extends ValidationResult<ResourceType | TypeSummary>>(
+  result: R,
+  files?: Map<TypeSummary, string>,
+  file?: string,
+): R {
+  if (!result.types.some(isModel)) return result;
+  result.types = result.types.map((t): TypeSummary => {
+    const summary: TypeSummary = {
+      typeName: t.typeName,
+      dialect: t.dialect,
+      primaryIdentifier: t.primaryIdentifier,
+      ...(t.apiVersion === undefined ? {} : { apiVersion: t.apiVersion }),
+    };
+    if (files && file !== undefined) files.set(summary, file);
+    return summary;
+  });
+  return result;
+}
+
+const isModel = (t: ResourceType | TypeSummary): t is ResourceType => 'schema' in t;
+
+/**
+ * A summarised type's model, from its file read and checked again: wanted only when a reference
+ * names one of its properties (rare). Undefined when the file no longer defines it so.
+ */
+function reloadModel(
+  summary: TypeSummary,
+  files: ReadonlyMap<TypeSummary, string>,
+): ResourceType | undefined {
+  const file = files.get(summary);
+  const content = file === undefined ? undefined : readBoundedFile(file, LIMITS.maxBytes);
+  if (!(content instanceof Buffer)) return undefined;
+  return validateDocument(content, { file: file! }).types.find(
+    (t) => t.typeName === summary.typeName && t.apiVersion === summary.apiVersion,
+  );
+}
+
 /**
  * The checks across the documents loaded together, in place: a type defined twice (TP1011) and
  * references between types (TP1012–TP1014). `contents` places the findings of the documents it
  * holds; `only`, when given, is the one result whose findings are wanted (the others' are not made).
  */
-export function checkAcrossDocuments(
-  results: ValidationResult[],
-  contents: ReadonlyMap<ValidationResult, Buffer | string>,
-  only?: ValidationResult,
+export function checkAcrossDocuments<T extends ResourceType | TypeSummary>(
+  results: ValidationResult<T>[],
+  contents: ReadonlyMap<ValidationResult<T>, Buffer | string>,
+  only?: ValidationResult<T>,
+  modelOf?: (summary: TypeSummary) => ResourceType | undefined,
 ): void {
   const definedTwice = flagDuplicateTypes(results, only);
-  checkReferencesAcrossDocuments(results, contents, only, definedTwice);
+  checkReferencesAcrossDocuments(results, contents, only, definedTwice, modelOf);
 }
 
 /**
  * The same type name and version defined in two files: the later file is in error, and its types
  * are left out. Only `only` is changed when given; every such result is returned.
  */
-function flagDuplicateTypes(results: ValidationResult[], only?: ValidationResult): Set<ValidationResult> {
+function flagDuplicateTypes<T extends TypeSummary>(
+  results: ValidationResult<T>[],
+  only?: ValidationResult<T>,
+): Set<ValidationResult<T>> {
   const firstSeen = new Map<string, string>();
-  const flagged = new Set<ValidationResult>();
+  const flagged = new Set<ValidationResult<T>>();
   for (const result of results) {
     const extra: Diagnostic[] = [];
     for (const type of result.types) {
@@ -278,28 +346,36 @@ function flagDuplicateTypes(results: ValidationResult[], only?: ValidationResult
  *   same-named properties.
  * Each is placed where the reference is written, so `content` re-parses the documents concerned.
  */
-function checkReferencesAcrossDocuments(
-  results: ValidationResult[],
-  contents: ReadonlyMap<ValidationResult, Buffer | string>,
-  only: ValidationResult | undefined,
-  definedTwice: ReadonlySet<ValidationResult>,
+function checkReferencesAcrossDocuments<T extends ResourceType | TypeSummary>(
+  results: ValidationResult<T>[],
+  contents: ReadonlyMap<ValidationResult<T>, Buffer | string>,
+  only: ValidationResult<T> | undefined,
+  definedTwice: ReadonlySet<ValidationResult<T>>,
+  modelOf: ((summary: TypeSummary) => ResourceType | undefined) | undefined,
 ): void {
-  const loaded = new Map<string, ResourceType[]>();
+  const loaded = new Map<string, T[]>();
   for (const r of results) {
     if (definedTwice.has(r)) continue;
     for (const t of r.types) loaded.set(t.typeName, [...(loaded.get(t.typeName) ?? []), t]);
   }
-  const resolvers = new Map<ResourceType, PointerResolver>();
-  const resolverOf = (t: ResourceType) => {
+  const resolvers = new Map<T, PointerResolver | undefined>();
+  /** Whether the type declares the property; a summary's model is read again to tell. */
+  const declares = (t: T, pointer: string) => {
     let resolver = resolvers.get(t);
-    if (!resolver) resolvers.set(t, (resolver = new PointerResolver(t.schema as Record<string, unknown>)));
-    return resolver;
+    if (!resolvers.has(t)) {
+      const model = isModel(t) ? t : modelOf?.(t);
+      resolver = model && new PointerResolver(model.schema as Record<string, unknown>);
+      resolvers.set(t, resolver);
+    }
+    return resolver?.resolves(pointer) ?? false;
   };
   for (const result of only ? [only] : results) {
     const findings = new Map<string, Finding>();
     const add = (finding: Finding) =>
       findings.set(`${finding.rule} ${finding.pointer} ${finding.message}`, finding);
     for (const type of result.types) {
+      // A summary has no references (types with references keep their model until here).
+      if (!isModel(type)) continue;
       for (const ref of type.traits.references) {
         const at = originOf(ref) ?? '';
         const targets = loaded.get(ref.typeName);
@@ -316,7 +392,7 @@ function checkReferencesAcrossDocuments(
         if (ref.relationshipRef) continue;
         if (ref.ids.length === 0) {
           const identifiers = new Set(targets.flatMap((t) => t.primaryIdentifier));
-          const missing = [...identifiers].filter((p) => !resolverOf(type).resolves(p));
+          const missing = [...identifiers].filter((p) => !declares(type, p));
           if (missing.length > 0) {
             add(
               diagnostic(
@@ -340,7 +416,7 @@ function checkReferencesAcrossDocuments(
                 ),
               );
             }
-          } else if (!targets.some((t) => resolverOf(t).resolves(id.target))) {
+          } else if (!targets.some((t) => declares(t, id.target))) {
             const origin = originOf(id);
             add({
               ...diagnostic(
@@ -365,7 +441,7 @@ function checkReferencesAcrossDocuments(
 /** Findings placed in their document's text; at its start when the text is not at hand. */
 function place(
   findings: Finding[],
-  result: ValidationResult,
+  result: ValidationResult<unknown>,
   content: Buffer | string | undefined,
 ): Diagnostic[] {
   const file = result.file === undefined ? {} : { file: result.file };

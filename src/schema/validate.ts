@@ -32,7 +32,7 @@ export interface ValidateOptions {
   bicepWarnings?: boolean;
 }
 
-export interface ValidationResult {
+export interface ValidationResult<T = ResourceType> {
   file?: string;
   /** `hook`: a hook schema, checked as its registration checks it (LoadOptions.checkHook). */
   dialect?: Dialect | 'hook';
@@ -40,7 +40,7 @@ export interface ValidationResult {
   valid: boolean;
   diagnostics: Diagnostic[];
   /** The types the document defines, present only when it is valid. */
-  types: ResourceType[];
+  types: T[];
 }
 
 /**

@@ -18,12 +18,25 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Load `files` (name → text) from a fresh folder; paths in results are the names. */
+/**
+ * Load `files` (name → text) from a fresh folder; paths in results are the names. Loaded without
+ * models too (`typeplane validate`), which must find the same: its referenced types' models are read
+ * again where a reference names their properties.
+ */
 async function load(files: Record<string, string>): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'typeplane-traits-'));
   dirs.push(dir);
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return loadTypes([dir], { cwd: dir });
+  const loaded = await loadTypes([dir], { cwd: dir });
+  const summarised = await loadTypes([dir], { cwd: dir, models: false });
+  assert.deepEqual(
+    summarised.results.map((r) => ({ ...r, types: r.types.map((t) => t.typeName) })),
+    loaded.results.map((r) => ({ ...r, types: r.types.map((t) => t.typeName) })),
+    'loaded without models, the same results',
+  );
+  assert.equal(summarised.valid, loaded.valid);
+  for (const type of summarised.types) assert.ok(!('schema' in type), `${type.typeName} is a summary`);
+  return loaded;
 }
 
 function resultFor(loaded: LoadResult, file: string): ValidationResult {
