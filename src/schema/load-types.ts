@@ -2,9 +2,9 @@
  * @module loadTypes: files and folders → validated, normalised resource types.
  */
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
 import { readBoundedFile } from './bounded-file.js';
 import { diagnostic, hasErrors, type Diagnostic } from './diagnostics.js';
+import { joinerOf, relativeTo } from './file-paths.js';
 import { inReadingOrder, placeFindings, type Finding } from './finding.js';
 import { LIMITS, parseSource } from './source.js';
 import type { ResourceType } from './model.js';
@@ -95,11 +95,13 @@ export async function findDocuments(
     }
     if (info.isDirectory()) {
       const entries = await readdir(path, { withFileTypes: true });
+      const childOf = joinerOf(path);
+      const realChildOf = joinerOf(real);
       for (const entry of entries) {
         if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
-        const child = join(path, entry.name);
-        if (entry.isDirectory()) await walk(child, false, join(real, entry.name));
-        else if (DOCUMENT_FILE.test(entry.name)) add(child, join(real, entry.name));
+        const child = childOf(entry.name);
+        if (entry.isDirectory()) await walk(child, false, realChildOf(entry.name));
+        else if (DOCUMENT_FILE.test(entry.name)) add(child, realChildOf(entry.name));
       }
     } else if (explicit || DOCUMENT_FILE.test(path)) {
       add(path, real);
@@ -148,12 +150,12 @@ export async function loadTypes(
 ): Promise<LoadResult<ResourceType | TypeSummary>> {
   const found = await findDocuments(paths);
   const { missing, named } = found;
-  // Each file's path as shown, worked out once (path.relative resolves both paths every time).
+  // Each file's path as shown, worked out once.
   const shownAs = new Map<string, string>();
+  const relativeToCwd = options.cwd ? relativeTo(options.cwd) : undefined;
   const shown = (file: string) => {
     let path = shownAs.get(file);
-    if (path === undefined)
-      shownAs.set(file, (path = options.cwd ? relative(options.cwd, file) || file : file));
+    if (path === undefined) shownAs.set(file, (path = relativeToCwd ? relativeToCwd(file) : file));
     return path;
   };
   const files = options.exclude ? found.files.filter((f) => !options.exclude!(shown(f))) : found.files;
