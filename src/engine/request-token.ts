@@ -27,15 +27,13 @@ export function newRequestToken(): string {
   const r = poolOffset;
   poolOffset += RANDOM_BYTES;
   // 48 bits of milliseconds: above 2^32, so split into a high 16 and a low 32 before bit operations.
-  let now = Date.now();
-  if (now > lastTime) {
+  const clock = Date.now();
+  const later = clock > lastTime;
+  if (later || ++counter > 0xfff) {
     counter = ((pool[r]! << 8) | pool[r + 1]!) & 0x7ff;
-    lastTime = now;
-  } else if (++counter > 0xfff) {
-    counter = ((pool[r]! << 8) | pool[r + 1]!) & 0x7ff;
-    lastTime += 1;
+    lastTime = later ? clock : lastTime + 1;
   }
-  now = lastTime;
+  const now = lastTime;
   const high = Math.floor(now / 0x1_0000_0000);
   const low = now >>> 0;
   hex(0, high >>> 8);

@@ -229,8 +229,9 @@ export async function loadTypes(
     if (options.onProgress && i % 64 === 63) await new Promise((resolve) => setImmediate(resolve));
   }
   if (options.acrossDocuments !== false) {
-    const modelOf = summarised && ((summary: TypeSummary) => reloadModel(summary, summarised));
-    checkAcrossDocuments(results, contents, undefined, modelOf || undefined);
+    const reloaded = new Map<string, ResourceType[]>();
+    const modelOf = summarised && ((summary: TypeSummary) => reloadModel(summary, summarised, reloaded));
+    checkAcrossDocuments(results, contents, undefined, modelOf);
   }
   if (summarised) for (const result of results) summarise(result);
   const types = results.filter((r) => r.valid).flatMap((r) => r.types);
@@ -264,19 +265,24 @@ function summarise<R extends ValidationResult<ResourceType | TypeSummary>>(
 const isModel = (t: ResourceType | TypeSummary): t is ResourceType => 'schema' in t;
 
 /**
- * A summarised type's model, from its file read and checked again: wanted only when a reference
- * names one of its properties (rare). Undefined when the file no longer defines it so.
+ * A summarised type's model, from its file read and checked again (once a file, in `reloaded`, for
+ * a manifest's several types): wanted only when a reference names one of its properties (rare).
+ * Undefined when the file no longer defines it so.
  */
 function reloadModel(
   summary: TypeSummary,
   files: ReadonlyMap<TypeSummary, string>,
+  reloaded: Map<string, ResourceType[]>,
 ): ResourceType | undefined {
   const file = files.get(summary);
-  const content = file === undefined ? undefined : readBoundedFile(file, LIMITS.maxBytes);
-  if (!(content instanceof Buffer)) return undefined;
-  return validateDocument(content, { file: file! }).types.find(
-    (t) => t.typeName === summary.typeName && t.apiVersion === summary.apiVersion,
-  );
+  if (file === undefined) return undefined;
+  let types = reloaded.get(file);
+  if (!types) {
+    const content = readBoundedFile(file, LIMITS.maxBytes);
+    types = content instanceof Buffer ? validateDocument(content, { file }).types : [];
+    reloaded.set(file, types);
+  }
+  return types.find((t) => t.typeName === summary.typeName && t.apiVersion === summary.apiVersion);
 }
 
 /**
