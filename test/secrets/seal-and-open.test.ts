@@ -86,6 +86,17 @@ test('a request hash is HMAC-SHA256 under the key derived for it, so hashes stor
   const key = Buffer.alloc(32, 7);
   const derived = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'typeplane/request-hash/v1', 32));
   const sealer = createSealer(key);
-  for (const body of ['', '["T::A::B","CREATE",{"x":1}]', 'ünï € 😀', 'x'.repeat(100_000)])
+  // Around the length hashed from the buffer made once (8,192 units of up to 3 bytes), on both
+  // sides of it; a short text after long ones; a lone surrogate, written as U+FFFD either way.
+  const bodies = ['', '["T::A::B","CREATE",{"x":1}]', 'ünï € 😀', 'x'.repeat(100_000)];
+  bodies.push(
+    '€'.repeat(8192),
+    '€'.repeat(8193),
+    '😀'.repeat(4096),
+    '\ud800x',
+    'short',
+    '€'.repeat(8191) + '😀',
+  );
+  for (const body of bodies)
     assert.equal(sealer.mac(body), createHmac('sha256', derived).update(body, 'utf8').digest('hex'));
 });
