@@ -28,11 +28,15 @@ export function readBoundedFile(file: string, maxBytes: number): Buffer | number
         buffer.copy(larger, 0, 0, length);
         buffer = larger;
       }
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
+      const wanted = buffer.length - length;
+      const n = readSync(fd, buffer, length, wanted, null);
       length += n;
       // Grown since `stat` (or lying about its size): refused without reading the rest.
       if (length > maxBytes) return length;
+      if (n === 0) break;
+      // Short, with as many bytes as `stat` said: the end, without a read more to be told so (a
+      // read a file; files that report no size, as /proc's, or read short elsewhere read on).
+      if (n < wanted && length === info.size) break;
     }
     return buffer.subarray(0, length);
   } catch (e) {
