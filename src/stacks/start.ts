@@ -91,17 +91,19 @@ export async function deploy(
   if (replay) {
     // The token's stack was deleted since (or deleted and made anew): its deployment is gone, and
     // replaying the request would make the stack again long after the client saw it deleted.
-    const current = await core.records.getStack(name);
-    if (!current || (replay.stackId !== undefined && current.record.stackId !== replay.stackId))
-      throw new TypeplaneError(
+    const deleted = () =>
+      new TypeplaneError(
         'ResourceConflict',
         `this clientToken deployed stack ${name}, which has since been deleted; send a new clientToken to deploy it again`,
       );
-    return {
-      stack: await describe(core, name),
-      deploymentId: replay.deploymentId,
-      startedAt: replay.startedAt,
-    };
+    const current = await core.records.getStack(name);
+    if (!current || (replay.stackId !== undefined && current.record.stackId !== replay.stackId))
+      throw deleted();
+    // A deletion that ends between the two reads leaves nothing to describe: the same answer.
+    const stack = await describe(core, name).catch((e: unknown) => {
+      throw e instanceof TypeplaneError && e.code === 'NotFound' ? deleted() : e;
+    });
+    return { stack, deploymentId: replay.deploymentId, startedAt: replay.startedAt };
   }
   return begin(core, launch, name, analysis, text, parameters, held, {
     ...options,
@@ -220,6 +222,7 @@ async function begin(
       options.baseVersion,
       options.nestedIn,
       options.adopt?.stackId,
+      update,
     );
   let stamp: string;
   let started: { record: StackRecord; inserted: boolean };
@@ -301,6 +304,8 @@ async function markStarted(
   baseVersion?: number,
   nestedIn?: NestedIn,
   stackId?: string,
+  /** Whether the deployment was decided as an update of the stack read before (its resources listed). */
+  update = false,
 ): Promise<{ record: StackRecord; inserted: boolean }> {
   const now = new Date().toISOString();
   const fresh: StackRecord = {
@@ -326,30 +331,50 @@ async function markStarted(
         `stack ${name} was deleted since the plan was made; make a new plan`,
       );
     }
+    // Decided as an update of what the stack held, which a deletion has since removed: deployed as a
+    // create instead, it would rest on resources that are gone.
+    if (update) {
+      await records.deleteStack(name);
+      throw deletedMeanwhile(name);
+    }
     return { record: fresh, inserted: true };
   }
-  const record = await records.updateStack(name, (s) => {
-    if (s.deployment !== undefined || !TERMINAL.test(s.status))
-      throw new TypeplaneError(
-        'ResourceConflict',
-        `stack ${name} is ${s.status}${s.deployment ? ` (deployment ${s.deployment})` : ''}; wait for it to finish`,
-      );
-    if (baseVersion !== undefined && s.version !== baseVersion)
-      throw new TypeplaneError(
-        'ResourceConflict',
-        `stack ${name} changed since the plan was made; make a new plan`,
-      );
-    const next: StackRecord = {
-      ...s,
-      status,
-      deployment: id,
-      version: s.version + 1,
-      types: [...new Set([...(s.types ?? []), ...types])],
-    };
-    delete next.statusReason;
-    return next;
-  });
+  const record = await records
+    .updateStack(name, (s) => {
+      if (s.deployment !== undefined || !TERMINAL.test(s.status))
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `stack ${name} is ${s.status}${s.deployment ? ` (deployment ${s.deployment})` : ''}; wait for it to finish`,
+        );
+      if (baseVersion !== undefined && s.version !== baseVersion)
+        throw new TypeplaneError(
+          'ResourceConflict',
+          `stack ${name} changed since the plan was made; make a new plan`,
+        );
+      const next: StackRecord = {
+        ...s,
+        status,
+        deployment: id,
+        version: s.version + 1,
+        types: [...new Set([...(s.types ?? []), ...types])],
+      };
+      delete next.statusReason;
+      return next;
+    })
+    .catch((e: unknown) => {
+      // There when the insert was refused, gone by the update: a deletion ended in between.
+      if (e instanceof TypeplaneError && e.code === 'NotFound') throw deletedMeanwhile(name);
+      throw e;
+    });
   return { record, inserted: false };
+}
+
+/** The stack was deleted between the deployment's reading it and marking it: sent again, it makes it anew. */
+function deletedMeanwhile(name: string): TypeplaneError {
+  return new TypeplaneError(
+    'ResourceConflict',
+    `stack ${name} was deleted while this deployment began; deploy it again`,
+  );
 }
 
 /**
