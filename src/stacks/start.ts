@@ -222,7 +222,6 @@ async function begin(
       options.baseVersion,
       options.nestedIn,
       options.adopt?.stackId,
-      update,
     );
   let stamp: string;
   let started: { record: StackRecord; inserted: boolean };
@@ -304,8 +303,6 @@ async function markStarted(
   baseVersion?: number,
   nestedIn?: NestedIn,
   stackId?: string,
-  /** Whether the deployment was decided as an update of the stack read before (its resources listed). */
-  update = false,
 ): Promise<{ record: StackRecord; inserted: boolean }> {
   const now = new Date().toISOString();
   const fresh: StackRecord = {
@@ -331,9 +328,9 @@ async function markStarted(
         `stack ${name} was deleted since the plan was made; make a new plan`,
       );
     }
-    // Decided as an update of what the stack held, which a deletion has since removed: deployed as a
-    // create instead, it would rest on resources that are gone.
-    if (update) {
+    // Decided as an update of what the stack held (its status says so), which a deletion has since
+    // removed: deployed as a create instead, it would rest on resources that are gone.
+    if (status === 'UPDATE_IN_PROGRESS') {
       await records.deleteStack(name);
       throw deletedMeanwhile(name);
     }
