@@ -3,7 +3,8 @@
  * (src/store/sqlite/resource-counts.ts), on real files: this connection's counts are exact at once and
  * the file's within a second; a process killed while holding changes leaves counts that the next open
  * recounts; a second connection opening meanwhile recounts and nothing is counted twice; and what must
- * be exact (a type or a version deleted while resources remain) is, whoever holds the changes.
+ * be exact (a type or a version deleted while resources remain) is, whoever holds the changes; and a
+ * change whose transaction or savepoint was rolled back is not counted.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -14,7 +15,7 @@ import Database from 'better-sqlite3';
 import { TypeplaneError } from '../../src/errors.js';
 import { openSqliteStore, type Store } from '../../src/store/index.js';
 import { TS_NODE } from '../helpers/typescript.js';
-import { createResource, operation, storedType, tempDir } from './fixtures.js';
+import { createResource, operation, resource, storedType, tempDir } from './fixtures.js';
 
 const TYPE = 'Acme::Test::Thing';
 const holderScript = fileURLToPath(new URL('./workers/counts-holder.ts', import.meta.url));
@@ -78,6 +79,40 @@ test('counts are exact at once where they change, and in the file within a secon
   await until('the counts reach the file', () => inFile(path).counts['1'] === 2);
   assert.equal(inFile(path).holder, null);
   assert.equal(await store.countResources(TYPE), 2, 'applied, not counted twice');
+});
+
+/** Begins a CREATE of `identifier` and finishes it with the additional identifier Arn `arn`. */
+async function createNamed(store: Store, identifier: string, arn: string): Promise<void> {
+  const op = operation({ typeName: TYPE, identifier });
+  assert.equal((await store.beginOperation(op)).kind, 'started');
+  await store.finishOperation(
+    { ...op, status: 'SUCCESS' },
+    {
+      kind: 'put',
+      resource: resource(identifier, { typeName: TYPE, typeVersion: '1' }),
+      identifiers: [{ name: 'Arn', value: arn }],
+    },
+  );
+}
+
+test('a resource written and then rolled back with its transaction or savepoint is not counted', async (t) => {
+  const { path, store } = await storeOfThree(t);
+  await createNamed(store, 'd', 'arn:d');
+  assert.equal(await store.countResources(TYPE), 4);
+  // Refused after its row was written (the Arn is d's): alone in its group, the group is rolled back.
+  await assert.rejects(createNamed(store, 'e', 'arn:d'), (e: unknown) => e instanceof TypeplaneError);
+  assert.equal(await store.countResources(TYPE), 4, 'a group rolled back');
+  // With another in the same group: the group is run again, the refused piece in a savepoint undone.
+  const [refused, created] = await Promise.allSettled([
+    createNamed(store, 'f', 'arn:d'),
+    createNamed(store, 'g', 'arn:g'),
+  ]);
+  assert.equal(refused.status, 'rejected');
+  assert.equal(created.status, 'fulfilled');
+  assert.equal(await store.countResources(TYPE), 5, 'a savepoint rolled back, its neighbour kept');
+  assert.deepEqual(await store.countResourcesByVersion(TYPE), { '1': 5 });
+  await until('the counts reach the file', () => inFile(path).counts['1'] === 5);
+  assert.equal(inFile(path).rows, 5, 'the file holds what was counted');
 });
 
 test('a process killed while holding count changes leaves counts the next open recounts', async (t) => {

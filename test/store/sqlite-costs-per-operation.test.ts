@@ -77,14 +77,15 @@ const name = (i: number) => `r${String(i).padStart(2, '0')}`;
  * - create: PRAGMA data_version (whether another connection committed: if not, the default version
  *   checked against and the counts' holder are known in memory; once per group commit), one look: the
  *   client token (a replay answers the earlier operation), no active operation on the identifier, no
- *   resource with it; the operation inserted (already SUCCESS), the resource inserted, whether the
- *   group changed any count (a table in memory, once per group) = 5 statements, 2 writes.
+ *   resource with it; the operation inserted (already SUCCESS), the resource inserted = 4 statements,
+ *   2 writes. (The counts' changes are held in memory since, not in a TEMP table whose look was a
+ *   fifth statement once per group.)
  * - update: the engine reads the resource first (outside the transaction, to patch it); then as a
- *   create, the resource replaced instead of inserted = 6 statements, 2 writes.
+ *   create, the resource replaced instead of inserted = 5 statements, 2 writes.
  * - delete: the engine reads the resource and its referrers first (outside); then PRAGMA data_version,
  *   the look (client token, active operation, resource), referrers again (inside, where they cannot
  *   change), the operation inserted, the resource, its references and its additional identifiers
- *   deleted, and the counts' look = 10 statements, 4 writes.
+ *   deleted = 9 statements, 4 writes.
  * - read: the resource = 1 statement.
  * Each written row costs a page (a WAL frame) per b-tree it is in: an operation is in operations and
  * its request_token key (sqlite_autoindex_operations_1) — its client token reaches the token index
@@ -100,11 +101,11 @@ const CASES: Record<string, Case> = {
     desired: (i) => ({ Name: name(i), Size: 'M', Color: 'blue', Count: i }),
     patch: () => [{ op: 'replace', path: '/Color', value: 'red' }],
     ceilings: {
-      create: { statements: 5, writes: 2, transactions: 1, walFrames: 24, temporary: 0 },
+      create: { statements: 4, writes: 2, transactions: 1, walFrames: 24, temporary: 0 },
       read: { statements: 1, writes: 0, transactions: 0, walFrames: 0, temporary: 0 },
       // 27: 3 each, 2 more operations pages (a leaf split) and page 1 once.
-      update: { statements: 6, writes: 2, transactions: 1, walFrames: 27, temporary: 0 },
-      delete: { statements: 10, writes: 4, transactions: 1, walFrames: 26, temporary: 0 },
+      update: { statements: 5, writes: 2, transactions: 1, walFrames: 27, temporary: 0 },
+      delete: { statements: 9, writes: 4, transactions: 1, walFrames: 26, temporary: 0 },
     },
   },
   // The engine looks the Arn up before the transaction (an early AlreadyExists) and the store again inside
@@ -125,11 +126,11 @@ const CASES: Record<string, Case> = {
     desired: (i) => ({ Name: name(i), Arn: `arn:costs:${name(i)}`, Color: 'blue' }),
     patch: () => [{ op: 'replace', path: '/Color', value: 'red' }],
     ceilings: {
-      create: { statements: 9, writes: 4, transactions: 1, walFrames: 42, temporary: 0 },
+      create: { statements: 8, writes: 4, transactions: 1, walFrames: 42, temporary: 0 },
       read: { statements: 1, writes: 0, transactions: 0, walFrames: 0, temporary: 0 },
       // 42: each operation row keeps who asked (requested_by, the token's id), so one more leaf split.
-      update: { statements: 9, writes: 4, transactions: 1, walFrames: 42, temporary: 0 },
-      delete: { statements: 10, writes: 4, transactions: 1, walFrames: 40, temporary: 0 },
+      update: { statements: 8, writes: 4, transactions: 1, walFrames: 42, temporary: 0 },
+      delete: { statements: 9, writes: 4, transactions: 1, walFrames: 40, temporary: 0 },
     },
   },
   // Sealing changes what a row holds, not how many are written: the same statements as plain.
@@ -147,11 +148,11 @@ const CASES: Record<string, Case> = {
     desired: (i) => ({ Name: name(i), Password: `secret-${name(i)}`, Color: 'blue' }),
     patch: (i) => [{ op: 'replace', path: '/Password', value: `rotated-${name(i)}` }],
     ceilings: {
-      create: { statements: 5, writes: 2, transactions: 1, walFrames: 24, temporary: 0 },
+      create: { statements: 4, writes: 2, transactions: 1, walFrames: 24, temporary: 0 },
       read: { statements: 1, writes: 0, transactions: 0, walFrames: 0, temporary: 0 },
       // 26: as additional identifier's, one more leaf split with requested_by in each operation row.
-      update: { statements: 6, writes: 2, transactions: 1, walFrames: 26, temporary: 0 },
-      delete: { statements: 10, writes: 4, transactions: 1, walFrames: 26, temporary: 0 },
+      update: { statements: 5, writes: 2, transactions: 1, walFrames: 26, temporary: 0 },
+      delete: { statements: 9, writes: 4, transactions: 1, walFrames: 26, temporary: 0 },
     },
   },
 };

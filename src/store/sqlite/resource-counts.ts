@@ -1,86 +1,56 @@
 /**
  * @module The SQLite store's resource counts (per type and version, in `resource_counts`), their
  * changes held in this connection between flushes. Counted on every resource write, the counts' page
- * was written by every group commit: a twentieth of a create's bytes to the WAL. Triggers of this
- * connection's own (TEMP, so nothing of them reaches the file) add each change to `count_deltas`, a
- * table in memory that a transaction's rollback undoes with the rest; a group applies them to
- * `resource_counts` at most once a second (FLUSH_EVERY_MS). This connection reads its counts as the
- * file's plus its deltas: exact.
+ * was written by every group commit: a twentieth of a create's bytes to the WAL. The store tells each
+ * change it writes (`added`: a resource inserted, deleted, or moved to another version) and this
+ * class holds them in memory, with a journal of the changes since the last commit that a rollback
+ * undoes (`mark`, `undo`, `committed`); a group applies them to `resource_counts` at most once a
+ * second (FLUSH_EVERY_MS). This connection reads its counts as the file's plus its changes: exact.
+ * (The changes were first held by TEMP triggers in a TEMP table: the trigger and its statement journal
+ * cost a resource insert ~14,500 instructions more, nearly twice the insert's own.)
  *
- * While it holds deltas, the connection's id is written in `resource_counts_holder` (once, in the
+ * While it holds changes, the connection's id is written in `resource_counts_holder` (once, in the
  * transaction that first made one): a store that opens the file and finds a holder recounts from the
- * resources themselves, so counts whose deltas a crash lost are right again. A holder still alive
- * finds its id gone at its next group and drops its deltas, which that recount took in (the recount's
- * transaction came after theirs). While another connection holds, this one applies its changes in the
- * group that made them, as every group did before. What another process reads meanwhile lags by at
- * most a second; the checks that must be exact (a type or version deleted while resources remain)
- * look at the resources themselves.
+ * resources themselves, so counts whose changes a crash lost are right again. A holder still alive
+ * finds its id gone at its next group and drops its changes, which that recount took in (the
+ * recount's transaction came after theirs). While another connection holds, this one applies its
+ * changes in the group that made them, as every group did before. What another process reads
+ * meanwhile lags by at most a second; the checks that must be exact (a type or version deleted while
+ * resources remain) look at the resources themselves.
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 
-/** How long a connection holds its deltas before applying them. */
+/** How long a connection holds its changes before applying them. */
 export const FLUSH_EVERY_MS = 1000;
 
-const TEMP_SCHEMA = `
-  CREATE TEMP TABLE IF NOT EXISTS count_deltas (
-    type_name    TEXT NOT NULL,
-    type_version TEXT NOT NULL,
-    delta        INTEGER NOT NULL,
-    PRIMARY KEY (type_name, type_version)
-  ) WITHOUT ROWID;
-  CREATE TEMP TRIGGER IF NOT EXISTS count_delta_insert AFTER INSERT ON main.resources BEGIN
-    INSERT INTO count_deltas (type_name, type_version, delta) VALUES (NEW.type_name, COALESCE(NEW.type_version, ''), 1)
-      ON CONFLICT (type_name, type_version) DO UPDATE SET delta = delta + 1;
-  END;
-  CREATE TEMP TRIGGER IF NOT EXISTS count_delta_delete AFTER DELETE ON main.resources BEGIN
-    INSERT INTO count_deltas (type_name, type_version, delta) VALUES (OLD.type_name, COALESCE(OLD.type_version, ''), -1)
-      ON CONFLICT (type_name, type_version) DO UPDATE SET delta = delta - 1;
-  END;
-  CREATE TEMP TRIGGER IF NOT EXISTS count_delta_version AFTER UPDATE OF type_version ON main.resources
-    WHEN OLD.type_version IS NOT NEW.type_version BEGIN
-    INSERT INTO count_deltas (type_name, type_version, delta) VALUES (OLD.type_name, COALESCE(OLD.type_version, ''), -1)
-      ON CONFLICT (type_name, type_version) DO UPDATE SET delta = delta - 1;
-    INSERT INTO count_deltas (type_name, type_version, delta) VALUES (NEW.type_name, COALESCE(NEW.type_version, ''), 1)
-      ON CONFLICT (type_name, type_version) DO UPDATE SET delta = delta + 1;
-  END;
-  -- The counts as this connection sees them: the file's and its own changes not applied yet.
-  CREATE TEMP VIEW IF NOT EXISTS counts_now AS
-    SELECT type_name, type_version, count FROM main.resource_counts
-    UNION ALL SELECT type_name, type_version, delta FROM temp.count_deltas;
-`;
+/** A change's key: the type's name and its version ('' for a resource written with none). */
+const keyOf = (typeName: string, version: string | null | undefined) => `${typeName}\u0000${version ?? ''}`;
 
 /** The holder as a group found it: this connection, none, or another. */
 type Holder = 'self' | 'none' | 'other';
 
 export class ResourceCounts {
-  /** This connection's id in `resource_counts_holder` while it holds deltas. */
+  /** This connection's id in `resource_counts_holder` while it holds changes. */
   private readonly id = randomUUID();
   private lastFlush = Date.now();
   /** The holder as last read or written here; undefined once another connection committed. */
   private known: Holder | undefined;
-  /** Whether count_deltas held changes at the end of the last group (true when unsure). */
-  private held = false;
+  /** The changes not applied to the file yet, by keyOf; none is 0 (a change to 0 removes its key). */
+  private readonly deltas = new Map<string, number>();
+  /** Since the last commit: each change's key and amount, in pairs, for a rollback to undo. */
+  private readonly journal: (string | number)[] = [];
   private readonly sql;
 
-  constructor(private readonly db: Database.Database) {
-    // Kept in memory whatever the build's default: a temp file would be written to disk.
-    db.pragma('temp_store = MEMORY');
-    db.exec(TEMP_SCHEMA);
+  constructor(db: Database.Database) {
     this.sql = {
       holder: db.prepare<[], string | null>('SELECT holder FROM resource_counts_holder').pluck(true),
       claim: db.prepare<[string]>('UPDATE resource_counts_holder SET holder = ?'),
       release: db.prepare<[string]>('UPDATE resource_counts_holder SET holder = NULL WHERE holder = ?'),
-      anyDelta: db
-        .prepare<[], number>('SELECT EXISTS (SELECT 1 FROM count_deltas WHERE delta <> 0)')
-        .pluck(true),
-      apply: db.prepare(
-        `INSERT INTO resource_counts (type_name, type_version, count)
-           SELECT type_name, type_version, delta FROM count_deltas WHERE delta <> 0 ORDER BY 1, 2
+      apply: db.prepare<[string, string, number]>(
+        `INSERT INTO resource_counts (type_name, type_version, count) VALUES (?, ?, ?)
            ON CONFLICT (type_name, type_version) DO UPDATE SET count = count + excluded.count`,
       ),
-      clear: db.prepare('DELETE FROM count_deltas'),
-      clearType: db.prepare<[string]>('DELETE FROM count_deltas WHERE type_name = ?'),
       recountClear: db.prepare('DELETE FROM resource_counts'),
       recount: db.prepare(
         `INSERT INTO resource_counts (type_name, type_version, count)
@@ -98,15 +68,50 @@ export class ResourceCounts {
     this.known = 'none';
   }
 
+  /**
+   * In a write transaction: a resource of `typeName` at `version` was inserted (1) or deleted (-1);
+   * moved from one version to another, it is both.
+   */
+  added(typeName: string, version: string | null | undefined, delta: 1 | -1): void {
+    this.change(keyOf(typeName, version), delta);
+  }
+
+  private change(key: string, delta: number): void {
+    const sum = (this.deltas.get(key) ?? 0) + delta;
+    if (sum === 0) this.deltas.delete(key);
+    else this.deltas.set(key, sum);
+    this.journal.push(key, delta);
+  }
+
+  /** Where a transaction (or a savepoint) starts: `undo` takes the changes back to here. */
+  mark(): number {
+    return this.journal.length;
+  }
+
+  /** The transaction or savepoint begun at `mark` was rolled back: its changes are undone with it. */
+  undo(mark: number): void {
+    for (let i = this.journal.length - 2; i >= mark; i -= 2) {
+      const key = this.journal[i] as string;
+      const sum = (this.deltas.get(key) ?? 0) - (this.journal[i + 1] as number);
+      if (sum === 0) this.deltas.delete(key);
+      else this.deltas.set(key, sum);
+    }
+    this.journal.length = mark;
+  }
+
+  /** The transaction committed: its changes stand. */
+  committed(): void {
+    this.journal.length = 0;
+  }
+
   /** Another connection committed (SQLite's data_version moved): the holder may have changed. */
   othersCommitted(): void {
     this.known = undefined;
   }
 
-  /** A group was rolled back: what its end decided is undone with it. */
+  /** A group was rolled back (its changes undone by `undo`): what its end decided is undone with it. */
   rolledBack(): void {
     this.known = undefined;
-    this.held = true;
   }
 
   private holder(): Holder {
@@ -118,20 +123,16 @@ export class ResourceCounts {
   }
 
   /**
-   * At a group's start, in its transaction (after data_version was read): deltas held while another
+   * At a group's start, in its transaction (after data_version was read): changes held while another
    * connection's recount took them in (its id is no longer the holder; see the module) are dropped.
    */
   begin(): void {
-    if (this.held && this.holder() !== 'self') {
-      this.sql.clear.run();
-      this.held = false;
-    }
+    if (this.deltas.size > 0 && this.holder() !== 'self') this.clear();
   }
 
-  /** At a group's end, in its transaction: the deltas it made are held, or applied. */
+  /** At a group's end, in its transaction: the changes it made are held, or applied. */
   end(): void {
-    this.held = this.sql.anyDelta.get() === 1;
-    if (!this.held) return;
+    if (this.deltas.size === 0) return;
     const holder = this.holder();
     if (holder === 'other' || (holder === 'self' && Date.now() - this.lastFlush >= FLUSH_EVERY_MS)) {
       this.apply(holder === 'self');
@@ -141,34 +142,36 @@ export class ResourceCounts {
     }
   }
 
-  /** Whether this connection holds deltas that a flush is due to apply. */
+  /** Whether this connection holds changes that a flush is due to apply. */
   due(): boolean {
-    return this.held && Date.now() - this.lastFlush >= FLUSH_EVERY_MS;
+    return this.deltas.size > 0 && Date.now() - this.lastFlush >= FLUSH_EVERY_MS;
   }
 
   /**
-   * In a write transaction (a group's piece, or the close's): the deltas held are applied, and the
+   * In a write transaction (a group's piece, or the close's): the changes held are applied, and the
    * holder released. The holder is read afresh: outside a group no data_version was read.
    */
   flush(): void {
     this.known = undefined;
     this.begin();
-    const mine = this.holder() === 'self';
-    if (this.sql.anyDelta.get() === 1) {
-      this.apply(mine);
-    } else {
-      // Deltas that came to nothing (made and undone) leave no holder behind.
-      this.sql.clear.run();
-      if (mine) this.release();
-    }
+    if (this.deltas.size > 0) this.apply(this.holder() === 'self');
+    // Changes that came to nothing (made and undone) leave no holder behind.
+    else if (this.holder() === 'self') this.release();
   }
 
   private apply(release: boolean): void {
-    this.sql.apply.run();
-    this.sql.clear.run();
+    // In the order of the keys: two connections applying at once take the rows' locks alike.
+    for (const key of [...this.deltas.keys()].sort()) {
+      const at = key.indexOf('\u0000');
+      this.sql.apply.run(key.slice(0, at), key.slice(at + 1), this.deltas.get(key)!);
+    }
+    this.clear();
     if (release) this.release();
-    this.held = false;
     this.lastFlush = Date.now();
+  }
+
+  private clear(): void {
+    for (const [key, delta] of [...this.deltas]) this.change(key, -delta);
   }
 
   private release(): void {
@@ -176,12 +179,31 @@ export class ResourceCounts {
     this.known = 'none';
   }
 
-  /** In a transaction deleting a type: its deltas go with its counts. */
+  /** In a transaction deleting a type: its changes go with its counts. */
   dropType(typeName: string): void {
-    this.sql.clearType.run(typeName);
+    const prefix = keyOf(typeName, '');
+    for (const [key, delta] of [...this.deltas]) if (key.startsWith(prefix)) this.change(key, -delta);
   }
 
-  /** Whether another connection holds deltas this one cannot see (its counts may lag by them). */
+  /** This connection's changes not applied yet to the count of `typeName` (at `version`, or all). */
+  pending(typeName: string, version?: string): number {
+    if (version !== undefined) return this.deltas.get(keyOf(typeName, version)) ?? 0;
+    const prefix = keyOf(typeName, '');
+    let sum = 0;
+    for (const [key, delta] of this.deltas) if (key.startsWith(prefix)) sum += delta;
+    return sum;
+  }
+
+  /** This connection's changes not applied yet to `typeName`'s counts, by version ('' for none). */
+  pendingByVersion(typeName: string): Map<string, number> {
+    const prefix = keyOf(typeName, '');
+    const byVersion = new Map<string, number>();
+    for (const [key, delta] of this.deltas)
+      if (key.startsWith(prefix)) byVersion.set(key.slice(prefix.length), delta);
+    return byVersion;
+  }
+
+  /** Whether another connection holds changes this one cannot see (its counts may lag by them). */
   othersHold(): boolean {
     // Read from the file: outside a group, what is known here may be older than another's commit.
     this.known = undefined;

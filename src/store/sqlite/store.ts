@@ -201,6 +201,8 @@ export class SqliteStore implements Store {
       // Index pages of a busy store stay in memory (the default is 2 MiB): fewer reads per write.
       db.pragma('cache_size = -32768');
       db.pragma('foreign_keys = ON');
+      // Temporary b-trees (a sort no index serves) in memory whatever the build's default, never a file.
+      db.pragma('temp_store = MEMORY');
       migrate(db);
     } catch (error) {
       db.close();
@@ -288,8 +290,12 @@ export class SqliteStore implements Store {
   }
 
   async countResourcesByVersion(typeName: string): Promise<Record<string, number>> {
+    const byVersion = this.counts.pendingByVersion(typeName);
+    for (const row of this.sql.countResourcesByVersion.all(typeName))
+      byVersion.set(row.type_version, (byVersion.get(row.type_version) ?? 0) + row.count);
     const counts: Record<string, number> = {};
-    for (const row of this.sql.countResourcesByVersion.all(typeName)) counts[row.type_version] = row.count;
+    for (const [version, count] of [...byVersion].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      if (version !== '' && count > 0) counts[version] = count;
     return counts;
   }
 
@@ -344,7 +350,12 @@ export class SqliteStore implements Store {
   }
 
   async countResources(typeName: string): Promise<number> {
-    return this.sql.countResources.get(typeName)?.count ?? 0;
+    return this.resourcesOf(typeName);
+  }
+
+  /** The resources of `typeName`: the file's count and this connection's changes not applied yet. */
+  private resourcesOf(typeName: string): number {
+    return (this.sql.countResources.get(typeName)?.count ?? 0) + this.counts.pending(typeName);
   }
 
   async typeUsage(typeName: string): Promise<TypeUsage> {
@@ -353,7 +364,10 @@ export class SqliteStore implements Store {
 
   private readUsage(typeName: string): TypeUsage {
     const row = this.sql.typeUsage.get({ typeName });
-    return { resources: row?.resources ?? 0, activeOperations: row?.active ?? 0 };
+    return {
+      resources: (row?.resources ?? 0) + this.counts.pending(typeName),
+      activeOperations: row?.active ?? 0,
+    };
   }
 
   /** Refuses (TypeChangedMeanwhile) when `expected` no longer holds; inside a transaction. */
@@ -406,8 +420,15 @@ export class SqliteStore implements Store {
 
   /** Runs a write to the types table; the default versions in memory are forgotten either way. */
   private typesWrite<T>(write: () => T): T {
+    // A type deleted drops its counts' changes held (dropType): a rollback keeps them.
+    const counted = this.counts.mark();
     try {
-      return write();
+      const written = write();
+      this.counts.committed();
+      return written;
+    } catch (error) {
+      this.counts.undo(counted);
+      throw error;
     } finally {
       this.defaults.clear();
     }
@@ -841,6 +862,7 @@ export class SqliteStore implements Store {
     try {
       // The counts' changes held are applied; left held, the next open counts the resources again.
       this.db.transaction(() => this.counts.flush()).immediate();
+      this.counts.committed();
     } catch {
       // The file stays busy past busy_timeout: the holder stays written, and the next open recounts.
     } finally {
@@ -907,6 +929,7 @@ export class SqliteStore implements Store {
       this.observer?.transactionEnded((performance.now() - started) / 1000);
     }
     this.tokens.committed();
+    this.counts.committed();
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) item.resolve(outcome.value);
@@ -938,8 +961,10 @@ export class SqliteStore implements Store {
    * functions of the store's state, so running one again decides the same.
    */
   private runPieces(batch: typeof this.pending): Outcome[] {
-    // A group rolled back leaves none of the client tokens its pieces used (client-tokens.ts).
+    // A group rolled back leaves none of the client tokens its pieces used (client-tokens.ts), nor
+    // their changes to the counts (resource-counts.ts).
     const start = this.tokens.mark();
+    const counted = this.counts.mark();
     try {
       return this.tx.group.immediate(() =>
         batch.map((item): Outcome => {
@@ -952,6 +977,7 @@ export class SqliteStore implements Store {
       );
     } catch (error) {
       this.tokens.undo(start);
+      this.counts.undo(counted);
       this.counts.rolledBack();
       if (!(error instanceof PieceFailed)) throw error;
       // Alone in its group, the rollback undid just that piece: nothing to run again.
@@ -961,17 +987,20 @@ export class SqliteStore implements Store {
       return this.tx.group.immediate(() =>
         batch.map((item): Outcome => {
           const piece = this.tokens.mark();
+          const pieceCounted = this.counts.mark();
           try {
             // A single statement is atomic by itself; several need a savepoint.
             return { ok: true, value: item.atomic ? this.tx.piece(item.work) : item.work() };
           } catch (error) {
             this.tokens.undo(piece);
+            this.counts.undo(pieceCounted);
             return { ok: false, error };
           }
         }),
       );
     } catch (error) {
       this.tokens.undo(start);
+      this.counts.undo(counted);
       this.counts.rolledBack();
       throw error;
     }
@@ -1130,24 +1159,33 @@ export class SqliteStore implements Store {
     checkNew = true,
     /** The operation's model as its row holds it: the resource's properties too when they are that model. */
     modelJson?: string | null,
+    /**
+     * The resource's row before the change, read under the same lock (null: there was none); read
+     * here when not given. Its version says which count the change moves.
+     */
+    before?: { type_version: string | null } | null,
   ): void {
     if (change?.kind === 'put') {
       const { resource } = change;
-      if (
-        checkNew &&
-        operation.operation === 'CREATE' &&
-        this.sql.getResource.get(resource.typeName, resource.identifier)
-      ) {
-        throw alreadyExists(resource);
-      }
-      this.sql.putResource.run(
-        ...resourceParams(
-          resource,
-          typeof modelJson === 'string' && resource.properties === operation.resourceModel
-            ? modelJson
-            : undefined,
-        ),
+      const was =
+        before !== undefined
+          ? before
+          : (this.sql.versionOf.get(resource.typeName, resource.identifier) ?? null);
+      if (checkNew && operation.operation === 'CREATE' && was) throw alreadyExists(resource);
+      const params = resourceParams(
+        resource,
+        typeof modelJson === 'string' && resource.properties === operation.resourceModel
+          ? modelJson
+          : undefined,
       );
+      this.sql.putResource.run(...params);
+      const version = params[6];
+      if (!was) {
+        this.counts.added(resource.typeName, version, 1);
+      } else if (was.type_version !== version) {
+        this.counts.added(resource.typeName, was.type_version, -1);
+        this.counts.added(resource.typeName, version, 1);
+      }
       if (change.identifiers) {
         for (const key of change.identifiers) {
           const holder = this.sql.findByIdentifier.get(resource.typeName, key.name, key.value)?.identifier;
@@ -1165,7 +1203,10 @@ export class SqliteStore implements Store {
         }
       }
     } else if (change?.kind === 'delete') {
-      this.sql.deleteResource.run(change.typeName, change.identifier);
+      // Read rather than returned: DELETE … RETURNING builds a temporary b-tree on every run.
+      const was = before !== undefined ? before : this.sql.versionOf.get(change.typeName, change.identifier);
+      if (this.sql.deleteResource.run(change.typeName, change.identifier).changes > 0 && was)
+        this.counts.added(change.typeName, was.type_version, -1);
       this.sql.deleteRefsFrom.run(change.typeName, change.identifier);
       this.sql.deleteIdentifiersOf.run(change.typeName, change.identifier);
     }
@@ -1189,7 +1230,7 @@ export class SqliteStore implements Store {
       deleteType: this.db.transaction((typeName: string): boolean => {
         // The resources themselves say whether any remain (another connection's counts may lag).
         if (this.sql.anyResource.get(typeName) === 1) {
-          throw typeInUse(typeName, Math.max(1, this.sql.countResources.get(typeName)?.count ?? 0));
+          throw typeInUse(typeName, Math.max(1, this.resourcesOf(typeName)));
         }
         const active = this.sql.activeOperationOfType.get(typeName);
         if (active) throw typeBusy(typeName, active.request_token);
@@ -1225,7 +1266,9 @@ export class SqliteStore implements Store {
         if (!this.sql.getTypeVersion.get(typeName, version)) return false;
         const versions = this.sql.countTypeVersions.get(typeName)?.count ?? 0;
         if (versions === 1) return this.tx.deleteType(typeName);
-        let resources = this.sql.countResourcesOfVersion.get(typeName, version)?.count ?? 0;
+        let resources =
+          (this.sql.countResourcesOfVersion.get(typeName, version)?.count ?? 0) +
+          this.counts.pending(typeName, version);
         // None by this connection's counts, but another holds changes it cannot see: the resources say.
         if (
           resources === 0 &&
@@ -1303,7 +1346,7 @@ export class SqliteStore implements Store {
         this.changed = true;
         // The resource's absence was checked above, under the same lock.
         if (outcome.status === 'SUCCESS')
-          this.applyChange(operation, outcome.change, false, params.resource_model_json);
+          this.applyChange(operation, outcome.change, false, params.resource_model_json, row ?? null);
         return { kind: 'started', operation };
       },
 
@@ -1440,14 +1483,13 @@ function prepareStatements(db: Database.Database) {
     countTypeVersions: db.prepare<[string], { count: number }>(
       `SELECT COUNT(*) AS count FROM types WHERE type_name = ?`,
     ),
-    // Counted in resource_counts plus this connection's changes not applied yet (counts_now, a view
-    // of both: resource-counts.ts); '' holds the resources written with no version.
+    // Counted in resource_counts, to which this connection adds its changes not applied yet
+    // (resource-counts.ts); '' holds the resources written with no version.
     countResourcesByVersion: db.prepare<[string], { type_version: string; count: number }>(
-      `SELECT type_version, SUM(count) AS count FROM counts_now WHERE type_name = ? AND type_version <> ''
-       GROUP BY type_version HAVING SUM(count) > 0`,
+      `SELECT type_version, count FROM resource_counts WHERE type_name = ?`,
     ),
     countResourcesOfVersion: db.prepare<[string, string], { count: number }>(
-      `SELECT COALESCE(SUM(count), 0) AS count FROM counts_now WHERE type_name = ? AND type_version = ?`,
+      `SELECT COALESCE(SUM(count), 0) AS count FROM resource_counts WHERE type_name = ? AND type_version = ?`,
     ),
     anyResource: db
       .prepare<[string], number>('SELECT EXISTS (SELECT 1 FROM resources WHERE type_name = ?)')
@@ -1475,11 +1517,6 @@ function prepareStatements(db: Database.Database) {
         'SELECT properties_json FROM resources WHERE type_name = ? AND identifier = ?',
       )
       .pluck(true),
-    getResource: db.prepare<[string, string], ResourceRow>(
-      `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version,
-         observed_status, observed_since FROM resources
-       WHERE type_name = ? AND identifier = ?`,
-    ),
     listResourcesFirst: db.prepare<[string, number], ResourceRow>(
       `SELECT type_name, identifier, properties_json, sealed, created_at, updated_at, type_version,
          observed_status, observed_since FROM resources
@@ -1492,10 +1529,10 @@ function prepareStatements(db: Database.Database) {
     ),
     activeOperationOfType: db.prepare<[string], { request_token: string }>(ACTIVE_OPERATION_OF_TYPE('?')),
     countResources: db.prepare<[string], { count: number }>(
-      `SELECT COALESCE(SUM(count), 0) AS count FROM counts_now WHERE type_name = ?`,
+      `SELECT COALESCE(SUM(count), 0) AS count FROM resource_counts WHERE type_name = ?`,
     ),
     typeUsage: db.prepare<{ typeName: string }, { resources: number; active: number }>(
-      `SELECT (SELECT COALESCE(SUM(count), 0) FROM counts_now WHERE type_name = @typeName) AS resources,
+      `SELECT (SELECT COALESCE(SUM(count), 0) FROM resource_counts WHERE type_name = @typeName) AS resources,
          (SELECT COUNT(*) FROM operations WHERE ${ACTIVE_WHERE} AND type_name = @typeName) AS active`,
     ),
     putResource: db.prepare<[string, string, string, string | null, string, string, string | null]>(
@@ -1510,6 +1547,10 @@ function prepareStatements(db: Database.Database) {
     ),
     deleteResource: db.prepare<[string, string]>(
       `DELETE FROM resources WHERE type_name = ? AND identifier = ?`,
+    ),
+    // What a resource is counted under (resource-counts.ts).
+    versionOf: db.prepare<[string, string], { type_version: string | null }>(
+      `SELECT type_version FROM resources WHERE type_name = ? AND identifier = ?`,
     ),
     refsFrom: db.prepare<[string, string], { to_type: string; to_id: string }>(
       `SELECT to_type, to_id FROM resource_refs WHERE from_type = ? AND from_id = ? ORDER BY to_type, to_id`,
