@@ -66,7 +66,7 @@ test("the store's reads see what was committed before they ran, and one asked ju
   await assert.rejects(store.kvGet('ns', 'k'), /not open/, 'a read after close fails plainly');
 });
 
-test("the store's point reads of one turn run after it, one after another, with nothing between them", async (t) => {
+test("the store's point reads of one turn run after it, one after another in one read transaction, with nothing between them", async (t) => {
   const { store, meter } = await meteredStore(t);
   const reads = [
     store.getResourceJson('Acme::Test::Thing', 'made'),
@@ -80,8 +80,15 @@ test("the store's point reads of one turn run after it, one after another, with 
   await Promise.all(reads);
   const ran = meter.take();
   assert.equal(ran.statements, reads.length, ran.log.join(' | '));
+  // One snapshot for all: the WAL's locks taken and let go once, not once a read.
+  assert.equal(ran.transactions, 1, ran.log.join(' | '));
   assert.ok(
-    ran.log.every((sql) => sql.startsWith('SELECT')),
-    `the reads ran back to back: ${ran.log.join(' | ')}`,
+    ran.log[0] === 'BEGIN DEFERRED' &&
+      ran.log.at(-1) === 'COMMIT' &&
+      ran.log.slice(1, -1).every((sql) => sql.startsWith('SELECT')),
+    `the reads ran back to back in one transaction: ${ran.log.join(' | ')}`,
   );
+  // A read alone runs as it is: a transaction of its own would only add two statements.
+  await store.getResourceJson('Acme::Test::Thing', 'made');
+  assert.deepEqual(meter.take().log, ['SELECT … FROM resources WHERE type_name = ? AND identifier = ?']);
 });

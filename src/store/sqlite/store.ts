@@ -873,7 +873,9 @@ export class SqliteStore implements Store {
   // ---- Group commit ----
 
   /** Point reads asked for in one turn of the event loop, run together at its end (read-batch.ts). */
-  private readonly reads = new ReadBatch();
+  private readonly reads = new ReadBatch((reads) =>
+    this.db.inTransaction ? reads() : this.tx.read.deferred(reads),
+  );
 
   private pending: {
     work: () => unknown;
@@ -1227,6 +1229,8 @@ export class SqliteStore implements Store {
       }),
       // Nested in `group`: a savepoint.
       piece: this.db.transaction((work: () => unknown) => work()),
+      // A batch of point reads (read-batch.ts): one snapshot, one begin and end of the WAL's locks.
+      read: this.db.transaction((reads: () => void) => reads()),
       deleteType: this.db.transaction((typeName: string): boolean => {
         // The resources themselves say whether any remain (another connection's counts may lag).
         if (this.sql.anyResource.get(typeName) === 1) {
