@@ -76,11 +76,16 @@ export class ResourceCounts {
     this.change(keyOf(typeName, version), delta);
   }
 
+  /** A change made in the transaction: kept in the journal, for a rollback to undo. */
   private change(key: string, delta: number): void {
+    this.adjust(key, delta);
+    this.journal.push(key, delta);
+  }
+
+  private adjust(key: string, delta: number): void {
     const sum = (this.deltas.get(key) ?? 0) + delta;
     if (sum === 0) this.deltas.delete(key);
     else this.deltas.set(key, sum);
-    this.journal.push(key, delta);
   }
 
   /** Where a transaction (or a savepoint) starts: `undo` takes the changes back to here. */
@@ -90,12 +95,8 @@ export class ResourceCounts {
 
   /** The transaction or savepoint begun at `mark` was rolled back: its changes are undone with it. */
   undo(mark: number): void {
-    for (let i = this.journal.length - 2; i >= mark; i -= 2) {
-      const key = this.journal[i] as string;
-      const sum = (this.deltas.get(key) ?? 0) - (this.journal[i + 1] as number);
-      if (sum === 0) this.deltas.delete(key);
-      else this.deltas.set(key, sum);
-    }
+    for (let i = this.journal.length - 2; i >= mark; i -= 2)
+      this.adjust(this.journal[i] as string, -(this.journal[i + 1] as number));
     this.journal.length = mark;
   }
 
@@ -181,16 +182,15 @@ export class ResourceCounts {
 
   /** In a transaction deleting a type: its changes go with its counts. */
   dropType(typeName: string): void {
-    const prefix = keyOf(typeName, '');
-    for (const [key, delta] of [...this.deltas]) if (key.startsWith(prefix)) this.change(key, -delta);
+    for (const [version, delta] of this.pendingByVersion(typeName))
+      this.change(keyOf(typeName, version), -delta);
   }
 
   /** This connection's changes not applied yet to the count of `typeName` (at `version`, or all). */
   pending(typeName: string, version?: string): number {
     if (version !== undefined) return this.deltas.get(keyOf(typeName, version)) ?? 0;
-    const prefix = keyOf(typeName, '');
     let sum = 0;
-    for (const [key, delta] of this.deltas) if (key.startsWith(prefix)) sum += delta;
+    for (const delta of this.pendingByVersion(typeName).values()) sum += delta;
     return sum;
   }
 
