@@ -12,7 +12,7 @@
  *
  *   npm run bench:api:baseline -- --baseline <another build's cli/main.js>
  *       [--node-args '<flags>'] [--baseline-node-args '<flags>'] [--postgres]
- *   (ROUNDS=4 PAIRS=40 SLICE_MS=200 CLIENTS=16 WARMUP_S=2; DIST=1: this build from dist/, else the sources)
+ *   (ROUNDS=4 PAIRS=40 SLICE_MS=200 CLIENTS=16 WARMUP_S=2; this build from dist/, built first; SRC=1: its sources)
  *   --baseline: without it, this build against itself (an A/A run: the bench's own bias, or flags
  *     against none with --node-args). A build elsewhere resolves its packages from its own folder:
  *     build it inside the checkout (`git stash; npx tsc -p tsconfig.build.json --outDir before; git

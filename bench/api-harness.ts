@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,10 +22,12 @@ export const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 3));
 export const WARMUP_S = Number(process.env.WARMUP_S ?? 2);
 export const CLIENTS = Number(process.env.CLIENTS ?? 16);
 /**
- * The Typeplane server's entry: its TypeScript through tsx by default; with DIST=1, dist/ as built
- * (`npm run build` first), whose CPU profiles name Typeplane's lines (tsx's output is one line a module).
+ * The Typeplane server's entry: dist/ as built, what the package ships and `typeplane serve` runs (the
+ * benches' npm scripts build it first), whose CPU profiles name Typeplane's lines; with SRC=1, its
+ * TypeScript through tsx, whose esbuild output names every function as it is made (keepNames: a
+ * call for each closure a request makes; side by side, 3% more CPU per create than dist/).
  */
-export const TYPEPLANE_MAIN = process.env.DIST === '1' ? 'dist/cli/main.js' : 'src/cli/main.ts';
+export const TYPEPLANE_MAIN = process.env.SRC === '1' ? 'src/cli/main.ts' : 'dist/cli/main.js';
 
 export const root = fileURLToPath(new URL('../', import.meta.url));
 /** The Typeplane server's admin token (TYPEPLANE_ADMIN_TOKEN), sent by every client. */
@@ -90,7 +92,13 @@ export async function startServer(
   args: string[],
   nodeArgs: string[] = [],
 ): Promise<Server> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', tsx, join(root, script), ...args], {
+  if (!existsSync(join(root, script)))
+    throw new Error(
+      `${script} not found${script.startsWith('dist/') ? ': run `npm run build` first (or SRC=1 to run the sources through tsx)' : ''}`,
+    );
+  // A built script runs as a user runs it; TypeScript (the bare servers, SRC=1) through tsx.
+  const loader = script.endsWith('.ts') ? ['--import', tsx] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, join(root, script), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, TYPEPLANE_ADMIN_TOKEN: ADMIN_TOKEN },

@@ -9,7 +9,7 @@
  *                                     POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test: where the
  *                                     scratch databases are made; the role needs CREATEDB)
  *   PROFILE=1 npm run bench:api:pg  (also writes a --cpu-prof profile of the Typeplane server to a temp folder)
- *   DIST=1 npm run bench:api:pg     (the Typeplane server runs dist/ as built, `npm run build` first)
+ *   SRC=1 npm run bench:api:pg      (the Typeplane server runs its sources through tsx, not dist/ as built)
  *
  * This process is the load generator; each server runs in a child process. PostgreSQL runs on this
  * machine too, so on 2 cores the servers, their backends and the load generator share them: the CPU
@@ -76,7 +76,7 @@ async function startTypeplane(database: string, typeFile: string): Promise<Serve
   const nodeArgs: string[] = [];
   if (PROFILE) {
     mkdirSync(profileDir, { recursive: true });
-    // No --cpu-prof-name: tsx's loader thread writes a profile too, and one name would let it overwrite the main thread's.
+    // No --cpu-prof-name: with SRC=1 tsx's loader thread writes a profile too, and one name would let it overwrite the main thread's.
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profileDir);
   }
   const server = await startServer(

@@ -6,9 +6,9 @@
  *   npm run bench:api            (ROUNDS=3 DURATION_S=5 CLIENTS=16 WARMUP_S=2 LIST_SAMPLES=1000 LIST_BIG=200000;
  *                                 NO_CLIENT_TOKENS=1: creates without client tokens)
  *   PROFILE=1 npm run bench:api  (also writes --cpu-prof profiles of each Typeplane server to a temp folder;
- *                                  the main thread's is the largest file, the other is tsx's loader thread)
- *   DIST=1 npm run bench:api     (the Typeplane server runs dist/ as built, `npm run build` first: with
- *                                  PROFILE=1, its profiles then name the lines of Typeplane's code)
+ *                                  the main thread's is the largest file; with SRC=1 tsx's loader thread writes one too)
+ *   SRC=1 npm run bench:api      (the Typeplane server runs its sources through tsx, not dist/ as built,
+ *                                  which the script builds first and the package ships)
  *
  * This process is the load generator (one keep-alive connection per client, a minimal HTTP/1.1 client); each
  * server runs in a child process so that it has a core of its own on a 2-core machine. The CPU that
@@ -74,7 +74,7 @@ function startTypeplane(dataDir: string, typeFile: string, profileName?: string)
   if (PROFILE && profileName) {
     const dir = join(profileDir, profileName);
     mkdirSync(dir, { recursive: true });
-    // No --cpu-prof-name: tsx's loader thread writes a profile too, and one name would let it overwrite the main thread's.
+    // No --cpu-prof-name: with SRC=1 tsx's loader thread writes a profile too, and one name would let it overwrite the main thread's.
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', dir);
   }
   return startServer(

@@ -19,7 +19,7 @@
  * two runs as a hack, then 0.997× and 1.000× as written.
  *
  *   npm run bench:recipes:baseline -- --baseline <another build's cli/main.js>
- *   (ROUNDS=4 PAIRS=40 SLICE_MS=200 CLIENTS=16 WARMUP_S=16; DIST=1: this build from dist/, else the sources)
+ *   (ROUNDS=4 PAIRS=40 SLICE_MS=200 CLIENTS=16 WARMUP_S=16; this build from dist/, built first; SRC=1: its sources)
  *   WARMUP_S was 4: the recipe side was still growing warm then (see bench/recipes.ts); --direct read
  *   1.323 after 4 s and 1.108 after 16 s, in one hour.
  *   --baseline: without it, this build against itself (an A/A run: the bench's own bias). A build
