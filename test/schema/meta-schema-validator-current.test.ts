@@ -1,7 +1,7 @@
 /**
- * The meta-schema's validator is written ahead of time (so no `typeplane validate` run compiles it):
- * it must be exactly what ajv generates from the meta-schema today, and answer as ajv's own compile
- * does, errors and failing subschemas included.
+ * The meta-schema's validators are written ahead of time (so no `typeplane validate` run compiles
+ * them): they must be exactly what ajv generates from the meta-schema today, and the whole one answer
+ * as ajv's own compile does, errors and failing subschemas included.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -12,7 +12,12 @@ import {
   metaSchemaValidator,
   resourceSchemaMetaSchema,
 } from '../../src/schema/resource-schema/index.js';
-import { GENERATED_FILE, metaSchemaValidatorSource } from '../../scripts/generate-meta-schema-validator.js';
+import {
+  GENERATED_FILE,
+  OUTLINE_FILE,
+  metaSchemaValidatorSource,
+  outlineValidatorSource,
+} from '../../scripts/generate-meta-schema-validator.js';
 import { minimalSchema, schemaWith } from './helpers.js';
 
 describe('the precompiled meta-schema validator', () => {
@@ -20,6 +25,11 @@ describe('the precompiled meta-schema validator', () => {
     assert.equal(
       readFileSync(GENERATED_FILE, 'utf8'),
       metaSchemaValidatorSource(),
+      'run: node --import tsx scripts/generate-meta-schema-validator.ts',
+    );
+    assert.equal(
+      readFileSync(OUTLINE_FILE, 'utf8'),
+      outlineValidatorSource(),
       'run: node --import tsx scripts/generate-meta-schema-validator.ts',
     );
   });

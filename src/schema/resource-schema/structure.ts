@@ -13,6 +13,8 @@ import {
   resourceSchemaMetaSchema,
 } from './meta-schema.js';
 import precompiled from './meta-schema.validator.js';
+import outline from './meta-schema-outline.validator.js';
+import { propertyNodeAccepts, propertyNodesAccept } from './property-node.js';
 import { closestName } from '../similar-names.js';
 
 const TOP_LEVEL_KEYS = Object.keys(resourceSchemaMetaSchema.properties);
@@ -32,6 +34,7 @@ export function metaSchemaValidator(): ValidateFunction {
 }
 
 export function checkStructure(document: unknown): Finding[] {
+  if (outlineAccepts(document) && propertySchemasAccepted(document)) return [];
   const validate = metaSchemaValidator();
   if (validate(document)) return [];
   const findings: Finding[] = [];
@@ -40,6 +43,41 @@ export function checkStructure(document: unknown): Finding[] {
     if (finding) findings.push(finding);
   }
   return findings;
+}
+
+/**
+ * The meta-schema's yes, asked for in two parts: its outline (every property schema accepted as it
+ * is, ajv's code stopping at the first failure) and each property schema (property-node.ts). Only a
+ * yes is trusted; a no asks the whole validator, for its errors.
+ */
+const outlineAccepts = outline as unknown as (document: unknown) => boolean;
+
+/** The property schemas the outline left unchecked: where the meta-schema refers to `definitions/property`. */
+function propertySchemasAccepted(document: unknown): boolean {
+  // The outline has accepted the document: each of these is absent or of its type.
+  const doc = document as Record<string, unknown>;
+  const settings = doc.typeConfiguration as Record<string, unknown> | undefined;
+  return (
+    membersAccepted(doc.properties) &&
+    membersAccepted(doc.definitions) &&
+    branchesAccepted(doc) &&
+    (settings === undefined || (membersAccepted(settings.properties) && branchesAccepted(settings)))
+  );
+}
+
+function membersAccepted(members: unknown): boolean {
+  if (members === undefined) return true;
+  const named = members as Record<string, unknown>;
+  for (const name in named) if (!propertyNodeAccepts(named[name])) return false;
+  return true;
+}
+
+function branchesAccepted(node: Record<string, unknown>): boolean {
+  return (
+    (node.allOf === undefined || propertyNodesAccept(node.allOf)) &&
+    (node.anyOf === undefined || propertyNodesAccept(node.anyOf)) &&
+    (node.oneOf === undefined || propertyNodesAccept(node.oneOf))
+  );
 }
 
 let subschemaPaths: Map<object, string> | undefined;
