@@ -497,10 +497,22 @@ export class PointerResolver {
   resolves(pointer: string): boolean {
     let verdict = this.cache.get(pointer);
     if (verdict === undefined) {
-      verdict = this.walk(pointer) !== undefined;
+      verdict = this.declaredAtTop(pointer) || this.walk(pointer) !== undefined;
       this.cache.set(pointer, verdict);
     }
     return verdict;
+  }
+
+  /**
+   * Most pointers name a property of the model itself (`/properties/Name`): found there, the walk
+   * would find it first. One that is not there (or is nested, or escaped) is walked.
+   */
+  private declaredAtTop(pointer: string): boolean {
+    if (!pointer.startsWith('/properties/') || pointer.indexOf('/', 12) >= 0 || pointer.includes('~'))
+      return false;
+    const properties = this.doc.properties;
+    const name = pointer.slice(12);
+    return isObject(properties) && Object.hasOwn(properties, name) && isObject(properties[name]);
   }
 
   /** The schema nodes a pointer may land on, or `undefined` when it lands nowhere. */
