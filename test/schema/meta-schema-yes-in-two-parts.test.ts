@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { metaSchemaValidator } from '../../src/schema/resource-schema/index.js';
-import { PROPERTY_KEYWORDS } from '../../src/schema/resource-schema/meta-schema.js';
+import { PROPERTY_KEYWORDS, resourceSchemaMetaSchema } from '../../src/schema/resource-schema/meta-schema.js';
 import { checkStructure } from '../../src/schema/resource-schema/structure.js';
 import { propertyNodeAccepts } from '../../src/schema/resource-schema/property-node.js';
 import { schemaWith, type Json } from './helpers.js';
@@ -95,6 +95,33 @@ describe("the meta-schema's yes in two parts", () => {
       checkStructure(schemaWith({ typeConfiguration: settings({ oneOf: [{ required: ['S'] }] }) })),
       [],
     );
+  });
+
+  it('checks property schemas in every place the outline refers to one (a new place needs structure.ts too)', () => {
+    const places: string[] = [];
+    const visit = (node: unknown, at: string): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const ref = (node as { $ref?: unknown }).$ref;
+      if (ref === '#/definitions/property' || ref === '#/definitions/schemaArray')
+        places.push(`${at} ${ref}`);
+      for (const [key, child] of Object.entries(node)) visit(child, `${at}/${key}`);
+    };
+    const { property: _, ...definitions } = resourceSchemaMetaSchema.definitions;
+    visit({ ...resourceSchemaMetaSchema, definitions }, '#');
+    // Each is one that propertySchemasAccepted (structure.ts) reads.
+    assert.deepEqual(places.sort(), [
+      // The branches' lists: each item is checked (propertyNodesAccept).
+      '#/definitions/schemaArray/items #/definitions/property',
+      '#/properties/allOf #/definitions/schemaArray',
+      '#/properties/anyOf #/definitions/schemaArray',
+      '#/properties/definitions/additionalProperties #/definitions/property',
+      '#/properties/oneOf #/definitions/schemaArray',
+      '#/properties/properties/additionalProperties #/definitions/property',
+      '#/properties/typeConfiguration/properties/allOf #/definitions/schemaArray',
+      '#/properties/typeConfiguration/properties/anyOf #/definitions/schemaArray',
+      '#/properties/typeConfiguration/properties/oneOf #/definitions/schemaArray',
+      '#/properties/typeConfiguration/properties/properties/additionalProperties #/definitions/property',
+    ]);
   });
 
   it('answers as the whole validator on generated property schemas (keywords with right and wrong values)', () => {
