@@ -10,7 +10,8 @@
  * run, and the validation answers which value was too long instead.
  */
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2js } from '../schema/re2js.js';
 
 /**
  * Program instructions × characters that one validation may spend on patterns, all tests together.
@@ -85,7 +86,7 @@ function re2(pattern: string): Re2Like {
   if (rx === undefined) {
     let re: ReturnType<typeof RE2JS.compile>;
     try {
-      re = RE2JS.compile(pattern);
+      re = re2js().RE2JS.compile(pattern);
     } catch (e) {
       throw new Error(
         `pattern ${JSON.stringify(pattern)} is not a valid RE2 regular expression: ${(e as Error).message}`,

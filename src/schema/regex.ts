@@ -9,7 +9,7 @@
  * only parsed: RE2's parser makes every check it has (syntax, repeat counts, size, nesting), and
  * building the matcher after it costs ~7x more and refuses nothing more.
  */
-import { RE2JS, RE2Set } from 're2js';
+import { re2js } from './re2js.js';
 import { nativeEquivalents, programBound } from './regex-native.js';
 
 const verdicts = new Map<string, string | undefined>();
@@ -207,16 +207,16 @@ export function checkPattern(pattern: string): string | undefined {
       if (least > MAX_PATTERN_PROGRAM) {
         // Surely too large: parsed for RE2's own reason if it has one, never compiled (a 4 KB
         // pattern of 570,000 instructions takes seconds to compile).
-        new RE2Set().add(pattern);
+        new (re2js().RE2Set)().add(pattern);
         verdict = `it compiles to over ${least} RE2 instructions; at most ${MAX_PATTERN_PROGRAM} are allowed: lower its repeat counts`;
       } else if (large) {
         // Only a compiled program can be measured.
-        const size = RE2JS.compile(pattern).programSize();
+        const size = re2js().RE2JS.compile(pattern).programSize();
         if (size > MAX_PATTERN_PROGRAM)
           verdict = `it compiles to ${size} RE2 instructions; at most ${MAX_PATTERN_PROGRAM} are allowed: lower its repeat counts`;
       } else {
         // Adding to a set parses (and simplifies) the pattern with RE2JS.compile's flags, and stops there.
-        new RE2Set().add(pattern);
+        new (re2js().RE2Set)().add(pattern);
       }
     } catch (e) {
       verdict = LOOKAROUND.test(pattern)
@@ -263,7 +263,7 @@ function programAtLeast(pattern: string): number {
 /** A matcher for `pattern` with RE2 semantics, or `undefined` when it does not compile. */
 export function compilePattern(pattern: string): ((input: string) => boolean) | undefined {
   try {
-    const re = RE2JS.compile(pattern);
+    const re = re2js().RE2JS.compile(pattern);
     return (input) => re.matcher(input).find();
   } catch {
     return undefined;
