@@ -9,18 +9,12 @@
  * aside, it refuses exactly as much) only costs time. A test holds it to that on the corpus and on
  * generated nodes.
  */
-import { NAME_PATTERN, POINTER_PATTERN, TYPE_NAME_PATTERN } from './meta-schema.js';
+import { NAME_PATTERN, POINTER_PATTERN, TYPE_NAME_PATTERN, resourceSchemaMetaSchema } from './meta-schema.js';
 
-const JSON_TYPES: ReadonlySet<unknown> = new Set([
-  'string',
-  'number',
-  'integer',
-  'boolean',
-  'object',
-  'array',
-  'null',
-]);
-const ARRAY_TYPES: ReadonlySet<unknown> = new Set(['AttributeList', 'Standard']);
+// The keywords' allowed values, as the meta-schema lists them.
+const KEYWORDS = resourceSchemaMetaSchema.definitions.property.properties;
+const JSON_TYPES: ReadonlySet<unknown> = new Set(KEYWORDS.type.items.enum);
+const ARRAY_TYPES: ReadonlySet<unknown> = new Set(KEYWORDS.arrayType.enum);
 // The meta-schema's patterns, compiled as ajv compiles them (with the `u` flag).
 const NAME = new RegExp(NAME_PATTERN, 'u');
 const TYPE_NAME = new RegExp(TYPE_NAME_PATTERN, 'u');
@@ -63,7 +57,7 @@ export function propertyNodeAccepts(node: unknown): boolean {
       case 'patternProperties':
         hasPatternProperties = true;
         if (!isObject(value)) return false;
-        for (const name in value) if (!propertyNodeAccepts(value[name])) return false;
+        if (!membersAccept(value)) return false;
         break;
       case 'additionalProperties':
         if (value !== false) return false;
@@ -133,6 +127,12 @@ export function propertyNodeAccepts(node: unknown): boolean {
     }
   }
   return !(hasProperties && hasPatternProperties) && (hasType || !needsType);
+}
+
+/** Whether every member of `members` is a property schema that `propertyNodeAccepts` accepts. */
+export function membersAccept(members: Record<string, unknown>): boolean {
+  for (const name in members) if (!propertyNodeAccepts(members[name])) return false;
+  return true;
 }
 
 /** Whether `list` is a non-empty array of property schemas that `propertyNodeAccepts` accepts. */

@@ -14,7 +14,7 @@ import {
 } from './meta-schema.js';
 import precompiled from './meta-schema.validator.js';
 import outline from './meta-schema-outline.validator.js';
-import { propertyNodeAccepts, propertyNodesAccept } from './property-node.js';
+import { membersAccept, propertyNodesAccept } from './property-node.js';
 import { closestName } from '../similar-names.js';
 
 const TOP_LEVEL_KEYS = Object.keys(resourceSchemaMetaSchema.properties);
@@ -66,10 +66,7 @@ function propertySchemasAccepted(document: unknown): boolean {
 }
 
 function membersAccepted(members: unknown): boolean {
-  if (members === undefined) return true;
-  const named = members as Record<string, unknown>;
-  for (const name in named) if (!propertyNodeAccepts(named[name])) return false;
-  return true;
+  return members === undefined || membersAccept(members as Record<string, unknown>);
 }
 
 function branchesAccepted(node: Record<string, unknown>): boolean {
