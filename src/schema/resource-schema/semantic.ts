@@ -45,8 +45,8 @@ export interface SemanticResult {
   usesCommonSchemas: boolean;
   /** Whether any property declares a `relationshipRef`. */
   hasRelationshipRefs: boolean;
-  /** The local `$ref`s (`#/definitions/…`, `#/properties/…`) of the schema nodes it walked, and whether each resolves. */
-  localRefs: ReadonlyMap<string, boolean>;
+  /** The local `$ref`s (`#/definitions/…`, `#/properties/…`) of the schema nodes it walked, and the node each names (undefined: none). */
+  localRefs: ReadonlyMap<string, unknown>;
   /** With `bicep`: the Bicep warnings (TP5001–TP5003) of the document's model, as `bicepExpressibleFindings` makes them. */
   bicepFindings?: Finding[];
 }
@@ -63,7 +63,7 @@ export interface SemanticOptions {
 
 export function checkSemantics(doc: Schema, options: SemanticOptions = {}): SemanticResult {
   const findings: Finding[] = [];
-  const refs = new Map<string, boolean>();
+  const refs = new Map<string, unknown>();
   const resolver = new PointerResolver(doc);
   // Without a model (missing or empty `properties`, already reported) no pointer can resolve: say nothing more.
   const hasModel = isObject(doc.properties) && Object.keys(doc.properties).length > 0;
@@ -261,7 +261,7 @@ function overlap(doc: Schema, findings: Finding[], a: string, b: string, rule: R
 interface SchemaWalk {
   doc: Schema;
   findings: Finding[];
-  refs: Map<string, boolean>;
+  refs: Map<string, unknown>;
   usesCommonSchemas: boolean;
   hasRelationshipRefs: boolean;
 }
@@ -436,9 +436,9 @@ function visitMembers(
 function checkRef(walk: SchemaWalk, ref: string, at: string): boolean {
   const { findings, refs } = walk;
   if (ref.startsWith('#/definitions/') || ref.startsWith('#/properties/')) {
-    let exists = refs.get(ref);
-    if (exists === undefined) refs.set(ref, (exists = resolveLocalRef(walk.doc, ref) !== undefined));
-    if (!exists) {
+    let target = refs.get(ref);
+    if (target === undefined && !refs.has(ref)) refs.set(ref, (target = resolveLocalRef(walk.doc, ref)));
+    if (target === undefined) {
       findings.push(
         diagnostic(
           'TP2015',
