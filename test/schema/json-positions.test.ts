@@ -79,6 +79,47 @@ describe('positions in JSON documents', () => {
     );
   });
 
+  it('answer many pointers from one document, in any order, with repeated and escaped names', () => {
+    // Texts written member by member, so a name may repeat (also spelled with an escape: \u0061 is a).
+    const space = fc.constantFrom('', ' ', '\n  ', '\t', '\r\n');
+    const name = fc.constantFrom('a', 'b', '\\u0061', 'q\\"}', '~/');
+    const { value: text } = fc.letrec<{ value: string; array: string; object: string }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom('1', '-2.5e3', 'true', 'null', '""', '"]}\\\\"', '"x\\"{"'),
+        tie('array'),
+        tie('object'),
+      ),
+      array: fc
+        .tuple(space, fc.array(fc.tuple(tie('value'), space), { maxLength: 4 }))
+        .map(([w, items]) => `[${w}${items.map(([v, after]) => v + after).join(',')}]`),
+      object: fc
+        .tuple(space, fc.array(fc.tuple(name, space, space, tie('value'), space), { maxLength: 4 }))
+        .map(
+          ([w, members]) =>
+            `{${w}${members.map(([k, s1, s2, v, s3]) => `"${k}"${s1}:${s2}${v}${s3}`).join(',')}}`,
+        ),
+    }));
+    fc.assert(
+      fc.property(space, text, space, fc.integer(), (before, body, after, seed) => {
+        const source = before + body + after;
+        const { document } = parseSource(source, { format: 'json' });
+        assert.ok(document, source);
+        const all = paths(JSON.parse(source));
+        // A pseudo-random order: later pointers go on from where earlier ones stopped reading.
+        const order = all.map((p, i) => [(i * 7919 + seed) % 1009, p] as const).sort((x, y) => x[0] - y[0]);
+        for (const [, tokens] of order)
+          for (const target of ['value', 'key'] as const)
+            assert.deepEqual(
+              document.locate(pointer(tokens), target),
+              treePosition(source, tokens, target),
+              `${pointer(tokens)} (${target}) in ${source}`,
+            );
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('finds escaped member names by their value, and the last of repeated ones', () => {
     const text = '{\n  "a\\u0062": 1,\n  "q\\"}": {"x": [1, "]", {"y": null}]},\n  "ab": 2\n}';
     assert.deepEqual(locate(text, ['ab'], 'key'), { line: 4, column: 3 });
