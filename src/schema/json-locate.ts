@@ -21,14 +21,26 @@ interface Member {
 
 const INDEX = /^(0|[1-9]\d*)$/;
 
-/** A locator over `text`, valid JSON; its answers are those of a full syntax tree (last duplicate wins). */
-export function jsonLocator(text: string): (tokens: readonly string[]) => JsonOffsets {
+/**
+ * A locator over `text`, valid JSON; its answers are those of a full syntax tree (last duplicate wins).
+ * `onLineStarts` is given where each line starts (0 first) when the text is scanned, so that whoever
+ * turns offsets into lines need not look for the line breaks again.
+ */
+export function jsonLocator(
+  text: string,
+  onLineStarts?: (starts: number[]) => void,
+): (tokens: readonly string[]) => JsonOffsets {
   const containers = new Map<number, Map<string, Member> | number[]>();
   let ends: Map<number, number> | undefined;
+  const scan = (): Map<number, number> => {
+    const lineStarts = [0];
+    const found = containerEnds(text, lineStarts);
+    onLineStarts?.(lineStarts);
+    return found;
+  };
   const membersAt = (offset: number): Map<string, Member> | number[] => {
     let members = containers.get(offset);
-    if (!members)
-      containers.set(offset, (members = readContainer(text, offset, (ends ??= containerEnds(text)))));
+    if (!members) containers.set(offset, (members = readContainer(text, offset, (ends ??= scan()))));
     return members;
   };
   const root = skipSpace(text, 0);
@@ -57,15 +69,29 @@ export function jsonLocator(text: string): (tokens: readonly string[]) => JsonOf
   };
 }
 
-/** Where each object and array of the text ends (the offset after it), by where it starts. */
-function containerEnds(text: string): Map<number, number> {
+/**
+ * Where each object and array of the text ends (the offset after it), by where it starts; and where
+ * each line starts. JSON strings hold no raw line break, so the scan, which steps over strings, meets
+ * every one.
+ */
+function containerEnds(text: string, lineStarts: number[]): Map<number, number> {
   const ends = new Map<number, number>();
   const open: number[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) i = skipString(text, i) - 1;
-    else if (c === 0x7b || c === 0x5b) open.push(i);
-    else if (c === 0x7d || c === 0x5d) ends.set(open.pop()!, i + 1);
+    // White space first: most of what lies outside strings is indentation.
+    if (c <= 0x20) {
+      if (c === 0x0a) lineStarts.push(i + 1);
+      continue;
+    }
+    if (c === 0x22) {
+      i = skipString(text, i) - 1;
+      continue;
+    }
+    // `[` and `{` differ by one bit (0x5b, 0x7b), as `]` and `}` do (0x5d, 0x7d).
+    const bracket = c | 0x20;
+    if (bracket === 0x7b) open.push(i);
+    else if (bracket === 0x7d) ends.set(open.pop()!, i + 1);
   }
   return ends;
 }

@@ -256,7 +256,7 @@ function* parseJson(text: string, file: string | undefined, lines: LineIndex): S
     text,
     value,
     locate(pointer: string, target: 'value' | 'key' = 'value'): Position {
-      locator ??= jsonLocator(text);
+      locator ??= jsonLocator(text, (starts) => lines.adopt(starts));
       const found = locator(pointerTokens(pointer));
       return lines.position(target === 'key' && found.key !== undefined ? found.key : found.value);
     },
@@ -764,6 +764,11 @@ function firstLine(message: string): string {
 class LineIndex {
   private starts: number[] | undefined;
   constructor(private readonly text: string) {}
+
+  /** Where each line starts, found by a scan that met every line break (the JSON locator's). */
+  adopt(starts: number[]): void {
+    this.starts ??= starts;
+  }
 
   position(offset: number): Position {
     if (!this.starts) {
