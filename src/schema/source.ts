@@ -246,7 +246,12 @@ function* parseJson(text: string, file: string | undefined, lines: LineIndex): S
     return { diagnostics };
   }
   yield;
-  const bound = valueBounds(value, LIMITS.maxDepth, LIMITS.maxValues);
+  // A text of at most maxValues characters holds at most that many values: only its depth can pass.
+  const bound = valueBounds(
+    value,
+    LIMITS.maxDepth,
+    text.length > LIMITS.maxValues ? LIMITS.maxValues : Infinity,
+  );
   if (bound === 'depth') return depthError(file, lines, Math.max(0, jsonDepthOffset(text, LIMITS.maxDepth)));
   if (bound === 'values') return tooManyJsonValues(file);
   let locator: ((tokens: readonly string[]) => JsonOffsets) | undefined;
@@ -643,9 +648,32 @@ function firstAliasOffset(text: string): number {
  */
 function valueBounds(root: unknown, maxDepth: number, maxValues: number): 'depth' | 'values' | undefined {
   if (typeof root !== 'object' || root === null) return undefined;
+  if (maxValues === Infinity) return deeperThan(root, 1, maxDepth) ? 'depth' : undefined;
   const below = valuesBelow(root, 1, maxDepth);
   if (below < 0) return 'depth';
   return below + 1 > maxValues ? 'values' : undefined;
+}
+
+/**
+ * Whether `node`, at `depth`, or a value inside it is nested deeper than `maxDepth`: {@link valuesBelow}
+ * without the count. Members are read with `for…in` alone: a parsed value's objects have their own
+ * members only, unless something made Object.prototype's enumerable, and then this can only answer
+ * yes more often (a refusal), never miss a level.
+ */
+function deeperThan(node: object, depth: number, maxDepth: number): boolean {
+  if (depth > maxDepth) return true;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const child: unknown = node[i];
+      if (typeof child === 'object' && child !== null && deeperThan(child, depth + 1, maxDepth)) return true;
+    }
+  } else {
+    for (const key in node) {
+      const child = (node as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null && deeperThan(child, depth + 1, maxDepth)) return true;
+    }
+  }
+  return false;
 }
 
 /** The values inside `node`, at `depth`; -1 when it or one inside it is deeper than `maxDepth`. */

@@ -322,6 +322,21 @@ describe('TP1007 nesting too deep', () => {
     });
   });
 
+  it('refuses a short JSON text one level too deep, and accepts one at the limit', () => {
+    // Short texts (at most as many characters as the values limit) are checked for depth alone.
+    const deep = (levels: number) =>
+      `{"typeName": "A::B::C", "x": ${'{"a":'.repeat(levels - 2)}[]${'}'.repeat(levels - 2)}}`;
+    for (const [what, text] of [
+      ['arrays', '['.repeat(LIMITS.maxDepth + 1) + ']'.repeat(LIMITS.maxDepth + 1)],
+      ['objects', deep(LIMITS.maxDepth + 1)],
+    ] as const) {
+      assert.ok(text.length <= LIMITS.maxValues, what);
+      assert.equal(validate(text).diagnostics[0]?.rule, 'TP1007', what);
+    }
+    for (const text of ['['.repeat(LIMITS.maxDepth) + ']'.repeat(LIMITS.maxDepth), deep(LIMITS.maxDepth)])
+      assert.ok(!validate(text).diagnostics.some((d) => d.rule === 'TP1007'), text);
+  });
+
   it('refuses deep JSON objects, located at the first level too many', () => {
     const text = '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000);
     assertOnly(validate(text), { rule: 'TP1007', pointer: '', line: 1, column: 5 * LIMITS.maxDepth + 1 });
