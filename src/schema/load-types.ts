@@ -12,6 +12,7 @@ import { HOOK_SCHEMA, otherDocument } from './other-documents.js';
 import { originOf } from './resource-schema/reference-origins.js';
 import { PointerResolver } from './resource-schema/semantic.js';
 import { validateDocument, type ValidationResult } from './validate.js';
+import { WARM_UP_FROM, warmUpChecks } from './warm-up.js';
 
 export interface LoadOptions {
   /** Called after each file, e.g. to draw a progress bar. */
@@ -169,6 +170,7 @@ export async function loadTypes(
   }));
   const contents = new Map<ValidationResult<ResourceType | TypeSummary>, Buffer>();
   const total = files.length;
+  if (total >= WARM_UP_FROM) warmUpChecks(options);
   for (let i = 0; i < total; i++) {
     const file = files[i]!;
     // Synchronous reads: for many small files they cost a fraction of the promise round trips.
