@@ -72,7 +72,9 @@ export function resourceSchemaToModel(doc: Schema, hints: ModelHints, source?: s
     handlers,
     traits: {
       noReplace: isObject(doc.traits) && doc.traits.noReplace === true,
-      references: [...declaredReferences(doc), ...(hints.hasRelationshipRefs ? collectReferences(doc) : [])],
+      references: hints.hasRelationshipRefs
+        ? declaredReferences(doc).concat(collectReferences(doc))
+        : declaredReferences(doc),
     },
   };
   if (isObject(doc.typeConfiguration)) {

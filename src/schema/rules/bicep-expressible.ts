@@ -103,7 +103,7 @@ export function bicepKeywordFindings(
     report(
       'TP5002',
       hasConst ? `${at}/const` : `${at}/enum`,
-      `${label(at)} lists ${odd.join(' and ')} values, and Bicep has literal types for strings only: its Bicep type is ${odd.map((t) => (t === 'number' ? 'int' : 'bool')).join(' | ')}, without the listed values checked`,
+      `${label(at)} lists ${odd.join(' and ')} values, and Bicep has literal types for strings only: its Bicep type is ${bicepTypesOf(odd)}, without the listed values checked`,
     );
   if (isObject(patternProperties))
     report(
@@ -114,6 +114,12 @@ export function bicepKeywordFindings(
 }
 
 type OddKind = 'number' | 'boolean';
+
+/** `int`, `bool` or both, in the order met: spelled out without a map and join (one of few kinds of list). */
+function bicepTypesOf(odd: readonly OddKind[]): string {
+  const first = odd[0] === 'number' ? 'int' : 'bool';
+  return odd.length === 1 ? first : `${first} | ${first === 'int' ? 'bool' : 'int'}`;
+}
 
 /** `kinds` with the kind of `value` added when it is one Bicep has no literal type for. */
 function noteOdd(kinds: OddKind[] | undefined, value: unknown): OddKind[] | undefined {
