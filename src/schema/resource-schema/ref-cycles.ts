@@ -7,7 +7,7 @@
  */
 import { diagnostic, escapePointerToken } from '../diagnostics.js';
 import type { Finding } from '../finding.js';
-import { resolveLocalRef } from './semantic.js';
+import { leadsFurther, resolveLocalRef } from './semantic.js';
 
 type Schema = Record<string, unknown>;
 
@@ -166,7 +166,7 @@ function refsMayCycle(doc: Schema, walkedRefs?: ReadonlyMap<string, unknown>): b
   const state = new Map<string, 'open' | 'done'>();
   for (const root of refs.keys()) {
     const rootTarget = targetOf(root);
-    if (state.has(root) || !leadsOn(rootTarget)) continue;
+    if (state.has(root) || !isObject(rootTarget) || !leadsFurther(rootTarget)) continue;
     const path: { ref: string; next: string[]; i: number }[] = [
       { ref: root, next: sameValueRefs(refs, rootTarget), i: 0 },
     ];
@@ -191,17 +191,6 @@ function refsMayCycle(doc: Schema, walkedRefs?: ReadonlyMap<string, unknown>): b
 function everyRefNamesAWalkedNode(refs: ReadonlyMap<string, unknown>): boolean {
   for (const ref of refs.keys()) if (!WALKED_TARGET.test(ref)) return false;
   return true;
-}
-
-/** Whether a `$ref`'s target has a step that stays at its place: a `$ref` of its own, or branches. */
-function leadsOn(target: unknown): target is Schema {
-  if (!isObject(target)) return false;
-  return (
-    target.$ref !== undefined ||
-    target.allOf !== undefined ||
-    target.anyOf !== undefined ||
-    target.oneOf !== undefined
-  );
 }
 
 /** The local `$ref`s reached from a `$ref`'s target without leaving its place in the value. */

@@ -583,8 +583,11 @@ export class PointerResolver {
   }
 }
 
-/** Whether a node has a `$ref` or composition branches, which `PointerResolver.expand` follows. */
-function leadsFurther(node: Schema): boolean {
+/**
+ * Whether a node has a `$ref` or composition branches: the steps `PointerResolver.expand` follows,
+ * and those that stay at the node's place in the value (ref-cycles.ts).
+ */
+export function leadsFurther(node: Schema): boolean {
   return (
     typeof node.$ref === 'string' ||
     Array.isArray(node.allOf) ||
